@@ -1,0 +1,201 @@
+"""The rules classifier: document types by keywords and patterns, review stages by rules.
+
+Classification is split in two so that no step ever re-reads a document's text: each page
+batch extracts small *features* (hit counts per type and per detector) from the text it has
+just read, and the classify step merges those counts and decides. Features hold counts only,
+so nothing sensitive reaches a checkpoint.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docflow.classify.detectors import DETECTORS
+from docflow.settings import Settings, SettingsError
+
+DEFAULT_RULES = Path(__file__).with_name("rules.toml")
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    reviewers: tuple[str, ...]
+    timeout_seconds: int
+    heartbeat_seconds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "reviewers": list(self.reviewers),
+            "timeoutSeconds": self.timeout_seconds,
+            "heartbeatSeconds": self.heartbeat_seconds,
+        }
+
+
+@dataclass(frozen=True)
+class DocType:
+    name: str
+    keywords: tuple[re.Pattern[str], ...]
+    patterns: tuple[re.Pattern[str], ...]
+    min_hits: int
+    stages: tuple[str, ...]
+
+    def hits(self, text: str) -> int:
+        return sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+
+
+@dataclass(frozen=True)
+class Rules:
+    types: tuple[DocType, ...]
+    stages: Mapping[str, Stage]
+    detectors: tuple[str, ...]
+    review_on: tuple[str, ...]
+    sensitive_stage: str | None
+    min_confidence: float
+    quality_stage: str | None
+
+    def longest_review_seconds(self) -> int:
+        """The longest any document can wait on reviewers, summed over its stages."""
+        extra = [s for s in (self.sensitive_stage, self.quality_stage) if s]
+        paths = [(*t.stages, *extra) for t in self.types] or [tuple(extra)]
+        return max(
+            sum(self.stages[name].timeout_seconds for name in dict.fromkeys(path)) for path in paths
+        )
+
+
+def _keyword(word: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + r"\s+".join(map(re.escape, word.split())) + r"\b", re.IGNORECASE)
+
+
+def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rules:
+    """Load and validate a rules file; every mistake is a SettingsError naming the file."""
+    source = Path(path) if path else DEFAULT_RULES
+    try:
+        raw = tomllib.loads(source.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"rules file {source}: {exc}") from exc
+    try:
+        stages = {
+            name: Stage(
+                name=name,
+                reviewers=tuple(spec["reviewers"]),
+                timeout_seconds=stage_timeout_s or int(spec["timeout_seconds"]),
+                heartbeat_seconds=min(
+                    int(spec.get("heartbeat_seconds", 0)),
+                    stage_timeout_s or int(spec["timeout_seconds"]),
+                ),
+            )
+            for name, spec in raw.get("stages", {}).items()
+        }
+        types = tuple(
+            DocType(
+                name=spec["name"],
+                keywords=tuple(_keyword(k) for k in spec.get("keywords", [])),
+                patterns=tuple(re.compile(p) for p in spec.get("patterns", [])),
+                min_hits=int(spec.get("min_hits", 1)),
+                stages=tuple(spec.get("stages", [])),
+            )
+            for spec in raw.get("document_types", [])
+        )
+        sensitive = raw.get("sensitive", {})
+        quality = raw.get("quality", {})
+        rules = Rules(
+            types=types,
+            stages=stages,
+            detectors=tuple(sensitive.get("detectors", DETECTORS)),
+            review_on=tuple(sensitive.get("review_on", [])),
+            sensitive_stage=sensitive.get("stage"),
+            min_confidence=float(quality.get("min_confidence", 0.0)),
+            quality_stage=quality.get("stage"),
+        )
+    except (KeyError, TypeError, ValueError, re.error) as exc:
+        raise SettingsError(f"rules file {source}: {exc!r}") from exc
+    _validate(rules, source)
+    return rules
+
+
+def _validate(rules: Rules, source: Path) -> None:
+    named = [s for t in rules.types for s in t.stages]
+    named += [s for s in (rules.sensitive_stage, rules.quality_stage) if s]
+    for name in named:
+        if name not in rules.stages:
+            raise SettingsError(f"rules file {source}: stage {name!r} is used but not defined")
+    for stage in rules.stages.values():
+        if not stage.reviewers:
+            raise SettingsError(f"rules file {source}: stage {stage.name!r} has no reviewers")
+        if stage.timeout_seconds < 1:
+            raise SettingsError(f"rules file {source}: stage {stage.name!r} needs a timeout")
+        if not 0 <= stage.heartbeat_seconds <= stage.timeout_seconds:
+            raise SettingsError(
+                f"rules file {source}: stage {stage.name!r} heartbeat must be 0..timeout"
+            )
+    for detector in (*rules.detectors, *rules.review_on):
+        if detector not in DETECTORS:
+            raise SettingsError(f"rules file {source}: unknown detector {detector!r}")
+
+
+def check_against_settings(rules: Rules, settings: Settings) -> None:
+    """ExecutionTimeout must outlast the longest review path, or a slow reviewer kills runs."""
+    longest = rules.longest_review_seconds()
+    # Reading and finalizing need time too; keep an hour beyond the reviews.
+    if longest + 3600 > settings.execution_timeout_s:
+        raise SettingsError(
+            f"DOCFLOW_EXECUTION_TIMEOUT_S={settings.execution_timeout_s} does not exceed the "
+            f"longest review path ({longest} s) plus an hour for the pipeline itself"
+        )
+
+
+class RulesClassifier:
+    name = "rules"
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    def extract(self, text: str) -> dict[str, dict[str, int]]:
+        """Counts for one stretch of text; `merge_features` adds them up across batches."""
+        types = {t.name: n for t in self.rules.types if (n := t.hits(text))}
+        sensitive = {d: n for d in self.rules.detectors if (n := DETECTORS[d](text))}
+        return {"types": types, "sensitive": sensitive}
+
+    def classify(self, features: Mapping[str, Any], ocr_confidence: float | None) -> dict[str, Any]:
+        """Decide type, confidence and review stages from merged features (JSON in and out)."""
+        hits: Mapping[str, int] = features.get("types", {})
+        sensitive: Mapping[str, int] = features.get("sensitive", {})
+        doc_type, confidence, stage_names = UNKNOWN, 0.0, []
+        ranked = sorted(
+            (t for t in self.rules.types if hits.get(t.name, 0) >= t.min_hits),
+            key=lambda t: (-hits[t.name], t.name),
+        )
+        if ranked:
+            best = ranked[0]
+            doc_type = best.name
+            confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
+            stage_names.extend(best.stages)
+        if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
+            stage_names.append(self.rules.sensitive_stage)
+        low_confidence = ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
+        if self.rules.quality_stage and low_confidence:
+            stage_names.append(self.rules.quality_stage)
+        stages = [self.rules.stages[name].to_dict() for name in dict.fromkeys(stage_names)]
+        return {
+            "docType": doc_type,
+            "confidence": confidence,
+            "sensitive": dict(sorted(sensitive.items())),
+            "lowConfidence": low_confidence,
+            "stages": stages,
+        }
+
+
+def merge_features(parts: Iterable[Mapping[str, Mapping[str, int]]]) -> dict[str, dict[str, int]]:
+    merged: dict[str, dict[str, int]] = {"types": {}, "sensitive": {}}
+    for part in parts:
+        for group in ("types", "sensitive"):
+            for name, count in part.get(group, {}).items():
+                merged[group][name] = merged[group].get(name, 0) + int(count)
+    return merged

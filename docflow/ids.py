@@ -1,0 +1,104 @@
+"""Identity of a document, a version and a run, derived deterministically from the upload.
+
+A document is a bucket and key; a version is one S3 version of it; a run is one durable
+execution over that version (a reprocess is a new run of the same version). Every id here is
+a pure function of its inputs, so duplicate events map to the same execution name and the
+same report ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from docflow.errors import IntakeError
+
+EXECUTION_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_NULL_VERSION = "null"  # what S3 calls the version of an object in an unversioned bucket
+
+
+def _digest(*parts: str, length: int) -> str:
+    joined = "\x1f".join(parts).encode("utf-8")
+    return hashlib.sha256(joined).hexdigest()[:length]
+
+
+@dataclass(frozen=True)
+class DocumentRef:
+    """One run over one version of one object. The orchestrator's whole input."""
+
+    bucket: str
+    key: str
+    version_id: str = _NULL_VERSION
+    # S3's sequencer orders events for one key; it decides which version's run is newer.
+    sequencer: str = ""
+    # Bumped by `docflow reprocess`: a later run of the same version supersedes an earlier one.
+    generation: int = 0
+
+    @property
+    def document_id(self) -> str:
+        return "d-" + _digest(self.bucket, self.key, length=24)
+
+    @property
+    def version(self) -> str:
+        return self.version_id or _NULL_VERSION
+
+    @property
+    def version_tag(self) -> str:
+        """A short, key-safe stand-in for the version id (S3 version ids may hold '.' etc.)."""
+        return "v-" + _digest(self.version, length=16)
+
+    @property
+    def execution_name(self) -> str:
+        name = "doc-" + _digest(
+            self.bucket, self.key, self.version, str(self.generation), length=40
+        )
+        if self.generation:
+            name += f"-r{self.generation}"
+        return name
+
+    @property
+    def run_id(self) -> str:
+        return self.execution_name
+
+    @property
+    def run_order(self) -> str:
+        """Sortable: newer versions (by sequencer) and later generations compare greater."""
+        return f"{self.sequencer.upper().rjust(32, '0')}:{self.generation:06d}"
+
+    def log_keys(self) -> dict[str, str]:
+        return {"documentId": self.document_id, "version": self.version, "runId": self.run_id}
+
+    def to_event(self) -> dict[str, Any]:
+        return {
+            "bucket": self.bucket,
+            "key": self.key,
+            "versionId": self.version,
+            "sequencer": self.sequencer,
+            "generation": self.generation,
+        }
+
+    @classmethod
+    def from_event(cls, event: Any) -> DocumentRef:
+        """Parse the orchestrator's input; a bad one is an intake error, not a crash."""
+        if not isinstance(event, dict):
+            raise IntakeError("the execution input is not a JSON object", "bad-input")
+        bucket, key = event.get("bucket"), event.get("key")
+        if not isinstance(bucket, str) or not bucket or not isinstance(key, str) or not key:
+            raise IntakeError("the execution input needs a bucket and a key", "bad-input")
+        generation = event.get("generation", 0)
+        if not isinstance(generation, int) or generation < 0:
+            raise IntakeError("generation must be a non-negative integer", "bad-input")
+        return cls(
+            bucket=bucket,
+            key=key,
+            version_id=str(event.get("versionId") or _NULL_VERSION),
+            sequencer=str(event.get("sequencer") or ""),
+            generation=generation,
+        )
+
+
+def event_id(run_id: str, status: str, detail: str = "") -> str:
+    """A report's stable id: the same step reporting again after a crash reuses it."""
+    return _digest(run_id, status, detail, length=32)

@@ -1,0 +1,188 @@
+"""Create the template's stateful resources on a local endpoint (moto), from template.yaml.
+
+The template is the one description of the bucket, queues, rule, tables and secret; the local
+stack and the tests read it here instead of declaring them a second time by hand. Only the
+properties that change behaviour locally are applied (keys, indexes, versioning, EventBridge
+notifications, redrive, the rule's pattern and target).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.review.signing import KeyRing
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """Reads CloudFormation's short-form tags (!Ref, !GetAtt, !Sub, ...) as plain mappings."""
+
+
+def _tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = str(value).split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _tag)
+
+
+def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506
+
+
+@dataclass(frozen=True)
+class LocalNames:
+    """Physical names for the template's logical resources on the local stack."""
+
+    prefix: str = "docflow"
+    overrides: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, logical: str) -> str:
+        defaults = {
+            "DocumentBucket": f"{self.prefix}-documents",
+            "ArtifactBucket": f"{self.prefix}-artifacts",
+            "ReadModelTable": f"{self.prefix}-status",
+            "ReviewLinksTable": f"{self.prefix}-review-links",
+            "ReaderLeaseTable": f"{self.prefix}-reader-leases",
+            "SigningSecret": f"{self.prefix}-signing-keys",
+            "IntakeQueue": f"{self.prefix}-intake",
+            "IntakeDeadLetterQueue": f"{self.prefix}-intake-dlq",
+            "DocumentCreatedRule": f"{self.prefix}-document-created",
+        }
+        return self.overrides.get(logical, defaults.get(logical, f"{self.prefix}-{logical}"))
+
+    def settings_env(self) -> dict[str, str]:
+        """The DOCFLOW_* variables that point the code at these resources."""
+        return {
+            "DOCFLOW_ARTIFACT_BUCKET": self("ArtifactBucket"),
+            "DOCFLOW_TABLE_NAME": self("ReadModelTable"),
+            "DOCFLOW_LINKS_TABLE": self("ReviewLinksTable"),
+            "DOCFLOW_READER_LEASE_TABLE": self("ReaderLeaseTable"),
+            "DOCFLOW_SIGNING_SECRET_ID": self("SigningSecret"),
+            "DOCFLOW_SIGNING_KEY_SOURCE": "secretsmanager",
+        }
+
+
+def provision(
+    names: LocalNames, sender: str = "docflow@example.com", with_intake: bool = True
+) -> dict[str, str]:
+    """Create every resource the local stack needs; safe to call again on a running stack."""
+    resources = load_template()["Resources"]
+    created: dict[str, str] = {}
+    for logical, spec in resources.items():
+        kind, props = spec["Type"], spec.get("Properties", {})
+        if kind == "AWS::DynamoDB::Table":
+            created[logical] = _table(names(logical), props)
+        elif kind == "AWS::S3::Bucket":
+            created[logical] = _bucket(names(logical), props)
+        elif kind == "AWS::SecretsManager::Secret":
+            created[logical] = _secret(names(logical))
+    if with_intake:
+        created.update(_intake(names, resources))
+    aws.client("ses").verify_email_identity(EmailAddress=sender)
+    return created
+
+
+def _table(name: str, props: dict[str, Any]) -> str:
+    args: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": props["AttributeDefinitions"],
+        "KeySchema": props["KeySchema"],
+        "BillingMode": props.get("BillingMode", "PAY_PER_REQUEST"),
+    }
+    if props.get("GlobalSecondaryIndexes"):
+        args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+    ddb = aws.client("dynamodb")
+    try:
+        ddb.create_table(**args)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ResourceInUseException":
+            raise
+    ttl = props.get("TimeToLiveSpecification")
+    if ttl:
+        ddb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+    return name
+
+
+def _bucket(name: str, props: dict[str, Any]) -> str:
+    s3 = aws.client("s3")
+    try:
+        s3.create_bucket(Bucket=name)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+            raise
+    if props.get("VersioningConfiguration"):
+        s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+    if props.get("NotificationConfiguration", {}).get("EventBridgeConfiguration"):
+        s3.put_bucket_notification_configuration(
+            Bucket=name, NotificationConfiguration={"EventBridgeConfiguration": {}}
+        )
+    return name
+
+
+def _secret(name: str) -> str:
+    sm = aws.client("secretsmanager")
+    try:
+        sm.create_secret(Name=name, SecretString=KeyRing.generate_json("k1"))
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ResourceExistsException":
+            raise
+    return name
+
+
+def _intake(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+    sqs = aws.client("sqs")
+    dlq_props = resources["IntakeDeadLetterQueue"]["Properties"]
+    dlq_url = sqs.create_queue(
+        QueueName=names("IntakeDeadLetterQueue"),
+        Attributes={"MessageRetentionPeriod": str(dlq_props["MessageRetentionPeriod"])},
+    )["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    q_props = resources["IntakeQueue"]["Properties"]
+    redrive = {
+        "deadLetterTargetArn": dlq_arn,
+        "maxReceiveCount": str(q_props["RedrivePolicy"]["maxReceiveCount"]),
+    }
+    queue_url = sqs.create_queue(
+        QueueName=names("IntakeQueue"),
+        Attributes={
+            "VisibilityTimeout": str(q_props["VisibilityTimeout"]),
+            "MessageRetentionPeriod": str(q_props["MessageRetentionPeriod"]),
+            "RedrivePolicy": json.dumps(redrive),
+        },
+    )["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    rule = resources["DocumentCreatedRule"]["Properties"]
+    pattern = json.loads(json.dumps(rule["EventPattern"]))
+    pattern["detail"]["bucket"]["name"] = [names("DocumentBucket")]
+    events = aws.client("events")
+    events.put_rule(
+        Name=names("DocumentCreatedRule"), EventPattern=json.dumps(pattern), State="ENABLED"
+    )
+    events.put_targets(
+        Rule=names("DocumentCreatedRule"),
+        Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
+    )
+    return {"IntakeQueue": queue_url, "IntakeDeadLetterQueue": dlq_url}

@@ -1,0 +1,163 @@
+"""PDF intake and per-page access, on pypdfium2.
+
+PDFium is not thread-safe, and the map over page batches runs steps on threads, so every call
+into it holds one process-wide lock. The expensive part of OCR (tesseract, Textract) runs
+outside the lock on the rendered image, so pages still overlap where it matters.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import pypdfium2 as pdfium
+from pypdf import PdfReader
+
+from docflow.errors import (
+    CORRUPT,
+    EMPTY_FILE,
+    ENCRYPTED,
+    NOT_A_PDF,
+    PAGE_TOO_LARGE,
+    TOO_LARGE,
+    TOO_MANY_PAGES,
+    UNRENDERABLE_PAGE,
+    ZERO_PAGES,
+    IntakeError,
+)
+
+PDFIUM_LOCK = threading.RLock()
+_PDFIUM_PASSWORD_ERROR = 4
+# A rendered page larger than this is drawn at a lower resolution rather than exhausting memory.
+MAX_RENDER_PIXELS = 40_000_000
+
+
+@dataclass(frozen=True)
+class PdfInfo:
+    pages: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class IntakeLimits:
+    max_pages: int
+    max_bytes: int
+    max_page_points: float
+
+
+def _open(data: bytes) -> pdfium.PdfDocument:
+    if not data:
+        raise IntakeError("the file is empty (0 bytes)", EMPTY_FILE)
+    # The spec allows up to 1 KiB of junk before the header; anything else is not a PDF.
+    if b"%PDF-" not in data[:1024]:
+        raise IntakeError("the file is not a PDF (no %PDF- header)", NOT_A_PDF)
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
+            raise IntakeError("the PDF is encrypted with a password", ENCRYPTED) from exc
+        if _page_count_by_pypdf(data) == 0:
+            raise IntakeError("the PDF has no pages", ZERO_PAGES) from exc
+        raise IntakeError(f"the PDF is corrupt or truncated: {exc}", CORRUPT) from exc
+
+
+def _page_count_by_pypdf(data: bytes) -> int | None:
+    """A second opinion where PDFium refuses a file: PDFium cannot tell a well-formed document
+    with zero pages from a broken one, and the two deserve different reasons."""
+    try:
+        return len(PdfReader(io.BytesIO(data), strict=True).pages)
+    except Exception:
+        return None
+
+
+def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
+    """Validate a document and count its pages; every refusal is an IntakeError with a reason."""
+    if len(data) > limits.max_bytes:
+        raise IntakeError(
+            f"the document is {len(data)} bytes, over the limit of {limits.max_bytes}", TOO_LARGE
+        )
+    with PDFIUM_LOCK:
+        pdf = _open(data)
+        try:
+            count = len(pdf)
+            if count == 0:
+                raise IntakeError("the PDF has no pages", ZERO_PAGES)
+            if count > limits.max_pages:
+                raise IntakeError(
+                    f"the PDF has {count} pages, over the limit of {limits.max_pages}",
+                    TOO_MANY_PAGES,
+                )
+            for index in range(count):
+                width, height = pdf[index].get_size()
+                if not (
+                    0 < width <= limits.max_page_points and 0 < height <= limits.max_page_points
+                ):
+                    raise IntakeError(
+                        f"page {index + 1} measures {width:.0f} x {height:.0f} pt, outside "
+                        f"0..{limits.max_page_points:.0f} pt",
+                        PAGE_TOO_LARGE,
+                    )
+        finally:
+            pdf.close()
+    return PdfInfo(pages=count, bytes=len(data))
+
+
+class OpenPdf:
+    """An opened document for reading a batch of pages; use `open_pdf`."""
+
+    def __init__(self, pdf: pdfium.PdfDocument) -> None:
+        self._pdf = pdf
+
+    def __len__(self) -> int:
+        with PDFIUM_LOCK:
+            return len(self._pdf)
+
+    def text(self, page_number: int) -> str:
+        """The text layer of a page (1-based), empty where the page has none."""
+        with PDFIUM_LOCK:
+            page = self._pdf[page_number - 1]
+            textpage = page.get_textpage()
+            try:
+                return textpage.get_text_bounded() or ""
+            finally:
+                textpage.close()
+                page.close()
+
+    def render_png(self, page_number: int, dpi: int) -> bytes:
+        """The page as a grayscale PNG, for OCR."""
+        with PDFIUM_LOCK:
+            try:
+                page = self._pdf[page_number - 1]
+                width, height = page.get_size()
+                scale = dpi / 72.0
+                pixels = width * scale * height * scale
+                if pixels > MAX_RENDER_PIXELS:
+                    scale *= (MAX_RENDER_PIXELS / pixels) ** 0.5
+                bitmap = page.render(scale=scale, grayscale=True)
+                image = bitmap.to_pil()
+                page.close()
+            except (pdfium.PdfiumError, ValueError, MemoryError) as exc:
+                raise IntakeError(
+                    f"page {page_number} cannot be rendered: {exc}", UNRENDERABLE_PAGE
+                ) from exc
+        out = io.BytesIO()
+        image.save(out, format="PNG", optimize=False, compress_level=1)
+        return out.getvalue()
+
+    def close(self) -> None:
+        with PDFIUM_LOCK:
+            self._pdf.close()
+
+
+@contextmanager
+def open_pdf(data: bytes) -> Iterator[OpenPdf]:
+    with PDFIUM_LOCK:
+        pdf = _open(data)
+    doc = OpenPdf(pdf)
+    try:
+        yield doc
+    finally:
+        doc.close()

@@ -1,0 +1,1 @@
+"""Step bodies of the orchestrator, one module per side effect."""

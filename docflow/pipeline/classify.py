@@ -1,0 +1,44 @@
+"""Step: merge the batches' features and classify the document."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from aws_durable_execution_sdk_python import StepContext, durable_step
+
+from docflow.classify import merge_features
+from docflow.ids import DocumentRef
+from docflow.runtime import runtime
+
+
+def summarize_batches(batches: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Pure: page count, engines and mean OCR confidence over all batches."""
+    engines: Counter[str] = Counter()
+    for batch in batches:
+        engines.update(batch["engines"])
+    ocr_pages = sum(b["ocrPages"] for b in batches)
+    ocr_confidence = (
+        round(sum(b["ocrConfidenceSum"] for b in batches) / ocr_pages, 2) if ocr_pages else None
+    )
+    return {
+        "pages": sum(b["pages"] for b in batches),
+        "chars": sum(b["chars"] for b in batches),
+        "engines": dict(sorted(engines.items())),
+        "ocrConfidence": ocr_confidence,
+    }
+
+
+@durable_step
+def classify_document(
+    step: StepContext, doc: DocumentRef, batches: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    reading = summarize_batches(batches)
+    features = merge_features(b["features"] for b in batches)
+    result = runtime().classifier.classify(features, reading["ocrConfidence"])
+    step.logger.info(
+        "document classified",
+        extra={"docType": result["docType"], "stages": [s["name"] for s in result["stages"]]},
+    )
+    return {**result, **reading}

@@ -1,0 +1,21 @@
+"""How a document's pages are grouped into batches (pure, so it is safe outside a step)."""
+
+from __future__ import annotations
+
+import math
+
+
+def plan_batches(
+    pages: int, batch_size: int, concurrency: int, max_batches: int
+) -> list[list[int]]:
+    """Inclusive [first, last] page ranges, 1-based.
+
+    A small document is spread over the concurrency slots so its pages are read side by side;
+    a large one uses the configured batch size; a huge one gets larger batches so the count
+    never passes `max_batches`, which bounds the execution's durable operations.
+    """
+    if pages < 1:
+        return []
+    size = min(batch_size, math.ceil(pages / concurrency))
+    size = max(size, math.ceil(pages / max_batches), 1)
+    return [[first, min(first + size - 1, pages)] for first in range(1, pages + 1, size)]

@@ -1,0 +1,71 @@
+"""Step: read one batch of pages, store each page's text in S3, return a small summary.
+
+The summary holds counts and keys only (no text), including the classifier's features for
+these pages, so classification never reads the text back.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from aws_durable_execution_sdk_python import StepContext, durable_step
+
+from docflow import observability
+from docflow.errors import IntakeError
+from docflow.ids import DocumentRef
+from docflow.pdf import open_pdf
+from docflow.runtime import runtime
+from docflow.storage import batch_manifest_key, page_text_key
+
+
+@durable_step
+def read_page_batch(
+    step: StepContext, doc: DocumentRef, index: int, first: int, last: int
+) -> dict[str, Any]:
+    rt = runtime()
+    data = rt.store.source_bytes(doc, rt.settings.max_bytes)
+    engines: Counter[str] = Counter()
+    pages: list[dict[str, Any]] = []
+    texts: list[str] = []
+    ocr_confidence_sum, ocr_pages = 0.0, 0
+    try:
+        with open_pdf(data) as pdf:
+            for number in range(first, last + 1):
+                result = rt.reader.read(pdf, number)
+                key = page_text_key(doc, number)
+                rt.store.put_text(key, result.text)
+                engines[result.engine] += 1
+                texts.append(result.text)
+                if result.engine != "textlayer":
+                    ocr_confidence_sum += result.confidence
+                    ocr_pages += 1
+                pages.append(
+                    {
+                        "page": number,
+                        "engine": result.engine,
+                        "chars": result.chars,
+                        "confidence": result.confidence,
+                        "key": key,
+                    }
+                )
+    except IntakeError as exc:
+        step.logger.warning("page refused", extra={"reason": exc.reason, "batch": index})
+        return {"batch": index, "error": {"reason": exc.reason, "message": exc.message}}
+    manifest = batch_manifest_key(doc, index)
+    rt.store.put_json(manifest, {"first": first, "last": last, "pages": pages})
+    for engine, n in engines.items():
+        observability.count("PagesRead", n, engine=engine)
+    step.logger.info(
+        "batch read", extra={"batch": index, "pages": len(pages), "attempt": step.attempt}
+    )
+    return {
+        "batch": index,
+        "pages": len(pages),
+        "chars": sum(p["chars"] for p in pages),
+        "engines": dict(engines),
+        "ocrPages": ocr_pages,
+        "ocrConfidenceSum": round(ocr_confidence_sum, 2),
+        "features": rt.classifier.extract("\n".join(texts)),
+        "manifest": manifest,
+    }

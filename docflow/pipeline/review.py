@@ -1,0 +1,70 @@
+"""The review hand-off (the wait_for_callback submitter) and reading the reviewer's answer."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aws_durable_execution_sdk_python.context import durable_wait_for_callback
+from aws_durable_execution_sdk_python.types import WaitForCallbackContext
+
+from docflow.ids import DocumentRef
+from docflow.readmodel.schema import make_report
+from docflow.readmodel.transitions import PENDING_REVIEW
+from docflow.review.notifier import ReviewRequest
+from docflow.runtime import runtime
+
+
+@durable_wait_for_callback
+def request_review(
+    callback_id: str,
+    ctx: WaitForCallbackContext,
+    doc: DocumentRef,
+    index: int,
+    stage: dict[str, Any],
+    summary: dict[str, Any],
+) -> None:
+    """Runs as a step: send the links, then report the document as pending review.
+
+    Both halves are idempotent (the notifier keys its mail by callback and reviewer; the
+    report's event id is fixed by the stage index), so a retried submitter repeats nothing.
+    """
+    rt = runtime()
+    urls = rt.notifier.request_review(ReviewRequest(doc, index, stage, callback_id, summary))
+    deadline = datetime.now(UTC) + timedelta(seconds=int(stage["timeoutSeconds"]))
+    report = make_report(
+        doc,
+        PENDING_REVIEW,
+        f"review-{index}",
+        stage_index=index,
+        payload={
+            "stageIndex": index,
+            "stageName": stage["name"],
+            "reviewers": list(stage["reviewers"]),
+            "reviewUrls": urls,
+            "reviewDeadline": deadline.isoformat(timespec="seconds"),
+        },
+    )
+    rt.reporter.report(report)
+    ctx.logger.info("review requested", extra={"stage": stage["name"], "reviewers": len(urls)})
+
+
+def parse_decision(raw: Any) -> dict[str, Any]:
+    """The callback's result as a decision. Anything but an explicit approval rejects."""
+    if isinstance(raw, bytes | bytearray):
+        raw = raw.decode("utf-8", "replace")
+    value = raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+    if not isinstance(value, dict) or not isinstance(value.get("approved"), bool):
+        return {"approved": False, "reviewer": "", "comment": "", "invalid": True}
+    return {
+        "approved": value["approved"],
+        "reviewer": str(value.get("reviewer", ""))[:200],
+        "comment": str(value.get("comment", ""))[:1000],
+        "decidedAt": str(value.get("decidedAt", ""))[:40],
+    }

@@ -1,0 +1,34 @@
+"""Builds the configured reader stack from settings."""
+
+from __future__ import annotations
+
+from docflow.readers.auto import AutoReader
+from docflow.readers.base import PageReader
+from docflow.readers.tesseract import TesseractReader
+from docflow.readers.textlayer import TextLayerReader
+from docflow.readers.textract import TextractReader
+from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
+from docflow.settings import Settings
+
+
+def _ocr(kind: str, settings: Settings) -> PageReader:
+    if kind == "textract":
+        return TextractReader(dpi=settings.ocr_dpi)
+    return TesseractReader(dpi=settings.ocr_dpi)
+
+
+def build_reader(settings: Settings) -> PageReader:
+    engine = settings.ocr_engine
+    reader: PageReader
+    if engine == "textlayer":
+        reader = TextLayerReader()
+    elif engine in ("tesseract", "textract"):
+        reader = _ocr(engine, settings)
+    else:
+        reader = AutoReader(_ocr(settings.ocr_fallback, settings), settings.text_layer_min_chars)
+    policy = ThrottlePolicy(
+        max_attempts=settings.throttle_max_attempts,
+        base_delay_s=settings.throttle_base_delay_s,
+        max_delay_s=settings.throttle_max_delay_s,
+    )
+    return ThrottleRetryingReader(reader, policy)

@@ -1,0 +1,147 @@
+"""The dashboard's questions, answered by Query on the key or a sparse index. Never Scan."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from docflow import aws
+from docflow.readmodel.table import (
+    ACTIVE_INDEX,
+    FAILED_INDEX,
+    PENDING_INDEX,
+    STATE_SK,
+    doc_pk,
+    from_ddb,
+    to_ddb,
+)
+
+_INTERNAL = ("pk", "sk", "pendingPk", "activePk", "failedPk", "expiresAt")
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[dict[str, Any]]
+    next_token: str | None
+    items_read: int  # what DynamoDB evaluated, for the benchmark's read-cost comparison
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": self.items, "nextToken": self.next_token}
+
+
+def _encode(key: dict[str, Any] | None) -> str | None:
+    if not key:
+        return None
+    return base64.urlsafe_b64encode(json.dumps(key).encode()).decode()
+
+
+def _decode(token: str | None) -> dict[str, Any] | None:
+    if not token:
+        return None
+    try:
+        value = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except ValueError as exc:
+        raise ValueError("the page token is not one this command handed out") from exc
+    if not isinstance(value, dict):
+        raise ValueError("the page token is not one this command handed out")
+    return value
+
+
+def _public(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k not in _INTERNAL}
+
+
+def parse_age(text: str) -> timedelta:
+    """`90s`, `15m`, `2h`, `3d` -> a timedelta."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    text = text.strip().lower()
+    if len(text) < 2 or text[-1] not in units or not text[:-1].isdigit():
+        raise ValueError(f"{text!r} is not an age like 90s, 15m, 2h or 3d")
+    return timedelta(seconds=int(text[:-1]) * units[text[-1]])
+
+
+class ReadModel:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def _query(self, limit: int, token: str | None, **args: Any) -> Page:
+        start = _decode(token)
+        if start:
+            args["ExclusiveStartKey"] = start
+        answer = self._ddb.query(
+            TableName=self.table, Limit=limit, ReturnConsumedCapacity="NONE", **args
+        )
+        return Page(
+            items=[_public(from_ddb(i)) for i in answer.get("Items", [])],
+            next_token=_encode(answer.get("LastEvaluatedKey")),
+            items_read=int(answer.get("ScannedCount", 0)),
+        )
+
+    def pending(self, limit: int = 50, token: str | None = None) -> Page:
+        """Documents waiting on a reviewer, longest-waiting first."""
+        return self._query(
+            limit,
+            token,
+            IndexName=PENDING_INDEX,
+            KeyConditionExpression="pendingPk = :p",
+            ExpressionAttributeValues=to_ddb({":p": "PENDING"}),
+        )
+
+    def stuck(
+        self,
+        older_than: timedelta,
+        limit: int = 50,
+        token: str | None = None,
+        now: datetime | None = None,
+    ) -> Page:
+        """Non-terminal documents whose last report is older than `older_than`, oldest first."""
+        cutoff = ((now or datetime.now(UTC)) - older_than).isoformat(timespec="milliseconds")
+        return self._query(
+            limit,
+            token,
+            IndexName=ACTIVE_INDEX,
+            KeyConditionExpression="activePk = :a AND updatedAt < :cutoff",
+            ExpressionAttributeValues=to_ddb({":a": "ACTIVE", ":cutoff": cutoff}),
+        )
+
+    def failed(self, limit: int = 50, token: str | None = None) -> Page:
+        """Failed documents, most recent first."""
+        return self._query(
+            limit,
+            token,
+            IndexName=FAILED_INDEX,
+            KeyConditionExpression="failedPk = :f",
+            ExpressionAttributeValues=to_ddb({":f": "FAILED"}),
+            ScanIndexForward=False,
+        )
+
+    def show(self, document_id: str) -> dict[str, Any]:
+        """Current state and the full history (in run order) of one document."""
+        raw = self._ddb.get_item(
+            TableName=self.table,
+            ConsistentRead=True,
+            Key=to_ddb({"pk": doc_pk(document_id), "sk": STATE_SK}),
+        )
+        history: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            page = self._query(
+                500,
+                token,
+                KeyConditionExpression="pk = :pk AND begins_with(sk, :h)",
+                ExpressionAttributeValues=to_ddb({":pk": doc_pk(document_id), ":h": "EVENT#"}),
+                ConsistentRead=True,
+            )
+            history.extend(page.items)
+            token = page.next_token
+            if not token:
+                break
+        state = _public(from_ddb(raw["Item"])) if raw.get("Item") else None
+        return {"state": state, "history": history}

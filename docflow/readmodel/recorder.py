@@ -1,0 +1,197 @@
+"""The status recorder: the only writer of the read model.
+
+Each report is decided against a consistent read of the document's current state, then written
+as one transaction: the history item (only if its event id is new) and the new current state
+(only if the state read is still the state stored). A race with another writer just means
+deciding again against the newer state, so late, duplicate and concurrent reports can never
+move a document backwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.schema import Report
+from docflow.readmodel.table import (
+    STATE_SK,
+    TTL_ATTRIBUTE,
+    doc_pk,
+    from_ddb,
+    history_sk,
+    to_ddb,
+)
+from docflow.readmodel.transitions import FAILED, PENDING_REVIEW, TERMINAL, is_allowed
+
+ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
+_MAX_RACES = 20
+# Summary fields that belong to one review stage and are dropped once it is decided.
+_REVIEW_FIELDS = ("reviewUrls", "reviewers", "reviewDeadline")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    result: str
+    reason: str = ""
+    status: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"result": self.result, "reason": self.reason, "status": self.status}
+
+
+def decide(current: dict[str, Any] | None, report: Report) -> tuple[str, str]:
+    """Pure: does `report` move the current state? Returns (ACCEPTED|STALE, reason)."""
+    if current is None:
+        return ACCEPTED, "first report"
+    if report.run_order > current["runOrder"]:
+        return ACCEPTED, "newer run supersedes"
+    if report.run_order < current["runOrder"] or report.run_id != current["runId"]:
+        return STALE, "a newer run owns this document"
+    if current["status"] in TERMINAL:
+        return STALE, f"document is already {current['status']}"
+    if report.seq <= int(current["seq"]):
+        return STALE, "a later report of this run was already applied"
+    if not is_allowed(current["status"], report.status):
+        return STALE, f"transition {current['status']} -> {report.status} is not allowed"
+    return ACCEPTED, "forward"
+
+
+def next_state(current: dict[str, Any] | None, report: Report) -> dict[str, Any]:
+    """The current-state item after applying an accepted report."""
+    same_run = current is not None and current.get("runId") == report.run_id
+    state: dict[str, Any] = dict(current) if same_run and current else {}
+    if report.status != PENDING_REVIEW:
+        for name in (*_REVIEW_FIELDS, "pendingPk", "pendingSince"):
+            state.pop(name, None)
+    state.update(report.payload)
+    state.update(
+        pk=doc_pk(report.document_id),
+        sk=STATE_SK,
+        documentId=report.document_id,
+        version=report.version,
+        runId=report.run_id,
+        runOrder=report.run_order,
+        eventId=report.event_id,
+        seq=report.seq,
+        status=report.status,
+        stage=report.stage,
+        updatedAt=report.at,
+    )
+    if report.status == PENDING_REVIEW:
+        state.update(pendingPk="PENDING", pendingSince=report.at)
+    if report.status in TERMINAL:
+        state.pop("activePk", None)
+    else:
+        state["activePk"] = "ACTIVE"
+    if report.status == FAILED:
+        state.update(failedPk="FAILED", failedAt=report.at)
+    else:
+        state.pop("failedPk", None)
+        state.pop("failedAt", None)
+    state.setdefault("firstSeenAt", report.at)
+    return state
+
+
+class StatusRecorder:
+    def __init__(self, table_name: str, history_ttl_days: int = 365) -> None:
+        self.table = table_name
+        self.ttl = timedelta(days=history_ttl_days)
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def record(self, report: Report) -> Outcome:
+        history = self._history_item(report)
+        for _ in range(_MAX_RACES):
+            current = self._current(report.document_id)
+            verdict, reason = decide(current, report)
+            if verdict == STALE:
+                return self._stale(history, reason, current)
+            state = next_state(current, report)
+            try:
+                self._ddb.transact_write_items(
+                    TransactItems=[
+                        {"Put": self._put_history(history)},
+                        {"Put": self._put_state(state, current)},
+                    ]
+                )
+            except ClientError as exc:
+                reasons = _cancellation_codes(exc)
+                if reasons and reasons[0] == "ConditionalCheckFailed":
+                    return Outcome(DUPLICATE, "event already recorded", _status(current))
+                if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                    continue  # another report landed first; decide again
+                raise
+            return Outcome(ACCEPTED, reason, report.status)
+        raise RuntimeError("too many concurrent writers for one document; retry the report")
+
+    def _current(self, document_id: str) -> dict[str, Any] | None:
+        answer = self._ddb.get_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": doc_pk(document_id), "sk": STATE_SK}),
+            ConsistentRead=True,
+        )
+        item = answer.get("Item")
+        return from_ddb(item) if item else None
+
+    def _history_item(self, report: Report) -> dict[str, Any]:
+        expires = datetime.fromisoformat(report.at) + self.ttl
+        return {
+            "pk": doc_pk(report.document_id),
+            "sk": history_sk(report.run_order, report.seq, report.event_id),
+            **report.to_dict(),
+            TTL_ATTRIBUTE: int(expires.timestamp()),
+        }
+
+    def _put_history(self, history: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "TableName": self.table,
+            "Item": to_ddb(history),
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+
+    def _put_state(self, state: dict[str, Any], seen: dict[str, Any] | None) -> dict[str, Any]:
+        # Optimistic concurrency: the state we decided on must still be the stored one.
+        if seen is None:
+            return {
+                "TableName": self.table,
+                "Item": to_ddb(state),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        return {
+            "TableName": self.table,
+            "Item": to_ddb(state),
+            "ConditionExpression": "eventId = :seen",
+            "ExpressionAttributeValues": to_ddb({":seen": seen["eventId"]}),
+        }
+
+    def _stale(
+        self, history: dict[str, Any], reason: str, current: dict[str, Any] | None
+    ) -> Outcome:
+        """A stale report is still part of what happened: keep it in history, once."""
+        try:
+            self._ddb.put_item(**self._put_history(history))
+        except ClientError as exc:
+            if _error_code(exc) == "ConditionalCheckFailedException":
+                return Outcome(DUPLICATE, "event already recorded", _status(current))
+            raise
+        return Outcome(STALE, reason, _status(current))
+
+
+def _status(current: dict[str, Any] | None) -> str | None:
+    return current.get("status") if current else None
+
+
+def _error_code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _cancellation_codes(exc: ClientError) -> list[str]:
+    if _error_code(exc) != "TransactionCanceledException":
+        return []
+    return [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]

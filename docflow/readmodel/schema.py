@@ -1,0 +1,185 @@
+"""The status report: what every part sends the recorder, and its validation.
+
+A report is small by construction: summary fields from a fixed list, never page text, never a
+detector's matched value, never a token or callback id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from docflow.ids import DocumentRef, event_id
+from docflow.readmodel.transitions import STATUSES, seq_for
+
+MAX_PAYLOAD_BYTES = 8 * 1024
+_ID_RE = re.compile(r"^[A-Za-z0-9._:#-]{1,128}$")
+# Summary fields a report may carry; anything else is refused (keeps text and secrets out).
+PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "bucket": str,
+    "key": str,
+    "pages": int,
+    "bytes": int,
+    "batches": int,
+    "engines": dict,
+    "docType": str,
+    "confidence": (int, float, str),
+    "sensitive": dict,
+    "lowConfidence": bool,
+    "stages": list,
+    "stageIndex": int,
+    "stageName": str,
+    "reviewers": list,
+    "reviewUrls": list,
+    "reviewDeadline": str,
+    "decision": str,
+    "reviewer": str,
+    "comment": str,
+    "decidedAt": str,
+    "reason": str,
+    "message": str,
+    "resultKey": str,
+    "archiveKey": str,
+}
+CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external")
+
+
+class ReportError(ValueError):
+    """A malformed report. `field` names what is wrong; nothing was written."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+@dataclass(frozen=True)
+class Report:
+    document_id: str
+    version: str
+    run_id: str
+    run_order: str
+    event_id: str
+    stage: str
+    status: str
+    seq: int
+    at: str
+    cause: str = "orchestrator"
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "documentId": self.document_id,
+            "version": self.version,
+            "runId": self.run_id,
+            "runOrder": self.run_order,
+            "eventId": self.event_id,
+            "stage": self.stage,
+            "status": self.status,
+            "seq": self.seq,
+            "at": self.at,
+            "cause": self.cause,
+            "payload": self.payload,
+        }
+
+    @classmethod
+    def parse(cls, raw: Any) -> Report:
+        """Validate a report from the wire; raises ReportError naming the bad field."""
+        if not isinstance(raw, dict):
+            raise ReportError("report", "must be a JSON object")
+        values: dict[str, Any] = {}
+        for name, attr in (
+            ("documentId", "document_id"),
+            ("version", "version"),
+            ("runId", "run_id"),
+            ("eventId", "event_id"),
+        ):
+            value = raw.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise ReportError(name, "is required and must be a non-empty string")
+            if len(value) > 1024 or (name != "version" and not _ID_RE.match(value)):
+                raise ReportError(name, "has characters or a length not allowed")
+            values[attr] = value
+        run_order = raw.get("runOrder")
+        if not isinstance(run_order, str) or not re.fullmatch(r"[0-9A-F]{32}:\d{6}", run_order):
+            raise ReportError("runOrder", "must look like <32 hex digits>:<6 digits>")
+        status = raw.get("status")
+        if status not in STATUSES:
+            raise ReportError("status", f"must be one of {', '.join(STATUSES)}")
+        stage = raw.get("stage")
+        if not isinstance(stage, str) or not 0 < len(stage) <= 64:
+            raise ReportError("stage", "is required, at most 64 characters")
+        seq = raw.get("seq")
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= 1_000_000:
+            raise ReportError("seq", "must be an integer 0..1000000")
+        at = raw.get("at")
+        try:
+            parsed_at = datetime.fromisoformat(str(at))
+        except ValueError:
+            raise ReportError("at", "must be an ISO 8601 time") from None
+        if parsed_at.tzinfo is None:
+            raise ReportError("at", "must carry a time zone")
+        cause = raw.get("cause", "orchestrator")
+        if cause not in CAUSES:
+            raise ReportError("cause", f"must be one of {', '.join(CAUSES)}")
+        payload = raw.get("payload", {})
+        _check_payload(payload)
+        return cls(
+            run_order=run_order,
+            status=status,
+            stage=stage,
+            seq=seq,
+            at=parsed_at.astimezone(UTC).isoformat(timespec="milliseconds"),
+            cause=cause,
+            payload=payload,
+            **values,
+        )
+
+
+def _check_payload(payload: Any) -> None:
+    import json
+
+    if not isinstance(payload, dict):
+        raise ReportError("payload", "must be a JSON object")
+    for name, value in payload.items():
+        expected = PAYLOAD_FIELDS.get(name)
+        if expected is None:
+            raise ReportError(f"payload.{name}", "is not a known summary field")
+        if isinstance(value, bool) and expected is not bool:
+            raise ReportError(f"payload.{name}", "has the wrong type")
+        if not isinstance(value, expected):
+            raise ReportError(f"payload.{name}", "has the wrong type")
+    if len(json.dumps(payload)) > MAX_PAYLOAD_BYTES:
+        raise ReportError("payload", f"is over {MAX_PAYLOAD_BYTES} bytes")
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def make_report(
+    doc: DocumentRef,
+    status: str,
+    stage: str,
+    *,
+    payload: dict[str, Any] | None = None,
+    stage_index: int | None = None,
+    cause: str = "orchestrator",
+    at: str | None = None,
+) -> Report:
+    """A report for one pipeline position; its event id is stable across retries and replays."""
+    seq = seq_for(status, stage_index)
+    return Report(
+        document_id=doc.document_id,
+        version=doc.version,
+        run_id=doc.run_id,
+        run_order=doc.run_order,
+        event_id=event_id(doc.run_id, str(seq), status),
+        stage=stage,
+        status=status,
+        seq=seq,
+        at=at or now_iso(),
+        cause=cause,
+        payload=payload or {},
+    )

@@ -1,0 +1,90 @@
+"""The document lifecycle: statuses, the transitions allowed between them, and report order.
+
+Every report of a run has a position (`seq`) fixed by the pipeline, not by the clock, so a
+report that arrives late, twice or out of order can be placed: the current state only ever
+moves to a later position, and only along an allowed path.
+"""
+
+from __future__ import annotations
+
+RECEIVED = "received"
+READING = "reading"
+CLASSIFIED = "classified"
+PENDING_REVIEW = "pending-review"
+APPROVED = "approved"
+REJECTED = "rejected"
+TIMED_OUT = "timed-out"
+FINALIZED = "finalized"
+ARCHIVED = "archived"
+FAILED = "failed"
+
+STATUSES = (
+    RECEIVED,
+    READING,
+    CLASSIFIED,
+    PENDING_REVIEW,
+    APPROVED,
+    REJECTED,
+    TIMED_OUT,
+    FINALIZED,
+    ARCHIVED,
+    FAILED,
+)
+TERMINAL = frozenset({FINALIZED, ARCHIVED, FAILED})
+
+# Direct transitions. Anything can fail until it is terminal.
+ALLOWED: dict[str, frozenset[str]] = {
+    RECEIVED: frozenset({READING, FAILED}),
+    READING: frozenset({CLASSIFIED, FAILED}),
+    CLASSIFIED: frozenset({PENDING_REVIEW, FINALIZED, FAILED}),
+    PENDING_REVIEW: frozenset({APPROVED, REJECTED, TIMED_OUT, FAILED}),
+    APPROVED: frozenset({PENDING_REVIEW, FINALIZED, FAILED}),
+    REJECTED: frozenset({ARCHIVED, FAILED}),
+    TIMED_OUT: frozenset({ARCHIVED, FAILED}),
+    FINALIZED: frozenset(),
+    ARCHIVED: frozenset(),
+    FAILED: frozenset(),
+}
+
+
+def _reachable(start: str) -> frozenset[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in ALLOWED[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return frozenset(seen)
+
+
+# Where a document may go from each status, skipping reports that have not arrived yet.
+REACHABLE: dict[str, frozenset[str]] = {s: _reachable(s) for s in STATUSES}
+# The inverse, which the recorder's write condition needs: statuses from which `s` is reachable.
+REACHABLE_FROM: dict[str, tuple[str, ...]] = {
+    s: tuple(src for src in STATUSES if s in REACHABLE[src]) for s in STATUSES
+}
+
+_STAGE_BASE = 100
+_STAGE_STEP = 10
+MAX_STAGES = 50
+_FIXED_SEQ = {RECEIVED: 10, READING: 20, CLASSIFIED: 30, FINALIZED: 10_000, ARCHIVED: 10_000}
+
+
+def seq_for(status: str, stage_index: int | None = None) -> int:
+    """The report's position within its run."""
+    if status == FAILED:
+        return 10_001  # after anything else the run may have said
+    if status in _FIXED_SEQ:
+        return _FIXED_SEQ[status]
+    if stage_index is None or not 0 <= stage_index < MAX_STAGES:
+        raise ValueError(f"status {status!r} needs a stage index 0..{MAX_STAGES - 1}")
+    base = _STAGE_BASE + _STAGE_STEP * stage_index
+    return base if status == PENDING_REVIEW else base + 5
+
+
+def is_allowed(current: str | None, new: str) -> bool:
+    """Can a run at `current` move to `new` (directly, or past reports still in flight)?"""
+    if current is None:
+        return True
+    return new in REACHABLE[current]

@@ -1,0 +1,58 @@
+"""How parts report status: one interface, sent to the status recorder.
+
+In AWS (and on the local stack) reports go to the status recorder function by Lambda Invoke;
+in tests the same recorder runs in-process against moto. Either way a failed report raises, so
+the step that sent it is retried.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from docflow import aws
+from docflow.readmodel.recorder import StatusRecorder
+from docflow.readmodel.schema import Report
+from docflow.settings import Settings
+
+
+class ReportRejected(RuntimeError):
+    """The recorder refused or could not store a report."""
+
+
+class Reporter(Protocol):
+    def report(self, report: Report) -> dict[str, Any]:
+        """Send one report; returns the recorder's answer (`result`: accepted/duplicate/stale)."""
+        ...
+
+
+class LambdaReporter:
+    def __init__(self, function_name: str) -> None:
+        self.function_name = function_name
+
+    def report(self, report: Report) -> dict[str, Any]:
+        answer = aws.client("lambda").invoke(
+            FunctionName=self.function_name,
+            InvocationType="RequestResponse",
+            Payload=json.dumps(report.to_dict()).encode("utf-8"),
+        )
+        body = json.loads(answer["Payload"].read() or b"null")
+        if answer.get("FunctionError") or not isinstance(body, dict) or "result" not in body:
+            raise ReportRejected(f"status recorder answered {str(body)[:300]}")
+        return body
+
+
+class InProcessReporter:
+    """The recorder's own code, called directly: same rules, same table, no Invoke hop."""
+
+    def __init__(self, recorder: StatusRecorder) -> None:
+        self.recorder = recorder
+
+    def report(self, report: Report) -> dict[str, Any]:
+        return self.recorder.record(report).to_dict()
+
+
+def build_reporter(settings: Settings) -> Reporter:
+    if settings.reporter == "inprocess":
+        return InProcessReporter(StatusRecorder(settings.table_name, settings.history_ttl_days))
+    return LambdaReporter(settings.status_recorder_function)

@@ -1,0 +1,1 @@
+"""Human review: the notifier interface the orchestrator hands callback ids to."""

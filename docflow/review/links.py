@@ -1,0 +1,225 @@
+"""Review links: minting them once per (callback, reviewer), storing what they stand for, and
+the notifier that mails them.
+
+Two kinds of item in the links table:
+    SLOT#<sha(callback id)>#<sha(reviewer)>  the link's non-secret parts (key id, nonce, expiry)
+                                              and whether its e-mail went out
+    LINK#<sha(token)>                         what the link stands for: the callback id, the
+                                              document and stage, and its state
+                                              (open -> deciding -> used)
+Nothing stored is a working link: a token can be re-minted only with the signing key, and a
+retried submitter re-mints the very same token from its slot (HMAC is deterministic), so a
+replay sends no second e-mail and no second, different link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.review.keys import KeySource, build_key_source
+from docflow.review.mail import Mailer, SesMailer, review_email
+from docflow.review.notifier import ReviewNotifier, ReviewRequest
+from docflow.review.signing import Claims, KeyRing, mint, new_nonce, token_hash
+from docflow.settings import Settings
+
+OPEN, DECIDING, USED = "open", "deciding", "used"
+# A claim that was never completed (the process died mid-decision) may be taken over after this.
+CLAIM_TIMEOUT_S = 60
+# Used links stay readable a while after expiry, so a second click still says "already used".
+KEEP_AFTER_EXPIRY_S = 30 * 24 * 3600
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class AlreadyDecided(Exception):
+    def __init__(self, link: dict[str, Any]) -> None:
+        super().__init__("the link was already used")
+        self.link = link
+
+
+@dataclass(frozen=True)
+class IssuedLink:
+    token: str
+    mailed: bool
+
+
+class LinkStore:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def issue(self, request: ReviewRequest, reviewer: str, ring: KeyRing, ttl_s: int) -> IssuedLink:
+        """The reviewer's link for this callback: minted once, re-minted identically after."""
+        slot_key = {"pk": f"SLOT#{_sha(request.callback_id)}#{_sha(reviewer)[:32]}"}
+        expires_at = int(time.time()) + ttl_s
+        fresh = {
+            **slot_key,
+            "kid": ring.current,
+            "nonce": new_nonce(),
+            "linkExpiresAt": expires_at,
+            "expiresAt": expires_at + KEEP_AFTER_EXPIRY_S,
+        }
+        try:
+            self._ddb.put_item(
+                TableName=self.table,
+                Item=to_ddb(fresh),
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+            slot = fresh
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
+            slot = self._get(slot_key["pk"]) or fresh
+        claims = Claims(
+            document_id=request.doc.document_id,
+            version=request.doc.version,
+            run_id=request.doc.run_id,
+            stage_index=request.stage_index,
+            stage_name=request.stage_name,
+            reviewer=reviewer,
+            expires_at=int(slot["linkExpiresAt"]),
+            nonce=str(slot["nonce"]),
+        )
+        token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
+        link = {
+            "pk": f"LINK#{token_hash(token)}",
+            "callbackId": request.callback_id,
+            "documentId": request.doc.document_id,
+            "version": request.doc.version,
+            "runId": request.doc.run_id,
+            "key": request.doc.key,
+            "stageIndex": request.stage_index,
+            "stageName": request.stage_name,
+            "reviewer": reviewer,
+            "reviewers": list(request.stage["reviewers"]),
+            "summary": request.summary,
+            "state": OPEN,
+            "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
+        }
+        try:
+            self._ddb.put_item(
+                TableName=self.table,
+                Item=to_ddb(link),
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
+        return IssuedLink(token=token, mailed="mailedAt" in slot)
+
+    def mark_mailed(self, request: ReviewRequest, reviewer: str) -> None:
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": f"SLOT#{_sha(request.callback_id)}#{_sha(reviewer)[:32]}"}),
+            UpdateExpression="SET mailedAt = :now",
+            ExpressionAttributeValues=to_ddb({":now": int(time.time())}),
+        )
+
+    def get(self, token: str) -> dict[str, Any] | None:
+        return self._get(f"LINK#{token_hash(token)}")
+
+    def claim(self, token: str) -> dict[str, Any]:
+        """Take the link for a decision; exactly one concurrent caller wins."""
+        now = int(time.time())
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
+                UpdateExpression="SET #s = :deciding, claimedAt = :now",
+                ConditionExpression=(
+                    "attribute_exists(pk) AND "
+                    "(#s = :open OR (#s = :deciding AND claimedAt < :stale))"
+                ),
+                ExpressionAttributeNames={"#s": "state"},
+                ExpressionAttributeValues=to_ddb(
+                    {
+                        ":deciding": DECIDING,
+                        ":open": OPEN,
+                        ":now": now,
+                        ":stale": now - CLAIM_TIMEOUT_S,
+                    }
+                ),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                raise AlreadyDecided(self.get(token) or {}) from exc
+            raise
+        return from_ddb(answer["Attributes"])
+
+    def complete(self, token: str, decision: dict[str, Any]) -> None:
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
+            UpdateExpression="SET #s = :used, decision = :decision",
+            ExpressionAttributeNames={"#s": "state"},
+            ExpressionAttributeValues=to_ddb({":used": USED, ":decision": decision}),
+        )
+
+    def release(self, token: str) -> None:
+        """Give a claimed link back when the callback could not be sent for a passing reason."""
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
+            UpdateExpression="SET #s = :open REMOVE claimedAt",
+            ConditionExpression="#s = :deciding",
+            ExpressionAttributeNames={"#s": "state"},
+            ExpressionAttributeValues=to_ddb({":open": OPEN, ":deciding": DECIDING}),
+        )
+
+    def _get(self, pk: str) -> dict[str, Any] | None:
+        item = self._ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
+        ).get("Item")
+        return from_ddb(item) if item else None
+
+
+class LinkNotifier:
+    """The real notifier: a signed link per reviewer, mailed once."""
+
+    def __init__(
+        self, settings: Settings, keys: KeySource, links: LinkStore, mailer: Mailer
+    ) -> None:
+        self.settings = settings
+        self.keys = keys
+        self.links = links
+        self.mailer = mailer
+
+    def url(self, token: str) -> str:
+        return f"{self.settings.review_base_url.rstrip('/')}/review/{token}"
+
+    def request_review(self, request: ReviewRequest) -> list[str]:
+        ring = self.keys.ring()
+        ttl = min(self.settings.review_link_ttl_s, int(request.stage["timeoutSeconds"]) + 60)
+        urls = []
+        for reviewer in request.stage["reviewers"]:
+            issued = self.links.issue(request, reviewer, ring, ttl)
+            url = self.url(issued.token)
+            if not issued.mailed:
+                subject, text, html = review_email(request, url)
+                self.mailer.send(self.settings.review_sender, reviewer, subject, text, html)
+                self.links.mark_mailed(request, reviewer)
+            urls.append(url)
+        return urls
+
+
+def build_notifier(settings: Settings) -> ReviewNotifier:
+    return LinkNotifier(
+        settings, build_key_source(settings), LinkStore(settings.links_table), SesMailer()
+    )
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))

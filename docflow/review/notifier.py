@@ -1,0 +1,27 @@
+"""The hand-off from a waiting execution to its reviewers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from docflow.ids import DocumentRef
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    doc: DocumentRef
+    stage_index: int
+    stage: dict[str, Any]  # name, reviewers, timeoutSeconds, heartbeatSeconds
+    callback_id: str
+    summary: dict[str, Any]  # docType, pages, sensitive counts: what the review page shows
+
+    @property
+    def stage_name(self) -> str:
+        return str(self.stage["name"])
+
+
+class ReviewNotifier(Protocol):
+    def request_review(self, request: ReviewRequest) -> list[str]:
+        """Tell the stage's reviewers; idempotent. Returns the review URLs (one per reviewer)."""
+        ...

@@ -1,0 +1,67 @@
+"""The collaborators a function needs, built once per process from settings.
+
+Handlers call `runtime()`; tests call `use_runtime(...)` to run the same code with a different
+collaborator (for example a reader that throttles on purpose).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Any
+
+from docflow.classify import Classifier, RulesClassifier, load_rules
+from docflow.classify.rules import check_against_settings
+from docflow.readers import PageReader, build_reader
+from docflow.reporting import Reporter, build_reporter
+from docflow.review.notifier import ReviewNotifier
+from docflow.settings import Settings, load_settings
+from docflow.storage import DocumentStore
+
+
+@dataclass(frozen=True)
+class Runtime:
+    settings: Settings
+    store: DocumentStore
+    reader: PageReader
+    classifier: Classifier
+    reporter: Reporter
+    notifier: ReviewNotifier
+
+    def with_(self, **changes: Any) -> Runtime:
+        return replace(self, **changes)
+
+
+_current: Runtime | None = None
+_lock = threading.Lock()
+
+
+def build_runtime(settings: Settings | None = None) -> Runtime:
+    from docflow.review.links import build_notifier  # the notifier needs the signing stack
+
+    settings = settings or load_settings()
+    rules = load_rules(settings.rules_path or None, settings.stage_timeout_s)
+    check_against_settings(rules, settings)
+    return Runtime(
+        settings=settings,
+        store=DocumentStore(settings.artifact_bucket),
+        reader=build_reader(settings),
+        classifier=RulesClassifier(rules),
+        reporter=build_reporter(settings),
+        notifier=build_notifier(settings),
+    )
+
+
+def runtime() -> Runtime:
+    global _current
+    with _lock:
+        if _current is None:
+            _current = build_runtime()
+        return _current
+
+
+def use_runtime(value: Runtime | None) -> None:
+    """Replace (or with None, forget) the process's runtime."""
+    global _current
+    with _lock:
+        _current = value

@@ -1,0 +1,131 @@
+"""Every tunable of docflow in one typed place, read from the environment once.
+
+Each function reads the same variables; the SAM template sets them from its parameters and
+the local stack from its own defaults. Values are validated at load so that a bad deploy fails
+on its first invocation with a message naming the variable, not deep inside a step.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from functools import lru_cache
+
+OCR_ENGINES = ("auto", "textlayer", "tesseract", "textract")
+OCR_FALLBACKS = ("tesseract", "textract")
+REPORTERS = ("lambda", "inprocess")
+
+
+class SettingsError(ValueError):
+    """A setting is missing or out of range; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    artifact_bucket: str = "docflow-artifacts"
+    table_name: str = "docflow-status"
+    links_table: str = "docflow-review-links"
+    # Pages are read in batches so that durable operations grow with pages / batch, not pages.
+    page_batch_size: int = 10
+    max_batches: int = 100
+    page_concurrency: int = 4
+    ocr_engine: str = "auto"
+    ocr_fallback: str = "tesseract"
+    ocr_dpi: int = 200
+    text_layer_min_chars: int = 16
+    low_confidence_threshold: float = 60.0
+    max_pages: int = 5000
+    max_bytes: int = 512 * 1024 * 1024
+    # PDF user space units (1/72 in). 14,400 is the largest page the PDF spec allows.
+    max_page_points: float = 14400.0
+    throttle_max_attempts: int = 8
+    throttle_base_delay_s: float = 0.5
+    throttle_max_delay_s: float = 20.0
+    # Cross-execution cap on concurrent calls to a rate-limited reader (Textract).
+    reader_concurrency_cap: int = 0
+    execution_timeout_s: int = 14 * 24 * 3600
+    # When above 0, every review stage waits this long instead of its rules-file timeout.
+    stage_timeout_s: int = 0
+    rules_path: str = ""
+    reporter: str = "lambda"
+    status_recorder_function: str = "docflow-status-recorder"
+    history_ttl_days: int = 365
+    review_base_url: str = "http://127.0.0.1:8790"
+    review_sender: str = "docflow@example.com"
+    review_link_ttl_s: int = 7 * 24 * 3600
+    signing_secret_id: str = ""
+    signing_key_source: str = "secretsmanager"
+    callback_max_body_bytes: int = 16 * 1024
+    machine_callback_window_s: int = 300
+
+    def __post_init__(self) -> None:
+        _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
+        _require(self.max_batches >= 1, "DOCFLOW_MAX_BATCHES must be at least 1")
+        _require(
+            1 <= self.page_concurrency <= 64,
+            "DOCFLOW_PAGE_CONCURRENCY must be between 1 and 64 (each slot is a thread)",
+        )
+        _require(
+            self.ocr_engine in OCR_ENGINES,
+            f"DOCFLOW_OCR_ENGINE must be one of {', '.join(OCR_ENGINES)}",
+        )
+        _require(
+            self.ocr_fallback in OCR_FALLBACKS,
+            f"DOCFLOW_OCR_FALLBACK must be one of {', '.join(OCR_FALLBACKS)}",
+        )
+        _require(72 <= self.ocr_dpi <= 600, "DOCFLOW_OCR_DPI must be between 72 and 600")
+        _require(1 <= self.max_pages <= 100_000, "DOCFLOW_MAX_PAGES must be 1..100000")
+        _require(self.max_bytes >= 1, "DOCFLOW_MAX_BYTES must be positive")
+        _require(self.throttle_max_attempts >= 1, "DOCFLOW_THROTTLE_MAX_ATTEMPTS must be >= 1")
+        _require(
+            0 <= self.throttle_base_delay_s <= self.throttle_max_delay_s,
+            "DOCFLOW_THROTTLE_BASE_DELAY_S must be between 0 and DOCFLOW_THROTTLE_MAX_DELAY_S",
+        )
+        _require(self.reader_concurrency_cap >= 0, "DOCFLOW_READER_CONCURRENCY_CAP must be >= 0")
+        _require(
+            1 <= self.execution_timeout_s <= 31_622_400,
+            "DOCFLOW_EXECUTION_TIMEOUT_S must be 1..31622400 (the service's range)",
+        )
+        _require(self.stage_timeout_s >= 0, "DOCFLOW_STAGE_TIMEOUT_S must be >= 0")
+        _require(
+            self.reporter in REPORTERS, f"DOCFLOW_REPORTER must be one of {', '.join(REPORTERS)}"
+        )
+        _require(self.history_ttl_days >= 1, "DOCFLOW_HISTORY_TTL_DAYS must be >= 1")
+        _require(self.review_link_ttl_s >= 60, "DOCFLOW_REVIEW_LINK_TTL_S must be >= 60")
+        _require(
+            self.signing_key_source in ("secretsmanager", "ssm", "env"),
+            "DOCFLOW_SIGNING_KEY_SOURCE must be secretsmanager, ssm or env",
+        )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            name = "DOCFLOW_" + f.name.upper()
+            raw = env.get(name)
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _parse(name, raw, type(getattr(cls, f.name)))
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _parse(name: str, raw: str, kind: type) -> object:
+    try:
+        if kind is bool:
+            return raw.strip().lower() in ("1", "true", "yes", "on")
+        return kind(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{name}={raw!r} is not a valid {kind.__name__}") from exc
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise SettingsError(message)
+
+
+@lru_cache(maxsize=1)
+def load_settings() -> Settings:
+    """The process-wide settings; tests call `load_settings.cache_clear()` after changing env."""
+    return Settings.from_env()

@@ -1,0 +1,163 @@
+"""Where a document's bytes and derived artifacts live in S3.
+
+Artifact keys are immutable and named by document id, version and page, so a step that runs
+twice writes the same object twice (an idempotent upsert) and checkpoints carry keys, never
+text.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.errors import EMPTY_FILE, SOURCE_MISSING, TOO_LARGE, IntakeError
+from docflow.ids import DocumentRef
+
+_MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "404", "NoSuchBucket", "InvalidArgument"}
+
+
+def artifact_prefix(doc: DocumentRef) -> str:
+    return f"docs/{doc.document_id}/{doc.version_tag}"
+
+
+def page_text_key(doc: DocumentRef, page: int) -> str:
+    return f"{artifact_prefix(doc)}/pages/{page:05d}.txt"
+
+
+def batch_manifest_key(doc: DocumentRef, batch: int) -> str:
+    return f"{artifact_prefix(doc)}/batches/{batch:04d}.json"
+
+
+def result_key(doc: DocumentRef) -> str:
+    """The finalized record; an upsert keyed by document and version."""
+    return f"{artifact_prefix(doc)}/final.json"
+
+
+def archive_key(doc: DocumentRef) -> str:
+    return f"{artifact_prefix(doc)}/archived.json"
+
+
+class _SourceCache:
+    """A few recent source PDFs, so each batch step of a document does not download it again.
+
+    Only versioned objects are cached: a version id names immutable bytes.
+    """
+
+    def __init__(self, max_bytes: int = 256 * 1024 * 1024) -> None:
+        self._items: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
+        self._size = 0
+        self._max = max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, ident: tuple[str, str, str]) -> bytes | None:
+        with self._lock:
+            data = self._items.get(ident)
+            if data is not None:
+                self._items.move_to_end(ident)
+            return data
+
+    def put(self, ident: tuple[str, str, str], data: bytes) -> None:
+        if len(data) > self._max:
+            return
+        with self._lock:
+            if ident in self._items:
+                return
+            self._items[ident] = data
+            self._size += len(data)
+            while self._size > self._max:
+                _, dropped = self._items.popitem(last=False)
+                self._size -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._size = 0
+
+
+_cache = _SourceCache()
+
+
+class DocumentStore:
+    """S3 access for sources (read-only) and artifacts (write-once keys)."""
+
+    def __init__(self, artifact_bucket: str) -> None:
+        self.artifact_bucket = artifact_bucket
+
+    @property
+    def _s3(self) -> Any:
+        return aws.client("s3")
+
+    def _version_args(self, doc: DocumentRef) -> dict[str, str]:
+        return {"VersionId": doc.version} if doc.version != "null" else {}
+
+    def source_size(self, doc: DocumentRef) -> int:
+        try:
+            head = self._s3.head_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
+        except ClientError as exc:
+            if _error_code(exc) in _MISSING_CODES:
+                raise IntakeError(
+                    "the uploaded object no longer exists at that version", SOURCE_MISSING
+                ) from exc
+            raise
+        return int(head["ContentLength"])
+
+    def source_bytes(self, doc: DocumentRef, max_bytes: int) -> bytes:
+        """The document's bytes, refusing empty and oversized objects before downloading."""
+        ident = (doc.bucket, doc.key, doc.version)
+        cached = _cache.get(ident) if doc.version != "null" else None
+        if cached is not None:
+            return cached
+        size = self.source_size(doc)
+        if size == 0:
+            raise IntakeError("the uploaded object is empty (0 bytes)", EMPTY_FILE)
+        if size > max_bytes:
+            raise IntakeError(
+                f"the document is {size} bytes, over the limit of {max_bytes}", TOO_LARGE
+            )
+        try:
+            body = self._s3.get_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
+        except ClientError as exc:
+            if _error_code(exc) in _MISSING_CODES:
+                raise IntakeError("the uploaded object disappeared", SOURCE_MISSING) from exc
+            raise
+        data: bytes = body["Body"].read()
+        if doc.version != "null":
+            _cache.put(ident, data)
+        return data
+
+    def put_text(self, key: str, text: str) -> None:
+        self._s3.put_object(
+            Bucket=self.artifact_bucket,
+            Key=key,
+            Body=text.encode("utf-8"),
+            ContentType="text/plain; charset=utf-8",
+        )
+
+    def get_text(self, key: str) -> str:
+        obj = self._s3.get_object(Bucket=self.artifact_bucket, Key=key)
+        return obj["Body"].read().decode("utf-8")
+
+    def put_json(self, key: str, value: Any) -> None:
+        self._s3.put_object(
+            Bucket=self.artifact_bucket,
+            Key=key,
+            Body=json.dumps(value, sort_keys=True, separators=(",", ":")).encode("utf-8"),
+            ContentType="application/json",
+        )
+
+    def get_json(self, key: str) -> Any:
+        obj = self._s3.get_object(Bucket=self.artifact_bucket, Key=key)
+        return json.loads(obj["Body"].read())
+
+
+def _error_code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def clear_source_cache() -> None:
+    _cache.clear()

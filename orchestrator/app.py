@@ -1,0 +1,228 @@
+"""The docflow pipeline as one durable execution per document version. Control flow only.
+
+    received -> split -> read pages (map over batches) -> classify
+             -> for each review stage: wait for a reviewer -> approved? next : archive
+             -> finalize
+    anything unrecoverable -> failed, with a reason code
+
+Every side effect is a named step in `docflow.pipeline`; this module only decides what runs
+next, from checkpointed values, so it replays identically.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_durable_execution_sdk_python import (
+    CallbackExternalError,
+    CallbackSubmitterError,
+    CallbackTimeoutError,
+    DurableContext,
+    DurableOperationError,
+    durable_execution,
+)
+from aws_durable_execution_sdk_python.config import (
+    CompletionConfig,
+    Duration,
+    MapConfig,
+    NestingType,
+    StepConfig,
+    WaitForCallbackConfig,
+)
+from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+
+from docflow.errors import IntakeError
+from docflow.ids import DocumentRef
+from docflow.observability import DocLogger, logger
+from docflow.pipeline.classify import classify_document
+from docflow.pipeline.finalize import archive_document, finalize_document
+from docflow.pipeline.read_batch import read_page_batch
+from docflow.pipeline.record import record_status
+from docflow.pipeline.review import parse_decision, request_review
+from docflow.pipeline.split import split_document
+from docflow.readmodel.transitions import (
+    APPROVED,
+    ARCHIVED,
+    CLASSIFIED,
+    FAILED,
+    FINALIZED,
+    READING,
+    RECEIVED,
+    REJECTED,
+    TIMED_OUT,
+)
+from docflow.runtime import runtime
+
+# A page batch retries a few times with backoff; throttles are already absorbed inside it.
+BATCH_RETRY = StepConfig(
+    retry_strategy=create_retry_strategy(
+        RetryStrategyConfig(
+            max_attempts=4,
+            initial_delay=Duration.from_seconds(2),
+            max_delay=Duration.from_seconds(60),
+        )
+    )
+)
+NOTIFY_RETRY = create_retry_strategy(
+    RetryStrategyConfig(max_attempts=5, initial_delay=Duration.from_seconds(5))
+)
+
+
+@durable_execution
+def handler(event: Any, context: DurableContext) -> dict[str, Any]:
+    try:
+        doc = DocumentRef.from_event(event)
+    except IntakeError as exc:
+        logger.error("refused execution input", extra={"reason": exc.reason})
+        return {"status": FAILED, "reason": exc.reason, "message": exc.message}
+    context.set_logger(DocLogger(doc.log_keys()))
+    try:
+        return process(context, doc)
+    except CallbackSubmitterError as exc:
+        return fail(
+            context, doc, "notify-failed", f"reviewers could not be notified: {exc.message}"
+        )
+    except DurableOperationError as exc:
+        # A step that kept failing after its retries: the document fails, the run does not.
+        return fail(context, doc, "internal-error", f"{exc.error_type}: {exc.message}")
+
+
+def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
+    record(context, doc, RECEIVED, "intake", {"bucket": doc.bucket, "key": doc.key})
+
+    split = context.step(split_document(doc), name="split")
+    if not split["ok"]:
+        return fail(context, doc, split["reason"], split["message"])
+    record(
+        context,
+        doc,
+        READING,
+        "read",
+        {"pages": split["pages"], "bytes": split["bytes"], "batches": len(split["batches"])},
+    )
+
+    batches = read_pages(context, doc, split["batches"])
+    if "error" in batches:
+        return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
+
+    found = context.step(classify_document(doc, batches["results"]), name="classify")
+    summary = document_summary(found)
+    record(context, doc, CLASSIFIED, "classify", {**summary, "stages": found["stages"]})
+
+    for index, stage in enumerate(found["stages"]):
+        decision = await_review(context, doc, index, stage, summary)
+        if decision["status"] != APPROVED:
+            key = context.step(archive_document(doc, {**summary, **decision}), name="archive")
+            record(
+                context, doc, ARCHIVED, "archive", {"archiveKey": key, "reason": decision["reason"]}
+            )
+            return outcome(doc, ARCHIVED, summary, reason=decision["reason"])
+
+    key = context.step(finalize_document(doc, summary), name="finalize")
+    record(context, doc, FINALIZED, "finalize", {"resultKey": key})
+    return outcome(doc, FINALIZED, summary)
+
+
+def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> dict[str, Any]:
+    """Every batch runs (no fail-fast); then any batch that failed fails the document."""
+    done = context.map(
+        plan,
+        lambda ctx, batch, index, _: ctx.step(
+            read_page_batch(doc, index, batch[0], batch[1]),
+            name=f"batch-{index}",
+            config=BATCH_RETRY,
+        ),
+        name="read pages",
+        config=MapConfig(
+            max_concurrency=runtime().settings.page_concurrency,
+            completion_config=CompletionConfig.all_completed(),
+            # Flat: one operation per batch instead of two, which keeps big documents in budget.
+            nesting_type=NestingType.FLAT,
+        ),
+    )
+    results: list[dict[str, Any]] = []
+    for item in sorted(done.all, key=lambda i: i.index):
+        if item.error is not None or item.result is None:
+            message = item.error.message if item.error else "no result"
+            return {
+                "error": {"reason": "page-read-failed", "message": f"batch {item.index}: {message}"}
+            }
+        if "error" in item.result:
+            return {"error": item.result["error"]}
+        results.append(item.result)
+    return {"results": results}
+
+
+def await_review(
+    context: DurableContext,
+    doc: DocumentRef,
+    index: int,
+    stage: dict[str, Any],
+    summary: dict[str, Any],
+) -> dict[str, Any]:
+    """Wait, with no compute billed, for this stage's decision; record what came back."""
+    heartbeat = int(stage.get("heartbeatSeconds") or 0)
+    config = WaitForCallbackConfig(
+        timeout=Duration.from_seconds(int(stage["timeoutSeconds"])),
+        heartbeat_timeout=Duration.from_seconds(heartbeat) if heartbeat else Duration(),
+        retry_strategy=NOTIFY_RETRY,
+    )
+    try:
+        raw = context.wait_for_callback(
+            request_review(doc, index, stage, summary), name=f"review-{index}", config=config
+        )
+        decision = parse_decision(raw)
+        status = APPROVED if decision["approved"] else REJECTED
+        reason = (
+            ""
+            if decision["approved"]
+            else ("invalid-decision" if decision.get("invalid") else "rejected")
+        )
+    except CallbackTimeoutError:
+        decision, status, reason = {}, TIMED_OUT, "review-timeout"
+    except CallbackExternalError as exc:
+        decision, status, reason = {"message": exc.message or ""}, REJECTED, "review-failed"
+    payload = {"stageIndex": index, "stageName": str(stage["name"]), "decision": status}
+    payload.update(
+        {k: decision[k] for k in ("reviewer", "comment", "decidedAt") if decision.get(k)}
+    )
+    if reason:
+        payload["reason"] = reason
+    record(context, doc, status, f"review-{index}", payload, stage_index=index)
+    return {"status": status, "reason": reason, "stage": str(stage["name"])}
+
+
+def record(
+    context: DurableContext,
+    doc: DocumentRef,
+    status: str,
+    stage: str,
+    payload: dict[str, Any] | None = None,
+    stage_index: int | None = None,
+) -> None:
+    suffix = f" {stage}" if stage_index is not None else ""
+    context.step(
+        record_status(doc, status, stage, payload, stage_index), name=f"record {status}{suffix}"
+    )
+
+
+def fail(context: DurableContext, doc: DocumentRef, reason: str, message: str) -> dict[str, Any]:
+    record(context, doc, FAILED, "failed", {"reason": reason, "message": message[:500]})
+    return outcome(doc, FAILED, {}, reason=reason, message=message[:500])
+
+
+def document_summary(found: dict[str, Any]) -> dict[str, Any]:
+    keys = ("docType", "confidence", "sensitive", "lowConfidence", "pages", "engines")
+    return {k: found[k] for k in keys}
+
+
+def outcome(doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """The execution's result: small, JSON-native, enough for `docflow run` to print."""
+    return {
+        "documentId": doc.document_id,
+        "version": doc.version,
+        "runId": doc.run_id,
+        "status": status,
+        **summary,
+        **extra,
+    }
