@@ -30,6 +30,7 @@ from aws_durable_execution_sdk_python.config import (
     WaitForCallbackConfig,
 )
 from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
@@ -39,6 +40,7 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.record import record_status
 from docflow.pipeline.review import parse_decision, request_review
+from docflow.pipeline.serdes import BatchResultJson
 from docflow.pipeline.split import split_document
 from docflow.readmodel.transitions import (
     APPROVED,
@@ -54,14 +56,17 @@ from docflow.readmodel.transitions import (
 from docflow.runtime import runtime
 
 # A page batch retries a few times with backoff; throttles are already absorbed inside it.
-BATCH_RETRY = StepConfig(
+# Its summary is checkpointed as plain JSON: the typed envelope would double its size, and a
+# 5,000-page document has 100 of them in the map's own checkpoint.
+BATCH_STEP = StepConfig(
+    serdes=JsonSerDes(),
     retry_strategy=create_retry_strategy(
         RetryStrategyConfig(
             max_attempts=4,
             initial_delay=Duration.from_seconds(2),
             max_delay=Duration.from_seconds(60),
         )
-    )
+    ),
 )
 NOTIFY_RETRY = create_retry_strategy(
     RetryStrategyConfig(max_attempts=5, initial_delay=Duration.from_seconds(5))
@@ -130,7 +135,7 @@ def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]])
         lambda ctx, batch, index, _: ctx.step(
             read_page_batch(doc, index, batch[0], batch[1]),
             name=f"batch-{index}",
-            config=BATCH_RETRY,
+            config=BATCH_STEP,
         ),
         name="read pages",
         config=MapConfig(
@@ -138,6 +143,8 @@ def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]])
             completion_config=CompletionConfig.all_completed(),
             # Flat: one operation per batch instead of two, which keeps big documents in budget.
             nesting_type=NestingType.FLAT,
+            serdes=BatchResultJson(),
+            item_serdes=JsonSerDes(),
         ),
     )
     results: list[dict[str, Any]] = []

@@ -3,43 +3,27 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from moto import mock_aws
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local.resources import LocalNames, provision
-from docflow.runtime import use_runtime
-from docflow.settings import load_settings
-from docflow.storage import clear_source_cache
+from docflow.local.resources import LocalNames
+from docflow.local.sandbox import moto_sandbox
 
 RULES_FAST = Path(__file__).with_name("rules_fast.toml")
 
-BASE_ENV = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_SESSION_TOKEN": "testing",
-    "AWS_DEFAULT_REGION": "us-east-1",
-    "DOCFLOW_REPORTER": "inprocess",
+TEST_ENV = {
     "DOCFLOW_THROTTLE_BASE_DELAY_S": "0.001",
     "DOCFLOW_THROTTLE_MAX_DELAY_S": "0.01",
     "DOCFLOW_EXECUTION_TIMEOUT_S": "86400",
     "DOCFLOW_RULES_PATH": str(RULES_FAST),
     "DOCFLOW_REVIEW_BASE_URL": "http://127.0.0.1:8790",
 }
-
-
-def reset_process_state() -> None:
-    aws.reset_clients()
-    load_settings.cache_clear()
-    use_runtime(None)
-    clear_source_cache()
 
 
 @dataclass
@@ -63,17 +47,9 @@ class Stack:
 
 
 @pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    names = LocalNames(prefix="t")
-    for key, value in {**BASE_ENV, **names.settings_env()}.items():
-        monkeypatch.setenv(key, value)
-    for key in [k for k in os.environ if k.startswith("AWS_ENDPOINT_URL")]:
-        monkeypatch.delenv(key)
-    reset_process_state()
-    with mock_aws():
-        provision(names, with_intake=False)
+def stack() -> Iterator[Stack]:
+    with moto_sandbox(LocalNames(prefix="t"), TEST_ENV) as names:
         yield Stack(names)
-    reset_process_state()
 
 
 def result_json(result: Any) -> dict[str, Any]:

@@ -60,12 +60,10 @@ def read_page_batch(
         "batch read", extra={"batch": index, "pages": len(pages), "attempt": step.attempt}
     )
     return {
-        "batch": index,
         "pages": len(pages),
         "chars": sum(p["chars"] for p in pages),
         "engines": dict(engines),
         "ocrPages": ocr_pages,
         "ocrConfidenceSum": round(ocr_confidence_sum, 2),
         "features": rt.classifier.extract("\n".join(texts)),
-        "manifest": manifest,
     }

@@ -1,0 +1,52 @@
+# docflow: the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SAM_VENV := .sam-venv
+SAM := $(SAM_VENV)/bin/sam
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint build bench-smoke bench setup system-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+# Debian packages the pipeline and its tests use: tesseract for OCR, chromium for browser tests.
+system-deps:
+	@command -v tesseract >/dev/null && command -v chromium >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr chromium >/dev/null)
+
+test: setup system-deps
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+run: setup system-deps
+	$(BIN)/python samples/make_samples.py samples
+	$(BIN)/docflow run samples/
+
+# SAM CLI pins an older boto3 than the durable SDK needs, so it gets its own environment.
+$(SAM):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install -q --upgrade pip
+	$(SAM_VENV)/bin/pip install -q aws-sam-cli==1.170.0 cfn-lint==1.58.0
+
+lint: setup $(SAM)
+	$(BIN)/ruff check .
+	$(SAM) validate --lint --region us-east-1
+	$(SAM_VENV)/bin/cfn-lint template.yaml
+
+build: $(SAM)
+	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(SAM) build --region us-east-1
+
+bench-smoke: setup system-deps
+	@for b in bench/*.py; do case $$b in */_*) continue;; esac; \
+	  echo "== $$b --smoke"; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; done
+
+clean:
+	rm -rf .aws-sam .docflow
