@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from docflow import aws
 from docflow.readmodel.recorder import StatusRecorder
-from docflow.readmodel.schema import Report
+from docflow.readmodel.schema import Report, ReportError
 from docflow.settings import Settings
 
 
@@ -37,7 +37,11 @@ class LambdaReporter:
             Payload=json.dumps(report.to_dict()).encode("utf-8"),
         )
         body = json.loads(answer["Payload"].read() or b"null")
-        if answer.get("FunctionError") or not isinstance(body, dict) or "result" not in body:
+        if (
+            answer.get("FunctionError")
+            or not isinstance(body, dict)
+            or body.get("result") not in ("accepted", "duplicate", "stale")
+        ):
             raise ReportRejected(f"status recorder answered {str(body)[:300]}")
         return body
 
@@ -49,7 +53,11 @@ class InProcessReporter:
         self.recorder = recorder
 
     def report(self, report: Report) -> dict[str, Any]:
-        return self.recorder.record(report).to_dict()
+        try:
+            checked = Report.parse(report.to_dict())  # the same validation the function does
+        except ReportError as exc:
+            raise ReportRejected(str(exc)) from exc
+        return self.recorder.record(checked).to_dict()
 
 
 def build_reporter(settings: Settings) -> Reporter:

@@ -2,9 +2,10 @@
 
 Each report is decided against a consistent read of the document's current state, then written
 as one transaction: the history item (only if its event id is new) and the new current state
-(only if the state read is still the state stored). A race with another writer just means
-deciding again against the newer state, so late, duplicate and concurrent reports can never
-move a document backwards.
+(only if the state read is still the state stored: its `rev` is unchanged). A race with another
+writer just means deciding again against the newer state, so late, duplicate and concurrent
+reports never move a document backwards, and a run's reports in any order leave the same state
+as in pipeline order.
 """
 
 from __future__ import annotations
@@ -96,6 +97,16 @@ def next_state(current: dict[str, Any] | None, report: Report) -> dict[str, Any]
     return state
 
 
+def fold(reports: list[Report]) -> dict[str, Any] | None:
+    """The state a run's reports produce when applied in pipeline order, whatever order they
+    arrived in. A late report is placed by re-folding its run's history with it."""
+    state: dict[str, Any] | None = None
+    for report in sorted(reports, key=lambda r: r.seq):
+        if decide(state, report)[0] == ACCEPTED:
+            state = next_state(state, report)
+    return state
+
+
 class StatusRecorder:
     def __init__(self, table_name: str, history_ttl_days: int = 365) -> None:
         self.table = table_name
@@ -110,25 +121,49 @@ class StatusRecorder:
         for _ in range(_MAX_RACES):
             current = self._current(report.document_id)
             verdict, reason = decide(current, report)
-            if verdict == STALE:
-                return self._stale(history, reason, current)
-            state = next_state(current, report)
+            if verdict == ACCEPTED:
+                state: dict[str, Any] | None = next_state(current, report)
+            elif current is not None and self._is_late_in_current_run(current, report):
+                state = fold([*self._run_history(report), report])
+                if state is None or state["eventId"] != current["eventId"]:
+                    # The late report contradicts where the run already is: a status never
+                    # moves backwards, so it only joins the history.
+                    state = None
+            else:
+                state = None  # an older run, or a refused transition: history only
             try:
-                self._ddb.transact_write_items(
-                    TransactItems=[
-                        {"Put": self._put_history(history)},
-                        {"Put": self._put_state(state, current)},
-                    ]
-                )
+                self._write(history, state, current)
             except ClientError as exc:
                 reasons = _cancellation_codes(exc)
                 if reasons and reasons[0] == "ConditionalCheckFailed":
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     continue  # another report landed first; decide again
+                if _error_code(exc) == "ConditionalCheckFailedException":
+                    return Outcome(DUPLICATE, "event already recorded", _status(current))
                 raise
-            return Outcome(ACCEPTED, reason, report.status)
+            if verdict == ACCEPTED:
+                return Outcome(ACCEPTED, reason, report.status)
+            return Outcome(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
+
+    @staticmethod
+    def _is_late_in_current_run(current: dict[str, Any], report: Report) -> bool:
+        return report.run_id == current["runId"] and report.seq < int(current["seq"])
+
+    def _write(
+        self, history: dict[str, Any], state: dict[str, Any] | None, seen: dict[str, Any] | None
+    ) -> None:
+        if state is None:
+            self._ddb.put_item(**self._put_history(history))
+            return
+        state["rev"] = int(seen["rev"]) + 1 if seen else 1
+        self._ddb.transact_write_items(
+            TransactItems=[
+                {"Put": self._put_history(history)},
+                {"Put": self._put_state(state, seen)},
+            ]
+        )
 
     def _current(self, document_id: str) -> dict[str, Any] | None:
         answer = self._ddb.get_item(
@@ -138,6 +173,24 @@ class StatusRecorder:
         )
         item = answer.get("Item")
         return from_ddb(item) if item else None
+
+    def _run_history(self, report: Report) -> list[Report]:
+        items: list[dict[str, Any]] = []
+        args: dict[str, Any] = {
+            "TableName": self.table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :run)",
+            "ExpressionAttributeValues": to_ddb(
+                {":pk": doc_pk(report.document_id), ":run": f"EVENT#{report.run_order}#"}
+            ),
+            "ConsistentRead": True,
+        }
+        while True:
+            answer = self._ddb.query(**args)
+            items.extend(from_ddb(i) for i in answer.get("Items", []))
+            if "LastEvaluatedKey" not in answer:
+                break
+            args["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        return [Report.parse(i) for i in items if i.get("runId") == report.run_id]
 
     def _history_item(self, report: Report) -> dict[str, Any]:
         expires = datetime.fromisoformat(report.at) + self.ttl
@@ -156,7 +209,7 @@ class StatusRecorder:
         }
 
     def _put_state(self, state: dict[str, Any], seen: dict[str, Any] | None) -> dict[str, Any]:
-        # Optimistic concurrency: the state we decided on must still be the stored one.
+        # Optimistic concurrency: the state decided on must still be the stored one.
         if seen is None:
             return {
                 "TableName": self.table,
@@ -166,21 +219,9 @@ class StatusRecorder:
         return {
             "TableName": self.table,
             "Item": to_ddb(state),
-            "ConditionExpression": "eventId = :seen",
-            "ExpressionAttributeValues": to_ddb({":seen": seen["eventId"]}),
+            "ConditionExpression": "rev = :seen",
+            "ExpressionAttributeValues": to_ddb({":seen": int(seen["rev"])}),
         }
-
-    def _stale(
-        self, history: dict[str, Any], reason: str, current: dict[str, Any] | None
-    ) -> Outcome:
-        """A stale report is still part of what happened: keep it in history, once."""
-        try:
-            self._ddb.put_item(**self._put_history(history))
-        except ClientError as exc:
-            if _error_code(exc) == "ConditionalCheckFailedException":
-                return Outcome(DUPLICATE, "event already recorded", _status(current))
-            raise
-        return Outcome(STALE, reason, _status(current))
 
 
 def _status(current: dict[str, Any] | None) -> str | None:

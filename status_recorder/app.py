@@ -1,0 +1,60 @@
+"""The status recorder function: validates a report and applies it to the read model.
+
+It is the only writer of the read model. On its schedule it also publishes the review
+metrics the template's alarm watches (overdue reviews), from the pending-review index.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from docflow import observability
+from docflow.readmodel.queries import ReadModel
+from docflow.readmodel.recorder import StatusRecorder
+from docflow.readmodel.schema import Report, ReportError
+from docflow.settings import load_settings
+
+INVALID = "invalid"
+
+
+def handler(event: Any, context: Any = None) -> dict[str, Any]:
+    settings = load_settings()
+    if isinstance(event, dict) and event.get("task") == "emit-review-metrics":
+        return emit_review_metrics(ReadModel(settings.table_name))
+    try:
+        report = Report.parse(event)
+    except ReportError as exc:
+        observability.logger.warning("malformed report refused", extra={"field": exc.field})
+        return {"result": INVALID, "error": {"field": exc.field, "message": str(exc)}}
+    outcome = StatusRecorder(settings.table_name, settings.history_ttl_days).record(report)
+    observability.logger.info(
+        "report recorded",
+        extra={
+            "documentId": report.document_id,
+            "runId": report.run_id,
+            "status": report.status,
+            "result": outcome.result,
+        },
+    )
+    return outcome.to_dict()
+
+
+def emit_review_metrics(model: ReadModel, now: datetime | None = None) -> dict[str, Any]:
+    """How many reviews are past their deadline, and how long the oldest has waited."""
+    now = now or datetime.now(UTC)
+    overdue, oldest_s, token = 0, 0.0, None
+    while True:
+        page = model.pending(limit=200, token=token)
+        for item in page.items:
+            since = datetime.fromisoformat(item["pendingSince"])
+            oldest_s = max(oldest_s, (now - since).total_seconds())
+            deadline = item.get("reviewDeadline")
+            if deadline and datetime.fromisoformat(deadline) < now:
+                overdue += 1
+        token = page.next_token
+        if not token:
+            break
+    observability.count("OverdueReviews", overdue)
+    observability.count("OldestPendingReviewSeconds", round(oldest_s))
+    return {"overdueReviews": overdue, "oldestPendingReviewSeconds": round(oldest_s)}
