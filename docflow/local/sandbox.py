@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from moto import mock_aws
 
 from docflow import aws
+from docflow.local.moto_atomic import make_dynamodb_atomic
 from docflow.local.resources import LocalNames, provision
 from docflow.runtime import use_runtime
 from docflow.settings import load_settings
@@ -48,6 +49,7 @@ def moto_sandbox(names: LocalNames, env: dict[str, str] | None = None) -> Iterat
     for key in endpoints:
         del os.environ[key]
     reset_process_state()
+    make_dynamodb_atomic()
     try:
         with mock_aws():
             provision(names, with_intake=False)

@@ -10,6 +10,7 @@ as in pipeline order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -107,6 +108,30 @@ def fold(reports: list[Report]) -> dict[str, Any] | None:
     return state
 
 
+def plan(
+    current: dict[str, Any] | None, report: Report, run_history: Callable[[], list[Report]]
+) -> tuple[str, str, dict[str, Any] | None]:
+    """Pure: the verdict on `report` and the state to store (None: history only)."""
+    verdict, reason = decide(current, report)
+    if verdict == ACCEPTED:
+        return verdict, reason, next_state(current, report)
+    late = (
+        current is not None
+        and report.run_id == current["runId"]
+        and report.seq < int(current["seq"])
+    )
+    if not late:
+        return verdict, reason, None  # an older run, or a refused transition
+    assert current is not None
+    state = fold([*run_history(), report])
+    if state is None or state["eventId"] != current["eventId"]:
+        # The late report contradicts where the run already is; a status never moves
+        # backwards, so it only joins the history.
+        return verdict, reason, None
+    state["rev"] = current.get("rev", 0)
+    return verdict, reason, state
+
+
 class StatusRecorder:
     def __init__(self, table_name: str, history_ttl_days: int = 365) -> None:
         self.table = table_name
@@ -120,17 +145,7 @@ class StatusRecorder:
         history = self._history_item(report)
         for _ in range(_MAX_RACES):
             current = self._current(report.document_id)
-            verdict, reason = decide(current, report)
-            if verdict == ACCEPTED:
-                state: dict[str, Any] | None = next_state(current, report)
-            elif current is not None and self._is_late_in_current_run(current, report):
-                state = fold([*self._run_history(report), report])
-                if state is None or state["eventId"] != current["eventId"]:
-                    # The late report contradicts where the run already is: a status never
-                    # moves backwards, so it only joins the history.
-                    state = None
-            else:
-                state = None  # an older run, or a refused transition: history only
+            verdict, reason, state = plan(current, report, lambda: self._run_history(report))
             try:
                 self._write(history, state, current)
             except ClientError as exc:
@@ -146,10 +161,6 @@ class StatusRecorder:
                 return Outcome(ACCEPTED, reason, report.status)
             return Outcome(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
-
-    @staticmethod
-    def _is_late_in_current_run(current: dict[str, Any], report: Report) -> bool:
-        return report.run_id == current["runId"] and report.seq < int(current["seq"])
 
     def _write(
         self, history: dict[str, Any], state: dict[str, Any] | None, seen: dict[str, Any] | None
