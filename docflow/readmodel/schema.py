@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
-from docflow.ids import DocumentRef, event_id
+from docflow.ids import event_id
 from docflow.readmodel.transitions import STATUSES, seq_for
 
 MAX_PAYLOAD_BYTES = 8 * 1024
@@ -158,8 +158,29 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+class RunIdentity(Protocol):
+    """What a report needs to know about its run; a DocumentRef is one."""
+
+    @property
+    def document_id(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def run_order(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class RunIds:
+    document_id: str
+    version: str
+    run_id: str
+    run_order: str
+
+
 def make_report(
-    doc: DocumentRef,
+    doc: RunIdentity,
     status: str,
     stage: str,
     *,

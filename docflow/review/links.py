@@ -99,6 +99,7 @@ class LinkStore:
             "documentId": request.doc.document_id,
             "version": request.doc.version,
             "runId": request.doc.run_id,
+            "runOrder": request.doc.run_order,
             "key": request.doc.key,
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
