@@ -7,6 +7,7 @@ a thread pool, so every thread shares these. Endpoints come from boto3's own
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -19,6 +20,10 @@ _CONFIG = Config(
     read_timeout=60,
     max_pool_connections=64,
 )
+# Invokes of the orchestrator can run for its whole 15-minute timeout.
+_INVOKE_CONFIG = _CONFIG.merge(
+    Config(read_timeout=960, retries={"mode": "standard", "max_attempts": 3})
+)
 _clients: dict[str, Any] = {}
 _lock = threading.Lock()
 
@@ -28,6 +33,25 @@ def client(service: str) -> Any:
         found = _clients.get(service)
         if found is None:
             found = _clients[service] = boto3.session.Session().client(service, config=_CONFIG)
+        return found
+
+
+def invoke_client() -> Any:
+    """The Lambda client for Invoke calls.
+
+    On the local stack, Invoke goes to the function host while every other Lambda API call
+    (checkpoints, callbacks) goes to the durable runner, so the two need separate endpoints.
+    In AWS both are the Lambda service and this is the ordinary client.
+    """
+    endpoint = os.environ.get("DOCFLOW_LAMBDA_INVOKE_ENDPOINT")
+    if not endpoint:
+        return client("lambda")
+    with _lock:
+        found = _clients.get("lambda-invoke")
+        if found is None:
+            found = _clients["lambda-invoke"] = boto3.session.Session().client(
+                "lambda", endpoint_url=endpoint, config=_INVOKE_CONFIG
+            )
         return found
 
 

@@ -31,7 +31,7 @@ class LambdaReporter:
         self.function_name = function_name
 
     def report(self, report: Report) -> dict[str, Any]:
-        answer = aws.client("lambda").invoke(
+        answer = aws.invoke_client().invoke(
             FunctionName=self.function_name,
             InvocationType="RequestResponse",
             Payload=json.dumps(report.to_dict()).encode("utf-8"),

@@ -1,101 +1,15 @@
-"""Real PDFs built by the tests: text-layer pages, image-only (scanned) pages, and broken files."""
+"""The tests build their own PDFs with the same generator the samples and benchmarks use."""
 
-from __future__ import annotations
-
-import io
-
-from PIL import Image, ImageDraw, ImageFont
-from pypdf import PdfWriter
-from reportlab.lib.pagesizes import letter
-from reportlab.lib.utils import ImageReader
-from reportlab.pdfgen import canvas
-
-
-def _lines(c: canvas.Canvas, text: str, size: int = 12) -> None:
-    c.setFont("Helvetica", size)
-    y = 720
-    for line in text.splitlines():
-        c.drawString(72, y, line)
-        y -= size * 1.5
-
-
-def page_image(text: str, dpi: int = 150) -> Image.Image:
-    """A letter-size white page with black text, as a scanner would produce it."""
-    width, height = int(8.5 * dpi), int(11 * dpi)
-    image = Image.new("L", (width, height), 255)
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=int(dpi / 5))
-    y = dpi
-    for line in text.splitlines():
-        draw.text((dpi, y), line, fill=0, font=font)
-        y += int(dpi / 3.2)
-    return image
-
-
-def make_pdf(pages: list[str | tuple[str, str]]) -> bytes:
-    """Each page is text (a text layer) or ("scan", text) for an image-only page."""
-    out = io.BytesIO()
-    c = canvas.Canvas(out, pagesize=letter)
-    for page in pages:
-        if isinstance(page, tuple):
-            _, text = page
-            c.drawImage(ImageReader(page_image(text)), 0, 0, width=letter[0], height=letter[1])
-        else:
-            _lines(c, page)
-        c.showPage()
-    c.save()
-    return out.getvalue()
-
-
-def text_pdf(*pages: str) -> bytes:
-    return make_pdf(list(pages))
-
-
-def scanned_pdf(*pages: str) -> bytes:
-    return make_pdf([("scan", p) for p in pages])
-
-
-def encrypted_pdf() -> bytes:
-    writer = PdfWriter(clone_from=io.BytesIO(text_pdf("secret invoice")))
-    writer.encrypt("opensesame")
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-def zero_page_pdf() -> bytes:
-    out = io.BytesIO()
-    PdfWriter().write(out)
-    return out.getvalue()
-
-
-def truncated_pdf() -> bytes:
-    data = text_pdf("invoice number one", "page two")
-    return data[: len(data) // 3]
-
-
-def huge_page_pdf() -> bytes:
-    out = io.BytesIO()
-    c = canvas.Canvas(out, pagesize=(20000, 20000))
-    c.drawString(72, 72, "giant")
-    c.showPage()
-    c.save()
-    return out.getvalue()
-
-
-INVOICE = """INVOICE INV-20931
-Bill to: Example Corp
-Amount due: 1,250.00 USD
-Payment terms: net 30
-Subtotal 1,250.00"""
-
-CONTRACT_WITH_CARD = """SERVICES AGREEMENT
-This agreement is made between the parties named below.
-The parties hereby agree to the terms and conditions.
-Payment card on file: 4111 1111 1111 1111
-Governing law: Delaware. Signature: ______"""
-
-PURCHASE_ORDER = """PURCHASE ORDER PO-4411
-Vendor: Acme Supplies
-Ship to: Warehouse 9
-Quantity: 40 units"""
+from docflow.local.pdfgen import *  # noqa: F403
+from docflow.local.pdfgen import (  # noqa: F401
+    CONTRACT_WITH_CARD,
+    INVOICE,
+    PURCHASE_ORDER,
+    encrypted_pdf,
+    huge_page_pdf,
+    make_pdf,
+    scanned_pdf,
+    text_pdf,
+    truncated_pdf,
+    zero_page_pdf,
+)

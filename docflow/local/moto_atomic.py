@@ -1,9 +1,11 @@
-"""Make moto's DynamoDB answer one request at a time, as the real service's items behave.
+"""Make moto answer one request at a time, as the real services' items behave.
 
 moto checks a condition and then writes, and rolls a failed transaction back by restoring a
 copy of the table, with no lock: two threads can both pass one condition, and a rollback can
-erase another thread's write. Real DynamoDB makes each request atomic. The recorder's
-guarantees rest on that, so the local stack and the tests serialize moto's DynamoDB requests.
+erase another thread's write. Real DynamoDB makes each request atomic, and the recorder's and
+the link store's guarantees rest on that. In-process (tests) DynamoDB requests are serialized;
+the local stack's moto server serializes every request, which also lets it snapshot its
+state consistently.
 """
 
 from __future__ import annotations
@@ -13,20 +15,30 @@ import threading
 from typing import Any
 
 from moto.dynamodb.responses import DynamoHandler
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
-_LOCK = threading.RLock()
-_PATCHED = "_docflow_atomic"
+MOTO_LOCK = threading.RLock()
+_PATCHED = "_docflow_serialized"
+
+
+def _serialize(owner: type, attribute: str) -> None:
+    original = getattr(owner, attribute)
+    if getattr(original, _PATCHED, False):
+        return
+
+    @functools.wraps(original)
+    def serialized(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with MOTO_LOCK:
+            return original(self, *args, **kwargs)
+
+    setattr(serialized, _PATCHED, True)
+    setattr(owner, attribute, serialized)
 
 
 def make_dynamodb_atomic() -> None:
-    if getattr(DynamoHandler.call_action, _PATCHED, False):
-        return
-    original = DynamoHandler.call_action
+    _serialize(DynamoHandler, "call_action")
 
-    @functools.wraps(original)
-    def call_action(self: Any) -> Any:
-        with _LOCK:
-            return original(self)
 
-    setattr(call_action, _PATCHED, True)
-    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+def make_moto_server_serial() -> None:
+    make_dynamodb_atomic()
+    _serialize(DomainDispatcherApplication, "__call__")

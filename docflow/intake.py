@@ -1,0 +1,129 @@
+"""Turning an S3 "Object Created" event into exactly one durable execution per version.
+
+In AWS, Lambda de-duplicates starts by DurableExecutionName (same name and payload: the
+existing execution), so the starter just invokes. The local durable runner does not, so the
+local starter claims the name with a conditional write first.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Protocol
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.readmodel.table import to_ddb
+
+
+class BadIntakeMessage(ValueError):
+    """The queue message is not an S3 Object Created event we can start from."""
+
+
+def document_from_message(body: str) -> DocumentRef:
+    """The EventBridge event in an SQS message body -> the run it asks for."""
+    try:
+        event = json.loads(body)
+    except ValueError as exc:
+        raise BadIntakeMessage("the message body is not JSON") from exc
+    if not isinstance(event, dict) or event.get("detail-type") != "Object Created":
+        raise BadIntakeMessage("the message is not an S3 Object Created event")
+    detail = event.get("detail")
+    if not isinstance(detail, dict):
+        raise BadIntakeMessage("the event has no detail")
+    bucket = (detail.get("bucket") or {}).get("name")
+    obj = detail.get("object") or {}
+    key = obj.get("key")
+    if not isinstance(bucket, str) or not bucket or not isinstance(key, str) or not key:
+        raise BadIntakeMessage("the event names no bucket and key")
+    return DocumentRef(
+        bucket=bucket,
+        key=key,
+        version_id=str(obj.get("version-id") or "null"),
+        sequencer=str(obj.get("sequencer") or ""),
+    )
+
+
+class Starter(Protocol):
+    def start(self, doc: DocumentRef) -> bool:
+        """Start the run; False when it had already been started (a duplicate)."""
+        ...
+
+
+class LambdaStarter:
+    """AWS: an asynchronous invoke of the orchestrator's alias, named for the document version."""
+
+    def __init__(self, function: str) -> None:
+        self.function = function
+
+    def start(self, doc: DocumentRef) -> bool:
+        try:
+            aws.invoke_client().invoke(
+                FunctionName=self.function,
+                InvocationType="Event",
+                DurableExecutionName=doc.execution_name,
+                Payload=json.dumps(doc.to_event(), sort_keys=True).encode("utf-8"),
+            )
+        except ClientError as exc:
+            if (
+                exc.response.get("Error", {}).get("Code")
+                == "DurableExecutionAlreadyStartedException"
+            ):
+                return False
+            raise
+        return True
+
+
+class LocalRunnerStarter:
+    """The local stack: claim the name in DynamoDB, then ask the local runner to start it."""
+
+    def __init__(
+        self, runner_url: str, function: str, claims_table: str, execution_timeout_s: int
+    ) -> None:
+        self.runner_url = runner_url.rstrip("/")
+        self.function = function
+        self.claims_table = claims_table
+        self.timeout = execution_timeout_s
+
+    def start(self, doc: DocumentRef) -> bool:
+        item = {"pk": f"START#{doc.execution_name}", "state": "starting"}
+        try:
+            aws.client("dynamodb").put_item(
+                TableName=self.claims_table,
+                Item=to_ddb(item),
+                ConditionExpression="attribute_not_exists(pk) OR #s = :starting",
+                ExpressionAttributeNames={"#s": "state"},
+                ExpressionAttributeValues=to_ddb({":starting": "starting"}),
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        self._start(doc)
+        aws.client("dynamodb").put_item(
+            TableName=self.claims_table, Item=to_ddb({**item, "state": "started"})
+        )
+        return True
+
+    def _start(self, doc: DocumentRef) -> None:
+        body = {
+            "AccountId": "123456789012",
+            "FunctionName": self.function,
+            "FunctionQualifier": "live",
+            "ExecutionName": doc.execution_name,
+            "ExecutionTimeoutSeconds": self.timeout,
+            "ExecutionRetentionPeriodDays": 7,
+            "Input": json.dumps(doc.to_event(), sort_keys=True),
+        }
+        if not self.runner_url.startswith(("http://127.", "http://localhost")):
+            raise ValueError("the local runner must be on this machine")
+        request = urllib.request.Request(  # noqa: S310 - checked above: http on loopback
+            f"{self.runner_url}/start-durable-execution",
+            data=json.dumps(body).encode("utf-8"),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310
+            answer.read()

@@ -1,0 +1,158 @@
+"""Where the local stack lives: its state folder, its ports, and the environment of its parts."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docflow.local.resources import LocalNames
+
+DEFAULT_PORT_BASE = 8780
+LOCAL_KEYS = "test"
+
+
+@dataclass
+class StackConfig:
+    state: Path
+    port_base: int = DEFAULT_PORT_BASE
+    sender: str = "docflow@example.com"
+    # The intake queue's visibility timeout on this machine: short, so a message the starter
+    # failed on comes back (and reaches the DLQ) in seconds rather than the template's minutes.
+    intake_visibility_s: int = 5
+    intake_max_concurrency: int = 4
+    page_concurrency: int = 2
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def moto_port(self) -> int:
+        return self.port_base
+
+    @property
+    def runner_port(self) -> int:
+        return self.port_base + 1
+
+    @property
+    def host_port(self) -> int:
+        return self.port_base + 2
+
+    @property
+    def review_port(self) -> int:
+        return self.port_base + 10
+
+    @property
+    def moto_url(self) -> str:
+        return f"http://127.0.0.1:{self.moto_port}"
+
+    @property
+    def runner_url(self) -> str:
+        return f"http://127.0.0.1:{self.runner_port}"
+
+    @property
+    def host_url(self) -> str:
+        return f"http://127.0.0.1:{self.host_port}"
+
+    @property
+    def review_url(self) -> str:
+        return f"http://127.0.0.1:{self.review_port}"
+
+    @property
+    def names(self) -> LocalNames:
+        return LocalNames(prefix="docflow")
+
+    @property
+    def claims_table(self) -> str:
+        return "docflow-local-start-claims"
+
+    def client_env(self) -> dict[str, str]:
+        """What any local client (the CLI, a test) needs to talk to this stack's AWS."""
+        return {
+            "AWS_ACCESS_KEY_ID": LOCAL_KEYS,
+            "AWS_SECRET_ACCESS_KEY": LOCAL_KEYS,
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": self.moto_url,
+            "AWS_ENDPOINT_URL_LAMBDA": self.runner_url,
+            "DOCFLOW_LAMBDA_INVOKE_ENDPOINT": self.host_url,
+            **self.names.settings_env(),
+        }
+
+    def function_env(self) -> dict[str, str]:
+        """The functions' configuration, as the template would set it."""
+        return {
+            **self.client_env(),
+            "DOCFLOW_REPORTER": "lambda",
+            "DOCFLOW_STATUS_RECORDER_FUNCTION": "docflow-status-recorder",
+            "DOCFLOW_ORCHESTRATOR_FUNCTION": "docflow-orchestrator",
+            "DOCFLOW_LOCAL_RUNNER_URL": self.runner_url,
+            "DOCFLOW_START_CLAIMS_TABLE": self.claims_table,
+            "DOCFLOW_REVIEW_BASE_URL": self.review_url,
+            "DOCFLOW_REVIEW_SENDER": self.sender,
+            "DOCFLOW_OCR_ENGINE": "auto",
+            "DOCFLOW_OCR_FALLBACK": "tesseract",
+            "DOCFLOW_PAGE_CONCURRENCY": str(self.page_concurrency),
+            "POWERTOOLS_SERVICE_NAME": "docflow",
+            **self.extra_env,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "state": str(self.state),
+            "moto": self.moto_url,
+            "runner": self.runner_url,
+            "host": self.host_url,
+            "review": self.review_url,
+        }
+
+    def save(self) -> None:
+        self.state.mkdir(parents=True, exist_ok=True)
+        data = asdict(self)
+        data["state"] = str(self.state)
+        (self.state / "stack.json").write_text(json.dumps(data, indent=2))
+
+    @classmethod
+    def load(cls, state: Path) -> StackConfig:
+        path = state / "stack.json"
+        if path.exists():
+            data = json.loads(path.read_text())
+            data["state"] = Path(data["state"])
+            return cls(**data)
+        port_base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE", DEFAULT_PORT_BASE))
+        return cls(state=state, port_base=port_base)
+
+    def create_local_only_tables(self) -> None:
+        """The start-claims table exists only locally: in AWS, Lambda de-duplicates starts."""
+        from botocore.exceptions import ClientError
+
+        from docflow import aws
+
+        try:
+            aws.client("dynamodb").create_table(
+                TableName=self.claims_table,
+                BillingMode="PAY_PER_REQUEST",
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ResourceInUseException":
+                raise
+        sqs = aws.client("sqs")
+        url = sqs.get_queue_url(QueueName=self.names("IntakeQueue"))["QueueUrl"]
+        sqs.set_queue_attributes(
+            QueueUrl=url, Attributes={"VisibilityTimeout": str(self.intake_visibility_s)}
+        )
+
+    @staticmethod
+    def wait_for(url: str, timeout_s: float = 60) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)

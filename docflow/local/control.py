@@ -1,0 +1,113 @@
+"""Starting, stopping and inspecting the local stack from the `docflow` command."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from docflow.local.config import StackConfig
+
+DEFAULT_STATE = Path(os.environ.get("DOCFLOW_STATE", ".docflow"))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def running_pid(state: Path = DEFAULT_STATE) -> int | None:
+    ready = state / "stackd.ready"
+    if not ready.exists():
+        return None
+    try:
+        pid = int(ready.read_text().strip())
+    except ValueError:
+        return None
+    return pid if _alive(pid) else None
+
+
+def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
+    """Point this process's AWS clients at the local stack."""
+    config = StackConfig.load(state)
+    os.environ.update(config.client_env())
+    from docflow.local.sandbox import reset_process_state
+
+    reset_process_state()
+    return config
+
+
+def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
+    config = StackConfig.load(state)
+    if running_pid(state):
+        return config
+    config.save()
+    (state / "stackd.ready").unlink(missing_ok=True)
+    log = (state / "stackd.log").open("ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docflow.local.stackd", "--state", str(state)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    (state / "stackd.pid").write_text(str(process.pid))
+    deadline = time.monotonic() + timeout_s
+    while not running_pid(state):
+        if process.poll() is not None:
+            tail = (state / "stackd.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"the local stack failed to start:\n{tail}")
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("the local stack did not start in time; see .docflow/stackd.log")
+        time.sleep(0.2)
+    return config
+
+
+def down(state: Path = DEFAULT_STATE, timeout_s: float = 60) -> bool:
+    pid_file = state / "stackd.pid"
+    pid = running_pid(state) or (int(pid_file.read_text()) if pid_file.exists() else None)
+    if not pid or not _alive(pid):
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    _reap(pid)
+    host = state / "host.pid"
+    if host.exists():
+        try:
+            host_pid = int(host.read_text())
+            if _alive(host_pid):
+                os.kill(host_pid, signal.SIGKILL)
+        except (ValueError, OSError):
+            pass
+    return True
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def status(state: Path = DEFAULT_STATE) -> dict[str, Any]:
+    config = StackConfig.load(state)
+    pid = running_pid(state)
+    host = state / "host.pid"
+    return {
+        "running": pid is not None,
+        "pid": pid,
+        "hostPid": int(host.read_text()) if pid and host.exists() else None,
+        **config.describe(),
+    }

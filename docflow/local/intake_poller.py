@@ -1,0 +1,112 @@
+"""The SQS event source mapping, played locally: the intake queue into the starter.
+
+Like Lambda's poller it receives batches, keeps at most `intake_max_concurrency` starter
+invocations in flight, deletes only the messages the starter did not report as failed, and
+leaves the rest for SQS to redeliver after the visibility timeout, so the queue's redrive
+policy moves a message that keeps failing to the dead-letter queue.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from docflow import aws
+from docflow.local.config import StackConfig
+
+EMPTY_POLL_PAUSE_S = 0.3
+
+
+class IntakePoller:
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.stopping = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        sqs = aws.client("sqs")
+        self.queue_url = sqs.get_queue_url(QueueName=self.config.names("IntakeQueue"))["QueueUrl"]
+        self.queue_arn = sqs.get_queue_attributes(
+            QueueUrl=self.queue_url, AttributeNames=["QueueArn"]
+        )["Attributes"]["QueueArn"]
+        for _ in range(self.config.intake_max_concurrency):
+            thread = threading.Thread(target=self._worker, daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=5)
+
+    def _worker(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self._one_batch()
+            except Exception as exc:
+                print(f"intake poller: {exc!r}", flush=True)
+                self.stopping.wait(1)
+
+    def _one_batch(self) -> None:
+        sqs = aws.client("sqs")
+        # No long polling: moto would hold its request lock for the whole wait.
+        answer = sqs.receive_message(
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=10,
+            WaitTimeSeconds=0,
+            AttributeNames=["All"],
+        )
+        messages = answer.get("Messages", [])
+        if not messages:
+            self.stopping.wait(EMPTY_POLL_PAUSE_S)
+            return
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            failed = self._invoke_starter(messages)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+        done = [m for m in messages if m["MessageId"] not in failed]
+        for start in range(0, len(done), 10):
+            chunk = done[start : start + 10]
+            sqs.delete_message_batch(
+                QueueUrl=self.queue_url,
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(chunk)
+                ],
+            )
+
+    def _invoke_starter(self, messages: list[dict[str, Any]]) -> set[str]:
+        event = {
+            "Records": [
+                {
+                    "messageId": m["MessageId"],
+                    "receiptHandle": m["ReceiptHandle"],
+                    "body": m["Body"],
+                    "attributes": m.get("Attributes", {}),
+                    "messageAttributes": {},
+                    "md5OfBody": m.get("MD5OfBody", ""),
+                    "eventSource": "aws:sqs",
+                    "eventSourceARN": self.queue_arn,
+                    "awsRegion": "us-east-1",
+                }
+                for m in messages
+            ]
+        }
+        everything = {m["MessageId"] for m in messages}
+        try:
+            answer = aws.invoke_client().invoke(
+                FunctionName="docflow-starter", Payload=json.dumps(event).encode()
+            )
+        except Exception:
+            return everything
+        if answer.get("FunctionError"):
+            return everything
+        result = json.loads(answer["Payload"].read() or b"{}")
+        return {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}

@@ -1,0 +1,88 @@
+"""Saving and restoring the local moto server's state, so `docflow down` loses nothing.
+
+moto keeps everything in memory. Its backends are plain Python objects (S3 keys even define
+their own pickling), so a snapshot is a pickle of the services the stack uses, with moto's
+thread locks replaced by fresh ones on the way back in. Snapshots are taken under the lock
+that serializes moto's requests, so each one is consistent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import threading
+from pathlib import Path
+from typing import Any
+
+from moto.backends import get_backend
+
+from docflow.local.moto_atomic import MOTO_LOCK
+
+SERVICES = ("s3", "dynamodb", "sqs", "events", "ses", "secretsmanager", "ssm")
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, type(threading.RLock())):
+            return threading.RLock, ()
+        if isinstance(obj, type(threading.Lock())):
+            return threading.Lock, ()
+        if isinstance(obj, threading.Condition):
+            return threading.Condition, ()
+        if isinstance(obj, threading.Event):
+            return threading.Event, ()
+        return NotImplemented
+
+
+def save(path: Path) -> None:
+    with MOTO_LOCK:
+        state = {}
+        for name in SERVICES:
+            backend = get_backend(name)
+            state[name] = {
+                account: {region: backend[account][region] for region in backend[account]}
+                for account in backend
+            }
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("wb") as out:
+            _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(state)
+        os.replace(tmp, path)  # a crash mid-write leaves the previous snapshot whole
+
+
+def restore(path: Path) -> bool:
+    if not path.exists():
+        return False
+    with path.open("rb") as src:
+        state = pickle.load(src)  # noqa: S301 - our own file, written by save() above
+    with MOTO_LOCK:
+        for name, accounts in state.items():
+            backend = get_backend(name)
+            for account, regions in accounts.items():
+                for region, value in regions.items():
+                    backend[account][region] = value
+    return True
+
+
+def export_mail(path: Path) -> None:
+    """SES has no API to read sent mail back; `docflow mail` reads this file instead."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.ses.models import ses_backends
+
+    with MOTO_LOCK:
+        sent = list(ses_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].sent_messages)
+    mail = [
+        {
+            "id": m.id,
+            "from": m.source,
+            "to": m.destinations.get("ToAddresses", []),
+            "subject": m.subject,
+            "body": m.body,
+        }
+        for m in sent
+        if hasattr(m, "subject")
+    ]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(mail, indent=1))
+    os.replace(tmp, path)

@@ -1,0 +1,315 @@
+"""The embedded local stack: everything AWS would run, on loopback, in one supervised process.
+
+moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager (state saved
+                     to .docflow/moto.pickle every few seconds and on shutdown)
+durable runner       the testing SDK's web runner with its sqlite store; on start it
+                     re-arms what a restart forgets (execution and callback timeouts) and
+                     replays every unfinished execution
+function host        `docflow.local.host`, a child process, restarted if it dies
+intake poller        the SQS event source mapping: batches, a concurrency cap, partial
+                     batch failures, redrive to the DLQ by receive count
+Function URL         the callback API on the review port, as a Function URL calls it
+
+python -m docflow.local.stackd --state .docflow
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from docflow.local.config import StackConfig
+
+SNAPSHOT_EVERY_S = 2.0
+
+
+class MotoService:
+    def __init__(self, config: StackConfig) -> None:
+        from moto.server import ThreadedMotoServer
+
+        from docflow.local.moto_atomic import make_moto_server_serial
+
+        make_moto_server_serial()
+        self.config = config
+        self.server = ThreadedMotoServer(
+            ip_address="127.0.0.1", port=config.moto_port, verbose=False
+        )
+        self.snapshot = config.state / "moto.pickle"
+
+    def start(self) -> None:
+        from docflow.local import moto_state
+
+        self.server.start()
+        moto_state.restore(self.snapshot)
+
+    def save(self) -> None:
+        from docflow.local import moto_state
+
+        moto_state.save(self.snapshot)
+        moto_state.export_mail(self.config.state / "mail.json")
+
+    def stop(self) -> None:
+        self.save()
+        self.server.stop()
+
+
+class DurableRunner:
+    def __init__(self, config: StackConfig) -> None:
+        from aws_durable_execution_sdk_python_testing.runner import WebRunner, WebRunnerConfig
+        from aws_durable_execution_sdk_python_testing.stores.base import StoreType
+        from aws_durable_execution_sdk_python_testing.web.server import WebServiceConfig
+
+        self.runner = WebRunner(
+            WebRunnerConfig(
+                web_service=WebServiceConfig(host="127.0.0.1", port=config.runner_port),
+                lambda_endpoint=config.host_url,
+                local_runner_endpoint=config.runner_url,
+                local_runner_region="us-east-1",
+                store_type=StoreType.SQLITE,
+                store_path=str(config.state / "executions.sqlite"),
+            )
+        )
+
+    def start(self) -> None:
+        self.runner.start()
+        threading.Thread(target=self.runner.serve_forever, daemon=True).start()
+        rearm(self.runner._executor, self.runner._store)
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+
+def rearm(executor: Any, store: Any) -> dict[str, int]:
+    """What the runner forgets on restart: execution timeouts, callback timeouts, and the
+    invocation an unfinished execution was in the middle of. Replaying each unfinished
+    execution re-arms its waits and retries as well (the SDK re-checkpoints nothing it has)."""
+    from aws_durable_execution_sdk_python.lambda_service import (
+        CallbackOptions,
+        OperationStatus,
+        OperationType,
+    )
+
+    now = datetime.now(UTC)
+    counts = {"executions": 0, "callbacks": 0}
+    for execution in store.list_all():
+        if execution.is_complete:
+            continue
+        started = _execution_start(execution) or now
+        timeout = int(execution.start_input.execution_timeout_seconds or 0)
+        remaining = max(1, int(timeout - (now - started).total_seconds())) if timeout else 0
+        executor._launch_execution(execution, remaining)
+        counts["executions"] += 1
+        options = {
+            u.operation_id: u.callback_options
+            for u in execution.updates
+            if getattr(u, "callback_options", None) is not None
+        }
+        for op in execution.operations:
+            if op.operation_type != OperationType.CALLBACK or op.status != OperationStatus.STARTED:
+                continue
+            opts = options.get(op.operation_id)
+            callback_id = op.callback_details.callback_id if op.callback_details else None
+            if opts is None or callback_id is None:
+                continue
+            begun = op.start_timestamp or now
+            left = (
+                opts.timeout_seconds - int((now - begun).total_seconds())
+                if (opts.timeout_seconds)
+                else 0
+            )
+            executor._schedule_callback_timeouts(
+                execution.durable_execution_arn,
+                CallbackOptions(
+                    timeout_seconds=max(1, left) if opts.timeout_seconds else 0,
+                    heartbeat_timeout_seconds=opts.heartbeat_timeout_seconds,
+                ),
+                callback_id,
+            )
+            counts["callbacks"] += 1
+    return counts
+
+
+def _execution_start(execution: Any) -> datetime | None:
+    for op in execution.operations:
+        if op.start_timestamp is not None and op.parent_id is None:
+            ts = op.start_timestamp
+            return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+    return None
+
+
+class FunctionHost:
+    """The function host child process; restarted whenever it exits while the stack runs."""
+
+    def __init__(self, config: StackConfig, env: dict[str, str]) -> None:
+        self.config, self.env = config, env
+        self.process: subprocess.Popen[bytes] | None = None
+        self.stopping = threading.Event()
+        self.restarts = 0
+
+    def _spawn(self) -> None:
+        log = (self.config.state / "host.log").open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "docflow.local.host", "--port", str(self.config.host_port)],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        (self.config.state / "host.pid").write_text(str(self.process.pid))
+
+    def start(self) -> None:
+        self._spawn()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self.stopping.is_set():
+            if self.process is not None and self.process.poll() is not None:
+                self.restarts += 1
+                self._spawn()
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+class FunctionUrlFrontend:
+    """Serves the callback API on the review port: HTTP in, payload-2.0 Invoke out."""
+
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        frontend = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def _any(self) -> None:
+                frontend.handle(self)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _any
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", config.review_port), Handler)
+        self.server.daemon_threads = True
+
+    def start(self) -> None:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+    def handle(self, request: BaseHTTPRequestHandler) -> None:
+        from docflow import aws
+
+        length = min(int(request.headers.get("Content-Length") or 0), 6 * 1024 * 1024)
+        body = request.rfile.read(length) if length else b""
+        path, _, query = request.path.partition("?")
+        event = {
+            "version": "2.0",
+            "routeKey": "$default",
+            "rawPath": path,
+            "rawQueryString": query,
+            "headers": {k.lower(): v for k, v in request.headers.items()},
+            "requestContext": {
+                "http": {
+                    "method": request.command,
+                    "path": path,
+                    "protocol": "HTTP/1.1",
+                    "sourceIp": request.client_address[0],
+                    "userAgent": request.headers.get("User-Agent", ""),
+                },
+                "requestId": f"local-{time.time_ns()}",
+                "stage": "$default",
+                "timeEpoch": int(time.time() * 1000),
+            },
+            "body": base64.b64encode(body).decode() if body else None,
+            "isBase64Encoded": bool(body),
+        }
+        try:
+            answer = aws.invoke_client().invoke(
+                FunctionName="docflow-callback-api", Payload=json.dumps(event).encode()
+            )
+            result = json.loads(answer["Payload"].read() or b"{}")
+            if answer.get("FunctionError"):
+                result = {"statusCode": 502, "body": "the callback API failed"}
+        except Exception:
+            result = {"statusCode": 503, "body": "the callback API is restarting; try again"}
+        status = int(result.get("statusCode", 200))
+        out = result.get("body") or ""
+        raw = base64.b64decode(out) if result.get("isBase64Encoded") else str(out).encode()
+        request.send_response(status)
+        headers = result.get("headers") or {}
+        for key, value in headers.items():
+            request.send_header(key, str(value))
+        if "content-type" not in {k.lower() for k in headers}:
+            request.send_header("Content-Type", "text/plain; charset=utf-8")
+        request.send_header("Content-Length", str(len(raw)))
+        request.end_headers()
+        if request.command != "HEAD":
+            request.wfile.write(raw)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="docflow's embedded local stack")
+    parser.add_argument("--state", default=".docflow")
+    args = parser.parse_args()
+    config = StackConfig.load(Path(args.state))
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    os.environ.update(config.client_env())
+    os.environ.update(config.function_env())
+
+    from docflow.local.intake_poller import IntakePoller
+    from docflow.local.resources import provision
+
+    moto = MotoService(config)
+    moto.start()
+    provision(config.names, sender=config.sender)
+    config.create_local_only_tables()
+    runner = DurableRunner(config)
+    host = FunctionHost(config, {**os.environ})
+    host.start()
+    config.wait_for(config.host_url + "/health")
+    runner.start()
+    poller = IntakePoller(config)
+    poller.start()
+    frontend = FunctionUrlFrontend(config)
+    frontend.start()
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    (config.state / "stackd.ready").write_text(str(os.getpid()))
+    print(f"docflow local stack up: {json.dumps(config.describe())}", flush=True)
+    while not stop.wait(SNAPSHOT_EVERY_S):
+        try:
+            moto.save()
+        except Exception as exc:
+            print(f"snapshot failed: {exc!r}", flush=True)
+    (config.state / "stackd.ready").unlink(missing_ok=True)
+    poller.stop()
+    frontend.stop()
+    host.stop()
+    runner.stop()
+    moto.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Write the sample documents `make run` puts through the pipeline.
+
+python samples/make_samples.py samples/
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from docflow.local.pdfgen import (
+    CONTRACT_WITH_CARD,
+    INVOICE,
+    PURCHASE_ORDER,
+    make_pdf,
+)
+
+REPORT_PAGES = [
+    "QUARTERLY REPORT\nSummary of findings for the third quarter.",
+    "Analysis\nRevenue grew in every region; costs held flat.",
+    "Findings\nThe north region led growth for the quarter.",
+    "Appendix\nTables and figures supporting the analysis.",
+    "Appendix B\nMethod notes for the report.",
+]
+
+
+def write_samples(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "invoice.pdf": make_pdf([INVOICE]),
+        "scanned-contract.pdf": make_pdf([("scan", CONTRACT_WITH_CARD)]),
+        "quarterly-report.pdf": make_pdf(
+            [*REPORT_PAGES[:3], ("scan", REPORT_PAGES[3]), REPORT_PAGES[4]]
+        ),
+        "purchase-order.pdf": make_pdf([PURCHASE_ORDER]),
+        "notes.txt": b"This is a plain text file, not a PDF.\n",
+    }
+    written = []
+    for name, data in files.items():
+        path = folder / name
+        path.write_bytes(data)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_samples(Path(sys.argv[1] if len(sys.argv) > 1 else "samples")):
+        print(path)

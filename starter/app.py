@@ -1,0 +1,59 @@
+"""The starter: SQS intake messages in, one durable execution per document version out.
+
+Fed by an event source mapping with partial batch failures: a message that cannot be parsed
+or started is reported failed alone, retried by SQS, and lands in the DLQ after a few tries.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from docflow.intake import LambdaStarter, LocalRunnerStarter, Starter, document_from_message
+from docflow.observability import logger
+from docflow.settings import load_settings
+
+processor = BatchProcessor(event_type=EventType.SQS)
+_starter: Starter | None = None
+
+
+def starter() -> Starter:
+    global _starter
+    if _starter is None:
+        runner_url = os.environ.get("DOCFLOW_LOCAL_RUNNER_URL")
+        function = os.environ.get("DOCFLOW_ORCHESTRATOR_FUNCTION", "docflow-orchestrator")
+        if runner_url:
+            settings = load_settings()
+            _starter = LocalRunnerStarter(
+                runner_url,
+                function,
+                os.environ["DOCFLOW_START_CLAIMS_TABLE"],
+                settings.execution_timeout_s,
+            )
+        else:
+            _starter = LambdaStarter(function)
+    return _starter
+
+
+def use_starter(value: Starter | None) -> None:
+    global _starter
+    _starter = value
+
+
+def start_one(record: SQSRecord) -> None:
+    doc = document_from_message(record.body)
+    started = starter().start(doc)
+    logger.info("intake", extra={**doc.log_keys(), "started": started})
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return process_partial_response(
+        event=event, record_handler=start_one, processor=processor, context=context
+    )
