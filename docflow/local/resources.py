@@ -148,13 +148,23 @@ def _secret(name: str) -> str:
     return name
 
 
+def _queue(name: str, attributes: dict[str, str]) -> str:
+    sqs = aws.client("sqs")
+    try:
+        return str(sqs.get_queue_url(QueueName=name)["QueueUrl"])  # kept from a previous run
+    except ClientError as exc:
+        if "NonExistentQueue" not in exc.response["Error"]["Code"]:
+            raise
+    return str(sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"])
+
+
 def _intake(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
     sqs = aws.client("sqs")
     dlq_props = resources["IntakeDeadLetterQueue"]["Properties"]
-    dlq_url = sqs.create_queue(
-        QueueName=names("IntakeDeadLetterQueue"),
-        Attributes={"MessageRetentionPeriod": str(dlq_props["MessageRetentionPeriod"])},
-    )["QueueUrl"]
+    dlq_url = _queue(
+        names("IntakeDeadLetterQueue"),
+        {"MessageRetentionPeriod": str(dlq_props["MessageRetentionPeriod"])},
+    )
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"][
         "QueueArn"
     ]
@@ -163,14 +173,14 @@ def _intake(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
         "deadLetterTargetArn": dlq_arn,
         "maxReceiveCount": str(q_props["RedrivePolicy"]["maxReceiveCount"]),
     }
-    queue_url = sqs.create_queue(
-        QueueName=names("IntakeQueue"),
-        Attributes={
+    queue_url = _queue(
+        names("IntakeQueue"),
+        {
             "VisibilityTimeout": str(q_props["VisibilityTimeout"]),
             "MessageRetentionPeriod": str(q_props["MessageRetentionPeriod"]),
             "RedrivePolicy": json.dumps(redrive),
         },
-    )["QueueUrl"]
+    )
     queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
         "Attributes"
     ]["QueueArn"]

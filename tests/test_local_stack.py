@@ -1,0 +1,283 @@
+"""The whole path on the real local stack: upload -> EventBridge -> SQS -> starter ->
+orchestrator -> recorder -> review link -> callback API -> finalize. Real servers on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.local import control
+from docflow.local.config import StackConfig
+from docflow.local.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+
+pytestmark = pytest.mark.slow
+
+LEGAL_ONLY = """SERVICES AGREEMENT
+This agreement is made between the parties named below.
+The parties hereby agree to the terms and conditions. Governing law: Delaware."""
+
+
+def start_stack(state: Path, port_base: int, **env: str) -> StackConfig:
+    config = StackConfig(state=state, port_base=port_base, extra_env=env)
+    config.save()
+    control.up(state)
+    control.use_stack(state)
+    return config
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
+    saved = dict(os.environ)
+    state = tmp_path_factory.mktemp("stack")
+    config = start_stack(state, 18780 + (os.getpid() % 200) * 20)
+    yield config
+    control.down(state)
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def upload(config: StackConfig, key: str, data: bytes) -> tuple[str, str]:
+    doc = upload_doc(config, key, data)
+    return doc.document_id, doc.run_id
+
+
+def upload_doc(config: StackConfig, key: str, data: bytes) -> DocumentRef:
+    bucket = config.names("DocumentBucket")
+    version = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=data)["VersionId"]
+    return DocumentRef(bucket, key, version)
+
+
+def wait_for(
+    document_id: str, statuses: set[str], run_id: str | None = None, timeout: float = 90
+) -> dict:
+    model = ReadModel(load_settings().table_name)
+    deadline = time.monotonic() + timeout
+    state: dict = {}
+    while time.monotonic() < deadline:
+        state = model.show(document_id)["state"] or {}
+        if state.get("status") in statuses and (run_id is None or state.get("runId") == run_id):
+            return state
+        time.sleep(0.3)
+    raise AssertionError(f"{document_id} never reached {statuses}: {state}")
+
+
+def http(method: str, url: str, data: dict | None = None) -> tuple[int, str]:
+    body = urlencode(data).encode() if data else None
+    request = urllib.request.Request(url, data=body, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def history(document_id: str) -> list[dict]:
+    return ReadModel(load_settings().table_name).show(document_id)["history"]
+
+
+def test_invoice_flows_from_upload_to_finalized(stack: StackConfig) -> None:
+    doc_id, run_id = upload(stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
+    state = wait_for(doc_id, {"finalized"}, run_id)
+    assert (state["docType"], state["pages"]) == ("invoice", 1)
+    assert [h["status"] for h in history(doc_id)] == [
+        "received",
+        "reading",
+        "classified",
+        "finalized",
+    ]
+
+
+def test_review_links_resume_the_run_and_a_get_decides_nothing(stack: StackConfig) -> None:
+    doc_id, run_id = upload(
+        stack, "incoming/contract.pdf", make_pdf([("scan", CONTRACT_WITH_CARD)])
+    )
+    state = wait_for(doc_id, {"pending-review"}, run_id)
+    assert state["stageName"] == "legal" and state["sensitive"] == {"card_number": 1}
+    url = state["reviewUrls"][0]
+    for _ in range(2):
+        status, page = http("GET", url)
+        assert status == 200 and "Approve" in page
+    assert wait_for(doc_id, {"pending-review"})["stageName"] == "legal"
+
+    assert http("POST", url, {"decision": "approve"})[0] == 200
+    state = wait_for(doc_id, {"pending-review"}, run_id)
+    while state["stageName"] != "privacy":
+        state = wait_for(doc_id, {"pending-review"}, run_id)
+    assert http("POST", url, {"decision": "approve"})[0] == 409  # used
+    assert http("POST", state["reviewUrls"][0], {"decision": "approve"})[0] == 200
+    wait_for(doc_id, {"finalized"}, run_id)
+    time.sleep(2.5)  # the stack exports sent mail with its snapshot, every two seconds
+    mail = json.loads((stack.state / "mail.json").read_text())
+    sent = [m for m in mail if "contract.pdf" in m["subject"]]
+    assert sorted(m["to"][0] for m in sent) == ["legal@example.com", "privacy@example.com"]
+
+
+def test_duplicate_upload_events_start_one_run(stack: StackConfig) -> None:
+    doc = upload_doc(stack, "incoming/dup.pdf", make_pdf([INVOICE]))
+    doc_id, run_id = doc.document_id, doc.run_id
+    key_event = {
+        "version": "0",
+        "id": "dup",
+        "detail-type": "Object Created",
+        "source": "aws.s3",
+        "account": "123456789012",
+        "region": "us-east-1",
+        "resources": [],
+        "time": "2026-11-29T10:00:00Z",
+        "detail": {
+            "bucket": {"name": stack.names("DocumentBucket")},
+            "object": {"key": "incoming/dup.pdf", "version-id": doc.version},
+        },
+    }
+    queue = aws.client("sqs").get_queue_url(QueueName=stack.names("IntakeQueue"))["QueueUrl"]
+    for _ in range(4):
+        aws.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps(key_event))
+    wait_for(doc_id, {"finalized"}, run_id)
+    time.sleep(3)  # let the duplicates drain through the starter
+    assert [h["status"] for h in history(doc_id)].count("received") == 1
+    claims = aws.client("dynamodb").get_item(
+        TableName=stack.claims_table, Key={"pk": {"S": f"START#{run_id}"}}
+    )
+    assert claims["Item"]["state"]["S"] == "started"
+
+
+def test_unparseable_intake_message_lands_in_the_dlq(stack: StackConfig) -> None:
+    sqs = aws.client("sqs")
+    queue = sqs.get_queue_url(QueueName=stack.names("IntakeQueue"))["QueueUrl"]
+    dlq = sqs.get_queue_url(QueueName=stack.names("IntakeDeadLetterQueue"))["QueueUrl"]
+    sqs.send_message(QueueUrl=queue, MessageBody="{not json")
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        got = sqs.receive_message(QueueUrl=dlq, MaxNumberOfMessages=10, WaitTimeSeconds=0)
+        bodies = [m["Body"] for m in got.get("Messages", [])]
+        if "{not json" in bodies:
+            return
+        time.sleep(1)
+    raise AssertionError("the bad message never reached the DLQ")
+
+
+def test_restart_while_pending_then_approve(stack: StackConfig) -> None:
+    doc_id, run_id = upload(stack, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
+    url = wait_for(doc_id, {"pending-review"}, run_id)["reviewUrls"][0]
+
+    assert control.down(stack.state)
+    control.up(stack.state)
+    control.use_stack(stack.state)
+
+    state = wait_for(doc_id, {"pending-review"}, run_id)  # nothing was lost
+    assert state["reviewUrls"][0] == url
+    assert http("POST", url, {"decision": "approve"})[0] == 200
+    wait_for(doc_id, {"finalized"}, run_id)
+
+
+def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
+    saved = dict(os.environ)
+    state = tmp_path / "short"
+    config = start_stack(state, 18780 + (os.getpid() % 200) * 20 + 11, DOCFLOW_STAGE_TIMEOUT_S="10")
+    try:
+        doc_id, run_id = upload(config, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
+        wait_for(doc_id, {"pending-review"}, run_id)
+        control.down(state)
+        control.up(state)
+        control.use_stack(state)
+        final = wait_for(doc_id, {"archived"}, run_id, timeout=60)
+        assert final["reason"] == "review-timeout"
+    finally:
+        control.down(state)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.mark.browser
+def test_a_reviewer_approves_in_a_real_browser(stack: StackConfig, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    doc_id, run_id = upload(stack, "incoming/browser.pdf", make_pdf([LEGAL_ONLY]))
+    url = wait_for(doc_id, {"pending-review"}, run_id)["reviewUrls"][0]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page()
+        page.goto(url)
+        assert page.locator("h1").inner_text() == "Review a document"
+        assert "contract" in page.content()
+        page.screenshot(path=str(tmp_path / "review.png"))
+        # Opening the page (and reloading it) decided nothing.
+        page.reload()
+        assert wait_for(doc_id, {"pending-review"}, run_id)["stageName"] == "legal"
+        page.fill("textarea#comment", "signed off in the browser")
+        page.click("button.approve")
+        page.wait_for_selector("h1")
+        assert page.locator("h1").inner_text() == "Document approved"
+        browser.close()
+    final = wait_for(doc_id, {"finalized"}, run_id)
+    approved = [h for h in history(doc_id) if h["status"] == "approved"]
+    assert approved[0]["payload"]["comment"] == "signed off in the browser"
+    assert final["status"] == "finalized"
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfig) -> None:
+    """The starter as the event source mapping calls it: one bad record fails alone."""
+    doc = upload_doc(stack, "incoming/batch.pdf", make_pdf([INVOICE]))
+    event = {
+        "version": "0",
+        "detail-type": "Object Created",
+        "source": "aws.s3",
+        "detail": {
+            "bucket": {"name": stack.names("DocumentBucket")},
+            "object": {"key": doc.key, "version-id": doc.version},
+        },
+    }
+    records = [
+        {
+            "messageId": f"m{i}",
+            "receiptHandle": f"r{i}",
+            "body": body,
+            "attributes": {},
+            "messageAttributes": {},
+            "md5OfBody": "",
+            "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:docflow-intake",
+            "awsRegion": "us-east-1",
+        }
+        for i, body in enumerate(
+            [
+                json.dumps(event),
+                json.dumps(event),
+                "{oops",
+                json.dumps({"detail-type": "Object Deleted"}),
+            ]
+        )
+    ]
+    answer = aws.invoke_client().invoke(
+        FunctionName="docflow-starter", Payload=json.dumps({"Records": records}).encode()
+    )
+    result = json.loads(answer["Payload"].read())
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m2", "m3"]
+    wait_for(doc.document_id, {"finalized"}, doc.run_id)
+    time.sleep(2)
+    assert [h["status"] for h in history(doc.document_id)].count("received") == 1
