@@ -8,6 +8,7 @@ local starter claims the name with a conditional write first.
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from typing import Protocol
 
@@ -16,6 +17,8 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import to_ddb
+
+CLAIM_TIMEOUT_S = 60
 
 
 class BadIntakeMessage(ValueError):
@@ -88,14 +91,21 @@ class LocalRunnerStarter:
         self.timeout = execution_timeout_s
 
     def start(self, doc: DocumentRef) -> bool:
-        item = {"pk": f"START#{doc.execution_name}", "state": "starting"}
+        now = int(time.time())
+        item = {"pk": f"START#{doc.execution_name}", "state": "starting", "claimedAt": now}
         try:
+            # A claim left "starting" by a starter that died is taken over after a while;
+            # a fresh one means another starter is starting this very run right now.
             aws.client("dynamodb").put_item(
                 TableName=self.claims_table,
                 Item=to_ddb(item),
-                ConditionExpression="attribute_not_exists(pk) OR #s = :starting",
+                ConditionExpression=(
+                    "attribute_not_exists(pk) OR (#s = :starting AND claimedAt < :stale)"
+                ),
                 ExpressionAttributeNames={"#s": "state"},
-                ExpressionAttributeValues=to_ddb({":starting": "starting"}),
+                ExpressionAttributeValues=to_ddb(
+                    {":starting": "starting", ":stale": now - CLAIM_TIMEOUT_S}
+                ),
             )
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
