@@ -50,3 +50,23 @@ bench-smoke: setup system-deps
 
 clean:
 	rm -rf .aws-sam .docflow
+
+# ---- sam build (BuildMethod: makefile). Each function gets its handler package and the shared
+# library, with python3.13 manylinux wheels installed by pip --platform (works from any Python).
+LAMBDA_PIP := $(PYTHON) -m pip install -q --platform manylinux2014_x86_64 --implementation cp \
+	--python-version 3.13 --only-binary=:all: --upgrade -r requirements/lambda.txt
+
+define lambda_build
+	$(LAMBDA_PIP) -t "$(ARTIFACTS_DIR)"
+	tar -C . --exclude='__pycache__' --exclude='docflow/local' -cf - docflow $(1) \
+	  | tar -C "$(ARTIFACTS_DIR)" -xf -
+endef
+
+build-OrchestratorFunction:
+	$(call lambda_build,orchestrator)
+build-StarterFunction:
+	$(call lambda_build,starter)
+build-StatusRecorderFunction:
+	$(call lambda_build,status_recorder)
+build-CallbackApiFunction:
+	$(call lambda_build,callback_api)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docflow.readers.auto import AutoReader
 from docflow.readers.base import PageReader
+from docflow.readers.limiter import CappedReader, LeaseSemaphore
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.textlayer import TextLayerReader
 from docflow.readers.textract import TextractReader
@@ -13,7 +14,12 @@ from docflow.settings import Settings
 
 def _ocr(kind: str, settings: Settings) -> PageReader:
     if kind == "textract":
-        return TextractReader(dpi=settings.ocr_dpi)
+        textract = TextractReader(dpi=settings.ocr_dpi)
+        if settings.reader_concurrency_cap:
+            # Textract's rate limit is per account: cap calls across every execution.
+            return CappedReader(textract, LeaseSemaphore(
+                settings.reader_lease_table, "textract", settings.reader_concurrency_cap))
+        return textract
     return TesseractReader(dpi=settings.ocr_dpi)
 
 

@@ -1,0 +1,68 @@
+"""The cross-execution cap on a rate-limited reader, on moto's DynamoDB."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from docflow import aws
+from docflow.readers.base import PageText
+from docflow.readers.limiter import CappedReader, LeaseSemaphore, SlotTimeout
+from docflow.readmodel.table import to_ddb
+from docflow.settings import load_settings
+from tests.conftest import Stack
+
+
+class SlowService:
+    """Stands in for the rate-limited service (no local Textract that enforces a rate)."""
+
+    name = "fake-slow-service"
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.peak = 0
+        self.lock = threading.Lock()
+
+    def read(self, pdf: object, page: int) -> PageText:
+        with self.lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+        time.sleep(0.03)
+        with self.lock:
+            self.active -= 1
+        return PageText(page, "text", self.name, 90.0)
+
+
+def semaphore(slots: int, **kw: float) -> LeaseSemaphore:
+    return LeaseSemaphore(load_settings().reader_lease_table, "svc", slots, **kw)
+
+
+def test_peak_concurrency_never_passes_the_cap_across_instances(stack: Stack) -> None:
+    service = SlowService()
+    # Two "Lambda instances", each with its own reader, sharing only the lease table.
+    instances = [CappedReader(service, semaphore(3)), CappedReader(service, semaphore(3))]
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        pages = list(pool.map(lambda n: instances[n % 2].read(None, n), range(48)))
+    assert len(pages) == 48
+    assert service.peak <= 3
+    assert service.peak >= 2  # the cap was actually exercised, not a serial run
+
+
+def test_a_crashed_holders_slot_is_freed_by_its_lease(stack: Stack) -> None:
+    table = load_settings().reader_lease_table
+    aws.client("dynamodb").put_item(TableName=table, Item=to_ddb(
+        {"pk": "svc#0", "holder": "dead", "expiresAt": int(time.time()) - 1}))
+    with semaphore(1, wait_s=2).slot() as index:
+        assert index == 0
+
+
+def test_no_free_slot_times_out_for_the_step_to_retry(stack: Stack) -> None:
+    table = load_settings().reader_lease_table
+    aws.client("dynamodb").put_item(TableName=table, Item=to_ddb(
+        {"pk": "svc#0", "holder": "busy", "expiresAt": int(time.time()) + 600}))
+    try:
+        with semaphore(1, wait_s=0.3).slot():
+            raise AssertionError("took a slot that was held")
+    except SlotTimeout:
+        pass

@@ -1,0 +1,152 @@
+"""The SAM template, parsed: durable settings, least privilege, intake wiring, local parity."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from docflow.classify.rules import load_rules
+from docflow.local.resources import load_template
+from docflow.settings import Settings
+
+TEMPLATE = load_template()
+RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
+GLOBALS = TEMPLATE["Globals"]["Function"]
+DURABLE_RUNTIMES = {"python3.13", "python3.14"}
+
+
+def functions() -> dict[str, dict[str, Any]]:
+    return {k: v["Properties"] for k, v in RESOURCES.items()
+            if v["Type"] == "AWS::Serverless::Function"}
+
+
+def statements(props: dict[str, Any]) -> list[dict[str, Any]]:
+    found = []
+    for policy in props.get("Policies", []):
+        if isinstance(policy, dict) and "Statement" in policy:
+            found.extend(policy["Statement"])
+    return found
+
+
+def actions(statement: dict[str, Any]) -> list[str]:
+    value = statement["Action"]
+    return value if isinstance(value, list) else [value]
+
+
+def resources_of(statement: dict[str, Any]) -> list[Any]:
+    value = statement["Resource"]
+    return value if isinstance(value, list) else [value]
+
+
+def test_durable_functions_run_on_a_durable_runtime() -> None:
+    for name, props in functions().items():
+        runtime = props.get("Runtime", GLOBALS["Runtime"])
+        if "DurableConfig" in props:
+            assert runtime in DURABLE_RUNTIMES, name
+            assert props.get("AutoPublishAlias") == "live", name
+            assert props["Timeout"] == 900
+
+
+def test_execution_timeout_outlasts_the_longest_review_path() -> None:
+    params = TEMPLATE["Parameters"]
+    default_timeout = int(params["ExecutionTimeoutSeconds"]["Default"])
+    rules = load_rules(stage_timeout_s=int(params["StageTimeoutSeconds"]["Default"]))
+    assert default_timeout > rules.longest_review_seconds() + 3600
+    orchestrator = functions()["OrchestratorFunction"]
+    assert orchestrator["DurableConfig"]["ExecutionTimeout"] == {"Ref": "ExecutionTimeoutSeconds"}
+    # The functions refuse to start with a combination that would cut reviews short.
+    from docflow.classify.rules import check_against_settings
+    from docflow.settings import SettingsError
+
+    with pytest.raises(SettingsError, match="longest review path"):
+        check_against_settings(rules, Settings(execution_timeout_s=3600))
+
+
+def test_callback_permissions_name_only_the_orchestrators_versions() -> None:
+    callback = functions()["CallbackApiFunction"]
+    sends = [s for s in statements(callback) if any(
+        a.startswith("lambda:SendDurableExecutionCallback") for a in actions(s))]
+    assert len(sends) == 1
+    (resource,) = resources_of(sends[0])
+    arn = resource["Fn::Sub"]
+    assert arn.endswith(":function:${AWS::StackName}-orchestrator:*")
+    assert functions()["OrchestratorFunction"]["FunctionName"] == {
+        "Fn::Sub": "${AWS::StackName}-orchestrator"}
+    for name, props in functions().items():
+        if name != "CallbackApiFunction":
+            assert not any("SendDurableExecutionCallback" in a for s in statements(props)
+                           for a in actions(s)), name
+
+
+def test_no_policy_grants_scan_or_wildcard_actions() -> None:
+    for name, props in functions().items():
+        for statement in statements(props):
+            assert "dynamodb:Scan" not in actions(statement), name
+            assert not any(a.endswith(":*") or a == "*" for a in actions(statement)), name
+
+
+def test_star_resources_only_where_the_service_has_no_resource_arns() -> None:
+    for name, props in functions().items():
+        for statement in statements(props):
+            if "*" in resources_of(statement):
+                allowed = {"textract:DetectDocumentText", "cloudwatch:PutMetricData"}
+                assert set(actions(statement)) <= allowed, (name, statement)
+                if "cloudwatch:PutMetricData" in actions(statement):
+                    assert statement["Condition"]["StringEquals"]["cloudwatch:namespace"]
+
+
+def test_function_url_only_on_the_callback_api() -> None:
+    with_url = {n for n, p in functions().items() if "FunctionUrlConfig" in p}
+    assert with_url == {"CallbackApiFunction"}
+    callback = functions()["CallbackApiFunction"]
+    assert callback["FunctionUrlConfig"] == {"AuthType": "NONE"}
+    assert 0 < callback["ReservedConcurrentExecutions"] <= 50
+
+
+def test_intake_queue_outlives_the_starter_and_redrives() -> None:
+    starter_timeout = functions()["StarterFunction"]["Timeout"]
+    queue = RESOURCES["IntakeQueue"]["Properties"]
+    assert queue["VisibilityTimeout"] >= 6 * starter_timeout
+    assert 1 < queue["RedrivePolicy"]["maxReceiveCount"] <= 10
+    dlq = RESOURCES["IntakeDeadLetterQueue"]["Properties"]
+    assert dlq["MessageRetentionPeriod"] > queue["MessageRetentionPeriod"]
+    mapping = functions()["StarterFunction"]["Events"]["Intake"]["Properties"]
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["ScalingConfig"]["MaximumConcurrency"] == {"Ref": "IntakeMaxConcurrency"}
+
+
+def test_document_bucket_is_private_versioned_and_sends_events() -> None:
+    bucket = RESOURCES["DocumentBucket"]["Properties"]
+    assert bucket["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    assert bucket["NotificationConfiguration"]["EventBridgeConfiguration"] == {
+        "EventBridgeEnabled": True}
+    rule = RESOURCES["DocumentCreatedRule"]["Properties"]["EventPattern"]
+    assert rule["detail-type"] == ["Object Created"]
+
+
+def test_read_model_table_has_the_dashboard_indexes() -> None:
+    table = RESOURCES["ReadModelTable"]["Properties"]
+    assert {i["IndexName"] for i in table["GlobalSecondaryIndexes"]} == {
+        "pending", "active", "failed"}
+    assert table["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+
+
+def test_every_handler_exists() -> None:
+    for name, props in functions().items():
+        module, attr = props["Handler"].rsplit(".", 1)
+        assert callable(getattr(importlib.import_module(module), attr)), name
+
+
+def test_settings_variables_the_template_sets_are_real_settings() -> None:
+    known = {"DOCFLOW_" + f.upper() for f in Settings.__dataclass_fields__}
+    starter_only = {"DOCFLOW_ORCHESTRATOR_FUNCTION"}  # read by the starter itself
+    env = dict(GLOBALS["Environment"]["Variables"])
+    for props in functions().values():
+        env.update(props.get("Environment", {}).get("Variables", {}))
+    for name in env:
+        if name.startswith("DOCFLOW_"):
+            assert name in known | starter_only, name
