@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SAM_VENV := .sam-venv
-SAM := $(SAM_VENV)/bin/sam
+SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
 .PHONY: run test lint build bench-smoke bench setup system-deps clean
@@ -31,17 +31,17 @@ run: setup system-deps
 	$(BIN)/docflow run samples/
 
 # SAM CLI pins an older boto3 than the durable SDK needs, so it gets its own environment.
-$(SAM):
+$(SAM_VENV)/bin/sam:
 	$(PYTHON) -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/pip install -q --upgrade pip
 	$(SAM_VENV)/bin/pip install -q aws-sam-cli==1.170.0 cfn-lint==1.58.0
 
-lint: setup $(SAM)
+lint: setup $(SAM_VENV)/bin/sam
 	$(BIN)/ruff check .
 	$(SAM) validate --lint --region us-east-1
 	$(SAM_VENV)/bin/cfn-lint template.yaml
 
-build: $(SAM)
+build: $(SAM_VENV)/bin/sam
 	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(SAM) build --region us-east-1
 
 bench-smoke: setup system-deps

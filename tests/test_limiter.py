@@ -51,16 +51,20 @@ def test_peak_concurrency_never_passes_the_cap_across_instances(stack: Stack) ->
 
 def test_a_crashed_holders_slot_is_freed_by_its_lease(stack: Stack) -> None:
     table = load_settings().reader_lease_table
-    aws.client("dynamodb").put_item(TableName=table, Item=to_ddb(
-        {"pk": "svc#0", "holder": "dead", "expiresAt": int(time.time()) - 1}))
+    aws.client("dynamodb").put_item(
+        TableName=table,
+        Item=to_ddb({"pk": "svc#0", "holder": "dead", "expiresAt": int(time.time()) - 1}),
+    )
     with semaphore(1, wait_s=2).slot() as index:
         assert index == 0
 
 
 def test_no_free_slot_times_out_for_the_step_to_retry(stack: Stack) -> None:
     table = load_settings().reader_lease_table
-    aws.client("dynamodb").put_item(TableName=table, Item=to_ddb(
-        {"pk": "svc#0", "holder": "busy", "expiresAt": int(time.time()) + 600}))
+    aws.client("dynamodb").put_item(
+        TableName=table,
+        Item=to_ddb({"pk": "svc#0", "holder": "busy", "expiresAt": int(time.time()) + 600}),
+    )
     try:
         with semaphore(1, wait_s=0.3).slot():
             raise AssertionError("took a slot that was held")

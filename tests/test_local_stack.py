@@ -18,6 +18,7 @@ from docflow.ids import DocumentRef
 from docflow.local import control
 from docflow.local.config import StackConfig
 from docflow.local.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
+from docflow.local.sandbox import reset_process_state
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 
@@ -45,6 +46,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
     control.down(state)
     os.environ.clear()
     os.environ.update(saved)
+    reset_process_state()
 
 
 def upload(config: StackConfig, key: str, data: bytes) -> tuple[str, str]:
@@ -197,6 +199,7 @@ def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
         control.down(state)
         os.environ.clear()
         os.environ.update(saved)
+        reset_process_state()
 
 
 @pytest.mark.browser

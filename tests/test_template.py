@@ -18,8 +18,9 @@ DURABLE_RUNTIMES = {"python3.13", "python3.14"}
 
 
 def functions() -> dict[str, dict[str, Any]]:
-    return {k: v["Properties"] for k, v in RESOURCES.items()
-            if v["Type"] == "AWS::Serverless::Function"}
+    return {
+        k: v["Properties"] for k, v in RESOURCES.items() if v["Type"] == "AWS::Serverless::Function"
+    }
 
 
 def statements(props: dict[str, Any]) -> list[dict[str, Any]]:
@@ -66,18 +67,23 @@ def test_execution_timeout_outlasts_the_longest_review_path() -> None:
 
 def test_callback_permissions_name_only_the_orchestrators_versions() -> None:
     callback = functions()["CallbackApiFunction"]
-    sends = [s for s in statements(callback) if any(
-        a.startswith("lambda:SendDurableExecutionCallback") for a in actions(s))]
+    sends = [
+        s
+        for s in statements(callback)
+        if any(a.startswith("lambda:SendDurableExecutionCallback") for a in actions(s))
+    ]
     assert len(sends) == 1
     (resource,) = resources_of(sends[0])
     arn = resource["Fn::Sub"]
     assert arn.endswith(":function:${AWS::StackName}-orchestrator:*")
     assert functions()["OrchestratorFunction"]["FunctionName"] == {
-        "Fn::Sub": "${AWS::StackName}-orchestrator"}
+        "Fn::Sub": "${AWS::StackName}-orchestrator"
+    }
     for name, props in functions().items():
         if name != "CallbackApiFunction":
-            assert not any("SendDurableExecutionCallback" in a for s in statements(props)
-                           for a in actions(s)), name
+            assert not any(
+                "SendDurableExecutionCallback" in a for s in statements(props) for a in actions(s)
+            ), name
 
 
 def test_no_policy_grants_scan_or_wildcard_actions() -> None:
@@ -122,7 +128,8 @@ def test_document_bucket_is_private_versioned_and_sends_events() -> None:
     assert bucket["VersioningConfiguration"] == {"Status": "Enabled"}
     assert all(bucket["PublicAccessBlockConfiguration"].values())
     assert bucket["NotificationConfiguration"]["EventBridgeConfiguration"] == {
-        "EventBridgeEnabled": True}
+        "EventBridgeEnabled": True
+    }
     rule = RESOURCES["DocumentCreatedRule"]["Properties"]["EventPattern"]
     assert rule["detail-type"] == ["Object Created"]
 
@@ -130,7 +137,10 @@ def test_document_bucket_is_private_versioned_and_sends_events() -> None:
 def test_read_model_table_has_the_dashboard_indexes() -> None:
     table = RESOURCES["ReadModelTable"]["Properties"]
     assert {i["IndexName"] for i in table["GlobalSecondaryIndexes"]} == {
-        "pending", "active", "failed"}
+        "pending",
+        "active",
+        "failed",
+    }
     assert table["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
     assert table["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
 

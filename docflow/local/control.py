@@ -17,6 +17,7 @@ DEFAULT_STATE = Path(os.environ.get("DOCFLOW_STATE", ".docflow"))
 
 
 def _alive(pid: int) -> bool:
+    _reap(pid)  # a stack this process started is its child: reap it, or it lingers as a zombie
     try:
         os.kill(pid, 0)
     except OSError:
@@ -84,7 +85,6 @@ def down(state: Path = DEFAULT_STATE, timeout_s: float = 60) -> bool:
         time.sleep(0.1)
     if _alive(pid):
         os.kill(pid, signal.SIGKILL)
-    _reap(pid)
     host = state / "host.pid"
     if host.exists():
         try:

@@ -304,11 +304,16 @@ def main() -> None:
         except Exception as exc:
             print(f"snapshot failed: {exc!r}", flush=True)
     (config.state / "stackd.ready").unlink(missing_ok=True)
-    poller.stop()
-    frontend.stop()
-    host.stop()
-    runner.stop()
-    moto.stop()
+    for name, part in (
+        ("poller", poller),
+        ("frontend", frontend),
+        ("host", host),
+        ("runner", runner),
+        ("moto", moto),
+    ):
+        began = time.monotonic()
+        part.stop()
+        print(f"stopped {name} in {time.monotonic() - began:.1f}s", flush=True)
 
 
 if __name__ == "__main__":

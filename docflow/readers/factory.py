@@ -17,8 +17,12 @@ def _ocr(kind: str, settings: Settings) -> PageReader:
         textract = TextractReader(dpi=settings.ocr_dpi)
         if settings.reader_concurrency_cap:
             # Textract's rate limit is per account: cap calls across every execution.
-            return CappedReader(textract, LeaseSemaphore(
-                settings.reader_lease_table, "textract", settings.reader_concurrency_cap))
+            return CappedReader(
+                textract,
+                LeaseSemaphore(
+                    settings.reader_lease_table, "textract", settings.reader_concurrency_cap
+                ),
+            )
         return textract
     return TesseractReader(dpi=settings.ocr_dpi)
 

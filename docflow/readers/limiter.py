@@ -30,8 +30,9 @@ class SlotTimeout(RuntimeError):
 
 
 class LeaseSemaphore:
-    def __init__(self, table: str, name: str, slots: int, lease_s: int = 120,
-                 wait_s: float = 300.0) -> None:
+    def __init__(
+        self, table: str, name: str, slots: int, lease_s: int = 120, wait_s: float = 300.0
+    ) -> None:
         self.table, self.name, self.slots = table, name, slots
         self.lease_s, self.wait_s = lease_s, wait_s
 
@@ -61,8 +62,13 @@ class LeaseSemaphore:
         try:
             aws.client("dynamodb").put_item(
                 TableName=self.table,
-                Item=to_ddb({"pk": f"{self.name}#{index}", "holder": holder,
-                             "expiresAt": now + self.lease_s}),
+                Item=to_ddb(
+                    {
+                        "pk": f"{self.name}#{index}",
+                        "holder": holder,
+                        "expiresAt": now + self.lease_s,
+                    }
+                ),
                 ConditionExpression="attribute_not_exists(pk) OR expiresAt < :now",
                 ExpressionAttributeValues=to_ddb({":now": now}),
             )
@@ -75,7 +81,8 @@ class LeaseSemaphore:
     def _release(self, index: int, holder: str) -> None:
         try:
             aws.client("dynamodb").delete_item(
-                TableName=self.table, Key=to_ddb({"pk": f"{self.name}#{index}"}),
+                TableName=self.table,
+                Key=to_ddb({"pk": f"{self.name}#{index}"}),
                 ConditionExpression="holder = :me",
                 ExpressionAttributeValues=to_ddb({":me": holder}),
             )
