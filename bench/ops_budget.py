@@ -13,11 +13,8 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+import _common
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 from reportlab.pdfgen import canvas
 
@@ -65,10 +62,11 @@ def main() -> None:
     parser.add_argument("--pages", type=int)
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
+    _common.quiet()
     if args.pages:
-        print(json.dumps(measure(args.pages)))
+        _common.emit(measure(args.pages))
     else:
-        print(json.dumps([measure(n) for n in (SMOKE_SIZES if args.smoke else FULL_SIZES)]))
+        _common.emit([measure(n) for n in (SMOKE_SIZES if args.smoke else FULL_SIZES)])
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Metrics are emitted from inside steps, so a replay does not count a document twi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,6 +54,8 @@ class DocLogger:
 
 def count(metric: str, value: float = 1, **dimensions: str) -> None:
     """Emit one EMF metric line now (thread-safe; no shared buffer to flush)."""
+    if os.environ.get("POWERTOOLS_METRICS_DISABLED", "").lower() == "true":
+        return  # single_metric does not read Powertools' own switch
     with single_metric(
         name=metric, unit=MetricUnit.Count, value=value, namespace=NAMESPACE
     ) as emitted:

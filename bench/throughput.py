@@ -1,0 +1,156 @@
+"""Pages per second three ways, side by side in one run, on one generated corpus.
+
+    python bench/throughput.py            8 documents x 6 pages, half of them scanned (OCR)
+    python bench/throughput.py --smoke    2 documents x 2 pages
+
+(a) serial: the loop every pipeline starts as: for each file, for each page, read it (text
+    layer or tesseract), extract the classifier's features, write the page text to S3; then
+    classify and write the result. The same library functions the pipeline uses.
+(b) orchestrator: each document through the durable orchestrator on the testing runner, with
+    its page concurrency (documents one after another).
+(c) stack: the full local stack, `docflow run` on the corpus (documents side by side).
+Overhead: the orchestrator with page concurrency 1 against the serial loop, per page, as a
+fraction of the serial loop's time per page: what durability costs beyond the reading itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import _common
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+from docflow import aws
+from docflow.classify import RulesClassifier, load_rules, merge_features
+from docflow.ids import DocumentRef
+from docflow.local import control
+from docflow.local.config import StackConfig
+from docflow.local.pdfgen import make_pdf
+from docflow.local.resources import LocalNames
+from docflow.local.sandbox import moto_sandbox
+from docflow.pdf import open_pdf
+from docflow.readers.auto import AutoReader
+from docflow.readers.tesseract import TesseractReader
+from docflow.settings import load_settings
+from orchestrator.app import handler
+
+# A full page of text, as a real report page (and a real scan of one) carries.
+BODY = [
+    "Revenue grew in the north region while costs held flat against plan.",
+    "The analysis below compares each region with the same quarter last year.",
+    "Findings: customer retention improved and the backlog shrank by a third.",
+    "Summary of the quarter: margins widened on lower logistics spending.",
+    "Appendix tables list every account with its change over the period.",
+]
+TEXT = "QUARTERLY REPORT {n}\n" + "\n".join(BODY[i % len(BODY)] for i in range(28))
+
+
+def corpus(folder: Path, documents: int, pages: int) -> list[Path]:
+    files = []
+    for d in range(documents):
+        content: list[Any] = []
+        for p in range(pages):
+            text = TEXT.format(n=f"{d}-{p}")
+            content.append(("scan", text) if p % 2 else text)
+        path = folder / f"report-{d:02d}.pdf"
+        path.write_bytes(make_pdf(content))
+        files.append(path)
+    return files
+
+
+def serial(files: list[Path]) -> float:
+    with moto_sandbox(LocalNames(prefix="serial")):
+        settings = load_settings()
+        reader = AutoReader(TesseractReader(settings.ocr_dpi), settings.text_layer_min_chars)
+        classifier = RulesClassifier(load_rules())
+        s3 = aws.client("s3")
+        began = time.perf_counter()
+        for path in files:
+            features = []
+            with open_pdf(path.read_bytes()) as pdf:
+                for page in range(1, len(pdf) + 1):
+                    result = reader.read(pdf, page)
+                    features.append(classifier.extract(result.text))
+                    s3.put_object(Bucket=settings.artifact_bucket,
+                                  Key=f"serial/{path.name}/{page:05d}.txt",
+                                  Body=result.text.encode())
+            decided = classifier.classify(merge_features(features), None)
+            s3.put_object(Bucket=settings.artifact_bucket, Key=f"serial/{path.name}/result.json",
+                          Body=json.dumps(decided).encode())
+        return time.perf_counter() - began
+
+
+def orchestrated(files: list[Path], concurrency: int) -> float:
+    env = {"DOCFLOW_PAGE_CONCURRENCY": str(concurrency)}
+    with moto_sandbox(LocalNames(prefix=f"orch{concurrency}"), env) as names:
+        bucket = names("DocumentBucket")
+        docs = []
+        for path in files:
+            put = aws.client("s3").put_object(Bucket=bucket, Key=path.name, Body=path.read_bytes())
+            docs.append(DocumentRef(bucket, path.name, put["VersionId"], "01"))
+        began = time.perf_counter()
+        with DurableFunctionTestRunner(handler=handler, poll_interval=0.05) as runner:
+            for doc in docs:
+                result = runner.run(input=json.dumps(doc.to_event()), execution_timeout=3600)
+                if json.loads(result.result)["status"] != "finalized":
+                    raise SystemExit(f"{doc.key} did not finalize: {result.result}")
+        return time.perf_counter() - began
+
+
+def stacked(folder: Path, state: Path) -> float:
+    config = StackConfig(state=state, port_base=28780 + os.getpid() % 100 * 20,
+                         page_concurrency=4)
+    config.save()
+    control.up(state)
+    try:
+        began = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "docflow.cli", "--state", str(state), "run", str(folder),
+             "--json", "--timeout", "1200"],
+            capture_output=True, text=True, check=False,
+        )
+        elapsed = time.perf_counter() - began
+    finally:
+        control.down(state)
+    rows = json.loads(done.stdout)
+    if any(r["status"] != "finalized" for r in rows):
+        raise SystemExit(f"the stack did not finalize every document: {rows}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    _common.quiet()
+    documents, pages = (2, 2) if args.smoke else (8, 6)
+    total = documents * pages
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "corpus"
+        folder.mkdir()
+        files = corpus(folder, documents, pages)
+        a = serial(files)
+        b = orchestrated(files, concurrency=4)
+        b1 = orchestrated(files, concurrency=1)
+        c = stacked(folder, Path(tmp) / "stack")
+    _common.emit({
+        "pages": total,
+        "serial_pages_per_s": round(total / a, 3),
+        "orchestrator_pages_per_s": round(total / b, 3),
+        "stack_pages_per_s": round(total / c, 3),
+        "orchestrator_vs_serial": round(a / b, 2),
+        "stack_vs_serial": round(a / c, 2),
+        "overhead_fraction": round((b1 - a) / a, 3),
+    })
+
+
+if __name__ == "__main__":
+    main()
