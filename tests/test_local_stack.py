@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -284,3 +287,39 @@ def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfi
     wait_for(doc.document_id, {"finalized"}, doc.run_id)
     time.sleep(2)
     assert [h["status"] for h in history(doc.document_id)].count("received") == 1
+
+
+def docflow(stack: StackConfig, *args: str) -> Any:
+    done = subprocess.run([sys.executable, "-m", "docflow.cli", "--state", str(stack.state),
+                           *args, "--json"], capture_output=True, text=True, check=True,
+                          timeout=300)
+    return json.loads(done.stdout)
+
+
+def test_the_docflow_command(stack: StackConfig, tmp_path: Path) -> None:
+    (tmp_path / "invoice.pdf").write_bytes(make_pdf([INVOICE]))
+    (tmp_path / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
+    (tmp_path / "notes.txt").write_bytes(b"not a pdf")
+    rows = {Path(r["path"]).name: r for r in docflow(stack, "run", str(tmp_path))}
+    for row in rows.values():
+        assert {"documentId", "path", "status", "pages", "docType", "reviewUrls",
+                "reason"} <= set(row)
+    assert (rows["invoice.pdf"]["status"], rows["invoice.pdf"]["docType"]) == (
+        "finalized", "invoice")
+    assert (rows["notes.txt"]["status"], rows["notes.txt"]["reason"]) == ("failed", "not-a-pdf")
+    legal = rows["legal.pdf"]
+    assert legal["status"] == "pending-review" and legal["reviewUrls"]
+
+    pending = {p["documentId"]: p for p in docflow(stack, "pending")}
+    mine = pending[legal["documentId"]]
+    assert {"documentId", "version", "stage", "pendingSince", "reviewUrls"} <= set(mine)
+    assert mine["reviewUrls"] == legal["reviewUrls"]
+    failed = docflow(stack, "failed")
+    assert rows["notes.txt"]["documentId"] in {f["documentId"] for f in failed}
+
+    invoice = rows["invoice.pdf"]["documentId"]
+    before = docflow(stack, "show", invoice)["state"]["runId"]
+    again = docflow(stack, "reprocess", invoice)
+    assert again["started"] and again["generation"] == 1
+    state = wait_for(invoice, {"finalized"}, again["runId"])
+    assert state["runId"] != before  # the new run superseded the old one
