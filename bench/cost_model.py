@@ -36,7 +36,7 @@ PRICES = {
     "textract_detect_document_text_usd_per_page": 0.0015,
     "sources": {
         "durable": "AWS Lambda pricing, durable functions (operations), as quoted in "
-                   "shared/PLATFORM-FACTS.md",
+        "shared/PLATFORM-FACTS.md",
         "step_functions": "AWS Step Functions pricing, Standard workflows, state transitions",
         "lambda": "AWS Lambda pricing, x86, us-east-1 (GB-second and requests)",
         "textract": "Amazon Textract pricing, DetectDocumentText, first million pages",
@@ -47,9 +47,13 @@ RECORDER_GB = 0.5
 
 
 def ten_pages(kind: str) -> bytes:
-    lines = {"report": ["Quarterly report: findings and analysis.", "Summary of the quarter."],
-             "contract": ["Services agreement between the parties.",
-                          "The parties hereby agree to the terms and conditions."]}[kind]
+    lines = {
+        "report": ["Quarterly report: findings and analysis.", "Summary of the quarter."],
+        "contract": [
+            "Services agreement between the parties.",
+            "The parties hereby agree to the terms and conditions.",
+        ],
+    }[kind]
     out = io.BytesIO()
     c = canvas.Canvas(out)
     for n in range(10):
@@ -61,8 +65,9 @@ def ten_pages(kind: str) -> bytes:
 
 
 def run_one(kind: str) -> dict[str, Any]:
-    with moto_sandbox(LocalNames(prefix=f"cost-{kind}"), {"DOCFLOW_OCR_ENGINE": "textlayer"}) \
-            as names:
+    with moto_sandbox(
+        LocalNames(prefix=f"cost-{kind}"), {"DOCFLOW_OCR_ENGINE": "textlayer"}
+    ) as names:
         bucket = names("DocumentBucket")
         put = aws.client("s3").put_object(Bucket=bucket, Key=f"{kind}.pdf", Body=ten_pages(kind))
         doc = DocumentRef(bucket, f"{kind}.pdf", put["VersionId"], "01")
@@ -79,8 +84,13 @@ def run_one(kind: str) -> dict[str, Any]:
         ops = result.get_all_operations()
         batches = sum(1 for op in ops if (op.name or "").startswith("batch-"))
         records = sum(1 for op in ops if (op.name or "").startswith("record "))
-        return {"operations": len(ops), "wall_s": wall, "batches": batches,
-                "records": records, "stages": stages}
+        return {
+            "operations": len(ops),
+            "wall_s": wall,
+            "batches": batches,
+            "records": records,
+            "stages": stages,
+        }
 
 
 def step_functions_transitions(run: dict[str, Any]) -> int:
@@ -96,10 +106,18 @@ def step_functions_transitions(run: dict[str, Any]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true")
-    parser.add_argument("--ocr-fraction", type=float, default=0.5,
-                        help="share of pages with no text layer (sent to Textract)")
-    parser.add_argument("--reviewed-fraction", type=float, default=0.3,
-                        help="share of documents that go through one review stage")
+    parser.add_argument(
+        "--ocr-fraction",
+        type=float,
+        default=0.5,
+        help="share of pages with no text layer (sent to Textract)",
+    )
+    parser.add_argument(
+        "--reviewed-fraction",
+        type=float,
+        default=0.3,
+        help="share of documents that go through one review stage",
+    )
     args = parser.parse_args()
     _common.quiet()
     plain, reviewed = run_one("report"), run_one("contract")
@@ -116,31 +134,49 @@ def main() -> None:
     # function is billed while it runs, not while it waits) and one recorder call per report.
     gb_s = per_docs(lambda r: r["wall_s"] * ORCHESTRATOR_GB + r["records"] * 0.05 * RECORDER_GB)
     requests = per_docs(lambda r: 2 + r["stages"] + r["records"])
-    lambda_usd = (gb_s * PRICES["lambda_usd_per_gb_second_x86"]
-                  + requests / 1e6 * PRICES["lambda_usd_per_million_requests"])
-    ocr_usd = docs * pages * args.ocr_fraction * PRICES[
-        "textract_detect_document_text_usd_per_page"]
+    lambda_usd = (
+        gb_s * PRICES["lambda_usd_per_gb_second_x86"]
+        + requests / 1e6 * PRICES["lambda_usd_per_million_requests"]
+    )
+    ocr_usd = (
+        docs * pages * args.ocr_fraction * PRICES["textract_detect_document_text_usd_per_page"]
+    )
     durable = operations / 1e6 * PRICES["durable_usd_per_million_operations"] + lambda_usd
     sfn = transitions / 1e6 * PRICES["step_functions_standard_usd_per_million_transitions"] + (
-        lambda_usd)
-    _common.emit({
-        "model": "a cost model from measured operation counts, not a bill",
-        "documents": docs, "pages_per_document": pages,
-        "operations_per_document": {"plain": plain["operations"],
-                                    "reviewed": reviewed["operations"]},
-        "transitions_per_document": {"plain": step_functions_transitions(plain),
-                                     "reviewed": step_functions_transitions(reviewed)},
-        "orchestration_usd": {"durable": round(operations / 1e6 * PRICES[
-            "durable_usd_per_million_operations"], 4), "step_functions": round(
-            transitions / 1e6 * PRICES["step_functions_standard_usd_per_million_transitions"],
-            4)},
-        "lambda_usd": round(lambda_usd, 4),
-        "page_reading_usd": {"textlayer": 0.0, "textract": round(ocr_usd, 4)},
-        "durable_usd_per_1000_docs": round(durable + ocr_usd, 4),
-        "step_functions_usd_per_1000_docs": round(sfn + ocr_usd, 4),
-        "ratio": round((sfn + ocr_usd) / (durable + ocr_usd), 3),
-        "prices": PRICES,
-    })
+        lambda_usd
+    )
+    _common.emit(
+        {
+            "model": "a cost model from measured operation counts, not a bill",
+            "documents": docs,
+            "pages_per_document": pages,
+            "operations_per_document": {
+                "plain": plain["operations"],
+                "reviewed": reviewed["operations"],
+            },
+            "transitions_per_document": {
+                "plain": step_functions_transitions(plain),
+                "reviewed": step_functions_transitions(reviewed),
+            },
+            "orchestration_usd": {
+                "durable": round(
+                    operations / 1e6 * PRICES["durable_usd_per_million_operations"], 4
+                ),
+                "step_functions": round(
+                    transitions
+                    / 1e6
+                    * PRICES["step_functions_standard_usd_per_million_transitions"],
+                    4,
+                ),
+            },
+            "lambda_usd": round(lambda_usd, 4),
+            "page_reading_usd": {"textlayer": 0.0, "textract": round(ocr_usd, 4)},
+            "durable_usd_per_1000_docs": round(durable + ocr_usd, 4),
+            "step_functions_usd_per_1000_docs": round(sfn + ocr_usd, 4),
+            "ratio": round((sfn + ocr_usd) / (durable + ocr_usd), 3),
+            "prices": PRICES,
+        }
+    )
 
 
 if __name__ == "__main__":

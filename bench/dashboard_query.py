@@ -32,12 +32,24 @@ def fill(table: str, documents: int, pending: int) -> None:
     for n in range(documents):
         doc = DocumentRef("bench-docs", f"incoming/{n:06d}.pdf", f"v{n}", f"{n:08X}")
         at = f"2026-11-{1 + n % 28:02d}T10:{n % 60:02d}:00.000+00:00"
-        state = next_state(None, make_report(doc, CLASSIFIED, "classify", at=at,
-                                             payload={"docType": "invoice", "pages": 3}))
+        state = next_state(
+            None,
+            make_report(
+                doc, CLASSIFIED, "classify", at=at, payload={"docType": "invoice", "pages": 3}
+            ),
+        )
         if n < pending:
-            state = next_state(state, make_report(
-                doc, PENDING_REVIEW, "review-0", stage_index=0, at=at,
-                payload={"stageName": "legal", "reviewUrls": [f"http://x/{n}"]}))
+            state = next_state(
+                state,
+                make_report(
+                    doc,
+                    PENDING_REVIEW,
+                    "review-0",
+                    stage_index=0,
+                    at=at,
+                    payload={"stageName": "legal", "reviewUrls": [f"http://x/{n}"]},
+                ),
+            )
         else:
             final = FAILED if n % 97 == 0 else FINALIZED
             state = next_state(state, make_report(doc, final, final, at=at))
@@ -65,9 +77,12 @@ def scan_pending(table: str) -> tuple[int, int]:
     ddb = aws.client("dynamodb")
     found, read, start = 0, 0, None
     while True:
-        args = {"TableName": table, "FilterExpression": "#s = :p",
-                "ExpressionAttributeNames": {"#s": "status"},
-                "ExpressionAttributeValues": {":p": {"S": PENDING_REVIEW}}}
+        args = {
+            "TableName": table,
+            "FilterExpression": "#s = :p",
+            "ExpressionAttributeNames": {"#s": "status"},
+            "ExpressionAttributeValues": {":p": {"S": PENDING_REVIEW}},
+        }
         if start:
             args["ExclusiveStartKey"] = start
         answer = ddb.scan(**args)
@@ -96,9 +111,17 @@ def main() -> None:
         scan_s = time.perf_counter() - began
     if q_found != pending or s_found != pending:
         raise SystemExit(f"wrong answers: query {q_found}, scan {s_found}, want {pending}")
-    _common.emit({"documents": documents, "pending": pending, "query_items_read": q_read,
-                  "scan_items_read": s_read, "query_s": round(query_s, 4),
-                  "scan_s": round(scan_s, 4), "ratio": round(scan_s / query_s, 1)})
+    _common.emit(
+        {
+            "documents": documents,
+            "pending": pending,
+            "query_items_read": q_read,
+            "scan_items_read": s_read,
+            "query_s": round(query_s, 4),
+            "scan_s": round(scan_s, 4),
+            "ratio": round(scan_s / query_s, 1),
+        }
+    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ from docflow.local.sandbox import moto_sandbox
 from docflow.runtime import build_runtime, use_runtime
 from orchestrator.app import handler
 
-CONTRACT = ["SERVICES AGREEMENT between the parties.",
-            "The parties hereby agree to the terms and conditions."]
+CONTRACT = [
+    "SERVICES AGREEMENT between the parties.",
+    "The parties hereby agree to the terms and conditions.",
+]
 
 
 def contract_pdf(pages: int) -> bytes:
@@ -54,15 +56,22 @@ class TimedHandler:
 
     def __call__(self, event: Any, context: Any) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
-        replayed = len(getattr(event, "initial_execution_state", None).operations) if getattr(
-            event, "initial_execution_state", None) else 0
+        replayed = (
+            len(getattr(event, "initial_execution_state", None).operations)
+            if getattr(event, "initial_execution_state", None)
+            else 0
+        )
         try:
             return handler(event, context)
         finally:
             with self.lock:
-                self.invocations.append({"wall": time.perf_counter() - wall,
-                                         "cpu": time.process_time() - cpu,
-                                         "replayed": replayed})
+                self.invocations.append(
+                    {
+                        "wall": time.perf_counter() - wall,
+                        "cpu": time.process_time() - cpu,
+                        "replayed": replayed,
+                    }
+                )
 
 
 class CapturingNotifier:
@@ -96,16 +105,20 @@ def measure(pages: int) -> dict[str, Any]:
                     raise SystemExit("the document never reached its review")
                 time.sleep(0.05)
             before = len(timed.invocations)
-            runner.send_callback_success(notifier.callbacks[0],
-                                         json.dumps({"approved": True}).encode())
+            runner.send_callback_success(
+                notifier.callbacks[0], json.dumps({"approved": True}).encode()
+            )
             result = runner.wait_for_result(arn, timeout=600)
         out = json.loads(result.result)
         if out.get("status") != "finalized" or out.get("pages") != pages:
             raise SystemExit(f"unexpected outcome: {out}")
         resume = timed.invocations[before]
-        return {"pages": pages, "resume_cpu_s": round(resume["cpu"], 4),
-                "resume_wall_s": round(resume["wall"], 4),
-                "replayed_operations": int(resume["replayed"])}
+        return {
+            "pages": pages,
+            "resume_cpu_s": round(resume["cpu"], 4),
+            "resume_wall_s": round(resume["wall"], 4),
+            "replayed_operations": int(resume["replayed"]),
+        }
 
 
 def main() -> None:

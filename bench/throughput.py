@@ -79,12 +79,17 @@ def serial(files: list[Path]) -> float:
                 for page in range(1, len(pdf) + 1):
                     result = reader.read(pdf, page)
                     features.append(classifier.extract(result.text))
-                    s3.put_object(Bucket=settings.artifact_bucket,
-                                  Key=f"serial/{path.name}/{page:05d}.txt",
-                                  Body=result.text.encode())
+                    s3.put_object(
+                        Bucket=settings.artifact_bucket,
+                        Key=f"serial/{path.name}/{page:05d}.txt",
+                        Body=result.text.encode(),
+                    )
             decided = classifier.classify(merge_features(features), None)
-            s3.put_object(Bucket=settings.artifact_bucket, Key=f"serial/{path.name}/result.json",
-                          Body=json.dumps(decided).encode())
+            s3.put_object(
+                Bucket=settings.artifact_bucket,
+                Key=f"serial/{path.name}/result.json",
+                Body=json.dumps(decided).encode(),
+            )
         return time.perf_counter() - began
 
 
@@ -106,16 +111,27 @@ def orchestrated(files: list[Path], concurrency: int) -> float:
 
 
 def stacked(folder: Path, state: Path) -> float:
-    config = StackConfig(state=state, port_base=28780 + os.getpid() % 100 * 20,
-                         page_concurrency=4)
+    config = StackConfig(state=state, port_base=28780 + os.getpid() % 100 * 20, page_concurrency=4)
     config.save()
     control.up(state)
     try:
         began = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "docflow.cli", "--state", str(state), "run", str(folder),
-             "--json", "--timeout", "1200"],
-            capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "docflow.cli",
+                "--state",
+                str(state),
+                "run",
+                str(folder),
+                "--json",
+                "--timeout",
+                "1200",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         elapsed = time.perf_counter() - began
     finally:
@@ -141,15 +157,17 @@ def main() -> None:
         b = orchestrated(files, concurrency=4)
         b1 = orchestrated(files, concurrency=1)
         c = stacked(folder, Path(tmp) / "stack")
-    _common.emit({
-        "pages": total,
-        "serial_pages_per_s": round(total / a, 3),
-        "orchestrator_pages_per_s": round(total / b, 3),
-        "stack_pages_per_s": round(total / c, 3),
-        "orchestrator_vs_serial": round(a / b, 2),
-        "stack_vs_serial": round(a / c, 2),
-        "overhead_fraction": round((b1 - a) / a, 3),
-    })
+    _common.emit(
+        {
+            "pages": total,
+            "serial_pages_per_s": round(total / a, 3),
+            "orchestrator_pages_per_s": round(total / b, 3),
+            "stack_pages_per_s": round(total / c, 3),
+            "orchestrator_vs_serial": round(a / b, 2),
+            "stack_vs_serial": round(a / c, 2),
+            "overhead_fraction": round((b1 - a) / a, 3),
+        }
+    )
 
 
 if __name__ == "__main__":

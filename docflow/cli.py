@@ -118,7 +118,12 @@ def _upload(paths: list[Path], key: str | None) -> list[dict[str, Any]]:
     for path in paths:
         object_key = key or f"incoming/{path.name}"
         answer = aws.client("s3").put_object(Bucket=bucket, Key=object_key, Body=path.read_bytes())
-        doc = DocumentRef(bucket, object_key, answer.get("VersionId") or "null")
+        doc = DocumentRef(
+            bucket,
+            object_key,
+            answer.get("VersionId") or "null",
+            content_tag=str(answer.get("ETag", "")).strip('"'),
+        )
         submitted.append(
             {
                 "documentId": doc.document_id,
@@ -330,9 +335,15 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     state = _model().show(args.document)["state"]
     if not state or not state.get("bucket") or not state.get("key"):
         raise SystemExit(f"docflow: no document {args.document} to reprocess")
-    sequencer, generation = state["runOrder"].split(":")
+    sequencer, event_ms, generation = state["runOrder"].split(":")
     doc = DocumentRef(
-        state["bucket"], state["key"], state["version"], sequencer.lstrip("0"), int(generation) + 1
+        state["bucket"],
+        state["key"],
+        state["version"],
+        sequencer.lstrip("0"),
+        int(generation) + 1,
+        state.get("etag", ""),
+        int(event_ms),
     )
     started = _starter(config).start(doc)
     result = {

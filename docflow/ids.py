@@ -35,6 +35,11 @@ class DocumentRef:
     sequencer: str = ""
     # Bumped by `docflow reprocess`: a later run of the same version supersedes an earlier one.
     generation: int = 0
+    # The object's ETag: the same bytes uploaded again (a new version, same content) are the
+    # same run, so a re-upload starts nothing. Empty when unknown: the version decides.
+    content_tag: str = ""
+    # The event's time (ms), only to order two events whose sequencers tie.
+    event_time_ms: int = 0
 
     @property
     def document_id(self) -> str:
@@ -51,9 +56,8 @@ class DocumentRef:
 
     @property
     def execution_name(self) -> str:
-        name = "doc-" + _digest(
-            self.bucket, self.key, self.version, str(self.generation), length=40
-        )
+        content = f"etag:{self.content_tag}" if self.content_tag else self.version
+        name = "doc-" + _digest(self.bucket, self.key, content, str(self.generation), length=40)
         if self.generation:
             name += f"-r{self.generation}"
         return name
@@ -65,7 +69,8 @@ class DocumentRef:
     @property
     def run_order(self) -> str:
         """Sortable: newer versions (by sequencer) and later generations compare greater."""
-        return f"{self.sequencer.upper().rjust(32, '0')}:{self.generation:06d}"
+        sequencer = self.sequencer.upper().rjust(32, "0")
+        return f"{sequencer}:{self.event_time_ms:013d}:{self.generation:06d}"
 
     def log_keys(self) -> dict[str, str]:
         return {"documentId": self.document_id, "version": self.version, "runId": self.run_id}
@@ -77,6 +82,8 @@ class DocumentRef:
             "versionId": self.version,
             "sequencer": self.sequencer,
             "generation": self.generation,
+            "etag": self.content_tag,
+            "eventTimeMs": self.event_time_ms,
         }
 
     @classmethod
@@ -88,14 +95,18 @@ class DocumentRef:
         if not isinstance(bucket, str) or not bucket or not isinstance(key, str) or not key:
             raise IntakeError("the execution input needs a bucket and a key", "bad-input")
         generation = event.get("generation", 0)
-        if not isinstance(generation, int) or generation < 0:
-            raise IntakeError("generation must be a non-negative integer", "bad-input")
+        event_time_ms = event.get("eventTimeMs", 0)
+        for value in (generation, event_time_ms):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise IntakeError("generation and eventTimeMs must be whole numbers", "bad-input")
         return cls(
             bucket=bucket,
             key=key,
             version_id=str(event.get("versionId") or _NULL_VERSION),
             sequencer=str(event.get("sequencer") or ""),
             generation=generation,
+            content_tag=str(event.get("etag") or ""),
+            event_time_ms=event_time_ms,
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from datetime import datetime
 from typing import Protocol
 
 from botocore.exceptions import ClientError
@@ -41,12 +42,34 @@ def document_from_message(body: str) -> DocumentRef:
     key = obj.get("key")
     if not isinstance(bucket, str) or not bucket or not isinstance(key, str) or not key:
         raise BadIntakeMessage("the event names no bucket and key")
+    sequencer = str(obj.get("sequencer") or "")
+    if not all(c in "0123456789abcdefABCDEF" for c in sequencer):
+        raise BadIntakeMessage("the event's sequencer is not hexadecimal")
     return DocumentRef(
         bucket=bucket,
         key=key,
         version_id=str(obj.get("version-id") or "null"),
-        sequencer=str(obj.get("sequencer") or ""),
+        sequencer=sequencer,
+        content_tag=str(obj.get("eTag") or obj.get("etag") or "").strip('"'),
+        event_time_ms=_event_time_ms(event.get("time")),
     )
+
+
+def _event_time_ms(value: object) -> int:
+    """EventBridge gives an ISO time; moto gives epoch seconds. Either orders tied events."""
+    if isinstance(value, int | float):
+        return max(0, int(value * 1000))
+    if isinstance(value, str) and value:
+        try:
+            return max(0, int(float(value) * 1000))
+        except ValueError:
+            pass
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return 0
+        return max(0, int(parsed.timestamp() * 1000))
+    return 0
 
 
 class Starter(Protocol):

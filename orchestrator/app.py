@@ -93,7 +93,13 @@ def handler(event: Any, context: DurableContext) -> dict[str, Any]:
 
 
 def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
-    record(context, doc, RECEIVED, "intake", {"bucket": doc.bucket, "key": doc.key})
+    record(
+        context,
+        doc,
+        RECEIVED,
+        "intake",
+        {"bucket": doc.bucket, "key": doc.key, "etag": doc.content_tag},
+    )
 
     split = context.step(split_document(doc), name="split")
     if not split["ok"]:

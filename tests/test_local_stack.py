@@ -59,8 +59,8 @@ def upload(config: StackConfig, key: str, data: bytes) -> tuple[str, str]:
 
 def upload_doc(config: StackConfig, key: str, data: bytes) -> DocumentRef:
     bucket = config.names("DocumentBucket")
-    version = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=data)["VersionId"]
-    return DocumentRef(bucket, key, version)
+    put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=data)
+    return DocumentRef(bucket, key, put["VersionId"], content_tag=put["ETag"].strip('"'))
 
 
 def wait_for(
@@ -142,7 +142,11 @@ def test_duplicate_upload_events_start_one_run(stack: StackConfig) -> None:
         "time": "2026-11-29T10:00:00Z",
         "detail": {
             "bucket": {"name": stack.names("DocumentBucket")},
-            "object": {"key": "incoming/dup.pdf", "version-id": doc.version},
+            "object": {
+                "key": "incoming/dup.pdf",
+                "version-id": doc.version,
+                "eTag": doc.content_tag,
+            },
         },
     }
     queue = aws.client("sqs").get_queue_url(QueueName=stack.names("IntakeQueue"))["QueueUrl"]
@@ -255,7 +259,7 @@ def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfi
         "source": "aws.s3",
         "detail": {
             "bucket": {"name": stack.names("DocumentBucket")},
-            "object": {"key": doc.key, "version-id": doc.version},
+            "object": {"key": doc.key, "version-id": doc.version, "eTag": doc.content_tag},
         },
     }
     records = [
@@ -290,9 +294,13 @@ def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfi
 
 
 def docflow(stack: StackConfig, *args: str) -> Any:
-    done = subprocess.run([sys.executable, "-m", "docflow.cli", "--state", str(stack.state),
-                           *args, "--json"], capture_output=True, text=True, check=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     return json.loads(done.stdout)
 
 
@@ -302,10 +310,13 @@ def test_the_docflow_command(stack: StackConfig, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_bytes(b"not a pdf")
     rows = {Path(r["path"]).name: r for r in docflow(stack, "run", str(tmp_path))}
     for row in rows.values():
-        assert {"documentId", "path", "status", "pages", "docType", "reviewUrls",
-                "reason"} <= set(row)
+        assert {"documentId", "path", "status", "pages", "docType", "reviewUrls", "reason"} <= set(
+            row
+        )
     assert (rows["invoice.pdf"]["status"], rows["invoice.pdf"]["docType"]) == (
-        "finalized", "invoice")
+        "finalized",
+        "invoice",
+    )
     assert (rows["notes.txt"]["status"], rows["notes.txt"]["reason"]) == ("failed", "not-a-pdf")
     legal = rows["legal.pdf"]
     assert legal["status"] == "pending-review" and legal["reviewUrls"]
@@ -323,3 +334,24 @@ def test_the_docflow_command(stack: StackConfig, tmp_path: Path) -> None:
     assert again["started"] and again["generation"] == 1
     state = wait_for(invoice, {"finalized"}, again["runId"])
     assert state["runId"] != before  # the new run superseded the old one
+
+
+def test_same_content_again_starts_nothing_new_content_supersedes(stack: StackConfig) -> None:
+    s3 = aws.client("s3")
+    bucket, key = stack.names("DocumentBucket"), "incoming/versions.pdf"
+    data = make_pdf([INVOICE])
+    first = s3.put_object(Bucket=bucket, Key=key, Body=data)
+    doc = DocumentRef(bucket, key, first["VersionId"], content_tag=first["ETag"].strip('"'))
+    wait_for(doc.document_id, {"finalized"}, doc.run_id)
+
+    again = s3.put_object(Bucket=bucket, Key=key, Body=data)  # the same bytes again
+    assert again["VersionId"] != first["VersionId"] and again["ETag"] == first["ETag"]
+    time.sleep(4)  # time for the event to reach the starter
+    assert [h["status"] for h in history(doc.document_id)].count("received") == 1
+
+    newer = s3.put_object(Bucket=bucket, Key=key, Body=make_pdf([INVOICE, "page two"]))
+    new_doc = DocumentRef(bucket, key, newer["VersionId"], content_tag=newer["ETag"].strip('"'))
+    state = wait_for(doc.document_id, {"finalized"}, new_doc.run_id)
+    assert (state["version"], state["pages"]) == (newer["VersionId"], 2)
+    runs = {h["runId"] for h in history(doc.document_id)}
+    assert runs == {doc.run_id, new_doc.run_id}

@@ -265,7 +265,7 @@ GOOD = {
     "documentId": "d-1",
     "version": "v1",
     "runId": "doc-1",
-    "runOrder": "0" * 32 + ":000000",
+    "runOrder": "0" * 32 + ":" + "0" * 13 + ":000000",
     "eventId": "e-1",
     "stage": "intake",
     "status": "received",

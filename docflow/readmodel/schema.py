@@ -20,6 +20,7 @@ _ID_RE = re.compile(r"^[A-Za-z0-9._:#-]{1,128}$")
 PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "bucket": str,
     "key": str,
+    "etag": str,
     "pages": int,
     "bytes": int,
     "batches": int,
@@ -102,8 +103,10 @@ class Report:
                 raise ReportError(name, "has characters or a length not allowed")
             values[attr] = value
         run_order = raw.get("runOrder")
-        if not isinstance(run_order, str) or not re.fullmatch(r"[0-9A-F]{32}:\d{6}", run_order):
-            raise ReportError("runOrder", "must look like <32 hex digits>:<6 digits>")
+        if not isinstance(run_order, str) or not re.fullmatch(
+            r"[0-9A-F]{32}:\d{13}:\d{6}", run_order
+        ):
+            raise ReportError("runOrder", "must look like <32 hex>:<13 digits>:<6 digits>")
         status = raw.get("status")
         if status not in STATUSES:
             raise ReportError("status", f"must be one of {', '.join(STATUSES)}")
