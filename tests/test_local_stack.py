@@ -355,3 +355,20 @@ def test_same_content_again_starts_nothing_new_content_supersedes(stack: StackCo
     assert (state["version"], state["pages"]) == (newer["VersionId"], 2)
     runs = {h["runId"] for h in history(doc.document_id)}
     assert runs == {doc.run_id, new_doc.run_id}
+
+
+def test_host_killed_mid_document_then_the_run_resumes(stack: StackConfig) -> None:
+    """SIGKILL the functions' host while pages are being read: the supervisor restarts it,
+    the runner retries the invocation, the run replays from its checkpoints and finishes."""
+    import signal
+
+    pages = [("scan", INVOICE) if n % 2 else INVOICE for n in range(8)]
+    doc = upload_doc(stack, "incoming/crash.pdf", make_pdf(pages))
+    wait_for(doc.document_id, {"reading"}, doc.run_id)
+    old_pid = int((stack.state / "host.pid").read_text())
+    os.kill(old_pid, signal.SIGKILL)
+    state = wait_for(doc.document_id, {"finalized"}, doc.run_id, timeout=120)
+    assert state["pages"] == 8
+    assert int((stack.state / "host.pid").read_text()) != old_pid  # a new host did the rest
+    statuses = [h["status"] for h in history(doc.document_id)]
+    assert statuses == ["received", "reading", "classified", "finalized"]
