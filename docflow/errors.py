@@ -34,19 +34,6 @@ PAGE_TOO_LARGE = "page-dimensions"
 SOURCE_MISSING = "source-missing"
 UNRENDERABLE_PAGE = "unrenderable-page"
 
-INTAKE_REASONS = (
-    NOT_A_PDF,
-    EMPTY_FILE,
-    ENCRYPTED,
-    CORRUPT,
-    ZERO_PAGES,
-    TOO_MANY_PAGES,
-    TOO_LARGE,
-    PAGE_TOO_LARGE,
-    SOURCE_MISSING,
-    UNRENDERABLE_PAGE,
-)
-
 
 class PageReadError(DocflowError):
     """A page could not be read; raised inside a batch step so the step retries."""

@@ -34,7 +34,6 @@ class Settings:
     ocr_fallback: str = "tesseract"
     ocr_dpi: int = 200
     text_layer_min_chars: int = 16
-    low_confidence_threshold: float = 60.0
     max_pages: int = 5000
     max_bytes: int = 512 * 1024 * 1024
     # PDF user space units (1/72 in). 14,400 is the largest page the PDF spec allows.
@@ -114,8 +113,6 @@ class Settings:
 
 def _parse(name: str, raw: str, kind: type) -> object:
     try:
-        if kind is bool:
-            return raw.strip().lower() in ("1", "true", "yes", "on")
         return kind(raw)
     except ValueError as exc:
         raise SettingsError(f"{name}={raw!r} is not a valid {kind.__name__}") from exc

@@ -138,10 +138,6 @@ class DocumentStore:
             ContentType="text/plain; charset=utf-8",
         )
 
-    def get_text(self, key: str) -> str:
-        obj = self._s3.get_object(Bucket=self.artifact_bucket, Key=key)
-        return obj["Body"].read().decode("utf-8")
-
     def put_json(self, key: str, value: Any) -> None:
         self._s3.put_object(
             Bucket=self.artifact_bucket,
@@ -149,10 +145,6 @@ class DocumentStore:
             Body=json.dumps(value, sort_keys=True, separators=(",", ":")).encode("utf-8"),
             ContentType="application/json",
         )
-
-    def get_json(self, key: str) -> Any:
-        obj = self._s3.get_object(Bucket=self.artifact_bucket, Key=key)
-        return json.loads(obj["Body"].read())
 
 
 def _error_code(exc: ClientError) -> str:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import callback_api.app as api
+from docflow.local import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.reporting import build_reporter
 from docflow.review.desk import CallbackGone, ReviewDesk
@@ -24,7 +25,6 @@ from docflow.review.links import LinkStore
 from docflow.review.signing import Claims, KeyRing, mint, sign_body
 from docflow.settings import load_settings
 from orchestrator.app import handler
-from tests import pdfs
 from tests.conftest import Stack, result_json
 from tests.furl import FakeLambdaContext, url_event
 

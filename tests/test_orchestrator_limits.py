@@ -6,12 +6,12 @@ import json
 
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
+from docflow.local import pdfgen as pdfs
 from docflow.local.durable_stats import checkpoint_stats, checkpointed_text
 from docflow.readers.textlayer import TextLayerReader
 from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
 from docflow.runtime import build_runtime, use_runtime
 from orchestrator.app import handler
-from tests import pdfs
 from tests.conftest import Stack, result_json
 from tests.fakes import (
     CountingReader,

@@ -20,7 +20,6 @@ from moto.backends import get_backend
 from docflow.local.moto_atomic import MOTO_LOCK
 
 SERVICES = ("s3", "dynamodb", "sqs", "events", "ses", "secretsmanager", "ssm")
-_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
 
 
 class _Pickler(pickle.Pickler):

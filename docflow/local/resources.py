@@ -20,8 +20,6 @@ from docflow import aws
 from docflow.review.signing import KeyRing
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
-REGION = "us-east-1"
-ACCOUNT = "123456789012"
 
 
 class _CfnLoader(yaml.SafeLoader):

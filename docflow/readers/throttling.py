@@ -52,12 +52,11 @@ class ThrottlePolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
 
-    def call(self, fn: Callable[[], T], sleep: Callable[[float], None] | None = None) -> T:
+    def call(self, fn: Callable[[], T]) -> T:
         retrying = Retrying(
             retry=retry_if_exception(is_throttle),
             wait=wait_random_exponential(multiplier=self.base_delay_s, max=self.max_delay_s),
             stop=stop_after_attempt(self.max_attempts),
-            **({"sleep": sleep} if sleep else {}),
         )
         try:
             return retrying(fn)
