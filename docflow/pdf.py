@@ -30,7 +30,6 @@ from docflow.errors import (
 )
 
 PDFIUM_LOCK = threading.RLock()
-_PDFIUM_PASSWORD_ERROR = 4
 # A rendered page larger than this is drawn at a lower resolution rather than exhausting memory.
 MAX_RENDER_PIXELS = 40_000_000
 
@@ -57,20 +56,28 @@ def _open(data: bytes) -> pdfium.PdfDocument:
     try:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
-        if getattr(exc, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
+        encrypted, pages = _second_opinion(data)
+        if encrypted:
             raise IntakeError("the PDF is encrypted with a password", ENCRYPTED) from exc
-        if _page_count_by_pypdf(data) == 0:
+        if pages == 0:
             raise IntakeError("the PDF has no pages", ZERO_PAGES) from exc
         raise IntakeError(f"the PDF is corrupt or truncated: {exc}", CORRUPT) from exc
 
 
-def _page_count_by_pypdf(data: bytes) -> int | None:
-    """A second opinion where PDFium refuses a file: PDFium cannot tell a well-formed document
-    with zero pages from a broken one, and the two deserve different reasons."""
+def _second_opinion(data: bytes) -> tuple[bool, int | None]:
+    """pypdf's view where PDFium refuses a file. PDFium cannot tell a well-formed document with
+    zero pages from a broken one, and its error code is process-wide state that a failed load
+    does not always reset (a zero-page file opened after an encrypted one reads "password")."""
     try:
-        return len(PdfReader(io.BytesIO(data), strict=True).pages)
+        reader = PdfReader(io.BytesIO(data), strict=True)
     except Exception:
-        return None
+        return False, None
+    if reader.is_encrypted:
+        return True, None
+    try:
+        return False, len(reader.pages)
+    except Exception:
+        return False, None
 
 
 def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
@@ -91,7 +98,7 @@ def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
                     TOO_MANY_PAGES,
                 )
             for index in range(count):
-                width, height = pdf[index].get_size()
+                width, height = _page_size(pdf, index)
                 if not (
                     0 < width <= limits.max_page_points and 0 < height <= limits.max_page_points
                 ):
@@ -103,6 +110,18 @@ def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
         finally:
             pdf.close()
     return PdfInfo(pages=count, bytes=len(data))
+
+
+def _page_size(pdf: pdfium.PdfDocument, index: int) -> tuple[float, float]:
+    # A page tree can promise more pages than it holds; PDFium then cannot load the page.
+    try:
+        page = pdf[index]
+    except pdfium.PdfiumError as exc:
+        raise IntakeError(f"page {index + 1} cannot be loaded: {exc}", UNRENDERABLE_PAGE) from exc
+    try:
+        return page.get_size()
+    finally:
+        page.close()
 
 
 class OpenPdf:

@@ -91,8 +91,17 @@ def test_scanned_pages_are_read_by_tesseract(stack: Stack) -> None:
         (pdfs.truncated_pdf(), "corrupt"),
         (pdfs.zero_page_pdf(), "zero-pages"),
         (pdfs.huge_page_pdf(), "page-dimensions"),
+        (pdfs.unloadable_page_pdf(), "unrenderable-page"),
     ],
-    ids=["not-a-pdf", "empty", "encrypted", "truncated", "zero-pages", "page-dimensions"],
+    ids=[
+        "not-a-pdf",
+        "empty",
+        "encrypted",
+        "truncated",
+        "zero-pages",
+        "page-dimensions",
+        "unloadable-page",
+    ],
 )
 def test_bad_input_fails_with_its_reason(stack: Stack, data: bytes, reason: str) -> None:
     doc, result = run(stack, f"in/{reason}.pdf", data)

@@ -7,6 +7,7 @@ import io
 
 from PIL import Image, ImageDraw, ImageFont
 from pypdf import PdfWriter
+from pypdf.generic import NameObject, NumberObject
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
@@ -73,6 +74,15 @@ def zero_page_pdf() -> bytes:
 def truncated_pdf() -> bytes:
     data = text_pdf("invoice number one", "page two")
     return data[: len(data) // 3]
+
+
+def unloadable_page_pdf() -> bytes:
+    """Claims two pages and holds one: PDFium cannot load (so never draw) the second."""
+    writer = PdfWriter(clone_from=io.BytesIO(text_pdf("invoice number one")))
+    writer._root_object["/Pages"][NameObject("/Count")] = NumberObject(2)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 def huge_page_pdf() -> bytes:
