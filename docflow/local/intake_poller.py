@@ -25,6 +25,7 @@ class IntakePoller:
         self.threads: list[threading.Thread] = []
         self.in_flight = 0
         self.peak_in_flight = 0
+        self.batches = 0
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -66,6 +67,7 @@ class IntakePoller:
             return
         with self._lock:
             self.in_flight += 1
+            self.batches += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
         try:
             failed = self._invoke_starter(messages)

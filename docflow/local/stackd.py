@@ -33,6 +33,7 @@ from typing import Any
 from docflow.local.config import StackConfig
 
 SNAPSHOT_EVERY_S = 2.0
+FUNCTION_URL_MAX_BODY = 6 * 1024 * 1024
 
 
 class MotoService:
@@ -198,6 +199,8 @@ class FunctionUrlFrontend:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # A request line too broken to name its version still gets a status line back.
+            default_request_version = "HTTP/1.0"
 
             def log_message(self, format: str, *args: Any) -> None:
                 return
@@ -216,11 +219,42 @@ class FunctionUrlFrontend:
     def stop(self) -> None:
         self.server.shutdown()
 
+    @staticmethod
+    def _refuse(request: BaseHTTPRequestHandler, status: int, message: str) -> None:
+        # What a Function URL answers before the function runs; the body was not read, so
+        # the connection cannot carry another request.
+        raw = message.encode()
+        request.close_connection = True
+        request.send_response(status)
+        request.send_header("Content-Type", "text/plain; charset=utf-8")
+        request.send_header("Content-Length", str(len(raw)))
+        request.send_header("Connection", "close")
+        request.end_headers()
+        request.wfile.write(raw)
+
+    def _read_body(self, request: BaseHTTPRequestHandler) -> bytes | None:
+        """The request body, or None once a refusal went out (Function URLs take 6 MB)."""
+        if "chunked" in (request.headers.get("Transfer-Encoding") or "").lower():
+            self._refuse(request, 411, "send a Content-Length")
+            return None
+        try:
+            length = int(request.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self._refuse(request, 400, "bad Content-Length")
+            return None
+        if length > FUNCTION_URL_MAX_BODY:
+            self._refuse(request, 413, "request body too large")
+            return None
+        return request.rfile.read(length) if length else b""
+
     def handle(self, request: BaseHTTPRequestHandler) -> None:
         from docflow import aws
 
-        length = min(int(request.headers.get("Content-Length") or 0), 6 * 1024 * 1024)
-        body = request.rfile.read(length) if length else b""
+        body = self._read_body(request)
+        if body is None:
+            return
         path, _, query = request.path.partition("?")
         event = {
             "version": "2.0",
@@ -267,6 +301,19 @@ class FunctionUrlFrontend:
             request.wfile.write(raw)
 
 
+def write_stats(config: StackConfig, poller: Any, host: FunctionHost) -> None:
+    """What the stack's own parts measured, for `docflow status` and the benchmarks."""
+    stats = {
+        "intakeInFlightPeak": poller.peak_in_flight,
+        "intakeMaxConcurrency": config.intake_max_concurrency,
+        "intakeBatches": poller.batches,
+        "hostRestarts": host.restarts,
+    }
+    tmp = config.state / "stats.tmp"
+    tmp.write_text(json.dumps(stats))
+    os.replace(tmp, config.state / "stats.json")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="docflow's embedded local stack")
     parser.add_argument("--state", default=".docflow")
@@ -303,6 +350,7 @@ def main() -> None:
             moto.save()
         except Exception as exc:
             print(f"snapshot failed: {exc!r}", flush=True)
+        write_stats(config, poller, host)
     (config.state / "stackd.ready").unlink(missing_ok=True)
     for name, part in (
         ("poller", poller),

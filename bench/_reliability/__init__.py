@@ -1,0 +1,1 @@
+"""The reliability scenarios of `bench/reliability.py`, one module each, on the real local stack."""

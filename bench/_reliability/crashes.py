@@ -1,0 +1,103 @@
+"""Crashes: the process hosting every function is killed with SIGKILL at random moments while
+documents are in flight; the stack's supervisor starts a new one each time.
+
+Expect every document finalized, archived, failed or pending review; no finalize record or
+review e-mail twice; and no document in a non-terminal state without a running execution
+behind it. Pending reviews are then approved, to show that the waiting runs are alive.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import urllib.request
+from typing import Any
+
+from _reliability.corpus import contract, invoice, post
+from _reliability.harness import TERMINAL, Stack, history_counts, statuses_of
+
+SEED = 20261129
+
+
+def run(smoke: bool) -> dict[str, Any]:
+    count, kills_wanted = (4, 2) if smoke else (20, 6)
+    rng = random.Random(SEED)
+    with Stack.running() as stack:
+        files = [
+            (f"crash/doc-{n:03d}.pdf", contract(n) if n % 5 == 2 else invoice(n, 4, scanned=True))
+            for n in range(count)
+        ]
+        docs = stack.upload_all(files)
+        kills: list[float] = []
+        began = time.monotonic()
+        while len(kills) < kills_wanted:
+            time.sleep(rng.uniform(1.0, 5.0))
+            unsettled = [
+                d for d in docs if stack.state(d).get("status") not in (*TERMINAL, "pending-review")
+            ]
+            if not unsettled:
+                break
+            stack.kill_host()
+            kills.append(round(time.monotonic() - began, 1))
+            _wait_healthy(stack)
+        states = stack.wait_settled(docs, timeout_s=240 if smoke else 600)
+        executions = stack.executions()
+        # The invariant: a document the read model shows as in progress has a live run.
+        orphans = [
+            d.key
+            for d in docs
+            if states[d.run_id].get("status") not in TERMINAL
+            and executions.get(d.execution_name) != "RUNNING"
+        ]
+        pending = [d for d in docs if states[d.run_id].get("status") == "pending-review"]
+        approvals = [
+            post(states[d.run_id]["reviewUrls"][0], {"decision": "approve"}) for d in pending
+        ]
+        after = stack.wait_settled(pending, 120, frozenset({"finalized"}))
+        finalized = history_counts(stack, docs, "finalized")
+        finals = len(stack.artifacts("/final.json"))
+        mail = stack.mail_per_recipient_and_subject()
+        restarts = stack.stats().get("hostRestarts", 0)
+
+    outcome = statuses_of(states, docs)
+    report = {
+        "documents": count,
+        "kills": len(kills),
+        "kill_times_s": kills,
+        "seed": SEED,
+        "host_restarts": restarts,
+        "outcomes": dict(outcome),
+        "settled": sum(outcome[s] for s in (*TERMINAL, "pending-review")),
+        "in_progress_without_a_live_execution": orphans,
+        "pending_approved_and_finalized": sum(
+            1 for d in pending if after.get(d.run_id, {}).get("status") == "finalized"
+        ),
+        "approvals_accepted": approvals.count(200),
+        "runs_finalized_twice": sum(n for k, n in finalized.items() if k > 1),
+        "finalize_records": finals,
+        "finalized_runs": sum(n for k, n in finalized.items() if k >= 1),
+        "review_emails": sum(mail.values()),
+        "review_emails_sent_twice": sum(1 for n in mail.values() if n > 1),
+    }
+    report["passed"] = (
+        report["settled"] == count
+        and not orphans
+        and report["pending_approved_and_finalized"] == len(pending)
+        and report["runs_finalized_twice"] == 0
+        and report["finalize_records"] == report["finalized_runs"]
+        and report["review_emails_sent_twice"] == 0
+        and report["host_restarts"] >= len(kills)
+        and len(kills) >= min(kills_wanted, 2)
+    )
+    return report
+
+
+def _wait_healthy(stack: Stack, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(stack.config.host_url + "/health", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the function host did not come back")

@@ -1,0 +1,248 @@
+"""A real local stack for one scenario, and the outside views a scenario judges it by.
+
+Every count a scenario reports is read from where the effect lands, not from the code that
+caused it: executions from the durable runner's store, states and history from the read
+model, mail from what SES (moto) accepted, artifacts from S3, queue depth from SQS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.local import control
+from docflow.local.config import StackConfig
+from docflow.local.sandbox import reset_process_state
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+
+TERMINAL = frozenset({"finalized", "archived", "failed"})
+SETTLED = TERMINAL | {"pending-review"}
+
+
+def free_port_base(span: int = 12) -> int:
+    """A base port with `span` free ports above it (the stack takes base+0..base+10)."""
+    for base in range(20000 + (os.getpid() % 300) * 40, 60000, 40):
+        if all(_free(base + offset) for offset in range(span)):
+            return base
+    raise RuntimeError("no free block of ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@dataclass
+class Stack:
+    config: StackConfig
+    uploaded: list[DocumentRef] = field(default_factory=list)
+
+    # ---- running one -------------------------------------------------------------------
+    @classmethod
+    @contextlib.contextmanager
+    def running(cls, **options: Any) -> Iterator[Stack]:
+        saved = dict(os.environ)
+        folder = Path(tempfile.mkdtemp(prefix="docflow-reliability-"))
+        config = StackConfig(state=folder / "state", port_base=free_port_base(), **options)
+        config.save()
+        try:
+            control.up(config.state)
+            control.use_stack(config.state)
+            yield cls(config)
+        finally:
+            control.down(config.state)
+            os.environ.clear()
+            os.environ.update(saved)
+            reset_process_state()
+            shutil.rmtree(folder, ignore_errors=True)
+
+    @property
+    def bucket(self) -> str:
+        return self.config.names("DocumentBucket")
+
+    # ---- putting documents in ----------------------------------------------------------
+    def upload(self, key: str, data: bytes) -> DocumentRef:
+        put = aws.client("s3").put_object(Bucket=self.bucket, Key=key, Body=data)
+        doc = DocumentRef(self.bucket, key, put["VersionId"], content_tag=put["ETag"].strip('"'))
+        self.uploaded.append(doc)
+        return doc
+
+    def upload_all(
+        self, items: Iterable[tuple[str, bytes]], workers: int = 16
+    ) -> list[DocumentRef]:
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(lambda item: self.upload(*item), items))
+
+    def object_created_event(self, doc: DocumentRef) -> dict[str, Any]:
+        """The event S3 sends EventBridge for this version, as the rule puts it on the queue."""
+        return {
+            "version": "0",
+            "id": f"redelivery-{time.time_ns()}",
+            "detail-type": "Object Created",
+            "source": "aws.s3",
+            "account": "123456789012",
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "region": "us-east-1",
+            "resources": [f"arn:aws:s3:::{doc.bucket}"],
+            "detail": {
+                "version": "0",
+                "bucket": {"name": doc.bucket},
+                "object": {"key": doc.key, "version-id": doc.version, "etag": doc.content_tag},
+                "reason": "PutObject",
+            },
+        }
+
+    @property
+    def intake_queue(self) -> str:
+        return aws.client("sqs").get_queue_url(QueueName=self.config.names("IntakeQueue"))[
+            "QueueUrl"
+        ]
+
+    @property
+    def dead_letter_queue(self) -> str:
+        name = self.config.names("IntakeDeadLetterQueue")
+        return aws.client("sqs").get_queue_url(QueueName=name)["QueueUrl"]
+
+    def send_raw(self, body: str) -> None:
+        aws.client("sqs").send_message(QueueUrl=self.intake_queue, MessageBody=body)
+
+    def queue_depth(self) -> int:
+        attributes = aws.client("sqs").get_queue_attributes(
+            QueueUrl=self.intake_queue,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        return int(attributes["ApproximateNumberOfMessages"]) + int(
+            attributes["ApproximateNumberOfMessagesNotVisible"]
+        )
+
+    def dead_letters(self) -> list[str]:
+        """The DLQ's bodies, read without consuming them for good (visibility 0)."""
+        sqs, bodies, seen = aws.client("sqs"), [], set()
+        for _ in range(20):
+            got = sqs.receive_message(
+                QueueUrl=self.dead_letter_queue,
+                MaxNumberOfMessages=10,
+                WaitTimeSeconds=0,
+                VisibilityTimeout=30,
+            ).get("Messages", [])
+            if not got:
+                break
+            for message in got:
+                if message["MessageId"] not in seen:
+                    seen.add(message["MessageId"])
+                    bodies.append(message["Body"])
+        return bodies
+
+    # ---- the read model ----------------------------------------------------------------
+    @property
+    def model(self) -> ReadModel:
+        return ReadModel(load_settings().table_name)
+
+    def state(self, doc: DocumentRef) -> dict[str, Any]:
+        return self.model.show(doc.document_id)["state"] or {}
+
+    def history(self, doc: DocumentRef) -> list[dict[str, Any]]:
+        return self.model.show(doc.document_id)["history"]
+
+    def wait_settled(
+        self,
+        docs: list[DocumentRef],
+        timeout_s: float,
+        statuses: frozenset[str] = SETTLED,
+        on_tick: Callable[[], None] | None = None,
+    ) -> dict[str, dict[str, Any]]:
+        """Each document's state once its own run is in one of `statuses`, or as it stands
+        when the time is up."""
+        deadline = time.monotonic() + timeout_s
+        states: dict[str, dict[str, Any]] = {}
+        waiting = {doc.run_id: doc for doc in docs}
+        while waiting and time.monotonic() < deadline:
+            for run_id, doc in list(waiting.items()):
+                state = self.state(doc)
+                states[run_id] = state
+                if state.get("runId") == run_id and state.get("status") in statuses:
+                    del waiting[run_id]
+            if on_tick:
+                on_tick()
+            if waiting:
+                time.sleep(0.5)
+        return states
+
+    # ---- the durable runner ------------------------------------------------------------
+    def executions(self) -> dict[str, str]:
+        """Execution name -> status, straight from the runner's store."""
+        path = self.config.state / "executions.sqlite"
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return dict(db.execute("SELECT execution_name, status FROM executions").fetchall())
+
+    def execution_data(self) -> list[dict[str, Any]]:
+        path = self.config.state / "executions.sqlite"
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return [json.loads(row[0]) for row in db.execute("SELECT data FROM executions")]
+
+    # ---- side effects ------------------------------------------------------------------
+    def mail(self) -> list[dict[str, Any]]:
+        """Every message SES accepted. The stack exports them with its snapshot (2 s)."""
+        time.sleep(2.5)
+        path = self.config.state / "mail.json"
+        return json.loads(path.read_text()) if path.exists() else []
+
+    def mail_per_recipient_and_subject(self) -> Counter[tuple[str, str]]:
+        return Counter((m["to"][0], m["subject"]) for m in self.mail())
+
+    def artifacts(self, suffix: str) -> list[str]:
+        s3 = aws.client("s3")
+        keys: list[str] = []
+        for page in s3.get_paginator("list_objects_v2").paginate(
+            Bucket=self.config.names("ArtifactBucket"), Prefix="docs/"
+        ):
+            keys += [o["Key"] for o in page.get("Contents", []) if o["Key"].endswith(suffix)]
+        return keys
+
+    def stats(self) -> dict[str, Any]:
+        path = self.config.state / "stats.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    # ---- faults ------------------------------------------------------------------------
+    def kill_host(self) -> int:
+        pid = int((self.config.state / "host.pid").read_text())
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        return pid
+
+
+def statuses_of(states: dict[str, dict[str, Any]], docs: list[DocumentRef]) -> Counter[str]:
+    return Counter(
+        states.get(d.run_id, {}).get("status", "missing")
+        if states.get(d.run_id, {}).get("runId") == d.run_id
+        else "not-reached"
+        for d in docs
+    )
+
+
+def history_counts(stack: Stack, docs: list[DocumentRef], status: str) -> Counter[int]:
+    """How many documents have 0, 1, 2... history events of `status` in their own run."""
+    return Counter(
+        sum(1 for h in stack.history(d) if h["status"] == status and h["runId"] == d.run_id)
+        for d in docs
+    )

@@ -1,0 +1,303 @@
+"""Hostile review traffic: thousands of generated requests against the callback API's Function
+URL while real reviews wait. Every request is invalid: bad, tampered, forged or expired
+tokens, replays of a used link, wrong methods, huge bodies, odd encodings, malformed HTTP.
+
+Expect zero 5xx, zero requests accepted, and zero callbacks: the waiting runs are still waiting,
+their links still open, and the used link's run decided once. Then each waiting run is
+approved through its real link, to show the links were live all along.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import json
+import random
+import socket
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from _reliability.corpus import contract, post
+from _reliability.harness import Stack
+from docflow.review.keys import build_key_source
+from docflow.review.signing import Claims, KeyRing, mint
+from docflow.settings import load_settings
+
+SEED = 7
+
+
+@dataclass(frozen=True)
+class Attack:
+    kind: str
+    method: str
+    path: str
+    body: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
+    raw: bytes | None = None  # sent as is, for requests http.client refuses to write
+
+
+def _token(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
+def _claims_of(token: str) -> Claims:
+    body = token.split(".")[2]
+    return Claims.from_wire(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
+
+
+def attacks(
+    live: list[str], used: str, ring: KeyRing, rng: random.Random
+) -> list[Callable[[], Attack]]:
+    """Generators, one per kind of hostile request; each call makes a fresh one."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+
+    def garbage() -> Attack:
+        token = "".join(rng.choice(alphabet) for _ in range(rng.choice([1, 12, 64, 180, 900])))
+        method = rng.choice(["GET", "POST"])
+        return Attack("bad-token", method, f"/review/{token}", b"decision=approve")
+
+    def tampered() -> Attack:
+        token = rng.choice(live)
+        i = rng.randrange(len(token))
+        swap = rng.choice([c for c in alphabet if c != token[i]])
+        decision = rng.choice(["approve", "reject"])
+        return Attack(
+            "tampered",
+            "POST",
+            f"/review/{token[:i]}{swap}{token[i + 1 :]}",
+            f"decision={decision}".encode(),
+        )
+
+    def forged() -> Attack:
+        claims = _claims_of(rng.choice(live))
+        changed = Claims(
+            **{
+                **claims.__dict__,
+                "expires_at": claims.expires_at + 10**6,
+                "reviewer": rng.choice(["mallory@example.com", claims.reviewer]),
+                "stage_index": claims.stage_index + rng.choice([0, 1]),
+            }
+        )
+        kid = rng.choice([ring.current, "k-unknown"])
+        fake_ring = KeyRing(current=kid, keys={kid: rng.randbytes(32)})
+        return Attack("forged", "POST", f"/review/{mint(changed, fake_ring)}", b"decision=approve")
+
+    def expired() -> Attack:
+        # Signed with the service's own key, but out of date: only the expiry is wrong.
+        claims = _claims_of(rng.choice(live))
+        old = Claims(**{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)})
+        return Attack("expired", "POST", f"/review/{mint(old, ring)}", b"decision=approve")
+
+    def replayed() -> Attack:
+        decision = rng.choice(["approve", "reject"])
+        return Attack("replayed", "POST", f"/review/{used}", f"decision={decision}".encode())
+
+    def wrong_method() -> Attack:
+        token = rng.choice(live)
+        path = rng.choice([f"/review/{token}", f"/callbacks/{token}"])
+        method = rng.choice(
+            ["PUT", "DELETE", "PATCH", "OPTIONS"] + (["GET"] if "callbacks" in path else [])
+        )
+        return Attack("wrong-method", method, path, b"decision=approve")
+
+    def huge_body() -> Attack:
+        size = rng.choice([17 * 1024, 100 * 1024, 1024 * 1024] * 20 + [7 * 1024 * 1024])
+        body = b"decision=approve&comment=" + b"A" * size
+        return Attack("huge-body", "POST", f"/review/{rng.choice(live)}", body)
+
+    def odd_encoding() -> Attack:
+        body = rng.choice(
+            [
+                b"decision=\xff\xfe\xfd",
+                b"decision=approve%00",
+                b"decision=APPROVE",
+                b"decision=appr%C3%B6ve",
+                b"decision=%E2%80%8Bapprove",
+                b"decision%5B%5D=approve",
+                "decision=approve".encode("utf-16"),
+                b"\xef\xbb\xbfdecision=approve",
+                b"decision=%C0%AFapprove",
+                b"decision=" + b"%" * 40,
+                b'{"decision": "approve"}',
+            ]
+        )
+        return Attack("odd-encoding", "POST", f"/review/{rng.choice(live)}", body)
+
+    def odd_path() -> Attack:
+        path = rng.choice(
+            [
+                "/review/%FF%FE%00",
+                "/review/..%2F..%2Fcallbacks%2Fx",
+                "/review/%C0%AF%C0%AF",
+                "/review/" + "%41" * 2000,
+                "/review//" + rng.choice(live),
+                "/review/" + rng.choice(live) + "/extra",
+                "/callbacks/" + "x" * 5000,
+                "/%2e%2e/%2e%2e/etc/passwd",
+                "/review/v1.k1..",
+            ]
+        )
+        return Attack("odd-path", rng.choice(["GET", "POST"]), path, b"decision=approve")
+
+    def machine() -> Attack:
+        stamp = rng.choice(
+            ["", "not-a-number", str(int(time.time()) - 86400), str(int(time.time()))]
+        )
+        body = json.dumps({"approved": True, "reviewer": "bot"}).encode()
+        headers = (("X-Docflow-Timestamp", stamp), ("X-Docflow-Signature", "sha256=" + "0" * 64))
+        return Attack("machine", "POST", f"/callbacks/{rng.choice(live)}", body, headers)
+
+    def malformed_http() -> Attack:
+        token = rng.choice(live).encode()
+        raw = rng.choice(
+            [
+                b"POST /review/" + token + b" HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+                b"POST /review/" + token + b" HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+                b"POST /review/" + token + b" HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                b"\r\n10\r\ndecision=approve\r\n0\r\n\r\n",
+                b"GET /review/\xc3\x28\xff HTTP/1.1\r\nHost: x\r\n\r\n",
+                b"POST /review/"
+                + token
+                + b" HTTP/1.1\r\nHost: x\r\nX-Long: "
+                + b"a" * 70000
+                + b"\r\n\r\n",
+                b"GARBAGE\r\n\r\n",
+            ]
+        )
+        return Attack("malformed-http", "RAW", "", raw=raw)
+
+    return [
+        garbage,
+        tampered,
+        forged,
+        expired,
+        replayed,
+        wrong_method,
+        huge_body,
+        odd_encoding,
+        odd_path,
+        machine,
+        malformed_http,
+    ]
+
+
+def send(port: int, attack: Attack) -> int:
+    """The response's status, or 0 when none came back."""
+    try:
+        if attack.raw is not None:
+            return _send_raw(port, attack.raw)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            connection.putrequest(attack.method, attack.path, skip_accept_encoding=True)
+            for key, value in attack.headers:
+                connection.putheader(key, value)
+            if attack.body or attack.method == "POST":
+                connection.putheader("Content-Type", "application/x-www-form-urlencoded")
+                connection.putheader("Content-Length", str(len(attack.body)))
+            connection.endheaders()
+            if attack.body:
+                # The server may answer (413) without reading it all.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    connection.send(attack.body)
+            return connection.getresponse().status
+        finally:
+            connection.close()
+    except (OSError, http.client.HTTPException):
+        return 0
+
+
+def _send_raw(port: int, raw: bytes) -> int:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall(raw)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    parts = answer.split(b" ", 2)
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+
+
+def run(smoke: bool) -> dict[str, Any]:
+    total = 500 if smoke else 10_000
+    rng = random.Random(SEED)
+    with Stack.running() as stack:
+        docs = stack.upload_all([(f"hostile/contract-{n}.pdf", contract(n)) for n in range(4)])
+        states = stack.wait_settled(docs, 120, frozenset({"pending-review"}))
+        live_docs, used_doc = docs[:3], docs[3]
+        live = [_token(states[d.run_id]["reviewUrls"][0]) for d in live_docs]
+        used = _token(states[used_doc.run_id]["reviewUrls"][0])
+        assert post(stack.config.review_url + f"/review/{used}", {"decision": "approve"}) == 200
+        stack.wait_settled([used_doc], 60, frozenset({"finalized"}))
+
+        ring = build_key_source(load_settings()).ring()
+        makers = attacks(live, used, ring, rng)
+        plan = [rng.choice(makers)() for _ in range(total)]
+        began = time.monotonic()
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(lambda a: send(stack.config.review_port, a), plan))
+        seconds = time.monotonic() - began
+
+        after = {d.run_id: stack.state(d) for d in live_docs}
+        decided = sum(
+            1
+            for d in live_docs
+            for h in stack.history(d)
+            if h["status"] in ("approved", "rejected")
+        )
+        still_waiting = sum(
+            1
+            for d in live_docs
+            if after[d.run_id].get("status") == "pending-review"
+            and stack.executions().get(d.execution_name) == "RUNNING"
+        )
+        used_decisions = [
+            h["status"] for h in stack.history(used_doc) if h["status"] in ("approved", "rejected")
+        ]
+        used_final = stack.state(used_doc).get("status")
+        approvals = [
+            post(stack.config.review_url + f"/review/{t}", {"decision": "approve"}) for t in live
+        ]
+        finished = stack.wait_settled(live_docs, 60, frozenset({"finalized"}))
+
+    by_kind: dict[str, Counter[str]] = {}
+    for attack, status in zip(plan, statuses, strict=True):
+        by_kind.setdefault(attack.kind, Counter())[_klass(status)] += 1
+    overall = Counter(_klass(s) for s in statuses)
+    report = {
+        "requests": total,
+        "requests_per_second": round(total / seconds, 1),
+        "responses": dict(overall),
+        "by_kind": {kind: dict(counts) for kind, counts in sorted(by_kind.items())},
+        "server_errors_5xx": overall.get("5xx", 0),
+        "accepted_2xx": overall.get("2xx", 0),
+        "no_response": overall.get("none", 0),
+        "callbacks_from_hostile_requests": decided + (len(used_decisions) - 1),
+        "waiting_runs_still_waiting": still_waiting,
+        "used_link_run": used_final,
+        "real_approvals_after": approvals.count(200),
+        "finalized_after_real_approval": sum(
+            1 for d in live_docs if finished[d.run_id].get("status") == "finalized"
+        ),
+    }
+    report["passed"] = (
+        report["server_errors_5xx"] == 0
+        and report["accepted_2xx"] == 0
+        and report["no_response"] == 0
+        and report["callbacks_from_hostile_requests"] == 0
+        and still_waiting == len(live_docs)
+        and used_final == "finalized"
+        and report["finalized_after_real_approval"] == len(live_docs)
+    )
+    return report
+
+
+def _klass(status: int) -> str:
+    return f"{status // 100}xx" if status else "none"

@@ -1,0 +1,77 @@
+"""Throttling: scanned pages read through Textract (the production reader, against a local
+Textract that refuses 30% of calls with a throttling error), with a cap on concurrent Textract
+calls across every execution far below what the executions would ask for.
+
+Expect zero documents failed, and the peak of concurrent calls as the service itself counted
+them never above the cap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _reliability.harness import SETTLED, Stack, statuses_of
+from docflow.local.pdfgen import make_pdf
+from docflow.local.textract_emulator import TextractEmulator
+
+THROTTLE_RATE = 0.3
+CAP = 2
+SEED = 30
+
+
+def run(smoke: bool) -> dict[str, Any]:
+    count, pages = (3, 4) if smoke else (12, 6)
+    emulator = TextractEmulator(throttle_rate=THROTTLE_RATE, seed=SEED).start()
+    env = {
+        "AWS_ENDPOINT_URL_TEXTRACT": emulator.url,
+        "DOCFLOW_OCR_FALLBACK": "textract",
+        "DOCFLOW_READER_CONCURRENCY_CAP": str(CAP),
+        # A page per batch and four batches at once per document: each execution alone would
+        # ask for more Textract calls at a time than the cap allows.
+        "DOCFLOW_PAGE_BATCH_SIZE": "1",
+        "DOCFLOW_THROTTLE_BASE_DELAY_S": "0.2",
+    }
+    try:
+        with Stack.running(page_concurrency=4, extra_env=env) as stack:
+            # Every page a scan: every page is a Textract call.
+            docs = stack.upload_all(
+                [(f"throttle/doc-{n:03d}.pdf", _scanned(n, pages)) for n in range(count)]
+            )
+            states = stack.wait_settled(docs, timeout_s=300 if smoke else 900)
+            engines = [states[d.run_id].get("engines") for d in docs]
+    finally:
+        emulator.stop()
+    outcome = statuses_of(states, docs)
+    stats = emulator.stats.to_dict()
+    report = {
+        "documents": count,
+        "pages": count * pages,
+        "throttle_rate": THROTTLE_RATE,
+        "cap": CAP,
+        "textract": stats,
+        "outcomes": dict(outcome),
+        "failed": outcome.get("failed", 0),
+        "engines": engines[0] if engines else None,
+        "peak_concurrent_calls": stats["peak_in_flight"],
+    }
+    report["passed"] = (
+        report["failed"] == 0
+        and sum(outcome[s] for s in SETTLED) == count
+        and stats["answered"] >= count * pages
+        and stats["throttled"] > 0
+        and stats["peak_in_flight"] <= CAP
+    )
+    return report
+
+
+def _scanned(n: int, pages: int) -> bytes:
+    return make_pdf(
+        [
+            (
+                "scan",
+                f"INVOICE INV-{20000 + n}\nBill to: Customer {n}\nAmount due: {n}.00 USD\n"
+                f"Payment terms: net 30\nPage {p + 1}",
+            )
+            for p in range(pages)
+        ]
+    )

@@ -1,0 +1,125 @@
+"""Amazon Textract's DetectDocumentText on loopback, read by tesseract, with injected throttling.
+
+moto's Textract answers every call with no text, which would leave a local run of the
+production reader with nothing to classify. This server speaks Textract's JSON protocol on
+the wire, so `TextractReader`, botocore's retries, docflow's throttle handling and the
+cross-execution lease cap all run unchanged against it (`AWS_ENDPOINT_URL_TEXTRACT`). It
+emulates the API, not Textract's accuracy: LINE blocks come from tesseract's lines, and each
+WORD block carries its line's mean confidence.
+
+It also measures what only the service side can see: calls in flight at once (the peak is what
+the cap must bound), calls answered, and calls refused with a throttling error.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from docflow.readers.tesseract import TesseractReader
+
+# What Textract returns when a caller exceeds its transactions per second (HTTP 400).
+THROTTLE_ERROR = "ProvisionedThroughputExceededException"
+
+
+@dataclass
+class TextractStats:
+    calls: int = 0
+    answered: int = 0
+    throttled: int = 0
+    in_flight: int = 0
+    peak_in_flight: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+class TextractEmulator:
+    def __init__(self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0) -> None:
+        if not 0.0 <= throttle_rate < 1.0:
+            raise ValueError("throttle_rate must be in [0, 1)")
+        self.throttle_rate = throttle_rate
+        self.stats = TextractStats()
+        self._random = random.Random(seed)  # noqa: S311 - fault injection, not crypto
+        self._lock = threading.Lock()
+        self._ocr = TesseractReader()
+        emulator = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                status, answer = emulator.answer(self.headers.get("X-Amz-Target", ""), body)
+                raw = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/x-amz-json-1.1")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def start(self) -> TextractEmulator:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def answer(self, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        if target != "Textract.DetectDocumentText":
+            return 400, {"__type": "UnsupportedOperation", "message": f"{target} is not emulated"}
+        with self._lock:
+            self.stats.calls += 1
+            self.stats.in_flight += 1
+            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.stats.in_flight)
+            throttle = self._random.random() < self.throttle_rate
+        try:
+            if throttle:
+                with self._lock:
+                    self.stats.throttled += 1
+                return 400, {"__type": THROTTLE_ERROR, "message": "Rate exceeded"}
+            try:
+                png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
+            except (ValueError, KeyError, TypeError):
+                return 400, {"__type": "InvalidParameterException", "message": "no document"}
+            text, confidence = self._ocr.ocr_png(png)
+            with self._lock:
+                self.stats.answered += 1
+            return 200, detect_document_text_answer(text, confidence)
+        finally:
+            with self._lock:
+                self.stats.in_flight -= 1
+
+
+def detect_document_text_answer(text: str, confidence: float) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"BlockType": "PAGE", "Id": "page-1"}]
+    for n, line in enumerate(filter(None, text.split("\n"))):
+        blocks.append(
+            {"BlockType": "LINE", "Id": f"line-{n}", "Text": line, "Confidence": confidence}
+        )
+        blocks += [
+            {"BlockType": "WORD", "Id": f"word-{n}-{i}", "Text": word, "Confidence": confidence}
+            for i, word in enumerate(line.split())
+        ]
+    return {
+        "DocumentMetadata": {"Pages": 1},
+        "Blocks": blocks,
+        "DetectDocumentTextModelVersion": "1.0",
+    }
