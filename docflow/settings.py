@@ -57,6 +57,10 @@ class Settings:
     signing_secret_id: str = ""
     signing_key_source: str = "secretsmanager"
     callback_max_body_bytes: int = 16 * 1024
+    # The reconcile pass: which function's executions to ask about, and how long a document
+    # must have been quiet before its execution is checked.
+    orchestrator_name: str = "docflow-orchestrator"
+    reconcile_quiet_s: int = 3600
     machine_callback_window_s: int = 300
 
     def __post_init__(self) -> None:
@@ -91,6 +95,7 @@ class Settings:
         _require(
             self.reporter in REPORTERS, f"DOCFLOW_REPORTER must be one of {', '.join(REPORTERS)}"
         )
+        _require(self.reconcile_quiet_s >= 0, "DOCFLOW_RECONCILE_QUIET_S must be >= 0")
         _require(self.history_ttl_days >= 1, "DOCFLOW_HISTORY_TTL_DAYS must be >= 1")
         _require(self.review_link_ttl_s >= 60, "DOCFLOW_REVIEW_LINK_TTL_S must be >= 60")
         _require(

@@ -1,16 +1,18 @@
 """The status recorder function: validates a report and applies it to the read model.
 
-It is the only writer of the read model. On its schedule it also publishes the review
-metrics the template's alarm watches (overdue reviews), from the pending-review index.
+It is the only writer of the read model. On its schedules it also publishes the review
+metrics the template's alarm watches (overdue reviews), from the pending-review index, and
+runs the reconcile pass (documents whose execution ended without recording an outcome).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from docflow import observability
 from docflow.readmodel.queries import ReadModel
+from docflow.readmodel.reconcile import LambdaExecutionStatuses, reconcile
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, ReportError
 from docflow.settings import load_settings
@@ -22,6 +24,8 @@ def handler(event: Any, context: Any = None) -> dict[str, Any]:
     settings = load_settings()
     if isinstance(event, dict) and event.get("task") == "emit-review-metrics":
         return emit_review_metrics(ReadModel(settings.table_name))
+    if isinstance(event, dict) and event.get("task") == "reconcile":
+        return reconcile_pass(event)
     try:
         report = Report.parse(event)
     except ReportError as exc:
@@ -38,6 +42,24 @@ def handler(event: Any, context: Any = None) -> dict[str, Any]:
         },
     )
     return outcome.to_dict()
+
+
+def reconcile_pass(event: dict[str, Any]) -> dict[str, Any]:
+    """Record `failed` for documents whose execution ended without saying so."""
+    settings = load_settings()
+    quiet = event.get("quietSeconds", settings.reconcile_quiet_s)
+    if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet < 0:
+        return {"result": INVALID, "error": {"field": "quietSeconds", "message": "must be >= 0"}}
+    result = reconcile(
+        ReadModel(settings.table_name),
+        StatusRecorder(settings.table_name, settings.history_ttl_days),
+        LambdaExecutionStatuses(settings.orchestrator_name),
+        timedelta(seconds=quiet),
+    )
+    if result.recorded_failed:
+        observability.logger.warning("ended executions reconciled", extra=result.to_dict())
+        observability.count("ExecutionsReconciled", result.recorded_failed)
+    return result.to_dict()
 
 
 def emit_review_metrics(model: ReadModel, now: datetime | None = None) -> dict[str, Any]:

@@ -372,3 +372,62 @@ def test_host_killed_mid_document_then_the_run_resumes(stack: StackConfig) -> No
     assert int((stack.state / "host.pid").read_text()) != old_pid  # a new host did the rest
     statuses = [h["status"] for h in history(doc.document_id)]
     assert statuses == ["received", "reading", "classified", "finalized"]
+
+
+def raw_request(port: int, raw: bytes) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(raw)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0]
+
+
+def test_the_function_url_refuses_what_a_function_url_would(stack: StackConfig) -> None:
+    """Refused before the function runs: over 6 MB, chunked, unreadable lengths, garbage."""
+    port, path = stack.review_port, b"/review/v1.k1.abc.def"
+    too_big = b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Length: 7000000\r\n\r\n"
+    chunked = (
+        b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    )
+    bad_length = b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"
+    assert raw_request(port, too_big).split(b" ")[1] == b"413"
+    assert raw_request(port, chunked).split(b" ")[1] == b"411"
+    assert raw_request(port, bad_length).split(b" ")[1] == b"400"
+    assert raw_request(port, b"GARBAGE\r\n\r\n").split(b" ")[1] == b"400"
+
+
+def test_the_stack_reports_what_its_parts_measured(stack: StackConfig) -> None:
+    doc_id, run_id = upload(stack, "incoming/stats.pdf", make_pdf([INVOICE]))
+    wait_for(doc_id, {"finalized"}, run_id)
+    time.sleep(2.5)  # written with each snapshot
+    stats = json.loads((stack.state / "stats.json").read_text())
+    assert 1 <= stats["intakeInFlightPeak"] <= stats["intakeMaxConcurrency"]
+    assert stats["intakeBatches"] >= 1
+
+
+def test_an_execution_stopped_from_outside_is_reconciled(stack: StackConfig) -> None:
+    """The run cannot report an end it never saw; the recorder's reconcile pass asks the
+    durable runner and records it."""
+    pages = [("scan", INVOICE)] * 10
+    doc = upload_doc(stack, "incoming/stopped.pdf", make_pdf(pages))
+    wait_for(doc.document_id, {"reading"}, doc.run_id)
+    runner = aws.client("lambda")
+    found = runner.list_durable_executions_by_function(
+        FunctionName="docflow-orchestrator", DurableExecutionName=doc.execution_name
+    )["DurableExecutions"]
+    runner.stop_durable_execution(DurableExecutionArn=found[0]["DurableExecutionArn"])
+
+    answer = aws.invoke_client().invoke(
+        FunctionName="docflow-status-recorder",
+        Payload=json.dumps({"task": "reconcile", "quietSeconds": 0}).encode(),
+    )
+    result = json.loads(answer["Payload"].read())
+    assert result["recordedFailed"] >= 1
+    state = wait_for(doc.document_id, {"failed"}, doc.run_id, timeout=10)
+    assert state["reason"] == "execution-stopped"

@@ -22,7 +22,8 @@ SEED = 20261129
 def run(smoke: bool) -> dict[str, Any]:
     count, kills_wanted = (4, 2) if smoke else (20, 6)
     rng = random.Random(SEED)
-    with Stack.running() as stack:
+    # The recorder's reconcile pass on a short schedule, so the crash loop's casualties show.
+    with Stack.running(schedule_every_s=5, reconcile_quiet_s=10) as stack:
         files = [
             (f"crash/doc-{n:03d}.pdf", contract(n) if n % 5 == 2 else invoice(n, 4, scanned=True))
             for n in range(count)
@@ -57,6 +58,7 @@ def run(smoke: bool) -> dict[str, Any]:
         finalized = history_counts(stack, docs, "finalized")
         finals = len(stack.artifacts("/final.json"))
         mail = stack.mail_per_recipient_and_subject()
+        storm = crash_loop(stack, 2 if smoke else 3)
         restarts = stack.stats().get("hostRestarts", 0)
 
     outcome = statuses_of(states, docs)
@@ -78,6 +80,7 @@ def run(smoke: bool) -> dict[str, Any]:
         "finalized_runs": sum(n for k, n in finalized.items() if k >= 1),
         "review_emails": sum(mail.values()),
         "review_emails_sent_twice": sum(1 for n in mail.values() if n > 1),
+        "crash_loop": storm,
     }
     report["passed"] = (
         report["settled"] == count
@@ -88,8 +91,38 @@ def run(smoke: bool) -> dict[str, Any]:
         and report["review_emails_sent_twice"] == 0
         and report["host_restarts"] >= len(kills)
         and len(kills) >= min(kills_wanted, 2)
+        and storm["passed"]
     )
     return report
+
+
+def crash_loop(stack: Stack, count: int) -> dict[str, Any]:
+    """A host that dies again and again (a bad deploy): the runner gives up on the executions
+    it was running after five failed invocations in a row, outside any handler. The recorder's
+    reconcile pass must then record those documents failed rather than leave them reading."""
+    docs = stack.upload_all(
+        [(f"crash/loop-{n}.pdf", invoice(100 + n, 12, scanned=True)) for n in range(count)]
+    )
+    stack.wait_settled(docs, 120, frozenset({"reading"}))
+    kills, began = 0, time.monotonic()
+    while time.monotonic() - began < 90:
+        executions = stack.executions()
+        if all(executions.get(d.execution_name) == "FAILED" for d in docs):
+            break
+        stack.kill_host()
+        kills += 1
+        time.sleep(0.7)
+    _wait_healthy(stack)
+    ended = stack.executions()
+    states = stack.wait_settled(docs, 90, frozenset({"failed"}))
+    reasons = [states[d.run_id].get("reason") for d in docs]
+    return {
+        "documents": count,
+        "kills": kills,
+        "executions_failed_by_runner": sum(ended.get(d.execution_name) == "FAILED" for d in docs),
+        "recorded_failed": reasons,
+        "passed": reasons == ["execution-failed"] * count,
+    }
 
 
 def _wait_healthy(stack: Stack, timeout_s: float = 30) -> None:

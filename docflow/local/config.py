@@ -26,6 +26,10 @@ class StackConfig:
     intake_visibility_s: int = 5
     intake_max_concurrency: int = 4
     page_concurrency: int = 2
+    # The template's schedules, played locally: how often the recorder's reconcile pass runs,
+    # and how long a document must be quiet before its execution is checked.
+    schedule_every_s: int = 60
+    reconcile_quiet_s: int = 120
     extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -94,6 +98,8 @@ class StackConfig:
             "DOCFLOW_OCR_ENGINE": "auto",
             "DOCFLOW_OCR_FALLBACK": "tesseract",
             "DOCFLOW_PAGE_CONCURRENCY": str(self.page_concurrency),
+            "DOCFLOW_ORCHESTRATOR_NAME": "docflow-orchestrator",
+            "DOCFLOW_RECONCILE_QUIET_S": str(self.reconcile_quiet_s),
             "POWERTOOLS_SERVICE_NAME": "docflow",
             **self.extra_env,
         }

@@ -8,6 +8,8 @@ durable runner       the testing SDK's web runner with its sqlite store; on star
 function host        `docflow.local.host`, a child process, restarted if it dies
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
                      batch failures, redrive to the DLQ by receive count
+schedules            the template's Schedule events (the recorder's reconcile pass and
+                     review metrics), every minute
 Function URL         the callback API on the review port, as a Function URL calls it
 
 python -m docflow.local.stackd --state .docflow
@@ -301,6 +303,38 @@ class FunctionUrlFrontend:
             request.wfile.write(raw)
 
 
+class Schedules:
+    """The template's Schedule events: the status recorder's periodic tasks."""
+
+    TASKS = ("reconcile", "emit-review-metrics")
+
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.stopping = threading.Event()
+        self.runs = 0
+
+    def start(self) -> None:
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def _loop(self) -> None:
+        from docflow import aws
+
+        while not self.stopping.wait(self.config.schedule_every_s):
+            for task in self.TASKS:
+                try:
+                    aws.invoke_client().invoke(
+                        FunctionName="docflow-status-recorder",
+                        InvocationType="Event",
+                        Payload=json.dumps({"task": task}).encode(),
+                    )
+                except Exception as exc:
+                    print(f"schedule {task}: {exc!r}", flush=True)
+            self.runs += 1
+
+
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
@@ -339,6 +373,8 @@ def main() -> None:
     poller.start()
     frontend = FunctionUrlFrontend(config)
     frontend.start()
+    schedules = Schedules(config)
+    schedules.start()
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -353,6 +389,7 @@ def main() -> None:
         write_stats(config, poller, host)
     (config.state / "stackd.ready").unlink(missing_ok=True)
     for name, part in (
+        ("schedules", schedules),
         ("poller", poller),
         ("frontend", frontend),
         ("host", host),

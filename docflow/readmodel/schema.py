@@ -44,7 +44,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "resultKey": str,
     "archiveKey": str,
 }
-CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external")
+CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 
 
 class ReportError(ValueError):
