@@ -45,7 +45,7 @@ build: $(SAM_VENV)/bin/sam
 	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(SAM) build --region us-east-1
 
 bench-smoke: setup system-deps
-	@for b in bench/*.py; do case $$b in */_*) continue;; esac; \
+	@set -o pipefail; for b in bench/*.py; do case $$b in */_*) continue;; esac; \
 	  echo "== $$b --smoke"; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; done
 
 clean:

@@ -89,3 +89,11 @@ def test_a_pass_is_bounded(shared: object) -> None:
     lambda_ = FixedStatuses({})
     result = reconcile(model(), recorder(), lambda_, timedelta(hours=1), now=LATER, max_checks=3)
     assert result.examined == 3 and len(lambda_.asked) == 3
+
+
+def test_the_recorder_refuses_a_bad_quiet_period() -> None:
+    from status_recorder.app import handler
+
+    for bad in (-1, "60", True, 1.5):
+        answer = handler({"task": "reconcile", "quietSeconds": bad})
+        assert answer["result"] == "invalid" and answer["error"]["field"] == "quietSeconds"

@@ -14,7 +14,6 @@ import contextlib
 import http.client
 import json
 import random
-import socket
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from typing import Any
 
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
+from docflow.local.raw_http import raw_status
 from docflow.review.keys import build_key_source
 from docflow.review.signing import Claims, KeyRing, mint
 from docflow.settings import load_settings
@@ -190,7 +190,7 @@ def send(port: int, attack: Attack) -> int:
     """The response's status, or 0 when none came back."""
     try:
         if attack.raw is not None:
-            return _send_raw(port, attack.raw)
+            return raw_status(port, attack.raw)
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         try:
             connection.putrequest(attack.method, attack.path, skip_accept_encoding=True)
@@ -209,20 +209,6 @@ def send(port: int, attack: Attack) -> int:
             connection.close()
     except (OSError, http.client.HTTPException):
         return 0
-
-
-def _send_raw(port: int, raw: bytes) -> int:
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            sock.sendall(raw)
-        answer = b""
-        while b"\r\n" not in answer:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            answer += chunk
-    parts = answer.split(b" ", 2)
-    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
 
 
 def run(smoke: bool) -> dict[str, Any]:
