@@ -396,7 +396,7 @@ def test_the_stack_reports_what_its_parts_measured(stack: StackConfig) -> None:
     doc_id, run_id = upload(stack, "incoming/stats.pdf", make_pdf([INVOICE]))
     wait_for(doc_id, {"finalized"}, run_id)
     time.sleep(2.5)  # written with each snapshot
-    stats = json.loads((stack.state / "stats.json").read_text())
+    stats = docflow(stack, "status")["stats"]
     assert 1 <= stats["intakeInFlightPeak"] <= stats["intakeMaxConcurrency"]
     assert stats["intakeBatches"] >= 1
 

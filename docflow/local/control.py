@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -105,9 +106,12 @@ def status(state: Path = DEFAULT_STATE) -> dict[str, Any]:
     config = StackConfig.load(state)
     pid = running_pid(state)
     host = state / "host.pid"
+    stats = state / "stats.json"
     return {
         "running": pid is not None,
         "pid": pid,
         "hostPid": int(host.read_text()) if pid and host.exists() else None,
         **config.describe(),
+        # What the stack's parts measured: starter concurrency peak, host restarts.
+        "stats": json.loads(stats.read_text()) if pid and stats.exists() else {},
     }
