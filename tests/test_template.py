@@ -86,6 +86,28 @@ def test_callback_permissions_name_only_the_orchestrators_versions() -> None:
             ), name
 
 
+def test_only_the_recorder_lists_executions_and_only_the_orchestrators() -> None:
+    recorder = functions()["StatusRecorderFunction"]
+    lists = [
+        s for s in statements(recorder) if "lambda:ListDurableExecutionsByFunction" in actions(s)
+    ]
+    assert len(lists) == 1 and actions(lists[0]) == ["lambda:ListDurableExecutionsByFunction"]
+    arns = [r["Fn::Sub"] for r in resources_of(lists[0])]
+    assert [a.split(":function:")[1] for a in arns] == [
+        "${AWS::StackName}-orchestrator",
+        "${AWS::StackName}-orchestrator:*",
+    ]
+    name = recorder["Environment"]["Variables"]["DOCFLOW_ORCHESTRATOR_NAME"]
+    assert name == {"Fn::Sub": "${AWS::StackName}-orchestrator"}
+    schedules = [e["Properties"] for e in recorder["Events"].values() if e["Type"] == "Schedule"]
+    assert '{"task": "reconcile"}' in [s["Input"] for s in schedules]
+    for other, props in functions().items():
+        if other != "StatusRecorderFunction":
+            assert not any(
+                "ListDurableExecutions" in a for s in statements(props) for a in actions(s)
+            )
+
+
 def test_no_policy_grants_scan_or_wildcard_actions() -> None:
     for name, props in functions().items():
         for statement in statements(props):
