@@ -2,7 +2,7 @@
 
 In AWS, Lambda de-duplicates starts by DurableExecutionName (same name and payload: the
 existing execution), so the starter just invokes. The local durable runner does not, so the
-local starter claims the name with a conditional write first.
+local starter claims the name with a conditional write and asks the runner before starting.
 """
 
 from __future__ import annotations
@@ -134,11 +134,24 @@ class LocalRunnerStarter:
             if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
                 return False
             raise
-        self._start(doc)
+        # A starter that died between starting the run and marking the claim leaves a stale
+        # claim whose run exists: the runner's own list is the truth, so ask it first.
+        started = not self._exists(doc)
+        if started:
+            self._start(doc)
         aws.client("dynamodb").put_item(
             TableName=self.claims_table, Item=to_ddb({**item, "state": "started"})
         )
-        return True
+        return started
+
+    def _exists(self, doc: DocumentRef) -> bool:
+        found = aws.client("lambda").list_durable_executions_by_function(
+            FunctionName=self.function, DurableExecutionName=doc.execution_name, MaxItems=10
+        )
+        return any(
+            e.get("DurableExecutionName") == doc.execution_name
+            for e in found.get("DurableExecutions", [])
+        )
 
     def _start(self, doc: DocumentRef) -> None:
         body = {

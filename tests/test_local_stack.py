@@ -421,3 +421,28 @@ def test_an_execution_stopped_from_outside_is_reconciled(stack: StackConfig) -> 
 
 def history_of_run(doc: DocumentRef) -> list[dict]:
     return [h for h in history(doc.document_id) if h["runId"] == doc.run_id]
+
+
+def test_a_stale_start_claim_whose_run_exists_starts_nothing(stack: StackConfig) -> None:
+    """The local runner does not de-duplicate execution names; a starter that died between
+    starting a run and marking its claim must not lead the next one to start it again."""
+    from docflow.intake import LocalRunnerStarter
+    from docflow.readmodel.table import to_ddb
+
+    doc = upload_doc(stack, "incoming/stale-claim.pdf", make_pdf([INVOICE]))
+    wait_for(doc.document_id, {"finalized"}, doc.run_id)
+    claim = {"pk": f"START#{doc.execution_name}", "state": "starting"}
+    aws.client("dynamodb").put_item(
+        TableName=stack.claims_table, Item=to_ddb({**claim, "claimedAt": int(time.time()) - 120})
+    )
+    starter = LocalRunnerStarter(stack.runner_url, "docflow-orchestrator", stack.claims_table, 3600)
+
+    assert starter.start(doc) is False
+    runs = aws.client("lambda").list_durable_executions_by_function(
+        FunctionName="docflow-orchestrator", DurableExecutionName=doc.execution_name
+    )["DurableExecutions"]
+    assert len(runs) == 1
+    item = aws.client("dynamodb").get_item(
+        TableName=stack.claims_table, Key=to_ddb({"pk": claim["pk"]})
+    )
+    assert item["Item"]["state"]["S"] == "started"
