@@ -1,7 +1,7 @@
 """Reliability on the real local stack: duplicates, crashes, throttling, poison documents,
 hostile review traffic and a burst. Prints one JSON object of counts.
 
-    python bench/reliability.py                    every scenario at full size (about 15 min)
+    python bench/reliability.py                    every scenario at full size (about 9 min)
     python bench/reliability.py --smoke            small sizes, for CI
     python bench/reliability.py --only burst hostile
 
@@ -52,6 +52,7 @@ def main() -> int:
     report = {
         "passed": all(r["passed"] for r in results.values()),
         "size": "smoke" if args.smoke else "full",
+        "seconds": round(sum(r["seconds"] for r in results.values()), 1),
         "scenarios": results,
     }
     _common.emit(report)

@@ -2,7 +2,8 @@
 
 In AWS, Lambda de-duplicates starts by DurableExecutionName (same name and payload: the
 existing execution), so the starter just invokes. The local durable runner does not, so the
-local starter claims the name with a conditional write and asks the runner before starting.
+local starter claims the name with a conditional write first, and on taking over a stale
+claim asks the runner whether the run already exists.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Protocol
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.executions import LambdaExecutionStatuses
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import to_ddb
 
@@ -110,6 +112,7 @@ class LocalRunnerStarter:
     ) -> None:
         self.runner_url = runner_url.rstrip("/")
         self.function = function
+        self.executions = LambdaExecutionStatuses(function)
         self.claims_table = claims_table
         self.timeout = execution_timeout_s
 
@@ -119,7 +122,7 @@ class LocalRunnerStarter:
         try:
             # A claim left "starting" by a starter that died is taken over after a while;
             # a fresh one means another starter is starting this very run right now.
-            aws.client("dynamodb").put_item(
+            claimed = aws.client("dynamodb").put_item(
                 TableName=self.claims_table,
                 Item=to_ddb(item),
                 ConditionExpression=(
@@ -129,29 +132,22 @@ class LocalRunnerStarter:
                 ExpressionAttributeValues=to_ddb(
                     {":starting": "starting", ":stale": now - CLAIM_TIMEOUT_S}
                 ),
+                ReturnValues="ALL_OLD",
             )
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
                 return False
             raise
-        # A starter that died between starting the run and marking the claim leaves a stale
-        # claim whose run exists: the runner's own list is the truth, so ask it first.
-        started = not self._exists(doc)
+        # The starter whose stale claim this took over may have died after starting the run
+        # and before marking the claim: then the runner has it (the runner's list is the truth).
+        taken_over = "Attributes" in claimed
+        started = not (taken_over and self.executions.status(doc.execution_name) is not None)
         if started:
             self._start(doc)
         aws.client("dynamodb").put_item(
             TableName=self.claims_table, Item=to_ddb({**item, "state": "started"})
         )
         return started
-
-    def _exists(self, doc: DocumentRef) -> bool:
-        found = aws.client("lambda").list_durable_executions_by_function(
-            FunctionName=self.function, DurableExecutionName=doc.execution_name, MaxItems=10
-        )
-        return any(
-            e.get("DurableExecutionName") == doc.execution_name
-            for e in found.get("DurableExecutions", [])
-        )
 
     def _start(self, doc: DocumentRef) -> None:
         body = {

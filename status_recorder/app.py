@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from docflow import observability
+from docflow.executions import LambdaExecutionStatuses
 from docflow.readmodel.queries import ReadModel
-from docflow.readmodel.reconcile import LambdaExecutionStatuses, reconcile
+from docflow.readmodel.reconcile import reconcile
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, ReportError
 from docflow.settings import load_settings

@@ -15,7 +15,8 @@ from tests.conftest import Stack
 
 
 class SlowService:
-    """Stands in for the rate-limited service (no local Textract that enforces a rate)."""
+    """Stands in for the rate-limited service, without OCR, so the cap's bookkeeping is tested
+    fast; tests/test_textract_local.py runs the real reader against the Textract emulator."""
 
     name = "fake-slow-service"
 

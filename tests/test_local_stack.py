@@ -23,6 +23,7 @@ from docflow.local.config import StackConfig
 from docflow.local.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
 from docflow.local.raw_http import raw_status
 from docflow.local.sandbox import reset_process_state
+from docflow.local.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 
@@ -62,9 +63,7 @@ def upload(config: StackConfig, key: str, data: bytes) -> tuple[str, str]:
 
 
 def upload_doc(config: StackConfig, key: str, data: bytes) -> DocumentRef:
-    bucket = config.names("DocumentBucket")
-    put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=data)
-    return DocumentRef(bucket, key, put["VersionId"], content_tag=put["ETag"].strip('"'))
+    return put_document(config.names("DocumentBucket"), key, data)
 
 
 def wait_for(
@@ -135,24 +134,7 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(stack: StackConfi
 def test_duplicate_upload_events_start_one_run(stack: StackConfig) -> None:
     doc = upload_doc(stack, "incoming/dup.pdf", make_pdf([INVOICE]))
     doc_id, run_id = doc.document_id, doc.run_id
-    key_event = {
-        "version": "0",
-        "id": "dup",
-        "detail-type": "Object Created",
-        "source": "aws.s3",
-        "account": "123456789012",
-        "region": "us-east-1",
-        "resources": [],
-        "time": "2026-11-29T10:00:00Z",
-        "detail": {
-            "bucket": {"name": stack.names("DocumentBucket")},
-            "object": {
-                "key": "incoming/dup.pdf",
-                "version-id": doc.version,
-                "eTag": doc.content_tag,
-            },
-        },
-    }
+    key_event = object_created_event(doc)
     queue = aws.client("sqs").get_queue_url(QueueName=stack.names("IntakeQueue"))["QueueUrl"]
     for _ in range(4):
         aws.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps(key_event))
@@ -257,15 +239,7 @@ CHROMIUM = "/usr/bin/chromium"
 def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfig) -> None:
     """The starter as the event source mapping calls it: one bad record fails alone."""
     doc = upload_doc(stack, "incoming/batch.pdf", make_pdf([INVOICE]))
-    event = {
-        "version": "0",
-        "detail-type": "Object Created",
-        "source": "aws.s3",
-        "detail": {
-            "bucket": {"name": stack.names("DocumentBucket")},
-            "object": {"key": doc.key, "version-id": doc.version, "eTag": doc.content_tag},
-        },
-    }
+    event = object_created_event(doc)
     records = [
         {
             "messageId": f"m{i}",

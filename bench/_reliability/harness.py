@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from docflow.ids import DocumentRef
 from docflow.local import control
 from docflow.local.config import StackConfig
 from docflow.local.sandbox import reset_process_state
+from docflow.local.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 
@@ -55,7 +56,6 @@ def _free(port: int) -> bool:
 @dataclass
 class Stack:
     config: StackConfig
-    uploaded: list[DocumentRef] = field(default_factory=list)
 
     # ---- running one -------------------------------------------------------------------
     @classmethod
@@ -82,10 +82,7 @@ class Stack:
 
     # ---- putting documents in ----------------------------------------------------------
     def upload(self, key: str, data: bytes) -> DocumentRef:
-        put = aws.client("s3").put_object(Bucket=self.bucket, Key=key, Body=data)
-        doc = DocumentRef(self.bucket, key, put["VersionId"], content_tag=put["ETag"].strip('"'))
-        self.uploaded.append(doc)
-        return doc
+        return put_document(self.bucket, key, data)
 
     def upload_all(
         self, items: Iterable[tuple[str, bytes]], workers: int = 16
@@ -93,24 +90,10 @@ class Stack:
         with ThreadPoolExecutor(workers) as pool:
             return list(pool.map(lambda item: self.upload(*item), items))
 
-    def object_created_event(self, doc: DocumentRef) -> dict[str, Any]:
-        """The event S3 sends EventBridge for this version, as the rule puts it on the queue."""
-        return {
-            "version": "0",
-            "id": f"redelivery-{time.time_ns()}",
-            "detail-type": "Object Created",
-            "source": "aws.s3",
-            "account": "123456789012",
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "region": "us-east-1",
-            "resources": [f"arn:aws:s3:::{doc.bucket}"],
-            "detail": {
-                "version": "0",
-                "bucket": {"name": doc.bucket},
-                "object": {"key": doc.key, "version-id": doc.version, "etag": doc.content_tag},
-                "reason": "PutObject",
-            },
-        }
+    def redeliver(self, doc: DocumentRef) -> None:
+        """One more copy of the version's S3 event on the intake queue, as at-least-once
+        delivery may bring."""
+        self.send_raw(json.dumps(object_created_event(doc)))
 
     @property
     def intake_queue(self) -> str:
@@ -191,14 +174,16 @@ class Stack:
     # ---- the durable runner ------------------------------------------------------------
     def executions(self) -> dict[str, str]:
         """Execution name -> status, straight from the runner's store."""
-        path = self.config.state / "executions.sqlite"
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            return dict(db.execute("SELECT execution_name, status FROM executions").fetchall())
+        rows = self._runner_store("SELECT execution_name, status FROM executions")
+        return dict(rows)
 
     def execution_data(self) -> list[dict[str, Any]]:
+        return [json.loads(data) for (data,) in self._runner_store("SELECT data FROM executions")]
+
+    def _runner_store(self, query: str) -> list[tuple[Any, ...]]:
         path = self.config.state / "executions.sqlite"
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            return [json.loads(row[0]) for row in db.execute("SELECT data FROM executions")]
+            return db.execute(query).fetchall()
 
     # ---- side effects ------------------------------------------------------------------
     def mail(self) -> list[dict[str, Any]]:

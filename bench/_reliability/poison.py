@@ -56,7 +56,7 @@ def run(smoke: bool) -> dict[str, Any]:
         odd = [stack.upload(key, invoice(n + 10)) for n, key in enumerate(ODD_KEYS)]
         # An event for an object that is not there (deleted before the run could read it).
         missing = DocumentRef(stack.bucket, "poison/deleted.pdf", "3HL4kqtJlcpXroDTDmJ.rmSpXd3d")
-        stack.send_raw(json.dumps(stack.object_created_event(missing)))
+        stack.redeliver(missing)
         for body in UNPARSEABLE:
             stack.send_raw(body)
 

@@ -56,9 +56,10 @@ class _TablesAreNotCopied:
 
 def _undo_transactions_by_item() -> None:
     """moto rolls a failed TransactWriteItems back by restoring a deep copy of every table it
-    touched, taken before the transaction: a cost that grows with the table (80 ms a
-    transaction at 3,000 items), paid by every transaction, under the lock that serializes
-    moto. This keeps a copy of only the items the transaction names, and restores those."""
+    touched, taken before the transaction: a cost that grows with the table, paid by every
+    transaction, under the lock that serializes moto (the reliability bench's burst drained
+    in 990 s with it, 209 s without). This keeps a copy of only the items the transaction
+    names, and restores those."""
     from moto.dynamodb import models
 
     original = models.DynamoDBBackend.transact_write_items

@@ -311,7 +311,6 @@ class Schedules:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.stopping = threading.Event()
-        self.runs = 0
 
     def start(self) -> None:
         threading.Thread(target=self._loop, daemon=True).start()
@@ -332,7 +331,6 @@ class Schedules:
                     )
                 except Exception as exc:
                     print(f"schedule {task}: {exc!r}", flush=True)
-            self.runs += 1
 
 
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost) -> None:

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from docflow import aws
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import StatusRecorder
-from docflow.readmodel.schema import RunIds, make_report
+from docflow.readmodel.schema import Report, RunIds, make_report
 from docflow.readmodel.transitions import FAILED, PENDING_REVIEW
 
 # Execution status -> the reason the document failed.
@@ -34,24 +33,6 @@ class ExecutionStatuses(Protocol):
     def status(self, execution_name: str) -> str | None:
         """RUNNING, SUCCEEDED, FAILED, TIMED_OUT or STOPPED; None if there is no such run."""
         ...
-
-
-class LambdaExecutionStatuses:
-    """Lambda's ListDurableExecutionsByFunction, filtered by the run's execution name."""
-
-    def __init__(self, function: str) -> None:
-        self.function = function
-
-    def status(self, execution_name: str) -> str | None:
-        answer = aws.client("lambda").list_durable_executions_by_function(
-            FunctionName=self.function, DurableExecutionName=execution_name, MaxItems=10
-        )
-        found = [
-            e
-            for e in answer.get("DurableExecutions", [])
-            if e.get("DurableExecutionName") == execution_name
-        ]
-        return str(found[0]["Status"]) if found else None
 
 
 @dataclass
@@ -116,7 +97,7 @@ def _review_still_open(item: dict[str, Any], now: datetime) -> bool:
     )
 
 
-def _failed_report(item: dict[str, Any], status: str) -> Any:
+def _failed_report(item: dict[str, Any], status: str) -> Report:
     run = RunIds(
         document_id=str(item["documentId"]),
         version=str(item["version"]),
