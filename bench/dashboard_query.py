@@ -47,7 +47,10 @@ def fill(table: str, documents: int, pending: int) -> None:
                     "review-0",
                     stage_index=0,
                     at=at,
-                    payload={"stageName": "legal", "reviewUrls": [f"http://x/{n}"]},
+                    payload={
+                        "stageName": "legal",
+                        "reviewLinks": [{"reviewer": "legal@example.com", "linkId": f"id{n}"}],
+                    },
                 ),
             )
         else:

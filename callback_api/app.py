@@ -1,10 +1,14 @@
 """The reviewers' door: a Lambda Function URL (AuthType NONE; the signed link is the check).
 
-    GET  /review/{token}     the confirm page; sends a heartbeat; decides nothing
-    POST /review/{token}     the page's Approve / Reject: consumes the link, resumes the run
-    POST /callbacks/{token}  a service completing a machine link, HMAC-signed with a time window
+    GET  /review/{token}            the review page; sends a heartbeat; decides nothing
+    GET  /review/{token}/pages/{n}  page n's preview (PNG), rendered once, then cached in S3
+    GET  /review/{token}/original   a redirect to a presigned download, made at the click
+    POST /review/{token}            the page's Approve / Reject: consumes the link, resumes the run
+    POST /callbacks/{token}         a service completing a machine link, HMAC-signed, time window
 
-Every bad request gets a 4xx page (or JSON, if asked) and sends no callback.
+Every path under a token passes the same checks (signature, expiry, link state, document
+binding), so a reviewer's access to the document ends with the link. Every bad request gets
+a 4xx page (or JSON, if asked) and sends no callback.
 """
 
 from __future__ import annotations
@@ -15,37 +19,27 @@ from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
 
+from callback_api.views import ReviewViews
 from docflow.observability import logger
-from docflow.reporting import build_reporter
-from docflow.review.desk import LambdaCallbackSender, ReviewDesk, ReviewRefused
-from docflow.review.keys import build_key_source
-from docflow.review.links import LinkStore
-from docflow.review.pages import (
-    SECURITY_HEADERS,
-    outcome_page,
-    refusal_page,
-    review_page,
-)
+from docflow.review.desk import REJECT_REASONS, ReviewRefused
+from docflow.review.pages import SECURITY_HEADERS, outcome_page, refusal_page
 from docflow.settings import load_settings
 
 app = LambdaFunctionUrlResolver()
-_desk: ReviewDesk | None = None
+_views: ReviewViews | None = None
 OTHER_METHODS = ["PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
-def desk() -> ReviewDesk:
-    global _desk
-    if _desk is None:
-        s = load_settings()
-        _desk = ReviewDesk(
-            build_key_source(s), LinkStore(s.links_table), LambdaCallbackSender(), build_reporter(s)
-        )
-    return _desk
+def views() -> ReviewViews:
+    global _views
+    if _views is None:
+        _views = ReviewViews.from_settings(load_settings())
+    return _views
 
 
-def use_desk(value: ReviewDesk | None) -> None:
-    global _desk
-    _desk = value
+def use_views(value: ReviewViews | None) -> None:
+    global _views
+    _views = value
 
 
 def _wants_json() -> bool:
@@ -79,16 +73,36 @@ def _too_big() -> bool:
     return (declared.isdigit() and int(declared) > limit) or len(_body()) > limit
 
 
+def _offset() -> int:
+    raw = (app.current_event.query_string_parameters or {}).get("from", "0")
+    return int(raw) if raw.isdigit() and len(raw) < 7 else 0
+
+
 @app.get("/review/<token>")
 def show(token: str) -> Response:
-    view = desk().open(token)
+    page = views().review(token, _offset())
     data = {
-        "documentId": view.claims.document_id,
-        "stage": view.claims.stage_name,
-        "waiting": view.waiting,
-        "summary": view.link.get("summary", {}),
+        "documentId": page.view.claims.document_id,
+        "stage": page.view.claims.stage_name,
+        "waiting": True,
+        "summary": page.view.link.get("summary", {}),
+        "pages": page.order,
     }
-    return _answer(200, review_page(view.link, view.waiting), data)
+    return _answer(200, page.html, data)
+
+
+@app.get("/review/<token>/pages/<number>")
+def preview(token: str, number: str) -> Response:
+    png, cached = views().preview(token, number)
+    headers = {**SECURITY_HEADERS, "X-Preview-Cache": "hit" if cached else "miss"}
+    return Response(200, "image/png", png, headers)
+
+
+@app.get("/review/<token>/original")
+def original(token: str) -> Response:
+    url = views().download_url(token)
+    # The presigned URL lives only in this answer: never stored, valid a few minutes.
+    return Response(302, "text/plain", "", {**SECURITY_HEADERS, "Location": url})
 
 
 @app.post("/review/<token>")
@@ -97,10 +111,17 @@ def decide(token: str) -> Response:
         return _refuse(413, "too-large", "the request body is too large")
     form = parse_qs(_body().decode("utf-8", "replace"), max_num_fields=10)
     choice = (form.get("decision") or [""])[0]
+    reason = (form.get("reason") or [""])[0]
+    comment = (form.get("comment") or [""])[0]
     if choice not in ("approve", "reject"):
         return _refuse(400, "no-decision", "choose Approve or Reject")
-    decision = desk().decide(token, choice == "approve", (form.get("comment") or [""])[0])
-    return _answer(200, outcome_page(decision), {"decision": decision})
+    if choice == "reject" and reason not in REJECT_REASONS:
+        # The error goes next to the field it concerns, on the page the reviewer was on.
+        message = "Choose why you reject the document"
+        page = views().review(token, 0, error=message, reason=reason, comment=comment)
+        return _answer(400, page.html, {"error": "no-reason", "message": message})
+    decision = views().desk.decide(token, choice == "approve", comment, reason)
+    return _answer(200, outcome_page(decision, REJECT_REASONS), {"decision": decision})
 
 
 @app.post("/callbacks/<token>")
@@ -108,7 +129,7 @@ def machine(token: str) -> Response:
     if _too_big():
         return _refuse(413, "too-large", "the request body is too large")
     headers = app.current_event.headers or {}
-    decision = desk().machine(
+    decision = views().desk.machine(
         token,
         _body(),
         headers.get("x-docflow-timestamp", ""),
@@ -121,8 +142,10 @@ def machine(token: str) -> Response:
 
 
 @app.route("/review/<token>", method=OTHER_METHODS)
+@app.route("/review/<token>/pages/<number>", method=[*OTHER_METHODS, "POST"])
+@app.route("/review/<token>/original", method=[*OTHER_METHODS, "POST"])
 @app.route("/callbacks/<token>", method=[*OTHER_METHODS, "GET"])
-def wrong_method(token: str) -> Response:
+def wrong_method(token: str, number: str = "") -> Response:
     return _refuse(405, "method-not-allowed", "this address does not accept that method")
 
 

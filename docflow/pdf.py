@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pypdfium2 as pdfium
+from PIL import Image
 from pypdf import PdfReader
 
 from docflow.errors import (
@@ -165,6 +166,21 @@ class OpenPdf:
         out = io.BytesIO()
         image.save(out, format="PNG", optimize=False, compress_level=1)
         return out.getvalue()
+
+    def render_preview(self, page_number: int, width: int) -> Image.Image:
+        """The page in colour, `width` pixels wide at most, for a reviewer's screen."""
+        with PDFIUM_LOCK:
+            try:
+                page = self._pdf[page_number - 1]
+                page_width, _ = page.get_size()
+                scale = min(width / max(page_width, 1.0), 300 / 72.0)
+                image = page.render(scale=scale).to_pil()
+                page.close()
+            except (pdfium.PdfiumError, ValueError, MemoryError) as exc:
+                raise IntakeError(
+                    f"page {page_number} cannot be rendered: {exc}", UNRENDERABLE_PAGE
+                ) from exc
+        return image
 
     def close(self) -> None:
         with PDFIUM_LOCK:

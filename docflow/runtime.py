@@ -14,6 +14,7 @@ from docflow.classify import Classifier, RulesClassifier, load_rules
 from docflow.classify.rules import check_against_settings
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
+from docflow.review.callbacks import CallbackSender, LambdaCallbackSender
 from docflow.review.notifier import ReviewNotifier
 from docflow.settings import Settings, load_settings
 from docflow.storage import DocumentStore
@@ -27,6 +28,7 @@ class Runtime:
     classifier: Classifier
     reporter: Reporter
     notifier: ReviewNotifier
+    callbacks: CallbackSender  # ends older runs' reviews when a newer version arrives
 
     def with_(self, **changes: Any) -> Runtime:
         return replace(self, **changes)
@@ -49,6 +51,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         classifier=RulesClassifier(rules),
         reporter=build_reporter(settings),
         notifier=build_notifier(settings),
+        callbacks=LambdaCallbackSender(),
     )
 
 

@@ -29,7 +29,11 @@ from aws_durable_execution_sdk_python.config import (
     StepConfig,
     WaitForCallbackConfig,
 )
-from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+from aws_durable_execution_sdk_python.retries import (
+    RetryDecision,
+    RetryStrategyConfig,
+    create_retry_strategy,
+)
 from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.errors import IntakeError
@@ -42,6 +46,12 @@ from docflow.pipeline.record import record_status
 from docflow.pipeline.review import parse_decision, request_review
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.pipeline.split import split_document
+from docflow.pipeline.supersede import (
+    SUPERSEDED,
+    SUPERSEDED_ERROR,
+    end_older_runs,
+    still_latest,
+)
 from docflow.readmodel.transitions import (
     APPROVED,
     ARCHIVED,
@@ -53,6 +63,7 @@ from docflow.readmodel.transitions import (
     REJECTED,
     TIMED_OUT,
 )
+from docflow.review.links import SupersededRun
 from docflow.runtime import runtime
 
 # A page batch retries a few times with backoff; throttles are already absorbed inside it.
@@ -68,9 +79,16 @@ BATCH_STEP = StepConfig(
         )
     ),
 )
-NOTIFY_RETRY = create_retry_strategy(
+_NOTIFY_BACKOFF = create_retry_strategy(
     RetryStrategyConfig(max_attempts=5, initial_delay=Duration.from_seconds(5))
 )
+
+
+def notify_retry(error: Exception, attempt: int) -> RetryDecision:
+    """Mail and link writes are retried; a stage that a newer run superseded is not."""
+    if isinstance(error, SupersededRun):
+        return RetryDecision.no_retry()
+    return _NOTIFY_BACKOFF(error, attempt)
 
 
 @durable_execution
@@ -101,6 +119,11 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         {"bucket": doc.bucket, "key": doc.key, "etag": doc.content_tag},
     )
 
+    # A newer version ends the reviews older runs wait on; a run that is itself older stops.
+    older = context.step(end_older_runs(doc), name="supersede older runs")
+    if not older["latest"]:
+        return archive(context, doc, {}, SUPERSEDED)
+
     split = context.step(split_document(doc), name="split")
     if not split["ok"]:
         return fail(context, doc, split["reason"], split["message"])
@@ -120,14 +143,19 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     summary = document_summary(found)
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": found["stages"]})
 
+    # What a reviewer is shown besides the document: the route and earlier stages' decisions.
+    route = [{"name": s["name"], "because": s.get("because", "")} for s in found["stages"]]
+    decided: list[dict[str, Any]] = []
     for index, stage in enumerate(found["stages"]):
-        decision = await_review(context, doc, index, stage, summary)
+        shown = {**summary, "route": route, "decisions": list(decided)}
+        decision = await_review(context, doc, index, stage, shown)
         if decision["status"] != APPROVED:
-            key = context.step(archive_document(doc, {**summary, **decision}), name="archive")
-            record(
-                context, doc, ARCHIVED, "archive", {"archiveKey": key, "reason": decision["reason"]}
-            )
-            return outcome(doc, ARCHIVED, summary, reason=decision["reason"])
+            ended = {"stage": decision["stage"], "decision": decision["status"]}
+            return archive(context, doc, {**summary, **ended}, decision["reason"])
+        decided.append(decision["record"])
+    # A click can race a newer version's cancel and win; the replaced content still stops here.
+    if found["stages"] and not context.step(still_latest(doc), name="check newest run"):
+        return archive(context, doc, summary, SUPERSEDED)
 
     key = context.step(finalize_document(doc, summary), name="finalize")
     record(context, doc, FINALIZED, "finalize", {"resultKey": key})
@@ -178,7 +206,7 @@ def await_review(
     config = WaitForCallbackConfig(
         timeout=Duration.from_seconds(int(stage["timeoutSeconds"])),
         heartbeat_timeout=Duration.from_seconds(heartbeat) if heartbeat else Duration(),
-        retry_strategy=NOTIFY_RETRY,
+        retry_strategy=notify_retry,
     )
     try:
         raw = context.wait_for_callback(
@@ -194,15 +222,38 @@ def await_review(
     except CallbackTimeoutError:
         decision, status, reason = {}, TIMED_OUT, "review-timeout"
     except CallbackExternalError as exc:
+        if exc.error_type == SUPERSEDED_ERROR:
+            return {"status": ARCHIVED, "reason": SUPERSEDED, "stage": str(stage["name"])}
         decision, status, reason = {"message": exc.message or ""}, REJECTED, "review-failed"
+    except CallbackSubmitterError as exc:
+        if not _is_superseded(exc):
+            raise
+        return {"status": ARCHIVED, "reason": SUPERSEDED, "stage": str(stage["name"])}
     payload = {"stageIndex": index, "stageName": str(stage["name"]), "decision": status}
     payload.update(
-        {k: decision[k] for k in ("reviewer", "comment", "decidedAt") if decision.get(k)}
+        {
+            k: decision[k]
+            for k in ("reviewer", "comment", "decidedAt", "rejectReason")
+            if decision.get(k)
+        }
     )
     if reason:
         payload["reason"] = reason
     record(context, doc, status, f"review-{index}", payload, stage_index=index)
-    return {"status": status, "reason": reason, "stage": str(stage["name"])}
+    return {"status": status, "reason": reason, "stage": str(stage["name"]), "record": payload}
+
+
+def _is_superseded(exc: CallbackSubmitterError) -> bool:
+    return SupersededRun.__name__ in f"{exc.error_type} {exc.message}"
+
+
+def archive(
+    context: DurableContext, doc: DocumentRef, summary: dict[str, Any], reason: str
+) -> dict[str, Any]:
+    """Archive the document (an upsert keyed by version) and say why."""
+    key = context.step(archive_document(doc, {**summary, "reason": reason}), name="archive")
+    record(context, doc, ARCHIVED, "archive", {"archiveKey": key, "reason": reason})
+    return outcome(doc, ARCHIVED, document_summary(summary), reason=reason)
 
 
 def record(
@@ -226,7 +277,7 @@ def fail(context: DurableContext, doc: DocumentRef, reason: str, message: str) -
 
 def document_summary(found: dict[str, Any]) -> dict[str, Any]:
     keys = ("docType", "confidence", "sensitive", "lowConfidence", "pages", "engines")
-    return {k: found[k] for k in keys}
+    return {k: found[k] for k in keys if k in found}
 
 
 def outcome(doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any) -> dict[str, Any]:

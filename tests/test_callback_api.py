@@ -5,24 +5,29 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import pytest
+from aws_durable_execution_sdk_python.lambda_service import ErrorObject
 from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import callback_api.app as api
+from callback_api.views import ReviewViews
 from docflow.local import pdfgen as pdfs
+from docflow.local.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
 from docflow.reporting import build_reporter
-from docflow.review.desk import CallbackGone, ReviewDesk
+from docflow.review.callbacks import CallbackGone
+from docflow.review.desk import ReviewDesk
 from docflow.review.keys import build_key_source
 from docflow.review.links import LinkStore
 from docflow.review.signing import Claims, KeyRing, mint, sign_body
+from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
 from tests.conftest import Stack, result_json
@@ -36,6 +41,7 @@ class RunnerCallbacks:
     runner: DurableFunctionTestRunner
     sent: list[str] = field(default_factory=list)
     heartbeats: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def success(self, callback_id: str, result: bytes) -> None:
@@ -46,6 +52,15 @@ class RunnerCallbacks:
         with self.lock:
             self.sent.append(callback_id)
 
+    def failure(self, callback_id: str, error_type: str, message: str) -> None:
+        try:
+            error = ErrorObject(message=message, type=error_type, data=None, stack_trace=None)
+            self.runner.send_callback_failure(callback_id, error)
+        except AwsApiException:
+            return
+        with self.lock:
+            self.failed.append(callback_id)
+
     def heartbeat(self, callback_id: str) -> None:
         try:
             self.runner.send_callback_heartbeat(callback_id)
@@ -54,32 +69,54 @@ class RunnerCallbacks:
         self.heartbeats.append(callback_id)
 
 
+def make_views(callbacks: RunnerCallbacks) -> ReviewViews:
+    """The callback API's real views, sending callbacks to the testing runner."""
+    s = load_settings()
+    views = ReviewViews.from_settings(s)
+    links = LinkStore(s.links_table)
+    views.desk = ReviewDesk(build_key_source(s), links, callbacks, build_reporter(s))
+    return views
+
+
 @dataclass
 class Review:
     runner: DurableFunctionTestRunner
     arn: str
     callbacks: RunnerCallbacks
 
-    def urls(self) -> list[str]:
-        items = ReadModel(load_settings().table_name).pending().items
-        return items[0]["reviewUrls"] if items else []
+    def links(self, stage: int | None = None) -> list[MailedLink]:
+        """The links mailed for this run's latest stage (or the one named)."""
+        mailed = links_in(moto_sent_mail())
+        if stage is None:
+            stage = max((m.stage_index for m in mailed), default=0)
+        return [m for m in mailed if m.stage_index == stage]
 
-    def token(self, n: int = 0) -> str:
-        return self.urls()[n].rsplit("/", 1)[1]
+    def token(self, n: int = 0, stage: int | None = None) -> str:
+        return self.links(stage)[n].token
 
     def result(self) -> dict:
         return result_json(self.runner.wait_for_result(self.arn, timeout=60))
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 30) -> None:
+    deadline = time.time() + timeout
+    while not check():
+        assert time.time() < deadline, "timed out waiting"
+        time.sleep(0.05)
 
 
 def call(method: str, path: str, body: str | bytes | None = None, **headers: str) -> dict:
     return api.handler(url_event(method, path, body, headers), FakeLambdaContext())
 
 
-def post_decision(token: str, decision: str, comment: str = "") -> dict:
+def post_decision(token: str, decision: str, comment: str = "", reason: str = "other") -> dict:
+    form = {"decision": decision, "comment": comment}
+    if decision == "reject" and reason:
+        form["reason"] = reason
     return call(
         "POST",
         f"/review/{token}",
-        urlencode({"decision": decision, "comment": comment}),
+        urlencode(form),
         **{"content-type": "application/x-www-form-urlencoded"},
     )
 
@@ -89,21 +126,22 @@ def review(stack: Stack) -> Iterator[Review]:
     doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         callbacks = RunnerCallbacks(runner)
-        s = load_settings()
-        api.use_desk(
-            ReviewDesk(build_key_source(s), LinkStore(s.links_table), callbacks, build_reporter(s))
-        )
+        api.use_views(make_views(callbacks))
+        use_runtime(build_runtime().with_(callbacks=callbacks))
         arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
         runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
+        wait_until(lambda: len(links_in(moto_sent_mail())) >= 2)
         yield Review(runner, arn, callbacks)
-        api.use_desk(None)
+        api.use_views(None)
+        use_runtime(None)
 
 
 def test_get_shows_the_page_and_decides_nothing(review: Review) -> None:
     answer = call("GET", f"/review/{review.token()}")
     assert answer["statusCode"] == 200
     assert "Approve" in answer["body"] and "Reject" in answer["body"]
-    assert "contract" in answer["body"] and "card_number: 1" in answer["body"]
+    assert "contract" in answer["body"] and "A card number on page 1" in answer["body"]
+    assert "•••• 1111" in answer["body"] and "4111 1111 1111 1111" not in answer["body"]
     assert "counsel@example.com" in answer["body"]  # who else reviews
     assert answer["headers"]["Referrer-Policy"] == "no-referrer"
     assert review.callbacks.heartbeats and not review.callbacks.sent
@@ -129,13 +167,8 @@ def test_approve_resumes_the_run_exactly_once(review: Review) -> None:
     # The privacy stage comes next; approve it too and the document finalizes.
     cb = review.runner.wait_for_callback(review.arn, name="review-1 create callback id")
     assert cb
-    deadline = time.time() + 30
-    while time.time() < deadline and not any(
-        "privacy" in str(i.get("stageName"))
-        for i in ReadModel(load_settings().table_name).pending().items
-    ):
-        time.sleep(0.1)
-    assert post_decision(review.token(), "approve")["statusCode"] == 200
+    wait_until(lambda: bool(review.links(stage=1)))
+    assert post_decision(review.token(stage=1), "approve")["statusCode"] == 200
     assert review.result()["status"] == "finalized"
     assert len(review.callbacks.sent) == 2
 
@@ -148,14 +181,18 @@ def test_reject_archives(review: Review) -> None:
     rejected = [h for h in history if h["status"] == "rejected"]
     assert len(rejected) == 1  # the API's report and the orchestrator's are one event
     assert rejected[0]["payload"]["comment"] == "wrong party"
+    assert rejected[0]["payload"]["rejectReason"] == "other"
 
 
-def test_second_reviewer_after_the_first_gets_not_waiting(review: Review) -> None:
+def test_second_reviewer_after_the_first_sees_how_the_stage_ended(review: Review) -> None:
     first, second = review.token(0), review.token(1)
     assert post_decision(first, "approve")["statusCode"] == 200
     review.runner.wait_for_callback(review.arn, name="review-1 create callback id")
+    opened = call("GET", f"/review/{second}")
+    assert opened["statusCode"] == 409
+    assert "already approved by legal@example.com" in opened["body"]
     answer = post_decision(second, "reject")
-    assert answer["statusCode"] == 409 and "no longer waiting" in answer["body"]
+    assert answer["statusCode"] == 409 and "already approved by" in answer["body"]
     assert len(review.callbacks.sent) == 1
 
 
@@ -215,10 +252,9 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
     doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
     s = load_settings()
     ring = build_key_source(s).ring()
-    links = LinkStore(s.links_table)
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         callbacks = RunnerCallbacks(runner)
-        api.use_desk(ReviewDesk(build_key_source(s), links, callbacks, build_reporter(s)))
+        api.use_views(make_views(callbacks))
         arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
         callback_id = runner.wait_for_callback(arn, name="review-0 create callback id")
         # Hand the callback to a service as a machine link (as a stage of "service:" reviewers).
@@ -247,6 +283,7 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
                     "pk": f"LINK#{token_hash(token)}",
                     "callbackId": callback_id,
                     "documentId": doc.document_id,
+                    "version": doc.version,
                     "runId": doc.run_id,
                     "runOrder": doc.run_order,
                     "state": "open",
@@ -290,7 +327,7 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
         )
         assert replay["statusCode"] == 409
         assert len(callbacks.sent) == 1
-        api.use_desk(None)
+        api.use_views(None)
 
 
 METHODS = st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])

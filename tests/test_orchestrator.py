@@ -40,7 +40,13 @@ def test_invoice_without_review_is_finalized(stack: Stack) -> None:
     assert out["pages"] == 2
     assert out["engines"] == {"textlayer": 2}
     names = [op.name for op in result.operations]
-    assert names[:4] == ["record received", "split", "record reading", "read pages"]
+    assert names[:5] == [
+        "record received",
+        "supersede older runs",
+        "split",
+        "record reading",
+        "read pages",
+    ]
     assert names[-2:] == ["finalize", "record finalized"]
     final = json.loads(
         aws.client("s3")

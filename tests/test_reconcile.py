@@ -64,7 +64,7 @@ def test_recent_documents_and_open_reviews_are_left_alone(shared: object) -> Non
                 t.PENDING_REVIEW,
                 0,
                 4,
-                reviewUrls=["http://x"],
+                reviewLinks=[{"reviewer": "a@example.com", "linkId": "abc"}],
                 stageName="legal",
                 reviewDeadline=deadline.isoformat(),
             )

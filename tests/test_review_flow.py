@@ -56,8 +56,13 @@ def test_contract_waits_for_legal_and_finalizes_on_approval(stack: Stack) -> Non
         callback_id = callback(runner, arn, 0)
         waiting = pending()
         assert [(p["stageName"], p["status"]) for p in waiting] == [("legal", "pending-review")]
-        assert len(waiting[0]["reviewUrls"]) == 2  # one link per reviewer
-        assert all(callback_id not in url for url in waiting[0]["reviewUrls"])
+        links = waiting[0]["reviewLinks"]  # one per reviewer, named by id, never a URL
+        assert sorted(link["reviewer"] for link in links) == [
+            "counsel@example.com",
+            "legal@example.com",
+        ]
+        assert all(len(link["linkId"]) == 12 for link in links)
+        assert "http" not in json.dumps(waiting) and callback_id not in json.dumps(waiting)
         assert sorted(m.destinations["ToAddresses"][0] for m in sent_mail()) == [
             "counsel@example.com",
             "legal@example.com",

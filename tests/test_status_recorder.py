@@ -86,7 +86,14 @@ def run_reports(doc: DocumentRef, stages: int, ending: str) -> list[Report]:
     n = 4
     for i in range(stages):
         out.append(
-            report(doc, t.PENDING_REVIEW, i, n, reviewUrls=[f"http://x/{i}"], stageName=f"s{i}")
+            report(
+                doc,
+                t.PENDING_REVIEW,
+                i,
+                n,
+                reviewLinks=[{"reviewer": "a@example.com", "linkId": f"id{i}"}],
+                stageName=f"s{i}",
+            )
         )
         last = i == stages - 1
         decision = (
@@ -231,7 +238,7 @@ def test_newer_run_wins_when_runs_interleave(shared: Stack) -> None:
         "v2",
         t.FINALIZED,
     )
-    assert "reviewUrls" not in current and "pendingSince" not in current
+    assert "reviewLinks" not in current and "pendingSince" not in current
 
     reprocess = DocumentRef("bucket", key, "v2", "0B", 1)  # `docflow reprocess`
     assert recorder().record(report(reprocess, t.RECEIVED, n=99)).result == "accepted"
@@ -325,7 +332,7 @@ def test_pending_stuck_failed_queries(shared: Stack) -> None:
 
     pending = model().pending().items
     assert [p["documentId"] for p in pending] == [waiting.document_id]
-    assert pending[0]["reviewUrls"] == ["http://x/0"]
+    assert pending[0]["reviewLinks"] == [{"reviewer": "a@example.com", "linkId": "id0"}]
     assert [f["documentId"] for f in model().failed().items] == [failing.document_id]
 
     stuck = {s["documentId"] for s in model().stuck(timedelta(minutes=15)).items}

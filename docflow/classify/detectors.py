@@ -1,14 +1,27 @@
-"""Sensitive-data detectors. They count matches and never return or store the matched text."""
+"""Sensitive-data detectors. Each finds validated matches; the pipeline keeps only their counts,
+and the review page shows only their masked forms, so a matched value is never stored."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 _CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
 _SSN = re.compile(r"(?<!\d)(\d{3})-(\d{2})-(\d{4})(?!\d)")
 _IBAN = re.compile(r"\b([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)\b")
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+DOT = "•"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One detected value: where it is in the text and how it may be shown."""
+
+    detector: str
+    start: int
+    end: int
+    masked: str
 
 
 def luhn_ok(digits: str) -> bool:
@@ -21,22 +34,19 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
-def count_cards(text: str) -> int:
-    count = 0
+def find_cards(text: str) -> Iterator[Finding]:
     for match in _CARD.finditer(text):
         digits = re.sub(r"[ -]", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_ok(digits) and len(set(digits)) > 1:
-            count += 1
-    return count
+            yield Finding("card_number", match.start(), match.end(), f"{DOT * 4} {digits[-4:]}")
 
 
-def count_ssns(text: str) -> int:
-    count = 0
-    for area, group, serial in _SSN.findall(text):
+def find_ssns(text: str) -> Iterator[Finding]:
+    for match in _SSN.finditer(text):
+        area, group, serial = match.groups()
         if area in ("000", "666") or area.startswith("9") or group == "00" or serial == "0000":
             continue
-        count += 1
-    return count
+        yield Finding("us_ssn", match.start(), match.end(), f"{DOT * 3}-{DOT * 2}-{serial}")
 
 
 def iban_ok(candidate: str) -> bool:
@@ -48,17 +58,47 @@ def iban_ok(candidate: str) -> bool:
     return int(numeric) % 97 == 1
 
 
-def count_ibans(text: str) -> int:
-    return sum(1 for m in _IBAN.finditer(text.upper()) if iban_ok(m.group(1)))
+def find_ibans(text: str) -> Iterator[Finding]:
+    # Matched on the upper-cased text (same length), so offsets hold for the original.
+    for match in _IBAN.finditer(text.upper()):
+        if iban_ok(match.group(1)):
+            compact = match.group(1).replace(" ", "")
+            yield Finding(
+                "iban", match.start(1), match.end(1), f"{compact[:2]}{DOT * 4} {compact[-4:]}"
+            )
 
 
-def count_emails(text: str) -> int:
-    return len(_EMAIL.findall(text))
+def find_emails(text: str) -> Iterator[Finding]:
+    for match in _EMAIL.finditer(text):
+        local, _, domain = match.group().partition("@")
+        yield Finding("email", match.start(), match.end(), f"{local[0]}{DOT * 3}@{domain}")
+
+
+FINDERS: dict[str, Callable[[str], Iterator[Finding]]] = {
+    "card_number": find_cards,
+    "us_ssn": find_ssns,
+    "iban": find_ibans,
+    "email": find_emails,
+}
+
+
+def _counter(finder: Callable[[str], Iterator[Finding]]) -> Callable[[str], int]:
+    return lambda text: sum(1 for _ in finder(text))
 
 
 DETECTORS: dict[str, Callable[[str], int]] = {
-    "card_number": count_cards,
-    "us_ssn": count_ssns,
-    "iban": count_ibans,
-    "email": count_emails,
+    name: _counter(finder) for name, finder in FINDERS.items()
 }
+
+
+def find_all(text: str, detectors: tuple[str, ...] | None = None) -> list[Finding]:
+    """Every finding of the named detectors, in text order, overlaps dropped (first wins)."""
+    found = sorted(
+        (f for name in (detectors or tuple(FINDERS)) for f in FINDERS[name](text)),
+        key=lambda f: (f.start, -f.end),
+    )
+    kept: list[Finding] = []
+    for finding in found:
+        if not kept or finding.start >= kept[-1].end:
+            kept.append(finding)
+    return kept

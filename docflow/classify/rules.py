@@ -167,7 +167,9 @@ class RulesClassifier:
         """Decide type, confidence and review stages from merged features (JSON in and out)."""
         hits: Mapping[str, int] = features.get("types", {})
         sensitive: Mapping[str, int] = features.get("sensitive", {})
-        doc_type, confidence, stage_names = UNKNOWN, 0.0, []
+        doc_type, confidence = UNKNOWN, 0.0
+        # Each stage with the rule that routed the document to it, for the reviewer to see.
+        because: dict[str, str] = {}
         ranked = sorted(
             (t for t in self.rules.types if hits.get(t.name, 0) >= t.min_hits),
             key=lambda t: (-hits[t.name], t.name),
@@ -176,13 +178,17 @@ class RulesClassifier:
             best = ranked[0]
             doc_type = best.name
             confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
-            stage_names.extend(best.stages)
+            for name in best.stages:
+                because.setdefault(name, "type")
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
-            stage_names.append(self.rules.sensitive_stage)
+            because.setdefault(self.rules.sensitive_stage, "sensitive")
         low_confidence = ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
         if self.rules.quality_stage and low_confidence:
-            stage_names.append(self.rules.quality_stage)
-        stages = [self.rules.stages[name].to_dict() for name in dict.fromkeys(stage_names)]
+            because.setdefault(self.rules.quality_stage, "quality")
+        stages = [
+            {**self.rules.stages[name].to_dict(), "because": rule}
+            for name, rule in because.items()
+        ]
         return {
             "docType": doc_type,
             "confidence": confidence,

@@ -12,6 +12,7 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import observability
+from docflow.classify import merge_features
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
@@ -27,7 +28,7 @@ def read_page_batch(
     data = rt.store.source_bytes(doc, rt.settings.max_bytes)
     engines: Counter[str] = Counter()
     pages: list[dict[str, Any]] = []
-    texts: list[str] = []
+    features: list[dict[str, dict[str, int]]] = []
     ocr_confidence_sum, ocr_pages = 0.0, 0
     try:
         with open_pdf(data) as pdf:
@@ -36,7 +37,9 @@ def read_page_batch(
                 key = page_text_key(doc, number)
                 rt.store.put_text(key, result.text)
                 engines[result.engine] += 1
-                texts.append(result.text)
+                # Per page, so the review page can say which page a detector fired on.
+                found = rt.classifier.extract(result.text)
+                features.append(found)
                 if result.engine != "textlayer":
                     ocr_confidence_sum += result.confidence
                     ocr_pages += 1
@@ -47,6 +50,7 @@ def read_page_batch(
                         "chars": result.chars,
                         "confidence": result.confidence,
                         "key": key,
+                        "sensitive": found["sensitive"],
                     }
                 )
     except IntakeError as exc:
@@ -65,5 +69,5 @@ def read_page_batch(
         "engines": dict(engines),
         "ocrPages": ocr_pages,
         "ocrConfidenceSum": round(ocr_confidence_sum, 2),
-        "features": rt.classifier.extract("\n".join(texts)),
+        "features": merge_features(features),
     }

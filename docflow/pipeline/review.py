@@ -29,9 +29,11 @@ def request_review(
 
     Both halves are idempotent (the notifier keys its mail by callback and reviewer; the
     report's event id is fixed by the stage index), so a retried submitter repeats nothing.
+    The report names links by id only: the links themselves live in the reviewers' mailboxes.
+    Raises `SupersededRun` (not retried) when a newer run of the document already exists.
     """
     rt = runtime()
-    urls = rt.notifier.request_review(ReviewRequest(doc, index, stage, callback_id, summary))
+    links = rt.notifier.request_review(ReviewRequest(doc, index, stage, callback_id, summary))
     deadline = datetime.now(UTC) + timedelta(seconds=int(stage["timeoutSeconds"]))
     report = make_report(
         doc,
@@ -42,12 +44,12 @@ def request_review(
             "stageIndex": index,
             "stageName": stage["name"],
             "reviewers": list(stage["reviewers"]),
-            "reviewUrls": urls,
+            "reviewLinks": links,
             "reviewDeadline": deadline.isoformat(timespec="seconds"),
         },
     )
     rt.reporter.report(report)
-    ctx.logger.info("review requested", extra={"stage": stage["name"], "reviewers": len(urls)})
+    ctx.logger.info("review requested", extra={"stage": stage["name"], "reviewers": len(links)})
 
 
 def parse_decision(raw: Any) -> dict[str, Any]:
@@ -62,9 +64,12 @@ def parse_decision(raw: Any) -> dict[str, Any]:
             value = None
     if not isinstance(value, dict) or not isinstance(value.get("approved"), bool):
         return {"approved": False, "reviewer": "", "comment": "", "invalid": True}
-    return {
+    decision = {
         "approved": value["approved"],
         "reviewer": str(value.get("reviewer", ""))[:200],
         "comment": str(value.get("comment", ""))[:1000],
         "decidedAt": str(value.get("decidedAt", ""))[:40],
     }
+    if not value["approved"] and value.get("rejectReason"):
+        decision["rejectReason"] = str(value["rejectReason"])[:40]
+    return decision

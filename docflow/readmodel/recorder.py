@@ -32,7 +32,7 @@ from docflow.readmodel.transitions import FAILED, PENDING_REVIEW, TERMINAL, is_a
 ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
 _MAX_RACES = 20
 # Summary fields that belong to one review stage and are dropped once it is decided.
-_REVIEW_FIELDS = ("reviewUrls", "reviewers", "reviewDeadline")
+_REVIEW_FIELDS = ("reviewLinks", "reviewers", "reviewDeadline")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from docflow.readmodel.transitions import STATUSES, seq_for
 
 MAX_PAYLOAD_BYTES = 8 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9._:#-]{1,128}$")
+_TOKEN_SHAPE = re.compile(r"v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{43}")
 # Summary fields a report may carry; anything else is refused (keeps text and secrets out).
 PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "bucket": str,
@@ -33,11 +34,12 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "stageIndex": int,
     "stageName": str,
     "reviewers": list,
-    "reviewUrls": list,
+    "reviewLinks": list,  # [{"reviewer", "linkId"}]: a link id is a short hash, never a link
     "reviewDeadline": str,
     "decision": str,
     "reviewer": str,
     "comment": str,
+    "rejectReason": str,
     "decidedAt": str,
     "reason": str,
     "message": str,
@@ -153,8 +155,13 @@ def _check_payload(payload: Any) -> None:
             raise ReportError(f"payload.{name}", "has the wrong type")
         if not isinstance(value, expected):
             raise ReportError(f"payload.{name}", "has the wrong type")
-    if len(json.dumps(payload)) > MAX_PAYLOAD_BYTES:
+    encoded = json.dumps(payload)
+    if len(encoded) > MAX_PAYLOAD_BYTES:
         raise ReportError("payload", f"is over {MAX_PAYLOAD_BYTES} bytes")
+    # A working review link is a bearer credential: the read model is readable by every
+    # operator, so a report that would carry one is refused outright.
+    if _TOKEN_SHAPE.search(encoded):
+        raise ReportError("payload", "must not carry a review link or token")
 
 
 def now_iso() -> str:

@@ -11,19 +11,23 @@ import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
+from docflow.ids import DocumentRef
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
+from docflow.review.callbacks import CallbackGone, CallbackSender
 from docflow.review.keys import KeySource
-from docflow.review.links import USED, AlreadyDecided, LinkStore
+from docflow.review.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
+from docflow.review.register import RegisterStore
 from docflow.review.signing import Claims, TokenError, check_body_signature, verify
 
 MAX_COMMENT = 1000
+SUPERSEDED_MESSAGE = (
+    "A newer version of this document replaced the one you were asked to review. "
+    "Nothing is waiting for your decision on this version."
+)
 
 
 class ReviewRefused(Exception):
@@ -34,56 +38,42 @@ class ReviewRefused(Exception):
         self.status, self.code, self.link = status, code, link
 
 
-class CallbackGone(Exception):
-    """The execution is no longer waiting on this callback (decided, timed out, finished)."""
-
-
-class CallbackSender(Protocol):
-    def success(self, callback_id: str, result: bytes) -> None: ...
-
-    def heartbeat(self, callback_id: str) -> None: ...
-
-
-class LambdaCallbackSender:
-    """SendDurableExecutionCallback* through the Lambda API (the real service or the runner)."""
-
-    _GONE = frozenset(
-        {
-            "ResourceNotFoundException",
-            "InvalidParameterValueException",
-            "ConflictException",
-            "CallbackTimeoutException",
-            "IllegalStateException",
-        }
-    )
-
-    def success(self, callback_id: str, result: bytes) -> None:
-        self._call("send_durable_execution_callback_success", CallbackId=callback_id, Result=result)
-
-    def heartbeat(self, callback_id: str) -> None:
-        self._call("send_durable_execution_callback_heartbeat", CallbackId=callback_id)
-
-    def _call(self, operation: str, **args: Any) -> None:
-        try:
-            getattr(aws.client("lambda"), operation)(**args)
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in self._GONE:
-                raise CallbackGone(str(exc.response["Error"].get("Code"))) from exc
-            raise
+REJECT_REASONS = {
+    "wrong-document": "Not the document it claims to be",
+    "data-incorrect": "Details in it are wrong",
+    "not-allowed": "Holds data that must not be processed",
+    "unreadable": "Cannot be read",
+    "other": "Another reason (say which below)",
+}
 
 
 @dataclass(frozen=True)
 class LinkView:
     claims: Claims
     link: dict[str, Any]
-    waiting: bool  # False when the heartbeat found the execution no longer waiting
+    deadline: int | None = None  # when the stage times out
+
+    @property
+    def doc(self) -> DocumentRef:
+        """The document version the link is bound to (its S3 object and artifacts)."""
+        return DocumentRef(
+            bucket=str(self.link["bucket"]),
+            key=str(self.link["key"]),
+            version_id=str(self.link["version"]),
+        )
 
 
 class ReviewDesk:
     def __init__(
-        self, keys: KeySource, links: LinkStore, callbacks: CallbackSender, reporter: Reporter
+        self,
+        keys: KeySource,
+        links: LinkStore,
+        callbacks: CallbackSender,
+        reporter: Reporter,
+        register: RegisterStore | None = None,
     ) -> None:
         self.keys, self.links, self.callbacks, self.reporter = keys, links, callbacks, reporter
+        self.register = register or RegisterStore(links.table)
 
     def _check(self, token: str, purpose: str) -> tuple[Claims, dict[str, Any]]:
         try:
@@ -93,31 +83,96 @@ class ReviewDesk:
         if claims.purpose != purpose:
             raise ReviewRefused(403, "wrong-door", "this link is not meant for this address")
         link = self.links.get(token)
-        if link is None or link.get("documentId") != claims.document_id:
+        bound = link is not None and (
+            link.get("documentId"),
+            link.get("version"),
+            link.get("runId"),
+        ) == (claims.document_id, claims.version, claims.run_id)
+        if not bound or link is None:
             raise ReviewRefused(404, "unknown-link", "this link is not known here")
         if link.get("state") == USED:
             raise ReviewRefused(409, "already-used", "this link was already used", link)
+        if link.get("state") == SUPERSEDED:
+            raise ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
         return claims, link
 
     def open(self, token: str) -> LinkView:
         """GET: show what is to be decided and keep the wait alive. Decides nothing."""
         claims, link = self._check(token, "review")
+        wait = self._refuse_if_stage_over(link)
         try:
             self.callbacks.heartbeat(link["callbackId"])
-            waiting = True
         except CallbackGone:
-            waiting = False
-        return LinkView(claims, link, waiting)
+            raise self._closed(link) from None
+        return LinkView(claims, link, int(wait["deadline"]) if wait.get("deadline") else None)
 
-    def decide(self, token: str, approved: bool, comment: str) -> dict[str, Any]:
+    def access(self, token: str) -> LinkView:
+        """Previews and the download: only while the link may still decide, so a reviewer's
+        access to the document ends with the stage."""
+        claims, link = self._check(token, "review")
+        if link.get("state") != OPEN:
+            raise ReviewRefused(409, "deciding", "a decision on this link is under way", link)
+        self._refuse_if_stage_over(link)
+        return LinkView(claims, link)
+
+    def _wait(self, link: dict[str, Any]) -> dict[str, Any]:
+        pk = str(link.get("waitPk") or "")
+        return (self.register.get_wait(pk) if pk else None) or {}
+
+    def _refuse_if_stage_over(self, link: dict[str, Any]) -> dict[str, Any]:
+        wait = self._wait(link)
+        if wait.get("outcome"):
+            raise self._closed(link, wait)
+        return wait
+
+    def _closed(self, link: dict[str, Any], wait: dict[str, Any] | None = None) -> ReviewRefused:
+        """How the stage ended, for a genuine link whose stage is over."""
+        if wait is None:
+            wait = self._wait(link)
+        outcome = wait.get("outcome") or {}
+        if outcome.get("how") == "superseded":
+            return ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
+        if outcome.get("how") == "decided":
+            verb = "approved" if outcome.get("approved") else "rejected"
+            return ReviewRefused(
+                409,
+                "stage-decided",
+                f"This stage was already {verb} by {outcome.get('reviewer', 'another reviewer')}"
+                f" at {outcome.get('decidedAt', '')}. Nothing is waiting for your decision.",
+                link,
+            )
+        deadline = int(wait.get("deadline") or 0)
+        if deadline and time.time() >= deadline:
+            when = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="minutes")
+            return ReviewRefused(
+                409,
+                "stage-timed-out",
+                f"The time for this review ran out at {when} before anyone decided.",
+                link,
+            )
+        return ReviewRefused(
+            409,
+            "not-waiting",
+            "This document is no longer waiting for this review: its run ended "
+            "(it failed or was stopped) before a decision.",
+            link,
+        )
+
+    def decide(
+        self, token: str, approved: bool, comment: str, reason: str = ""
+    ) -> dict[str, Any]:
         """POST from the review page: consume the link once and resume the execution."""
         claims, _ = self._check(token, "review")
-        decision = {
+        if not approved and reason not in REJECT_REASONS:
+            raise ReviewRefused(400, "no-reason", "choose why you reject the document")
+        decision: dict[str, Any] = {
             "approved": approved,
             "reviewer": claims.reviewer,
             "comment": comment.strip()[:MAX_COMMENT],
             "decidedAt": datetime.now(UTC).isoformat(timespec="seconds"),
         }
+        if not approved:
+            decision["rejectReason"] = reason
         return self._complete(token, claims, decision)
 
     def machine(
@@ -168,15 +223,23 @@ class ReviewDesk:
             ) from exc
         try:
             self.callbacks.success(link["callbackId"], json.dumps(decision).encode("utf-8"))
-        except CallbackGone as exc:
+        except CallbackGone:
             self.links.complete(token, {**decision, "outcome": "not-waiting"})
-            raise ReviewRefused(
-                409, "not-waiting", "this document is no longer waiting for this review"
-            ) from exc
+            raise self._closed(link) from None
         except Exception:
             self.links.release(token)  # a passing failure: the reviewer may try again
             raise
         self.links.complete(token, decision)
+        if link.get("waitPk"):
+            self.register.set_outcome(
+                str(link["waitPk"]),
+                {
+                    "how": "decided",
+                    "approved": decision["approved"],
+                    "reviewer": decision["reviewer"],
+                    "decidedAt": decision["decidedAt"],
+                },
+            )
         self._report(claims, link, decision)
         return decision
 
@@ -196,6 +259,8 @@ class ReviewDesk:
             payload["comment"] = decision["comment"]
         if not decision["approved"]:
             payload["reason"] = "rejected"
+            if decision.get("rejectReason"):
+                payload["rejectReason"] = decision["rejectReason"]
         report = make_report(
             doc,
             status,

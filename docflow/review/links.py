@@ -6,7 +6,10 @@ Two kinds of item in the links table:
                                               and whether its e-mail went out
     LINK#<sha(token)>                         what the link stands for: the callback id, the
                                               document and stage, and its state
-                                              (open -> deciding -> used)
+                                              (open -> deciding -> used, or superseded
+                                              when a newer version replaced the document)
+The read model, logs and metrics name a link only by `link_id`, a 12-character prefix of the
+token's hash. (The stage's wait and the document's newest run are in `register`.)
 Nothing stored is a working link: a token can be re-minted only with the signing key, and a
 retried submitter re-mints the very same token from its slot (HMAC is deterministic), so a
 replay sends no second e-mail and no second, different link.
@@ -26,10 +29,11 @@ from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.review.keys import KeySource, build_key_source
 from docflow.review.mail import Mailer, SesMailer, review_email
 from docflow.review.notifier import ReviewNotifier, ReviewRequest
+from docflow.review.register import RegisterStore, wait_pk
 from docflow.review.signing import Claims, KeyRing, mint, new_nonce, token_hash
 from docflow.settings import Settings
 
-OPEN, DECIDING, USED = "open", "deciding", "used"
+OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
 # A claim that was never completed (the process died mid-decision) may be taken over after this.
 CLAIM_TIMEOUT_S = 60
 # Used links stay readable a while after expiry, so a second click still says "already used".
@@ -40,6 +44,15 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def link_id(token: str) -> str:
+    """What the read model, logs and metrics may say about a link: a short hash of it."""
+    return token_hash(token)[:12]
+
+
+class SupersededRun(Exception):
+    """A newer run of the document exists: this stage's links were closed, none mailed."""
+
+
 class AlreadyDecided(Exception):
     def __init__(self, link: dict[str, Any]) -> None:
         super().__init__("the link was already used")
@@ -48,8 +61,13 @@ class AlreadyDecided(Exception):
 
 @dataclass(frozen=True)
 class IssuedLink:
+    reviewer: str
     token: str
     mailed: bool
+
+    @property
+    def pk(self) -> str:
+        return f"LINK#{token_hash(self.token)}"
 
 
 class LinkStore:
@@ -100,12 +118,14 @@ class LinkStore:
             "version": request.doc.version,
             "runId": request.doc.run_id,
             "runOrder": request.doc.run_order,
+            "bucket": request.doc.bucket,
             "key": request.doc.key,
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
             "reviewer": reviewer,
             "reviewers": list(request.stage["reviewers"]),
             "summary": request.summary,
+            "waitPk": wait_pk(request.callback_id),
             "state": OPEN,
             "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
         }
@@ -118,7 +138,7 @@ class LinkStore:
         except ClientError as exc:
             if _code(exc) != "ConditionalCheckFailedException":
                 raise
-        return IssuedLink(token=token, mailed="mailedAt" in slot)
+        return IssuedLink(reviewer=reviewer, token=token, mailed="mailedAt" in slot)
 
     def mark_mailed(self, request: ReviewRequest, reviewer: str) -> None:
         self._ddb.update_item(
@@ -127,6 +147,22 @@ class LinkStore:
             UpdateExpression="SET mailedAt = :now",
             ExpressionAttributeValues=to_ddb({":now": int(time.time())}),
         )
+
+    def close_superseded(self, pk: str) -> None:
+        """A newer version replaced the document: the link stops working, unless a click
+        already holds it (that click's callback then races the cancel; one of them wins)."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression="SET #s = :superseded",
+                ConditionExpression="#s = :open",
+                ExpressionAttributeNames={"#s": "state"},
+                ExpressionAttributeValues=to_ddb({":superseded": SUPERSEDED, ":open": OPEN}),
+            )
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
 
     def get(self, token: str) -> dict[str, Any] | None:
         return self._get(f"LINK#{token_hash(token)}")
@@ -191,34 +227,59 @@ class LinkNotifier:
     """The real notifier: a signed link per reviewer, mailed once."""
 
     def __init__(
-        self, settings: Settings, keys: KeySource, links: LinkStore, mailer: Mailer
+        self,
+        settings: Settings,
+        keys: KeySource,
+        links: LinkStore,
+        mailer: Mailer,
+        register: RegisterStore,
     ) -> None:
         self.settings = settings
         self.keys = keys
         self.links = links
         self.mailer = mailer
+        self.register = register
 
     def url(self, token: str) -> str:
         return f"{self.settings.review_base_url.rstrip('/')}/review/{token}"
 
-    def request_review(self, request: ReviewRequest) -> list[str]:
+    def request_review(self, request: ReviewRequest) -> list[dict[str, str]]:
+        """Mint each reviewer's link, register the stage's wait, then mail the links.
+
+        Registering before mailing means a stage that a newer run has already superseded
+        mails nothing: its links are closed and `SupersededRun` ends the stage.
+        """
         ring = self.keys.ring()
-        ttl = min(self.settings.review_link_ttl_s, int(request.stage["timeoutSeconds"]) + 60)
-        urls = []
-        for reviewer in request.stage["reviewers"]:
-            issued = self.links.issue(request, reviewer, ring, ttl)
-            url = self.url(issued.token)
-            if not issued.mailed:
-                subject, text, html = review_email(request, url)
-                self.mailer.send(self.settings.review_sender, reviewer, subject, text, html)
-                self.links.mark_mailed(request, reviewer)
-            urls.append(url)
-        return urls
+        timeout = int(request.stage["timeoutSeconds"])
+        ttl = min(self.settings.review_link_ttl_s, timeout + 60)
+        reviewers = request.stage["reviewers"]
+        issued = [self.links.issue(request, reviewer, ring, ttl) for reviewer in reviewers]
+        registered = self.register.add_wait(
+            request.doc,
+            request.callback_id,
+            request.stage_index,
+            [link.pk for link in issued],
+            int(time.time()) + timeout,
+        )
+        if not registered:
+            for link in issued:
+                self.links.close_superseded(link.pk)
+            raise SupersededRun(f"a newer run of {request.doc.document_id} exists")
+        for link in issued:
+            if not link.mailed:
+                subject, text, html = review_email(request, self.url(link.token))
+                self.mailer.send(self.settings.review_sender, link.reviewer, subject, text, html)
+                self.links.mark_mailed(request, link.reviewer)
+        return [{"reviewer": link.reviewer, "linkId": link_id(link.token)} for link in issued]
 
 
 def build_notifier(settings: Settings) -> ReviewNotifier:
     return LinkNotifier(
-        settings, build_key_source(settings), LinkStore(settings.links_table), SesMailer()
+        settings,
+        build_key_source(settings),
+        LinkStore(settings.links_table),
+        SesMailer(),
+        RegisterStore(settings.links_table),
     )
 
 

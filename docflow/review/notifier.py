@@ -22,6 +22,7 @@ class ReviewRequest:
 
 
 class ReviewNotifier(Protocol):
-    def request_review(self, request: ReviewRequest) -> list[str]:
-        """Tell the stage's reviewers; idempotent. Returns the review URLs (one per reviewer)."""
+    def request_review(self, request: ReviewRequest) -> list[dict[str, str]]:
+        """Tell the stage's reviewers; idempotent. Returns `{"reviewer", "linkId"}` per
+        reviewer: a link id names a link without being one, so it may be stored and shown."""
         ...

@@ -1,80 +1,212 @@
-"""The reviewer's HTML pages: the confirm page, the outcome page and refusals."""
+"""The reviewer's HTML pages, rendered from the templates beside this file (Jinja2, escaping on).
+
+The review page is the whole decision on one screen: why the document is at this stage, its
+pages (previews and masked text, the pages that caused the review first), earlier decisions,
+a download of the original, and the form. No script, no external resource: the CSP allows
+images from the page's own origin and nothing else.
+"""
 
 from __future__ import annotations
 
-from html import escape
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-_STYLE = """body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;
-color:#1d1d1f}table{border-collapse:collapse}td{padding:.25rem .75rem .25rem 0}
-button{font-size:1rem;padding:.5rem 1.25rem;margin-right:.5rem;cursor:pointer}
-.approve{background:#0a7d32;color:#fff;border:0}.reject{background:#b3261e;color:#fff;border:0}
-textarea{width:100%;min-height:4rem}.note{color:#555;font-size:.9rem}"""
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from docflow.review.evidence import PageFacts, Segment
 
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
     "Referrer-Policy": "no-referrer",  # the token is in the URL: never leak it onward
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
+PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
+DOWNLOAD_MINUTES = 5
+DETECTOR_NAMES = {
+    "card_number": "a card number",
+    "us_ssn": "a US social security number",
+    "iban": "an IBAN",
+    "email": "an e-mail address",
+}
+
+_env = Environment(
+    loader=FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=select_autoescape(default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 
-def _page(title: str, body: str) -> str:
-    return (
-        f"<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<meta name=viewport content='width=device-width'><title>{escape(title)}</title>"
-        f"<style>{_STYLE}</style></head><body><h1>{escape(title)}</h1>{body}</body></html>"
-    )
+@dataclass(frozen=True)
+class ShownPage:
+    number: int
+    engine: str
+    segments: list[Segment]
+    findings: bool
+    tags: list[dict[str, str]] = field(default_factory=list)
 
 
-def review_page(link: dict[str, Any], waiting: bool) -> str:
-    summary = link.get("summary", {})
-    sensitive = summary.get("sensitive") or {}
-    found = ", ".join(f"{escape(k)}: {int(v)}" for k, v in sorted(sensitive.items())) or "none"
-    others = [r for r in link.get("reviewers", []) if r != link.get("reviewer")]
-    rows = [
-        ("Document", escape(str(link.get("key", "")))),
-        ("Type", escape(str(summary.get("docType", "unknown")))),
-        ("Pages", escape(str(summary.get("pages", "?")))),
-        ("Sensitive data (counts)", found),
-        ("Stage", escape(str(link.get("stageName", "")))),
-        ("You", escape(str(link.get("reviewer", "")))),
-        ("Also reviewing", escape(", ".join(others)) or "nobody else"),
-    ]
-    table = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
-    if not waiting:
-        return _page(
-            "Review closed",
-            f"<table>{table}</table><p>This document is no longer "
-            "waiting for this review (it was decided, or its time ran out).</p>",
+@dataclass(frozen=True)
+class Routing:
+    """What the rules say about this document, for the "why" panel."""
+
+    review_on: tuple[str, ...]
+    min_confidence: float
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _pages_list(numbers: list[int], limit: int = 12) -> str:
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    more = len(numbers) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
+    lines = []
+    by_detector: dict[str, list[int]] = {}
+    for page in pages:
+        for detector, count in sorted(page.sensitive.items()):
+            if count:
+                by_detector.setdefault(detector, []).append(page.page)
+    for detector, numbers in sorted(by_detector.items()):
+        what = DETECTOR_NAMES.get(detector, detector)
+        routed = " (this routes documents to review)" if detector in routing.review_on else ""
+        lines.append(f"{what.capitalize()} on page {_pages_list(numbers)}{routed}.")
+    low = [p.page for p in pages if p.low_confidence(routing.min_confidence)]
+    if low:
+        lines.append(
+            f"OCR was unsure (confidence below {routing.min_confidence:g}) on "
+            f"{'page' if len(low) == 1 else 'pages'} {_pages_list(low)}."
         )
-    form = (
-        "<form method=post><p><label for=comment>Comment (optional)</label><br>"
-        "<textarea id=comment name=comment maxlength=1000></textarea></p>"
-        "<button class=approve name=decision value=approve>Approve</button>"
-        "<button class=reject name=decision value=reject>Reject</button></form>"
-        "<p class=note>Opening this page decided nothing. Only a button does, once.</p>"
+    return lines
+
+
+def _why(because: str, doc_type: str, findings: list[str]) -> str:
+    if because == "type":
+        return f"every document of type {doc_type} goes here"
+    if because == "sensitive":
+        return "a detector found sensitive data (see below)"
+    if because == "quality":
+        return "the text could not be read with confidence (see below)"
+    return "named by the rules"
+
+
+def _tags(page: PageFacts, routing: Routing) -> list[dict[str, str]]:
+    tags = []
+    for detector, count in sorted(page.sensitive.items()):
+        if count:
+            kind = "alert" if detector in routing.review_on else ""
+            name = DETECTOR_NAMES.get(detector, detector)
+            tags.append({"kind": kind, "text": f"{name} ×{count}" if count > 1 else name})
+    if page.low_confidence(routing.min_confidence):
+        tags.append({"kind": "warn", "text": f"OCR confidence {page.confidence:.0f}"})
+    if page.engine != "textlayer":
+        tags.append({"kind": "", "text": f"read by {page.engine}"})
+    return tags
+
+
+def review_page(
+    *,
+    link: dict[str, Any],
+    base: str,
+    pages: list[PageFacts],
+    order: list[int],
+    shown_from: int,
+    texts: dict[int, list[Segment]],
+    routing: Routing,
+    deadline: int | None,
+    flagged: int,
+    reasons: dict[str, str],
+    error: str = "",
+    chosen_reason: str = "",
+    comment: str = "",
+) -> str:
+    summary = link.get("summary") or {}
+    doc_type = str(summary.get("docType", "unknown"))
+    findings = findings_lines(pages, routing)
+    stage_index = int(link.get("stageIndex", 0))
+    route_spec = summary.get("route") or [{"name": link.get("stageName", ""), "because": ""}]
+    route = [
+        {
+            "name": step.get("name", ""),
+            "why": _why(str(step.get("because", "")), doc_type, findings),
+            "current": i == stage_index,
+        }
+        for i, step in enumerate(route_spec)
+    ]
+    facts = {p.page: p for p in pages}
+    window = order[shown_from : shown_from + PAGE_WINDOW]
+    shown = [
+        ShownPage(
+            number=n,
+            engine=facts[n].engine if n in facts else "",
+            segments=texts.get(n, []),
+            findings=any(s.detector for s in texts.get(n, [])),
+            tags=_tags(facts[n], routing) if n in facts else [],
+        )
+        for n in window
+    ]
+    others = [r for r in link.get("reviewers", []) if r != link.get("reviewer")]
+    name = str(link.get("key", "")).rsplit("/", 1)[-1]
+    return _env.get_template("review.html").render(
+        title=f"Review {name}",
+        name=name,
+        base=base,
+        stage=link.get("stageName", ""),
+        stage_number=stage_index + 1,
+        route=route,
+        doc_type=doc_type,
+        page_count=len(order),
+        reviewer=link.get("reviewer", ""),
+        others=", ".join(others),
+        deadline=_when(deadline) if deadline else "",
+        findings=findings,
+        decisions=summary.get("decisions") or [],
+        pages=shown,
+        shown_from=shown_from,
+        window=PAGE_WINDOW,
+        more=shown_from + PAGE_WINDOW < len(order),
+        flagged=flagged,
+        reasons=list(reasons.items()),
+        error=error,
+        chosen_reason=chosen_reason,
+        comment=comment,
+        download_minutes=DOWNLOAD_MINUTES,
     )
-    return _page("Review a document", f"<table>{table}</table>{form}")
 
 
-def outcome_page(decision: dict[str, Any]) -> str:
+def _when(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%d %b %Y, %H:%M UTC")
+
+
+def _message(title: str, lines: list[str], closing: str = "") -> str:
+    return _env.get_template("message.html").render(title=title, lines=lines, closing=closing)
+
+
+def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
-    return _page(
-        f"Document {verb}",
-        f"<p>Thank you. You {verb} the document at {escape(decision['decidedAt'])}."
-        "</p><p>You can close this page.</p>",
-    )
+    lines = [f"You {verb} the document at {decision['decidedAt']}."]
+    if decision.get("rejectReason"):
+        lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
+    return _message(f"Document {verb}", lines, "Thank you. You can close this page.")
 
 
 def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
-    extra = ""
-    if earlier and earlier.get("decision"):
+    lines = [message]
+    if earlier and earlier.get("decision") and earlier["decision"].get("outcome") is None:
         d = earlier["decision"]
         verb = "approved" if d.get("approved") else "rejected"
-        extra = (
-            f"<p>It was {verb} by {escape(str(d.get('reviewer', '')))} at "
-            f"{escape(str(d.get('decidedAt', '')))}.</p>"
-        )
-    return _page(f"This link cannot be used ({status})", f"<p>{escape(message)}</p>{extra}")
+        lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
+    titles = {409: "This review is closed", 410: "This link has expired"}
+    title = titles.get(status, "This link cannot be used")
+    return _message(f"{title} ({status})", lines)

@@ -1,0 +1,112 @@
+"""What the callback API shows under a token: the review page, previews, the download.
+
+Each entry point first asks the desk whether the link may be shown (`open`, which also sends
+the heartbeat) or may still see the document (`access`); only then does it read S3.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from docflow import aws
+from docflow.classify import load_rules
+from docflow.reporting import build_reporter
+from docflow.review.callbacks import LambdaCallbackSender
+from docflow.review.desk import REJECT_REASONS, LinkView, ReviewDesk, ReviewRefused
+from docflow.review.evidence import EvidenceStore, mask, review_order
+from docflow.review.keys import build_key_source
+from docflow.review.links import LinkStore
+from docflow.review.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
+from docflow.review.previews import PreviewStore
+from docflow.settings import Settings
+from docflow.storage import DocumentStore
+
+
+@dataclass(frozen=True)
+class ReviewScreen:
+    view: LinkView
+    html: str
+    order: list[int]
+
+
+class ReviewViews:
+    def __init__(
+        self,
+        desk: ReviewDesk,
+        evidence: EvidenceStore,
+        previews: PreviewStore,
+        routing: Routing,
+    ) -> None:
+        self.desk, self.evidence, self.previews, self.routing = desk, evidence, previews, routing
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> ReviewViews:
+        rules = load_rules(s.rules_path or None, s.stage_timeout_s)
+        links = LinkStore(s.links_table)
+        desk = ReviewDesk(build_key_source(s), links, LambdaCallbackSender(), build_reporter(s))
+        return cls(
+            desk,
+            EvidenceStore(s.artifact_bucket),
+            PreviewStore(DocumentStore(s.artifact_bucket), s.max_bytes),
+            Routing(rules.review_on, rules.min_confidence),
+        )
+
+    def review(
+        self, token: str, offset: int, error: str = "", reason: str = "", comment: str = ""
+    ) -> ReviewScreen:
+        view = self.desk.open(token)
+        doc = view.doc
+        pages = self.evidence.pages(doc)
+        order, flagged = review_order(
+            pages, self.routing.min_confidence, self.routing.review_on
+        )
+        offset = min(offset, max(0, len(order) - 1))
+        window = order[offset : offset + PAGE_WINDOW]
+        with ThreadPoolExecutor(max_workers=len(window) or 1) as pool:
+            read = pool.map(lambda n: self.evidence.text(doc, n), window)
+            texts = dict(zip(window, read, strict=True))
+        html = review_page(
+            link=view.link,
+            base=f"/review/{token}",
+            pages=pages,
+            order=order,
+            shown_from=offset,
+            texts={n: mask(t) for n, t in texts.items()},
+            routing=self.routing,
+            deadline=view.deadline,
+            flagged=flagged,
+            reasons=REJECT_REASONS,
+            error=error,
+            chosen_reason=reason,
+            comment=comment,
+        )
+        return ReviewScreen(view, html, order)
+
+    def preview(self, token: str, number: str) -> tuple[bytes, bool]:
+        view = self.desk.access(token)
+        page = int(number) if number.isdigit() and len(number) < 7 else 0
+        pages = int((view.link.get("summary") or {}).get("pages") or 0)
+        if not 1 <= page <= pages:
+            raise ReviewRefused(404, "no-such-page", "this document has no such page")
+        return self.previews.get(view.doc, page)
+
+    def download_url(self, token: str) -> str:
+        view = self.desk.access(token)
+        doc = view.doc
+        name = PurePosixPath(doc.key).name.replace('"', "") or "document.pdf"
+        params: dict[str, Any] = {
+            "Bucket": doc.bucket,
+            "Key": doc.key,
+            "ResponseContentDisposition": f'attachment; filename="{name}"',
+            "ResponseContentType": "application/pdf",
+        }
+        if doc.version != "null":
+            params["VersionId"] = doc.version
+        return str(
+            aws.client("s3").generate_presigned_url(
+                "get_object", Params=params, ExpiresIn=DOWNLOAD_MINUTES * 60
+            )
+        )

@@ -1,0 +1,84 @@
+"""Page previews for the review page: rendered on first request, then served from S3.
+
+Cached at `docs/<documentId>/<version>/previews/<page>-w<width>.png` in the artifact bucket:
+the key names immutable bytes (one version of one page at one width), so a render that runs
+twice writes the same object twice, and a cached preview never needs invalidating. A preview
+is a picture of the document, no more secret than the document: the callback API serves it
+only to a link that may still decide.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from botocore.exceptions import ClientError
+from PIL import Image
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.pdf import open_pdf
+from docflow.storage import DocumentStore, artifact_prefix
+
+PREVIEW_WIDTH = 1000
+MAX_PREVIEW_BYTES = 400_000
+
+
+def preview_key(doc: DocumentRef, page: int, width: int = PREVIEW_WIDTH) -> str:
+    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}.png"
+
+
+def encode_bounded(image: Image.Image, max_bytes: int = MAX_PREVIEW_BYTES) -> bytes:
+    """PNG under `max_bytes`: full colour if it fits, else fewer colours, then fewer pixels.
+
+    A scanned page is mostly paper noise, which PNG compresses badly; a 16-level palette keeps
+    text sharp and costs a fraction of the bytes.
+    """
+    candidate = image.convert("RGB")
+    if _is_gray(candidate):
+        candidate = candidate.convert("L")
+    while True:
+        for colours in (None, 64, 16):
+            picture = candidate if colours is None else candidate.quantize(colours)
+            out = io.BytesIO()
+            picture.save(out, format="PNG", optimize=True)
+            if out.tell() <= max_bytes:
+                return out.getvalue()
+        width, height = candidate.size
+        candidate = candidate.resize((max(1, width * 3 // 4), max(1, height * 3 // 4)))
+
+
+def _is_gray(image: Image.Image) -> bool:
+    small = image.resize((64, 64))
+    return all(abs(r - g) < 12 and abs(g - b) < 12 for r, g, b in small.getdata())
+
+
+class PreviewStore:
+    def __init__(self, store: DocumentStore, max_source_bytes: int) -> None:
+        self.store = store
+        self.max_source_bytes = max_source_bytes
+
+    @property
+    def _s3(self) -> Any:
+        return aws.client("s3")
+
+    def get(self, doc: DocumentRef, page: int) -> tuple[bytes, bool]:
+        """The page's preview and whether it came from the cache."""
+        key = preview_key(doc, page)
+        try:
+            cached = self._s3.get_object(Bucket=self.store.artifact_bucket, Key=key)
+            return cached["Body"].read(), True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") not in ("NoSuchKey", "404"):
+                raise
+        data = self.store.source_bytes(doc, self.max_source_bytes)
+        with open_pdf(data) as pdf:
+            png = encode_bounded(pdf.render_preview(page, PREVIEW_WIDTH))
+        self._s3.put_object(
+            Bucket=self.store.artifact_bucket,
+            Key=key,
+            Body=png,
+            ContentType="image/png",
+            CacheControl="private, max-age=31536000, immutable",
+        )
+        return png, False

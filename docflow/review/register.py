@@ -1,0 +1,169 @@
+"""The review register: which run of a document is the newest, and which review waits are open.
+
+A newer version of a document (new bytes under its key, or `docflow reprocess`) must end the
+reviews of older runs: otherwise their links keep working and an old run could finalize
+content that has been replaced. Two kinds of item, in the links table:
+
+    REG#<documentId>          latestRunOrder, latestRunId, and `openWaits`: a string set of
+                              "<runOrder>|<wait pk>", one per review stage still waiting
+    WAIT#<sha(callback id)>   one stage's wait: the callback id, the run and stage, the pks of
+                              its links (token hashes), and once known how the stage ended
+
+Nothing stored is a working link: link pks are SHA-256 hashes of tokens. The order of writes
+is what makes the race safe: a new run first raises `latestRunOrder`, then ends the waits it
+finds; a stage registers its wait only while no newer run is recorded. Either the new run sees
+the wait, or the wait sees the new run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.readmodel.table import from_ddb, to_ddb
+
+
+def wait_pk(callback_id: str) -> str:
+    return "WAIT#" + hashlib.sha256(callback_id.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class OpenWait:
+    run_order: str
+    pk: str
+
+    @property
+    def entry(self) -> str:
+        return f"{self.run_order}|{self.pk}"
+
+    @classmethod
+    def parse(cls, entry: str) -> OpenWait:
+        run_order, _, pk = entry.rpartition("|")
+        return cls(run_order, pk)
+
+
+class RegisterStore:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def claim_latest(self, doc: DocumentRef) -> bool:
+        """Record this run as the document's newest; False if a newer one is already recorded."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"REG#{doc.document_id}"}),
+                UpdateExpression="SET latestRunOrder = :mine, latestRunId = :run",
+                ConditionExpression=(
+                    "attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine"
+                ),
+                ExpressionAttributeValues=to_ddb({":mine": doc.run_order, ":run": doc.run_id}),
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def is_latest(self, doc: DocumentRef) -> bool:
+        item = self._get(f"REG#{doc.document_id}")
+        return item is None or str(item.get("latestRunOrder", "")) <= doc.run_order
+
+    def open_waits_before(self, doc: DocumentRef) -> list[OpenWait]:
+        item = self._get(f"REG#{doc.document_id}") or {}
+        waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
+        return sorted(w for w in waits if w.run_order < doc.run_order)
+
+    def add_wait(
+        self,
+        doc: DocumentRef,
+        callback_id: str,
+        stage_index: int,
+        link_pks: list[str],
+        deadline: int,
+    ) -> bool:
+        """Register a stage's wait; False (and nothing listed) if a newer run already exists."""
+        pk = wait_pk(callback_id)
+        wait = {
+            "pk": pk,
+            "callbackId": callback_id,
+            "documentId": doc.document_id,
+            "runId": doc.run_id,
+            "runOrder": doc.run_order,
+            "stageIndex": stage_index,
+            "links": link_pks,
+            "deadline": deadline,
+            "expiresAt": deadline + 30 * 24 * 3600,
+        }
+        try:  # a retried submitter finds its wait already there
+            self._ddb.put_item(
+                TableName=self.table,
+                Item=to_ddb(wait),
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"REG#{doc.document_id}"}),
+                UpdateExpression="ADD openWaits :entry",
+                ConditionExpression=(
+                    "attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine"
+                ),
+                ExpressionAttributeValues={
+                    ":entry": {"SS": [OpenWait(doc.run_order, pk).entry]},
+                    ":mine": {"S": doc.run_order},
+                },
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                self.set_outcome(pk, {"how": "superseded"})
+                return False
+            raise
+        return True
+
+    def end_wait(self, doc_id: str, wait: OpenWait) -> None:
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": f"REG#{doc_id}"}),
+            UpdateExpression="DELETE openWaits :entry",
+            ExpressionAttributeValues={":entry": {"SS": [wait.entry]}},
+        )
+
+    def get_wait(self, pk: str) -> dict[str, Any] | None:
+        return self._get(pk)
+
+    def set_outcome(self, pk: str, outcome: dict[str, Any]) -> None:
+        """How the stage ended (decided by whom, superseded); the first account stands."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression="SET outcome = :o",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(outcome)",
+                ExpressionAttributeValues=to_ddb({":o": {**outcome, "at": int(time.time())}}),
+            )
+        except ClientError as exc:
+            if _code(exc) != "ConditionalCheckFailedException":
+                raise
+
+    def _get(self, pk: str) -> dict[str, Any] | None:
+        item = self._ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
+        ).get("Item")
+        return from_ddb(item) if item else None
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
