@@ -222,7 +222,7 @@ def await_review(
     except CallbackTimeoutError:
         decision, status, reason = {}, TIMED_OUT, "review-timeout"
     except CallbackExternalError as exc:
-        if exc.error_type == SUPERSEDED_ERROR:
+        if exc.data == SUPERSEDED_ERROR:
             return {"status": ARCHIVED, "reason": SUPERSEDED, "stage": str(stage["name"])}
         decision, status, reason = {"message": exc.message or ""}, REJECTED, "review-failed"
     except CallbackSubmitterError as exc:

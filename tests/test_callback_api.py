@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import callback_api.app as api
 from callback_api.views import ReviewViews
 from docflow.local import pdfgen as pdfs
+from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
 from docflow.reporting import build_reporter
@@ -44,6 +45,10 @@ class RunnerCallbacks:
     failed: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        # As the local stack does: the service's answer for callbacks of ended executions.
+        close_callbacks_of_ended_executions(self.runner._executor)
+
     def success(self, callback_id: str, result: bytes) -> None:
         try:
             self.runner.send_callback_success(callback_id, result)
@@ -54,7 +59,7 @@ class RunnerCallbacks:
 
     def failure(self, callback_id: str, error_type: str, message: str) -> None:
         try:
-            error = ErrorObject(message=message, type=error_type, data=None, stack_trace=None)
+            error = ErrorObject(message=message, type=error_type, data=error_type, stack_trace=None)
             self.runner.send_callback_failure(callback_id, error)
         except AwsApiException:
             return

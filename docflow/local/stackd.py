@@ -86,7 +86,10 @@ class DurableRunner:
         )
 
     def start(self) -> None:
+        from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
+
         self.runner.start()
+        close_callbacks_of_ended_executions(self.runner._executor)
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
         rearm(self.runner._executor, self.runner._store)
 

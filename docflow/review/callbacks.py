@@ -44,12 +44,16 @@ class LambdaCallbackSender:
         self._call("send_durable_execution_callback_success", CallbackId=callback_id, Result=result)
 
     def failure(self, callback_id: str, error_type: str, message: str) -> None:
-        """Fail a callback; one that is already over is not an error (the call is idempotent)."""
+        """Fail a callback; one that is already over is not an error (the call is idempotent).
+
+        The type goes in ErrorData too: the SDK hands the waiting code the failure's message
+        and data, not its type (it stays on the callback operation's details).
+        """
         try:
             self._call(
                 "send_durable_execution_callback_failure",
                 CallbackId=callback_id,
-                Error={"ErrorType": error_type, "ErrorMessage": message},
+                Error={"ErrorType": error_type, "ErrorMessage": message, "ErrorData": error_type},
             )
         except CallbackGone:
             return

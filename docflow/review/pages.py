@@ -81,7 +81,7 @@ def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
     for detector, numbers in sorted(by_detector.items()):
         what = DETECTOR_NAMES.get(detector, detector)
         routed = " (this routes documents to review)" if detector in routing.review_on else ""
-        lines.append(f"{what.capitalize()} on page {_pages_list(numbers)}{routed}.")
+        lines.append(f"{what[:1].upper()}{what[1:]} on page {_pages_list(numbers)}{routed}.")
     low = [p.page for p in pages if p.low_confidence(routing.min_confidence)]
     if low:
         lines.append(

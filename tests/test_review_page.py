@@ -1,0 +1,275 @@
+"""The review page through the callback API's real handler, on real executions of the testing
+runner: the document in front of the reviewer, access that ends with the link, a newer
+version superseding an older run, and every way a stage can end answering a page."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import pathlib
+import time
+from collections.abc import Iterator
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+import callback_api.app as api
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.local import pdfgen as pdfs
+from docflow.local.mailbox import links_in, moto_sent_mail
+from docflow.readmodel.queries import ReadModel
+from docflow.review.register import RegisterStore
+from docflow.runtime import build_runtime, use_runtime
+from docflow.settings import load_settings
+from orchestrator.app import handler
+from tests.conftest import Stack, result_json
+from tests.test_callback_api import (
+    RunnerCallbacks,
+    call,
+    make_views,
+    post_decision,
+    wait_until,
+)
+
+SSN_FORM = """CARDHOLDER APPLICATION
+Applicant SSN: 123-45-6789
+Card: 4111 1111 1111 1111
+IBAN DE89 3704 0044 0532 0130 00"""
+
+
+@dataclasses.dataclass
+class Desk:
+    stack: Stack
+    runner: DurableFunctionTestRunner
+    callbacks: RunnerCallbacks
+
+    def start(self, doc: DocumentRef, timeout: int = 120) -> str:
+        return self.runner.run_async(input=self.stack.event(doc), execution_timeout=timeout)
+
+    def links(self, doc: DocumentRef, stage: int = 0, want: int = 1) -> list[str]:
+        def mine() -> list[str]:
+            return [
+                m.token
+                for m in links_in(moto_sent_mail())
+                if m.run_id == doc.run_id and m.stage_index == stage
+            ]
+
+        wait_until(lambda: len(mine()) >= want)
+        return mine()
+
+    def result(self, arn: str) -> dict:
+        return result_json(self.runner.wait_for_result(arn, timeout=60))
+
+
+@pytest.fixture
+def desk(stack: Stack) -> Iterator[Desk]:
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        callbacks = RunnerCallbacks(runner)
+        api.use_views(make_views(callbacks))
+        use_runtime(build_runtime().with_(callbacks=callbacks))
+        yield Desk(stack, runner, callbacks)
+        api.use_views(None)
+        use_runtime(None)
+
+
+def newer(doc: DocumentRef, stack: Stack, data: bytes) -> DocumentRef:
+    """New bytes under the same key, as S3 would order them (a greater sequencer)."""
+    upload = stack.upload(doc.key, data)
+    return dataclasses.replace(upload, sequencer="FFFF")
+
+
+def test_the_page_shows_the_document_masked_and_why(desk: Desk) -> None:
+    doc = desk.stack.upload("in/application.pdf", pdfs.text_pdf("Cover page", SSN_FORM))
+    arn = desk.start(doc)
+    token = desk.links(doc)[0]
+
+    page = call("GET", f"/review/{token}")
+    body = page["body"]
+    assert page["statusCode"] == 200
+    # Why: the route and what the detectors found, on which page.
+    assert "a detector found sensitive data" in body
+    assert "A card number on page 2" in body and "A US social security number on page 2" in body
+    # Masked values only; the full ones never reach the page.
+    for masked in ("•••• 1111", "•••-••-6789", "DE•••• 3000"):
+        assert masked in body
+    for full in ("4111 1111 1111 1111", "123-45-6789", "DE89 3704"):
+        assert full not in body
+    # The page that caused the review is shown first.
+    assert body.index('id="page-2"') < body.index('id="page-1"')
+    csp = page["headers"]["Content-Security-Policy"]
+    assert "img-src 'self'" in csp and "script-src" not in csp
+    assert page["headers"]["Cache-Control"] == "no-store"
+
+    cold = call("GET", f"/review/{token}/pages/2")
+    warm = call("GET", f"/review/{token}/pages/2")
+    assert cold["statusCode"] == warm["statusCode"] == 200
+    assert cold["headers"]["Content-Type"] == "image/png" and cold["isBase64Encoded"]
+    assert (cold["headers"]["X-Preview-Cache"], warm["headers"]["X-Preview-Cache"]) == (
+        "miss",
+        "hit",
+    )
+    assert cold["body"] == warm["body"]
+
+    download = call("GET", f"/review/{token}/original")
+    assert download["statusCode"] == 302
+    location = urlparse(download["headers"]["Location"])
+    query = parse_qs(location.query)
+    assert location.path.endswith("/in/application.pdf")
+    assert query["response-content-disposition"] == ['attachment; filename="application.pdf"']
+    if "X-Amz-Expires" in query:  # SigV4: seconds; SigV2: an epoch
+        assert int(query["X-Amz-Expires"][0]) <= 300
+    else:
+        assert int(query["Expires"][0]) - time.time() <= 301
+
+    for bad in ("0", "3", "-1", "abc", "1.png", "9" * 9):
+        assert call("GET", f"/review/{token}/pages/{bad}")["statusCode"] == 404, bad
+    assert call("POST", f"/review/{token}/pages/1")["statusCode"] == 405
+
+    refused = post_decision(token, "reject", reason="")
+    assert refused["statusCode"] == 400 and "Choose why you reject" in refused["body"]
+    assert not desk.callbacks.sent
+    assert post_decision(token, "approve")["statusCode"] == 200
+    # The reviewer's access to the document ends with the decision.
+    assert call("GET", f"/review/{token}/pages/1")["statusCode"] == 409
+    assert call("GET", f"/review/{token}/original")["statusCode"] == 409
+    assert desk.result(arn)["status"] == "finalized"
+
+
+def test_previews_are_bound_to_the_links_document(desk: Desk) -> None:
+    one = desk.stack.upload("in/a.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
+    two = desk.stack.upload("in/b.pdf", pdfs.text_pdf(SSN_FORM, "page two", "page three"))
+    desk.start(one)
+    desk.start(two)
+    token_one, token_two = desk.links(one)[0], desk.links(two)[0]
+    # Page 3 exists only in the second document: the first one's link cannot reach it.
+    assert call("GET", f"/review/{token_one}/pages/3")["statusCode"] == 404
+    assert call("GET", f"/review/{token_two}/pages/3")["statusCode"] == 200
+    tampered = token_one[:-4] + ("AAAA" if not token_one.endswith("AAAA") else "BBBB")
+    assert call("GET", f"/review/{tampered}/pages/1")["statusCode"] == 403
+
+
+def test_a_newer_version_ends_the_older_runs_review(desk: Desk) -> None:
+    old = desk.stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
+    old_arn = desk.start(old)
+    old_link = desk.links(old)[0]
+    assert call("GET", f"/review/{old_link}")["statusCode"] == 200
+
+    new = newer(old, desk.stack, pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD + "\nAmended."))
+    new_arn = desk.start(new)
+
+    finished = desk.runner.wait_for_result(old_arn, timeout=60)
+    ended = result_json(finished)
+    assert (ended["status"], ended["reason"]) == ("archived", "superseded")
+    assert "finalize" not in [op.name for op in finished.operations]
+    for answer in (
+        call("GET", f"/review/{old_link}"),
+        post_decision(old_link, "approve"),
+        call("GET", f"/review/{old_link}/pages/1"),
+        call("GET", f"/review/{old_link}/original"),
+    ):
+        assert answer["statusCode"] == 409
+        assert "A newer version of this document replaced" in answer["body"]
+    assert not desk.callbacks.sent
+
+    model = ReadModel(load_settings().table_name).show(old.document_id)
+    assert model["state"]["runId"] == new.run_id
+    archived = [
+        h for h in model["history"] if h["runId"] == old.run_id and h["status"] == "archived"
+    ]
+    assert archived and archived[0]["payload"]["reason"] == "superseded"
+
+    # The newer run's own review works, and an older run started late stops at once.
+    assert post_decision(desk.links(new)[0], "approve")["statusCode"] == 200
+    late = dataclasses.replace(old, sequencer="0001", content_tag="late")
+    late_out = desk.result(desk.start(late))
+    assert (late_out["status"], late_out["reason"]) == ("archived", "superseded")
+    assert desk.result(new_arn)["status"] in ("finalized", "pending-review", "archived")
+    assert ReadModel(load_settings().table_name).show(old.document_id)["state"]["runId"] == (
+        new.run_id
+    )
+
+
+def test_a_click_that_won_the_race_still_cannot_finalize_replaced_content(desk: Desk) -> None:
+    legal_only = "SERVICES AGREEMENT\nThe parties hereby agree. Governing law: Delaware."
+    old = desk.stack.upload("in/short.pdf", pdfs.text_pdf(legal_only))
+    arn = desk.start(old)
+    token = desk.links(old)[0]
+    # A newer run has raised the register but not yet ended the wait when the click lands.
+    new = newer(old, desk.stack, pdfs.text_pdf(legal_only + " v2"))
+    assert RegisterStore(load_settings().links_table).claim_latest(new)
+    assert post_decision(token, "approve")["statusCode"] == 200
+    out = desk.result(arn)
+    assert (out["status"], out["reason"]) == ("archived", "superseded")
+
+
+def test_a_timed_out_stage_says_so(monkeypatch: pytest.MonkeyPatch, stack: Stack) -> None:
+    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "2")
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        callbacks = RunnerCallbacks(runner)
+        api.use_views(make_views(callbacks))
+        use_runtime(build_runtime().with_(callbacks=callbacks))
+        try:
+            desk = Desk(stack, runner, callbacks)
+            doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
+            arn = desk.start(doc)
+            token = desk.links(doc)[0]
+            assert desk.result(arn)["reason"] == "review-timeout"
+            time.sleep(0.5)
+            answer = call("GET", f"/review/{token}")
+            assert answer["statusCode"] == 409 and "ran out" in answer["body"]
+            assert post_decision(token, "approve")["statusCode"] == 409
+        finally:
+            api.use_views(None)
+            use_runtime(None)
+
+
+def test_a_run_that_ended_without_a_decision_says_so(desk: Desk) -> None:
+    doc = desk.stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
+    arn = desk.start(doc, timeout=3)  # the execution times out while the stage waits
+    token = desk.links(doc)[0]
+    with pytest.raises(Exception):
+        result_json(desk.runner.wait_for_result(arn, timeout=30))
+    answer = call("GET", f"/review/{token}")
+    assert answer["statusCode"] == 409 and "its run ended" in answer["body"]
+    assert post_decision(token, "approve")["statusCode"] == 409
+
+
+def test_no_working_link_outside_the_mailbox(
+    desk: Desk, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Everything the functions log at the levels they run at (botocore's DEBUG wire dumps,
+    # which print every request body, mail included, are off in Lambda as here).
+    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG, logger="docflow")
+    doc = desk.stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
+    arn = desk.start(doc)
+    first = desk.links(doc, stage=0, want=2)
+    call("GET", f"/review/{first[0]}")
+    assert post_decision(first[0], "approve")["statusCode"] == 200
+    second = desk.links(doc, stage=1)
+    assert post_decision(second[0], "reject", "no card data here")["statusCode"] == 200
+    outcome = desk.result(arn)
+    assert outcome["status"] == "archived"
+
+    tokens = [*first, *second]
+    s = load_settings()
+    places = {
+        "read model": json.dumps(
+            aws.client("dynamodb").scan(TableName=s.table_name)["Items"], default=str
+        ),
+        "history": json.dumps(
+            desk.runner.get_execution_history(arn, include_execution_data=True).to_dict(),
+            default=str,
+        ),
+        "result": json.dumps(outcome),
+        "logs": caplog.text + capsys.readouterr().out,
+    }
+    for where, text in places.items():
+        for token in tokens:
+            assert token not in text, where
+        assert "/review/v1." not in text, where
+    links_table = json.dumps(aws.client("dynamodb").scan(TableName=s.links_table)["Items"])
+    assert not any(token in links_table for token in tokens)
