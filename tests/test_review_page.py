@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import pathlib
 import time
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
