@@ -167,7 +167,7 @@ def _bar(done: int, total: int | None, width: int = 20) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    _stack(args, start=True)
+    config = _stack(args, start=True)
     submitted = _upload(_files(args.paths), None)
     model = _model()
     deadline = time.monotonic() + args.timeout
@@ -213,10 +213,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(
             _table(rows, ["document", "pages", "engines", "type", "sensitive", "status", "reason"])
         )
-        for r in results:
-            for url in r["reviewUrls"]:
-                print(f"review {Path(r['path']).name}: {url}")
+        _print_review_links(config, results, submitted)
     return 0 if all(r["status"] in SETTLED for r in results) else 1
+
+
+def _print_review_links(
+    config: Any, results: list[dict[str, Any]], submitted: list[dict[str, Any]]
+) -> None:
+    """For convenience, the open stage's links as the local SES delivered them: the read model
+    holds link ids only, the links themselves live in the reviewers' mailboxes."""
+    from docflow.local.mailbox import links_in, stack_mail
+
+    pairs = list(zip(results, submitted, strict=True))
+    waiting = {s["runId"] for r, s in pairs if r["status"] == PENDING_REVIEW}
+    deadline = time.monotonic() + 10  # the stack writes its mailbox out every few seconds
+    mailed = links_in(stack_mail(config.state))
+    while waiting - {m.run_id for m in mailed} and time.monotonic() < deadline:
+        time.sleep(0.5)
+        mailed = links_in(stack_mail(config.state))
+    for r, s in pairs:
+        if r["status"] != PENDING_REVIEW:
+            continue
+        mine = [m for m in mailed if m.run_id == s["runId"]]
+        stage = max((m.stage_index for m in mine), default=-1)
+        for m in mine:
+            if m.stage_index == stage:
+                print(f"review {Path(r['path']).name} ({m.reviewer}): {m.url}")
 
 
 def _sensitive(found: dict[str, int]) -> str:
@@ -234,7 +256,7 @@ def _result_row(submitted: dict[str, Any], state: dict[str, Any]) -> dict[str, A
         "docType": state.get("docType"),
         "sensitive": state.get("sensitive") or {},
         "stage": state.get("stageName"),
-        "reviewUrls": state.get("reviewUrls") or [],
+        "reviewLinks": state.get("reviewLinks") or [],
         "reason": state.get("reason"),
     }
 
@@ -250,7 +272,8 @@ def _listing(args: argparse.Namespace, page: Any, kind: str) -> int:
             "stage": i.get("stageName"),
             "pendingSince": i.get("pendingSince"),
             "updatedAt": i.get("updatedAt"),
-            "reviewUrls": i.get("reviewUrls", []),
+            "reviewers": i.get("reviewers", []),
+            "reviewLinks": i.get("reviewLinks", []),
             "reason": i.get("reason"),
             "failedAt": i.get("failedAt"),
         }

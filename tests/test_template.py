@@ -79,8 +79,18 @@ def test_callback_permissions_name_only_the_orchestrators_versions() -> None:
     assert functions()["OrchestratorFunction"]["FunctionName"] == {
         "Fn::Sub": "${AWS::StackName}-orchestrator"
     }
+    # The orchestrator may only fail callbacks (a newer run ends an older run's reviews), and
+    # only its own; nothing else may send any.
+    orchestrator = [
+        (a, resources_of(s))
+        for s in statements(functions()["OrchestratorFunction"])
+        for a in actions(s)
+        if "SendDurableExecutionCallback" in a
+    ]
+    assert [a for a, _ in orchestrator] == ["lambda:SendDurableExecutionCallbackFailure"]
+    assert orchestrator[0][1][0]["Fn::Sub"] == arn
     for name, props in functions().items():
-        if name != "CallbackApiFunction":
+        if name not in ("CallbackApiFunction", "OrchestratorFunction"):
             assert not any(
                 "SendDurableExecutionCallback" in a for s in statements(props) for a in actions(s)
             ), name
