@@ -91,7 +91,9 @@ class ReviewViews:
         pages = int((view.link.get("summary") or {}).get("pages") or 0)
         if not 1 <= page <= pages:
             raise ReviewRefused(404, "no-such-page", "this document has no such page")
-        return self.previews.get(view.doc, page)
+        facts = {p.page: p for p in self.evidence.pages(view.doc)}.get(page)
+        found = facts is not None and any(facts.sensitive.values())
+        return self.previews.get(view.doc, page, found)
 
     def download_url(self, token: str) -> str:
         view = self.desk.access(token)

@@ -135,6 +135,11 @@ class OpenPdf:
         with PDFIUM_LOCK:
             return len(self._pdf)
 
+    @property
+    def raw(self) -> pdfium.PdfDocument:
+        """The PDFium document, for callers that hold PDFIUM_LOCK themselves."""
+        return self._pdf
+
     def text(self, page_number: int) -> str:
         """The text layer of a page (1-based), empty where the page has none."""
         with PDFIUM_LOCK:
@@ -167,8 +172,8 @@ class OpenPdf:
         image.save(out, format="PNG", optimize=False, compress_level=1)
         return out.getvalue()
 
-    def render_preview(self, page_number: int, width: int) -> Image.Image:
-        """The page in colour, `width` pixels wide at most, for a reviewer's screen."""
+    def render_preview(self, page_number: int, width: int) -> tuple[Image.Image, float]:
+        """The page in colour, `width` pixels wide at most, and the scale (pixels per point)."""
         with PDFIUM_LOCK:
             try:
                 page = self._pdf[page_number - 1]
@@ -180,7 +185,7 @@ class OpenPdf:
                 raise IntakeError(
                     f"page {page_number} cannot be rendered: {exc}", UNRENDERABLE_PAGE
                 ) from exc
-        return image
+        return image, scale
 
     def close(self) -> None:
         with PDFIUM_LOCK:

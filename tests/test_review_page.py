@@ -4,6 +4,7 @@ version superseding an older run, and every way a stage can end answering a page
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import logging
@@ -19,6 +20,7 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local import pdfgen as pdfs
 from docflow.local.mailbox import links_in, moto_sent_mail
+from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.review.register import RegisterStore
 from docflow.runtime import build_runtime, use_runtime
@@ -111,6 +113,10 @@ def test_the_page_shows_the_document_masked_and_why(desk: Desk) -> None:
         "hit",
     )
     assert cold["body"] == warm["body"]
+    # The picture keeps the text's promise: tesseract reads the page but not the values.
+    seen, _ = TesseractReader().ocr_png(base64.b64decode(cold["body"]))
+    assert "CARDHOLDER" in seen
+    assert "4111" not in seen and "6789" not in seen and "3704" not in seen
 
     download = call("GET", f"/review/{token}/original")
     assert download["statusCode"] == 302

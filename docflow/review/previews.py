@@ -3,8 +3,8 @@
 Cached at `docs/<documentId>/<version>/previews/<page>-w<width>.png` in the artifact bucket:
 the key names immutable bytes (one version of one page at one width), so a render that runs
 twice writes the same object twice, and a cached preview never needs invalidating. A preview
-is a picture of the document, no more secret than the document: the callback API serves it
-only to a link that may still decide.
+is a picture of the document with every detected sensitive value covered in black
+(`redact`), and the callback API serves it only to a link that may still decide.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from PIL import Image
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
+from docflow.review.redact import cover, ocr_boxes, text_layer_boxes
 from docflow.storage import DocumentStore, artifact_prefix
 
 PREVIEW_WIDTH = 1000
@@ -25,7 +26,8 @@ MAX_PREVIEW_BYTES = 400_000
 
 
 def preview_key(doc: DocumentRef, page: int, width: int = PREVIEW_WIDTH) -> str:
-    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}.png"
+    # "-c": detected values covered. A change to what is covered gets a new suffix.
+    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-c.png"
 
 
 def encode_bounded(image: Image.Image, max_bytes: int = MAX_PREVIEW_BYTES) -> bytes:
@@ -62,8 +64,12 @@ class PreviewStore:
     def _s3(self) -> Any:
         return aws.client("s3")
 
-    def get(self, doc: DocumentRef, page: int) -> tuple[bytes, bool]:
-        """The page's preview and whether it came from the cache."""
+    def get(self, doc: DocumentRef, page: int, found_something: bool) -> tuple[bytes, bool]:
+        """The page's preview, detected values covered, and whether it came from the cache.
+
+        `found_something`: the page's reading counted a detected value, so a scanned page is
+        worth reading again to find where it sits.
+        """
         key = preview_key(doc, page)
         try:
             cached = self._s3.get_object(Bucket=self.store.artifact_bucket, Key=key)
@@ -73,7 +79,11 @@ class PreviewStore:
                 raise
         data = self.store.source_bytes(doc, self.max_source_bytes)
         with open_pdf(data) as pdf:
-            png = encode_bounded(pdf.render_preview(page, PREVIEW_WIDTH))
+            image, scale = pdf.render_preview(page, PREVIEW_WIDTH)
+            boxes = text_layer_boxes(pdf, page, scale)
+        if boxes is None and found_something:
+            boxes = ocr_boxes(image)
+        png = encode_bounded(cover(image, boxes or []))
         self._s3.put_object(
             Bucket=self.store.artifact_bucket,
             Key=key,
