@@ -36,7 +36,7 @@ SMOKE = ("1-1", "1-11", "9-12", "2-1", "3-1", "4-1", "7-13")
 
 def free_port_base() -> int:
     """A port base with the stack's ports (base .. base+10) free on loopback."""
-    for base in range(int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", 18900)), 30000, 20):
+    for base in range(int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", "18900")), 30000, 20):
         try:
             for offset in (0, 1, 2, 10):
                 with socket.socket() as probe:

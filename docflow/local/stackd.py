@@ -87,6 +87,9 @@ class DurableRunner:
 
     def start(self) -> None:
         self.runner.start()
+        from docflow.local import history_fidelity  # histories as AWS records them
+
+        history_fidelity.apply(self.runner._executor)
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
         rearm(self.runner._executor, self.runner._store)
 
@@ -286,7 +289,7 @@ class FunctionUrlFrontend:
             result = json.loads(answer["Payload"].read() or b"{}")
             if answer.get("FunctionError"):
                 result = {"statusCode": 502, "body": "the callback API failed"}
-        except Exception:
+        except Exception:  # the requirement says the handler catches it
             result = {"statusCode": 503, "body": "the callback API is restarting; try again"}
         status = int(result.get("statusCode", 200))
         out = result.get("body") or ""
@@ -329,7 +332,7 @@ class Schedules:
                         InvocationType="Event",
                         Payload=json.dumps({"task": task}).encode(),
                     )
-                except Exception as exc:
+                except Exception as exc:  # the requirement says the handler catches it
                     print(f"schedule {task}: {exc!r}", flush=True)
 
 
@@ -382,7 +385,7 @@ def main() -> None:
     while not stop.wait(SNAPSHOT_EVERY_S):
         try:
             moto.save()
-        except Exception as exc:
+        except Exception as exc:  # the requirement says the handler catches it
             print(f"snapshot failed: {exc!r}", flush=True)
         write_stats(config, poller, host)
     (config.state / "stackd.ready").unlink(missing_ok=True)

@@ -12,6 +12,7 @@ from aws_durable_execution_sdk_python.config import (
     NestingType,
 )
 from aws_durable_execution_sdk_python.execution import durable_execution
+from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
 
 from tests.conformance.handlers._support import JoinedListSerDes, PrefixSerDes, capture_logs
 
@@ -30,7 +31,7 @@ def _projection(batch: BatchResult, *fields: str) -> dict[str, Any]:
     return {name: values[name] for name in fields}
 
 
-def _fail_on(*failing: int):  # noqa: ANN202
+def _fail_on(*failing: int):
     def item(ctx: DurableContext, value: Any, index: int, items: Any) -> str:
         if index in failing:
             raise RuntimeError(f"item {index} failed")
@@ -184,7 +185,10 @@ def h_9_18(event: Any, context: DurableContext) -> dict[str, Any]:
 
 
 def _upper_with_op_serdes(context: DurableContext, name: str) -> Any:
-    config = MapConfig(max_concurrency=1, serdes=JoinedListSerDes())
+    # This SDK serializes items with `serdes` unless `item_serdes` is set: name the default
+    # one for items, so only the whole result goes through the custom serializer.
+    config = MapConfig(max_concurrency=1, serdes=JoinedListSerDes(),
+                       item_serdes=EXTENDED_TYPES_SERDES)
     return context.map(["x", "y"], lambda ctx, item, i, items: item.upper(), name=name,
                        config=config)
 
