@@ -242,7 +242,7 @@ def run_requirements(
                 output_dir=str(work_dir / "histories"),
             )
             passed, errors = result.passed, list(result.errors)
-        except Exception as exc:  # the requirement says the handler catches it
+        except Exception as exc:  # one broken requirement must not stop the run
             passed, errors = False, [f"{type(exc).__name__}: {exc}"]
         return Outcome(requirement, suite, passed, None, errors, time.monotonic() - began)
 
