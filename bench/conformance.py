@@ -14,6 +14,7 @@ Prints ONE JSON object (last line of stdout):
    "skips": [{"id": ..., "reason": ...}],   # requirements the local stack cannot run
    "seconds": S}                            # wall time, stack start included
 
+--raw-runner measures the testing runner without docflow/local/history_fidelity.py.
 --smoke runs a handful of requirements (one per suite the orchestrator relies on), < 60 s.
 Needs `make conformance-deps` (the package declares Python >= 3.14 but runs on 3.11).
 """
@@ -55,6 +56,8 @@ def main() -> None:
     parser.add_argument("--id", action="append", dest="ids", help="only these requirement ids")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--keep", help="state folder to keep (histories, logs)")
+    parser.add_argument("--raw-runner", action="store_true",
+                        help="without docflow's history adapter: the testing runner as it is")
     args = parser.parse_args()
     _common.quiet()
 
@@ -67,7 +70,7 @@ def main() -> None:
         wanted = {k: v for k, v in wanted.items() if k in only}
     state = Path(args.keep or tempfile.mkdtemp(prefix="docflow-conformance-"))
     state.mkdir(parents=True, exist_ok=True)
-    config = conformance.stack_config(state, free_port_base())
+    config = conformance.stack_config(state, free_port_base(), faithful=not args.raw_runner)
     config.save()
     control.up(state)
     control.use_stack(state)  # this process's AWS clients: the local stack's

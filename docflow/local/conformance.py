@@ -39,8 +39,9 @@ FUNCTION_PREFIX = "conformance-"
 HANDLERS = "tests.conformance.handlers:FUNCTIONS"
 
 
-def stack_config(state: Path, port_base: int) -> Any:
-    """The local stack's configuration with the requirement handlers added to its host."""
+def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
+    """The local stack's configuration with the requirement handlers added to its host;
+    `faithful=False` leaves the runner's histories as the testing package builds them."""
     from docflow.local.config import StackConfig
 
     root = Path(__file__).resolve().parents[2]
@@ -52,6 +53,7 @@ def stack_config(state: Path, port_base: int) -> Any:
             "PYTHONPATH": str(root),
             "DOCFLOW_CONFORMANCE_LOG": str(state / "conformance-logs.jsonl"),
             "DOCFLOW_CONFORMANCE_STATE": str(state / "conformance-markers"),
+            "DOCFLOW_LOCAL_HISTORY_FIDELITY": "on" if faithful else "off",
         },
     )
 

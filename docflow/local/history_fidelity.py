@@ -20,18 +20,21 @@ in these ways; `apply()` closes each one where the local stack runs the runner (
 - IncludeExecutionData defaults to false; AWS defaults it to true.
 
 Errors of failed invocations are kept in memory only: after a stack restart their
-InvocationCompleted events remain, without the Error.
+InvocationCompleted events remain, without the Error. DOCFLOW_LOCAL_HISTORY_FIDELITY=off
+leaves the runner as it is (bench/conformance.py --raw-runner measures the difference).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 _FAILED_INVOKE = "Lambda invocation failed with status"
+SWITCH_ENV = "DOCFLOW_LOCAL_HISTORY_FIDELITY"
 
 
 @dataclass
@@ -142,6 +145,8 @@ def faithful_events(
 
 def apply(executor: Any) -> None:
     """Make the runner behind `executor` answer GetDurableExecutionHistory as AWS does."""
+    if os.environ.get(SWITCH_ENV, "on") == "off":
+        return
     from aws_durable_execution_sdk_python_testing.model import (
         GetDurableExecutionHistoryResponse,
     )
