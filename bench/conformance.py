@@ -22,8 +22,6 @@ Needs `make conformance-deps` (the package declares Python >= 3.14 but runs on 3
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import sys
 import tempfile
 import time
@@ -31,21 +29,8 @@ from pathlib import Path
 
 import _common
 
-SUITES = ("step", "map", "wait", "child", "callback", "wait_for_callback")
+SUITES = ("step", "map", "wait", "child", "callback", "wait_for_callback")  # = conformance.SUITES
 SMOKE = ("1-1", "1-11", "9-12", "2-1", "3-1", "4-1", "7-13")
-
-
-def free_port_base() -> int:
-    """A port base with the stack's ports (base .. base+10) free on loopback."""
-    for base in range(int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", "18900")), 30000, 20):
-        try:
-            for offset in (0, 1, 2, 10):
-                with socket.socket() as probe:
-                    probe.bind(("127.0.0.1", base + offset))
-        except OSError:
-            continue
-        return base
-    raise RuntimeError("no free ports for the local stack")
 
 
 def main() -> None:
@@ -70,10 +55,10 @@ def main() -> None:
         wanted = {k: v for k, v in wanted.items() if k in only}
     state = Path(args.keep or tempfile.mkdtemp(prefix="docflow-conformance-"))
     state.mkdir(parents=True, exist_ok=True)
-    config = conformance.stack_config(state, free_port_base(), faithful=not args.raw_runner)
+    port_base = conformance.free_port_base()
+    config = conformance.stack_config(state, port_base, faithful=not args.raw_runner)
     config.save()
     control.up(state)
-    control.use_stack(state)  # this process's AWS clients: the local stack's
     try:
         # The validator prints progress on stdout; the JSON line must stay the last one.
         real_stdout, sys.stdout = sys.stdout, sys.stderr

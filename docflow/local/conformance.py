@@ -20,7 +20,9 @@ the operations the orchestrator uses).
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import time
 import urllib.request
 import uuid
@@ -37,6 +39,7 @@ SYNC_INVOKE_TIMEOUT_S = 180.0
 # The host hosts requirement 1-7's handler as "conformance-1-7" (tests/conformance/handlers).
 FUNCTION_PREFIX = "conformance-"
 HANDLERS = "tests.conformance.handlers:FUNCTIONS"
+SUITES = ("step", "map", "wait", "child", "callback", "wait_for_callback")
 
 
 def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
@@ -56,6 +59,21 @@ def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
             "DOCFLOW_LOCAL_HISTORY_FIDELITY": "on" if faithful else "off",
         },
     )
+
+
+def free_port_base(first: int = 23000) -> int:
+    """A port base whose stack ports (base, +1, +2, +10) are free on loopback; above the
+    range tests/test_local_stack.py uses."""
+    start = int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", str(first)))
+    for base in range(start, 30000, 20):
+        try:
+            for offset in (0, 1, 2, 10):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", base + offset))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no free ports for the local stack")
 
 
 def requirements_dir() -> Path:
@@ -200,6 +218,7 @@ class Outcome:
     skipped: str | None = None
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    execution_arn: str | None = None
 
 
 # Requirements the local stack cannot run, with the reason; empty while every one runs.
@@ -220,6 +239,7 @@ def run_requirements(
 
     lambda_client = boto3.client(
         "lambda", endpoint_url=runner_url, region_name="us-east-1",
+        aws_access_key_id="local", aws_secret_access_key="local",  # noqa: S106 - loopback
         config=Config(retries={"mode": "standard", "max_attempts": 5},
                       max_pool_connections=workers * 4),
     )
@@ -243,10 +263,10 @@ def run_requirements(
                 aws_clients=clients,
                 output_dir=str(work_dir / "histories"),
             )
-            passed, errors = result.passed, list(result.errors)
+            passed, errors, arn = result.passed, list(result.errors), result.execution_arn
         except Exception as exc:  # one broken requirement must not stop the run
-            passed, errors = False, [f"{type(exc).__name__}: {exc}"]
-        return Outcome(requirement, suite, passed, None, errors, time.monotonic() - began)
+            passed, errors, arn = False, [f"{type(exc).__name__}: {exc}"], None
+        return Outcome(requirement, suite, passed, None, errors, time.monotonic() - began, arn)
 
     # Longest first, so the slow ones (timeouts, retries, log reads) overlap the rest.
     order = sorted(ids, key=lambda r: -_expected_seconds(ids[r][1]))
