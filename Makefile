@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint build bench-smoke bench setup system-deps clean
+.PHONY: run test lint build bench-smoke bench setup system-deps conformance-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,12 +17,22 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# AWS's conformance requirements for durable executions (bench/conformance.py and
+# tests/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
+# so it cannot be an ordinary dependency in pyproject.toml.
+CONFORMANCE_STAMP := $(VENV)/.conformance-1.0.0
+$(CONFORMANCE_STAMP): $(STAMP)
+	$(BIN)/pip install -q --ignore-requires-python aws-durable-execution-conformance-tests==1.0.0
+	touch $(CONFORMANCE_STAMP)
+
+conformance-deps: $(CONFORMANCE_STAMP)
+
 # Debian packages the pipeline and its tests use: tesseract for OCR, chromium for browser tests.
 system-deps:
 	@command -v tesseract >/dev/null && command -v chromium >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr chromium >/dev/null)
 
-test: setup system-deps
+test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
@@ -44,7 +54,7 @@ lint: setup $(SAM_VENV)/bin/sam
 build: $(SAM_VENV)/bin/sam
 	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(SAM) build --region us-east-1
 
-bench-smoke: setup system-deps
+bench-smoke: setup system-deps conformance-deps
 	@set -o pipefail; for b in bench/*.py; do case $$b in */_*) continue;; esac; \
 	  echo "== $$b --smoke"; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; done
 

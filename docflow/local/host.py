@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
 import threading
 import time
@@ -32,6 +33,9 @@ FUNCTIONS = {
     "docflow-callback-api": "callback_api.app:handler",
 }
 TIMEOUTS = {"docflow-orchestrator": 900}
+# More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:
+# the conformance benchmark hosts its requirement handlers beside the project's functions.
+EXTRA_FUNCTIONS_ENV = "DOCFLOW_LOCAL_EXTRA_FUNCTIONS"
 _INVOKE = re.compile(r"^/2015-03-31/functions/([^/]+)/invocations$")
 _handlers: dict[str, Callable[..., Any]] = {}
 _lock = threading.Lock()
@@ -132,7 +136,15 @@ def _run(fn: Callable[..., Any], event: Any, context: LambdaContext) -> None:
         traceback.print_exc()
 
 
+def load_extra_functions() -> None:
+    spec = os.environ.get(EXTRA_FUNCTIONS_ENV)
+    if spec:
+        module, attr = spec.split(":")
+        FUNCTIONS.update(getattr(importlib.import_module(module), attr))
+
+
 def main() -> None:
+    load_extra_functions()
     parser = argparse.ArgumentParser(description="docflow's local Invoke endpoint")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)

@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from docflow.local import history_fidelity
 from docflow.local.config import StackConfig
 
 SNAPSHOT_EVERY_S = 2.0
@@ -90,6 +91,7 @@ class DurableRunner:
 
         self.runner.start()
         close_callbacks_of_ended_executions(self.runner._executor)
+        history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
         rearm(self.runner._executor, self.runner._store)
 

@@ -1,0 +1,1 @@
+"""AWS's durable-execution conformance requirements, run against docflow's local stack."""
