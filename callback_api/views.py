@@ -91,9 +91,12 @@ class ReviewViews:
         pages = int((view.link.get("summary") or {}).get("pages") or 0)
         if not 1 <= page <= pages:
             raise ReviewRefused(404, "no-such-page", "this document has no such page")
-        facts = {p.page: p for p in self.evidence.pages(view.doc)}.get(page)
-        found = facts is not None and any(facts.sensitive.values())
-        return self.previews.get(view.doc, page, found)
+
+        def found_something() -> bool:
+            facts = {p.page: p for p in self.evidence.pages(view.doc)}.get(page)
+            return facts is not None and any(facts.sensitive.values())
+
+        return self.previews.get(view.doc, page, found_something)
 
     def download_url(self, token: str) -> str:
         view = self.desk.access(token)
