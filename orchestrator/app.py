@@ -37,6 +37,7 @@ from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.finalize import archive_document, finalize_document
+from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.record import record_status
 from docflow.pipeline.review import parse_decision, request_review
@@ -123,14 +124,18 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     for index, stage in enumerate(found["stages"]):
         decision = await_review(context, doc, index, stage, summary)
         if decision["status"] != APPROVED:
-            key = context.step(archive_document(doc, {**summary, **decision}), name="archive")
-            record(
-                context, doc, ARCHIVED, "archive", {"archiveKey": key, "reason": decision["reason"]}
+            meter = run_meter(context, batches["results"], summary["docType"])
+            done = context.step(
+                archive_document(doc, {**summary, **decision}, meter), name="archive"
             )
+            payload = {"archiveKey": done["key"], "reason": decision["reason"]}
+            record(context, doc, ARCHIVED, "archive", {**payload, "cost": done["cost"]})
             return outcome(doc, ARCHIVED, summary, reason=decision["reason"])
 
-    key = context.step(finalize_document(doc, summary), name="finalize")
-    record(context, doc, FINALIZED, "finalize", {"resultKey": key})
+    # The run prices itself in its last step (operations, step time, pages by engine).
+    meter = run_meter(context, batches["results"], summary["docType"])
+    done = context.step(finalize_document(doc, summary, meter), name="finalize")
+    record(context, doc, FINALIZED, "finalize", {"resultKey": done["key"], "cost": done["cost"]})
     return outcome(doc, FINALIZED, summary)
 
 
