@@ -15,6 +15,10 @@ WIDTH, HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 380, 150, 44, 18, 8
 
 
 def _number(value: float) -> str:
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
     if value >= 100 or value == int(value):
         return f"{value:,.0f}"
     if value >= 1:
