@@ -121,9 +121,10 @@ def cmd_events(args: argparse.Namespace) -> int:
                 detail = event.get("detail", {})
                 print(
                     f"{event.get('time', '')}  {event.get('detail-type', ''):16}  "
-                    f"{detail.get('documentId', '')}  {detail.get('status', '')}"
+                    f"{detail.get('documentId', '')}  {detail.get('key') or '-'}  "
+                    f"{detail.get('status', '')}"
                     f"{'  ' + detail['reason'] if detail.get('reason') else ''}  "
-                    f"{detail.get('eventId', '')}",
+                    f"event {detail.get('eventId', '')}",
                     flush=stream,
                 )
 
