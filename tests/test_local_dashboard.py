@@ -20,8 +20,9 @@ def test_points_fall_into_minute_buckets() -> None:
     ]
     pick = lambda p: "pages"  # noqa: E731
     assert series(points, start, pick, buckets=3) == {"pages": [5.0, 4.0, 0.0]}
-    assert series(points, start, pick, "max", buckets=3) == {"pages": [3.0, 4.0, 0.0]}
-    assert series(points, start, pick, "mean", buckets=3) == {"pages": [2.5, 4.0, 0.0]}
+    # Gauges keep their latest reading through minutes without a sample.
+    assert series(points, start, pick, "max", buckets=3) == {"pages": [3.0, 4.0, 4.0]}
+    assert series(points, start, pick, "mean", buckets=3) == {"pages": [2.5, 4.0, 4.0]}
 
 
 def test_recorded_points_are_drawn_with_names_escaped(tmp_path: Path, monkeypatch) -> None:

@@ -60,7 +60,11 @@ def series(
     how: str = "sum",
     buckets: int = WINDOW_MIN,
 ) -> dict[str, list[float]]:
-    """Per-minute buckets since `start`, one series per name `pick` gives (None: skip)."""
+    """Per-minute buckets since `start`, one series per name `pick` gives (None: skip).
+
+    `sum` adds counts up; `max` and `mean` are gauges (a depth, an age, a duration): a minute
+    with no sample keeps the previous minute's value, so the line's end is the latest reading.
+    """
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0] * buckets)
     counts: dict[str, list[int]] = defaultdict(lambda: [0] * buckets)
     for point in points:
@@ -74,12 +78,17 @@ def series(
         else:
             sums[name][index] += value
         counts[name][index] += 1
-    if how == "mean":
-        return {
-            n: [s / c if c else 0.0 for s, c in zip(v, counts[n], strict=True)]
-            for n, v in sums.items()
-        }
-    return dict(sums)
+    if how == "sum":
+        return dict(sums)
+    out: dict[str, list[float]] = {}
+    for name, values in sums.items():
+        latest, filled = 0.0, []
+        for value, n in zip(values, counts[name], strict=True):
+            if n:
+                latest = value / n if how == "mean" else value
+            filled.append(latest)
+        out[name] = filled
+    return out
 
 
 def _is(namespace: str, name: str, **dims: str) -> Callable[[Point], bool]:

@@ -34,7 +34,7 @@ def line_chart(
     gauge: bool = False,
 ) -> str:
     """One line per series over equal time buckets; `labels` are the first and last times.
-    The legend shows each series' total, or for a gauge (a depth, an age) its latest value."""
+    The legend shows each series' total, or for a gauge (a depth, an age) its latest reading."""
     plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - PAD_TOP
     top = max((max(v, default=0) for v in series.values()), default=0) or 1
     parts = [
@@ -91,7 +91,7 @@ def bar_chart(title: str, values: Mapping[str, float], unit: str = "") -> str:
 def _figure(title: str, svg: str, series: Mapping[str, Sequence[float]], gauge: bool) -> str:
     def shown(values: Sequence[float]) -> str:
         if gauge:
-            return f"now {_number(values[-1] if values else 0)}"
+            return f"latest {_number(values[-1] if values else 0)}"
         return f"total {_number(sum(values))}"
 
     legend = "".join(
