@@ -80,3 +80,5 @@ build-StatusRecorderFunction:
 	$(call lambda_build,status_recorder)
 build-CallbackApiFunction:
 	$(call lambda_build,callback_api)
+build-DashboardWidgetFunction:
+	$(call lambda_build,status_recorder)

@@ -23,25 +23,13 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from reportlab.pdfgen import canvas
 
 from docflow import aws
+from docflow.cost import PRICES
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
 from docflow.local.sandbox import moto_sandbox
 from orchestrator.app import handler
 
-PRICES = {
-    "durable_usd_per_million_operations": 8.0,
-    "step_functions_standard_usd_per_million_transitions": 25.0,
-    "lambda_usd_per_gb_second_x86": 0.0000166667,
-    "lambda_usd_per_million_requests": 0.20,
-    "textract_detect_document_text_usd_per_page": 0.0015,
-    "sources": {
-        "durable": "AWS Lambda pricing, durable functions (operations), as quoted in "
-        "shared/PLATFORM-FACTS.md",
-        "step_functions": "AWS Step Functions pricing, Standard workflows, state transitions",
-        "lambda": "AWS Lambda pricing, x86, us-east-1 (GB-second and requests)",
-        "textract": "Amazon Textract pricing, DetectDocumentText, first million pages",
-    },
-}
+# The one price list, with its sources (docflow/cost.py).
 ORCHESTRATOR_GB = 2.0  # the template's MemorySize for the orchestrator
 RECORDER_GB = 0.5
 

@@ -3,11 +3,21 @@
 Every log line about a document carries its id, version and run id. Page text, tokens, secrets
 and detector matches are never logged: callers pass counts and keys only.
 Metrics are emitted from inside steps, so a replay does not count a document twice.
+`METRICS` lists every metric the code emits with its dimension names; the dashboard and the
+alarms in template.yaml may name only these (a template test checks). Powertools adds the
+`service` dimension (POWERTOOLS_SERVICE_NAME) to every one, so CloudWatch knows each metric by
+its own dimensions plus `service`.
+
+On the local stack (`DOCFLOW_METRICS_FILE` set) each data point is also appended to a JSON
+Lines file, which the local dashboard draws; CloudWatch plays that part in AWS.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +25,30 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
 NAMESPACE = "docflow"
+SERVICE_DIMENSION = "service"
 logger = Logger(service="docflow")
+
+# metric name -> its dimension names (besides `service`), and its unit.
+METRICS: dict[str, tuple[tuple[str, ...], str]] = {
+    "DocumentsReceived": ((), "Count"),
+    "DocumentsFinalized": ((), "Count"),
+    "DocumentsArchived": ((), "Count"),
+    "DocumentsFailed": ((), "Count"),
+    "DocumentsFailedByReason": (("reason",), "Count"),
+    "PagesRead": (("engine",), "Count"),
+    # A reader call refused with a throttle and retried; a wait for a slot of the
+    # cross-execution cap (the cap was full when the call wanted to start).
+    "ReaderThrottles": (("engine",), "Count"),
+    "ReaderCapWaits": (("engine",), "Count"),
+    "PendingReviews": ((), "Count"),
+    "OverdueReviews": ((), "Count"),
+    "OldestPendingReviewSeconds": ((), "Seconds"),
+    "ExecutionsReconciled": ((), "Count"),
+    # The dollar estimate of each settled document (docflow.cost), summed per day and type.
+    "DocumentCostUsd": (("docType",), "None"),
+    "DomainEventsPublished": (("detailType",), "Count"),
+}
+_local_lock = threading.Lock()
 
 
 class DocLogger:
@@ -54,10 +87,34 @@ class DocLogger:
 
 def count(metric: str, value: float = 1, **dimensions: str) -> None:
     """Emit one EMF metric line now (thread-safe; no shared buffer to flush)."""
+    names, unit = METRICS[metric]  # a KeyError here is a metric the dashboard cannot know
+    if set(dimensions) != set(names):
+        raise ValueError(f"metric {metric} takes dimensions {names}, got {sorted(dimensions)}")
+    record_local(NAMESPACE, metric, value, dimensions)
     if os.environ.get("POWERTOOLS_METRICS_DISABLED", "").lower() == "true":
         return  # single_metric does not read Powertools' own switch
     with single_metric(
-        name=metric, unit=MetricUnit.Count, value=value, namespace=NAMESPACE
+        name=metric, unit=MetricUnit(unit), value=value, namespace=NAMESPACE
     ) as emitted:
         for name, dim in dimensions.items():
             emitted.add_dimension(name=name, value=dim)
+
+
+def record_local(
+    namespace: str, metric: str, value: float, dimensions: Mapping[str, str] | None = None
+) -> None:
+    """On the local stack only: append the data point to DOCFLOW_METRICS_FILE."""
+    path = os.environ.get("DOCFLOW_METRICS_FILE")
+    if not path:
+        return
+    line = json.dumps(
+        {
+            "t": round(time.time(), 3),
+            "ns": namespace,
+            "name": metric,
+            "value": value,
+            "dims": dict(dimensions or {}),
+        }
+    )
+    with _local_lock, open(path, "a", encoding="utf-8") as out:
+        out.write(line + "\n")

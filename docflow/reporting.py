@@ -62,5 +62,14 @@ class InProcessReporter:
 
 def build_reporter(settings: Settings) -> Reporter:
     if settings.reporter == "inprocess":
-        return InProcessReporter(StatusRecorder(settings.table_name, settings.history_ttl_days))
+        return InProcessReporter(recorder_for(settings))
     return LambdaReporter(settings.status_recorder_function)
+
+
+def recorder_for(settings: Settings) -> StatusRecorder:
+    """The recorder as the status recorder function builds it, publisher included."""
+    from docflow.events import build_publisher
+
+    return StatusRecorder(
+        settings.table_name, settings.history_ttl_days, build_publisher(settings.event_bus_name)
+    )

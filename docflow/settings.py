@@ -62,6 +62,8 @@ class Settings:
     orchestrator_name: str = "docflow-orchestrator"
     reconcile_quiet_s: int = 3600
     machine_callback_window_s: int = 300
+    # The EventBridge bus the recorder announces transitions on (docflow.events); "" = none.
+    event_bus_name: str = ""
 
     def __post_init__(self) -> None:
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")

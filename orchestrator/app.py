@@ -41,6 +41,7 @@ from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.finalize import archive_document, finalize_document
+from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.record import record_status
 from docflow.pipeline.review import parse_decision, request_review
@@ -151,14 +152,16 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         decision = await_review(context, doc, index, stage, shown)
         if decision["status"] != APPROVED:
             ended = {"stage": decision["stage"], "decision": decision["status"]}
-            return archive(context, doc, {**summary, **ended}, decision["reason"])
+            return archive(context, doc, {**summary, **ended}, decision["reason"], batches)
         decided.append(decision["record"])
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if found["stages"] and not context.step(still_latest(doc), name="check newest run"):
-        return archive(context, doc, summary, SUPERSEDED)
+        return archive(context, doc, summary, SUPERSEDED, batches)
 
-    key = context.step(finalize_document(doc, summary), name="finalize")
-    record(context, doc, FINALIZED, "finalize", {"resultKey": key})
+    # The run prices itself in its last step (operations, step time, pages by engine).
+    meter = run_meter(context, batches["results"], summary["docType"])
+    done = context.step(finalize_document(doc, summary, meter), name="finalize")
+    record(context, doc, FINALIZED, "finalize", {"resultKey": done["key"], "cost": done["cost"]})
     return outcome(doc, FINALIZED, summary)
 
 
@@ -248,11 +251,19 @@ def _is_superseded(exc: CallbackSubmitterError) -> bool:
 
 
 def archive(
-    context: DurableContext, doc: DocumentRef, summary: dict[str, Any], reason: str
+    context: DurableContext,
+    doc: DocumentRef,
+    summary: dict[str, Any],
+    reason: str,
+    batches: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Archive the document (an upsert keyed by version) and say why."""
-    key = context.step(archive_document(doc, {**summary, "reason": reason}), name="archive")
-    record(context, doc, ARCHIVED, "archive", {"archiveKey": key, "reason": reason})
+    """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
+    meter = run_meter(context, (batches or {}).get("results", []), summary.get("docType"))
+    done = context.step(
+        archive_document(doc, {**summary, "reason": reason}, meter), name="archive"
+    )
+    payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
+    record(context, doc, ARCHIVED, "archive", payload)
     return outcome(doc, ARCHIVED, document_summary(summary), reason=reason)
 
 

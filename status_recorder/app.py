@@ -14,8 +14,8 @@ from docflow import observability
 from docflow.executions import LambdaExecutionStatuses
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.reconcile import reconcile
-from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, ReportError
+from docflow.reporting import recorder_for
 from docflow.settings import load_settings
 
 INVALID = "invalid"
@@ -32,7 +32,7 @@ def handler(event: Any, context: Any = None) -> dict[str, Any]:
     except ReportError as exc:
         observability.logger.warning("malformed report refused", extra={"field": exc.field})
         return {"result": INVALID, "error": {"field": exc.field, "message": str(exc)}}
-    outcome = StatusRecorder(settings.table_name, settings.history_ttl_days).record(report)
+    outcome = recorder_for(settings).record(report)
     observability.logger.info(
         "report recorded",
         extra={
@@ -53,7 +53,7 @@ def reconcile_pass(event: dict[str, Any]) -> dict[str, Any]:
         return {"result": INVALID, "error": {"field": "quietSeconds", "message": "must be >= 0"}}
     result = reconcile(
         ReadModel(settings.table_name),
-        StatusRecorder(settings.table_name, settings.history_ttl_days),
+        recorder_for(settings),
         LambdaExecutionStatuses(settings.orchestrator_name),
         timedelta(seconds=quiet),
     )
@@ -66,9 +66,10 @@ def reconcile_pass(event: dict[str, Any]) -> dict[str, Any]:
 def emit_review_metrics(model: ReadModel, now: datetime | None = None) -> dict[str, Any]:
     """How many reviews are past their deadline, and how long the oldest has waited."""
     now = now or datetime.now(UTC)
-    overdue, oldest_s, token = 0, 0.0, None
+    overdue, oldest_s, token, pending = 0, 0.0, None, 0
     while True:
         page = model.pending(limit=200, token=token)
+        pending += len(page.items)
         for item in page.items:
             since = datetime.fromisoformat(item["pendingSince"])
             oldest_s = max(oldest_s, (now - since).total_seconds())
@@ -78,6 +79,11 @@ def emit_review_metrics(model: ReadModel, now: datetime | None = None) -> dict[s
         token = page.next_token
         if not token:
             break
+    observability.count("PendingReviews", pending)
     observability.count("OverdueReviews", overdue)
     observability.count("OldestPendingReviewSeconds", round(oldest_s))
-    return {"overdueReviews": overdue, "oldestPendingReviewSeconds": round(oldest_s)}
+    return {
+        "pendingReviews": pending,
+        "overdueReviews": overdue,
+        "oldestPendingReviewSeconds": round(oldest_s),
+    }

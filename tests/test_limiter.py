@@ -71,3 +71,45 @@ def test_no_free_slot_times_out_for_the_step_to_retry(stack: Stack) -> None:
             raise AssertionError("took a slot that was held")
     except SlotTimeout:
         pass
+
+
+def test_throttles_and_cap_waits_are_counted_for_the_dashboard(
+    stack: Stack, tmp_path, monkeypatch
+) -> None:
+    import json
+
+    from botocore.exceptions import ClientError
+
+    from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
+
+    metrics = tmp_path / "metrics.jsonl"
+    monkeypatch.setenv("DOCFLOW_METRICS_FILE", str(metrics))
+
+    class Throttled:
+        name = "textract"
+        calls = 0
+
+        def read(self, pdf: object, page: int) -> PageText:
+            self.calls += 1
+            if self.calls <= 2:
+                raise ClientError({"Error": {"Code": "ThrottlingException"}}, "DetectDocumentText")
+            return PageText(page, "text", self.name, 90.0)
+
+    reader = ThrottleRetryingReader(Throttled(), ThrottlePolicy(4, 0.0, 0.0))
+    assert reader.read(None, 1).text == "text"
+    table = load_settings().reader_lease_table
+    aws.client("dynamodb").put_item(
+        TableName=table,
+        Item=to_ddb({"pk": "svc#0", "holder": "busy", "expiresAt": int(time.time()) + 600}),
+    )
+    try:
+        with semaphore(1, wait_s=0.2).slot():
+            raise AssertionError("took a slot that was held")
+    except SlotTimeout:
+        pass
+    points = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [(p["name"], p["dims"]) for p in points] == [
+        ("ReaderThrottles", {"engine": "textract"}),
+        ("ReaderThrottles", {"engine": "textract"}),
+        ("ReaderCapWaits", {"engine": "svc"}),  # once per wait, not per try
+    ]

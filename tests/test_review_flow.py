@@ -93,6 +93,9 @@ def test_rejection_archives(stack: Stack) -> None:
     doc_id = out["documentId"]
     history = ReadModel(load_settings().table_name).show(doc_id)["history"]
     assert [h["status"] for h in history][-3:] == ["pending-review", "rejected", "archived"]
+    # The archived run priced itself, review wait included, to the operation.
+    cost = ReadModel(load_settings().table_name).show(doc_id)["state"]["cost"]
+    assert cost["operations"] == len(result.get_all_operations())
 
 
 def test_external_failure_archives_as_review_failed(stack: Stack) -> None:

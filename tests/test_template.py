@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import importlib
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from docflow.classify.rules import load_rules
+from docflow.events import DETAIL_TYPES
 from docflow.local.resources import load_template
+from docflow.observability import METRICS, NAMESPACE, SERVICE_DIMENSION
 from docflow.settings import Settings
 
 TEMPLATE = load_template()
@@ -192,3 +197,114 @@ def test_settings_variables_the_template_sets_are_real_settings() -> None:
     for name in env:
         if name.startswith("DOCFLOW_"):
             assert name in known | starter_only, name
+
+
+# ---------------------------------------------------------------- the operators' view
+_SUB = re.compile(r"\$\{([^}!]+)\}")
+_SEARCH = re.compile(r"SEARCH\('\{([^}]*)\} MetricName=\"(\w+)\"'")
+AWS_METRICS = {
+    "AWS/SQS": {"ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage"},
+    "AWS/Lambda": {"Errors", "Duration", "Invocations", "Throttles"},
+}
+
+
+def dashboard() -> tuple[dict[str, Any], set[str]]:
+    body = RESOURCES["OperatorsDashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    names = set(_SUB.findall(body))
+    return json.loads(_SUB.sub("X", body)), names
+
+
+def docflow_metric_ok(name: str, dimensions: set[str]) -> None:
+    assert name in METRICS, f"the dashboard names {name}, which no code emits"
+    expected = set(METRICS[name][0]) | {SERVICE_DIMENSION}
+    assert dimensions == expected, (name, dimensions, expected)
+
+
+def test_dashboard_body_is_json_and_names_only_metrics_the_code_emits() -> None:
+    body, _ = dashboard()
+    seen = set()
+    for widget in body["widgets"]:
+        if widget["type"] != "metric":
+            continue
+        for row in widget["properties"]["metrics"]:
+            if isinstance(row[0], dict):
+                (keys, name), *_ = _SEARCH.findall(row[0]["expression"])
+                namespace, *dims = keys.split(",")
+                assert namespace == NAMESPACE
+                docflow_metric_ok(name, set(dims))
+                seen.add(name)
+                continue
+            namespace, name, *rest = row
+            pairs = [x for x in rest if not isinstance(x, dict)]
+            dims = dict(zip(pairs[::2], pairs[1::2], strict=True))
+            if namespace == NAMESPACE:
+                docflow_metric_ok(name, set(dims))
+                assert dims[SERVICE_DIMENSION] == "docflow"
+                seen.add(name)
+            else:
+                assert name in AWS_METRICS[namespace], (namespace, name)
+                assert all(v == "X" for v in dims.values()), "resource names come from the stack"
+    wanted = {"DocumentsFailedByReason", "PagesRead", "ReaderThrottles", "ReaderCapWaits"}
+    assert wanted | {"PendingReviews", "OverdueReviews", "DocumentCostUsd"} <= seen
+
+
+def test_dashboard_names_only_resources_and_parameters_the_template_defines() -> None:
+    body, names = dashboard()
+    defined = set(RESOURCES) | set(TEMPLATE["Parameters"])
+    for name in names:
+        if not name.startswith("AWS::"):
+            assert name.split(".")[0] in defined, name
+    endpoints = {w["properties"]["endpoint"] for w in body["widgets"] if w["type"] == "custom"}
+    raw = RESOURCES["OperatorsDashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    assert endpoints == {"X"} and raw.count('"endpoint": "${DashboardWidgetFunction.Arn}"') == 3
+    assert functions()["DashboardWidgetFunction"]["Handler"] == "status_recorder.widgets.handler"
+    lists = [w["properties"]["params"]["list"] for w in body["widgets"] if w["type"] == "custom"]
+    assert lists == ["pending", "stuck", "failed"]
+
+
+def test_every_metric_in_the_registry_is_emitted_by_some_code() -> None:
+    root = Path(__file__).resolve().parents[1]
+    source = "\n".join(
+        p.read_text()
+        for folder in ("docflow", "status_recorder", "orchestrator", "starter", "callback_api")
+        for p in (root / folder).rglob("*.py")
+    )
+    for name in METRICS:
+        assert re.search(rf'count\(\s*"{name}"', source), f"{name} is never emitted"
+
+
+def test_the_widget_function_can_only_query_the_read_model_indexes() -> None:
+    (statement,) = statements(functions()["DashboardWidgetFunction"])
+    assert actions(statement) == ["dynamodb:Query"]
+    assert [r["Fn::Sub"] for r in resources_of(statement)] == [
+        "${ReadModelTable.Arn}/index/pending",
+        "${ReadModelTable.Arn}/index/active",
+        "${ReadModelTable.Arn}/index/failed",
+    ]
+
+
+def test_alarms_on_docflow_metrics_name_the_service_dimension() -> None:
+    for spec in RESOURCES.values():
+        props = spec["Properties"]
+        if spec["Type"] == "AWS::CloudWatch::Alarm" and props["Namespace"] == NAMESPACE:
+            dims = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
+            docflow_metric_ok(props["MetricName"], set(dims))
+
+
+def test_only_the_recorder_publishes_domain_events_and_only_to_the_stacks_bus() -> None:
+    publishers = {
+        n for n, p in functions().items() for s in statements(p) if "events:PutEvents" in actions(s)
+    }
+    assert publishers == {"StatusRecorderFunction"}
+    (put,) = [
+        s
+        for s in statements(functions()["StatusRecorderFunction"])
+        if "events:PutEvents" in actions(s)
+    ]
+    assert put["Resource"] == {"Fn::GetAtt": ["DomainEventBus", "Arn"]}
+    recorder_env = functions()["StatusRecorderFunction"]["Environment"]["Variables"]
+    assert recorder_env["DOCFLOW_EVENT_BUS_NAME"] == {"Ref": "DomainEventBus"}
+    rule = RESOURCES["DomainEventsRule"]["Properties"]
+    assert rule["EventBusName"] == {"Ref": "DomainEventBus"}
+    assert rule["EventPattern"]["source"] == ["docflow"]
+    assert set(rule["EventPattern"]["detail-type"]) == set(DETAIL_TYPES.values())

@@ -101,6 +101,8 @@ class StackConfig:
             "DOCFLOW_ORCHESTRATOR_NAME": "docflow-orchestrator",
             "DOCFLOW_RECONCILE_QUIET_S": str(self.reconcile_quiet_s),
             "POWERTOOLS_SERVICE_NAME": "docflow",
+            # CloudWatch's part locally: data points for the local dashboard.
+            "DOCFLOW_METRICS_FILE": str(self.state / "metrics.jsonl"),
             **self.extra_env,
         }
 

@@ -115,10 +115,13 @@ class InvokeHandler(BaseHTTPRequestHandler):
             threading.Thread(target=_run, args=(fn, event, context), daemon=True).start()
             self._send(202, b"", request)
             return
+        began = time.monotonic()
         try:
             result = fn(event, context)
+            _measured(name, began, failed=False)
             self._send(200, json.dumps(result).encode(), request)
         except Exception as exc:
+            _measured(name, began, failed=True)
             error = {
                 "errorMessage": str(exc),
                 "errorType": type(exc).__name__,
@@ -130,9 +133,12 @@ class InvokeHandler(BaseHTTPRequestHandler):
 
 
 def _run(fn: Callable[..., Any], event: Any, context: LambdaContext) -> None:
+    began = time.monotonic()
     try:
         fn(event, context)
+        _measured(context.function_name, began, failed=False)
     except Exception:
+        _measured(context.function_name, began, failed=True)
         traceback.print_exc()
 
 
@@ -141,6 +147,17 @@ def load_extra_functions() -> None:
     if spec:
         module, attr = spec.split(":")
         FUNCTIONS.update(getattr(importlib.import_module(module), attr))
+
+
+def _measured(name: str, began: float, failed: bool) -> None:
+    """Lambda's own metrics (AWS/Lambda Invocations, Errors, Duration) for the local dashboard."""
+    from docflow.observability import record_local
+
+    dims = {"FunctionName": name.rsplit(":function:", 1)[-1].split(":", 1)[0]}
+    record_local("AWS/Lambda", "Invocations", 1, dims)
+    record_local("AWS/Lambda", "Duration", round((time.monotonic() - began) * 1000, 1), dims)
+    if failed:
+        record_local("AWS/Lambda", "Errors", 1, dims)
 
 
 def main() -> None:

@@ -64,6 +64,9 @@ class LocalNames:
             "IntakeQueue": f"{self.prefix}-intake",
             "IntakeDeadLetterQueue": f"{self.prefix}-intake-dlq",
             "DocumentCreatedRule": f"{self.prefix}-document-created",
+            "DomainEventBus": f"{self.prefix}-events",
+            "DomainEventsQueue": f"{self.prefix}-domain-events",
+            "DomainEventsRule": f"{self.prefix}-domain-events-all",
         }
         return self.overrides.get(logical, defaults.get(logical, f"{self.prefix}-{logical}"))
 
@@ -76,6 +79,7 @@ class LocalNames:
             "DOCFLOW_READER_LEASE_TABLE": self("ReaderLeaseTable"),
             "DOCFLOW_SIGNING_SECRET_ID": self("SigningSecret"),
             "DOCFLOW_SIGNING_KEY_SOURCE": "secretsmanager",
+            "DOCFLOW_EVENT_BUS_NAME": self("DomainEventBus"),
         }
 
 
@@ -95,6 +99,7 @@ def provision(
             created[logical] = _secret(names(logical))
     if with_intake:
         created.update(_intake(names, resources))
+    created.update(_domain_events(names, resources))
     aws.client("ses").verify_email_identity(EmailAddress=sender)
     return created
 
@@ -194,3 +199,35 @@ def _intake(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
         Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
     )
     return {"IntakeQueue": queue_url, "IntakeDeadLetterQueue": dlq_url}
+
+
+def _domain_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+    """The transition events' bus and the template's example rule into a queue."""
+    events = aws.client("events")
+    bus = names("DomainEventBus")
+    try:
+        events.create_event_bus(Name=bus)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ResourceAlreadyExistsException":
+            raise
+    q_props = resources["DomainEventsQueue"]["Properties"]
+    queue_url = _queue(
+        names("DomainEventsQueue"),
+        {"MessageRetentionPeriod": str(q_props["MessageRetentionPeriod"])},
+    )
+    queue_arn = aws.client("sqs").get_queue_attributes(
+        QueueUrl=queue_url, AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+    rule = resources["DomainEventsRule"]["Properties"]
+    events.put_rule(
+        Name=names("DomainEventsRule"),
+        EventBusName=bus,
+        EventPattern=json.dumps(rule["EventPattern"]),
+        State="ENABLED",
+    )
+    events.put_targets(
+        Rule=names("DomainEventsRule"),
+        EventBusName=bus,
+        Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
+    )
+    return {"DomainEventBus": bus, "DomainEventsQueue": queue_url}

@@ -263,6 +263,10 @@ class FunctionUrlFrontend:
         if body is None:
             return
         path, _, query = request.path.partition("?")
+        if path == "/dashboard" or path.startswith("/dashboard/"):
+            from docflow.local.dashboard import serve
+
+            return serve(request, self.config, path, query)  # the operators' page, not the API
         event = {
             "version": "2.0",
             "routeKey": "$default",
@@ -361,6 +365,7 @@ def main() -> None:
     os.environ.update(config.function_env())
 
     from docflow.local.intake_poller import IntakePoller
+    from docflow.local.operators import EventConsumer, QueueSampler
     from docflow.local.resources import provision
 
     moto = MotoService(config)
@@ -378,6 +383,9 @@ def main() -> None:
     frontend.start()
     schedules = Schedules(config)
     schedules.start()
+    operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.operators
+    for part in operators:
+        part.start()
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -392,6 +400,7 @@ def main() -> None:
         write_stats(config, poller, host)
     (config.state / "stackd.ready").unlink(missing_ok=True)
     for name, part in (
+        *(("operators", p) for p in operators),
         ("schedules", schedules),
         ("poller", poller),
         ("frontend", frontend),

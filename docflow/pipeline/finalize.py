@@ -1,7 +1,12 @@
-"""Steps: the two ends of a document. Both are upserts keyed by document id and version."""
+"""Steps: the two ends of a document. Both are upserts keyed by document id and version.
+
+Each prices the run as its last act (`meter`, docflow.pipeline.meter), writes the cost into
+the record, and returns it with the record's key for the status report.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
@@ -11,8 +16,12 @@ from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import archive_key, artifact_prefix, result_key
 
+Meter = Callable[[], dict[str, Any]]
 
-def _record(doc: DocumentRef, outcome: str, summary: dict[str, Any]) -> dict[str, Any]:
+
+def _record(
+    doc: DocumentRef, outcome: str, summary: dict[str, Any], cost: dict[str, Any] | None
+) -> dict[str, Any]:
     return {
         "documentId": doc.document_id,
         "version": doc.version,
@@ -21,23 +30,30 @@ def _record(doc: DocumentRef, outcome: str, summary: dict[str, Any]) -> dict[str
         "outcome": outcome,
         "artifacts": artifact_prefix(doc),
         "summary": summary,
+        "cost": cost,
         "writtenAt": now_iso(),
     }
 
 
 @durable_step
-def finalize_document(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> str:
+def finalize_document(
+    step: StepContext, doc: DocumentRef, summary: dict[str, Any], meter: Meter | None = None
+) -> dict[str, Any]:
     key = result_key(doc)
-    runtime().store.put_json(key, _record(doc, "finalized", summary))
+    cost = meter() if meter else None
+    runtime().store.put_json(key, _record(doc, "finalized", summary, cost))
     step.logger.info("document finalized", extra={"resultKey": key})
-    return key
+    return {"key": key, "cost": cost}
 
 
 @durable_step
-def archive_document(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> str:
+def archive_document(
+    step: StepContext, doc: DocumentRef, summary: dict[str, Any], meter: Meter | None = None
+) -> dict[str, Any]:
     key = archive_key(doc)
-    runtime().store.put_json(key, _record(doc, "archived", summary))
+    cost = meter() if meter else None
+    runtime().store.put_json(key, _record(doc, "archived", summary, cost))
     step.logger.info(
         "document archived", extra={"archiveKey": key, "reason": summary.get("reason")}
     )
-    return key
+    return {"key": key, "cost": cost}

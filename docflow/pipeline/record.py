@@ -9,7 +9,7 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 from docflow import observability
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
-from docflow.readmodel.transitions import FAILED, FINALIZED, RECEIVED
+from docflow.readmodel.transitions import ARCHIVED, FAILED, FINALIZED, RECEIVED
 from docflow.runtime import runtime
 
 
@@ -35,6 +35,13 @@ def _count(status: str, payload: dict[str, Any]) -> None:
         observability.count("DocumentsReceived")
     elif status == FINALIZED:
         observability.count("DocumentsFinalized")
+    elif status == ARCHIVED:
+        observability.count("DocumentsArchived")
     elif status == FAILED:
         observability.count("DocumentsFailed")
         observability.count("DocumentsFailedByReason", reason=str(payload.get("reason", "unknown")))
+    cost = payload.get("cost")
+    if isinstance(cost, dict) and "usd" in cost:
+        observability.count(
+            "DocumentCostUsd", float(cost["usd"]), docType=str(cost.get("docType") or "unknown")
+        )

@@ -19,7 +19,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from docflow import aws
+from docflow import aws, observability
 from docflow.pdf import OpenPdf
 from docflow.readers.base import PageReader, PageText
 from docflow.readmodel.table import to_ddb
@@ -48,10 +48,14 @@ class LeaseSemaphore:
     def _acquire(self, holder: str) -> int:
         deadline = time.monotonic() + self.wait_s
         pause = 0.02
+        waited = False
         while True:
             for index in random.sample(range(self.slots), self.slots):
                 if self._try(index, holder):
                     return index
+            if not waited:
+                waited = True
+                observability.count("ReaderCapWaits", engine=self.name)
             if time.monotonic() > deadline:
                 raise SlotTimeout(f"no {self.name} slot free within {self.wait_s:.0f} s")
             time.sleep(pause * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not crypto

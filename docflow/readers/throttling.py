@@ -19,6 +19,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from docflow import observability
 from docflow.errors import ThrottledError
 from docflow.pdf import OpenPdf
 from docflow.readers.base import PageReader, PageText
@@ -52,11 +53,12 @@ class ThrottlePolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
 
-    def call(self, fn: Callable[[], T]) -> T:
+    def call(self, fn: Callable[[], T], on_throttle: Callable[[], None] | None = None) -> T:
         retrying = Retrying(
             retry=retry_if_exception(is_throttle),
             wait=wait_random_exponential(multiplier=self.base_delay_s, max=self.max_delay_s),
             stop=stop_after_attempt(self.max_attempts),
+            before_sleep=(lambda _state: on_throttle()) if on_throttle else None,
         )
         try:
             return retrying(fn)
@@ -75,4 +77,9 @@ class ThrottleRetryingReader:
         self.name = inner.name
 
     def read(self, pdf: OpenPdf, page: int) -> PageText:
-        return self.policy.call(lambda: self.inner.read(pdf, page))
+        return self.policy.call(lambda: self.inner.read(pdf, page), self._throttled)
+
+    def _throttled(self) -> None:
+        # The engine that was refused is the fallback behind `auto`, or the reader itself.
+        engine = getattr(getattr(self.inner, "ocr", None), "name", None) or self.name
+        observability.count("ReaderThrottles", engine=engine)

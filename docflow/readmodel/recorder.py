@@ -133,9 +133,13 @@ def plan(
 
 
 class StatusRecorder:
-    def __init__(self, table_name: str, history_ttl_days: int = 365) -> None:
+    def __init__(
+        self, table_name: str, history_ttl_days: int = 365, publisher: Any | None = None
+    ) -> None:
         self.table = table_name
         self.ttl = timedelta(days=history_ttl_days)
+        # docflow.events: announces each accepted terminal or review transition.
+        self.publisher = publisher
 
     @property
     def _ddb(self) -> Any:
@@ -151,16 +155,33 @@ class StatusRecorder:
             except ClientError as exc:
                 reasons = _cancellation_codes(exc)
                 if reasons and reasons[0] == "ConditionalCheckFailed":
+                    self._announce_again(report, current)
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     continue  # another report landed first; decide again
                 if _error_code(exc) == "ConditionalCheckFailedException":
+                    self._announce_again(report, current)
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 raise
             if verdict == ACCEPTED:
+                self._announce(report, state)
                 return Outcome(ACCEPTED, reason, report.status)
             return Outcome(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
+
+    def _announce(self, report: Report, state: dict[str, Any] | None) -> None:
+        from docflow.events import detail_type_for, event_detail
+
+        detail_type = detail_type_for(report.status)
+        if self.publisher is None or detail_type is None or state is None:
+            return
+        self.publisher.publish(detail_type, event_detail(report, state))
+
+    def _announce_again(self, report: Report, current: dict[str, Any] | None) -> None:
+        # A retried report whose transition is still the document's state: the first attempt
+        # may have stored it and died before publishing. Consumers drop the copy by eventId.
+        if current is not None and current.get("eventId") == report.event_id:
+            self._announce(report, current)
 
     def _write(
         self, history: dict[str, Any], state: dict[str, Any] | None, seen: dict[str, Any] | None

@@ -45,6 +45,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "message": str,
     "resultKey": str,
     "archiveKey": str,
+    "cost": dict,  # docflow.cost.estimate: counts and dollars, no text
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 

@@ -1,0 +1,149 @@
+"""`docflow pending | stuck | failed | show | reprocess`: questions to the read model."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from docflow.cli.documents import cost_line
+from docflow.cli.output import print_json, table
+from docflow.cli.stack import maybe_local, model
+from docflow.readmodel.queries import parse_age
+
+
+def listing(args: argparse.Namespace, page: Any, kind: str) -> int:
+    items = [
+        {
+            "documentId": i.get("documentId"),
+            "version": i.get("version"),
+            "key": i.get("key"),
+            "status": i.get("status"),
+            "stage": i.get("stageName"),
+            "pendingSince": i.get("pendingSince"),
+            "updatedAt": i.get("updatedAt"),
+            "reviewers": i.get("reviewers", []),
+            "reviewLinks": i.get("reviewLinks", []),
+            "reason": i.get("reason"),
+            "failedAt": i.get("failedAt"),
+        }
+        for i in page.items
+    ]
+    if args.json:
+        print_json(items if not page.next_token else {"items": items, "nextToken": page.next_token})
+        return 0
+    if not items:
+        print(f"no {kind} documents")
+    else:
+        when = {"pending": "pendingSince", "stuck": "updatedAt", "failed": "failedAt"}[kind]
+        extra = {"pending": "stage", "stuck": "status", "failed": "reason"}[kind]
+        print(
+            table(
+                [[i["documentId"], i["key"] or "", i[extra] or "", i[when] or ""] for i in items],
+                ["document", "key", extra, when],
+            )
+        )
+    if page.next_token:
+        print(f"more: --next-token {page.next_token}")
+    return 0
+
+
+def cmd_pending(args: argparse.Namespace) -> int:
+    maybe_local(args)
+    return listing(args, model().pending(args.limit, args.next_token), "pending")
+
+
+def cmd_stuck(args: argparse.Namespace) -> int:
+    maybe_local(args)
+    page = model().stuck(parse_age(args.older_than), args.limit, args.next_token)
+    return listing(args, page, "stuck")
+
+
+def cmd_failed(args: argparse.Namespace) -> int:
+    maybe_local(args)
+    return listing(args, model().failed(args.limit, args.next_token), "failed")
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    maybe_local(args)
+    shown = model().show(args.document)
+    if args.json:
+        print_json(shown)
+        return 0 if shown["state"] else 4
+    if not shown["state"]:
+        print(f"no document {args.document}")
+        return 4
+    state = shown["state"]
+    for key in (
+        "documentId",
+        "key",
+        "version",
+        "status",
+        "docType",
+        "pages",
+        "reason",
+        "updatedAt",
+    ):
+        if state.get(key) is not None:
+            print(f"{key:11} {state[key]}")
+    cost = cost_line(state)
+    if cost:
+        print(f"{'cost':11} {cost}")
+    print()
+    print(
+        table(
+            [
+                [h["at"], h["status"], h["stage"], h["cause"], h["runId"][-10:]]
+                for h in shown["history"]
+            ],
+            ["at", "status", "stage", "cause", "run"],
+        )
+    )
+    return 0
+
+
+def cmd_reprocess(args: argparse.Namespace) -> int:
+    from docflow.ids import DocumentRef
+
+    config = maybe_local(args)
+    state = model().show(args.document)["state"]
+    if not state or not state.get("bucket") or not state.get("key"):
+        raise SystemExit(f"docflow: no document {args.document} to reprocess")
+    sequencer, event_ms, generation = state["runOrder"].split(":")
+    doc = DocumentRef(
+        state["bucket"],
+        state["key"],
+        state["version"],
+        sequencer.lstrip("0"),
+        int(generation) + 1,
+        state.get("etag", ""),
+        int(event_ms),
+    )
+    started = starter(config).start(doc)
+    result = {
+        "documentId": doc.document_id,
+        "runId": doc.run_id,
+        "started": started,
+        "generation": doc.generation,
+    }
+    print_json(result) if args.json else print(
+        f"reprocessing {doc.document_id} as run {doc.run_id}"
+    )
+    return 0
+
+
+def starter(config: Any) -> Any:
+    from docflow.intake import LambdaStarter, LocalRunnerStarter
+    from docflow.settings import load_settings
+
+    if config is None:
+        import os
+
+        return LambdaStarter(
+            os.environ.get("DOCFLOW_ORCHESTRATOR_FUNCTION", "docflow-orchestrator")
+        )
+    return LocalRunnerStarter(
+        config.runner_url,
+        "docflow-orchestrator",
+        config.claims_table,
+        load_settings().execution_timeout_s,
+    )

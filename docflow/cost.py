@@ -1,0 +1,106 @@
+"""What a document cost: usage counts and a dollar estimate, from prices kept here only.
+
+`PRICES` is the one list of prices in docflow (bench/cost_model.py reads it too), each with
+its source. They are list prices for us-east-1 and change; treat the dollar figure as an
+estimate for comparing documents and days, not as a bill.
+
+Usage comes from the run itself (docflow.pipeline.meter): durable operations and retries,
+the milliseconds its steps ran, pages by engine, and the calls and tokens of paid services.
+A step that calls another paid service (the `extract` step's Bedrock Converse or Textract
+AnalyzeExpense) hands its counts in as `extra` with the keys of `EXTRA_USAGE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PRICES: dict[str, Any] = {
+    "durable_usd_per_million_operations": 8.0,
+    "step_functions_standard_usd_per_million_transitions": 25.0,
+    "lambda_usd_per_gb_second_x86": 0.0000166667,
+    "lambda_usd_per_million_requests": 0.20,
+    "textract_detect_document_text_usd_per_page": 0.0015,
+    "textract_analyze_expense_usd_per_page": 0.01,
+    "bedrock_usd_per_million_input_tokens": 0.25,
+    "bedrock_usd_per_million_output_tokens": 1.25,
+    "sources": {
+        "durable": "AWS Lambda pricing, durable functions (operations), as quoted in "
+        "shared/PLATFORM-FACTS.md",
+        "step_functions": "AWS Step Functions pricing, Standard workflows, state transitions",
+        "lambda": "AWS Lambda pricing, x86, us-east-1 (GB-second and requests)",
+        "textract": "Amazon Textract pricing, DetectDocumentText and AnalyzeExpense, "
+        "first million pages a month, us-east-1",
+        "bedrock": "Amazon Bedrock pricing, on-demand, Anthropic Claude 3 Haiku, us-east-1 "
+        "(per million input / output tokens)",
+    },
+}
+# The orchestrator's MemorySize in template.yaml; Lambda sets the variable in AWS.
+DEFAULT_MEMORY_MB = 2048
+# Counts another step may add (docflow.pipeline.extract, for example).
+EXTRA_USAGE = (
+    "bedrockCalls",
+    "bedrockInputTokens",
+    "bedrockOutputTokens",
+    "analyzeExpensePages",
+)
+
+
+@dataclass(frozen=True)
+class Usage:
+    operations: int
+    retries: int
+    step_ms: int
+    pages: Mapping[str, int]
+    memory_mb: int = DEFAULT_MEMORY_MB
+    extra: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def textract_calls(self) -> int:
+        """Billed DetectDocumentText calls: one per page Textract answered."""
+        return int(self.pages.get("textract", 0))
+
+
+def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
+    """The `cost` object on the finalized record and in the read model (JSON-native)."""
+    unknown = set(usage.extra) - set(EXTRA_USAGE)
+    if unknown:
+        raise ValueError(f"unknown usage counts: {sorted(unknown)}")
+    extra = {k: int(usage.extra.get(k, 0)) for k in EXTRA_USAGE}
+    gb_s = usage.memory_mb / 1024 * usage.step_ms / 1000
+    usd = {
+        "durable": (usage.operations + usage.retries)
+        * PRICES["durable_usd_per_million_operations"]
+        / 1e6,
+        "lambda": gb_s * PRICES["lambda_usd_per_gb_second_x86"],
+        "textract": usage.textract_calls * PRICES["textract_detect_document_text_usd_per_page"]
+        + extra["analyzeExpensePages"] * PRICES["textract_analyze_expense_usd_per_page"],
+        "bedrock": extra["bedrockInputTokens"]
+        * PRICES["bedrock_usd_per_million_input_tokens"]
+        / 1e6
+        + extra["bedrockOutputTokens"] * PRICES["bedrock_usd_per_million_output_tokens"] / 1e6,
+    }
+    return {
+        "docType": doc_type or "unknown",
+        "operations": usage.operations,
+        "retries": usage.retries,
+        "stepMs": usage.step_ms,
+        "memoryMb": usage.memory_mb,
+        "pages": dict(sorted(usage.pages.items())),
+        "textractCalls": usage.textract_calls,
+        **extra,
+        "usdBy": {k: round(v, 8) for k, v in usd.items()},
+        "usd": round(sum(usd.values()), 8),
+    }
+
+
+def format_cost(cost: Mapping[str, Any]) -> str:
+    """One line for people: `$0.001560 (12 operations, 840 ms of steps, 1 Textract page)`."""
+    parts = [f"{cost.get('operations', 0)} operations", f"{cost.get('stepMs', 0)} ms of steps"]
+    if cost.get("textractCalls"):
+        parts.append(f"{cost['textractCalls']} Textract pages")
+    tokens = int(cost.get("bedrockInputTokens", 0)) + int(cost.get("bedrockOutputTokens", 0))
+    if tokens:
+        parts.append(f"{cost.get('bedrockCalls', 0)} Bedrock calls, {tokens} tokens")
+    return f"${float(cost.get('usd', 0)):.6f} ({', '.join(parts)})"

@@ -1,0 +1,1 @@
+"""The operators' view: the dashboard's custom widgets and the local dashboard page."""

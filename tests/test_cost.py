@@ -1,0 +1,60 @@
+"""Cost per document: the run's own counts, priced from docflow.cost.PRICES."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+from docflow import aws
+from docflow.cost import PRICES, Usage, estimate, format_cost
+from docflow.local import pdfgen as pdfs
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+from docflow.storage import result_key
+from orchestrator.app import handler
+from tests.conftest import Stack, result_json
+
+
+def test_estimate_prices_each_part_from_the_one_price_list() -> None:
+    usage = Usage(
+        operations=12,
+        retries=1,
+        step_ms=1500,
+        pages={"textract": 4, "textlayer": 6},
+        memory_mb=2048,
+        extra={"bedrockCalls": 1, "bedrockInputTokens": 1000, "bedrockOutputTokens": 200},
+    )
+    cost = estimate(usage, "invoice")
+    assert cost["textractCalls"] == 4
+    assert cost["usdBy"]["durable"] == pytest.approx(13 * 8.0 / 1e6, abs=1e-8)
+    assert cost["usdBy"]["lambda"] == pytest.approx(
+        2 * 1.5 * PRICES["lambda_usd_per_gb_second_x86"], abs=1e-8
+    )
+    assert cost["usdBy"]["textract"] == pytest.approx(4 * 0.0015, abs=1e-8)
+    assert cost["usdBy"]["bedrock"] == pytest.approx(1000 * 0.25 / 1e6 + 200 * 1.25 / 1e6, abs=1e-8)
+    assert cost["usd"] == pytest.approx(sum(cost["usdBy"].values()), abs=1e-7)
+    assert "4 Textract pages" in format_cost(cost)
+    with pytest.raises(ValueError, match="unknown usage"):
+        estimate(Usage(1, 0, 0, {}, extra={"gpuHours": 1}))
+
+
+def test_a_finalized_run_counts_its_own_operations(stack: Stack) -> None:
+    doc = stack.upload("in/cost.pdf", pdfs.make_pdf([pdfs.INVOICE, ("scan", "A scanned page")]))
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        result = runner.run(input=stack.event(doc), execution_timeout=120)
+    assert result_json(result)["status"] == "finalized"
+    record = json.loads(
+        aws.client("s3")
+        .get_object(Bucket=load_settings().artifact_bucket, Key=result_key(doc))["Body"]
+        .read()
+    )
+    cost = record["cost"]
+    # Exactly the operations the runner recorded for the whole run.
+    assert cost["operations"] == len(result.get_all_operations())
+    assert cost["pages"] == {"tesseract": 1, "textlayer": 1}
+    assert cost["retries"] == 0 and cost["stepMs"] > 0 and cost["usd"] > 0
+    assert cost["docType"] == "invoice"
+    state = ReadModel(load_settings().table_name).show(doc.document_id)["state"]
+    assert state["cost"] == cost

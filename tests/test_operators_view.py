@@ -1,0 +1,133 @@
+"""The operators' view on the real local stack: `docflow run`, `show`, `events`, `dashboard`,
+and the dashboard page in a real Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docflow.local import control
+from docflow.local.config import StackConfig
+from docflow.local.pdfgen import INVOICE, make_pdf
+from docflow.local.sandbox import reset_process_state
+from tests.test_local_stack import CHROMIUM, LEGAL_ONLY, http, start_stack
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
+    saved = dict(os.environ)
+    state = tmp_path_factory.mktemp("ops-stack")
+    config = start_stack(state, 23780 + (os.getpid() % 200) * 20)
+    yield config
+    control.down(state)
+    os.environ.clear()
+    os.environ.update(saved)
+    reset_process_state()
+
+
+def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def ran(stack: StackConfig, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("docs")
+    (folder / "invoice.pdf").write_bytes(make_pdf([INVOICE]))
+    (folder / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
+    (folder / "notes.txt").write_bytes(b"not a pdf")
+    done = docflow(stack, "run", str(folder), "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {Path(r["path"]).name: r for r in json.loads(done.stdout)}
+    return {"rows": rows, "stderr": done.stderr}
+
+
+def test_run_shows_plain_progress_and_each_settled_cost(ran: dict[str, Any]) -> None:
+    # stderr is a pipe here, not a terminal: plain lines, no cursor movement.
+    assert "\x1b[" not in ran["stderr"]
+    assert "invoice.pdf: finalized" in ran["stderr"]
+    assert "notes.txt: failed" in ran["stderr"]
+    invoice = ran["rows"]["invoice.pdf"]
+    assert invoice["status"] == "finalized" and invoice["cost"]["usd"] > 0
+    assert invoice["cost"]["pages"] == {"textlayer": 1}
+
+
+def test_show_prints_the_cost(stack: StackConfig, ran: dict[str, Any]) -> None:
+    shown = docflow(stack, "show", ran["rows"]["invoice.pdf"]["documentId"])
+    (line,) = [x for x in shown.stdout.splitlines() if x.startswith("cost")]
+    assert "$" in line and "operations" in line
+
+
+def test_events_lists_each_transition_once(stack: StackConfig, ran: dict[str, Any]) -> None:
+    invoice = ran["rows"]["invoice.pdf"]["documentId"]
+    deadline = time.monotonic() + 30
+    events: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        events = json.loads(docflow(stack, "events", "--json").stdout)
+        if any(e["detail"]["documentId"] == invoice for e in events):
+            break
+        time.sleep(1)
+    mine = [e for e in events if e["detail"]["documentId"] == invoice]
+    assert [e["detail-type"] for e in mine] == ["finalized"]
+    assert mine[0]["detail"]["summary"]["docType"] == "invoice"
+    ids = [e["detail"]["eventId"] for e in events]
+    assert len(ids) == len(set(ids))
+    legal = ran["rows"]["legal.pdf"]["documentId"]
+    assert "review-requested" in {
+        e["detail-type"] for e in events if e["detail"]["documentId"] == legal
+    }
+
+
+@pytest.mark.browser
+def test_the_dashboard_lists_pending_and_failed_documents(
+    stack: StackConfig, ran: dict[str, Any], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    answer = json.loads(docflow(stack, "dashboard", "--json").stdout)
+    assert answer == {"url": f"{stack.review_url}/dashboard", "running": True}
+    assert http("POST", answer["url"], {"x": "1"})[0] == 405
+    pending, failed = ran["rows"]["legal.pdf"], ran["rows"]["notes.txt"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        requested: list[str] = []
+        page.on("request", lambda r: requested.append(r.url))
+        response = page.goto(answer["url"])
+        assert response is not None and response.status == 200
+        assert "default-src 'none'" in response.headers["content-security-policy"]
+        assert pending["documentId"] in page.locator("#pending").inner_text()
+        assert "legal" in page.locator("#pending").inner_text()
+        failures = page.locator("#failed").inner_text()
+        assert failed["documentId"] in failures and "not-a-pdf" in failures
+        assert page.locator("figure.chart svg").count() >= 10
+        assert page.locator("script").count() == 0
+        page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+        browser.close()
+    assert requested == [answer["url"]]  # nothing fetched from anywhere else
