@@ -24,12 +24,12 @@ import time
 import urllib.request
 
 from _common import emit, quiet
+from _reliability.harness import Stack
 from PIL import Image
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from bench._reliability.harness import Stack
 from docflow.local.mailbox import wait_for_links
 from docflow.local.pdfgen import page_image
 

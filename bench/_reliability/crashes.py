@@ -14,7 +14,7 @@ import urllib.request
 from typing import Any
 
 from _reliability.corpus import contract, invoice, post
-from _reliability.harness import TERMINAL, Stack, history_counts, statuses_of
+from _reliability.harness import TERMINAL, Stack, history_counts, review_url, statuses_of
 
 SEED = 20261129
 
@@ -52,7 +52,7 @@ def run(smoke: bool) -> dict[str, Any]:
         ]
         pending = [d for d in docs if states[d.run_id].get("status") == "pending-review"]
         approvals = [
-            post(states[d.run_id]["reviewUrls"][0], {"decision": "approve"}) for d in pending
+            post(review_url(stack, d), {"decision": "approve"}) for d in pending
         ]
         after = stack.wait_settled(pending, 120, frozenset({"finalized"}))
         finalized = history_counts(stack, docs, "finalized")

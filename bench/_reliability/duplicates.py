@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from _reliability.corpus import contract, invoice, post
-from _reliability.harness import Stack, history_counts, statuses_of
+from _reliability.harness import Stack, history_counts, review_url, statuses_of
 
 EXTRA_DELIVERIES = 4
 
@@ -45,7 +45,7 @@ def run(smoke: bool) -> dict[str, Any]:
             clicks = list(
                 pool.map(
                     lambda url: post(url, {"decision": "approve"}),
-                    [states[d.run_id]["reviewUrls"][0] for d in pending for _ in range(2)],
+                    [review_url(stack, d) for d in pending for _ in range(2)],
                 )
             )
         states = stack.wait_settled(docs, 120, frozenset({"finalized"}))

@@ -27,6 +27,7 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local import control
 from docflow.local.config import StackConfig
+from docflow.local.mailbox import wait_for_links
 from docflow.local.sandbox import reset_process_state
 from docflow.local.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
@@ -231,3 +232,12 @@ def history_counts(stack: Stack, docs: list[DocumentRef], status: str) -> Counte
         sum(1 for h in stack.history(d) if h["status"] == status and h["runId"] == d.run_id)
         for d in docs
     )
+
+
+def review_url(stack: Stack, doc: DocumentRef, stage: int = 0) -> str:
+    """The first reviewer's link for a run's stage, from the mail the stack's SES accepted:
+    the read model names links by id only."""
+    links = wait_for_links(stack.config.state, 1, run_id=doc.run_id, stage_index=stage)
+    if not links:
+        raise RuntimeError(f"no review mail for {doc.key}")
+    return links[0].url

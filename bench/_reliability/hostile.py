@@ -1,6 +1,7 @@
 """Hostile review traffic: thousands of generated requests against the callback API's Function
 URL while real reviews wait. Every request is invalid: bad, tampered, forged or expired
-tokens, replays of a used link, wrong methods, huge bodies, odd encodings, malformed HTTP.
+tokens, replays of a used link, a superseded version's genuine link, wrong methods, huge
+bodies, odd encodings, malformed HTTP; aimed at the page, the page previews and the download.
 
 Expect zero 5xx, zero requests accepted, and zero callbacks: the waiting runs are still waiting,
 their links still open, and the used link's run decided once. Then each waiting run is
@@ -23,6 +24,8 @@ from typing import Any
 
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
+from docflow.ids import DocumentRef
+from docflow.local.mailbox import wait_for_links
 from docflow.local.raw_http import raw_status
 from docflow.review.keys import build_key_source
 from docflow.review.signing import Claims, KeyRing, mint
@@ -41,8 +44,10 @@ class Attack:
     raw: bytes | None = None  # sent as is, for requests http.client refuses to write
 
 
-def _token(url: str) -> str:
-    return url.rsplit("/", 1)[1]
+def _link(stack: Stack, doc: DocumentRef) -> str:
+    """The first reviewer's token for the run's first stage, as the reviewer got it: by mail."""
+    links = wait_for_links(stack.config.state, 1, run_id=doc.run_id, stage_index=0)
+    return links[0].token
 
 
 def _claims_of(token: str) -> Claims:
@@ -51,10 +56,36 @@ def _claims_of(token: str) -> Claims:
 
 
 def attacks(
-    live: list[str], used: str, ring: KeyRing, rng: random.Random
+    live: list[str], used: str, superseded: str, ring: KeyRing, rng: random.Random
 ) -> list[Callable[[], Attack]]:
     """Generators, one per kind of hostile request; each call makes a fresh one."""
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+
+    def under(token: str) -> str:
+        """The page, a page's preview, or the download: the same checks guard all three."""
+        return rng.choice(["", "/pages/1", f"/pages/{rng.randint(1, 3)}", "/original"])
+
+    def previews() -> Attack:
+        # Genuine live links, but pages that do not exist or cannot be named.
+        page = rng.choice(["0", "-1", "99", "abc", "1.png", "9" * 12, "%00", "1/../2", ""])
+        return Attack("preview-path", "GET", f"/review/{rng.choice(live)}/pages/{page}")
+
+    def used_access() -> Attack:
+        # The decided link: its page, previews and download are refused with the decision.
+        return Attack("used-access", "GET", f"/review/{used}{under(used)}")
+
+    def superseded_link() -> Attack:
+        # A genuine link of a run that a newer version replaced.
+        if rng.random() < 0.5:
+            return Attack("superseded", "GET", f"/review/{superseded}{under(superseded)}")
+        decision = rng.choice(["approve", "reject"])
+        body = f"decision={decision}&reason=other".encode()
+        return Attack("superseded", "POST", f"/review/{superseded}", body)
+
+    def wrong_method_under() -> Attack:
+        token = rng.choice(live)
+        path = rng.choice([f"/review/{token}/pages/1", f"/review/{token}/original"])
+        return Attack("wrong-method", rng.choice(["POST", "PUT", "DELETE"]), path, b"x=1")
 
     def garbage() -> Attack:
         token = "".join(rng.choice(alphabet) for _ in range(rng.choice([1, 12, 64, 180, 900])))
@@ -65,13 +96,11 @@ def attacks(
         token = rng.choice(live)
         i = rng.randrange(len(token))
         swap = rng.choice([c for c in alphabet if c != token[i]])
+        bad = f"{token[:i]}{swap}{token[i + 1 :]}"
+        if rng.random() < 0.4:
+            return Attack("tampered", "GET", f"/review/{bad}{under(bad)}")
         decision = rng.choice(["approve", "reject"])
-        return Attack(
-            "tampered",
-            "POST",
-            f"/review/{token[:i]}{swap}{token[i + 1 :]}",
-            f"decision={decision}".encode(),
-        )
+        return Attack("tampered", "POST", f"/review/{bad}", f"decision={decision}".encode())
 
     def forged() -> Attack:
         claims = _claims_of(rng.choice(live))
@@ -91,7 +120,10 @@ def attacks(
         # Signed with the service's own key, but out of date: only the expiry is wrong.
         claims = _claims_of(rng.choice(live))
         old = Claims(**{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)})
-        return Attack("expired", "POST", f"/review/{mint(old, ring)}", b"decision=approve")
+        token = mint(old, ring)
+        if rng.random() < 0.4:
+            return Attack("expired", "GET", f"/review/{token}{under(token)}")
+        return Attack("expired", "POST", f"/review/{token}", b"decision=approve")
 
     def replayed() -> Attack:
         decision = rng.choice(["approve", "reject"])
@@ -183,6 +215,10 @@ def attacks(
         odd_path,
         machine,
         malformed_http,
+        previews,
+        used_access,
+        superseded_link,
+        wrong_method_under,
     ]
 
 
@@ -215,16 +251,20 @@ def run(smoke: bool) -> dict[str, Any]:
     total = 500 if smoke else 10_000
     rng = random.Random(SEED)
     with Stack.running() as stack:
-        docs = stack.upload_all([(f"hostile/contract-{n}.pdf", contract(n)) for n in range(4)])
-        states = stack.wait_settled(docs, 120, frozenset({"pending-review"}))
-        live_docs, used_doc = docs[:3], docs[3]
-        live = [_token(states[d.run_id]["reviewUrls"][0]) for d in live_docs]
-        used = _token(states[used_doc.run_id]["reviewUrls"][0])
+        docs = stack.upload_all([(f"hostile/contract-{n}.pdf", contract(n)) for n in range(5)])
+        stack.wait_settled(docs, 120, frozenset({"pending-review"}))
+        live_docs, used_doc, old_doc = docs[:3], docs[3], docs[4]
+        live = [_link(stack, d) for d in live_docs]
+        used = _link(stack, used_doc)
         assert post(stack.config.review_url + f"/review/{used}", {"decision": "approve"}) == 200
         stack.wait_settled([used_doc], 60, frozenset({"finalized"}))
+        # New bytes under the last one's key: its genuine link now belongs to a replaced run.
+        superseded = _link(stack, old_doc)
+        newer = stack.upload(old_doc.key, contract(99))
+        stack.wait_settled([newer], 120, frozenset({"pending-review"}))
 
         ring = build_key_source(load_settings()).ring()
-        makers = attacks(live, used, ring, rng)
+        makers = attacks(live, used, superseded, ring, rng)
         plan = [rng.choice(makers)() for _ in range(total)]
         began = time.monotonic()
         with ThreadPoolExecutor(8) as pool:
@@ -248,6 +288,17 @@ def run(smoke: bool) -> dict[str, Any]:
             h["status"] for h in stack.history(used_doc) if h["status"] in ("approved", "rejected")
         ]
         used_final = stack.state(used_doc).get("status")
+        old_ended = [
+            h["payload"].get("reason")
+            for h in stack.history(old_doc)
+            if h["runId"] == old_doc.run_id and h["status"] == "archived"
+        ]
+        old_decided = sum(
+            1
+            for h in stack.history(old_doc)
+            if h["runId"] == old_doc.run_id and h["status"] in ("approved", "rejected")
+        )
+        newer_state = stack.state(newer)
         approvals = [
             post(stack.config.review_url + f"/review/{t}", {"decision": "approve"}) for t in live
         ]
@@ -265,7 +316,10 @@ def run(smoke: bool) -> dict[str, Any]:
         "server_errors_5xx": overall.get("5xx", 0),
         "accepted_2xx": overall.get("2xx", 0),
         "no_response": overall.get("none", 0),
-        "callbacks_from_hostile_requests": decided + (len(used_decisions) - 1),
+        "callbacks_from_hostile_requests": decided + (len(used_decisions) - 1) + old_decided,
+        "superseded_run_ended": old_ended,
+        "newer_run_waiting": newer_state.get("runId") == newer.run_id
+        and newer_state.get("status") == "pending-review",
         "waiting_runs_still_waiting": still_waiting,
         "used_link_run": used_final,
         "real_approvals_after": approvals.count(200),
@@ -280,6 +334,8 @@ def run(smoke: bool) -> dict[str, Any]:
         and report["callbacks_from_hostile_requests"] == 0
         and still_waiting == len(live_docs)
         and used_final == "finalized"
+        and old_ended == ["superseded"]
+        and report["newer_run_waiting"]
         and report["finalized_after_real_approval"] == len(live_docs)
     )
     return report
