@@ -12,6 +12,7 @@ from typing import Any
 
 from docflow.classify import Classifier, RulesClassifier, load_rules
 from docflow.classify.rules import check_against_settings
+from docflow.extract import FieldEngine, build_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
 from docflow.review.notifier import ReviewNotifier
@@ -27,6 +28,8 @@ class Runtime:
     classifier: Classifier
     reporter: Reporter
     notifier: ReviewNotifier
+    # The field-extraction engine; None builds it from settings when first needed.
+    field_engine: FieldEngine | None = None
 
     def with_(self, **changes: Any) -> Runtime:
         return replace(self, **changes)
@@ -49,6 +52,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         classifier=RulesClassifier(rules),
         reporter=build_reporter(settings),
         notifier=build_notifier(settings),
+        field_engine=build_engine(settings),
     )
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 OCR_ENGINES = ("auto", "textlayer", "tesseract", "textract")
 OCR_FALLBACKS = ("tesseract", "textract")
 REPORTERS = ("lambda", "inprocess")
+EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
 
 
 class SettingsError(ValueError):
@@ -62,6 +63,9 @@ class Settings:
     orchestrator_name: str = "docflow-orchestrator"
     reconcile_quiet_s: int = 3600
     machine_callback_window_s: int = 300
+    # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
+    extract_engine: str = "rules"
+    extract_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
 
     def __post_init__(self) -> None:
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
@@ -101,6 +105,11 @@ class Settings:
         _require(
             self.signing_key_source in ("secretsmanager", "ssm", "env"),
             "DOCFLOW_SIGNING_KEY_SOURCE must be secretsmanager, ssm or env",
+        )
+
+        _require(
+            self.extract_engine in EXTRACT_ENGINES,
+            f"DOCFLOW_EXTRACT_ENGINE must be one of {', '.join(EXTRACT_ENGINES)}",
         )
 
     @classmethod
