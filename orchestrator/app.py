@@ -1,6 +1,6 @@
 """The docflow pipeline as one durable execution per document version. Control flow only.
 
-    received -> split -> read pages (map over batches) -> classify
+    received -> split -> read pages (map over batches) -> classify -> extract fields
              -> for each review stage: wait for a reviewer -> approved? next : archive
              -> finalize
     anything unrecoverable -> failed, with a reason code
@@ -36,6 +36,14 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document
+from docflow.pipeline.extract import (
+    EXTRACT_STEP,
+    apply_corrections,
+    describe_corrections,
+    extract_fields,
+    final_fields,
+    with_fields,
+)
 from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.record import record_status
@@ -117,10 +125,16 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
 
     found = context.step(classify_document(doc, batches["results"]), name="classify")
-    summary = document_summary(found)
-    record(context, doc, CLASSIFIED, "classify", {**summary, "stages": found["stages"]})
+    summary, stages = document_summary(found), found["stages"]
+    if found.get("extract"):
+        # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
+        extracted = context.step(
+            extract_fields(doc, found["docType"], split["batches"]), "extract", EXTRACT_STEP
+        )
+        summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
+    record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
-    for index, stage in enumerate(found["stages"]):
+    for index, stage in enumerate(stages):
         decision = await_review(context, doc, index, stage, summary)
         if decision["status"] != APPROVED:
             key = context.step(archive_document(doc, {**summary, **decision}), name="archive")
@@ -128,9 +142,10 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
                 context, doc, ARCHIVED, "archive", {"archiveKey": key, "reason": decision["reason"]}
             )
             return outcome(doc, ARCHIVED, summary, reason=decision["reason"])
+        summary = apply_corrections(summary, decision)  # a reviewer's corrected fields
 
     key = context.step(finalize_document(doc, summary), name="finalize")
-    record(context, doc, FINALIZED, "finalize", {"resultKey": key})
+    record(context, doc, FINALIZED, "finalize", {"resultKey": key, **final_fields(summary)})
     return outcome(doc, FINALIZED, summary)
 
 
@@ -199,10 +214,15 @@ def await_review(
     payload.update(
         {k: decision[k] for k in ("reviewer", "comment", "decidedAt") if decision.get(k)}
     )
+    if decision.get("corrections"):
+        payload["corrections"] = describe_corrections(
+            summary.get("fields", {}), decision["corrections"]
+        )
     if reason:
         payload["reason"] = reason
     record(context, doc, status, f"review-{index}", payload, stage_index=index)
-    return {"status": status, "reason": reason, "stage": str(stage["name"])}
+    kept = {k: decision[k] for k in ("corrections", "reviewer", "decidedAt") if k in decision}
+    return {"status": status, "reason": reason, "stage": str(stage["name"]), **kept}
 
 
 def record(

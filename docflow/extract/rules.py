@@ -54,7 +54,8 @@ _SKIP = re.compile(
 _ID_TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|^[0-9]")
 _COMPANY = re.compile(
     r"\b(GmbH|AG|KG|Ltd\.?|Limited|Inc\.?|LLC|PLC|S\.L\.U?\.?|SL|S\.A\.S?\.?|SA|SAS|SARL|SRL"
-    r"|Corp\.?|Co\.|B\.V\.|BV|e\.K\.)\s*$"
+    r"|Corp\.?|Co\.|B\.V\.|BV|e\.K\.)\s*$",
+    re.IGNORECASE,
 )
 _FALLBACK_IDS = {
     "invoice_number": re.compile(r"\bINV-?\d{3,}\b"),

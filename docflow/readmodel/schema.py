@@ -43,6 +43,11 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "message": str,
     "resultKey": str,
     "archiveKey": str,
+    # Extracted key fields {name: {value, confidence, page[, original, correctedBy, ...]}},
+    # the checks that sent them to a person, and a decision's corrections.
+    "fields": dict,
+    "fieldChecks": list,
+    "corrections": dict,
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 
