@@ -78,7 +78,7 @@ def test_unreadable_total_is_corrected_by_a_reviewer(stack: Stack, shipped_rules
         waiting = read_model().pending().items
         assert [w["stageName"] for w in waiting] == ["fields"]
         assert [(c["field"], c["code"]) for c in waiting[0]["fieldChecks"]] == [
-            ("total_amount", "missing")
+            ("total_amount", "unreadable")
         ]
         decision = {
             "approved": True,

@@ -2,6 +2,8 @@
 
 A reason is `{"field", "code", "message"}` with code one of:
     missing             a required field was not found
+    unreadable          the engine saw the field but could not read its value (a smudged
+                        total, an AnalyzeExpense value or a model answer that does not parse)
     low-confidence      found, but below its threshold
     amounts-disagree    net + tax differs from total by more than 0.01
     due-before-invoice  the due date is earlier than the invoice date
@@ -10,7 +12,7 @@ A reason is `{"field", "code", "message"}` with code one of:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -31,11 +33,18 @@ def _amount(fields: Mapping[str, Any], name: str) -> Decimal | None:
 
 
 def check_fields(
-    fields: Mapping[str, Mapping[str, Any]], spec: TypeFields, rules: FieldRules
+    fields: Mapping[str, Mapping[str, Any]],
+    spec: TypeFields,
+    rules: FieldRules,
+    unreadable: Collection[str] = (),
 ) -> list[dict[str, str]]:
     reasons: list[dict[str, str]] = []
-    for name in spec.required:
-        if name not in fields:
+    for name in spec.names:
+        if name in fields:
+            continue
+        if name in unreadable:
+            reasons.append(_reason(name, "unreadable", f"{name} is there but could not be read"))
+        elif name in spec.required:
             reasons.append(_reason(name, "missing", f"{name} was not found"))
     for name in spec.names:
         if name in fields:

@@ -23,12 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docflow.extract.base import Extraction, FoundField, PageInput
-from docflow.extract.fields import AMOUNT, CURRENCY, DATE, FIELD_KINDS, ID, TEXT
+from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.labels import IGNORED, LANGUAGE_MARKERS, STRONG, WEAK
 from docflow.extract.parse import DMY, MDY, currency_in, find_amounts, find_dates, fold
 
 SAME_LINE, NEXT_LINE, WEAK_LABEL, FALLBACK = 0.95, 0.88, 0.90, 0.70
 UNSURE = 0.45
+# Local OCR reads with tesseract's English model, which drops accents (`Müller` -> `Muller`):
+# free text it reads in a German, Spanish or French document is not to be trusted unchecked.
+OCR_ACCENTS = 0.8
 
 
 def _pattern(label: str) -> str:
@@ -111,7 +114,7 @@ class RulesEngine:
     def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
         text = "\n".join(p.text for p in pages)
         language = detect_language(text)
-        segments = [seg for page in pages for seg in _segments(page)]
+        segments = [seg for page in pages for seg in _segments(page, language)]
         candidates: list[Candidate] = []
         # Amounts first: their currencies decide which way a numeric date reads.
         for seg in segments:
@@ -127,7 +130,15 @@ class RulesEngine:
         if currency and "currency" not in found:
             found["currency"] = currency
         wanted = {n: f for n, f in found.items() if n in names}
-        return Extraction(engine=self.name, fields=wanted, language=language)
+        # A label that starts its line and nothing readable after it: a smudged value, which
+        # the checks must send to a person even when the field is not required.
+        labelled = {s.field for s in segments if s.field and s.strong and s.starts_line}
+        rejected = [
+            {"field": n, "reason": "label found, value unreadable"}
+            for n in sorted(labelled)
+            if n in names and n not in found
+        ]
+        return Extraction(self.name, fields=wanted, rejected=rejected, language=language)
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,8 @@ class Segment:
     factor: float  # the page's OCR factor
     order: int
     next_line: bool = False
+    starts_line: bool = False
+    ocr_model_misses_accents: bool = False
 
 
 def _ocr_factor(page: PageInput) -> float:
@@ -148,9 +161,10 @@ def _ocr_factor(page: PageInput) -> float:
     return max(0.0, min(1.0, page.confidence / 100.0 + 0.04))
 
 
-def _segments(page: PageInput) -> list[Segment]:
+def _segments(page: PageInput, language: str | None) -> list[Segment]:
     lines = page.text.splitlines()
     factor = _ocr_factor(page)
+    accents = page.engine == "tesseract" and language not in (None, "en")
     found: list[Segment] = []
     for number, line in enumerate(lines):
         folded = fold_keep_length(line)
@@ -161,16 +175,46 @@ def _segments(page: PageInput) -> list[Segment]:
             value = line[m.end() : end]
             value = value[_SKIP.match(value).end() :] if _SKIP.match(value) else value  # type: ignore[union-attr]
             order = page.page * 10_000 + number * 10 + i
+            starts = not line[: m.start()].strip()
+            found.append(
+                Segment(
+                    name,
+                    strong,
+                    value.strip(),
+                    line,
+                    page.page,
+                    factor,
+                    order,
+                    starts_line=starts,
+                    ocr_model_misses_accents=accents,
+                )
+            )
+            # A label alone on its line (`MwSt 19%` counts as alone) may have its value on the
+            # next one; `_read` uses that reading only when the same line gives no value.
             alone = not line[: m.start()].strip() and len(matches) == 1
-            if not value.strip() and alone and strong:
+            generic_date = name is not None and FIELD_KINDS[name] == DATE
+            if alone and (strong or generic_date) and _blank_beyond_rate(value):
                 nxt = next((ln for ln in lines[number + 1 : number + 3] if ln.strip()), "")
                 if nxt and not _LABELS.search(fold_keep_length(nxt)):
                     found.append(
-                        Segment(name, strong, nxt.strip(), nxt, page.page, factor, order, True)
+                        Segment(
+                            name,
+                            strong,
+                            nxt.strip(),
+                            nxt,
+                            page.page,
+                            factor,
+                            order,
+                            True,
+                            starts_line=True,
+                            ocr_model_misses_accents=accents,
+                        )
                     )
-                continue
-            found.append(Segment(name, strong, value.strip(), line, page.page, factor, order))
     return found
+
+
+def _blank_beyond_rate(value: str) -> bool:
+    return not any(c.isalnum() for c in re.sub(r"\(?\d+(?:[.,]\d+)?\s*%\)?", "", value))
 
 
 def _key(label: str) -> str:
@@ -179,35 +223,38 @@ def _key(label: str) -> str:
 
 def _read(seg: Segment, order: str | None) -> list[Candidate]:
     assert seg.field is not None
-    kind = FIELD_KINDS[seg.field]
     base = SAME_LINE if seg.strong else WEAK_LABEL
     if seg.next_line:
-        base = NEXT_LINE
-    value, confidence = None, base
+        base = NEXT_LINE if seg.strong else NEXT_LINE - 0.03
+    value, scale = _value(FIELD_KINDS[seg.field], seg, order)
+    if value is None:
+        return []
+    confidence = UNSURE if scale is None else base * scale
+    return [Candidate(seg.field, value, confidence * seg.factor, seg.page, seg.raw, seg.order)]
+
+
+def _value(kind: str, seg: Segment, order: str | None) -> tuple[str | None, float | None]:
+    """The value in a segment and a confidence scale (None: unsure whatever the label)."""
     if kind == ID:
         token = seg.text.split()[0] if seg.text.split() else ""
         m = _ID_TOKEN.match(token)
-        if m and any(c.isdigit() for c in m[0]):
-            value = m[0]
-    elif kind == TEXT:
+        return (m[0], 1.0) if m and any(c.isdigit() for c in m[0]) else (None, 1.0)
+    if kind == TEXT:
         text = re.split(r"\s{2,}|\s\|\s", seg.text)[0].strip(" :-,")
-        if sum(c.isalpha() for c in text) >= 2 and seg.strong:
-            value = text
-    elif kind == DATE:
+        if sum(c.isalpha() for c in text) < 2 or not seg.strong:
+            return None, 1.0
+        return text, OCR_ACCENTS if seg.ocr_model_misses_accents else 1.0
+    if kind == DATE:
         dates = find_dates(seg.text, order)
-        if dates:
-            value = dates[0].iso
-            if dates[0].ambiguous:
-                confidence = confidence * 0.9 if dates[0].resolved else UNSURE
-    elif kind == AMOUNT:
+        if not dates:
+            return None, 1.0
+        if dates[0].ambiguous:
+            return dates[0].iso, 0.9 if dates[0].resolved else None
+        return dates[0].iso, 1.0
+    if kind == AMOUNT:
         amounts = find_amounts(seg.text)
-        if amounts:
-            value = amounts[-1].value
-    elif kind == CURRENCY:
-        value = currency_in(seg.text.upper()) or None
-    if value is None:
-        return []
-    return [Candidate(seg.field, value, confidence * seg.factor, seg.page, seg.raw, seg.order)]
+        return (amounts[-1].value, 1.0) if amounts else (None, 1.0)
+    return currency_in(seg.text.upper()) or None, 1.0
 
 
 def _currency(

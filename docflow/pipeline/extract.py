@@ -86,7 +86,8 @@ def extract_fields(
             failure = f"{type(exc).__name__}: {str(exc)[:200]}"
             extraction = Extraction(engine=engine.name)
     fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
-    checks = check_fields(fields, spec, rules)
+    unreadable = {r["field"] for r in extraction.rejected}
+    checks = check_fields(fields, spec, rules, unreadable)
     if failure:
         checks.insert(
             0, {"field": "*", "code": "engine-failed", "message": f"{engine.name}: {failure}"}
