@@ -315,6 +315,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     ):
         if state.get(key) is not None:
             print(f"{key:11} {state[key]}")
+    _print_fields(state)
     print()
     print(
         _table(
@@ -326,6 +327,27 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _print_fields(state: dict[str, Any]) -> None:
+    """The extracted fields, with the checks that sent them to a person and any correction."""
+    fields = state.get("fields") or {}
+    if not fields:
+        return
+    print()
+    rows = []
+    for name, f in sorted(fields.items()):
+        note = (
+            f"corrected by {f['correctedBy']} (was {f.get('original')})"
+            if "correctedBy" in f
+            else ""
+        )
+        rows.append(
+            [name, f.get("value"), f"{float(f.get('confidence', 0)):.2f}", f.get("page"), note]
+        )
+    print(_table(rows, ["field", "value", "confidence", "page", "note"]))
+    for check in state.get("fieldChecks") or []:
+        print(f"check: {check.get('code')}: {check.get('message')}")
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:
@@ -433,6 +455,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--next-token")
     p = add("show", cmd_show, "a document's current state and history")
+    p.description = (
+        "A document's current state and history. --json prints {state, history}; an invoice's "
+        "or purchase order's state has fields {name: {value, confidence, page}} (a corrected "
+        "field adds original, correctedBy and correctedAt) and fieldChecks [{field, code, "
+        "message}], the reasons a fields review stage was added."
+    )
     p.add_argument("document")
     p = add("reprocess", cmd_reprocess, "a new run of a document's latest version")
     p.add_argument("document")
