@@ -132,7 +132,12 @@ class RulesEngine:
         wanted = {n: f for n, f in found.items() if n in names}
         # A label that starts its line and nothing readable after it: a smudged value, which
         # the checks must send to a person even when the field is not required.
-        labelled = {s.field for s in segments if s.field and s.strong and s.starts_line}
+        # Dates count wherever their label stands: a date label is never a title.
+        labelled = {
+            s.field
+            for s in segments
+            if s.field and ((s.strong and s.starts_line) or FIELD_KINDS[s.field] == DATE)
+        }
         rejected = [
             {"field": n, "reason": "label found, value unreadable"}
             for n in sorted(labelled)
