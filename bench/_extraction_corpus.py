@@ -28,35 +28,111 @@ LANGUAGES = ("en", "de", "es", "fr")
 LAYOUTS = ("lines", "under", "columns", "table")
 
 MONTHS = {
-    "en": "January February March April May June July August September October November "
-    "December".split(),
-    "de": "Januar Februar März April Mai Juni Juli August September Oktober November "
-    "Dezember".split(),
-    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre "
-    "diciembre".split(),
-    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre "
-    "décembre".split(),
+    "en": [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ],
+    "de": [
+        "Januar",
+        "Februar",
+        "März",
+        "April",
+        "Mai",
+        "Juni",
+        "Juli",
+        "August",
+        "September",
+        "Oktober",
+        "November",
+        "Dezember",
+    ],
+    "es": [
+        "enero",
+        "febrero",
+        "marzo",
+        "abril",
+        "mayo",
+        "junio",
+        "julio",
+        "agosto",
+        "septiembre",
+        "octubre",
+        "noviembre",
+        "diciembre",
+    ],
+    "fr": [
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ],
 }
 VENDORS = {
-    "en": ["Northwind Traders Ltd", "Blue Harbor Supply Inc", "Summit Office LLC",
-           "Redwood Parts Co.", "Granite Tools Ltd"],
-    "de": ["Müller Werkzeuge GmbH", "Schneider Bürobedarf AG", "Becker Logistik KG",
-           "Weber Druck GmbH", "Hoffmann Elektro GmbH"],
-    "es": ["Suministros García S.L.", "Papelería Núñez S.A.", "Distribuciones Iberia S.L.",
-           "Ferretería López S.A.", "Talleres Ruiz S.L."],
-    "fr": ["Dupont Fournitures SARL", "Bureautique Lefèvre SAS", "Atelier Mercier SA",
-           "Équipements Girard SAS", "Imprimerie Roux SARL"],
+    "en": [
+        "Northwind Traders Ltd",
+        "Blue Harbor Supply Inc",
+        "Summit Office LLC",
+        "Redwood Parts Co.",
+        "Granite Tools Ltd",
+    ],
+    "de": [
+        "Müller Werkzeuge GmbH",
+        "Schneider Bürobedarf AG",
+        "Becker Logistik KG",
+        "Weber Druck GmbH",
+        "Hoffmann Elektro GmbH",
+    ],
+    "es": [
+        "Suministros García S.L.",
+        "Papelería Núñez S.A.",
+        "Distribuciones Iberia S.L.",
+        "Ferretería López S.A.",
+        "Talleres Ruiz S.L.",
+    ],
+    "fr": [
+        "Dupont Fournitures SARL",
+        "Bureautique Lefèvre SAS",
+        "Atelier Mercier SA",
+        "Équipements Girard SAS",
+        "Imprimerie Roux SARL",
+    ],
 }
-CURRENCIES = {"en": ["USD", "GBP"], "de": ["EUR", "EUR", "CHF"], "es": ["EUR"],
-              "fr": ["EUR", "EUR", "CHF"]}
+CURRENCIES = {
+    "en": ["USD", "GBP"],
+    "de": ["EUR", "EUR", "CHF"],
+    "es": ["EUR"],
+    "fr": ["EUR", "EUR", "CHF"],
+}
 SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
-TAX_RATES = {"USD": [Decimal("0.07"), Decimal("0.0825")], "GBP": [Decimal("0.20")],
-             "EUR": [Decimal("0.19"), Decimal("0.21"), Decimal("0.20")],
-             "CHF": [Decimal("0.081")]}
+TAX_RATES = {
+    "USD": [Decimal("0.07"), Decimal("0.0825")],
+    "GBP": [Decimal("0.20")],
+    "EUR": [Decimal("0.19"), Decimal("0.21"), Decimal("0.20")],
+    "CHF": [Decimal("0.081")],
+}
 
 LABELS: dict[str, dict[str, list[str]]] = {
     "en": {
-        "title": ["INVOICE"], "po_title": ["PURCHASE ORDER"],
+        "title": ["INVOICE"],
+        "po_title": ["PURCHASE ORDER"],
         "invoice_number": ["Invoice number", "Invoice No.", "Invoice #"],
         "invoice_date": ["Invoice date", "Date of issue", "Date"],
         "due_date": ["Due date", "Payment due"],
@@ -67,12 +143,19 @@ LABELS: dict[str, dict[str, list[str]]] = {
         "total_amount": ["Total due", "Amount due", "Total", "Grand total"],
         "po_total": ["Order total", "Total"],
         "items": ["Description", "Qty", "Unit price", "Amount"],
-        "noise": ["Bill to: Example Corp, 1 Main Street", "Customer number: {n}",
-                  "Payment terms: net 30 days", "Thank you for your business.",
-                  "Delivery date: {d}", "Ship to: Warehouse {n}", "Phone: +1 555 {n}"],
+        "noise": [
+            "Bill to: Example Corp, 1 Main Street",
+            "Customer number: {n}",
+            "Payment terms: net 30 days",
+            "Thank you for your business.",
+            "Delivery date: {d}",
+            "Ship to: Warehouse {n}",
+            "Phone: +1 555 {n}",
+        ],
     },
     "de": {
-        "title": ["RECHNUNG"], "po_title": ["BESTELLUNG"],
+        "title": ["RECHNUNG"],
+        "po_title": ["BESTELLUNG"],
         "invoice_number": ["Rechnungsnummer", "Rechnungs-Nr.", "Rechnung Nr."],
         "invoice_date": ["Rechnungsdatum", "Datum"],
         "due_date": ["Fällig am", "Zahlbar bis", "Fälligkeitsdatum"],
@@ -83,12 +166,19 @@ LABELS: dict[str, dict[str, list[str]]] = {
         "total_amount": ["Gesamtbetrag", "Rechnungsbetrag", "Zu zahlen"],
         "po_total": ["Bestellsumme", "Gesamtbetrag"],
         "items": ["Beschreibung", "Menge", "Einzelpreis", "Betrag"],
-        "noise": ["Rechnungsadresse: Beispiel AG, Hauptstraße 1", "Kundennummer: {n}",
-                  "Zahlungsbedingungen: 30 Tage netto", "Vielen Dank für Ihren Auftrag.",
-                  "Lieferdatum: {d}", "Lieferadresse: Lager {n}", "Telefon: +49 30 {n}"],
+        "noise": [
+            "Rechnungsadresse: Beispiel AG, Hauptstraße 1",
+            "Kundennummer: {n}",
+            "Zahlungsbedingungen: 30 Tage netto",
+            "Vielen Dank für Ihren Auftrag.",
+            "Lieferdatum: {d}",
+            "Lieferadresse: Lager {n}",
+            "Telefon: +49 30 {n}",
+        ],
     },
     "es": {
-        "title": ["FACTURA"], "po_title": ["ORDEN DE COMPRA"],
+        "title": ["FACTURA"],
+        "po_title": ["ORDEN DE COMPRA"],
         "invoice_number": ["Número de factura", "Factura nº", "N° de factura"],
         "invoice_date": ["Fecha de factura", "Fecha de emisión", "Fecha"],
         "due_date": ["Fecha de vencimiento", "Vencimiento"],
@@ -99,12 +189,19 @@ LABELS: dict[str, dict[str, list[str]]] = {
         "total_amount": ["Total a pagar", "Importe total", "Total factura"],
         "po_total": ["Total pedido", "Importe total"],
         "items": ["Descripción", "Cantidad", "Precio unitario", "Importe"],
-        "noise": ["Cliente: Ejemplo S.A., Calle Mayor 1", "Número de cliente: {n}",
-                  "Condiciones de pago: 30 días", "Gracias por su confianza.",
-                  "Fecha de entrega: {d}", "Enviar a: Almacén {n}", "Teléfono: +34 91 {n}"],
+        "noise": [
+            "Cliente: Ejemplo S.A., Calle Mayor 1",
+            "Número de cliente: {n}",
+            "Condiciones de pago: 30 días",
+            "Gracias por su confianza.",
+            "Fecha de entrega: {d}",
+            "Enviar a: Almacén {n}",
+            "Teléfono: +34 91 {n}",
+        ],
     },
     "fr": {
-        "title": ["FACTURE"], "po_title": ["BON DE COMMANDE"],
+        "title": ["FACTURE"],
+        "po_title": ["BON DE COMMANDE"],
         "invoice_number": ["N° de facture", "Numéro de facture", "Facture n°"],
         "invoice_date": ["Date de facture", "Date d'émission", "Date"],
         "due_date": ["Date d'échéance", "Échéance"],
@@ -115,10 +212,15 @@ LABELS: dict[str, dict[str, list[str]]] = {
         "total_amount": ["Montant TTC", "Total TTC", "Net à payer"],
         "po_total": ["Total commande", "Montant total"],
         "items": ["Description", "Quantité", "Prix unitaire", "Montant"],
-        "noise": ["Client : Exemple SA, 1 rue de la Paix", "Numéro client : {n}",
-                  "Conditions de paiement : 30 jours", "Merci de votre confiance.",
-                  "Date de livraison : {d}", "Adresse de livraison : Dépôt {n}",
-                  "Téléphone : +33 1 {n}"],
+        "noise": [
+            "Client : Exemple SA, 1 rue de la Paix",
+            "Numéro client : {n}",
+            "Conditions de paiement : 30 jours",
+            "Merci de votre confiance.",
+            "Date de livraison : {d}",
+            "Adresse de livraison : Dépôt {n}",
+            "Téléphone : +33 1 {n}",
+        ],
     },
 }
 ITEMS = {
@@ -170,11 +272,17 @@ def fmt_date(day: date, language: str, currency: str, rnd: random.Random) -> str
     month = MONTHS[language][day.month - 1]
     if language == "en":
         if currency == "USD":
-            forms = [day.isoformat(), f"{month} {day.day}, {day.year}",
-                     f"{day.month:02d}/{day.day:02d}/{day.year}"]
+            forms = [
+                day.isoformat(),
+                f"{month} {day.day}, {day.year}",
+                f"{day.month:02d}/{day.day:02d}/{day.year}",
+            ]
         else:
-            forms = [day.isoformat(), f"{day.day} {month} {day.year}",
-                     f"{day.day:02d}/{day.month:02d}/{day.year}"]
+            forms = [
+                day.isoformat(),
+                f"{day.day} {month} {day.year}",
+                f"{day.day:02d}/{day.month:02d}/{day.year}",
+            ]
     elif language == "de":
         forms = [f"{day.day:02d}.{day.month:02d}.{day.year}", f"{day.day}. {month} {day.year}"]
     elif language == "es":
@@ -218,8 +326,9 @@ def make_document(index: int, language: str, scanned: bool, rnd: random.Random) 
         number = rnd.choice(["INV-{n}", "{y}-{n}", "RE{n}", "F-{y}/{n}", "A{n}"]).format(
             n=rnd.randint(100, 99999), y=issued.year
         )
-        truth.update(invoice_number=number, invoice_date=issued.isoformat(),
-                     due_date=due.isoformat())
+        truth.update(
+            invoice_number=number, invoice_date=issued.isoformat(), due_date=due.isoformat()
+        )
         head += [
             (pick("invoice_number"), number),
             (pick("invoice_date"), fmt_date(issued, language, currency, rnd)),
@@ -242,8 +351,10 @@ def make_document(index: int, language: str, scanned: bool, rnd: random.Random) 
         (total_label, money(total)),
     ]
     noise = [
-        n.format(n=rnd.randint(1000, 9999), d=fmt_date(issued + timedelta(days=3), language,
-                                                        currency, rnd))
+        n.format(
+            n=rnd.randint(1000, 9999),
+            d=fmt_date(issued + timedelta(days=3), language, currency, rnd),
+        )
         for n in rnd.sample(labels["noise"], 3)
     ]
     lines: list[str] = []
@@ -312,7 +423,7 @@ def render(doc: Document, rnd: random.Random) -> bytes:
 
 def corpus(per_cell: int, seed: int = 14) -> list[Document]:
     """`per_cell` documents for each language and each of text-layer / scanned."""
-    rnd = random.Random(seed)  # noqa: S311 - test data, not crypto
+    rnd = random.Random(seed)  # test data, not crypto
     docs = []
     for language in LANGUAGES:
         for scanned in (False, True):

@@ -12,6 +12,7 @@ extract. The last line of stdout is one JSON object:
     by_field {name: rate}, by_language {lang: rate}
     text_layer_exact_match, scanned_exact_match
     routed_to_review                       share of documents the checks sent to a person
+    routed_text_layer, routed_scanned      the same, by kind of page
     wrong_but_confident                    share of wrong or missing values on documents that
                                            were NOT sent to a person (target 0)
     classified                             share of documents classified as their true type
@@ -41,7 +42,7 @@ class _Step:
 
     attempt = 1
 
-    class logger:  # noqa: N801 - mirrors StepContext.logger
+    class logger:  # mirrors StepContext.logger
         @staticmethod
         def info(*_: Any, **__: Any) -> None: ...
 
@@ -68,15 +69,22 @@ def run_one(doc: Document, bucket: str) -> dict[str, Any]:
 def score(docs: list[Document], results: list[dict[str, Any]]) -> dict[str, Any]:
     hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     wrong = uncaught = routed = classified = 0
+    routed_by_mode: dict[bool, list[int]] = {False: [0, 0], True: [0, 0]}
     for doc, result in zip(docs, results, strict=True):
         review = bool(result["stages"])
         routed += review
+        routed_by_mode[doc.scanned][0] += review
+        routed_by_mode[doc.scanned][1] += 1
         classified += result["docType"] == doc.doc_type
         for name, truth in doc.truth.items():
             value = result["fields"].get(name, {}).get("value")
             ok = value == truth
-            for key in (f"field:{name}", f"lang:{doc.language}",
-                        f"mode:{'scanned' if doc.scanned else 'text'}", "all"):
+            for key in (
+                f"field:{name}",
+                f"lang:{doc.language}",
+                f"mode:{'scanned' if doc.scanned else 'text'}",
+                "all",
+            ):
                 hits[key][0] += ok
                 hits[key][1] += 1
             if not ok:
@@ -91,6 +99,8 @@ def score(docs: list[Document], results: list[dict[str, Any]]) -> dict[str, Any]
         "text_layer_exact_match": rate("mode:text"),
         "scanned_exact_match": rate("mode:scanned"),
         "routed_to_review": round(routed / len(docs), 4),
+        "routed_text_layer": round(routed_by_mode[False][0] / max(1, routed_by_mode[False][1]), 4),
+        "routed_scanned": round(routed_by_mode[True][0] / max(1, routed_by_mode[True][1]), 4),
         "wrong_but_confident": round(uncaught / wrong, 4) if wrong else 0.0,
         "wrong_values": wrong,
         "classified": round(classified / len(docs), 4),
@@ -122,8 +132,15 @@ def main() -> None:
             for name, truth in doc.truth.items():
                 got = result["fields"].get(name)
                 if (got or {}).get("value") != truth:
-                    print(doc.ident, doc.layout, name, repr(truth), got,
-                          [c["code"] for c in result["checks"]], file=sys.stderr)
+                    print(
+                        doc.ident,
+                        doc.layout,
+                        name,
+                        repr(truth),
+                        got,
+                        [c["code"] for c in result["checks"]],
+                        file=sys.stderr,
+                    )
     out = score(docs, results)
     out["seconds"] = round(time.monotonic() - started, 1)
     _common.emit(out)

@@ -106,8 +106,12 @@ def extract_fields(
             "writtenAt": now_iso(),
         },
     )
-    for name, tokens in extraction.usage.items():
-        observability.count(f"ExtractTokens{name[0].upper()}{name[1:]}", tokens, engine=engine.name)
+    for name, metric in (
+        ("inputTokens", "ExtractInputTokens"),
+        ("outputTokens", "ExtractOutputTokens"),
+    ):
+        if extraction.usage.get(name):
+            observability.count(metric, extraction.usage[name], engine=engine.name)
     all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]
     stages = [all_stages[rules.stage].to_dict()] if checks and rules.stage else []
     step.logger.info(
