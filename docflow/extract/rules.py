@@ -7,7 +7,7 @@ and scores it:
     0.95  a specific label with its value on the same line      (`Invoice number: INV-1`)
     0.88  the value on the line after its label
     0.90  a bare title or generic label (`INVOICE INV-1`, `Date: ...`)
-    x0.9  a day/month order decided by the document's language or currency
+    x0.95 a day/month order decided by the document's language or currency
     0.45  a day/month order nothing decided, or labels that disagree about one field
     x     the page's OCR confidence, for pages read by OCR
 
@@ -254,7 +254,7 @@ def _value(kind: str, seg: Segment, order: str | None) -> tuple[str | None, floa
         if not dates:
             return None, 1.0
         if dates[0].ambiguous:
-            return dates[0].iso, 0.9 if dates[0].resolved else None
+            return dates[0].iso, 0.95 if dates[0].resolved else None
         return dates[0].iso, 1.0
     if kind == AMOUNT:
         amounts = find_amounts(seg.text)
