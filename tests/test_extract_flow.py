@@ -131,3 +131,25 @@ def test_a_bad_correction_decides_nothing_but_a_rejection(
     assert (
         out["fields"]["currency"]["value"] == "USD" and "original" not in out["fields"]["currency"]
     )
+
+
+def test_an_engine_that_keeps_failing_sends_the_fields_to_a_person(
+    stack: Stack, shipped_rules: None
+) -> None:
+    from docflow.pipeline.extract import ATTEMPTS
+    from docflow.runtime import runtime, use_runtime
+    from tests.fakes import FakeBrokenFieldEngine
+
+    engine = FakeBrokenFieldEngine()
+    use_runtime(runtime().with_(field_engine=engine))
+    doc = stack.upload("in/invoice.pdf", pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS))
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
+        callback_id = runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
+        waiting = read_model().pending().items
+        runner.send_callback_success(callback_id, json.dumps({"approved": False}).encode())
+        result = runner.wait_for_result(arn, timeout=60)
+    assert engine.calls == ATTEMPTS
+    assert waiting[0]["stageName"] == "fields"
+    assert waiting[0]["fieldChecks"][0]["code"] == "engine-failed"
+    assert result_json(result)["status"] == "archived"
