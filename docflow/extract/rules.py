@@ -51,8 +51,11 @@ def _label_regex() -> tuple[re.Pattern[str], dict[str, tuple[str | None, bool]]]
 
 
 _LABELS, _MEANING = _label_regex()
+# What stands between a label and its value: `No.`, `Nr.`, `n°`, `#`, and OCR's readings of
+# `nº` (`n2`, `n°`), which would otherwise be taken for the number itself.
 _SKIP = re.compile(
-    r"^[\s:#.\-=]*(?:(?:no|nr|num|number|nummer|numero)\b\.?|n°|#)?[\s:#.\-=]*", re.IGNORECASE
+    r"^[\s:#.\-=]*(?:(?:no|nr|num|number|nummer|numero|n2)\b\.?|n°|nº|#)?[\s:#.\-=]*",
+    re.IGNORECASE,
 )
 _ID_TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|^[0-9]")
 _COMPANY = re.compile(
