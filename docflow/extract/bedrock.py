@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from docflow import aws
 from docflow.extract.base import Extraction, FoundField, PageInput
 from docflow.extract.corrections import normalize
@@ -102,6 +100,8 @@ def _tool_input(answer: dict[str, Any]) -> Any:
 
 def _schema_violations(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, str]:
     """Field name -> what is wrong with it ("*" when the object itself is wrong)."""
+    from jsonschema import Draft202012Validator  # only the bedrock engine pays its import
+
     bad: dict[str, str] = {}
     for error in Draft202012Validator(schema).iter_errors(value):
         path = list(error.absolute_path)
