@@ -12,6 +12,7 @@ from typing import Any
 
 from docflow.classify import Classifier, RulesClassifier, load_rules
 from docflow.classify.rules import check_against_settings
+from docflow.extract import FieldEngine, build_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
 from docflow.review.callbacks import CallbackSender, LambdaCallbackSender
@@ -29,6 +30,8 @@ class Runtime:
     reporter: Reporter
     notifier: ReviewNotifier
     callbacks: CallbackSender  # ends older runs' reviews when a newer version arrives
+    # The field-extraction engine; None builds it from settings when first needed.
+    field_engine: FieldEngine | None = None
 
     def with_(self, **changes: Any) -> Runtime:
         return replace(self, **changes)
@@ -52,6 +55,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         reporter=build_reporter(settings),
         notifier=build_notifier(settings),
         callbacks=LambdaCallbackSender(),
+        field_engine=build_engine(settings),
     )
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 OCR_ENGINES = ("auto", "textlayer", "tesseract", "textract")
 OCR_FALLBACKS = ("tesseract", "textract")
 REPORTERS = ("lambda", "inprocess")
+EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
 
 
 class SettingsError(ValueError):
@@ -64,6 +65,9 @@ class Settings:
     machine_callback_window_s: int = 300
     # The EventBridge bus the recorder announces transitions on (docflow.events); "" = none.
     event_bus_name: str = ""
+    # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
+    extract_engine: str = "rules"
+    extract_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
 
     def __post_init__(self) -> None:
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
@@ -103,6 +107,11 @@ class Settings:
         _require(
             self.signing_key_source in ("secretsmanager", "ssm", "env"),
             "DOCFLOW_SIGNING_KEY_SOURCE must be secretsmanager, ssm or env",
+        )
+
+        _require(
+            self.extract_engine in EXTRACT_ENGINES,
+            f"DOCFLOW_EXTRACT_ENGINE must be one of {', '.join(EXTRACT_ENGINES)}",
         )
 
     @classmethod

@@ -42,6 +42,11 @@ def archive_key(doc: DocumentRef) -> str:
     return f"{artifact_prefix(doc)}/archived.json"
 
 
+def fields_key(doc: DocumentRef) -> str:
+    """The extract step's full answer: values, confidences, pages, boxes, checks, usage."""
+    return f"{artifact_prefix(doc)}/fields.json"
+
+
 class _SourceCache:
     """A few recent source PDFs, so each batch step of a document does not download it again.
 
@@ -137,6 +142,13 @@ class DocumentStore:
             Body=text.encode("utf-8"),
             ContentType="text/plain; charset=utf-8",
         )
+
+    def get_text(self, key: str) -> str:
+        body = self._s3.get_object(Bucket=self.artifact_bucket, Key=key)["Body"].read()
+        return str(body.decode("utf-8"))
+
+    def get_json(self, key: str) -> Any:
+        return json.loads(self.get_text(key))
 
     def put_json(self, key: str, value: Any) -> None:
         self._s3.put_object(

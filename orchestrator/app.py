@@ -1,6 +1,6 @@
 """The docflow pipeline as one durable execution per document version. Control flow only.
 
-    received -> split -> read pages (map over batches) -> classify
+    received -> split -> read pages (map over batches) -> classify -> extract fields
              -> for each review stage: wait for a reviewer -> approved? next : archive
              -> finalize
     anything unrecoverable -> failed, with a reason code
@@ -40,6 +40,14 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document
+from docflow.pipeline.extract import (
+    EXTRACT_STEP,
+    apply_corrections,
+    describe_corrections,
+    extract_fields,
+    final_fields,
+    with_fields,
+)
 from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_batch import read_page_batch
@@ -141,27 +149,35 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
 
     found = context.step(classify_document(doc, batches["results"]), name="classify")
-    summary = document_summary(found)
-    record(context, doc, CLASSIFIED, "classify", {**summary, "stages": found["stages"]})
+    summary, stages = document_summary(found), found["stages"]
+    if found.get("extract"):
+        # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
+        extracted = context.step(
+            extract_fields(doc, found["docType"], split["batches"]), "extract", EXTRACT_STEP
+        )
+        summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
+    record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     # What a reviewer is shown besides the document: the route and earlier stages' decisions.
-    route = [{"name": s["name"], "because": s.get("because", "")} for s in found["stages"]]
+    route = [{"name": s["name"], "because": s.get("because", "")} for s in stages]
     decided: list[dict[str, Any]] = []
-    for index, stage in enumerate(found["stages"]):
+    for index, stage in enumerate(stages):
         shown = {**summary, "route": route, "decisions": list(decided)}
         decision = await_review(context, doc, index, stage, shown)
         if decision["status"] != APPROVED:
             ended = {"stage": decision["stage"], "decision": decision["status"]}
             return archive(context, doc, {**summary, **ended}, decision["reason"], batches)
         decided.append(decision["record"])
+        summary = apply_corrections(summary, decision)  # a reviewer's corrected fields
     # A click can race a newer version's cancel and win; the replaced content still stops here.
-    if found["stages"] and not context.step(still_latest(doc), name="check newest run"):
+    if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches)
 
     # The run prices itself in its last step (operations, step time, pages by engine).
     meter = run_meter(context, batches["results"], summary["docType"])
     done = context.step(finalize_document(doc, summary, meter), name="finalize")
-    record(context, doc, FINALIZED, "finalize", {"resultKey": done["key"], "cost": done["cost"]})
+    finished = {"resultKey": done["key"], "cost": done["cost"], **final_fields(summary)}
+    record(context, doc, FINALIZED, "finalize", finished)
     return outcome(doc, FINALIZED, summary)
 
 
@@ -240,10 +256,21 @@ def await_review(
             if decision.get(k)
         }
     )
+    if decision.get("corrections"):
+        payload["corrections"] = describe_corrections(
+            summary.get("fields", {}), decision["corrections"]
+        )
     if reason:
         payload["reason"] = reason
     record(context, doc, status, f"review-{index}", payload, stage_index=index)
-    return {"status": status, "reason": reason, "stage": str(stage["name"]), "record": payload}
+    kept = {k: decision[k] for k in ("corrections", "reviewer", "decidedAt") if k in decision}
+    return {
+        "status": status,
+        "reason": reason,
+        "stage": str(stage["name"]),
+        "record": payload,
+        **kept,
+    }
 
 
 def _is_superseded(exc: CallbackSubmitterError) -> bool:

@@ -12,9 +12,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from docflow.local.pdfgen import (
     CONTRACT_WITH_CARD,
-    INVOICE,
+    INVOICE_UNREADABLE_TOTAL,
+    INVOICE_WITH_FIELDS,
     PURCHASE_ORDER,
     make_pdf,
+)
+
+# The purchase order with its amounts, so its only reviews are the type's own two stages.
+PURCHASE_ORDER_WITH_TOTALS = PURCHASE_ORDER + (
+    "\nSubtotal: 1,000.00 EUR\nVAT 20%: 200.00 EUR\nOrder total: 1,200.00 EUR"
 )
 
 REPORT_PAGES = [
@@ -29,12 +35,15 @@ REPORT_PAGES = [
 def write_samples(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     files = {
-        "invoice.pdf": make_pdf([INVOICE]),
+        # Finalizes with its number, dates, vendor, currency and amounts in `docflow show`.
+        "invoice.pdf": make_pdf([INVOICE_WITH_FIELDS]),
+        # Its total is smudged: the `fields` stage asks accounts@example.com to read it.
+        "invoice-smudged.pdf": make_pdf([INVOICE_UNREADABLE_TOTAL]),
         "scanned-contract.pdf": make_pdf([("scan", CONTRACT_WITH_CARD)]),
         "quarterly-report.pdf": make_pdf(
             [*REPORT_PAGES[:3], ("scan", REPORT_PAGES[3]), REPORT_PAGES[4]]
         ),
-        "purchase-order.pdf": make_pdf([PURCHASE_ORDER]),
+        "purchase-order.pdf": make_pdf([PURCHASE_ORDER_WITH_TOTALS]),
         "notes.txt": b"This is a plain text file, not a PDF.\n",
     }
     written = []

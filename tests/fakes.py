@@ -84,3 +84,16 @@ class CountingReporter:
         with self._lock:
             self.sent[f"{report.status}:{report.seq}"] += 1
         return self.inner.report(report)
+
+
+class FakeBrokenFieldEngine:
+    """A field engine whose service is down: every call raises, as an outage would."""
+
+    name = "broken"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def extract(self, pages: object, names: object) -> object:
+        self.calls += 1
+        raise ConnectionError("engine endpoint unreachable")

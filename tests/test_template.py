@@ -28,11 +28,22 @@ def functions() -> dict[str, dict[str, Any]]:
     }
 
 
-def statements(props: dict[str, Any]) -> list[dict[str, Any]]:
+def statements(
+    props: dict[str, Any], conditions: frozenset[str] | None = None
+) -> list[dict[str, Any]]:
+    """Policy statements; `Fn::If` ones resolved for the given true conditions (None: all)."""
     found = []
     for policy in props.get("Policies", []):
         if isinstance(policy, dict) and "Statement" in policy:
-            found.extend(policy["Statement"])
+            for raw in policy["Statement"]:
+                statement = raw
+                if "Fn::If" in raw:
+                    name, then, otherwise = raw["Fn::If"]
+                    chosen = conditions is None or name in conditions
+                    statement = then if chosen else otherwise
+                    if statement == {"Ref": "AWS::NoValue"}:
+                        continue
+                found.append(statement)
     return found
 
 
@@ -134,7 +145,11 @@ def test_star_resources_only_where_the_service_has_no_resource_arns() -> None:
     for name, props in functions().items():
         for statement in statements(props):
             if "*" in resources_of(statement):
-                allowed = {"textract:DetectDocumentText", "cloudwatch:PutMetricData"}
+                allowed = {
+                    "textract:DetectDocumentText",
+                    "textract:AnalyzeExpense",
+                    "cloudwatch:PutMetricData",
+                }
                 assert set(actions(statement)) <= allowed, (name, statement)
                 if "cloudwatch:PutMetricData" in actions(statement):
                     assert statement["Condition"]["StringEquals"]["cloudwatch:namespace"]
@@ -308,3 +323,34 @@ def test_only_the_recorder_publishes_domain_events_and_only_to_the_stacks_bus() 
     assert rule["EventBusName"] == {"Ref": "DomainEventBus"}
     assert rule["EventPattern"]["source"] == ["docflow"]
     assert set(rule["EventPattern"]["detail-type"]) == set(DETAIL_TYPES.values())
+
+@pytest.mark.parametrize(
+    ("engine", "granted"),
+    [
+        ("rules", set()),
+        ("textract-expense", {"textract:AnalyzeExpense"}),
+        ("bedrock", {"bedrock:InvokeModel"}),
+    ],
+)
+def test_only_the_chosen_extract_engine_is_granted(engine: str, granted: set[str]) -> None:
+    conditions = TEMPLATE["Conditions"]
+    true = frozenset(
+        name
+        for name, cond in conditions.items()
+        if cond.get("Fn::Equals") == [{"Ref": "ExtractEngine"}, engine]
+    )
+    assert set(TEMPLATE["Parameters"]["ExtractEngine"]["AllowedValues"]) == {
+        "rules",
+        "textract-expense",
+        "bedrock",
+    }
+    extract_actions = {"textract:AnalyzeExpense", "bedrock:InvokeModel", "bedrock:Converse"}
+    for name, props in functions().items():
+        found = {a for s in statements(props, true) for a in actions(s)} & extract_actions
+        assert found == (granted if name == "OrchestratorFunction" else set()), name
+    bedrock = [
+        s
+        for s in statements(functions()["OrchestratorFunction"])
+        if "bedrock:InvokeModel" in actions(s)
+    ]
+    assert "foundation-model/${ExtractModelId}" in bedrock[0]["Resource"]["Fn::Sub"]

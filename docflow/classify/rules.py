@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from docflow.classify.detectors import DETECTORS
+from docflow.extract.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
@@ -59,11 +60,16 @@ class Rules:
     sensitive_stage: str | None
     min_confidence: float
     quality_stage: str | None
+    fields: FieldRules = NO_FIELDS
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
         extra = [s for s in (self.sensitive_stage, self.quality_stage) if s]
-        paths = [(*t.stages, *extra) for t in self.types] or [tuple(extra)]
+        fields = [self.fields.stage] if self.fields.stage else []
+        paths = [
+            (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
+            for t in self.types
+        ] or [tuple(extra)]
         return max(
             sum(self.stages[name].timeout_seconds for name in dict.fromkeys(path)) for path in paths
         )
@@ -113,6 +119,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             sensitive_stage=sensitive.get("stage"),
             min_confidence=float(quality.get("min_confidence", 0.0)),
             quality_stage=quality.get("stage"),
+            fields=parse_field_rules(raw.get("fields")),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -122,7 +129,13 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
 
 def _validate(rules: Rules, source: Path) -> None:
     named = [s for t in rules.types for s in t.stages]
-    named += [s for s in (rules.sensitive_stage, rules.quality_stage) if s]
+    named += [s for s in (rules.sensitive_stage, rules.quality_stage, rules.fields.stage) if s]
+    known_types = {t.name for t in rules.types}
+    for doc_type in rules.fields.types:
+        if doc_type not in known_types:
+            raise SettingsError(f"rules file {source}: fields for unknown type {doc_type!r}")
+    if rules.fields.types and not rules.fields.stage:
+        raise SettingsError(f"rules file {source}: [fields] needs a review stage")
     for name in named:
         if name not in rules.stages:
             raise SettingsError(f"rules file {source}: stage {name!r} is used but not defined")
@@ -195,6 +208,9 @@ class RulesClassifier:
             "sensitive": dict(sorted(sensitive.items())),
             "lowConfidence": low_confidence,
             "stages": stages,
+            # Whether the type has fields to extract: decided here so that the orchestrator
+            # branches on a checkpointed value, not on the rules file it happens to load.
+            "extract": doc_type in self.rules.fields.types,
         }
 
 

@@ -51,7 +51,10 @@ JSON_SHAPES = {
     'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
     '"memoryMb", "pages": {engine: n}, "textractCalls", "bedrockCalls", '
     '"bedrockInputTokens", "bedrockOutputTokens", "analyzeExpensePages", "usdBy": '
-    '{"durable", "lambda", "textract", "bedrock"}, "usd"}; REPORT = {"documentId", "version", '
+    '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
+    'adds "fields": {name: {"value", "confidence", "page"}} (a corrected field adds '
+    '"original", "correctedBy", "correctedAt") and "fieldChecks": [{"field", "code", '
+    '"message"}]; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',

@@ -88,6 +88,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     cost = cost_line(state)
     if cost:
         print(f"{'cost':11} {cost}")
+    print_fields(state)
     print()
     print(
         table(
@@ -99,6 +100,27 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def print_fields(state: dict[str, Any]) -> None:
+    """The extracted fields, with the checks that sent them to a person and any correction."""
+    fields = state.get("fields") or {}
+    if not fields:
+        return
+    print()
+    rows = []
+    for name, f in sorted(fields.items()):
+        note = (
+            f"corrected by {f['correctedBy']} (was {f.get('original')})"
+            if "correctedBy" in f
+            else ""
+        )
+        rows.append(
+            [name, f.get("value"), f"{float(f.get('confidence', 0)):.2f}", f.get("page"), note]
+        )
+    print(table(rows, ["field", "value", "confidence", "page", "note"]))
+    for check in state.get("fieldChecks") or []:
+        print(f"check: {check.get('code')}: {check.get('message')}")
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:

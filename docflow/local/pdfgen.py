@@ -110,3 +110,21 @@ PURCHASE_ORDER = """PURCHASE ORDER PO-4411
 Vendor: Acme Supplies
 Ship to: Warehouse 9
 Quantity: 40 units"""
+
+
+# An invoice whose key fields all read cleanly (number, dates, vendor, currency, amounts).
+INVOICE_WITH_FIELDS = """ACME SUPPLIES LTD
+INVOICE
+Invoice number: INV-20931
+Invoice date: 2026-03-04
+Due date: 2026-04-03
+Bill to: Example Corp
+Description            Qty   Unit price   Amount
+Paper, A4 box          40    25.00        1,000.00
+Subtotal: 1,000.00 USD
+Tax (10%): 100.00 USD
+Total due: 1,100.00 USD
+Payment terms: net 30"""
+
+# The same invoice with its total smudged past reading: the `fields` stage asks a person.
+INVOICE_UNREADABLE_TOTAL = INVOICE_WITH_FIELDS.replace("Total due: 1,100.00 USD", "Total due: ####")

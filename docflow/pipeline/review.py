@@ -9,6 +9,7 @@ from typing import Any
 from aws_durable_execution_sdk_python.context import durable_wait_for_callback
 from aws_durable_execution_sdk_python.types import WaitForCallbackContext
 
+from docflow.extract.corrections import validate_corrections
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
@@ -72,4 +73,16 @@ def parse_decision(raw: Any) -> dict[str, Any]:
     }
     if not value["approved"] and value.get("rejectReason"):
         decision["rejectReason"] = str(value["rejectReason"])[:40]
-    return decision
+    return _with_corrections(decision, value)
+
+
+def _with_corrections(decision: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+    """`corrections: {field: value}` validated again here: the page validated them already, but
+    a machine callback or a bug must not put an unchecked value into a finalized record. Any
+    bad value makes the whole decision invalid (a rejection), never a partial approval."""
+    if "corrections" not in value:
+        return decision
+    corrections, errors = validate_corrections({}, value["corrections"])
+    if errors:
+        return {**decision, "approved": False, "invalid": True, "correctionErrors": errors}
+    return {**decision, "corrections": corrections}

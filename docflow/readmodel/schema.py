@@ -46,6 +46,11 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "resultKey": str,
     "archiveKey": str,
     "cost": dict,  # docflow.cost.estimate: counts and dollars, no text
+    # Extracted key fields {name: {value, confidence, page[, original, correctedBy, ...]}},
+    # the checks that sent them to a person, and a decision's corrections.
+    "fields": dict,
+    "fieldChecks": list,
+    "corrections": dict,
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 

@@ -1,0 +1,63 @@
+"""The field-extraction interface: what an engine gets, what it answers.
+
+An engine reads a few pages of one document and answers, per canonical field it found, the
+value in normal form, a confidence 0..1, the page and (where the engine has one) a bounding box.
+An engine never raises for a bad answer of its own service: an answer that does not parse is a
+missing or low-confidence field, and the checks send the document to a person. Throttles and
+outages do raise; the caller retries them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class PageInput:
+    page: int  # 1-based
+    text: str
+    engine: str  # which reader produced the text: textlayer, tesseract, textract
+    confidence: float  # the reader's mean word confidence, 0..100
+    # Renders the page for engines that look at the image (AnalyzeExpense): PNG bytes.
+    image: Callable[[], bytes] | None = None
+
+
+@dataclass(frozen=True)
+class FoundField:
+    value: str
+    confidence: float
+    page: int
+    bbox: dict[str, float] | None = None
+    raw: str = ""  # the text the value was read from, for the S3 record only
+
+    def summary(self) -> dict[str, Any]:
+        """What checkpoints and the read model carry: no raw text, no geometry."""
+        return {"value": self.value, "confidence": round(self.confidence, 3), "page": self.page}
+
+    def detail(self) -> dict[str, Any]:
+        out = self.summary()
+        if self.bbox:
+            out["bbox"] = self.bbox
+        if self.raw:
+            out["raw"] = self.raw[:200]
+        return out
+
+
+@dataclass
+class Extraction:
+    engine: str
+    fields: dict[str, FoundField] = field(default_factory=dict)
+    # Problems with the engine's answer that did not fail the document (dropped fields).
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)  # model tokens, for cost
+    language: str | None = None
+
+
+class FieldEngine(Protocol):
+    name: str
+
+    def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
+        """Find the named canonical fields in these pages."""
+        ...

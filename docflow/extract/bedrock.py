@@ -1,0 +1,114 @@
+"""The `bedrock` engine: Bedrock Runtime Converse with one forced tool whose input schema is
+the document type's fields (`fields.field_schema`), so the model answers JSON, not prose.
+
+The answer is held to the schema with `jsonschema`: a field that violates it is dropped and
+listed as rejected, never raised, and the checks send the document to a person. A model's own
+confidence is taken as given but never above 0.95. Tokens in and out are returned for cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from docflow import aws
+from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.corrections import normalize
+from docflow.extract.fields import FIELD_KINDS, field_schema
+from docflow.readers.throttling import ThrottlePolicy
+
+TOOL = "record_fields"
+MAX_CHARS = 24_000  # a few pages of text; the step reads only the first pages anyway
+SYSTEM = (
+    "You read business documents and record their key fields with the record_fields tool. "
+    "Use only what the document says. Leave out a field the document does not state. "
+    "Dates as YYYY-MM-DD, amounts with two decimals and a dot, currency as an ISO 4217 code. "
+    "confidence is how sure you are, 0 to 1; page is the page the value is printed on."
+)
+
+
+def prompt(pages: Sequence[PageInput]) -> str:
+    parts = [f"--- page {p.page} ---\n{p.text}" for p in pages]
+    return "Record the fields of this document.\n\n" + "\n".join(parts)[:MAX_CHARS]
+
+
+class BedrockEngine:
+    name = "bedrock"
+
+    def __init__(self, model_id: str, policy: ThrottlePolicy) -> None:
+        self.model_id, self.policy = model_id, policy
+
+    def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
+        schema = field_schema(tuple(names))
+        request = {
+            "modelId": self.model_id,
+            "system": [{"text": SYSTEM}],
+            "messages": [{"role": "user", "content": [{"text": prompt(pages)}]}],
+            "toolConfig": {
+                "tools": [
+                    {
+                        "toolSpec": {
+                            "name": TOOL,
+                            "description": "Record the document's key fields.",
+                            "inputSchema": {"json": schema},
+                        }
+                    }
+                ],
+                "toolChoice": {"tool": {"name": TOOL}},
+            },
+            "inferenceConfig": {"maxTokens": 1024, "temperature": 0.0},
+        }
+        answer = self.policy.call(lambda: aws.client("bedrock-runtime").converse(**request))
+        usage = answer.get("usage") or {}
+        result = Extraction(
+            engine=self.name,
+            usage={
+                "inputTokens": int(usage.get("inputTokens", 0)),
+                "outputTokens": int(usage.get("outputTokens", 0)),
+            },
+        )
+        tool_input = _tool_input(answer)
+        if not isinstance(tool_input, dict):
+            result.rejected.append({"field": "*", "reason": "the model called no tool"})
+            return result
+        bad = _schema_violations(schema, tool_input)
+        known_pages = {p.page for p in pages}
+        for name, entry in tool_input.items():
+            if name not in names:
+                continue
+            if name in bad:
+                result.rejected.append({"field": name, "reason": bad[name]})
+                continue
+            value, error = normalize(FIELD_KINDS[name], entry["value"])
+            if error or value is None:
+                result.rejected.append({"field": name, "reason": error or "empty"})
+                continue
+            page = entry["page"] if entry["page"] in known_pages else min(known_pages, default=1)
+            confidence = min(float(entry["confidence"]), 0.95)
+            result.fields[name] = FoundField(value, confidence, page, raw=entry["value"])
+        return result
+
+
+def _tool_input(answer: dict[str, Any]) -> Any:
+    content = ((answer.get("output") or {}).get("message") or {}).get("content") or []
+    for block in content:
+        use = block.get("toolUse") if isinstance(block, dict) else None
+        if use and use.get("name") == TOOL:
+            return use.get("input")
+    return None
+
+
+def _schema_violations(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, str]:
+    """Field name -> what is wrong with it ("*" when the object itself is wrong)."""
+    from jsonschema import Draft202012Validator  # only the bedrock engine pays its import
+
+    bad: dict[str, str] = {}
+    for error in Draft202012Validator(schema).iter_errors(value):
+        path = list(error.absolute_path)
+        key = str(path[0]) if path else "*"
+        bad.setdefault(key, error.message[:200])
+    if "*" in bad:  # e.g. an unknown property: drop only what the message names
+        for name in value:
+            if f"'{name}'" in bad["*"]:
+                bad.setdefault(name, bad["*"])
+    return bad

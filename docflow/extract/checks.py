@@ -1,0 +1,83 @@
+"""The checks that send extracted fields to a person. Pure: fields in, reasons out.
+
+A reason is `{"field", "code", "message"}` with code one of:
+    missing             a required field was not found
+    unreadable          the engine saw the field but could not read its value (a smudged
+                        total, an AnalyzeExpense value or a model answer that does not parse)
+    low-confidence      found, but below its threshold
+    amounts-disagree    net + tax differs from total by more than 0.01
+    due-before-invoice  the due date is earlier than the invoice date
+    engine-failed       the engine gave no answer at all (added by the extract step)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from docflow.extract.spec import FieldRules, TypeFields
+
+TOLERANCE = Decimal("0.01")
+
+
+def _reason(field: str, code: str, message: str) -> dict[str, str]:
+    return {"field": field, "code": code, "message": message}
+
+
+def _amount(fields: Mapping[str, Any], name: str) -> Decimal | None:
+    try:
+        return Decimal(str(fields[name]["value"])) if name in fields else None
+    except (InvalidOperation, KeyError, TypeError):
+        return None
+
+
+def check_fields(
+    fields: Mapping[str, Mapping[str, Any]],
+    spec: TypeFields,
+    rules: FieldRules,
+    unreadable: Collection[str] = (),
+) -> list[dict[str, str]]:
+    reasons: list[dict[str, str]] = []
+    for name in spec.names:
+        if name in fields:
+            continue
+        if name in unreadable:
+            reasons.append(_reason(name, "unreadable", f"{name} is there but could not be read"))
+        elif name in spec.required:
+            reasons.append(_reason(name, "missing", f"{name} was not found"))
+    for name in spec.names:
+        if name in fields:
+            confidence = float(fields[name].get("confidence", 0.0))
+            threshold = rules.threshold(name)
+            if confidence < threshold:
+                reasons.append(
+                    _reason(
+                        name,
+                        "low-confidence",
+                        f"{name} read with confidence {confidence:.2f} (below {threshold:.2f})",
+                    )
+                )
+    net, tax, total = (_amount(fields, n) for n in ("net_amount", "tax_amount", "total_amount"))
+    if (
+        net is not None
+        and tax is not None
+        and total is not None
+        and (abs(net + tax - total) > TOLERANCE)
+    ):
+        reasons.append(
+            _reason(
+                "total_amount",
+                "amounts-disagree",
+                f"net {net} + tax {tax} = {net + tax}, but the total reads {total}",
+            )
+        )
+    issued = fields.get("invoice_date", {}).get("value")
+    due = fields.get("due_date", {}).get("value")
+    if issued and due and str(due) < str(issued):  # ISO dates compare as strings
+        reasons.append(
+            _reason(
+                "due_date", "due-before-invoice", f"due {due} is before the invoice date {issued}"
+            )
+        )
+    return reasons

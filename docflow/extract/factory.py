@@ -1,0 +1,30 @@
+"""Builds the configured field engine from settings (DOCFLOW_EXTRACT_ENGINE)."""
+
+from __future__ import annotations
+
+from docflow.extract.base import FieldEngine
+from docflow.extract.bedrock import BedrockEngine
+from docflow.extract.rules import RulesEngine
+from docflow.extract.textract_expense import TextractExpenseEngine
+from docflow.readers.limiter import LeaseSemaphore
+from docflow.readers.throttling import ThrottlePolicy
+from docflow.settings import Settings
+
+
+def build_engine(settings: Settings) -> FieldEngine:
+    policy = ThrottlePolicy(
+        max_attempts=settings.throttle_max_attempts,
+        base_delay_s=settings.throttle_base_delay_s,
+        max_delay_s=settings.throttle_max_delay_s,
+    )
+    if settings.extract_engine == "textract-expense":
+        semaphore = None
+        if settings.reader_concurrency_cap:
+            # The same slot pool as the OCR reader: both spend one account's Textract rate.
+            semaphore = LeaseSemaphore(
+                settings.reader_lease_table, "textract", settings.reader_concurrency_cap
+            )
+        return TextractExpenseEngine(policy, semaphore)
+    if settings.extract_engine == "bedrock":
+        return BedrockEngine(settings.extract_model_id, policy)
+    return RulesEngine()

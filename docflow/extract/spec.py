@@ -1,0 +1,66 @@
+"""Which fields each document type has, which are required, and how sure an engine must be.
+
+Read from the rules file's `[fields]` table (see `docflow/classify/rules.toml`); a type with no
+entry there has no `extract` step at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from docflow.extract.fields import FIELD_KINDS
+
+
+@dataclass(frozen=True)
+class TypeFields:
+    names: tuple[str, ...]
+    required: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FieldRules:
+    types: Mapping[str, TypeFields]
+    stage: str | None
+    min_confidence: float
+    thresholds: Mapping[str, float]
+    # Fields are read from the first pages only: an invoice's header and totals are there,
+    # and a 2,000-page appendix must not cost 2,000 engine calls.
+    max_pages: int
+
+    def threshold(self, name: str) -> float:
+        return self.thresholds.get(name, self.min_confidence)
+
+    def for_type(self, doc_type: str) -> TypeFields | None:
+        return self.types.get(doc_type)
+
+
+NO_FIELDS = FieldRules(types={}, stage=None, min_confidence=0.0, thresholds={}, max_pages=5)
+
+
+def parse_field_rules(raw: Mapping[str, Any] | None) -> FieldRules:
+    """The `[fields]` table; raises ValueError naming what is wrong."""
+    if not raw:
+        return NO_FIELDS
+    types: dict[str, TypeFields] = {}
+    for doc_type, spec in raw.get("types", {}).items():
+        names = tuple(spec["names"])
+        required = tuple(spec.get("required", []))
+        unknown = [n for n in names if n not in FIELD_KINDS]
+        if unknown:
+            raise ValueError(f"fields.types.{doc_type}: unknown field(s) {unknown}")
+        if not set(required) <= set(names):
+            raise ValueError(f"fields.types.{doc_type}: required fields must be among names")
+        types[doc_type] = TypeFields(names, required)
+    thresholds = {str(k): float(v) for k, v in raw.get("thresholds", {}).items()}
+    for name, value in thresholds.items():
+        if name not in FIELD_KINDS or not 0.0 <= value <= 1.0:
+            raise ValueError(f"fields.thresholds.{name}: a known field and a number 0..1")
+    min_confidence = float(raw.get("min_confidence", 0.8))
+    if not 0.0 <= min_confidence <= 1.0:
+        raise ValueError("fields.min_confidence must be 0..1")
+    max_pages = int(raw.get("max_pages", 5))
+    if not 1 <= max_pages <= 50:
+        raise ValueError("fields.max_pages must be 1..50")
+    return FieldRules(types, raw.get("stage"), min_confidence, thresholds, max_pages)

@@ -1,0 +1,170 @@
+"""Step: read the key fields of an invoice or purchase order, check them, decide whether a
+person must look (the `fields` review stage), and apply reviewers' corrections.
+
+The full answer (values, confidences, pages, bounding boxes, rejected engine answers, model
+tokens) goes to S3 under the document version's prefix (`fields.json`); the checkpoint carries
+only `fields` as `{name: {value, confidence, page}}`, the check reasons and the stages to add,
+so the orchestrator's stage list is made of checkpointed values and replays identically.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any
+
+from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_durable_execution_sdk_python.config import Duration, StepConfig
+from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+
+from docflow import observability
+from docflow.extract import Extraction, PageInput, build_engine
+from docflow.extract.checks import check_fields
+from docflow.ids import DocumentRef
+from docflow.pdf import open_pdf
+from docflow.readmodel.schema import now_iso
+from docflow.runtime import runtime
+from docflow.storage import batch_manifest_key, fields_key, page_text_key
+
+ATTEMPTS = 3
+# Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
+# failing the document (throttles are already retried inside the engine call).
+EXTRACT_STEP = StepConfig(
+    retry_strategy=create_retry_strategy(
+        RetryStrategyConfig(
+            max_attempts=ATTEMPTS,
+            initial_delay=Duration.from_seconds(5),
+            max_delay=Duration.from_seconds(60),
+        )
+    )
+)
+
+
+def _pages(doc: DocumentRef, plan: list[list[int]], max_pages: int) -> list[dict[str, Any]]:
+    """Engine and confidence of the first pages, from the batch manifests the reads wrote."""
+    store = runtime().store
+    found: list[dict[str, Any]] = []
+    for index, (first, _last) in enumerate(plan):
+        if first > max_pages:
+            break
+        manifest = store.get_json(batch_manifest_key(doc, index))
+        found.extend(p for p in manifest["pages"] if p["page"] <= max_pages)
+    return found
+
+
+@durable_step
+def extract_fields(
+    step: StepContext, doc: DocumentRef, doc_type: str, plan: list[list[int]]
+) -> dict[str, Any]:
+    rt = runtime()
+    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
+    spec = rules.for_type(doc_type)
+    if spec is None:
+        return {"fields": {}, "checks": [], "stages": []}
+    engine = rt.field_engine or build_engine(rt.settings)
+    meta = _pages(doc, plan, rules.max_pages)
+    failure = ""
+    with ExitStack() as stack:
+        pdf = None
+        if getattr(engine, "wants_images", False):
+            data = rt.store.source_bytes(doc, rt.settings.max_bytes)
+            pdf = stack.enter_context(open_pdf(data))
+        pages = [
+            PageInput(
+                page=p["page"],
+                text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
+                engine=p["engine"],
+                confidence=float(p["confidence"]),
+                image=(lambda n=p["page"]: pdf.render_png(n, rt.settings.ocr_dpi)) if pdf else None,
+            )
+            for p in meta
+        ]
+        try:
+            extraction = engine.extract(pages, spec.names)
+        except Exception as exc:
+            if step.attempt < ATTEMPTS:
+                raise
+            failure = f"{type(exc).__name__}: {str(exc)[:200]}"
+            extraction = Extraction(engine=engine.name)
+    fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
+    unreadable = {r["field"] for r in extraction.rejected}
+    checks = check_fields(fields, spec, rules, unreadable)
+    if failure:
+        checks.insert(
+            0, {"field": "*", "code": "engine-failed", "message": f"{engine.name}: {failure}"}
+        )
+    key = fields_key(doc)
+    rt.store.put_json(
+        key,
+        {
+            "docType": doc_type,
+            "engine": extraction.engine,
+            "language": extraction.language,
+            "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())},
+            "rejected": extraction.rejected,
+            "checks": checks,
+            "usage": extraction.usage,
+            "writtenAt": now_iso(),
+        },
+    )
+    for name, metric in (
+        ("inputTokens", "ExtractInputTokens"),
+        ("outputTokens", "ExtractOutputTokens"),
+    ):
+        if extraction.usage.get(name):
+            observability.count(metric, extraction.usage[name], engine=engine.name)
+    all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]
+    stages = [all_stages[rules.stage].to_dict()] if checks and rules.stage else []
+    step.logger.info(
+        "fields extracted",
+        extra={
+            "engine": extraction.engine,
+            "found": sorted(fields),
+            "checks": [c["code"] for c in checks],
+            "rejected": len(extraction.rejected),
+        },
+    )
+    return {"fields": fields, "checks": checks, "stages": stages, "key": key}
+
+
+def with_fields(summary: dict[str, Any], extracted: dict[str, Any]) -> dict[str, Any]:
+    """The document summary with its fields and the check reasons (what review pages show)."""
+    return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"]}
+
+
+def describe_corrections(
+    fields: dict[str, Any], corrections: dict[str, str] | None
+) -> dict[str, dict[str, Any]]:
+    """For the history: each corrected field's new value and the value it replaced."""
+    return {
+        name: {"value": value, "original": (fields.get(name) or {}).get("value")}
+        for name, value in sorted((corrections or {}).items())
+    }
+
+
+def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
+    """Pure, on checkpointed values: the summary after an approved decision's corrections.
+
+    A corrected field keeps the first value the engine read as `original` (across several
+    stages), and says who corrected it and when (the decision's own `decidedAt`, so a replay
+    computes the same record).
+    """
+    corrections = decision.get("corrections") or {}
+    if not corrections:
+        return summary
+    fields = dict(summary.get("fields") or {})
+    for name, value in sorted(corrections.items()):
+        old = fields.get(name) or {}
+        fields[name] = {
+            "value": value,
+            "confidence": 1.0,
+            "page": old.get("page", 0),
+            "original": old["original"] if "original" in old else old.get("value"),
+            "correctedBy": decision.get("reviewer", ""),
+            "correctedAt": decision.get("decidedAt", ""),
+        }
+    return {**summary, "fields": fields}
+
+
+def final_fields(summary: dict[str, Any]) -> dict[str, Any]:
+    """What the finalize report adds to the read model: the fields as finalized."""
+    return {"fields": summary["fields"]} if "fields" in summary else {}
