@@ -47,6 +47,9 @@ METRICS: dict[str, tuple[tuple[str, ...], str]] = {
     # The dollar estimate of each settled document (docflow.cost), summed per day and type.
     "DocumentCostUsd": (("docType",), "None"),
     "DomainEventsPublished": (("detailType",), "Count"),
+    # Model tokens the field-extraction engine used (Bedrock), for cost.
+    "ExtractInputTokens": (("engine",), "Count"),
+    "ExtractOutputTokens": (("engine",), "Count"),
 }
 _local_lock = threading.Lock()
 

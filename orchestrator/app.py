@@ -150,12 +150,14 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
 
     found = context.step(classify_document(doc, batches["results"]), name="classify")
     summary, stages = document_summary(found), found["stages"]
+    usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.get("extract"):
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
         extracted = context.step(
             extract_fields(doc, found["docType"], split["batches"]), "extract", EXTRACT_STEP
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
+        usage = extracted.get("usage", {})
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     # What a reviewer is shown besides the document: the route and earlier stages' decisions.
@@ -166,15 +168,15 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         decision = await_review(context, doc, index, stage, shown)
         if decision["status"] != APPROVED:
             ended = {"stage": decision["stage"], "decision": decision["status"]}
-            return archive(context, doc, {**summary, **ended}, decision["reason"], batches)
+            return archive(context, doc, {**summary, **ended}, decision["reason"], batches, usage)
         decided.append(decision["record"])
         summary = apply_corrections(summary, decision)  # a reviewer's corrected fields
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
-        return archive(context, doc, summary, SUPERSEDED, batches)
+        return archive(context, doc, summary, SUPERSEDED, batches, usage)
 
     # The run prices itself in its last step (operations, step time, pages by engine).
-    meter = run_meter(context, batches["results"], summary["docType"])
+    meter = run_meter(context, batches["results"], summary["docType"], usage)
     done = context.step(finalize_document(doc, summary, meter), name="finalize")
     finished = {"resultKey": done["key"], "cost": done["cost"], **final_fields(summary)}
     record(context, doc, FINALIZED, "finalize", finished)
@@ -283,15 +285,18 @@ def archive(
     summary: dict[str, Any],
     reason: str,
     batches: dict[str, Any] | None = None,
+    usage: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
-    meter = run_meter(context, (batches or {}).get("results", []), summary.get("docType"))
+    results = (batches or {}).get("results", [])
+    meter = run_meter(context, results, summary.get("docType"), usage)
     done = context.step(
         archive_document(doc, {**summary, "reason": reason}, meter), name="archive"
     )
     payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
     record(context, doc, ARCHIVED, "archive", payload)
-    return outcome(doc, ARCHIVED, document_summary(summary), reason=reason)
+    shown = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
+    return outcome(doc, ARCHIVED, shown, reason=reason)
 
 
 def record(
@@ -315,7 +320,7 @@ def fail(context: DurableContext, doc: DocumentRef, reason: str, message: str) -
 
 def document_summary(found: dict[str, Any]) -> dict[str, Any]:
     keys = ("docType", "confidence", "sensitive", "lowConfidence", "pages", "engines")
-    return {k: found[k] for k in keys if k in found}
+    return {k: found[k] for k in keys}
 
 
 def outcome(doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any) -> dict[str, Any]:

@@ -106,12 +106,14 @@ def extract_fields(
             "writtenAt": now_iso(),
         },
     )
-    for name, metric in (
-        ("inputTokens", "ExtractInputTokens"),
-        ("outputTokens", "ExtractOutputTokens"),
-    ):
-        if extraction.usage.get(name):
-            observability.count(metric, extraction.usage[name], engine=engine.name)
+    if extraction.usage.get("inputTokens"):
+        observability.count(
+            "ExtractInputTokens", extraction.usage["inputTokens"], engine=engine.name
+        )
+    if extraction.usage.get("outputTokens"):
+        observability.count(
+            "ExtractOutputTokens", extraction.usage["outputTokens"], engine=engine.name
+        )
     all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]
     stages = [all_stages[rules.stage].to_dict()] if checks and rules.stage else []
     step.logger.info(
@@ -123,7 +125,26 @@ def extract_fields(
             "rejected": len(extraction.rejected),
         },
     )
-    return {"fields": fields, "checks": checks, "stages": stages, "key": key}
+    return {
+        "fields": fields,
+        "checks": checks,
+        "stages": stages,
+        "key": key,
+        "usage": meter_usage(extraction.engine, extraction.usage, len(pages)),
+    }
+
+
+def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int]:
+    """The extraction's share of the run's cost, as `docflow.pipeline.meter` counts it."""
+    if engine == "bedrock":
+        return {
+            "bedrockCalls": 1,
+            "bedrockInputTokens": int(usage.get("inputTokens", 0)),
+            "bedrockOutputTokens": int(usage.get("outputTokens", 0)),
+        }
+    if engine == "textract-expense":
+        return {"analyzeExpensePages": pages}
+    return {}
 
 
 def with_fields(summary: dict[str, Any], extracted: dict[str, Any]) -> dict[str, Any]:
