@@ -20,6 +20,7 @@ from urllib.parse import parse_qs
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
 
 from callback_api.views import ReviewViews
+from docflow.extract.corrections import validate_corrections
 from docflow.observability import logger
 from docflow.review.desk import REJECT_REASONS, ReviewRefused
 from docflow.review.pages import SECURITY_HEADERS, outcome_page, refusal_page
@@ -109,10 +110,11 @@ def original(token: str) -> Response:
 def decide(token: str) -> Response:
     if _too_big():
         return _refuse(413, "too-large", "the request body is too large")
-    form = parse_qs(_body().decode("utf-8", "replace"), max_num_fields=10)
+    form = parse_qs(_body().decode("utf-8", "replace"), max_num_fields=30)
     choice = (form.get("decision") or [""])[0]
     reason = (form.get("reason") or [""])[0]
     comment = (form.get("comment") or [""])[0]
+    submitted = {k[6:]: v[0].strip() for k, v in form.items() if k.startswith("field.")}
     if choice not in ("approve", "reject"):
         return _refuse(400, "no-decision", "choose Approve or Reject")
     if choice == "reject" and reason not in REJECT_REASONS:
@@ -120,7 +122,23 @@ def decide(token: str) -> Response:
         message = "Choose why you reject the document"
         page = views().review(token, 0, error=message, reason=reason, comment=comment)
         return _answer(400, page.html, {"error": "no-reason", "message": message})
-    decision = views().desk.decide(token, choice == "approve", comment, reason)
+    corrections: dict[str, str] = {}
+    if choice == "approve" and submitted:
+        fields = (views().desk.link(token).get("summary") or {}).get("fields") or {}
+        corrections, errors = validate_corrections(
+            fields, {k: v for k, v in submitted.items() if v}
+        )
+        if errors:  # a bad value decides nothing; each message sits by its field
+            page = views().review(
+                token,
+                0,
+                error="Correct the values marked below",
+                comment=comment,
+                submitted_fields=submitted,
+                field_errors=errors,
+            )
+            return _answer(400, page.html, {"error": "bad-fields", "fields": errors})
+    decision = views().desk.decide(token, choice == "approve", comment, reason, corrections)
     return _answer(200, outcome_page(decision, REJECT_REASONS), {"decision": decision})
 
 

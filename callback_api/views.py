@@ -55,7 +55,14 @@ class ReviewViews:
         )
 
     def review(
-        self, token: str, offset: int, error: str = "", reason: str = "", comment: str = ""
+        self,
+        token: str,
+        offset: int,
+        error: str = "",
+        reason: str = "",
+        comment: str = "",
+        submitted_fields: dict[str, str] | None = None,
+        field_errors: dict[str, str] | None = None,
     ) -> ReviewScreen:
         view = self.desk.open(token)
         doc = view.doc
@@ -82,6 +89,8 @@ class ReviewViews:
             error=error,
             chosen_reason=reason,
             comment=comment,
+            submitted_fields=submitted_fields,
+            field_errors=field_errors,
         )
         return ReviewScreen(view, html, order)
 

@@ -37,13 +37,13 @@ from aws_durable_execution_sdk_python.retries import (
 from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.errors import IntakeError
+from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
-    describe_corrections,
     extract_fields,
     final_fields,
     with_fields,

@@ -10,7 +10,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
@@ -277,3 +277,51 @@ def test_no_working_link_outside_the_mailbox(
         assert "/review/v1." not in text, where
     links_table = json.dumps(aws.client("dynamodb").scan(TableName=s.links_table)["Items"])
     assert not any(token in links_table for token in tokens)
+
+
+def test_a_reviewer_corrects_a_field_on_the_page(
+    monkeypatch: pytest.MonkeyPatch, stack: Stack
+) -> None:
+    from docflow.classify.rules import DEFAULT_RULES
+
+    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))  # the shipped [fields] table
+    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")
+    load_settings.cache_clear()
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        callbacks = RunnerCallbacks(runner)
+        api.use_views(make_views(callbacks))
+        use_runtime(build_runtime().with_(callbacks=callbacks))
+        try:
+            desk = Desk(stack, runner, callbacks)
+            doc = stack.upload("in/smudged.pdf", pdfs.text_pdf(pdfs.INVOICE_UNREADABLE_TOTAL))
+            arn = desk.start(doc)
+            token = desk.links(doc)[0]
+            page = call("GET", f"/review/{token}")["body"]
+            assert "Key fields" in page and 'name="field.total_amount"' in page
+            assert "a key field needs a person&#39;s check" in page
+
+            def approve(total: str) -> dict:
+                form = {"decision": "approve", "field.total_amount": total}
+                return call(
+                    "POST",
+                    f"/review/{token}",
+                    urlencode(form),
+                    **{"content-type": "application/x-www-form-urlencoded"},
+                )
+
+            refused = approve("one thousand")
+            assert refused["statusCode"] == 400 and "Total amount" in refused["body"]
+            assert 'value="one thousand"' in refused["body"]  # what they typed is kept
+            assert not callbacks.sent
+            assert approve("1,100.00")["statusCode"] == 200
+            out = desk.result(arn)
+        finally:
+            api.use_views(None)
+            use_runtime(None)
+            load_settings.cache_clear()
+    assert out["status"] == "finalized"
+    total = out["fields"]["total_amount"]
+    assert total["value"] == "1100.00" and total["correctedBy"].endswith("@example.com")
+    history = ReadModel(load_settings().table_name).show(doc.document_id)["history"]
+    approved = [h for h in history if h["status"] == "approved"]
+    assert approved[0]["payload"]["corrections"]["total_amount"]["value"] == "1100.00"

@@ -82,3 +82,13 @@ def validate_corrections(
             if not (isinstance(current, Mapping) and current.get("value") == value):
                 normalized[name] = value
     return normalized, errors
+
+
+def describe_corrections(
+    fields: dict[str, Any], corrections: dict[str, str] | None
+) -> dict[str, dict[str, Any]]:
+    """For the history: each corrected field's new value and the value it replaced."""
+    return {
+        name: {"value": value, "original": (fields.get(name) or {}).get("value")}
+        for name, value in sorted((corrections or {}).items())
+    }

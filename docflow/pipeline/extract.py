@@ -115,7 +115,11 @@ def extract_fields(
             "ExtractOutputTokens", extraction.usage["outputTokens"], engine=engine.name
         )
     all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]
-    stages = [all_stages[rules.stage].to_dict()] if checks and rules.stage else []
+    stages = (
+        [{**all_stages[rules.stage].to_dict(), "because": "fields"}]
+        if checks and rules.stage
+        else []
+    )
     step.logger.info(
         "fields extracted",
         extra={
@@ -150,16 +154,6 @@ def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int
 def with_fields(summary: dict[str, Any], extracted: dict[str, Any]) -> dict[str, Any]:
     """The document summary with its fields and the check reasons (what review pages show)."""
     return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"]}
-
-
-def describe_corrections(
-    fields: dict[str, Any], corrections: dict[str, str] | None
-) -> dict[str, dict[str, Any]]:
-    """For the history: each corrected field's new value and the value it replaced."""
-    return {
-        name: {"value": value, "original": (fields.get(name) or {}).get("value")}
-        for name, value in sorted((corrections or {}).items())
-    }
 
 
 def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:

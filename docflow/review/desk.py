@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
@@ -158,10 +159,20 @@ class ReviewDesk:
             link,
         )
 
+    def link(self, token: str) -> dict[str, Any]:
+        """The link's stored facts (what the page was built from), after the usual checks."""
+        return self._check(token, "review")[1]
+
     def decide(
-        self, token: str, approved: bool, comment: str, reason: str = ""
+        self,
+        token: str,
+        approved: bool,
+        comment: str,
+        reason: str = "",
+        corrections: dict[str, str] | None = None,
     ) -> dict[str, Any]:
-        """POST from the review page: consume the link once and resume the execution."""
+        """POST from the review page: consume the link once and resume the execution.
+        `corrections`: validated field values (docflow.extract.corrections), with an approval."""
         claims, _ = self._check(token, "review")
         if not approved and reason not in REJECT_REASONS:
             raise ReviewRefused(400, "no-reason", "choose why you reject the document")
@@ -173,6 +184,8 @@ class ReviewDesk:
         }
         if not approved:
             decision["rejectReason"] = reason
+        if approved and corrections:
+            decision["corrections"] = corrections
         return self._complete(token, claims, decision)
 
     def machine(
@@ -257,6 +270,9 @@ class ReviewDesk:
         }
         if decision["comment"]:
             payload["comment"] = decision["comment"]
+        if decision.get("corrections"):
+            fields = (link.get("summary") or {}).get("fields") or {}
+            payload["corrections"] = describe_corrections(fields, decision["corrections"])
         if not decision["approved"]:
             payload["reason"] = "rejected"
             if decision.get("rejectReason"):

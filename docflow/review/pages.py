@@ -91,7 +91,41 @@ def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
     return lines
 
 
+def fields_rows(
+    summary: dict[str, Any], submitted: dict[str, str], errors: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The extracted fields as the page shows them: found ones and the ones a check says are
+    missing or unreadable; the low ones marked; a reviewer's submitted value kept on error."""
+    from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
+
+    fields: dict[str, Any] = summary.get("fields") or {}
+    checks: dict[str, list[str]] = {}
+    for check in summary.get("fieldChecks") or []:
+        checks.setdefault(str(check.get("field", "")), []).append(str(check.get("message", "")))
+    names = [n for n in FIELD_KINDS if n in fields or n in checks]
+    rows = []
+    for name in names:
+        found = fields.get(name) or {}
+        value = submitted.get(name, found.get("value", ""))
+        rows.append(
+            {
+                "name": name,
+                "label": name.replace("_", " ").capitalize(),
+                "hint": DESCRIPTIONS.get(name, ""),
+                "value": "" if value is None else str(value),
+                "confidence": found.get("confidence"),
+                "page": found.get("page"),
+                "low": name in checks,
+                "checks": checks.get(name, []),
+                "error": errors.get(name, ""),
+            }
+        )
+    return rows
+
+
 def _why(because: str, doc_type: str, findings: list[str]) -> str:
+    if because == "fields":
+        return "a key field needs a person's check (see Key fields)"
     if because == "type":
         return f"every document of type {doc_type} goes here"
     if because == "sensitive":
@@ -130,6 +164,8 @@ def review_page(
     error: str = "",
     chosen_reason: str = "",
     comment: str = "",
+    submitted_fields: dict[str, str] | None = None,
+    field_errors: dict[str, str] | None = None,
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
@@ -179,6 +215,8 @@ def review_page(
         flagged=flagged,
         reasons=list(reasons.items()),
         error=error,
+        field_rows=fields_rows(summary, submitted_fields or {}, field_errors or {}),
+        field_errors=field_errors or {},
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
