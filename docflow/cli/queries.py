@@ -110,17 +110,17 @@ def print_fields(state: dict[str, Any]) -> None:
     print()
     rows = []
     for name, f in sorted(fields.items()):
+        was = f.get("original")
         note = (
-            f"corrected by {f['correctedBy']} (was {f.get('original')})"
+            f"corrected by {f['correctedBy']} (was {was if was is not None else 'not read'})"
             if "correctedBy" in f
             else ""
         )
-        rows.append(
-            [name, f.get("value"), f"{float(f.get('confidence', 0)):.2f}", f.get("page"), note]
-        )
+        confidence = f"{float(f.get('confidence', 0)):.2f}"
+        rows.append([name, f.get("value"), confidence, f.get("page") or "-", note])
     print(table(rows, ["field", "value", "confidence", "page", "note"]))
     for check in state.get("fieldChecks") or []:
-        print(f"check: {check.get('code')}: {check.get('message')}")
+        print(f"sent to a person: {check.get('code')}: {check.get('message')}")
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:
