@@ -195,6 +195,16 @@ def _message(title: str, lines: list[str], closing: str = "") -> str:
 
 def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
+    stage = decision.get("stage") or {}
+    if stage and not stage.get("decided"):
+        # A quorum stage: this vote counted, the stage is not decided yet.
+        noun = "approval" if decision.get("approved") else "rejection"
+        lines = [
+            f"Your {noun} is recorded ({decision['decidedAt']}).",
+            f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
+            f"waiting for {stage['needed']} more.",
+        ]
+        return _message(f"Your {noun} is recorded", lines, "Thank you. You can close this page.")
     lines = [f"You {verb} the document at {decision['decidedAt']}."]
     if decision.get("rejectReason"):
         lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
