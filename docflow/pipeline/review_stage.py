@@ -136,4 +136,13 @@ def settle_stage(step: StepContext, doc: DocumentRef, index: int) -> dict[str, A
 
 
 def _names(exc: CallbackSubmitterError, error: type[Exception]) -> bool:
-    return error.__name__ in f"{exc.error_type} {exc.message}"
+    """Which error failed the submitter: the SDK keeps the step's error type on the cause
+    (a StepError) and its message and stack trace on the submitter error."""
+    cause = exc.__cause__
+    seen = [
+        exc.error_type,
+        exc.message or "",
+        getattr(cause, "error_type", ""),
+        *(exc.stack_trace or []),
+    ]
+    return any(error.__name__ in str(text) for text in seen)

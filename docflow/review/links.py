@@ -300,7 +300,7 @@ class LinkNotifier:
                 pk, request.callback_id, request.round, now + wait, [x.pk for x in issued]
             )
         except StageClosed as exc:
-            raise StageOver(f"stage {request.stage_index} already ended") from exc
+            raise StageOver(f"StageOver: stage {request.stage_index} already ended") from exc
         voted = set((record.get("votes") or {}).keys())
         for link in issued:
             if link.reviewer not in voted:
