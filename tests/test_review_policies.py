@@ -39,7 +39,7 @@ A, B, C, BOSS = "a@example.com", "b@example.com", "c@example.com", "boss@example
 
 
 def rules(stage: str) -> str:
-    return f'{TYPES}\n[stages.legal]\ntimeout_seconds = 30\n{stage}\n'
+    return f"{TYPES}\n[stages.legal]\ntimeout_seconds = 30\n{stage}\n"
 
 
 class Policy:
