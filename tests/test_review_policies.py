@@ -357,3 +357,26 @@ def test_local_stack_restart_between_the_reminder_and_the_decision(tmp_path: Pat
         os.environ.clear()
         os.environ.update(saved)
         reset_process_state()
+
+
+@pytest.mark.parametrize("policy", [QUORUM], indirect=True)
+def test_a_newer_run_recorded_as_the_stage_opens_mails_nothing(
+    policy: Policy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newer run raises the register between the older run's first step and its stage:
+    the stage's submitter finds it, closes its links, mails nothing, and the run archives."""
+    from docflow.review.register import RegisterStore
+
+    real = RegisterStore.add_wait
+
+    def raced(self: RegisterStore, doc: DocumentRef, pk: str) -> bool:
+        newer = DocumentRef(doc.bucket, doc.key, doc.version_id, sequencer="FFFF")
+        assert self.claim_latest(newer)
+        return real(self, doc, pk)
+
+    monkeypatch.setattr(RegisterStore, "add_wait", raced)
+    policy.start()
+    out, names = policy.result()
+    assert (out["status"], out["reason"]) == ("archived", "superseded")
+    assert "settle review-0" not in names
+    assert not moto_sent_mail()

@@ -136,13 +136,7 @@ def settle_stage(step: StepContext, doc: DocumentRef, index: int) -> dict[str, A
 
 
 def _names(exc: CallbackSubmitterError, error: type[Exception]) -> bool:
-    """Which error failed the submitter: the SDK keeps the step's error type on the cause
-    (a StepError) and its message and stack trace on the submitter error."""
-    cause = exc.__cause__
-    seen = [
-        exc.error_type,
-        exc.message or "",
-        getattr(cause, "error_type", ""),
-        *(exc.stack_trace or []),
-    ]
-    return any(error.__name__ in str(text) for text in seen)
+    """Which error failed the submitter. The SDK (3.0.0) keeps only the step error's message on
+    the CallbackSubmitterError (its type is the SDK's, its cause a StepError), so docflow's
+    submitter errors put their name first in the message."""
+    return (exc.message or "").startswith(f"{error.__name__}:")

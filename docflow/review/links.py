@@ -292,7 +292,9 @@ class LinkNotifier:
             if request.round == 0 and not self.register.add_wait(request.doc, pk):
                 for link in issued:
                     self.links.close_superseded(link.pk)
-                raise SupersededRun(f"a newer run of {request.doc.document_id} exists")
+                # The name leads the message: a failed submitter reaches the orchestrator as a
+                # CallbackSubmitterError that keeps only the message, not the error's type.
+                raise SupersededRun(f"SupersededRun: a newer run of {request.doc.document_id}")
             if request.escalate:
                 self.stages.escalate(pk, everyone)
             wait = request.wait_s or int(stage["timeoutSeconds"])
