@@ -92,10 +92,15 @@ QUORUM = f'reviewers = ["{A}", "{B}", "{C}"]\nquorum = 2'
 @pytest.mark.parametrize("policy", [QUORUM], indirect=True)
 def test_two_of_three_approve(policy: Policy) -> None:
     policy.start()
+    page = call("GET", f"/review/{policy.link(A)}")["body"]
+    assert "2 approvals of 3 reviewers; 0 so far" in page
     first = post_decision(policy.link(A), "approve", "fine by me")
     assert first["statusCode"] == 200
     assert "Your approval is recorded" in first["body"] and "waiting for 1 more" in first["body"]
     assert not policy.callbacks.sent  # a vote that decides nothing wakes nothing
+    assert (
+        "2 approvals of 3 reviewers; 1 so far" in call("GET", f"/review/{policy.link(B)}")["body"]
+    )
     assert ReadModel(load_settings().table_name).pending().items
 
     assert post_decision(policy.link(B), "approve")["statusCode"] == 200

@@ -64,6 +64,7 @@ class LinkView:
     claims: Claims
     link: dict[str, Any]
     deadline: int | None = None  # when the stage times out
+    stage: dict[str, Any] | None = None  # the stage record: reviewers, quorum, votes so far
 
     @property
     def doc(self) -> DocumentRef:
@@ -115,7 +116,8 @@ class ReviewDesk:
         wait = self._refuse_if_stage_over(link)
         if not self._alive(link, wait):
             raise self._closed(link)
-        return LinkView(claims, link, int(wait["deadline"]) if wait.get("deadline") else None)
+        deadline = int(wait["deadline"]) if wait.get("deadline") else None
+        return LinkView(claims, link, deadline, wait or None)
 
     def access(self, token: str) -> LinkView:
         """Previews and the download: only while the link may still decide, so a reviewer's

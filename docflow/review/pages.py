@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from docflow.review.evidence import PageFacts, Segment
+from docflow.review.stages import tally
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -127,6 +128,7 @@ def review_page(
     deadline: int | None,
     flagged: int,
     reasons: dict[str, str],
+    stage: dict[str, Any] | None = None,
     error: str = "",
     chosen_reason: str = "",
     comment: str = "",
@@ -156,7 +158,18 @@ def review_page(
         )
         for n in window
     ]
-    others = [r for r in link.get("reviewers", []) if r != link.get("reviewer")]
+    # Who is asked now (escalation widens it), and for a quorum stage where the votes stand.
+    record = stage or {}
+    asked = record.get("reviewers") or link.get("reviewers", [])
+    others = [r for r in asked if r != link.get("reviewer")]
+    quorum = ""
+    if record.get("quorumSet"):
+        state = tally(record)
+        quorum = (
+            f"{state['quorum']} approvals of {state['reviewers']} reviewers; "
+            f"{state['approvals']} so far"
+            + (f", {state['rejections']} rejected" if state["rejections"] else "")
+        )
     name = str(link.get("key", "")).rsplit("/", 1)[-1]
     return _env.get_template("review.html").render(
         title=f"Review {name}",
@@ -169,6 +182,7 @@ def review_page(
         page_count=len(order),
         reviewer=link.get("reviewer", ""),
         others=", ".join(others),
+        quorum=quorum,
         deadline=_when(deadline) if deadline else "",
         findings=findings,
         decisions=summary.get("decisions") or [],
