@@ -385,3 +385,33 @@ def test_a_newer_run_recorded_as_the_stage_opens_mails_nothing(
     assert (out["status"], out["reason"]) == ("archived", "superseded")
     assert "settle review-0" not in names
     assert not moto_sent_mail()
+
+
+def test_concurrent_votes_cross_the_line_once(stack: Stack) -> None:
+    """Three approvals at once on a 2-of-3 stage: two count, exactly one of them decides, and
+    the third is refused; each reviewer's vote is counted at most once."""
+    from docflow.review.stages import StageClosed, tally
+
+    store = StageStore(load_settings().links_table)
+    store.create("STAGE#run#0", {"runId": "run"}, [A, B, C], 2, 2_000_000_000)
+    store.register_round("STAGE#run#0", "cb-0", 0, 2_000_000_000, [])
+    barrier = threading.Barrier(4)
+    answers: list[str] = []
+
+    def vote(reviewer: str) -> None:
+        barrier.wait()
+        try:
+            item = store.vote("STAGE#run#0", reviewer, {"approved": True, "at": "t"})
+            answers.append(tally(item)["decided"] or "pending")
+        except StageClosed:
+            answers.append("refused")
+
+    threads = [threading.Thread(target=vote, args=(r,)) for r in (A, B, C, A)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(answers) == ["approved", "pending", "refused", "refused"]
+    assert tally(store.get("STAGE#run#0") or {})["approvals"] == 2
+    with pytest.raises(StageClosed):
+        store.register_round("STAGE#run#0", "cb-1", 1, 2_000_000_000, [])
