@@ -84,6 +84,7 @@ class ReviewViews:
             texts={n: mask(t) for n, t in texts.items()},
             routing=self.routing,
             deadline=view.deadline,
+            stage=view.stage,
             flagged=flagged,
             reasons=REJECT_REASONS,
             error=error,

@@ -1,7 +1,9 @@
 """The docflow pipeline as one durable execution per document version. Control flow only.
 
-    received -> split -> read pages (map over batches) -> classify -> extract fields
-             -> for each review stage: wait for a reviewer -> approved? next : archive
+    received -> supersede older runs -> split -> read pages (map over batches) -> classify
+             -> extract fields
+             -> for each review stage: wait for its reviewers (a quorum, reminders and
+                escalation in rounds of durable waits) -> approved? next : archive
              -> finalize
     anything unrecoverable -> failed, with a reason code
 
@@ -14,9 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_durable_execution_sdk_python import (
-    CallbackExternalError,
     CallbackSubmitterError,
-    CallbackTimeoutError,
     DurableContext,
     DurableOperationError,
     durable_execution,
@@ -27,7 +27,6 @@ from aws_durable_execution_sdk_python.config import (
     MapConfig,
     NestingType,
     StepConfig,
-    WaitForCallbackConfig,
 )
 from aws_durable_execution_sdk_python.retries import (
     RetryDecision,
@@ -52,12 +51,11 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.record import record_status
-from docflow.pipeline.review import parse_decision, request_review
+from docflow.pipeline.review_stage import wait_for_decision
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.pipeline.split import split_document
 from docflow.pipeline.supersede import (
     SUPERSEDED,
-    SUPERSEDED_ERROR,
     end_older_runs,
     still_latest,
 )
@@ -69,10 +67,8 @@ from docflow.readmodel.transitions import (
     FINALIZED,
     READING,
     RECEIVED,
-    REJECTED,
-    TIMED_OUT,
 )
-from docflow.review.links import SupersededRun
+from docflow.review.links import StageOver, SupersededRun
 from docflow.runtime import runtime
 
 # A page batch retries a few times with backoff; throttles are already absorbed inside it.
@@ -94,8 +90,9 @@ _NOTIFY_BACKOFF = create_retry_strategy(
 
 
 def notify_retry(error: Exception, attempt: int) -> RetryDecision:
-    """Mail and link writes are retried; a stage that a newer run superseded is not."""
-    if isinstance(error, SupersededRun):
+    """Mail and link writes are retried; a stage that a newer run superseded, or that a vote
+    already decided, is not."""
+    if isinstance(error, SupersededRun | StageOver):
         return RetryDecision.no_retry()
     return _NOTIFY_BACKOFF(error, attempt)
 
@@ -222,39 +219,19 @@ def await_review(
     stage: dict[str, Any],
     summary: dict[str, Any],
 ) -> dict[str, Any]:
-    """Wait, with no compute billed, for this stage's decision; record what came back."""
-    heartbeat = int(stage.get("heartbeatSeconds") or 0)
-    config = WaitForCallbackConfig(
-        timeout=Duration.from_seconds(int(stage["timeoutSeconds"])),
-        heartbeat_timeout=Duration.from_seconds(heartbeat) if heartbeat else Duration(),
-        retry_strategy=notify_retry,
-    )
-    try:
-        raw = context.wait_for_callback(
-            request_review(doc, index, stage, summary), name=f"review-{index}", config=config
-        )
-        decision = parse_decision(raw)
-        status = APPROVED if decision["approved"] else REJECTED
-        reason = (
-            ""
-            if decision["approved"]
-            else ("invalid-decision" if decision.get("invalid") else "rejected")
-        )
-    except CallbackTimeoutError:
-        decision, status, reason = {}, TIMED_OUT, "review-timeout"
-    except CallbackExternalError as exc:
-        if exc.data == SUPERSEDED_ERROR:
-            return {"status": ARCHIVED, "reason": SUPERSEDED, "stage": str(stage["name"])}
-        decision, status, reason = {"message": exc.message or ""}, REJECTED, "review-failed"
-    except CallbackSubmitterError as exc:
-        if not _is_superseded(exc):
-            raise
-        return {"status": ARCHIVED, "reason": SUPERSEDED, "stage": str(stage["name"])}
+    """Wait, with no compute billed, for this stage's decision; record what came back.
+
+    The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
+    """
+    ended = wait_for_decision(context, doc, index, stage, summary, notify_retry)
+    status, reason, decision = ended["status"], ended["reason"], ended["decision"]
+    if status == ARCHIVED:
+        return {"status": ARCHIVED, "reason": reason, "stage": str(stage["name"])}
     payload = {"stageIndex": index, "stageName": str(stage["name"]), "decision": status}
     payload.update(
         {
             k: decision[k]
-            for k in ("reviewer", "comment", "decidedAt", "rejectReason")
+            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes")
             if decision.get(k)
         }
     )
@@ -273,10 +250,6 @@ def await_review(
         "record": payload,
         **kept,
     }
-
-
-def _is_superseded(exc: CallbackSubmitterError) -> bool:
-    return SupersededRun.__name__ in f"{exc.error_type} {exc.message}"
 
 
 def archive(

@@ -23,20 +23,42 @@ DEFAULT_RULES = Path(__file__).with_name("rules.toml")
 UNKNOWN = "unknown"
 
 
+# A stage's timers become durable waits (rounds); this bounds the rounds, and so the operations.
+MAX_REMINDERS = 10
+
+
 @dataclass(frozen=True)
 class Stage:
+    """A review stage. The policy fields are optional: without them the first reviewer to
+    decide decides the stage, nobody is reminded and nobody is escalated to (0 = off)."""
+
     name: str
     reviewers: tuple[str, ...]
     timeout_seconds: int
     heartbeat_seconds: int
+    quorum: int = 0  # approvals needed; 0 = the first decision (approve or reject) decides
+    remind_after_seconds: int = 0
+    max_reminders: int = 0
+    escalate_after_seconds: int = 0
+    escalate_to: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "reviewers": list(self.reviewers),
             "timeoutSeconds": self.timeout_seconds,
             "heartbeatSeconds": self.heartbeat_seconds,
         }
+        # Only what is set, so a stage without a policy checkpoints as it always did.
+        if self.quorum:
+            out["quorum"] = self.quorum
+        if self.remind_after_seconds and self.max_reminders:
+            out["remindAfterSeconds"] = self.remind_after_seconds
+            out["maxReminders"] = self.max_reminders
+        if self.escalate_after_seconds and self.escalate_to:
+            out["escalateAfterSeconds"] = self.escalate_after_seconds
+            out["escalateTo"] = list(self.escalate_to)
+        return out
 
 
 @dataclass(frozen=True)
@@ -75,6 +97,23 @@ class Rules:
         )
 
 
+def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int) -> Stage:
+    timeout = stage_timeout_s or int(spec["timeout_seconds"])
+    remind = int(spec.get("remind_after_seconds", 0))
+    return Stage(
+        name=name,
+        reviewers=tuple(spec["reviewers"]),
+        timeout_seconds=timeout,
+        heartbeat_seconds=min(int(spec.get("heartbeat_seconds", 0)), timeout),
+        quorum=int(spec.get("quorum", 0)),
+        remind_after_seconds=remind,
+        # Reminding without saying how often means once.
+        max_reminders=int(spec.get("max_reminders", 1 if remind else 0)),
+        escalate_after_seconds=int(spec.get("escalate_after_seconds", 0)),
+        escalate_to=tuple(spec.get("escalate_to", [])),
+    )
+
+
 def _keyword(word: str) -> re.Pattern[str]:
     return re.compile(r"\b" + r"\s+".join(map(re.escape, word.split())) + r"\b", re.IGNORECASE)
 
@@ -88,15 +127,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
         raise SettingsError(f"rules file {source}: {exc}") from exc
     try:
         stages = {
-            name: Stage(
-                name=name,
-                reviewers=tuple(spec["reviewers"]),
-                timeout_seconds=stage_timeout_s or int(spec["timeout_seconds"]),
-                heartbeat_seconds=min(
-                    int(spec.get("heartbeat_seconds", 0)),
-                    stage_timeout_s or int(spec["timeout_seconds"]),
-                ),
-            )
+            name: _stage(name, spec, stage_timeout_s)
             for name, spec in raw.get("stages", {}).items()
         }
         types = tuple(
@@ -148,9 +179,46 @@ def _validate(rules: Rules, source: Path) -> None:
             raise SettingsError(
                 f"rules file {source}: stage {stage.name!r} heartbeat must be 0..timeout"
             )
+        problem = _policy_problem(stage)
+        if problem:
+            raise SettingsError(f"rules file {source}: stage {stage.name!r}: {problem}")
     for detector in (*rules.detectors, *rules.review_on):
         if detector not in DETECTORS:
             raise SettingsError(f"rules file {source}: unknown detector {detector!r}")
+
+
+def _policy_problem(stage: Stage) -> str:
+    """What is wrong with a stage's quorum, reminders or escalation, or ""."""
+    if stage.quorum and not 1 <= stage.quorum <= len(stage.reviewers):
+        return f"quorum must be between 1 and its {len(stage.reviewers)} reviewers"
+    if stage.remind_after_seconds < 0 or stage.max_reminders < 0:
+        return "remind_after_seconds and max_reminders cannot be negative"
+    if stage.max_reminders and not stage.remind_after_seconds:
+        return "max_reminders needs remind_after_seconds"
+    if stage.max_reminders > MAX_REMINDERS:
+        return f"max_reminders is at most {MAX_REMINDERS}"
+    last = stage.remind_after_seconds * stage.max_reminders
+    if last and last >= stage.timeout_seconds:
+        return (
+            f"the last reminder ({stage.max_reminders} x {stage.remind_after_seconds} s) must "
+            f"come before the stage timeout ({stage.timeout_seconds} s)"
+        )
+    if bool(stage.escalate_after_seconds) != bool(stage.escalate_to):
+        return "escalate_after_seconds and escalate_to go together"
+    if stage.escalate_after_seconds and not (
+        0 < stage.escalate_after_seconds < stage.timeout_seconds
+    ):
+        return (
+            f"escalate_after_seconds ({stage.escalate_after_seconds} s) must be below the "
+            f"stage timeout ({stage.timeout_seconds} s)"
+        )
+    if set(stage.escalate_to) & set(stage.reviewers) or len(set(stage.escalate_to)) < len(
+        stage.escalate_to
+    ):
+        return "escalate_to must name reviewers not already in the stage, once each"
+    if len(set(stage.reviewers)) < len(stage.reviewers):
+        return "a reviewer is listed twice"
+    return ""
 
 
 def check_against_settings(rules: Rules, settings: Settings) -> None:

@@ -99,6 +99,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             ["at", "status", "stage", "cause", "run"],
         )
     )
+    # A stage's decision carries every vote (quorum stages have several).
+    for h in shown["history"]:
+        votes = (h.get("payload") or {}).get("votes") or []
+        if len(votes) > 1:
+            said = ", ".join(f"{v['reviewer']} {v['decision']} {v['at']}" for v in votes)
+            print(f"votes {h['stage']}: {said}")
     return 0
 
 

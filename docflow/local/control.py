@@ -51,6 +51,7 @@ def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
     config = StackConfig.load(state)
     if running_pid(state):
         return config
+    use_rules_from_env(config)
     config.save()
     (state / "stackd.ready").unlink(missing_ok=True)
     log = (state / "stackd.log").open("ab")
@@ -73,6 +74,23 @@ def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
             raise RuntimeError("the local stack did not start in time; see .docflow/stackd.log")
         time.sleep(0.2)
     return config
+
+
+def use_rules_from_env(config: StackConfig) -> None:
+    """`DOCFLOW_RULES_PATH=FILE docflow up`: the stack's functions use the user's rules file,
+    and keep using it across `down`/`up` until another is named (an empty value: the shipped
+    rules). Checked here, so a bad file is refused before anything starts."""
+    if "DOCFLOW_RULES_PATH" not in os.environ:
+        return
+    raw = os.environ["DOCFLOW_RULES_PATH"].strip()
+    if not raw:
+        config.extra_env.pop("DOCFLOW_RULES_PATH", None)
+        return
+    from docflow.classify.rules import load_rules
+
+    path = Path(raw).expanduser().resolve()
+    load_rules(path)  # SettingsError names the file and the stage
+    config.extra_env["DOCFLOW_RULES_PATH"] = str(path)
 
 
 def down(state: Path = DEFAULT_STATE, timeout_s: float = 60) -> bool:

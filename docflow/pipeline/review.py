@@ -25,16 +25,38 @@ def request_review(
     index: int,
     stage: dict[str, Any],
     summary: dict[str, Any],
+    round_: dict[str, int] | None = None,
 ) -> None:
-    """Runs as a step: send the links, then report the document as pending review.
+    """Runs as a step: one round of the stage (`review_stage.review_rounds`). Round 0 sends the
+    links, then reports the document as pending review; a later round makes its callback the
+    stage's current one and sends its reminder or escalation.
 
-    Both halves are idempotent (the notifier keys its mail by callback and reviewer; the
+    Both halves are idempotent (the notifier keys its mail by stage, reviewer and kind; the
     report's event id is fixed by the stage index), so a retried submitter repeats nothing.
     The report names links by id only: the links themselves live in the reviewers' mailboxes.
-    Raises `SupersededRun` (not retried) when a newer run of the document already exists.
+    Raises `SupersededRun` (not retried) when a newer run of the document already exists, and
+    `StageOver` (not retried) when a later round finds the stage already decided.
     """
     rt = runtime()
-    links = rt.notifier.request_review(ReviewRequest(doc, index, stage, callback_id, summary))
+    r = round_ or {}
+    request = ReviewRequest(
+        doc,
+        index,
+        stage,
+        callback_id,
+        summary,
+        round=int(r.get("round", 0)),
+        reminder=int(r.get("reminder", 0)),
+        escalate=bool(r.get("escalate", 0)),
+        wait_s=int(r.get("waitSeconds", 0)),
+    )
+    links = rt.notifier.request_review(request)
+    if request.round:
+        ctx.logger.info(
+            "review round",
+            extra={"stage": stage["name"], "round": request.round, "reminder": request.reminder},
+        )
+        return
     deadline = datetime.now(UTC) + timedelta(seconds=int(stage["timeoutSeconds"]))
     report = make_report(
         doc,
@@ -73,7 +95,28 @@ def parse_decision(raw: Any) -> dict[str, Any]:
     }
     if not value["approved"] and value.get("rejectReason"):
         decision["rejectReason"] = str(value["rejectReason"])[:40]
+    votes = _votes(value.get("votes"))
+    if votes:
+        decision["votes"] = votes
     return _with_corrections(decision, value)
+
+
+def _votes(raw: Any) -> list[dict[str, str]]:
+    """Every vote of a stage, as the history records it: {reviewer, decision, at}."""
+    if not isinstance(raw, list):
+        return []
+    out = []
+    for vote in raw[:50]:
+        if isinstance(vote, dict) and vote.get("decision") in ("approved", "rejected"):
+            entry = {
+                "reviewer": str(vote.get("reviewer", ""))[:200],
+                "decision": str(vote["decision"]),
+                "at": str(vote.get("at", ""))[:40],
+            }
+            extra = {k: str(vote[k])[:200] for k in ("comment", "rejectReason") if vote.get(k)}
+            entry.update(extra)
+            out.append(entry)
+    return out
 
 
 def _with_corrections(decision: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:

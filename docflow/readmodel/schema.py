@@ -41,6 +41,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "comment": str,
     "rejectReason": str,
     "decidedAt": str,
+    "votes": list,  # [{"reviewer", "decision", "at"}]: every vote of a stage, oldest first
     "reason": str,
     "message": str,
     "resultKey": str,

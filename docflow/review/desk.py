@@ -23,8 +23,20 @@ from docflow.review.keys import KeySource
 from docflow.review.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
 from docflow.review.register import RegisterStore
 from docflow.review.signing import Claims, TokenError, check_body_signature, verify
+from docflow.review.stages import (
+    DECIDED,
+    TIMED_OUT,
+    StageClosed,
+    StageStore,
+    decision_of,
+    tally,
+)
 
 MAX_COMMENT = 1000
+# A round's callback times out at `roundEndsAt`; from a little before, a callback that answers
+# "gone" means the execution is between two rounds (its next one will read the votes), not
+# that the run ended.
+ROUND_SLACK_S = 2
 SUPERSEDED_MESSAGE = (
     "A newer version of this document replaced the one you were asked to review. "
     "Nothing is waiting for your decision on this version."
@@ -53,6 +65,7 @@ class LinkView:
     claims: Claims
     link: dict[str, Any]
     deadline: int | None = None  # when the stage times out
+    stage: dict[str, Any] | None = None  # the stage record: reviewers, quorum, votes so far
 
     @property
     def doc(self) -> DocumentRef:
@@ -75,6 +88,7 @@ class ReviewDesk:
     ) -> None:
         self.keys, self.links, self.callbacks, self.reporter = keys, links, callbacks, reporter
         self.register = register or RegisterStore(links.table)
+        self.stages = StageStore(links.table)
 
     def _check(self, token: str, purpose: str) -> tuple[Claims, dict[str, Any]]:
         try:
@@ -101,11 +115,10 @@ class ReviewDesk:
         """GET: show what is to be decided and keep the wait alive. Decides nothing."""
         claims, link = self._check(token, "review")
         wait = self._refuse_if_stage_over(link)
-        try:
-            self.callbacks.heartbeat(link["callbackId"])
-        except CallbackGone:
-            raise self._closed(link) from None
-        return LinkView(claims, link, int(wait["deadline"]) if wait.get("deadline") else None)
+        if not self._alive(link, wait):
+            raise self._closed(link)
+        deadline = int(wait["deadline"]) if wait.get("deadline") else None
+        return LinkView(claims, link, deadline, wait or None)
 
     def access(self, token: str) -> LinkView:
         """Previews and the download: only while the link may still decide, so a reviewer's
@@ -117,14 +130,44 @@ class ReviewDesk:
         return LinkView(claims, link)
 
     def _wait(self, link: dict[str, Any]) -> dict[str, Any]:
-        pk = str(link.get("waitPk") or "")
+        """The link's stage record (votes, current callback, outcome); {} if it has none."""
+        pk = str(link.get("stagePk") or link.get("waitPk") or "")
         return (self.register.get_wait(pk) if pk else None) or {}
 
     def _refuse_if_stage_over(self, link: dict[str, Any]) -> dict[str, Any]:
         wait = self._wait(link)
         if wait.get("outcome"):
+            self._wake(wait)
             raise self._closed(link, wait)
         return wait
+
+    def _alive(self, link: dict[str, Any], wait: dict[str, Any]) -> bool:
+        """Is the execution still waiting on this stage? A heartbeat to its current callback
+        says so; "gone" near the end of a round means it is between rounds, which counts."""
+        callback_id = wait.get("callbackId") or link.get("callbackId")
+        if not callback_id:
+            return False
+        try:
+            self.callbacks.heartbeat(str(callback_id))
+        except CallbackGone:
+            ends = int(wait.get("roundEndsAt") or 0)
+            return bool(ends) and time.time() >= ends - ROUND_SLACK_S
+        return True
+
+    def _wake(self, wait: dict[str, Any]) -> None:
+        """Send a decided stage's decision to its current callback if nobody has yet (the
+        deciding request's own call failed): every later look at the stage retries it."""
+        outcome = wait.get("outcome") or {}
+        if outcome.get("how") != DECIDED or wait.get("woken") or not wait.get("callbackId"):
+            return
+        decision = {k: v for k, v in outcome.items() if k not in ("how", "at")}
+        try:
+            self.callbacks.success(str(wait["callbackId"]), json.dumps(decision).encode())
+        except CallbackGone:
+            pass  # nothing waits on it any more: the execution read the outcome itself
+        except Exception:
+            return
+        self.stages.mark_woken(str(wait["pk"]))
 
     def _closed(self, link: dict[str, Any], wait: dict[str, Any] | None = None) -> ReviewRefused:
         """How the stage ended, for a genuine link whose stage is over."""
@@ -133,17 +176,23 @@ class ReviewDesk:
         outcome = wait.get("outcome") or {}
         if outcome.get("how") == "superseded":
             return ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
-        if outcome.get("how") == "decided":
+        if outcome.get("how") == DECIDED:
             verb = "approved" if outcome.get("approved") else "rejected"
+            side = [v["reviewer"] for v in outcome.get("votes", []) if v.get("decision") == verb]
+            who = " and ".join(side) if len(side) > 1 else outcome.get("reviewer", "")
+            count = ""
+            if int(outcome.get("quorum") or 1) > 1:
+                count = f" ({len(side)} {verb}, {outcome.get('quorum')} approvals needed)"
             return ReviewRefused(
                 409,
                 "stage-decided",
-                f"This stage was already {verb} by {outcome.get('reviewer', 'another reviewer')}"
-                f" at {outcome.get('decidedAt', '')}. Nothing is waiting for your decision.",
+                f"This stage was already {verb} by {who or 'another reviewer'}"
+                f" at {outcome.get('decidedAt', '')}{count}. "
+                "Nothing is waiting for your decision.",
                 link,
             )
         deadline = int(wait.get("deadline") or 0)
-        if deadline and time.time() >= deadline:
+        if outcome.get("how") == TIMED_OUT or (deadline and time.time() >= deadline):
             when = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="minutes")
             return ReviewRefused(
                 409,
@@ -228,12 +277,53 @@ class ReviewDesk:
         return self._complete(token, claims, decision)
 
     def _complete(self, token: str, claims: Claims, decision: dict[str, Any]) -> dict[str, Any]:
+        """Claim the link, count its vote in the stage record, and wake the execution if the
+        vote decided the stage. The vote is the durable part; the callback only wakes."""
         try:
             link = self.links.claim(token)
         except AlreadyDecided as exc:
             raise ReviewRefused(
                 409, "already-used", "this link was already used", exc.link
             ) from exc
+        pk = str(link.get("stagePk") or "")
+        if not pk:
+            return self._complete_alone(token, claims, link, decision)
+        kept = ("approved", "comment", "rejectReason", "corrections")
+        vote = {k: decision[k] for k in kept if k in decision}
+        vote["at"] = decision["decidedAt"]
+        try:
+            wait = self.stages.get(pk) or {}
+            if wait.get("outcome") or not self._alive(link, wait):
+                self.links.complete(token, {**decision, "outcome": "not-waiting"})
+                raise self._closed(link, wait)
+            try:
+                item = self.stages.vote(pk, claims.reviewer, vote)
+            except StageClosed as exc:
+                self.links.complete(token, {**decision, "outcome": "not-waiting"})
+                raise self._closed(link, exc.item) from None
+        except ReviewRefused:
+            raise
+        except Exception:
+            self.links.release(token)  # a passing failure before the vote: try again
+            raise
+        self.links.complete(token, decision)
+        state = tally(item)
+        if not state["decided"]:
+            return {**decision, "stage": state}
+        full = decision_of(item, claims.reviewer)
+        written, item = self.stages.set_outcome(pk, {"how": DECIDED, **full})
+        outcome = item.get("outcome") or {}
+        if outcome.get("how") != DECIDED:
+            raise self._closed(link, item)  # a newer run ended the stage first
+        if written:
+            self._report(claims, link, full)
+            self._wake(item)
+        return {**decision, "stage": state, "votes": full["votes"]}
+
+    def _complete_alone(
+        self, token: str, claims: Claims, link: dict[str, Any], decision: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A link with no stage record (a hand-made machine link): it decides by itself."""
         try:
             self.callbacks.success(link["callbackId"], json.dumps(decision).encode("utf-8"))
         except CallbackGone:
@@ -273,6 +363,8 @@ class ReviewDesk:
         if decision.get("corrections"):
             fields = (link.get("summary") or {}).get("fields") or {}
             payload["corrections"] = describe_corrections(fields, decision["corrections"])
+        if decision.get("votes"):
+            payload["votes"] = decision["votes"]
         if not decision["approved"]:
             payload["reason"] = "rejected"
             if decision.get("rejectReason"):

@@ -1,18 +1,20 @@
-"""Review links: minting them once per (callback, reviewer), storing what they stand for, and
+"""Review links: minting them once per (run, stage, reviewer), storing what they stand for, and
 the notifier that mails them.
 
 Two kinds of item in the links table:
-    SLOT#<sha(callback id)>#<sha(reviewer)>  the link's non-secret parts (key id, nonce, expiry)
-                                              and whether its e-mail went out
-    LINK#<sha(token)>                         what the link stands for: the callback id, the
-                                              document and stage, and its state
-                                              (open -> deciding -> used, or superseded
-                                              when a newer version replaced the document)
+    SLOT#<sha(run id#stage)>#<sha(reviewer)>  the link's non-secret parts (key id, nonce,
+                                              expiry) and `sent`, the e-mails that went out
+                                              ("request", "remind-<n>", "escalated")
+    LINK#<sha(token)>                         what the link stands for: the stage record it
+                                              votes in (`stagePk`), the document and stage,
+                                              and its state (open -> deciding -> used, or
+                                              superseded when a newer version replaced it)
 The read model, logs and metrics name a link only by `link_id`, a 12-character prefix of the
-token's hash. (The stage's wait and the document's newest run are in `register`.)
-Nothing stored is a working link: a token can be re-minted only with the signing key, and a
-retried submitter re-mints the very same token from its slot (HMAC is deterministic), so a
-replay sends no second e-mail and no second, different link.
+token's hash. (The stage's votes and current callback are in `stages`, the document's newest
+run in `register`.) Nothing stored is a working link: a token can be re-minted only with the
+signing key, and every round of a stage re-mints the very same token from its slot (HMAC is
+deterministic), so a reminder carries the link of the first e-mail, and a retried round sends
+no e-mail twice and no second, different link.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.review.keys import KeySource, build_key_source
-from docflow.review.mail import Mailer, SesMailer, review_email
+from docflow.review.mail import Mailer, SesMailer, escalation_email, reminder_email, review_email
 from docflow.review.notifier import ReviewNotifier, ReviewRequest
-from docflow.review.register import RegisterStore, wait_pk
+from docflow.review.register import RegisterStore
 from docflow.review.signing import Claims, KeyRing, mint, new_nonce, token_hash
+from docflow.review.stages import StageClosed, StageStore, stage_pk
 from docflow.settings import Settings
 
 OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
@@ -53,6 +56,11 @@ class SupersededRun(Exception):
     """A newer run of the document exists: this stage's links were closed, none mailed."""
 
 
+class StageOver(Exception):
+    """The stage already has an outcome (a vote decided it between two waits, or a newer run
+    superseded it): the execution reads the outcome instead of waiting again."""
+
+
 class AlreadyDecided(Exception):
     def __init__(self, link: dict[str, Any]) -> None:
         super().__init__("the link was already used")
@@ -63,7 +71,7 @@ class AlreadyDecided(Exception):
 class IssuedLink:
     reviewer: str
     token: str
-    mailed: bool
+    sent: frozenset[str]  # the e-mails that already went out with this link
 
     @property
     def pk(self) -> str:
@@ -79,8 +87,8 @@ class LinkStore:
         return aws.client("dynamodb")
 
     def issue(self, request: ReviewRequest, reviewer: str, ring: KeyRing, ttl_s: int) -> IssuedLink:
-        """The reviewer's link for this callback: minted once, re-minted identically after."""
-        slot_key = {"pk": f"SLOT#{_sha(request.callback_id)}#{_sha(reviewer)[:32]}"}
+        """The reviewer's link for this stage: minted once, re-minted identically after."""
+        slot_key = {"pk": _slot_pk(request, reviewer)}
         expires_at = int(time.time()) + ttl_s
         fresh = {
             **slot_key,
@@ -113,7 +121,6 @@ class LinkStore:
         token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
         link = {
             "pk": f"LINK#{token_hash(token)}",
-            "callbackId": request.callback_id,
             "documentId": request.doc.document_id,
             "version": request.doc.version,
             "runId": request.doc.run_id,
@@ -123,9 +130,11 @@ class LinkStore:
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
             "reviewer": reviewer,
-            "reviewers": list(request.stage["reviewers"]),
+            "reviewers": [*request.stage["reviewers"], *request.stage.get("escalateTo", [])],
             "summary": request.summary,
-            "waitPk": wait_pk(request.callback_id),
+            # The stage record holds the votes and the execution's current callback.
+            "stagePk": stage_pk(request.doc.run_id, request.stage_index),
+            "waitPk": stage_pk(request.doc.run_id, request.stage_index),
             "state": OPEN,
             "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
         }
@@ -138,14 +147,14 @@ class LinkStore:
         except ClientError as exc:
             if _code(exc) != "ConditionalCheckFailedException":
                 raise
-        return IssuedLink(reviewer=reviewer, token=token, mailed="mailedAt" in slot)
+        return IssuedLink(reviewer=reviewer, token=token, sent=frozenset(slot.get("sent", ())))
 
-    def mark_mailed(self, request: ReviewRequest, reviewer: str) -> None:
+    def mark_sent(self, request: ReviewRequest, reviewer: str, tags: set[str]) -> None:
         self._ddb.update_item(
             TableName=self.table,
-            Key=to_ddb({"pk": f"SLOT#{_sha(request.callback_id)}#{_sha(reviewer)[:32]}"}),
-            UpdateExpression="SET mailedAt = :now",
-            ExpressionAttributeValues=to_ddb({":now": int(time.time())}),
+            Key=to_ddb({"pk": _slot_pk(request, reviewer)}),
+            UpdateExpression="ADD sent :tags",
+            ExpressionAttributeValues={":tags": {"SS": sorted(tags)}},
         )
 
     def close_superseded(self, pk: str) -> None:
@@ -233,44 +242,94 @@ class LinkNotifier:
         links: LinkStore,
         mailer: Mailer,
         register: RegisterStore,
+        stages: StageStore | None = None,
     ) -> None:
         self.settings = settings
         self.keys = keys
         self.links = links
         self.mailer = mailer
         self.register = register
+        self.stages = stages or StageStore(links.table)
 
     def url(self, token: str) -> str:
         return f"{self.settings.review_base_url.rstrip('/')}/review/{token}"
 
     def request_review(self, request: ReviewRequest) -> list[dict[str, str]]:
-        """Mint each reviewer's link, register the stage's wait, then mail the links.
+        """One round of a stage: mint the links, make this round's callback the stage's
+        current one, then send the round's e-mail (the request, a reminder, an escalation).
 
-        Registering before mailing means a stage that a newer run has already superseded
-        mails nothing: its links are closed and `SupersededRun` ends the stage.
+        Round 0 registers the stage's wait before mailing, so a stage that a newer run has
+        already superseded mails nothing: its links are closed and `SupersededRun` ends it.
+        A later round whose stage already has an outcome raises `StageOver` and mails nothing.
+        Each e-mail is sent once per (stage, reviewer, kind): the link's slot records it.
         """
         ring = self.keys.ring()
-        timeout = int(request.stage["timeoutSeconds"])
-        ttl = min(self.settings.review_link_ttl_s, timeout + 60)
-        reviewers = request.stage["reviewers"]
-        issued = [self.links.issue(request, reviewer, ring, ttl) for reviewer in reviewers]
-        registered = self.register.add_wait(
-            request.doc,
-            request.callback_id,
-            request.stage_index,
-            [link.pk for link in issued],
-            int(time.time()) + timeout,
-        )
-        if not registered:
-            for link in issued:
-                self.links.close_superseded(link.pk)
-            raise SupersededRun(f"a newer run of {request.doc.document_id} exists")
+        stage, now = request.stage, int(time.time())
+        pk = stage_pk(request.doc.run_id, request.stage_index)
+        if request.round == 0:
+            self.stages.create(
+                pk,
+                {
+                    "documentId": request.doc.document_id,
+                    "runId": request.doc.run_id,
+                    "runOrder": request.doc.run_order,
+                    "stageIndex": request.stage_index,
+                    "stageName": request.stage_name,
+                },
+                list(stage["reviewers"]),
+                int(stage.get("quorum", 0)),
+                now + int(stage["timeoutSeconds"]),
+            )
+        record = self.stages.get(pk) or {}
+        deadline = int(record.get("deadline") or now + int(stage["timeoutSeconds"]))
+        ttl = max(60, min(self.settings.review_link_ttl_s, deadline - now + 60))
+        originals = list(stage["reviewers"])
+        extra = list(stage.get("escalateTo", []))
+        escalated = request.escalate or any(r in record.get("reviewers", []) for r in extra)
+        everyone = originals + extra if escalated else originals
+        issued = [self.links.issue(request, reviewer, ring, ttl) for reviewer in everyone]
+        try:
+            if request.round == 0 and not self.register.add_wait(request.doc, pk):
+                for link in issued:
+                    self.links.close_superseded(link.pk)
+                # The name leads the message: a failed submitter reaches the orchestrator as a
+                # CallbackSubmitterError that keeps only the message, not the error's type.
+                raise SupersededRun(f"SupersededRun: a newer run of {request.doc.document_id}")
+            if request.escalate:
+                self.stages.escalate(pk, everyone)
+            wait = request.wait_s or int(stage["timeoutSeconds"])
+            record = self.stages.register_round(
+                pk, request.callback_id, request.round, now + wait, [x.pk for x in issued]
+            )
+        except StageClosed as exc:
+            raise StageOver(f"StageOver: stage {request.stage_index} already ended") from exc
+        voted = set((record.get("votes") or {}).keys())
         for link in issued:
-            if not link.mailed:
-                subject, text, html = review_email(request, self.url(link.token))
-                self.mailer.send(self.settings.review_sender, link.reviewer, subject, text, html)
-                self.links.mark_mailed(request, link.reviewer)
+            if link.reviewer not in voted:
+                self._mail(request, link, link.reviewer in extra, extra)
         return [{"reviewer": link.reviewer, "linkId": link_id(link.token)} for link in issued]
+
+    def _mail(
+        self, request: ReviewRequest, link: IssuedLink, added: bool, extra: list[str]
+    ) -> None:
+        """This round's e-mail to one reviewer who has not voted, unless it already went out."""
+        url = self.url(link.token)
+        if "request" not in link.sent:  # round 0, or an escalation reviewer's first e-mail
+            tags, message = {"request"}, review_email(request, url)
+        elif request.escalate and not added:
+            # One message to an original reviewer: the escalation notice, with their link.
+            tags = {"escalated"} | ({f"remind-{request.reminder}"} if request.reminder else set())
+            message = escalation_email(request, url, extra)
+        elif request.reminder and not (added and request.escalate):
+            tags = {f"remind-{request.reminder}"}
+            message = reminder_email(request, url)
+        else:
+            return
+        if tags <= link.sent:
+            return
+        subject, text, html = message
+        self.mailer.send(self.settings.review_sender, link.reviewer, subject, text, html)
+        self.links.mark_sent(request, link.reviewer, tags)
 
 
 def build_notifier(settings: Settings) -> ReviewNotifier:
@@ -281,6 +340,12 @@ def build_notifier(settings: Settings) -> ReviewNotifier:
         SesMailer(),
         RegisterStore(settings.links_table),
     )
+
+
+def _slot_pk(request: ReviewRequest, reviewer: str) -> str:
+    """One link per (run, stage, reviewer), whichever round asks for it."""
+    stage = _sha(f"{request.doc.run_id}#{request.stage_index}")
+    return f"SLOT#{stage}#{_sha(reviewer)[:32]}"
 
 
 def _code(exc: ClientError) -> str:

@@ -15,6 +15,13 @@ class ReviewRequest:
     stage: dict[str, Any]  # name, reviewers, timeoutSeconds, heartbeatSeconds
     callback_id: str
     summary: dict[str, Any]  # docType, pages, sensitive counts: what the review page shows
+    # Which of the stage's waits this is (`docflow.pipeline.review_stage`): round 0 asks the
+    # reviewers; a later round registers its callback and sends that round's reminder and/or
+    # escalation. `wait_s` is how long the round waits (0: the whole stage).
+    round: int = 0
+    reminder: int = 0
+    escalate: bool = False
+    wait_s: int = 0
 
     @property
     def stage_name(self) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from docflow.review.evidence import PageFacts, Segment
+from docflow.review.stages import tally
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -161,6 +162,7 @@ def review_page(
     deadline: int | None,
     flagged: int,
     reasons: dict[str, str],
+    stage: dict[str, Any] | None = None,
     error: str = "",
     chosen_reason: str = "",
     comment: str = "",
@@ -192,7 +194,18 @@ def review_page(
         )
         for n in window
     ]
-    others = [r for r in link.get("reviewers", []) if r != link.get("reviewer")]
+    # Who is asked now (escalation widens it), and for a quorum stage where the votes stand.
+    record = stage or {}
+    asked = record.get("reviewers") or link.get("reviewers", [])
+    others = [r for r in asked if r != link.get("reviewer")]
+    quorum = ""
+    if record.get("quorumSet"):
+        state = tally(record)
+        quorum = (
+            f"{state['quorum']} approvals of {state['reviewers']} reviewers; "
+            f"{state['approvals']} so far"
+            + (f", {state['rejections']} rejected" if state["rejections"] else "")
+        )
     name = str(link.get("key", "")).rsplit("/", 1)[-1]
     return _env.get_template("review.html").render(
         title=f"Review {name}",
@@ -205,6 +218,7 @@ def review_page(
         page_count=len(order),
         reviewer=link.get("reviewer", ""),
         others=", ".join(others),
+        quorum=quorum,
         deadline=_when(deadline) if deadline else "",
         findings=findings,
         decisions=summary.get("decisions") or [],
@@ -233,6 +247,16 @@ def _message(title: str, lines: list[str], closing: str = "") -> str:
 
 def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
+    stage = decision.get("stage") or {}
+    if stage and not stage.get("decided"):
+        # A quorum stage: this vote counted, the stage is not decided yet.
+        noun = "approval" if decision.get("approved") else "rejection"
+        lines = [
+            f"Your {noun} is recorded ({decision['decidedAt']}).",
+            f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
+            f"waiting for {stage['needed']} more.",
+        ]
+        return _message(f"Your {noun} is recorded", lines, "Thank you. You can close this page.")
     lines = [f"You {verb} the document at {decision['decidedAt']}."]
     if decision.get("rejectReason"):
         lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")

@@ -6,8 +6,9 @@ content that has been replaced. Two kinds of item, in the links table:
 
     REG#<documentId>          latestRunOrder, latestRunId, and `openWaits`: a string set of
                               "<runOrder>|<wait pk>", one per review stage still waiting
-    WAIT#<sha(callback id)>   one stage's wait: the callback id, the run and stage, the pks of
-                              its links (token hashes), and once known how the stage ended
+    STAGE#<runId>#<index>     one stage's wait: the stage record of `docflow.review.stages`
+                              (the current callback id, the run and stage, the pks of its links
+                              (token hashes), the votes, and once known how the stage ended)
 
 Nothing stored is a working link: link pks are SHA-256 hashes of tokens. The order of writes
 is what makes the race safe: a new run first raises `latestRunOrder`, then ends the waits it
@@ -17,7 +18,6 @@ the wait, or the wait sees the new run.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +27,6 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import from_ddb, to_ddb
-
-
-def wait_pk(callback_id: str) -> str:
-    return "WAIT#" + hashlib.sha256(callback_id.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -83,36 +79,9 @@ class RegisterStore:
         waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
         return sorted(w for w in waits if w.run_order < doc.run_order)
 
-    def add_wait(
-        self,
-        doc: DocumentRef,
-        callback_id: str,
-        stage_index: int,
-        link_pks: list[str],
-        deadline: int,
-    ) -> bool:
-        """Register a stage's wait; False (and nothing listed) if a newer run already exists."""
-        pk = wait_pk(callback_id)
-        wait = {
-            "pk": pk,
-            "callbackId": callback_id,
-            "documentId": doc.document_id,
-            "runId": doc.run_id,
-            "runOrder": doc.run_order,
-            "stageIndex": stage_index,
-            "links": link_pks,
-            "deadline": deadline,
-            "expiresAt": deadline + 30 * 24 * 3600,
-        }
-        try:  # a retried submitter finds its wait already there
-            self._ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(wait),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
-                raise
+    def add_wait(self, doc: DocumentRef, pk: str) -> bool:
+        """List a stage's wait (its stage record, `docflow.review.stages`) as open; False (and
+        the stage marked superseded) if a newer run already exists."""
         try:
             self._ddb.update_item(
                 TableName=self.table,

@@ -1,0 +1,142 @@
+"""A review stage as the execution runs it: rounds of durable waits, then how the stage ended.
+
+Reminders and escalation are the execution's own timers, not a polling job: a stage waits in
+rounds, each a `wait_for_callback` whose timeout runs to the stage's next planned event
+(reminder n at n x remind_after, escalation at escalate_after, the stage timeout last). When a
+round's wait times out, the next round's submitter makes its callback the stage's current one
+and sends that event's e-mail; nothing runs, and nothing is billed, in between. The plan is a
+pure function of the checkpointed stage, so replays take the same rounds.
+
+Votes live in the stage record (`docflow.review.stages`), not in the callback: the deciding
+vote wakes the current callback, and a vote that lands between two rounds is found by the next
+round (its registration is refused, `StageOver`) or by the stage's last step (`settle`), which
+writes `timed-out` only if the tally is still open. So a click that races a timer is never
+lost, and never counted twice.
+
+Operations: a round is 3 (the wait's context, its callback, the submitter step); a stage is
+3 x rounds, plus 1 for `settle review-<i>` when no callback brought the decision, plus the
+decision's report. Rounds = 1 + reminders + (1 if escalating at a time no reminder falls on).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_durable_execution_sdk_python import (
+    CallbackExternalError,
+    CallbackSubmitterError,
+    CallbackTimeoutError,
+    DurableContext,
+    StepContext,
+    durable_step,
+)
+from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
+
+from docflow.ids import DocumentRef
+from docflow.pipeline.review import parse_decision, request_review
+from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
+from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
+from docflow.review.links import StageOver, SupersededRun
+from docflow.review.stages import DECIDED, StageStore, stage_pk
+from docflow.runtime import runtime
+
+
+def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
+    """The stage's waits: `{"round", "waitSeconds", "reminder", "escalate"}` each, where
+    `reminder` and `escalate` say what the round sends when it starts."""
+    timeout = int(stage["timeoutSeconds"])
+    events: dict[int, dict[str, int]] = {}
+    every, count = int(stage.get("remindAfterSeconds", 0)), int(stage.get("maxReminders", 0))
+    for n in range(1, count + 1):
+        if every and n * every < timeout:
+            events.setdefault(n * every, {})["reminder"] = n
+    escalate = int(stage.get("escalateAfterSeconds", 0))
+    if escalate and stage.get("escalateTo") and escalate < timeout:
+        events.setdefault(escalate, {})["escalate"] = 1
+    starts = [0, *sorted(events)]
+    ends = [*sorted(events), timeout]
+    return [
+        {
+            "round": k,
+            "waitSeconds": end - start,
+            "reminder": events.get(start, {}).get("reminder", 0),
+            "escalate": events.get(start, {}).get("escalate", 0),
+        }
+        for k, (start, end) in enumerate(zip(starts, ends, strict=True))
+    ]
+
+
+def round_name(index: int, round_number: int) -> str:
+    return f"review-{index}" if round_number == 0 else f"review-{index}-r{round_number}"
+
+
+def wait_for_decision(
+    context: DurableContext,
+    doc: DocumentRef,
+    index: int,
+    stage: dict[str, Any],
+    summary: dict[str, Any],
+    retry: Any,
+) -> dict[str, Any]:
+    """Run the stage's rounds; `{"status", "reason", "decision"}` of how it ended."""
+    rounds = review_rounds(stage)
+    # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
+    heartbeat = int(stage.get("heartbeatSeconds") or 0) if len(rounds) == 1 else 0
+    for plan in rounds:
+        config = WaitForCallbackConfig(
+            timeout=Duration.from_seconds(plan["waitSeconds"]),
+            heartbeat_timeout=Duration.from_seconds(heartbeat) if heartbeat else Duration(),
+            retry_strategy=retry,
+        )
+        try:
+            raw = context.wait_for_callback(
+                request_review(doc, index, stage, summary, plan),
+                name=round_name(index, plan["round"]),
+                config=config,
+            )
+            return decided(parse_decision(raw))
+        except CallbackTimeoutError:
+            continue  # the next round reminds or escalates; after the last, settle
+        except CallbackExternalError as exc:
+            if exc.data == SUPERSEDED_ERROR:
+                return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
+            return {
+                "status": REJECTED,
+                "reason": "review-failed",
+                "decision": {"message": exc.message or ""},
+            }
+        except CallbackSubmitterError as exc:
+            if _names(exc, SupersededRun):
+                return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
+            if not _names(exc, StageOver):
+                raise
+            break  # a vote decided the stage between two rounds (or a newer run ended it)
+    outcome = context.step(settle_stage(doc, index), name=f"settle review-{index}")
+    if outcome.get("how") == DECIDED:
+        return decided(parse_decision(outcome))
+    if outcome.get("how") == SUPERSEDED:
+        return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
+    return {"status": TIMED_OUT, "reason": "review-timeout", "decision": {}}
+
+
+def decided(decision: dict[str, Any]) -> dict[str, Any]:
+    if decision["approved"]:
+        return {"status": APPROVED, "reason": "", "decision": decision}
+    reason = "invalid-decision" if decision.get("invalid") else "rejected"
+    return {"status": REJECTED, "reason": reason, "decision": decision}
+
+
+@durable_step
+def settle_stage(step: StepContext, doc: DocumentRef, index: int) -> dict[str, Any]:
+    """How the stage ended, from its record: a decision that landed between rounds stands;
+    otherwise the stage is recorded as timed out, and later votes are refused."""
+    outcome = StageStore(runtime().settings.links_table).settle(stage_pk(doc.run_id, index))
+    step.logger.info("review stage settled", extra={"stage": index, "how": outcome.get("how")})
+    return outcome
+
+
+def _names(exc: CallbackSubmitterError, error: type[Exception]) -> bool:
+    """Which error failed the submitter. The SDK (3.0.0) keeps only the step error's message on
+    the CallbackSubmitterError (its type is the SDK's, its cause a StepError), so docflow's
+    submitter errors put their name first in the message."""
+    return (exc.message or "").startswith(f"{error.__name__}:")
