@@ -55,13 +55,20 @@ def _model() -> ReadModel:
 
 # ------------------------------------------------------------------ stack
 def cmd_up(args: argparse.Namespace) -> int:
-    from docflow.local import control
+    from docflow.local import control, recovery
 
+    starting = control.running_pid(Path(args.state)) is None
     config = control.up(Path(args.state))
     info = control.status(Path(args.state))
-    _print_json(info) if args.json else print(
-        f"local stack up; review links served at {config.review_url}"
-    )
+    # After an unclean stop (a kill), what the start brought back; {} when nothing to say.
+    found = control.recovered(Path(args.state)) if starting else {}
+    found = found if found.get("uncleanStop") else {}
+    if args.json:
+        _print_json({**info, "recovery": found})
+        return 0
+    if found:
+        print(recovery.summary(found))
+    print(f"local stack up; review links served at {config.review_url}")
     return 0
 
 
@@ -412,7 +419,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(fn=fn)
         return p
 
-    add("up", cmd_up, "start the local stack")
+    p = add("up", cmd_up, "start the local stack")
+    p.description = (
+        "Start the local stack. After an unclean stop (a kill) it says so and prints what it "
+        'recovered. --json: the `status` object plus "recovery": {} after a clean stop, else '
+        "{uncleanStop, at, journalRecordsReplayed, journalRecordsRefused, tornRecordDropped, "
+        "snapshotGeneration, executionsResumed, callbacksRearmed, messagesToRedeliver, "
+        "messagesQueued}."
+    )
     add("down", cmd_down, "stop the local stack (its state is kept)")
     add("status", cmd_status, "is the local stack running")
     p = add("submit", cmd_submit, "upload documents and return at once")

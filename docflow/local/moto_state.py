@@ -35,9 +35,12 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-def save(path: Path) -> None:
+GENERATION = "__generation__"
+
+
+def save(path: Path, generation: int = 0, fsync: bool = True) -> None:
     with MOTO_LOCK:
-        state = {}
+        state: dict[str, Any] = {GENERATION: generation}
         for name in SERVICES:
             backend = get_backend(name)
             state[name] = {
@@ -47,21 +50,33 @@ def save(path: Path) -> None:
         tmp = path.with_suffix(".tmp")
         with tmp.open("wb") as out:
             _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(state)
+            if fsync:
+                out.flush()
+                os.fsync(out.fileno())
         os.replace(tmp, path)  # a crash mid-write leaves the previous snapshot whole
+        if not fsync:
+            return
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # ... and the rename itself survives a crash
+        finally:
+            os.close(fd)
 
 
-def restore(path: Path) -> bool:
+def restore(path: Path) -> int | None:
+    """Load the snapshot into moto; its generation (0 for an older snapshot), None if none."""
     if not path.exists():
-        return False
+        return None
     with path.open("rb") as src:
         state = pickle.load(src)  # noqa: S301 - our own file, written by save() above
+    generation = int(state.pop(GENERATION, 0))
     with MOTO_LOCK:
         for name, accounts in state.items():
             backend = get_backend(name)
             for account, regions in accounts.items():
                 for region, value in regions.items():
                     backend[account][region] = value
-    return True
+    return generation
 
 
 def export_mail(path: Path) -> None:
