@@ -1,5 +1,5 @@
 """Reliability on the real local stack: duplicates, crashes, throttling, poison documents,
-hostile review traffic and a burst. Prints one JSON object of counts.
+hostile review traffic, a burst, and the whole stack killed. Prints one JSON object of counts.
 
     python bench/reliability.py                    every scenario at full size (about 9 min)
     python bench/reliability.py --smoke            small sizes, for CI
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import _common
-from _reliability import burst, crashes, duplicates, hostile, poison, throttling
+from _reliability import burst, crashes, duplicates, hostile, poison, stack_crash, throttling
 
 SCENARIOS: dict[str, Callable[[bool], dict[str, Any]]] = {
     "duplicates": duplicates.run,
@@ -30,6 +30,7 @@ SCENARIOS: dict[str, Callable[[bool], dict[str, Any]]] = {
     "poison": poison.run,
     "hostile": hostile.run,
     "burst": burst.run,
+    "stack-crash": stack_crash.run,
 }
 
 

@@ -76,7 +76,20 @@ def restore(path: Path) -> int | None:
             for account, regions in accounts.items():
                 for region, value in regions.items():
                     backend[account][region] = value
+        _index_buckets()
     return generation
+
+
+def _index_buckets() -> None:
+    """moto finds a bucket's account through an index kept beside its backends, not in them:
+    rebuilt here, or the next CreateBucket of a restored bucket replaces it with an empty one
+    (every object gone, as the stack's own provisioning did after each restart)."""
+    from moto.s3.models import s3_backends
+
+    for account in s3_backends:
+        for partition in s3_backends[account]:
+            for name in s3_backends[account][partition].buckets:
+                s3_backends.bucket_accounts[name] = (partition, account)
 
 
 def export_mail(path: Path) -> None:
