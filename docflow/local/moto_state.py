@@ -22,8 +22,23 @@ from docflow.local.moto_atomic import MOTO_LOCK
 SERVICES = ("s3", "dynamodb", "sqs", "events", "ses", "secretsmanager", "ssm")
 
 
+def _versioned_keys(lists: dict[str, list[Any]]) -> Any:
+    from moto.s3.utils import _VersionedKeyStore
+
+    store = _VersionedKeyStore()
+    for key, versions in lists.items():
+        dict.__setitem__(store, key, versions)
+    return store
+
+
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
+        from moto.s3.utils import _VersionedKeyStore
+
+        if isinstance(obj, _VersionedKeyStore):
+            # Its items() yields only each key's newest version, and pickle saves a dict
+            # through items(): every older version would be lost. Save the lists whole.
+            return _versioned_keys, (dict(dict.items(obj)),)
         if isinstance(obj, type(threading.RLock())):
             return threading.RLock, ()
         if isinstance(obj, type(threading.Lock())):
