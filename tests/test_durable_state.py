@@ -137,7 +137,9 @@ def _write_some(moto: Moto, tag: str) -> dict[str, Any]:
         s3.put_object(Bucket="journal-bucket", Key=f"{tag}/doc", Body=body)["VersionId"]
         for body in (b"one", b"two")
     ]
-    sent = [sqs.send_message(QueueUrl=queue, MessageBody=f"{tag}{n}")["MessageId"] for n in range(3)]
+    sent = [
+        sqs.send_message(QueueUrl=queue, MessageBody=f"{tag}{n}")["MessageId"] for n in range(3)
+    ]
     received = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=1, VisibilityTimeout=600)
     ddb.put_item(TableName="journal-table", Item={"pk": {"S": tag}, "n": {"N": "1"}})
     mail = ses.send_email(
