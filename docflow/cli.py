@@ -424,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Start the local stack. After an unclean stop (a kill) it says so and prints what it "
         'recovered. --json: the `status` object plus "recovery": {} after a clean stop, else '
         "{uncleanStop, at, journalRecordsReplayed, journalRecordsRefused, tornRecordDropped, "
-        "snapshotGeneration, executionsResumed, callbacksRearmed, messagesToRedeliver, "
+        "snapshotGeneration, executionsResumed, callbacksRearmed, startClaimsReleased, "
+        "messagesToRedeliver, "
         "messagesQueued}."
     )
     add("down", cmd_down, "stop the local stack (its state is kept)")

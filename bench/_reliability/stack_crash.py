@@ -91,6 +91,7 @@ def run(smoke: bool) -> dict[str, Any]:
                     "journalRecordsReplayed",
                     "executionsResumed",
                     "callbacksRearmed",
+                    "startClaimsReleased",
                     "messagesToRedeliver",
                 )
             }

@@ -6,7 +6,8 @@ recovery.json, which `docflow up` prints:
 
     {"uncleanStop": true, "at": "...", "journalRecordsReplayed": 812, "journalRecordsRefused": 3,
      "tornRecordDropped": false, "snapshotGeneration": 4, "executionsResumed": 17,
-     "callbacksRearmed": 2, "messagesToRedeliver": 6, "messagesQueued": 40}
+     "callbacksRearmed": 2, "startClaimsReleased": 1, "messagesToRedeliver": 6,
+     "messagesQueued": 40}
 
 messagesToRedeliver are intake messages a starter had received but not deleted when the stack
 died: SQS delivers them again once their visibility timeout ends.
@@ -51,6 +52,41 @@ def intake_backlog(queue_name: str) -> dict[str, int]:
     }
 
 
+def release_dead_start_claims(claims_table: str) -> int:
+    """Start claims still "starting" when the stack starts belong to starters that died with
+    the last run (no starter runs yet). Left as they are, a redelivered message would find a
+    fresh claim, take it for a start under way, and be deleted: a document with no run. Marked
+    stale, the next delivery takes the claim over, asks the runner whether the run exists, and
+    starts it only if not."""
+    from botocore.exceptions import ClientError
+
+    from docflow import aws
+
+    ddb = aws.client("dynamodb")
+    released = 0
+    for page in ddb.get_paginator("scan").paginate(
+        TableName=claims_table,
+        FilterExpression="#s = :starting",
+        ExpressionAttributeNames={"#s": "state"},
+        ExpressionAttributeValues={":starting": {"S": "starting"}},
+    ):
+        for item in page.get("Items", []):
+            try:
+                ddb.update_item(
+                    TableName=claims_table,
+                    Key={"pk": item["pk"]},
+                    UpdateExpression="SET claimedAt = :zero",
+                    ConditionExpression="#s = :starting",
+                    ExpressionAttributeNames={"#s": "state"},
+                    ExpressionAttributeValues={":zero": {"N": "0"}, ":starting": {"S": "starting"}},
+                )
+                released += 1
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                    raise
+    return released
+
+
 def write(state: Path, report: dict[str, Any]) -> None:
     report = {"at": datetime.now(UTC).isoformat(timespec="seconds"), **report}
     tmp = state / (REPORT + ".tmp")
@@ -77,6 +113,7 @@ def summary(report: dict[str, Any]) -> str:
         )
         + f", {report.get('executionsResumed', 0)} executions resumed"
         f", {report.get('callbacksRearmed', 0)} review callbacks re-armed"
+        f", {report.get('startClaimsReleased', 0)} interrupted starts released"
         f", {report.get('messagesToRedeliver', 0)} intake messages to be re-delivered"
         f" ({report.get('messagesQueued', 0)} more queued)"
     )

@@ -391,7 +391,9 @@ def main() -> None:
     host.start()
     config.wait_for(config.host_url + "/health")
     runner.start()
-    backlog = recovery.intake_backlog(config.names("IntakeQueue"))  # before the poller runs
+    # Before the poller runs: no starter is alive to own a claim or a received message.
+    released = recovery.release_dead_start_claims(config.claims_table)
+    backlog = recovery.intake_backlog(config.names("IntakeQueue"))
     recovery.write(
         config.state,
         {
@@ -399,6 +401,7 @@ def main() -> None:
             **moto.recovered,
             "executionsResumed": runner.rearmed.get("executions", 0),
             "callbacksRearmed": runner.rearmed.get("callbacks", 0),
+            "startClaimsReleased": released,
             **backlog,
         },
     )
