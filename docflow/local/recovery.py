@@ -19,7 +19,10 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docflow.local.config import StackConfig
 
 RUNNING_MARK = "stackd.running"
 REPORT = "recovery.json"
@@ -85,6 +88,25 @@ def release_dead_start_claims(claims_table: str) -> int:
                 if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                     raise
     return released
+
+
+def settle(
+    config: StackConfig, unclean: bool, moto: dict[str, Any], rearmed: dict[str, int]
+) -> None:
+    """Once moto and the runner are back, before the poller starts (no starter alive to own a
+    claim or a received message): release dead claims, and write the report."""
+    released = release_dead_start_claims(config.claims_table)
+    write(
+        config.state,
+        {
+            "uncleanStop": unclean,
+            **moto,
+            "executionsResumed": rearmed.get("executions", 0),
+            "callbacksRearmed": rearmed.get("callbacks", 0),
+            "startClaimsReleased": released,
+            **intake_backlog(config.names("IntakeQueue")),
+        },
+    )
 
 
 def write(state: Path, report: dict[str, Any]) -> None:

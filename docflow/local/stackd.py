@@ -3,7 +3,6 @@
 moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every request
                      that may change them is journaled and fsynced before its answer
                      (durable_state.py), compacted into .docflow/moto.pickle
-
 durable runner       the testing SDK's web runner with its sqlite store; on start it
                      re-arms what a restart forgets (execution and callback timeouts) and
                      replays every unfinished execution
@@ -391,20 +390,7 @@ def main() -> None:
     host.start()
     config.wait_for(config.host_url + "/health")
     runner.start()
-    # Before the poller runs: no starter is alive to own a claim or a received message.
-    released = recovery.release_dead_start_claims(config.claims_table)
-    backlog = recovery.intake_backlog(config.names("IntakeQueue"))
-    recovery.write(
-        config.state,
-        {
-            "uncleanStop": unclean,
-            **moto.recovered,
-            "executionsResumed": runner.rearmed.get("executions", 0),
-            "callbacksRearmed": runner.rearmed.get("callbacks", 0),
-            "startClaimsReleased": released,
-            **backlog,
-        },
-    )
+    recovery.settle(config, unclean, moto.recovered, runner.rearmed)  # before the poller runs
     poller = IntakePoller(config)
     poller.start()
     frontend = FunctionUrlFrontend(config)
