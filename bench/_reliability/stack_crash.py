@@ -47,7 +47,9 @@ def run(smoke: bool) -> dict[str, Any]:
         kills: list[float] = []
         recoveries: list[dict[str, Any]] = []
         while len(kills) < kills_wanted:
-            time.sleep(rng.uniform(2.0, 6.0 if smoke else 15.0))
+            # The first kill while the intake queue is still being taken in (claims and
+            # received messages in flight), the later ones while pages are being read.
+            time.sleep(rng.uniform(0.5, 3.0) if not kills else rng.uniform(2.0, 12.0))
             stack.kill_stack()
             kills.append(round(time.monotonic() - began, 1))
             recoveries.append(stack.bring_up())
