@@ -115,9 +115,9 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
     with contextlib.closing(db):
         executions = dict(db.execute("SELECT execution_name, status FROM executions").fetchall())
     assert {d.execution_name for d in docs} == set(executions)
-    finals = aws.client("s3").list_objects_v2(
-        Bucket=stack.names("ArtifactBucket"), Prefix="docs/"
-    )["Contents"]
+    finals = aws.client("s3").list_objects_v2(Bucket=stack.names("ArtifactBucket"), Prefix="docs/")[
+        "Contents"
+    ]
     assert sum(o["Key"].endswith("/final.json") for o in finals) == len(docs)
     model = ReadModel(load_settings().table_name)
     for i in ids:  # one finalize per run, none failed on the way (source-missing and the like)

@@ -28,7 +28,7 @@ import pickle
 import random
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -105,9 +105,6 @@ def _pin_moto_clock() -> None:
 class _Durability:
     journal: Journal | None = None
     replaying: bool = False
-    requests: int = 0
-    journaled: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _STATE = _Durability()
@@ -158,29 +155,31 @@ def _journaled(inner: Any) -> Any:
         if _STATE.journal is None or _STATE.replaying:
             return inner(self, environ, start_response)
         body = _read_body(environ)
-        # The journal is read under the lock: a compaction swaps it under the same lock.
-        if not _may_change_state(environ, body):
-            with MOTO_LOCK:
-                journal = _STATE.journal
-                seq = journal.last  # anything this read can see is in the journal by now
-                answer = inner(self, environ, start_response)
-            journal.wait_durable(seq)
-            return answer
+        request = _request_record(environ)  # as received, before moto touches the environ
+        mutating = _may_change_state(environ, body)
         from moto.moto_api._internal import mock_random
 
+        # The journal is read under the lock: a compaction swaps it under the same lock.
         with MOTO_LOCK:
             journal = _STATE.journal
-            seed = random.getrandbits(63)
-            mock_random.seed(seed)
-            _local.mode, _local.readings = "record", []
-            try:
+            if journal is None:  # the stack is stopping
+                return inner(self, environ, start_response)
+            if not mutating:
+                seq = journal.last  # anything this read can see is in the journal by now
                 answer = inner(self, environ, start_response)
-            finally:
-                readings, _local.mode = _local.readings, None
-                record = (seed, readings, _request_record(environ), body)
-                seq = journal.append(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
-                _STATE.journaled += 1
-        journal.wait_durable(seq)  # the answer goes out only once its record is on disk
+            else:
+                seed = random.getrandbits(63)
+                mock_random.seed(seed)
+                _local.mode, _local.readings = "record", []
+                try:
+                    answer = inner(self, environ, start_response)
+                finally:
+                    readings, _local.mode = _local.readings, None
+                    record = pickle.dumps(
+                        (seed, readings, request, body), protocol=pickle.HIGHEST_PROTOCOL
+                    )
+                    seq = journal.append(record)
+        journal.wait_durable(seq)  # the answer goes out only once what it reports is on disk
         return answer
 
     setattr(call, _PATCHED, True)
