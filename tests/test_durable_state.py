@@ -214,3 +214,15 @@ def test_a_second_crash_after_recovery_keeps_everything(moto: Moto) -> None:
     moto.boot()
     assert _versions(moto, "a/doc") == sorted(first["versions"])
     assert _versions(moto, "b/doc") == sorted(second["versions"])
+
+
+def test_a_record_torn_by_the_crash_is_dropped_and_the_rest_replayed(moto: Moto) -> None:
+    moto.boot()
+    first = _write_some(moto, "a")
+    moto.crash()
+    (journal,) = moto.state.glob("moto.journal.*")
+    with journal.open("ab") as out:  # the crash cut the next request's record short
+        out.write(frame(b"never acknowledged")[:10])
+    report = moto.boot()
+    assert report["tornRecordDropped"] and report["journalRecordsRefused"] == 0
+    assert _versions(moto, "a/doc") == sorted(first["versions"])
