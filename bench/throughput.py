@@ -3,6 +3,8 @@
     python bench/throughput.py            8 documents x 6 pages, half of them scanned (OCR)
     python bench/throughput.py --smoke    2 documents x 2 pages
     python bench/throughput.py --short-pages   the same corpus with three-line pages
+    python bench/throughput.py --compare-durability   (c) again with moto snapshotted, not
+                                                      journaled: stack_snapshot_*, journal_slower_by
 
 (a) serial: the loop every pipeline starts as: for each file, for each page, read it (text
     layer or tesseract), extract the classifier's features, write the page text to S3; then
@@ -113,8 +115,13 @@ def orchestrated(files: list[Path], concurrency: int) -> float:
         return time.perf_counter() - began
 
 
-def stacked(folder: Path, state: Path) -> float:
-    config = StackConfig(state=state, port_base=28780 + os.getpid() % 100 * 20, page_concurrency=4)
+def stacked(folder: Path, state: Path, durability: str = "journal") -> float:
+    config = StackConfig(
+        state=state,
+        port_base=28780 + os.getpid() % 100 * 20,
+        page_concurrency=4,
+        moto_durability=durability,
+    )
     config.save()
     control.up(state)
     try:
@@ -153,6 +160,11 @@ def main() -> None:
         action="store_true",
         help="three-line pages: fixed per-document costs dominate",
     )
+    parser.add_argument(
+        "--compare-durability",
+        action="store_true",
+        help="also run the stack with moto snapshotted every 2 s instead of journaled",
+    )
     args = parser.parse_args()
     _common.quiet()
     documents, pages = (2, 2) if args.smoke else (8, 6)
@@ -166,6 +178,16 @@ def main() -> None:
         b = orchestrated(files, concurrency=4)
         b1 = orchestrated(files, concurrency=1)
         c = stacked(folder, Path(tmp) / "stack")
+        c_snap = stacked(folder, Path(tmp) / "snap", "snapshot") if args.compare_durability else 0
+    compared = (
+        {
+            "stack_snapshot_pages_per_s": round(total / c_snap, 3),
+            "stack_snapshot_vs_serial": round(a / c_snap, 2),
+            "journal_slower_by": round(c / c_snap - 1, 3),
+        }
+        if c_snap
+        else {}
+    )
     _common.emit(
         {
             "pages": total,
@@ -175,6 +197,7 @@ def main() -> None:
             "orchestrator_vs_serial": round(a / b, 2),
             "stack_vs_serial": round(a / c, 2),
             "overhead_fraction": round((b1 - a) / a, 3),
+            **compared,
         }
     )
 

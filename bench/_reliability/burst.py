@@ -34,11 +34,14 @@ def corpus(count: int) -> list[tuple[str, bytes]]:
     return files
 
 
-def run(smoke: bool) -> dict[str, Any]:
+def run(smoke: bool, durability: str = "journal") -> dict[str, Any]:
     count = 40 if smoke else 500
     env = {"DOCFLOW_PAGE_BATCH_SIZE": "1"}
     with Stack.running(
-        intake_max_concurrency=INTAKE_CAP, page_concurrency=PAGE_CAP, extra_env=env
+        intake_max_concurrency=INTAKE_CAP,
+        page_concurrency=PAGE_CAP,
+        extra_env=env,
+        moto_durability=durability,
     ) as stack:
         files = corpus(count)
         depth = DepthSampler(stack)
@@ -75,6 +78,9 @@ def run(smoke: bool) -> dict[str, Any]:
         "page_batches_peak_concurrency": page_peak,
         "page_cap": PAGE_CAP,
     }
+    if durability == "journal":
+        report["journal_fsyncs"] = intake.get("journalFsyncs")
+        report["journal_records"] = intake.get("journalRecords")
     report["passed"] = (
         settled == count
         and report["executions"] == count
@@ -84,6 +90,21 @@ def run(smoke: bool) -> dict[str, Any]:
         and 0 < page_peak <= PAGE_CAP
     )
     return report
+
+
+def compare(smoke: bool) -> dict[str, Any]:
+    """The same burst with moto's journal (every write on disk before its answer) and with the
+    pickle every two seconds it replaced, one after the other in one run."""
+    durable = run(smoke, "journal")
+    snapshot = run(smoke, "snapshot")
+    return {
+        "journal": durable,
+        "snapshot": snapshot,
+        "journal_drain_seconds": durable["drain_seconds"],
+        "snapshot_drain_seconds": snapshot["drain_seconds"],
+        "journal_slower_by": round(durable["drain_seconds"] / snapshot["drain_seconds"] - 1, 3),
+        "passed": durable["passed"] and snapshot["passed"],
+    }
 
 
 class DepthSampler:

@@ -210,6 +210,27 @@ class Stack:
         return json.loads(path.read_text()) if path.exists() else {}
 
     # ---- faults ------------------------------------------------------------------------
+    def kill_stack(self) -> list[int]:
+        """SIGKILL every process of the stack at once: the supervisor (moto, the runner, the
+        poller, the Function URL) and the functions' host, as a power cut or `kill -9` would."""
+        pids = []
+        for name in ("stackd.pid", "host.pid"):
+            with contextlib.suppress(OSError, ValueError):
+                pids.append(int((self.config.state / name).read_text()))
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5  # the supervisor is our child: reaped, its ports free
+        while any(control._alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return pids
+
+    def bring_up(self) -> dict[str, Any]:
+        """`docflow up` after a kill; what the stack says it recovered."""
+        control.up(self.config.state)
+        reset_process_state()
+        return control.recovered(self.config.state)
+
     def kill_host(self) -> int:
         pid = int((self.config.state / "host.pid").read_text())
         with contextlib.suppress(ProcessLookupError):

@@ -33,9 +33,12 @@ LIST_ITEM = (
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
-    '"intakeMaxConcurrency", "intakeBatches", "hostRestarts"}}',
+    '"intakeMaxConcurrency", "intakeBatches", "hostRestarts"}, "recovery": {} after a clean '
+    'stop, else {"uncleanStop", "at", "journalRecordsReplayed", "journalRecordsRefused", '
+    '"tornRecordDropped", "snapshotGeneration", "executionsResumed", "callbacksRearmed", '
+    '"startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
     "down": '{"stopped": bool}',
-    "status": "the same object as `up --json`",
+    "status": "the `up` object without \"recovery\"",
     "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',
     "run": '[{"documentId", "version", "path", "status", "pages": int|null, '
     '"engines": [name], "docType", "sensitive": {detector: count}, "stage", '

@@ -38,13 +38,20 @@ def maybe_local(args: argparse.Namespace) -> Any:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from docflow.local import control
+    from docflow.local import control, recovery
 
+    starting = control.running_pid(Path(args.state)) is None
     config = control.up(Path(args.state))
     info = control.status(Path(args.state))
-    print_json(info) if args.json else print(
-        f"local stack up; review links served at {config.review_url}"
-    )
+    # After an unclean stop (a kill), what the start brought back; {} when nothing to say.
+    found = control.recovered(Path(args.state)) if starting else {}
+    found = found if found.get("uncleanStop") else {}
+    if args.json:
+        print_json({**info, "recovery": found})
+        return 0
+    if found:
+        print(recovery.summary(found))
+    print(f"local stack up; review links served at {config.review_url}")
     return 0
 
 

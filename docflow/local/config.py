@@ -31,6 +31,9 @@ class StackConfig:
     schedule_every_s: int = 60
     reconcile_quiet_s: int = 120
     extra_env: dict[str, str] = field(default_factory=dict)
+    # "journal": every acknowledged AWS write is on disk first (durable_state.py);
+    # "snapshot": a pickle every few seconds, as before: kept only to measure against.
+    moto_durability: str = "journal"
 
     @property
     def moto_port(self) -> int:

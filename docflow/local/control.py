@@ -23,6 +23,10 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except OSError:
         return False
+    # A killed stack whose parent is gone is a zombie until init reaps it: dead all the same.
+    with contextlib.suppress(OSError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
     return True
 
 
@@ -54,6 +58,7 @@ def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
     use_rules_from_env(config)
     config.save()
     (state / "stackd.ready").unlink(missing_ok=True)
+    _kill_orphaned_host(state)
     log = (state / "stackd.log").open("ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "docflow.local.stackd", "--state", str(state)],
@@ -61,7 +66,9 @@ def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         start_new_session=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # A fixed hash seed: moto's journal replays requests in a new process, and any set it
+        # iterates must come out in the order it did the first time.
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"},
     )
     (state / "stackd.pid").write_text(str(process.pid))
     deadline = time.monotonic() + timeout_s
@@ -91,6 +98,26 @@ def use_rules_from_env(config: StackConfig) -> None:
     path = Path(raw).expanduser().resolve()
     load_rules(path)  # SettingsError names the file and the stage
     config.extra_env["DOCFLOW_RULES_PATH"] = str(path)
+
+
+def _kill_orphaned_host(state: Path) -> None:
+    """A function host whose stack was killed outlives it, holding the host port."""
+    host = state / "host.pid"
+    try:
+        pid = int(host.read_text())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if b"docflow.local.host" in cmdline:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def recovered(state: Path = DEFAULT_STATE) -> dict[str, Any]:
+    """What the stack's last start recovered after an unclean stop (recovery.py)."""
+    from docflow.local import recovery
+
+    return recovery.read(state)
 
 
 def down(state: Path = DEFAULT_STATE, timeout_s: float = 60) -> bool:

@@ -22,8 +22,23 @@ from docflow.local.moto_atomic import MOTO_LOCK
 SERVICES = ("s3", "dynamodb", "sqs", "events", "ses", "secretsmanager", "ssm")
 
 
+def _versioned_keys(lists: dict[str, list[Any]]) -> Any:
+    from moto.s3.utils import _VersionedKeyStore
+
+    store = _VersionedKeyStore()
+    for key, versions in lists.items():
+        dict.__setitem__(store, key, versions)
+    return store
+
+
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
+        from moto.s3.utils import _VersionedKeyStore
+
+        if isinstance(obj, _VersionedKeyStore):
+            # Its items() yields only each key's newest version, and pickle saves a dict
+            # through items(): every older version would be lost. Save the lists whole.
+            return _versioned_keys, (dict(dict.items(obj)),)
         if isinstance(obj, type(threading.RLock())):
             return threading.RLock, ()
         if isinstance(obj, type(threading.Lock())):
@@ -35,9 +50,12 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-def save(path: Path) -> None:
+GENERATION = "__generation__"
+
+
+def save(path: Path, generation: int = 0, fsync: bool = True) -> None:
     with MOTO_LOCK:
-        state = {}
+        state: dict[str, Any] = {GENERATION: generation}
         for name in SERVICES:
             backend = get_backend(name)
             state[name] = {
@@ -47,21 +65,46 @@ def save(path: Path) -> None:
         tmp = path.with_suffix(".tmp")
         with tmp.open("wb") as out:
             _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(state)
+            if fsync:
+                out.flush()
+                os.fsync(out.fileno())
         os.replace(tmp, path)  # a crash mid-write leaves the previous snapshot whole
+        if not fsync:
+            return
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # ... and the rename itself survives a crash
+        finally:
+            os.close(fd)
 
 
-def restore(path: Path) -> bool:
+def restore(path: Path) -> int | None:
+    """Load the snapshot into moto; its generation (0 for an older snapshot), None if none."""
     if not path.exists():
-        return False
+        return None
     with path.open("rb") as src:
         state = pickle.load(src)  # noqa: S301 - our own file, written by save() above
+    generation = int(state.pop(GENERATION, 0))
     with MOTO_LOCK:
         for name, accounts in state.items():
             backend = get_backend(name)
             for account, regions in accounts.items():
                 for region, value in regions.items():
                     backend[account][region] = value
-    return True
+        _index_buckets()
+    return generation
+
+
+def _index_buckets() -> None:
+    """moto finds a bucket's account through an index kept beside its backends, not in them:
+    rebuilt here, or the next CreateBucket of a restored bucket replaces it with an empty one
+    (every object gone, as the stack's own provisioning did after each restart)."""
+    from moto.s3.models import s3_backends
+
+    for account in s3_backends:
+        for partition in s3_backends[account]:
+            for name in s3_backends[account][partition].buckets:
+                s3_backends.bucket_accounts[name] = (partition, account)
 
 
 def export_mail(path: Path) -> None:

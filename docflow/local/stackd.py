@@ -1,7 +1,8 @@
 """The embedded local stack: everything AWS would run, on loopback, in one supervised process.
 
-moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager (state saved
-                     to .docflow/moto.pickle every few seconds and on shutdown)
+moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every request
+                     that may change them is journaled and fsynced before its answer
+                     (durable_state.py), compacted into .docflow/moto.pickle
 durable runner       the testing SDK's web runner with its sqlite store; on start it
                      re-arms what a restart forgets (execution and callback timeouts) and
                      replays every unfinished execution
@@ -51,22 +52,39 @@ class MotoService:
             ip_address="127.0.0.1", port=config.moto_port, verbose=False
         )
         self.snapshot = config.state / "moto.pickle"
+        self.durable: Any = None
+        self.recovered: dict[str, Any] = {}
 
     def start(self) -> None:
         from docflow.local import moto_state
+        from docflow.local.durable_state import DurableMoto
 
+        if self.config.moto_durability == "journal":
+            self.durable = DurableMoto(self.config.state)
+            self.recovered = self.durable.recover()  # before the first request is served
+        else:  # "snapshot": the pickle every few seconds, kept to measure against
+            moto_state.restore(self.snapshot)
         self.server.start()
-        moto_state.restore(self.snapshot)
 
     def save(self) -> None:
+        """Called every few seconds: the mail export, and the snapshot or a due compaction."""
         from docflow.local import moto_state
 
-        moto_state.save(self.snapshot)
+        if self.durable is not None:
+            self.durable.maybe_compact()
+        else:
+            moto_state.save(self.snapshot, fsync=False)
         moto_state.export_mail(self.config.state / "mail.json")
 
     def stop(self) -> None:
-        self.save()
+        from docflow.local import moto_state
+
         self.server.stop()
+        if self.durable is not None:
+            self.durable.close()
+        else:
+            moto_state.save(self.snapshot, fsync=False)
+        moto_state.export_mail(self.config.state / "mail.json")
 
 
 class DurableRunner:
@@ -86,6 +104,8 @@ class DurableRunner:
             )
         )
 
+        self.rearmed: dict[str, int] = {}
+
     def start(self) -> None:
         from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
 
@@ -93,7 +113,7 @@ class DurableRunner:
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
-        rearm(self.runner._executor, self.runner._store)
+        self.rearmed = rearm(self.runner._executor, self.runner._store)
 
     def stop(self) -> None:
         self.runner.stop()
@@ -342,13 +362,14 @@ class Schedules:
                     print(f"schedule {task}: {exc!r}", flush=True)
 
 
-def write_stats(config: StackConfig, poller: Any, host: FunctionHost) -> None:
+def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
         "intakeInFlightPeak": poller.peak_in_flight,
         "intakeMaxConcurrency": config.intake_max_concurrency,
         "intakeBatches": poller.batches,
         "hostRestarts": host.restarts,
+        **(moto.durable.stats() if moto.durable is not None else {}),
     }
     tmp = config.state / "stats.tmp"
     tmp.write_text(json.dumps(stats))
@@ -364,10 +385,12 @@ def main() -> None:
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())
 
+    from docflow.local import recovery
     from docflow.local.intake_poller import IntakePoller
     from docflow.local.operators import EventConsumer, QueueSampler
     from docflow.local.resources import provision
 
+    unclean = recovery.begin(config.state)
     moto = MotoService(config)
     moto.start()
     provision(config.names, sender=config.sender)
@@ -377,6 +400,7 @@ def main() -> None:
     host.start()
     config.wait_for(config.host_url + "/health")
     runner.start()
+    recovery.settle(config, unclean, moto.recovered, runner.rearmed)  # before the poller runs
     poller = IntakePoller(config)
     poller.start()
     frontend = FunctionUrlFrontend(config)
@@ -397,7 +421,7 @@ def main() -> None:
             moto.save()
         except Exception as exc:
             print(f"snapshot failed: {exc!r}", flush=True)
-        write_stats(config, poller, host)
+        write_stats(config, poller, host, moto)
     (config.state / "stackd.ready").unlink(missing_ok=True)
     for name, part in (
         *(("operators", p) for p in operators),
@@ -411,6 +435,7 @@ def main() -> None:
         began = time.monotonic()
         part.stop()
         print(f"stopped {name} in {time.monotonic() - began:.1f}s", flush=True)
+    recovery.clean_stop(config.state)
 
 
 if __name__ == "__main__":
