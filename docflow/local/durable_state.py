@@ -41,7 +41,9 @@ COMPACT_PAST_BYTES = 256 * 1024 * 1024
 _PATCHED = "_docflow_journaled"
 
 # Requests that change nothing, by X-Amz-Target or query-protocol Action: they skip the
-# journal (but still wait for what they may have read to be durable).
+# journal (but still wait for what they may have read to be durable). These are the names of
+# requests moto may be sent (a test's or a benchmark's table walk, "Scan" included); docflow's
+# own code never scans.
 READ_ONLY_ACTIONS = frozenset(
     {
         "GetItem", "BatchGetItem", "Query", "Scan", "DescribeTable", "ListTables",

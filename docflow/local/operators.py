@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from docflow.local.config import StackConfig
 EVENTS_FILE = "events.jsonl"
 
 
-class _Loop:
+class _Loop(ABC):
     every_s = 2.0
 
     def __init__(self, config: StackConfig) -> None:
@@ -41,8 +42,9 @@ class _Loop:
             except Exception as exc:  # a bad tick must not end the loop
                 print(f"{type(self).__name__}: {exc!r}", flush=True)
 
+    @abstractmethod
     def tick(self) -> None:
-        raise NotImplementedError
+        """One pass of the loop's work."""
 
 
 class QueueSampler(_Loop):
