@@ -5,6 +5,7 @@ version superseding an older run, and every way a stage can end answering a page
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import json
 import logging
@@ -65,15 +66,25 @@ class Desk:
         return result_json(self.runner.wait_for_result(arn, timeout=60))
 
 
-@pytest.fixture
-def desk(stack: Stack) -> Iterator[Desk]:
+@contextlib.contextmanager
+def open_desk(stack: Stack) -> Iterator[Desk]:
+    """The testing runner, the callback API's views and the runtime, wired to each other, for
+    settings read now (a test may set its own first)."""
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         callbacks = RunnerCallbacks(runner)
         api.use_views(make_views(callbacks))
         use_runtime(build_runtime().with_(callbacks=callbacks))
-        yield Desk(stack, runner, callbacks)
-        api.use_views(None)
-        use_runtime(None)
+        try:
+            yield Desk(stack, runner, callbacks)
+        finally:
+            api.use_views(None)
+            use_runtime(None)
+
+
+@pytest.fixture
+def desk(stack: Stack) -> Iterator[Desk]:
+    with open_desk(stack) as desk:
+        yield desk
 
 
 def newer(doc: DocumentRef, stack: Stack, data: bytes) -> DocumentRef:
@@ -211,23 +222,15 @@ def test_a_click_that_won_the_race_still_cannot_finalize_replaced_content(desk: 
 
 def test_a_timed_out_stage_says_so(monkeypatch: pytest.MonkeyPatch, stack: Stack) -> None:
     monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "2")
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        callbacks = RunnerCallbacks(runner)
-        api.use_views(make_views(callbacks))
-        use_runtime(build_runtime().with_(callbacks=callbacks))
-        try:
-            desk = Desk(stack, runner, callbacks)
-            doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
-            arn = desk.start(doc)
-            token = desk.links(doc)[0]
-            assert desk.result(arn)["reason"] == "review-timeout"
-            time.sleep(0.5)
-            answer = call("GET", f"/review/{token}")
-            assert answer["statusCode"] == 409 and "ran out" in answer["body"]
-            assert post_decision(token, "approve")["statusCode"] == 409
-        finally:
-            api.use_views(None)
-            use_runtime(None)
+    with open_desk(stack) as desk:
+        doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
+        arn = desk.start(doc)
+        token = desk.links(doc)[0]
+        assert desk.result(arn)["reason"] == "review-timeout"
+        time.sleep(0.5)
+        answer = call("GET", f"/review/{token}")
+        assert answer["statusCode"] == 409 and "ran out" in answer["body"]
+        assert post_decision(token, "approve")["statusCode"] == 409
 
 
 def test_a_run_that_ended_without_a_decision_says_so(desk: Desk) -> None:
@@ -280,45 +283,37 @@ def test_no_working_link_outside_the_mailbox(
 
 
 def test_a_reviewer_corrects_a_field_on_the_page(
-    monkeypatch: pytest.MonkeyPatch, stack: Stack
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, stack: Stack
 ) -> None:
     from docflow.classify.rules import DEFAULT_RULES
 
     monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))  # the shipped [fields] table
     monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")
     load_settings.cache_clear()
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        callbacks = RunnerCallbacks(runner)
-        api.use_views(make_views(callbacks))
-        use_runtime(build_runtime().with_(callbacks=callbacks))
-        try:
-            desk = Desk(stack, runner, callbacks)
-            doc = stack.upload("in/smudged.pdf", pdfs.text_pdf(pdfs.INVOICE_UNREADABLE_TOTAL))
-            arn = desk.start(doc)
-            token = desk.links(doc)[0]
-            page = call("GET", f"/review/{token}")["body"]
-            assert "Key fields" in page and 'name="field.total_amount"' in page
-            assert "a key field needs a person&#39;s check" in page
+    request.addfinalizer(load_settings.cache_clear)  # settings read with this test's rules
+    with open_desk(stack) as desk:
+        doc = stack.upload("in/smudged.pdf", pdfs.text_pdf(pdfs.INVOICE_UNREADABLE_TOTAL))
+        arn = desk.start(doc)
+        token = desk.links(doc)[0]
+        page = call("GET", f"/review/{token}")["body"]
+        assert "Key fields" in page and 'name="field.total_amount"' in page
+        assert "a key field needs a person&#39;s check" in page
 
-            def approve(total: str) -> dict:
-                form = {"decision": "approve", "field.total_amount": total}
-                return call(
-                    "POST",
-                    f"/review/{token}",
-                    urlencode(form),
-                    **{"content-type": "application/x-www-form-urlencoded"},
-                )
+        def approve(total: str) -> dict:
+            form = {"decision": "approve", "field.total_amount": total}
+            return call(
+                "POST",
+                f"/review/{token}",
+                urlencode(form),
+                **{"content-type": "application/x-www-form-urlencoded"},
+            )
 
-            refused = approve("one thousand")
-            assert refused["statusCode"] == 400 and "Total amount" in refused["body"]
-            assert 'value="one thousand"' in refused["body"]  # what they typed is kept
-            assert not callbacks.sent
-            assert approve("1,100.00")["statusCode"] == 200
-            out = desk.result(arn)
-        finally:
-            api.use_views(None)
-            use_runtime(None)
-            load_settings.cache_clear()
+        refused = approve("one thousand")
+        assert refused["statusCode"] == 400 and "Total amount" in refused["body"]
+        assert 'value="one thousand"' in refused["body"]  # what they typed is kept
+        assert not desk.callbacks.sent
+        assert approve("1,100.00")["statusCode"] == 200
+        out = desk.result(arn)
     assert out["status"] == "finalized"
     total = out["fields"]["total_amount"]
     assert total["value"] == "1100.00" and total["correctedBy"].endswith("@example.com")
