@@ -1,0 +1,69 @@
+"""Choosing net, tax and total among their candidates so that net + tax = total.
+
+Each amount label on a page gives candidates (its cell, the cell to its right, the cells under
+it), and a document often prints several: a line item's amount under a `Total` column header,
+a subtotal per page, CGST and SGST on two lines. The reconciliation tries every combination of
+the best few distinct values of each, plus the sum of two tax lines, and keeps the combination
+that adds up (within a cent) with the highest summed score. What it chose is held by the
+arithmetic as well as by its labels, so its confidence rises; where nothing adds up the
+amounts keep their own scores and the checks send the document to a person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from itertools import combinations, product
+from typing import Protocol
+
+TOLERANCE = Decimal("0.01")
+TOP = 4  # distinct values tried per field
+RECONCILED = 0.97  # confidence floor of amounts the arithmetic confirms (before OCR scaling)
+
+
+class AmountCandidate(Protocol):
+    name: str
+    value: str
+    confidence: float
+    order: int
+
+
+def _distinct(cands: Sequence[AmountCandidate]) -> list[AmountCandidate]:
+    best: dict[str, AmountCandidate] = {}
+    for c in sorted(cands, key=lambda c: (-c.confidence, -c.order)):
+        best.setdefault(c.value, c)
+    return list(best.values())[:TOP]
+
+
+def reconcile(
+    by_name: dict[str, list[AmountCandidate]],
+) -> tuple[dict[str, tuple[AmountCandidate, ...]], bool]:
+    """({field: the candidates chosen (two for a tax that is a sum)}, reconciled?).
+
+    Only fields with candidates appear; without all three amounts nothing is reconciled.
+    """
+    nets = _distinct(by_name.get("net_amount", []))
+    taxes = _distinct(by_name.get("tax_amount", []))
+    totals = _distinct(by_name.get("total_amount", []))
+    if not (nets and taxes and totals):
+        return {}, False
+    tax_options: list[tuple[AmountCandidate, ...]] = [(t,) for t in taxes]
+    # Two tax lines of the same rate (CGST + SGST) or of two rates: their sum is the tax.
+    every_tax = sorted(by_name.get("tax_amount", []), key=lambda c: c.order)
+    tax_options += [
+        pair for pair in combinations(every_tax[:6], 2) if pair[0].order != pair[1].order
+    ]
+    best: tuple[float, dict[str, tuple[AmountCandidate, ...]]] | None = None
+    for net, tax, total in product(nets, tax_options, totals):
+        tax_value = sum((Decimal(t.value) for t in tax), Decimal(0))
+        if abs(Decimal(net.value) + tax_value - Decimal(total.value)) > TOLERANCE:
+            continue
+        if Decimal(total.value) <= 0 or net.order == total.order:
+            continue
+        score = net.confidence + total.confidence + sum(t.confidence for t in tax) / len(tax)
+        score -= 0.05 * (len(tax) - 1)  # one tax line explains it more simply than two
+        if best is None or score > best[0]:
+            best = (score, {"net_amount": (net,), "tax_amount": tax, "total_amount": (total,)})
+    if best is None:
+        return {}, False
+    return best[1], True
