@@ -47,6 +47,9 @@ from docflow.extract.vendor import guess_vendor
 SAME_LINE, NEXT_LINE, WEAK_LABEL, FALLBACK = 0.95, 0.88, 0.90, 0.70
 UNSURE = 0.45
 REPAIRED = 0.6
+# OCR drops or swaps accents (`Müller` -> `Muller`) with a confident score: free text that OCR
+# read in a language that has them is not to be trusted unchecked.
+OCR_ACCENTS = 0.85
 # What stands between a label and its value: `No.`, `Nr.`, `n°`, `#`, and OCR's readings of
 # `nº` (`n2`, `n°`), which would otherwise be taken for the number itself.
 _SKIP = re.compile(
@@ -142,8 +145,12 @@ class RulesEngine:
                 candidates.extend(_read(seg, order, language, factors))
         candidates.extend(_fallbacks(pages, segments, factors))
         found, repaired = _choose(candidates)
-        if "vendor_name" not in found:
-            guess = guess_vendor(layouts, factors.get(layouts[0].number, 1.0) if layouts else 1)
+        if "vendor_name" not in found and layouts:
+            first = layouts[0].number
+            factor = factors.get(first, 1.0)
+            if ocr.get(first) and language not in (None, "en"):
+                factor *= OCR_ACCENTS
+            guess = guess_vendor(layouts, factor)
             if guess:
                 found["vendor_name"] = FoundField(
                     guess.value, guess.confidence, guess.page, box=guess.box, raw=guess.raw
@@ -232,6 +239,8 @@ def _read(
     ocr = factors.get(seg.cell.page, 1.0) if words is None else min(1.0, words + 0.04)
     if repaired:
         confidence *= REPAIRED
+    if kind == TEXT and seg.ocr and language not in (None, "en"):
+        confidence *= OCR_ACCENTS
     box = seg.cell.sub_box(seg.start + span[0], seg.start + span[1])
     return [
         Candidate(
