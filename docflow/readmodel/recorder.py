@@ -159,7 +159,7 @@ class StatusRecorder:
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     continue  # another report landed first; decide again
-                if _error_code(exc) == "ConditionalCheckFailedException":
+                if aws.error_code(exc) == "ConditionalCheckFailedException":
                     self._announce_again(report, current)
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 raise
@@ -260,11 +260,8 @@ def _status(current: dict[str, Any] | None) -> str | None:
     return current.get("status") if current else None
 
 
-def _error_code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
 
 def _cancellation_codes(exc: ClientError) -> list[str]:
-    if _error_code(exc) != "TransactionCanceledException":
+    if aws.error_code(exc) != "TransactionCanceledException":
         return []
     return [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
