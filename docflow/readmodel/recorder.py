@@ -18,6 +18,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
     STATE_SK,
@@ -134,7 +135,10 @@ def plan(
 
 class StatusRecorder:
     def __init__(
-        self, table_name: str, history_ttl_days: int = 365, publisher: Any | None = None
+        self,
+        table_name: str,
+        history_ttl_days: int = 365,
+        publisher: EventPublisher | None = None,
     ) -> None:
         self.table = table_name
         self.ttl = timedelta(days=history_ttl_days)
@@ -170,8 +174,6 @@ class StatusRecorder:
         raise RuntimeError("too many concurrent writers for one document; retry the report")
 
     def _announce(self, report: Report, state: dict[str, Any] | None) -> None:
-        from docflow.events import detail_type_for, event_detail
-
         detail_type = detail_type_for(report.status)
         if self.publisher is None or detail_type is None or state is None:
             return
