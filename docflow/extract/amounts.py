@@ -47,23 +47,33 @@ def reconcile(
     totals = _distinct(by_name.get("total_amount", []))
     if not (nets and taxes and totals):
         return {}, False
-    tax_options: list[tuple[AmountCandidate, ...]] = [(t,) for t in taxes]
-    # Two tax lines of the same rate (CGST + SGST) or of two rates: their sum is the tax.
-    every_tax = sorted(by_name.get("tax_amount", []), key=lambda c: c.order)
-    tax_options += [
-        pair for pair in combinations(every_tax[:6], 2) if pair[0].order != pair[1].order
-    ]
+    # Two tax lines (CGST + SGST, two rates) or two net lines (goods + shipping): their sum.
+    net_options = _with_pairs(nets, by_name.get("net_amount", []))
+    tax_options = _with_pairs(taxes, by_name.get("tax_amount", []))
     best: tuple[float, dict[str, tuple[AmountCandidate, ...]]] | None = None
-    for net, tax, total in product(nets, tax_options, totals):
+    for net, tax, (total,) in product(net_options, tax_options, [(t,) for t in totals]):
+        net_value = sum((Decimal(n.value) for n in net), Decimal(0))
         tax_value = sum((Decimal(t.value) for t in tax), Decimal(0))
-        if abs(Decimal(net.value) + tax_value - Decimal(total.value)) > TOLERANCE:
+        if abs(net_value + tax_value - Decimal(total.value)) > TOLERANCE:
             continue
-        if Decimal(total.value) <= 0 or net.order == total.order:
+        if Decimal(total.value) == 0 or any(n.order == total.order for n in net):
             continue
-        score = net.confidence + total.confidence + sum(t.confidence for t in tax) / len(tax)
-        score -= 0.05 * (len(tax) - 1)  # one tax line explains it more simply than two
+        score = total.confidence + _mean(net) + _mean(tax)
+        score -= 0.05 * (len(tax) + len(net) - 2)  # one line explains it more simply than two
         if best is None or score > best[0]:
-            best = (score, {"net_amount": (net,), "tax_amount": tax, "total_amount": (total,)})
+            best = (score, {"net_amount": net, "tax_amount": tax, "total_amount": (total,)})
     if best is None:
         return {}, False
     return best[1], True
+
+
+def _mean(cands: tuple[AmountCandidate, ...]) -> float:
+    return sum(c.confidence for c in cands) / len(cands)
+
+
+def _with_pairs(
+    best: list[AmountCandidate], every: Sequence[AmountCandidate]
+) -> list[tuple[AmountCandidate, ...]]:
+    ordered = sorted(every, key=lambda c: c.order)[:6]
+    pairs = [p for p in combinations(ordered, 2) if p[0].order // 100 != p[1].order // 100]
+    return [(c,) for c in best] + pairs

@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from docflow.extract.amounts import RECONCILED, reconcile
 from docflow.extract.base import Extraction, FoundField, PageInput
@@ -32,7 +33,7 @@ from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.identifiers import read_identifier
 from docflow.extract.labels import LANGUAGE_MARKERS
 from docflow.extract.layout import Cell, Page, below, from_text, from_words, right_of
-from docflow.extract.matching import find_labels, fold_keep_length
+from docflow.extract.matching import LabelHit, find_labels, fold_keep_length
 from docflow.extract.parse import (
     DMY,
     MDY,
@@ -45,6 +46,7 @@ from docflow.extract.parse import (
 from docflow.extract.vendor import guess_vendor
 
 SAME_LINE, NEXT_LINE, WEAK_LABEL, FALLBACK = 0.95, 0.88, 0.90, 0.70
+HEADER = 0.6  # an amount under a column header of a table
 UNSURE = 0.45
 REPAIRED = 0.6
 # OCR drops or swaps accents (`Müller` -> `Muller`) with a confident score: free text that OCR
@@ -178,6 +180,9 @@ def _blank_beyond_rate(value: str) -> bool:
 def _segments(page: Page, ocr: bool) -> list[Segment]:
     found: list[Segment] = []
     for line_cells in page.lines:
+        # A row of several labels is a table's header: the amounts under it are line items
+        # more often than totals, so they score lower (reconciliation may still pick them).
+        header = sum(_starts_with_label(c, ocr) for c in line_cells) >= 3
         for position, cell in enumerate(line_cells):
             hits = find_labels(cell.text, ocr)
             for i, hit in enumerate(hits):
@@ -192,33 +197,108 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 starts = not cell.text[: hit.start].strip()
                 base = SAME_LINE if hit.strong else WEAK_LABEL
                 common = (hit.field, hit.strong)
+                kind = FIELD_KINDS[hit.field]
                 found.append(
                     Segment(*common, value.strip(), cell, start, order, base, hit.quality, ocr,
                             starts)
                 )
-                is_date = FIELD_KINDS[hit.field] == DATE
-                alone = i == len(hits) - 1 and starts and _blank_beyond_rate(value)
-                if not (alone and (hit.strong or is_date)):
+                if kind == ID and hit.field == "invoice_number":
+                    found.extend(_date_after_number(cell, start, end, order, hit, ocr))
+                last = i == len(hits) - 1
+                empty = _blank_beyond_rate(value) if kind == TEXT else _no_digits(value)
+                ends = not value.strip(" :.-") or _no_digits(value)
+                if not (last and empty and (starts or ends)):
                     continue
-                found.extend(_neighbours(page, cell, common, order, hit.quality, ocr))
+                if not (hit.strong or kind == DATE):
+                    continue
+                in_header = header and kind == AMOUNT
+                found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
+            if hits and FIELD_KINDS.get(hits[-1].field or "") == AMOUNT:
+                found.extend(_amount_to_the_right(page, cell, hits[-1], ocr))
     return found
 
 
+def _no_digits(value: str) -> bool:
+    return not any(c.isdigit() for c in re.sub(r"\(?\d+(?:[.,]\d+)?\s*%\)?", "", value))
+
+
+def _amount_to_the_right(page: Page, cell: Cell, hit: LabelHit, ocr: bool) -> list[Segment]:
+    """`USt. 19% auf 804,35 € || 152,83 €`: an amount label's cell holds a rate or a base, and
+    the amount itself stands alone in the next cell; that reading is the stronger one."""
+    assert hit.field is not None
+    right = right_of(page, cell)
+    if right is None or not find_amounts(right.text) or _starts_with_label(right, ocr):
+        return []
+    if any(c.isalpha() for c in re.sub(r"[A-Z]{3}|€|\$|£|₹", "", right.text)):
+        return []
+    order = page.number * 1_000_000 + cell.line * 100 + 99
+    return [Segment(hit.field, hit.strong, right.text, right, 0, order, SAME_LINE, hit.quality,
+                    ocr, True)]
+
+
+def _date_after_number(
+    cell: Cell, start: int, end: int, order: int, hit: LabelHit, ocr: bool
+) -> list[Segment]:
+    """`Rechnung Nr. RE-1 vom 09.05.2017`, `Invoice # 508 issued at 2020-11-21`: a date printed
+    right after the invoice's number, in the same cell, is the invoice's date."""
+    value = cell.text[start:end]
+    parts = value.split(maxsplit=1)
+    if len(parts) < 2 or not find_dates(parts[1][:40]):
+        return []
+    offset = start + value.index(parts[1])
+    return [Segment("invoice_date", True, parts[1], cell, offset, order, NEXT_LINE, hit.quality,
+                    ocr, False)]
+
+
 def _neighbours(
-    page: Page, cell: Cell, common: tuple[str, bool], order: int, quality: float, ocr: bool
+    page: Page,
+    cell: Cell,
+    common: tuple[str, bool],
+    order: int,
+    quality: float,
+    ocr: bool,
+    in_header: bool = False,
 ) -> list[Segment]:
     """A label alone in its cell: the value may be the cell to its right or under it."""
     out = []
     right = right_of(page, cell)
     if right is not None and not _starts_with_label(right, ocr):
         out.append(Segment(*common, right.text, right, 0, order, SAME_LINE, quality, ocr, True))
-    for down, under in below(page, cell):
+    if FIELD_KINDS[common[0]] == TEXT:
+        out.extend(_name_under(page, cell, common, order, quality, ocr))
+    for down, under in below(page, cell, max_lines=4):
         if _starts_with_label(under, ocr):
             break
-        base = NEXT_LINE - 0.03 * (down - 1)
+        if under.text.rstrip().endswith(":"):  # a key of its own (`Nummer:`), not a value
+            continue
+        base = (HEADER if in_header else NEXT_LINE) - 0.03 * (down - 1)
         out.append(Segment(*common, under.text, under, 0, order, base, quality, ocr, True))
         break
     return out
+
+
+_NAME_KEY = re.compile(
+    r"^(?:name|company|firma|firmenname|nom|raison sociale|nombre|razon social|denominacion"
+    r"|ragione sociale|denominazione|naam|bedrijfsnaam|nome|razao social)\s*:?\s*",
+    re.IGNORECASE,
+)
+
+
+def _name_under(
+    page: Page, cell: Cell, common: tuple[str, bool], order: int, quality: float, ocr: bool
+) -> list[Segment]:
+    """`Verkäufer` over a block of keys: the value of its `Name:` key is the name."""
+    for _down, under in below(page, cell, max_lines=6):
+        m = _NAME_KEY.match(fold_keep_length(under.text))
+        if not m:
+            continue
+        if under.text[m.end() :].strip():
+            return [Segment(*common, under.text[m.end() :].strip(), under, m.end(), order,
+                            NEXT_LINE, quality, ocr, True)]
+        right = right_of(page, under)
+        if right is not None:
+            return [Segment(*common, right.text, right, 0, order, NEXT_LINE, quality, ocr, True)]
+    return []
 
 
 def _starts_with_label(cell: Cell, ocr: bool) -> bool:
@@ -311,8 +391,11 @@ def _currency(
     if len(seen) == 1:
         code = next(iter(seen))
         cand = first[code]
-        # `$` is also the Canadian, Australian, ... dollar; a code or `€`/`£` is not.
+        # `$` is also the Canadian, Australian, Argentine, Mexican ... dollar or peso: the
+        # document's tax numbers may say which country it is from; a code or `€`/`£` is sure.
         symbol_only = code == "USD" and "USD" not in cand.raw.upper()
+        if symbol_only:
+            code = dollar_country(pages) or code
         base = 0.85 if symbol_only else 0.93
         return FoundField(code, base * factors.get(cand.page, 1.0), cand.page, raw=cand.raw)
     if len(seen) > 1:
@@ -320,7 +403,27 @@ def _currency(
         return FoundField(code, UNSURE, first[code].page, raw=first[code].raw)
     for page in pages:
         if code := currency_in(page.text):
+            if code == "USD" and "USD" not in page.text:
+                code = dollar_country(pages) or code
             return FoundField(code, FALLBACK * factors.get(page.page, 1.0), page.page)
+    return None
+
+
+# Tax numbers that only one country prints, and the currency its `$` means.
+_DOLLAR_COUNTRIES = (
+    (re.compile(r"\bC\.?U\.?I\.?T\b|\bAFIP\b|\bIIBB\b"), "ARS"),
+    (re.compile(r"\bR\.?F\.?C\b|\bCFDI\b"), "MXN"),
+    (re.compile(r"\bCNPJ\b|\bCPF\b|R\$"), "BRL"),
+    (re.compile(r"\bABN\b"), "AUD"),
+    (re.compile(r"\bGST/HST\b|\bHST\b"), "CAD"),
+)
+
+
+def dollar_country(pages: Sequence[PageInput]) -> str | None:
+    text = "\n".join(p.text for p in pages)
+    for pattern, code in _DOLLAR_COUNTRIES:
+        if pattern.search(text):
+            return code
     return None
 
 
@@ -349,7 +452,7 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
     picked, reconciled = reconcile(by_name)  # type: ignore[arg-type]
     for name, cands in picked.items():
         parts: tuple[Candidate, ...] = cands  # type: ignore[assignment]
-        value = f"{sum(float(c.value) for c in parts):.2f}" if len(parts) > 1 else parts[0].value
+        value = str(sum((Decimal(c.value) for c in parts), Decimal(0)).quantize(Decimal("0.01")))
         lead = max(parts, key=lambda c: c.confidence)
         ocr = min(c.ocr for c in parts)
         confidence = max(min(c.confidence for c in parts), RECONCILED * ocr)

@@ -39,6 +39,10 @@ LEGAL_FORM = re.compile(
 _DOMAIN = re.compile(r"(?:@|www\.|https?://)([a-z0-9-]+)\.(?:[a-z]{2,}\.)?[a-z]{2,}", re.I)
 _NOT_A_NAME = re.compile(r"@|www\.|https?://|\.(?:com|de|nl|fr|es|it|pt|in)\b|\d{4,}", re.I)
 TOP = 0.33  # the issuer's area: the first third of the page
+# The sender line over an address window (DIN 5008 and its cousins): `Name · Street 1 · 12345
+# City`, separated by dots, bullets, bars or dashes. Its first part is the issuer.
+_SENDER_SPLIT = re.compile(r"\s+[·●•|–-]\s+|\s*[·●•|]\s*")
+_POSTCODE = re.compile(r"\b\d{4,5}\b|\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b")
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,11 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
         and (c.y0 < TOP if c.has_box else c.line < top_lines)
         and _name_like(c)
     ]
+    sender = _sender_line(page, customer)
+    if sender is not None:
+        cell, value = sender
+        score = 0.80 + (0.12 if LEGAL_FORM.search(value) else 0.0)
+        return VendorGuess(value, min(0.95, score) * ocr_factor, cell.page, cell.box, cell.text)
     if not candidates:
         return None
     tallest = max(c.height for c in candidates)
@@ -123,3 +132,19 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
     score, cell, value = best
     confidence = min(0.97, score) * ocr_factor
     return VendorGuess(value, confidence, cell.page, cell.box, cell.text)
+
+
+def _sender_line(page: Page, customer: set[int]) -> tuple[Cell, str] | None:
+    """The first part of a sender line in the top third (`Kraxi GmbH · Flugzeugallee 17 ·
+    12345 Papierfeld`), if the page has one."""
+    top_lines = max(3, int(len(page.lines) * TOP))
+    for cell in page.cells():
+        if not (cell.y0 < TOP if cell.has_box else cell.line < top_lines):
+            continue
+        parts = [p.strip() for p in _SENDER_SPLIT.split(cell.text) if p.strip()]
+        if len(parts) < 3 or not any(_POSTCODE.search(p) for p in parts[1:]):
+            continue
+        first = parts[0].strip(" ,;:")
+        if sum(c.isalpha() for c in first) >= 3 and not _POSTCODE.search(first):
+            return cell, first
+    return None
