@@ -37,8 +37,9 @@ def _distinct(cands: Sequence[AmountCandidate]) -> list[AmountCandidate]:
 
 def reconcile(
     by_name: dict[str, list[AmountCandidate]],
-) -> tuple[dict[str, tuple[AmountCandidate, ...]], bool]:
-    """({field: the candidates chosen (two for a tax that is a sum)}, reconciled?).
+) -> tuple[dict[str, tuple[AmountCandidate, ...]], bool, bool]:
+    """({field: the candidates chosen (two for a sum of two lines)}, reconciled?, whether the
+    tax's sign was turned to match a negative net and total).
 
     Only fields with candidates appear; without all three amounts nothing is reconciled.
     """
@@ -46,25 +47,30 @@ def reconcile(
     taxes = _distinct(by_name.get("tax_amount", []))
     totals = _distinct(by_name.get("total_amount", []))
     if not (nets and taxes and totals):
-        return {}, False
+        return {}, False, False
     # Two tax lines (CGST + SGST, two rates) or two net lines (goods + shipping): their sum.
     net_options = _with_pairs(nets, by_name.get("net_amount", []))
     tax_options = _with_pairs(taxes, by_name.get("tax_amount", []))
-    best: tuple[float, dict[str, tuple[AmountCandidate, ...]]] | None = None
+    best: tuple[float, dict[str, tuple[AmountCandidate, ...]], bool] | None = None
     for net, tax, (total,) in product(net_options, tax_options, [(t,) for t in totals]):
         net_value = sum((Decimal(n.value) for n in net), Decimal(0))
         tax_value = sum((Decimal(t.value) for t in tax), Decimal(0))
+        flipped = False
         if abs(net_value + tax_value - Decimal(total.value)) > TOLERANCE:
-            continue
+            # A credit note prints its tax without the sign its net and total carry.
+            flipped = net_value < 0 and Decimal(total.value) < 0 and tax_value > 0
+            if not flipped or abs(net_value - tax_value - Decimal(total.value)) > TOLERANCE:
+                continue
         if Decimal(total.value) == 0 or any(n.order == total.order for n in net):
             continue
         score = total.confidence + _mean(net) + _mean(tax)
-        score -= 0.05 * (len(tax) + len(net) - 2)  # one line explains it more simply than two
+        score -= 0.05 * (len(tax) + len(net) - 2 + flipped)  # the simpler explanation wins
         if best is None or score > best[0]:
-            best = (score, {"net_amount": net, "tax_amount": tax, "total_amount": (total,)})
+            chosen = {"net_amount": net, "tax_amount": tax, "total_amount": (total,)}
+            best = (score, chosen, flipped)
     if best is None:
-        return {}, False
-    return best[1], True
+        return {}, False, False
+    return best[1], True, best[2]
 
 
 def _mean(cands: tuple[AmountCandidate, ...]) -> float:

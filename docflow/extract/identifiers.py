@@ -25,6 +25,8 @@ def read_identifier(text: str, ocr: bool) -> tuple[str, str | None] | None:
     parts = text.split()
     if not parts:
         return None
+    if parts[0].startswith("("):  # `Handelsrechnung (380)`: a code in brackets, not a number
+        return None
     token = parts[0].strip(".,;:()[]")
     if not _TOKEN.match(token):
         return None

@@ -188,6 +188,8 @@ def below(page: Page, cell: Cell, max_lines: int = 3) -> list[tuple[int, Cell]]:
         if page.lines[index] and page.lines[index][0].y0 - cell.y1 > page.line_height * 4:
             break
         for other in page.lines[index]:
+            if not any(c.isalnum() for c in other.text):
+                continue  # a rule of dashes or dots between a header and its values
             overlap = min(cell.x1, other.x1) - max(cell.x0, other.x0)
             if overlap > 0 or abs(other.x0 - cell.x0) < 0.02:
                 out.append((down, other))

@@ -77,10 +77,16 @@ def key(label: str) -> str:
     return " ".join(fold(label).split())
 
 
+_SIGNS = re.compile(r"[€$£₹¥]")
+
+
 def find_labels(text: str, ocr: bool) -> list[LabelHit]:
-    folded = fold_keep_length(text)
+    # Currency signs inside a label (`Total € incl. VAT`) are spaces to the matcher.
+    folded = _SIGNS.sub(" ", fold_keep_length(text))
     hits = []
     for m in LABELS.finditer(folded):
+        if folded[: m.start()].count("(") > folded[: m.start()].count(")"):
+            continue  # `(zzgl. 19% MwSt.)`: a remark in parentheses, not a label
         name, strong = MEANING.get(key(m[0]), (None, True))
         hits.append(LabelHit(name, strong, m.start(), m.end(), 1.0))
     if ocr and (not hits or hits[0].start > 0):

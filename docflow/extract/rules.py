@@ -147,6 +147,8 @@ class RulesEngine:
                 candidates.extend(_read(seg, order, language, factors))
         candidates.extend(_fallbacks(pages, segments, factors))
         found, repaired = _choose(candidates)
+        if "invoice_number" in found:
+            found["invoice_number"] = _with_point_of_sale(found["invoice_number"], layouts)
         if "vendor_name" not in found and layouts:
             first = layouts[0].number
             factor = factors.get(first, 1.0)
@@ -206,7 +208,11 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                     found.extend(_date_after_number(cell, start, end, order, hit, ocr))
                 last = i == len(hits) - 1
                 empty = _blank_beyond_rate(value) if kind == TEXT else _no_digits(value)
-                ends = not value.strip(" :.-") or _no_digits(value)
+                # A label that ends its cell (`Positionen netto || 804,35`) has its value beside
+                # it too; a name's label must start its cell (`LOGO Vendeur` is a caption).
+                ends = kind != TEXT and (not value.strip(" :.-") or _no_digits(value))
+                if last and empty and kind == ID and not hit.strong:
+                    found.extend(_number_to_the_right(page, cell, hit, order, ocr))
                 if not (last and empty and (starts or ends)):
                     continue
                 if not (hit.strong or kind == DATE):
@@ -218,6 +224,22 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
     return found
 
 
+_NUMBER_KEY = re.compile(r"^\s*(?:nr|no|n°|nº|#|number|numero|nummer)\.?\s*:?\s*", re.IGNORECASE)
+
+
+def _number_to_the_right(
+    page: Page, cell: Cell, hit: LabelHit, order: int, ocr: bool
+) -> list[Segment]:
+    """`Rechnung || Nr. 471102`: a title whose number stands in the next cell behind `Nr.`."""
+    assert hit.field is not None
+    right = right_of(page, cell)
+    m = _NUMBER_KEY.match(right.text) if right is not None else None
+    if right is None or not m or not m.group().strip():
+        return []
+    return [Segment(hit.field, False, right.text[m.end() :], right, m.end(), order, WEAK_LABEL,
+                    hit.quality, ocr, True)]
+
+
 def _no_digits(value: str) -> bool:
     return not any(c.isdigit() for c in re.sub(r"\(?\d+(?:[.,]\d+)?\s*%\)?", "", value))
 
@@ -227,6 +249,8 @@ def _amount_to_the_right(page: Page, cell: Cell, hit: LabelHit, ocr: bool) -> li
     the amount itself stands alone in the next cell; that reading is the stronger one."""
     assert hit.field is not None
     right = right_of(page, cell)
+    if right is not None and _no_digits(right.text) and not _starts_with_label(right, ocr):
+        right = right_of(page, right)  # `Nettobetrag || (zzgl. MwSt.) || 376,37`
     if right is None or not find_amounts(right.text) or _starts_with_label(right, ocr):
         return []
     if any(c.isalpha() for c in re.sub(r"[A-Z]{3}|€|\$|£|₹", "", right.text)):
@@ -441,6 +465,32 @@ def _fallbacks(
     return out
 
 
+_POINT_OF_SALE = re.compile(
+    r"^\s*(?:punto de venta|pto\.? (?:de )?vta\.?)\s*(?:n[°º.]?)?\s*:?\s*(\d{4,5})?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundField:
+    """A Latin-American invoice's number is its point of sale and its voucher number
+    (`Punto de Venta: 00003  Comp. Nro: 00000128` -> `00003-00000128`)."""
+    if not number.value.isdigit():
+        return number
+    for page in layouts:
+        for cell in page.cells():
+            m = _POINT_OF_SALE.match(fold_keep_length(cell.text))
+            if not m:
+                continue
+            prefix = m[1]
+            if prefix is None and (right := right_of(page, cell)) is not None:
+                prefix = right.text.strip() if right.text.strip().isdigit() else None
+            line = " ".join(c.text for c in page.lines[cell.line])
+            if prefix and number.value in line:
+                return FoundField(f"{prefix}-{number.value}", number.confidence, number.page,
+                                  box=number.box, raw=number.raw)
+    return number
+
+
 def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dict[str, str]]:
     """One value per field: amounts by reconciliation, else the strongest reading; labels
     that disagree make it unsure. Also which fields' values needed an OCR repair."""
@@ -449,10 +499,13 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         by_name.setdefault(cand.name, []).append(cand)
     chosen: dict[str, FoundField] = {}
     repaired: dict[str, str] = {}
-    picked, reconciled = reconcile(by_name)  # type: ignore[arg-type]
+    picked, reconciled, flipped = reconcile(by_name)  # type: ignore[arg-type]
     for name, cands in picked.items():
         parts: tuple[Candidate, ...] = cands  # type: ignore[assignment]
-        value = str(sum((Decimal(c.value) for c in parts), Decimal(0)).quantize(Decimal("0.01")))
+        total = sum((Decimal(c.value) for c in parts), Decimal(0))
+        if flipped and name == "tax_amount":
+            total = -total
+        value = str(total.quantize(Decimal("0.01")))
         lead = max(parts, key=lambda c: c.confidence)
         ocr = min(c.ocr for c in parts)
         confidence = max(min(c.confidence for c in parts), RECONCILED * ocr)
@@ -462,7 +515,10 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
     for name, cands in by_name.items():
         if name in chosen or (reconciled and FIELD_KINDS[name] == AMOUNT):
             continue
-        best = max(cands, key=lambda c: (round(c.confidence, 2), c.order))
+        # A later amount is the grand total after the subtotal; an earlier date or number is
+        # the header's, before the footer's print date.
+        later = 1 if FIELD_KINDS[name] == AMOUNT else -1
+        best = max(cands, key=lambda c: (round(c.confidence, 2), later * c.order))
         confidence = best.confidence
         if len({c.value for c in cands if c.confidence >= best.confidence - 0.1}) > 1:
             confidence = min(confidence, UNSURE)

@@ -116,14 +116,14 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
         value = cell.text.strip(" ,;:|-")
         score = 0.40
         if LEGAL_FORM.search(value):
-            score += 0.33
+            score += 0.30
         if cell.has_box and cell.height >= tallest * 0.95 and tallest > pages[0].line_height * 1.2:
             score += 0.12
         if any(has_tax_id(u.text) for _d, u in below(page, cell, max_lines=4)):
             score += 0.08
         folded = re.sub(r"[^a-z0-9]", "", fold(value))
         if any(fuzz.partial_ratio(d.replace("-", ""), folded) >= 85 for d in domains):
-            score += 0.12
+            score += 0.30  # the customer has a legal form too; the document's domain is ours
         if cell.line <= 2:
             score += 0.05
         if best is None or score > best[0]:
