@@ -26,15 +26,18 @@ from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.matching import find_labels, has_tax_id, is_customer_label
 from docflow.extract.parse import fold
 
+# Legal forms: long ones in any case (`LTD`, `Gmbh`), short ones only as printed (`AG`, `SA`,
+# `AS`), which are words too in some languages.
+_LONG_FORMS = (
+    r"GmbH(?:\s*&\s*Co\.?\s*KG)?|KGaA|e\.\s?K\.|B\.\s?V\.?|N\.\s?V\.?|V\.O\.F\.|"
+    r"S\.\s?A\.(?:\s?S\.)?|SASU|SARL|S\.A\.R\.L\.|EURL|S\.\s?L\.(?:\s?U\.)?|"
+    r"S\.\s?p\.\s?A\.|S\.\s?r\.\s?l\.?|S\.n\.c\.|Lda\.?|Ltda\.?|S/A|Ltd\.?|Limited|"
+    r"Pvt\.?\s*Ltd\.?|Private\s+Limited|LLP|LLC|L\.L\.C\.|Inc\.?|Incorporated|Corp\.?|"
+    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC|Sociedad|Cooperativa"
+)
+_SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\."
 LEGAL_FORM = re.compile(
-    r"(?<![\w])(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|KGaA|OHG|UG|e\.\s?K\.|SE|"
-    r"B\.\s?V\.?|BV|N\.\s?V\.?|NV|V\.O\.F\.|"
-    r"S\.\s?A\.(?:\s?S\.)?|SA|SAS|SASU|SARL|S\.A\.R\.L\.|EURL|SCI|"
-    r"S\.\s?L\.(?:\s?U\.)?|SL|SLU|S\.\s?p\.\s?A\.|SpA|S\.\s?r\.\s?l\.?|Srl|S\.n\.c\.|"
-    r"Lda\.?|Ltda\.?|S/A|"
-    r"Ltd\.?|Limited|Pvt\.?\s*Ltd\.?|Private\s+Limited|PLC|LLP|LLC|L\.L\.C\.|Inc\.?|"
-    r"Incorporated|Corp\.?|Corporation|Co\.|Pty\.?\s*Ltd\.?|"
-    r"Oy|AB|A/S|ApS|AS|Sp\.\s?z\s?o\.\s?o\.)(?![\w])",
+    rf"(?<![\w])(?:(?i:{_LONG_FORMS})|{_SHORT_FORMS})(?![\w])",
 )
 _DOMAIN = re.compile(r"(?:@|www\.|https?://)([a-z0-9-]+)\.(?:[a-z]{2,}\.)?[a-z]{2,}", re.I)
 _NOT_A_NAME = re.compile(r"@|www\.|https?://|\.(?:com|de|nl|fr|es|it|pt|in)\b|\d{4,}", re.I)
@@ -124,8 +127,8 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
         folded = re.sub(r"[^a-z0-9]", "", fold(value))
         if any(fuzz.partial_ratio(d.replace("-", ""), folded) >= 85 for d in domains):
             score += 0.30  # the customer has a legal form too; the document's domain is ours
-        if cell.line <= 2:
-            score += 0.05
+        if cell.line <= 1:
+            score += 0.12  # the very first lines: the letterhead
         if best is None or score > best[0]:
             best = (score, cell, value)
     assert best is not None
