@@ -404,7 +404,7 @@ def _currency(
     for seg in segments:
         if seg.field == "currency" and (code := currency_in(seg.text.upper())):
             return FoundField(code, SAME_LINE * factors.get(seg.cell.page, 1.0), seg.cell.page,
-                              raw=seg.cell.text)
+                              box=seg.cell.box, raw=seg.cell.text)
     seen: Counter[str] = Counter()
     first: dict[str, Candidate] = {}
     for cand in amounts:
@@ -421,10 +421,11 @@ def _currency(
         if symbol_only:
             code = dollar_country(pages) or code
         base = 0.85 if symbol_only else 0.93
-        return FoundField(code, base * factors.get(cand.page, 1.0), cand.page, raw=cand.raw)
+        factor = factors.get(cand.page, 1.0)
+        return FoundField(code, base * factor, cand.page, box=cand.box, raw=cand.raw)
     if len(seen) > 1:
         code, _ = seen.most_common(1)[0]
-        return FoundField(code, UNSURE, first[code].page, raw=first[code].raw)
+        return FoundField(code, UNSURE, first[code].page, box=first[code].box, raw=first[code].raw)
     for page in pages:
         if code := currency_in(page.text):
             if code == "USD" and "USD" not in page.text:
