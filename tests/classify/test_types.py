@@ -1,0 +1,77 @@
+"""The shipped rules place real-world kinds of invoices, tell credit notes apart, and send what
+they cannot place, or are unsure of, to the `triage` stage instead of finalizing it."""
+
+from __future__ import annotations
+
+from docflow.classify.rules import DEFAULT_RULES, RulesClassifier, load_rules
+
+RULES = load_rules(DEFAULT_RULES)
+CLASSIFIER = RulesClassifier(RULES)
+
+HOTEL = """Hotel Grand Palace Pvt. Ltd.
+GSTIN: 27AABCH1234F1Z5
+TAX INVOICE
+Guest Name: Mr. A. Rao          Room No: 412
+Arrival: 18-Apr-2014            Departure: 20-Apr-2014
+Room Charges (2 nights)                      9,000.00
+Food & Beverages                               850.00
+Sub Total                                    9,850.00
+CGST 6%                                        591.00
+SGST 6%                                        591.00
+Grand Total                                 11,032.00"""
+
+FACTUUR = """Coolblue B.V.
+Weena 664, 3012 CN Rotterdam
+Factuur
+Factuurnummer: 8123456
+Factuurdatum: 3 januari 2024
+Omschrijving                 Aantal    Bedrag
+Laptop                       1         € 826,45
+Subtotaal                              € 826,45
+Btw 21%                                € 173,55
+Totaal                                 € 1.000,00"""
+
+CREDIT_NOTE = """Au bon moulin SARL
+Avoir AV-2017-0005
+Facture liée FA-2017-0010
+Date de facture 16/11/2017
+Total HT -218,48 €
+Total TTC -233,47 €"""
+
+
+def classify(text: str) -> dict:
+    return CLASSIFIER.classify(CLASSIFIER.extract(text), None)
+
+
+def test_a_hotel_invoice_and_a_dutch_factuur_are_invoices() -> None:
+    for text in (HOTEL, FACTUUR):
+        found = classify(text)
+        assert found["docType"] == "invoice"
+        assert found["extract"]
+        assert "triage" not in [s["name"] for s in found["stages"]]
+
+
+def test_a_credit_note_is_a_type_of_its_own_with_the_invoice_fields() -> None:
+    found = classify(CREDIT_NOTE)
+    assert found["docType"] == "credit-note" and found["extract"]
+    assert RULES.fields.for_type("credit-note") == RULES.fields.for_type("invoice")
+
+
+def test_a_document_nothing_places_waits_for_triage() -> None:
+    found = classify("Minutes of the garden committee\nWe planted three apple trees.")
+    assert found["docType"] == "unknown"
+    (stage,) = found["stages"]
+    assert (stage["name"], stage["because"]) == ("triage", "unknown-type")
+    assert stage["reviewers"] == list(RULES.stages["triage"].reviewers)
+
+
+def test_a_type_the_classifier_is_unsure_of_waits_for_triage() -> None:
+    # As many purchase-order words as invoice words: neither has half the hits.
+    text = "Invoice\nInvoice number 1\nPurchase order\nPO number 7\nQuantity 3\nAgreement"
+    found = classify(text)
+    assert found["confidence"] < RULES.triage_min_confidence
+    assert ("triage", "type-unsure") in [(s["name"], s["because"]) for s in found["stages"]]
+
+
+def test_ocr_reads_with_the_languages_the_rules_name() -> None:
+    assert RULES.ocr_languages == "eng+deu+fra+spa+ita+nld+por"
