@@ -200,6 +200,10 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 base = SAME_LINE if hit.strong else WEAK_LABEL
                 common = (hit.field, hit.strong)
                 kind = FIELD_KINDS[hit.field]
+                # A name's label starts its cell and has a colon before its value: `Lieferant
+                # GmbH` and `LOGO Vendeur` are a name and a caption, not a label and a value.
+                if kind == TEXT and (not starts or (value.strip() and ":" not in rest[:3])):
+                    continue
                 found.append(
                     Segment(*common, value.strip(), cell, start, order, base, hit.quality, ocr,
                             starts)
@@ -207,9 +211,10 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 if kind == ID and hit.field == "invoice_number":
                     found.extend(_date_after_number(cell, start, end, order, hit, ocr))
                 last = i == len(hits) - 1
+                value = re.sub(r"^\s*\(\d{1,4}\)", "", value)  # `Handelsrechnung (380)`: a code
                 empty = _blank_beyond_rate(value) if kind == TEXT else _no_digits(value)
                 # A label that ends its cell (`Positionen netto || 804,35`) has its value beside
-                # it too; a name's label must start its cell (`LOGO Vendeur` is a caption).
+                # it too.
                 ends = kind != TEXT and (not value.strip(" :.-") or _no_digits(value))
                 if last and empty and kind == ID and not hit.strong:
                     found.extend(_number_to_the_right(page, cell, hit, order, ocr))
@@ -236,8 +241,19 @@ def _number_to_the_right(
     m = _NUMBER_KEY.match(right.text) if right is not None else None
     if right is None or not m or not m.group().strip():
         return []
-    return [Segment(hit.field, False, right.text[m.end() :], right, m.end(), order, WEAK_LABEL,
-                    hit.quality, ocr, True)]
+    found = [Segment(hit.field, False, right.text[m.end() :], right, m.end(), order, WEAK_LABEL,
+                     hit.quality, ocr, True)]
+    # `... || Nr. 47110815 || vom || 01.12.2025`: the date of the number, beside it.
+    after = right_of(page, right)
+    if after is not None and _DATE_OF.match(after.text):
+        dated = after if find_dates(after.text) else right_of(page, after)
+        if dated is not None and find_dates(dated.text):
+            found.append(Segment("invoice_date", True, dated.text, dated, 0, order, NEXT_LINE,
+                                 hit.quality, ocr, False))
+    return found
+
+
+_DATE_OF = re.compile(r"^\s*(?:vom|von|du|del|de|dated|of|issued|den)\b", re.IGNORECASE)
 
 
 def _no_digits(value: str) -> bool:

@@ -33,7 +33,7 @@ _LONG_FORMS = (
     r"S\.\s?A\.(?:\s?S\.)?|SASU|SARL|S\.A\.R\.L\.|EURL|S\.\s?L\.(?:\s?U\.)?|"
     r"S\.\s?p\.\s?A\.|S\.\s?r\.\s?l\.?|S\.n\.c\.|Lda\.?|Ltda\.?|S/A|Ltd\.?|Limited|"
     r"Pvt\.?\s*Ltd\.?|Private\s+Limited|LLP|LLC|L\.L\.C\.|Inc\.?|Incorporated|Corp\.?|"
-    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC|Sociedad|Cooperativa"
+    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC"
 )
 _SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\."
 LEGAL_FORM = re.compile(
@@ -129,6 +129,8 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
             score += 0.30  # the customer has a legal form too; the document's domain is ours
         if cell.line <= 1:
             score += 0.12  # the very first lines: the letterhead
+        if len(value.split()) == 1 and value.isupper():
+            score -= 0.2  # `DANFE`, `ORIGINAL`, `INVOICE`: a title or a stamp, not a name
         if best is None or score > best[0]:
             best = (score, cell, value)
     assert best is not None
@@ -148,6 +150,8 @@ def _sender_line(page: Page, customer: set[int]) -> tuple[Cell, str] | None:
         if len(parts) < 3 or not any(_POSTCODE.search(p) for p in parts[1:]):
             continue
         first = parts[0].strip(" ,;:")
+        if is_customer_label(first):
+            continue
         if sum(c.isalpha() for c in first) >= 3 and not _POSTCODE.search(first):
             return cell, first
     return None
