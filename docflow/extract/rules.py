@@ -184,7 +184,7 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
     for line_cells in page.lines:
         # A row of several labels is a table's header: the amounts under it are line items
         # more often than totals, so they score lower (reconciliation may still pick them).
-        header = sum(_starts_with_label(c, ocr) for c in line_cells) >= 3
+        header = sum(_starts_with_label(c, ocr) for c in line_cells) >= 2
         for position, cell in enumerate(line_cells):
             hits = find_labels(cell.text, ocr)
             for i, hit in enumerate(hits):
@@ -226,6 +226,10 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
             if hits and FIELD_KINDS.get(hits[-1].field or "") == AMOUNT:
                 found.extend(_amount_to_the_right(page, cell, hits[-1], ocr))
+            if _PLACE_AND_DATE.search(cell.text) and (right := right_of(page, cell)) is not None:
+                order = page.number * 1_000_000 + cell.line * 100 + position * 10
+                found.append(Segment("invoice_date", False, right.text, right, 0, order,
+                                     WEAK_LABEL, 1.0, ocr, True))
     return found
 
 
@@ -253,6 +257,8 @@ def _number_to_the_right(
     return found
 
 
+# `München, den || 01.11.2024`: a letter's place and date, which is the invoice's date.
+_PLACE_AND_DATE = re.compile(r"\w,\s*(?:den|le|el|il)$", re.IGNORECASE)
 _DATE_OF = re.compile(r"^\s*(?:vom|von|du|del|de|dated|of|issued|den)\b", re.IGNORECASE)
 
 
@@ -286,7 +292,7 @@ def _date_after_number(
     if len(parts) < 2 or not find_dates(parts[1][:40]):
         return []
     offset = start + value.index(parts[1])
-    return [Segment("invoice_date", True, parts[1], cell, offset, order, NEXT_LINE, hit.quality,
+    return [Segment("invoice_date", True, parts[1], cell, offset, order, SAME_LINE, hit.quality,
                     ocr, False)]
 
 
