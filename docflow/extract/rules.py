@@ -54,6 +54,7 @@ REPAIRED = 0.6
 OCR_ACCENTS = 0.85
 # What stands between a label and its value: `No.`, `Nr.`, `n°`, `#`, and OCR's readings of
 # `nº` (`n2`, `n°`), which would otherwise be taken for the number itself.
+_TAX_NUMBER = re.compile(r"\b[A-Z]{2}\s?\d{2}\s?\d{3}\s?\d{3}\s?\d{3}\b")
 _SKIP = re.compile(
     r"^[\s:#.\-=]*(?:(?:no|nr|num|number|nummer|numero|n2|n)\b\.?|n°|nº|#)?[\s:#.\-=]*",
     re.IGNORECASE,
@@ -404,11 +405,15 @@ def _value(
             return first.iso, (0.95 if first.resolved else None), whole, None
         return first.iso, 1.0, whole, None
     if kind == AMOUNT:
+        if _TAX_NUMBER.search(text):
+            return None, 1.0, whole, None  # `N° TVA : FR 05 987 654 321` is no amount
         amounts = find_amounts(text)
         if not amounts:
             return None, 1.0, whole, None
         last = amounts[-1]
-        return last.value, 1.0, (last.start, len(text)), None
+        # Invoices print amounts with their cents; a whole number is as often a code or a count.
+        scale = 1.0 if re.search(r"[.,]\d{2}\s*\D{0,4}$", text[last.start :]) else 0.85
+        return last.value, scale, (last.start, len(text)), None
     return currency_in(text.upper()) or None, 1.0, whole, None
 
 
@@ -488,10 +493,7 @@ def _fallbacks(
     return out
 
 
-_POINT_OF_SALE = re.compile(
-    r"^\s*(?:punto de venta|pto\.? (?:de )?vta\.?)\s*(?:n[°º.]?)?\s*:?\s*(\d{4,5})?\s*$",
-    re.IGNORECASE,
-)
+_POINT_OF_SALE = re.compile(r"(?:punto de venta|pto\.? ?(?:de )?vta\.?)\D{0,8}(\d{4,5})\b", re.I)
 
 
 def _with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundField:
@@ -500,16 +502,11 @@ def _with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundFie
     if not number.value.isdigit():
         return number
     for page in layouts:
-        for cell in page.cells():
-            m = _POINT_OF_SALE.match(fold_keep_length(cell.text))
-            if not m:
-                continue
-            prefix = m[1]
-            if prefix is None and (right := right_of(page, cell)) is not None:
-                prefix = right.text.strip() if right.text.strip().isdigit() else None
-            line = " ".join(c.text for c in page.lines[cell.line])
-            if prefix and number.value in line:
-                return FoundField(f"{prefix}-{number.value}", number.confidence, number.page,
+        for cells in page.lines:
+            line = " ".join(c.text for c in cells)
+            m = _POINT_OF_SALE.search(fold_keep_length(line))
+            if m and number.value in line[m.end() :]:
+                return FoundField(f"{m[1]}-{number.value}", number.confidence, number.page,
                                   box=number.box, raw=number.raw)
     return number
 
