@@ -67,7 +67,7 @@ def test_a_document_nothing_places_waits_for_triage() -> None:
 
 def test_a_type_the_classifier_is_unsure_of_waits_for_triage() -> None:
     # As many purchase-order words as invoice words: neither has half the hits.
-    text = "Invoice\nInvoice number 1\nPurchase order\nPO number 7\nQuantity 3\nAgreement"
+    text = "Invoice\nInvoice number 1\nPurchase order of PO number 7\nQuantity 3\nAgreement"
     found = classify(text)
     assert found["confidence"] < RULES.triage_min_confidence
     assert ("triage", "type-unsure") in [(s["name"], s["because"]) for s in found["stages"]]
