@@ -57,8 +57,8 @@ class SupersededRun(Exception):
 
 
 class StageOver(Exception):
-    """The stage already has an outcome (a vote decided it between two waits, or a newer run
-    superseded it): the execution reads the outcome instead of waiting again."""
+    """The stage already has an ending (a vote decided it between two waits, or a newer run
+    superseded it): the execution reads the ending instead of waiting again."""
 
 
 class AlreadyDecided(Exception):
@@ -260,7 +260,7 @@ class LinkNotifier:
 
         Round 0 registers the stage's wait before mailing, so a stage that a newer run has
         already superseded mails nothing: its links are closed and `SupersededRun` ends it.
-        A later round whose stage already has an outcome raises `StageOver` and mails nothing.
+        A later round whose stage already has an ending raises `StageOver` and mails nothing.
         Each e-mail is sent once per (stage, reviewer, kind): the link's slot records it.
         """
         ring = self.keys.ring()

@@ -245,7 +245,7 @@ def _message(title: str, lines: list[str], closing: str = "") -> str:
     return _env.get_template("message.html").render(title=title, lines=lines, closing=closing)
 
 
-def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
+def decided_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
     stage = decision.get("stage") or {}
     if stage and not stage.get("decided"):
@@ -265,7 +265,7 @@ def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
 
 def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
     lines = [message]
-    if earlier and earlier.get("decision") and earlier["decision"].get("outcome") is None:
+    if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
         d = earlier["decision"]
         verb = "approved" if d.get("approved") else "rejected"
         lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
