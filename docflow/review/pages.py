@@ -15,6 +15,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
 
@@ -97,8 +98,6 @@ def fields_rows(
 ) -> list[dict[str, Any]]:
     """The extracted fields as the page shows them: found ones and the ones a check says are
     missing or unreadable; the low ones marked; a reviewer's submitted value kept on error."""
-    from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
-
     fields: dict[str, Any] = summary.get("fields") or {}
     checks: dict[str, list[str]] = {}
     for check in summary.get("fieldChecks") or []:
