@@ -34,6 +34,8 @@ SOURCES: list[tuple[str, str]] = [
     ("factur-x", "invoice_EN16931.pdf"),
     ("simple-procesador-facturas", "factura1360.pdf"),
     ("brazilfiscalreport", "danfe_sn.pdf"),
+    ("invoice2data", "camelot-bol100649863.pdf"),
+    ("invoice2data", "camelot-example.pdf"),
 ]
 
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC).timetuple()
