@@ -39,6 +39,7 @@ SOURCES: list[tuple[str, str]] = [
     ("invoice2data", "camelot-bol100649863.pdf"),
     ("invoice2data", "camelot-example.pdf"),
     ("fatturaelettronica-net", "IT01234567890_FPR02.pdf"),
+    ("fatturaelettronicaphp", "30122583.pdf"),
 ]
 
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC).timetuple()
