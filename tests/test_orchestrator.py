@@ -14,7 +14,7 @@ from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.storage import result_key
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
+from tests.support.aws import Stack, result_json
 
 
 def run(stack: Stack, key: str, data: bytes, timeout: int = 120):
@@ -53,7 +53,7 @@ def test_invoice_without_review_is_finalized(stack: Stack) -> None:
         .get_object(Bucket=load_settings().artifact_bucket, Key=result_key(doc))["Body"]
         .read()
     )
-    assert final["outcome"] == "finalized" and final["summary"]["pages"] == 2
+    assert final["disposition"] == "finalized" and final["summary"]["pages"] == 2
     state = read_model().show(doc.document_id)["state"]
     assert state["status"] == "finalized"
     assert [h["status"] for h in read_model().show(doc.document_id)["history"]] == [
