@@ -9,7 +9,7 @@ from docflow.extract.base import PageInput
 from docflow.extract.checks import check_fields
 from docflow.extract.fields import FIELD_KINDS
 from docflow.extract.rules import RulesEngine
-from tests.classify.test_types import FACTUUR, HOTEL
+from tests.support.invoices import FACTUUR, HOTEL
 
 RULES = load_rules(DEFAULT_RULES)
 NAMES = list(FIELD_KINDS)

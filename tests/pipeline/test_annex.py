@@ -18,10 +18,7 @@ from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.split import split_document
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
-from tests.conftest import Stack
-from tests.test_extract_flow import shipped_rules
-
-__all__ = ["shipped_rules"]  # a fixture, used by name
+from tests.support.aws import Stack
 
 PAGES = 200
 ANNEX_LINE = "Item {n:05d}   Replacement part, annex to the invoice   1   12.50   12.50"

@@ -19,10 +19,7 @@ from docflow.local import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
-from tests.test_extract_flow import shipped_rules
-
-__all__ = ["shipped_rules"]  # a fixture, used by name
+from tests.support.aws import Stack, result_json
 
 SCANNED_INVOICE = """NORTHWIND TRADERS LTD
 INVOICE
