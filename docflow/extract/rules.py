@@ -211,22 +211,27 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 )
                 if kind == ID and hit.field == "invoice_number":
                     found.extend(_date_after_number(cell, start, end, order, hit, ocr))
-                last = i == len(hits) - 1
+                # The cell's first label names it; later ones qualify it (`Total € incl. VAT`,
+                # `Subtotaal ex. BTW`): only the first looks beside and under the cell, and only
+                # when nothing after it in the cell is a value.
+                lead = hit is next(h for h in hits if h.field)
                 value = re.sub(r"^\s*\(\d{1,4}\)", "", value)  # `Handelsrechnung (380)`: a code
-                empty = _blank_beyond_rate(value) if kind == TEXT else _no_digits(value)
+                tail = re.sub(r"^\s*\(\d{1,4}\)", "", cell.text[hit.end :])
+                empty = _blank_beyond_rate(tail) if kind == TEXT else _no_digits(tail)
                 # A label that ends its cell (`Positionen netto || 804,35`) has its value beside
                 # it too.
                 ends = kind != TEXT and (not value.strip(" :.-") or _no_digits(value))
-                if last and empty and kind == ID and not hit.strong:
+                if lead and empty and kind == ID and not hit.strong:
                     found.extend(_number_to_the_right(page, cell, hit, order, ocr))
-                if not (last and empty and (starts or ends)):
+                if not (lead and empty and (starts or ends)):
                     continue
                 if not (hit.strong or kind == DATE):
                     continue
                 in_header = header and kind == AMOUNT
                 found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
-            if hits and FIELD_KINDS.get(hits[-1].field or "") == AMOUNT:
-                found.extend(_amount_to_the_right(page, cell, hits[-1], ocr))
+            named = [h for h in hits if h.field]
+            if named and FIELD_KINDS[named[0].field or ""] == AMOUNT:
+                found.extend(_amount_to_the_right(page, cell, named[0], ocr))
             if _PLACE_AND_DATE.search(cell.text) and (right := right_of(page, cell)) is not None:
                 order = page.number * 1_000_000 + cell.line * 100 + position * 10
                 found.append(Segment("invoice_date", False, right.text, right, 0, order,
