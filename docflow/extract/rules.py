@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from docflow.extract.amounts import RECONCILED, reconcile
+from docflow.extract.amounts import LIFT, RECONCILED, picked_all, reconcile
 from docflow.extract.base import Extraction, FoundField, PageInput
 from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.identifiers import read_identifier
@@ -533,7 +533,8 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         value = str(total.quantize(Decimal("0.01")))
         lead = max(parts, key=lambda c: c.confidence)
         ocr = min(c.ocr for c in parts)
-        confidence = max(min(c.confidence for c in parts), RECONCILED * ocr)
+        weakest = min(c.confidence for c in picked_all(picked))
+        confidence = max(min(c.confidence for c in parts), min(RECONCILED * ocr, weakest + LIFT))
         chosen[name] = FoundField(
             value, confidence, lead.page, box=lead.box, raw=" + ".join(c.raw for c in parts)
         )
