@@ -277,7 +277,7 @@ def _amount_to_the_right(page: Page, cell: Cell, hit: LabelHit, ocr: bool) -> li
     the amount itself stands alone in the next cell; that reading is the stronger one."""
     assert hit.field is not None
     right = right_of(page, cell)
-    if right is not None and _no_digits(right.text) and not _starts_with_label(right, ocr):
+    if right is not None and _no_digits(right.text):
         right = right_of(page, right)  # `Nettobetrag || (zzgl. MwSt.) || 376,37`
     if right is None or not find_amounts(right.text) or _starts_with_label(right, ocr):
         return []
