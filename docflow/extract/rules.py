@@ -490,6 +490,11 @@ def _fallbacks(
     """Numbers in a known shape with no label."""
     out: list[Candidate] = []
     labelled = {s.field for s in segments}
+    # A receipt prints its date with no label: the first date of the first page, unsure.
+    dates = find_dates(pages[0].text) if pages and "invoice_date" not in labelled else []
+    if dates and not dates[0].ambiguous:
+        conf = FALLBACK * 0.85 * factors.get(pages[0].page, 1.0)
+        out.append(Candidate("invoice_date", dates[0].iso, conf, pages[0].page, "", 10**9))
     for page in pages:
         for name, pattern in _FALLBACK_IDS.items():
             if name not in labelled and (m := pattern.search(page.text)):
