@@ -49,7 +49,8 @@ class TesseractReader:
     def ocr_words(self, png: bytes) -> tuple[str, float, tuple[Word, ...]]:
         try:
             done = subprocess.run(
-                ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", str(self.psm), "tsv"],
+                ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", str(self.psm)]
+                + ["tsv"],
                 input=png,
                 capture_output=True,
                 timeout=self.timeout_s,
