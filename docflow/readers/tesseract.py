@@ -48,9 +48,9 @@ class TesseractReader:
 
     def ocr_words(self, png: bytes) -> tuple[str, float, tuple[Word, ...]]:
         try:
+            command = ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", f"{self.psm}"]
             done = subprocess.run(
-                ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", str(self.psm)]
-                + ["tsv"],
+                [*command, "tsv"],
                 input=png,
                 capture_output=True,
                 timeout=self.timeout_s,
