@@ -106,7 +106,7 @@ class TokenBudget:
                 ),
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 return False
             raise
         return True
