@@ -73,10 +73,11 @@ class RulesEnricher:
         reasons = risk_reasons(document, pages)
         weight = sum(RULES[r["code"]][0] for r in reasons)
         level = "high" if weight >= HIGH else "medium" if weight >= MEDIUM else "low"
+        heading = title(pages, document.doc_type)
         enrichment = {
             "summary": {
-                "title": title(pages, document.doc_type),
-                "abstract": abstract(pages),
+                "title": heading,
+                "abstract": abstract(pages, heading),
                 "parties": parties(pages),
                 "keyDates": key_dates(pages),
             },
@@ -94,9 +95,12 @@ def title(pages: Sequence[PageText], doc_type: str) -> str:
     return f"{doc_type.replace('-', ' ').capitalize()} document"
 
 
-def abstract(pages: Sequence[PageText]) -> str:
-    """Whole sentences from the start of the text, up to the limit; cut at a word otherwise."""
+def abstract(pages: Sequence[PageText], heading: str = "") -> str:
+    """Whole sentences from the start of the text (after the title), up to the limit; cut at
+    a word otherwise."""
     text = _SPACE.sub(" ", " ".join(p.text for p in pages[:3])).strip()
+    if heading and text.startswith(heading):
+        text = text[len(heading) :].strip()
     kept = ""
     for sentence in _SENTENCE.split(text):
         if len(sentence.split()) < 4:
@@ -111,9 +115,12 @@ def abstract(pages: Sequence[PageText]) -> str:
     return cut.rsplit(" ", 1)[0] if len(text) > ABSTRACT_MAX and " " in cut else cut
 
 
+_LEAD = re.compile(r"^(?:[\W_]+|(?:the|for|by|and|between|of)\s+)+", re.IGNORECASE)
+
+
 def _clean_party(raw: str) -> str:
-    name = _SPACE.sub(" ", raw).strip(" ,;:.\"'“”")
-    name = re.sub(r"^(?:the\s+)?", "", name, flags=re.IGNORECASE) if name.lower() != "the" else name
+    """`______ for Acme Ltd` and `the Acme Ltd,` are both `Acme Ltd`."""
+    name = _LEAD.sub("", _SPACE.sub(" ", raw)).strip(" ,;:.\"'“”")
     return name[:200]
 
 
