@@ -15,7 +15,7 @@ from docflow.local.resources import load_template
 from docflow.observability import METRICS, NAMESPACE, SERVICE_DIMENSION
 from docflow.readmodel.event_shapes import DETAIL_TYPES
 from docflow.settings import Settings
-from tests.cfn import Resolver
+from tests.support.cfn import Resolver
 
 TEMPLATE = load_template()
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
