@@ -5,14 +5,17 @@ and then succeed; results land in S3 and on the read model; operations stay few.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from aws_durable_execution_sdk_python.serdes import deserialize
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
+from docflow.cli.queries import cmd_show
 from docflow.enrich.budget import WINDOW_S, TokenBudget
 from docflow.local import pdfgen as pdfs
 from docflow.local.bedrock_emulator import BedrockEmulator
@@ -74,7 +77,9 @@ class FixedClock:
         return self.now
 
 
-def test_a_high_risk_contract_goes_to_the_risk_stage(stack: Stack) -> None:
+def test_a_high_risk_contract_goes_to_the_risk_stage(
+    stack: Stack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = stack.upload("in/msa.pdf", pdfs.text_pdf(RISKY_CONTRACT, LIABILITY_PAGE))
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
@@ -111,6 +116,18 @@ def test_a_high_risk_contract_goes_to_the_risk_stage(stack: Stack) -> None:
     stored = s3_json(enrichment_key(doc))
     assert stored["summary"]["parties"] == ["Acme Supplies Ltd", "Globex Corporation Inc"]
     assert stored["risk"]["level"] == "high" and stored["enrichment"]["status"] == "complete"
+    # `docflow show` says it in a few lines; --json carries state.summary/risk/enrichment.
+    args = argparse.Namespace(
+        document=doc.document_id, json=False, local=False, state=str(tmp_path)
+    )
+    assert cmd_show(args) == 0
+    printed = capsys.readouterr().out
+    assert "risk        high: unlimited-liability (page 2), automatic-renewal (page 1)" in printed
+    assert "enriched    on-demand by rules" in printed
+    assert cmd_show(argparse.Namespace(**{**vars(args), "json": True})) == 0
+    shown = json.loads(capsys.readouterr().out)["state"]
+    assert shown["summary"]["title"] == "MASTER SERVICES AGREEMENT"
+    assert shown["risk"]["level"] == "high" and shown["enrichment"]["mode"] == "on-demand"
 
 
 def result_json_stages(result: object) -> list[dict]:
