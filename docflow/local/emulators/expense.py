@@ -18,7 +18,7 @@ from typing import Any
 from docflow.extract.base import PageInput
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.rules import RulesEngine
-from docflow.local.textract_emulator import THROTTLE_ERROR, TextractEmulator
+from docflow.local.emulators.textract import THROTTLE_ERROR, TextractEmulator
 
 # Canonical name -> the AnalyzeExpense summary type the service would report.
 EXPENSE_TYPES = {

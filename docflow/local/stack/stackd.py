@@ -6,14 +6,14 @@ moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every
 durable runner       the testing SDK's web runner with its sqlite store; on start it
                      re-arms what a restart forgets (execution and callback timeouts) and
                      replays every unfinished execution
-function host        `docflow.local.host`, a child process, restarted if it dies
+function host        `docflow.local.services.host`, a child process, restarted if it dies
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
                      batch failures, redrive to the DLQ by receive count
 schedules            the template's Schedule events (the recorder's reconcile pass and
                      review metrics), every minute
 Function URL         the callback API on the review port, as a Function URL calls it
 
-python -m docflow.local.stackd --state .docflow
+python -m docflow.local.stack.stackd --state .docflow
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from docflow.local import history_fidelity
+from docflow.local.fidelity import history_fidelity
 from docflow.local.config import StackConfig
-from docflow.local.function_url import FunctionUrlFrontend
+from docflow.local.services.function_url import FunctionUrlFrontend
 
 SNAPSHOT_EVERY_S = 2.0
 
@@ -42,7 +42,7 @@ class MotoService:
     def __init__(self, config: StackConfig) -> None:
         from moto.server import ThreadedMotoServer
 
-        from docflow.local.moto_atomic import make_moto_server_serial
+        from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 
         make_moto_server_serial()
         self.config = config
@@ -54,8 +54,8 @@ class MotoService:
         self.recovered: dict[str, Any] = {}
 
     def start(self) -> None:
-        from docflow.local import moto_state
-        from docflow.local.durable_state import DurableMoto
+        from docflow.local.durability import moto_state
+        from docflow.local.durability.durable_state import DurableMoto
 
         if self.config.moto_durability == "journal":
             self.durable = DurableMoto(self.config.state)
@@ -66,7 +66,7 @@ class MotoService:
 
     def save(self) -> None:
         """Called every few seconds: the mail export, and the snapshot or a due compaction."""
-        from docflow.local import moto_state
+        from docflow.local.durability import moto_state
 
         if self.durable is not None:
             self.durable.maybe_compact()
@@ -75,7 +75,7 @@ class MotoService:
         moto_state.export_mail(self.config.state / "mail.json")
 
     def stop(self) -> None:
-        from docflow.local import moto_state
+        from docflow.local.durability import moto_state
 
         self.server.stop()
         if self.durable is not None:
@@ -105,7 +105,7 @@ class DurableRunner:
         self.rearmed: dict[str, int] = {}
 
     def start(self) -> None:
-        from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
+        from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 
         self.runner.start()
         close_callbacks_of_ended_executions(self.runner._executor)
@@ -187,7 +187,7 @@ class FunctionHost:
     def _spawn(self) -> None:
         log = (self.config.state / "host.log").open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "docflow.local.host", "--port", str(self.config.host_port)],
+            [sys.executable, "-m", "docflow.local.services.host", "--port", str(self.config.host_port)],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -268,9 +268,9 @@ def main() -> None:
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())
 
-    from docflow.local import recovery
-    from docflow.local.intake_poller import IntakePoller
-    from docflow.local.operators import EventConsumer, QueueSampler
+    from docflow.local.stack import recovery
+    from docflow.local.services.intake_poller import IntakePoller
+    from docflow.local.services.operators import EventConsumer, QueueSampler
     from docflow.local.resources import provision
 
     unclean = recovery.begin(config.state)
@@ -290,7 +290,7 @@ def main() -> None:
     frontend.start()
     schedules = Schedules(config)
     schedules.start()
-    operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.operators
+    operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.services.operators
     for part in operators:
         part.start()
 
