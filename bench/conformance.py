@@ -14,7 +14,7 @@ Prints ONE JSON object (last line of stdout):
    "skips": [{"id": ..., "reason": ...}],   # requirements the local stack cannot run
    "seconds": S}                            # wall time, stack start included
 
---raw-runner measures the testing runner without docflow/local/history_fidelity.py.
+--raw-runner measures the testing runner without docflow/local/fidelity/history_fidelity.py.
 --smoke runs a handful of requirements (one per suite the orchestrator relies on), < 60 s.
 Needs `make conformance-deps` (the package declares Python >= 3.14 but runs on 3.11).
 """
@@ -46,7 +46,8 @@ def main() -> None:
     args = parser.parse_args()
     _common.quiet()
 
-    from docflow.local import conformance, control
+    from docflow.local.fidelity import conformance
+    from docflow.local.stack import control
 
     began = time.monotonic()
     wanted = conformance.requirement_files(args.suite or SUITES)

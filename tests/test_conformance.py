@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from docflow.local import conformance, control
+from docflow.local.fidelity import conformance
+from docflow.local.stack import control
 
 pytestmark = pytest.mark.slow
 

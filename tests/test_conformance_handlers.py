@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from docflow.local import conformance
+from docflow.local.fidelity import conformance
 from tests.conformance.handlers import FUNCTIONS
 
 

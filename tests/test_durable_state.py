@@ -16,9 +16,9 @@ import pytest
 from moto.backends import get_backend
 from moto.server import ThreadedMotoServer
 
-from docflow.local import moto_state
-from docflow.local.durable_state import _STATE, DurableMoto
-from docflow.local.journal import Journal, frame, read_records
+from docflow.local.durability import moto_state
+from docflow.local.durability.durable_state import _STATE, DurableMoto
+from docflow.local.durability.journal import Journal, frame, read_records
 
 
 def test_a_torn_last_record_is_dropped_and_cut(tmp_path: Path) -> None:

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from docflow.local import control
+from docflow.local.stack import control
 from docflow.local.config import StackConfig
-from docflow.local.pdfgen import INVOICE, make_pdf
-from docflow.local.sandbox import reset_process_state
+from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.sandbox import reset_process_state
 from tests.test_local_stack import LEGAL_ONLY, http, start_stack
 from tests.test_review_browser import CHROMIUM
 

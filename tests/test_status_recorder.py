@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames, _table, load_template
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel import transitions as t
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import StatusRecorder, plan
