@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import callback_api.app as api
 from callback_api.views import ReviewViews
-from docflow.local.tools import pdfgen as pdfs
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
+from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
 from docflow.reporting import build_reporter

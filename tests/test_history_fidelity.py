@@ -8,7 +8,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from docflow.local.fidelity.conformance import CapturedLogs
-from docflow.local.fidelity.history_fidelity import _FailedInvocations, faithful_events, lambda_error
+from docflow.local.fidelity.history_fidelity import (
+    _FailedInvocations,
+    faithful_events,
+    lambda_error,
+)
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)
 

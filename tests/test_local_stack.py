@@ -18,8 +18,8 @@ import pytest
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local.stack import control
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.mailbox import links_in, wait_for_links
 from docflow.local.tools.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
 from docflow.local.tools.raw_http import raw_status

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from docflow.local.stack import control
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.tools.sandbox import reset_process_state
 from tests.test_local_stack import LEGAL_ONLY, http, start_stack

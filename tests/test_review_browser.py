@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from docflow.local.stack import control
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.sandbox import reset_process_state

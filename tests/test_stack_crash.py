@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from docflow import aws
-from docflow.local.stack import control
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.tools.sandbox import reset_process_state

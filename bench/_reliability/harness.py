@@ -25,8 +25,8 @@ from typing import Any
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local.stack import control
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.sandbox import reset_process_state
 from docflow.local.tools.uploads import object_created_event, put_document

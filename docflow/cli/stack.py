@@ -93,9 +93,9 @@ def cmd_mail(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from docflow.local.stack import control
     from docflow.local.config import StackConfig
     from docflow.local.services.dashboard import url
+    from docflow.local.stack import control
 
     state = Path(args.state)
     running = control.running_pid(state) is not None

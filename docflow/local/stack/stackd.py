@@ -31,8 +31,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from docflow.local.fidelity import history_fidelity
 from docflow.local.config import StackConfig
+from docflow.local.fidelity import history_fidelity
 from docflow.local.services.function_url import FunctionUrlFrontend
 
 SNAPSHOT_EVERY_S = 2.0
@@ -187,7 +187,11 @@ class FunctionHost:
     def _spawn(self) -> None:
         log = (self.config.state / "host.log").open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "docflow.local.services.host", "--port", str(self.config.host_port)],
+            [
+                sys.executable,
+                *("-m", "docflow.local.services.host"),
+                *("--port", str(self.config.host_port)),
+            ],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -268,10 +272,10 @@ def main() -> None:
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())
 
-    from docflow.local.stack import recovery
+    from docflow.local.resources import provision
     from docflow.local.services.intake_poller import IntakePoller
     from docflow.local.services.operators import EventConsumer, QueueSampler
-    from docflow.local.resources import provision
+    from docflow.local.stack import recovery
 
     unclean = recovery.begin(config.state)
     moto = MotoService(config)
