@@ -27,12 +27,11 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from docflow.local.config import StackConfig
-from docflow.local.fidelity import history_fidelity
+from docflow.local.fidelity import history_fidelity, timers
 from docflow.local.services.function_url import FunctionUrlFrontend
 
 SNAPSHOT_EVERY_S = 2.0
@@ -111,68 +110,10 @@ class DurableRunner:
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
-        self.rearmed = rearm(self.runner._executor, self.runner._store)
+        self.rearmed = timers.rearm(self.runner._executor, self.runner._store)
 
     def stop(self) -> None:
         self.runner.stop()
-
-
-def rearm(executor: Any, store: Any) -> dict[str, int]:
-    """What the runner forgets on restart: execution timeouts, callback timeouts, and the
-    invocation an unfinished execution was in the middle of. Replaying each unfinished
-    execution re-arms its waits and retries as well (the SDK re-checkpoints nothing it has)."""
-    from aws_durable_execution_sdk_python.lambda_service import (
-        CallbackOptions,
-        OperationStatus,
-        OperationType,
-    )
-
-    now = datetime.now(UTC)
-    counts = {"executions": 0, "callbacks": 0}
-    for execution in store.list_all():
-        if execution.is_complete:
-            continue
-        started = _execution_start(execution) or now
-        timeout = int(execution.start_input.execution_timeout_seconds or 0)
-        remaining = max(1, int(timeout - (now - started).total_seconds())) if timeout else 0
-        executor._launch_execution(execution, remaining)
-        counts["executions"] += 1
-        options = {
-            u.operation_id: u.callback_options
-            for u in execution.updates
-            if getattr(u, "callback_options", None) is not None
-        }
-        for op in execution.operations:
-            if op.operation_type != OperationType.CALLBACK or op.status != OperationStatus.STARTED:
-                continue
-            opts = options.get(op.operation_id)
-            callback_id = op.callback_details.callback_id if op.callback_details else None
-            if opts is None or callback_id is None:
-                continue
-            begun = op.start_timestamp or now
-            left = (
-                opts.timeout_seconds - int((now - begun).total_seconds())
-                if (opts.timeout_seconds)
-                else 0
-            )
-            executor._schedule_callback_timeouts(
-                execution.durable_execution_arn,
-                CallbackOptions(
-                    timeout_seconds=max(1, left) if opts.timeout_seconds else 0,
-                    heartbeat_timeout_seconds=opts.heartbeat_timeout_seconds,
-                ),
-                callback_id,
-            )
-            counts["callbacks"] += 1
-    return counts
-
-
-def _execution_start(execution: Any) -> datetime | None:
-    for op in execution.operations:
-        if op.start_timestamp is not None and op.parent_id is None:
-            ts = op.start_timestamp
-            return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
-    return None
 
 
 class FunctionHost:
@@ -219,36 +160,6 @@ class FunctionHost:
                 self.process.kill()
 
 
-class Schedules:
-    """The template's Schedule events: the status recorder's periodic tasks."""
-
-    TASKS = ("reconcile", "emit-review-metrics")
-
-    def __init__(self, config: StackConfig) -> None:
-        self.config = config
-        self.stopping = threading.Event()
-
-    def start(self) -> None:
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def _loop(self) -> None:
-        from docflow import aws
-
-        while not self.stopping.wait(self.config.schedule_every_s):
-            for task in self.TASKS:
-                try:
-                    aws.invoke_client().invoke(
-                        FunctionName="docflow-status-recorder",
-                        InvocationType="Event",
-                        Payload=json.dumps({"task": task}).encode(),
-                    )
-                except Exception as exc:
-                    print(f"schedule {task}: {exc!r}", flush=True)
-
-
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
@@ -275,6 +186,7 @@ def main() -> None:
     from docflow.local.resources import provision
     from docflow.local.services.intake_poller import IntakePoller
     from docflow.local.services.operators import EventConsumer, QueueSampler
+    from docflow.local.services.schedules import Schedules
     from docflow.local.stack import recovery
 
     unclean = recovery.begin(config.state)
