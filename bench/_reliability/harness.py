@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import tempfile
 import time
@@ -28,6 +27,7 @@ from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.ports import free_port_base
 from docflow.local.tools.sandbox import reset_process_state
 from docflow.local.tools.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
@@ -35,23 +35,6 @@ from docflow.settings import load_settings
 
 TERMINAL = frozenset({"finalized", "archived", "failed"})
 SETTLED = TERMINAL | {"pending-review"}
-
-
-def free_port_base(span: int = 12) -> int:
-    """A base port with `span` free ports above it (the stack takes base+0..base+10)."""
-    for base in range(20000 + (os.getpid() % 300) * 40, 60000, 40):
-        if all(_free(base + offset) for offset in range(span)):
-            return base
-    raise RuntimeError("no free block of ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 @dataclass
@@ -64,7 +47,11 @@ class Stack:
     def running(cls, **options: Any) -> Iterator[Stack]:
         saved = dict(os.environ)
         folder = Path(tempfile.mkdtemp(prefix="docflow-reliability-"))
-        config = StackConfig(state=folder / "state", port_base=free_port_base(), **options)
+        config = StackConfig(
+            state=folder / "state",
+            port_base=free_port_base(20000 + (os.getpid() % 300) * 40, step=40),
+            **options,
+        )
         config.save()
         try:
             control.up(config.state)
