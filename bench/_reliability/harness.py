@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _reliability.corpus import post
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
@@ -239,6 +240,76 @@ def history_counts(stack: Stack, docs: list[DocumentRef], status: str) -> Counte
     return Counter(
         sum(1 for h in stack.history(d) if h["status"] == status and h["runId"] == d.run_id)
         for d in docs
+    )
+
+
+@dataclass
+class Settled:
+    """A scenario's end as the outside views show it, once its documents settled: documents
+    in progress without a live execution, the pending reviews approved through their real
+    links, and what was finalized, counted from history, S3 and SES."""
+
+    executions: dict[str, str]
+    orphans: list[str]
+    pending: list[DocumentRef]
+    approvals: list[int]
+    after_approval: dict[str, dict[str, Any]]
+    finalized: Counter[int]
+    finalize_records: int
+    mail: Counter[tuple[str, str]]
+
+    @property
+    def pending_finalized(self) -> int:
+        return sum(
+            1 for d in self.pending if self.after_approval.get(d.run_id, {}).get("status")
+            == "finalized"
+        )
+
+    @property
+    def runs_finalized_twice(self) -> int:
+        return sum(n for k, n in self.finalized.items() if k > 1)
+
+    @property
+    def finalized_runs(self) -> int:
+        return sum(n for k, n in self.finalized.items() if k >= 1)
+
+    @property
+    def review_emails(self) -> int:
+        return sum(self.mail.values())
+
+    @property
+    def review_emails_sent_twice(self) -> int:
+        return sum(1 for n in self.mail.values() if n > 1)
+
+
+def approve_pending_and_count(
+    stack: Stack,
+    docs: list[DocumentRef],
+    states: dict[str, dict[str, Any]],
+    approve_timeout_s: float,
+) -> Settled:
+    """No orphans, approve what is pending, count the finals: the check every scenario that
+    settles a corpus makes. `states` is what `wait_settled` returned for `docs`."""
+    executions = stack.executions()
+    # The invariant: a document the read model shows as in progress has a live run.
+    orphans = [
+        d.key
+        for d in docs
+        if states[d.run_id].get("status") not in TERMINAL
+        and executions.get(d.execution_name) != "RUNNING"
+    ]
+    pending = [d for d in docs if states[d.run_id].get("status") == "pending-review"]
+    approvals = [post(review_url(stack, d), {"decision": "approve"}) for d in pending]
+    after = stack.wait_settled(pending, approve_timeout_s, frozenset({"finalized"}))
+    return Settled(
+        executions=executions,
+        orphans=orphans,
+        pending=pending,
+        approvals=approvals,
+        after_approval=after,
+        finalized=history_counts(stack, docs, "finalized"),
+        finalize_records=len(stack.artifacts("/final.json")),
+        mail=stack.mail_per_recipient_and_subject(),
     )
 
 
