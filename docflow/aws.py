@@ -55,6 +55,12 @@ def invoke_client() -> Any:
         return found
 
 
+def error_code(exc: Exception) -> str:
+    """The AWS error code of a botocore ClientError ("" for anything else)."""
+    response = getattr(exc, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests do this when they switch moto on or off)."""
     with _lock:

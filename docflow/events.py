@@ -22,37 +22,10 @@ S3 keys of the result, counts.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from docflow import aws, observability
-from docflow.readmodel.transitions import (
-    APPROVED,
-    ARCHIVED,
-    FAILED,
-    FINALIZED,
-    PENDING_REVIEW,
-    REJECTED,
-    TIMED_OUT,
-)
-
-SOURCE = "docflow"
-DETAIL_TYPES = {
-    FINALIZED: "finalized",
-    ARCHIVED: "archived",
-    FAILED: "failed",
-    PENDING_REVIEW: "review-requested",
-    APPROVED: "review-decided",
-    REJECTED: "review-decided",
-    TIMED_OUT: "review-decided",
-}
-_SUMMARY = ("docType", "confidence", "pages", "engines", "sensitive", "lowConfidence")
-
-
-class EventPublisher(Protocol):
-    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
-        """Send one event; raise if it was not accepted (the report is then retried)."""
-        ...
+from docflow.readmodel.event_shapes import SOURCE, EventPublisher
 
 
 class EventBridgePublisher:
@@ -80,38 +53,3 @@ class EventBridgePublisher:
 
 def build_publisher(bus_name: str) -> EventPublisher | None:
     return EventBridgePublisher(bus_name) if bus_name else None
-
-
-def detail_type_for(status: str) -> str | None:
-    return DETAIL_TYPES.get(status)
-
-
-def event_detail(report: Any, state: Mapping[str, Any]) -> dict[str, Any]:
-    """The event's detail: from the accepted report and the document's new state."""
-    payload = report.payload
-    detail: dict[str, Any] = {
-        "eventId": report.event_id,
-        "documentId": report.document_id,
-        "version": report.version,
-        "runId": report.run_id,
-        "status": report.status,
-        "at": report.at,
-        "reason": payload.get("reason") or None,
-        "resultKey": payload.get("resultKey") or payload.get("archiveKey") or None,
-        "key": state.get("key"),
-    }
-    if report.status == FINALIZED:
-        detail["summary"] = {k: state[k] for k in _SUMMARY if k in state}
-        detail["fields"] = state.get("fields")  # the extract step's fields, when it ran
-        detail["cost"] = state.get("cost")
-    elif report.status == ARCHIVED:
-        detail["cost"] = state.get("cost")
-    elif report.status in (PENDING_REVIEW, APPROVED, REJECTED, TIMED_OUT):
-        detail["stageIndex"] = payload.get("stageIndex")
-        detail["stageName"] = payload.get("stageName")
-        if report.status == PENDING_REVIEW:
-            detail["reviewDeadline"] = payload.get("reviewDeadline")
-        else:
-            detail["decision"] = report.status
-            detail["decidedAt"] = payload.get("decidedAt")
-    return detail

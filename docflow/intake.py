@@ -96,7 +96,7 @@ class LambdaStarter:
             )
         except ClientError as exc:
             if (
-                exc.response.get("Error", {}).get("Code")
+                aws.error_code(exc)
                 == "DurableExecutionAlreadyStartedException"
             ):
                 return False
@@ -135,7 +135,7 @@ class LocalRunnerStarter:
                 ReturnValues="ALL_OLD",
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 return False
             raise
         # The starter whose stale claim this took over may have died after starting the run

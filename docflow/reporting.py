@@ -11,6 +11,7 @@ import json
 from typing import Any, Protocol
 
 from docflow import aws
+from docflow.events import build_publisher
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, ReportError
 from docflow.settings import Settings
@@ -68,8 +69,6 @@ def build_reporter(settings: Settings) -> Reporter:
 
 def recorder_for(settings: Settings) -> StatusRecorder:
     """The recorder as the status recorder function builds it, publisher included."""
-    from docflow.events import build_publisher
-
     return StatusRecorder(
         settings.table_name, settings.history_ttl_days, build_publisher(settings.event_bus_name)
     )

@@ -104,7 +104,7 @@ class DocumentStore:
         try:
             head = self._s3.head_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
         except ClientError as exc:
-            if _error_code(exc) in _MISSING_CODES:
+            if aws.error_code(exc) in _MISSING_CODES:
                 raise IntakeError(
                     "the uploaded object no longer exists at that version", SOURCE_MISSING
                 ) from exc
@@ -127,7 +127,7 @@ class DocumentStore:
         try:
             body = self._s3.get_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
         except ClientError as exc:
-            if _error_code(exc) in _MISSING_CODES:
+            if aws.error_code(exc) in _MISSING_CODES:
                 raise IntakeError("the uploaded object disappeared", SOURCE_MISSING) from exc
             raise
         data: bytes = body["Body"].read()
@@ -158,9 +158,6 @@ class DocumentStore:
             ContentType="application/json",
         )
 
-
-def _error_code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
 
 
 def clear_source_cache() -> None:

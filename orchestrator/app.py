@@ -21,25 +21,11 @@ from aws_durable_execution_sdk_python import (
     DurableOperationError,
     durable_execution,
 )
-from aws_durable_execution_sdk_python.config import (
-    CompletionConfig,
-    Duration,
-    MapConfig,
-    NestingType,
-    StepConfig,
-)
-from aws_durable_execution_sdk_python.retries import (
-    RetryDecision,
-    RetryStrategyConfig,
-    create_retry_strategy,
-)
-from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.errors import IntakeError
-from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
-from docflow.pipeline.classify import classify_document
+from docflow.pipeline.classify import classify_document, document_summary
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
@@ -49,16 +35,11 @@ from docflow.pipeline.extract import (
 )
 from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
-from docflow.pipeline.read_batch import read_page_batch
+from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import record_status
-from docflow.pipeline.review_stage import wait_for_decision
-from docflow.pipeline.serdes import BatchResultJson
+from docflow.pipeline.review_stage import decision_record, wait_for_decision
 from docflow.pipeline.split import split_document
-from docflow.pipeline.supersede import (
-    SUPERSEDED,
-    end_older_runs,
-    still_latest,
-)
+from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
 from docflow.readmodel.transitions import (
     APPROVED,
     ARCHIVED,
@@ -68,33 +49,6 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
-from docflow.review.links import StageOver, SupersededRun
-from docflow.runtime import runtime
-
-# A page batch retries a few times with backoff; throttles are already absorbed inside it.
-# Its summary is checkpointed as plain JSON: the typed envelope would double its size, and a
-# 5,000-page document has 100 of them in the map's own checkpoint.
-BATCH_STEP = StepConfig(
-    serdes=JsonSerDes(),
-    retry_strategy=create_retry_strategy(
-        RetryStrategyConfig(
-            max_attempts=4,
-            initial_delay=Duration.from_seconds(2),
-            max_delay=Duration.from_seconds(60),
-        )
-    ),
-)
-_NOTIFY_BACKOFF = create_retry_strategy(
-    RetryStrategyConfig(max_attempts=5, initial_delay=Duration.from_seconds(5))
-)
-
-
-def notify_retry(error: Exception, attempt: int) -> RetryDecision:
-    """Mail and link writes are retried; a stage that a newer run superseded, or that a vote
-    already decided, is not."""
-    if isinstance(error, SupersededRun | StageOver):
-        return RetryDecision.no_retry()
-    return _NOTIFY_BACKOFF(error, attempt)
 
 
 @durable_execution
@@ -177,39 +131,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     done = context.step(finalize_document(doc, summary, meter), name="finalize")
     finished = {"resultKey": done["key"], "cost": done["cost"], **final_fields(summary)}
     record(context, doc, FINALIZED, "finalize", finished)
-    return outcome(doc, FINALIZED, summary)
-
-
-def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> dict[str, Any]:
-    """Every batch runs (no fail-fast); then any batch that failed fails the document."""
-    done = context.map(
-        plan,
-        lambda ctx, batch, index, _: ctx.step(
-            read_page_batch(doc, index, batch[0], batch[1]),
-            name=f"batch-{index}",
-            config=BATCH_STEP,
-        ),
-        name="read pages",
-        config=MapConfig(
-            max_concurrency=runtime().settings.page_concurrency,
-            completion_config=CompletionConfig.all_completed(),
-            # Flat: one operation per batch instead of two, which keeps big documents in budget.
-            nesting_type=NestingType.FLAT,
-            serdes=BatchResultJson(),
-            item_serdes=JsonSerDes(),
-        ),
-    )
-    results: list[dict[str, Any]] = []
-    for item in sorted(done.all, key=lambda i: i.index):
-        if item.error is not None or item.result is None:
-            message = item.error.message if item.error else "no result"
-            return {
-                "error": {"reason": "page-read-failed", "message": f"batch {item.index}: {message}"}
-            }
-        if "error" in item.result:
-            return {"error": item.result["error"]}
-        results.append(item.result)
-    return {"results": results}
+    return run_result(doc, FINALIZED, summary)
 
 
 def await_review(
@@ -217,30 +139,17 @@ def await_review(
     doc: DocumentRef,
     index: int,
     stage: dict[str, Any],
-    summary: dict[str, Any],
+    shown: dict[str, Any],
 ) -> dict[str, Any]:
     """Wait, with no compute billed, for this stage's decision; record what came back.
 
     The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
     """
-    ended = wait_for_decision(context, doc, index, stage, summary, notify_retry)
+    ended = wait_for_decision(context, doc, index, stage, shown)
     status, reason, decision = ended["status"], ended["reason"], ended["decision"]
     if status == ARCHIVED:
         return {"status": ARCHIVED, "reason": reason, "stage": str(stage["name"])}
-    payload = {"stageIndex": index, "stageName": str(stage["name"]), "decision": status}
-    payload.update(
-        {
-            k: decision[k]
-            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes")
-            if decision.get(k)
-        }
-    )
-    if decision.get("corrections"):
-        payload["corrections"] = describe_corrections(
-            summary.get("fields", {}), decision["corrections"]
-        )
-    if reason:
-        payload["reason"] = reason
+    payload = decision_record(index, stage, ended, shown)
     record(context, doc, status, f"review-{index}", payload, stage_index=index)
     kept = {k: decision[k] for k in ("corrections", "reviewer", "decidedAt") if k in decision}
     return {
@@ -269,7 +178,7 @@ def archive(
     payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
     record(context, doc, ARCHIVED, "archive", payload)
     shown = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
-    return outcome(doc, ARCHIVED, shown, reason=reason)
+    return run_result(doc, ARCHIVED, shown, reason=reason)
 
 
 def record(
@@ -288,15 +197,12 @@ def record(
 
 def fail(context: DurableContext, doc: DocumentRef, reason: str, message: str) -> dict[str, Any]:
     record(context, doc, FAILED, "failed", {"reason": reason, "message": message[:500]})
-    return outcome(doc, FAILED, {}, reason=reason, message=message[:500])
+    return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
 
 
-def document_summary(found: dict[str, Any]) -> dict[str, Any]:
-    keys = ("docType", "confidence", "sensitive", "lowConfidence", "pages", "engines")
-    return {k: found[k] for k in keys}
-
-
-def outcome(doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def run_result(
+    doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any
+) -> dict[str, Any]:
     """The execution's result: small, JSON-native, enough for `docflow run` to print."""
     return {
         "documentId": doc.document_id,

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from docflow import aws
-from docflow.events import event_detail
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel import transitions as t
+from docflow.readmodel.event_shapes import event_detail
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings

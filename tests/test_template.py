@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from docflow.classify.rules import load_rules
-from docflow.events import DETAIL_TYPES
 from docflow.local.resources import load_template
 from docflow.observability import METRICS, NAMESPACE, SERVICE_DIMENSION
+from docflow.readmodel.event_shapes import DETAIL_TYPES
 from docflow.settings import Settings
 
 TEMPLATE = load_template()

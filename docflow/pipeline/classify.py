@@ -42,3 +42,9 @@ def classify_document(
         extra={"docType": result["docType"], "stages": [s["name"] for s in result["stages"]]},
     )
     return {**result, **reading}
+
+
+def document_summary(found: dict[str, Any]) -> dict[str, Any]:
+    """The classification's part that travels with the document to reviewers and the record."""
+    keys = ("docType", "confidence", "sensitive", "lowConfidence", "pages", "engines")
+    return {k: found[k] for k in keys}

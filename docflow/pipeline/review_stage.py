@@ -31,7 +31,13 @@ from aws_durable_execution_sdk_python import (
     durable_step,
 )
 from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
+from aws_durable_execution_sdk_python.retries import (
+    RetryDecision,
+    RetryStrategyConfig,
+    create_retry_strategy,
+)
 
+from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.pipeline.review import parse_decision, request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
@@ -39,6 +45,18 @@ from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OU
 from docflow.review.links import StageOver, SupersededRun
 from docflow.review.stages import DECIDED, StageStore, stage_pk
 from docflow.runtime import runtime
+
+_NOTIFY_BACKOFF = create_retry_strategy(
+    RetryStrategyConfig(max_attempts=5, initial_delay=Duration.from_seconds(5))
+)
+
+
+def notify_retry(error: Exception, attempt: int) -> RetryDecision:
+    """The submitter's retries: mail and link writes are retried; a stage that a newer run
+    superseded, or that a vote already decided, is not."""
+    if isinstance(error, SupersededRun | StageOver):
+        return RetryDecision.no_retry()
+    return _NOTIFY_BACKOFF(error, attempt)
 
 
 def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
@@ -76,7 +94,6 @@ def wait_for_decision(
     index: int,
     stage: dict[str, Any],
     summary: dict[str, Any],
-    retry: Any,
 ) -> dict[str, Any]:
     """Run the stage's rounds; `{"status", "reason", "decision"}` of how it ended."""
     rounds = review_rounds(stage)
@@ -86,7 +103,7 @@ def wait_for_decision(
         config = WaitForCallbackConfig(
             timeout=Duration.from_seconds(plan["waitSeconds"]),
             heartbeat_timeout=Duration.from_seconds(heartbeat) if heartbeat else Duration(),
-            retry_strategy=retry,
+            retry_strategy=notify_retry,
         )
         try:
             raw = context.wait_for_callback(
@@ -117,6 +134,33 @@ def wait_for_decision(
     if outcome.get("how") == SUPERSEDED:
         return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
     return {"status": TIMED_OUT, "reason": "review-timeout", "decision": {}}
+
+
+def decision_record(
+    index: int, stage: dict[str, Any], ended: dict[str, Any], shown: dict[str, Any]
+) -> dict[str, Any]:
+    """What the history keeps of a stage's decision: who, when, the votes, and each corrected
+    field with the value it replaced (from `shown`, the summary the reviewer saw)."""
+    decision = ended["decision"]
+    payload: dict[str, Any] = {
+        "stageIndex": index,
+        "stageName": str(stage["name"]),
+        "decision": ended["status"],
+    }
+    payload.update(
+        {
+            k: decision[k]
+            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes")
+            if decision.get(k)
+        }
+    )
+    if decision.get("corrections"):
+        payload["corrections"] = describe_corrections(
+            shown.get("fields", {}), decision["corrections"]
+        )
+    if ended["reason"]:
+        payload["reason"] = ended["reason"]
+    return payload
 
 
 def decided(decision: dict[str, Any]) -> dict[str, Any]:

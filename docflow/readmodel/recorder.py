@@ -18,6 +18,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
     STATE_SK,
@@ -134,7 +135,10 @@ def plan(
 
 class StatusRecorder:
     def __init__(
-        self, table_name: str, history_ttl_days: int = 365, publisher: Any | None = None
+        self,
+        table_name: str,
+        history_ttl_days: int = 365,
+        publisher: EventPublisher | None = None,
     ) -> None:
         self.table = table_name
         self.ttl = timedelta(days=history_ttl_days)
@@ -159,7 +163,7 @@ class StatusRecorder:
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     continue  # another report landed first; decide again
-                if _error_code(exc) == "ConditionalCheckFailedException":
+                if aws.error_code(exc) == "ConditionalCheckFailedException":
                     self._announce_again(report, current)
                     return Outcome(DUPLICATE, "event already recorded", _status(current))
                 raise
@@ -170,8 +174,6 @@ class StatusRecorder:
         raise RuntimeError("too many concurrent writers for one document; retry the report")
 
     def _announce(self, report: Report, state: dict[str, Any] | None) -> None:
-        from docflow.events import detail_type_for, event_detail
-
         detail_type = detail_type_for(report.status)
         if self.publisher is None or detail_type is None or state is None:
             return
@@ -260,11 +262,8 @@ def _status(current: dict[str, Any] | None) -> str | None:
     return current.get("status") if current else None
 
 
-def _error_code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
 
 def _cancellation_codes(exc: ClientError) -> list[str]:
-    if _error_code(exc) != "TransactionCanceledException":
+    if aws.error_code(exc) != "TransactionCanceledException":
         return []
     return [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]

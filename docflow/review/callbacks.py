@@ -66,5 +66,5 @@ class LambdaCallbackSender:
             getattr(aws.client("lambda"), operation)(**args)
         except ClientError as exc:
             if is_gone(exc):
-                raise CallbackGone(str(exc.response.get("Error", {}).get("Code", ""))) from exc
+                raise CallbackGone(aws.error_code(exc)) from exc
             raise

@@ -131,6 +131,6 @@ class EvidenceStore:
         try:
             return self._s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            if aws.error_code(exc) in ("NoSuchKey", "404"):
                 return None
             raise

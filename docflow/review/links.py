@@ -105,7 +105,7 @@ class LinkStore:
             )
             slot = fresh
         except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
             slot = self._get(slot_key["pk"]) or fresh
         claims = Claims(
@@ -145,7 +145,7 @@ class LinkStore:
                 ConditionExpression="attribute_not_exists(pk)",
             )
         except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
         return IssuedLink(reviewer=reviewer, token=token, sent=frozenset(slot.get("sent", ())))
 
@@ -170,7 +170,7 @@ class LinkStore:
                 ExpressionAttributeValues=to_ddb({":superseded": SUPERSEDED, ":open": OPEN}),
             )
         except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
 
     def get(self, token: str) -> dict[str, Any] | None:
@@ -200,7 +200,7 @@ class LinkStore:
                 ReturnValues="ALL_NEW",
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 raise AlreadyDecided(self.get(token) or {}) from exc
             raise
         return from_ddb(answer["Attributes"])
@@ -347,6 +347,3 @@ def _slot_pk(request: ReviewRequest, reviewer: str) -> str:
     stage = _sha(f"{request.doc.run_id}#{request.stage_index}")
     return f"SLOT#{stage}#{_sha(reviewer)[:32]}"
 
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))

@@ -78,7 +78,7 @@ class PreviewStore:
             cached = self._s3.get_object(Bucket=self.store.artifact_bucket, Key=key)
             return cached["Body"].read(), True
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") not in ("NoSuchKey", "404"):
+            if aws.error_code(exc) not in ("NoSuchKey", "404"):
                 raise
         data = self.store.source_bytes(doc, self.max_source_bytes)
         with open_pdf(data) as pdf:

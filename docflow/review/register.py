@@ -65,7 +65,7 @@ class RegisterStore:
                 ExpressionAttributeValues=to_ddb({":mine": doc.run_order, ":run": doc.run_id}),
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 return False
             raise
         return True
@@ -96,7 +96,7 @@ class RegisterStore:
                 },
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 self.set_outcome(pk, {"how": "superseded"})
                 return False
             raise
@@ -124,7 +124,7 @@ class RegisterStore:
                 ExpressionAttributeValues=to_ddb({":o": {**outcome, "at": int(time.time())}}),
             )
         except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
 
     def _get(self, pk: str) -> dict[str, Any] | None:
@@ -133,6 +133,3 @@ class RegisterStore:
         ).get("Item")
         return from_ddb(item) if item else None
 
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))

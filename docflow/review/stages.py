@@ -137,7 +137,7 @@ class StageStore:
                 ConditionExpression="attribute_not_exists(pk)",
             )
         except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
 
     def register_round(
@@ -176,7 +176,7 @@ class StageStore:
                 ReturnValues="ALL_NEW",
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 raise StageClosed(self.get(pk) or {}) from exc
             raise
         return from_ddb(answer["Attributes"])
@@ -196,7 +196,7 @@ class StageStore:
                 ExpressionAttributeValues=to_ddb({":all": everyone, ":limit": limit}),
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 raise StageClosed(self.get(pk) or {}) from exc
             raise
 
@@ -218,7 +218,7 @@ class StageStore:
                 ReturnValues="ALL_NEW",
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
                 raise StageClosed(self.get(pk) or {}) from exc
             raise
         return from_ddb(answer["Attributes"])
@@ -235,7 +235,7 @@ class StageStore:
                 ReturnValues="ALL_NEW",
             )
         except ClientError as exc:
-            if _code(exc) != "ConditionalCheckFailedException":
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
             return False, self.get(pk) or {}
         return True, from_ddb(answer["Attributes"])
@@ -276,6 +276,3 @@ def _last_voter(item: dict[str, Any]) -> str:
     votes = votes_list(item)
     return votes[-1]["reviewer"] if votes else ""
 
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))

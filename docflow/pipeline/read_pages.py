@@ -1,0 +1,77 @@
+"""Reading every page: a map over page batches, each batch one step, and what the map returns.
+
+The map is FLAT (one operation per batch instead of two), which keeps documents of thousands
+of pages within the execution's operation budget; every batch runs (no fail-fast), and a
+batch that failed fails the document afterwards, with the reason its step gave.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext
+from aws_durable_execution_sdk_python.concurrency.models import BatchResult
+from aws_durable_execution_sdk_python.config import (
+    CompletionConfig,
+    Duration,
+    MapConfig,
+    NestingType,
+    StepConfig,
+)
+from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+from aws_durable_execution_sdk_python.serdes import JsonSerDes
+
+from docflow.ids import DocumentRef
+from docflow.pipeline.read_batch import read_page_batch
+from docflow.pipeline.serdes import BatchResultJson
+from docflow.runtime import runtime
+
+# A page batch retries a few times with backoff; throttles are already absorbed inside it.
+# Its summary is checkpointed as plain JSON: the typed envelope would double its size, and a
+# 5,000-page document has 100 of them in the map's own checkpoint.
+BATCH_STEP = StepConfig(
+    serdes=JsonSerDes(),
+    retry_strategy=create_retry_strategy(
+        RetryStrategyConfig(
+            max_attempts=4,
+            initial_delay=Duration.from_seconds(2),
+            max_delay=Duration.from_seconds(60),
+        )
+    ),
+)
+
+
+def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> dict[str, Any]:
+    """`{"results": [batch summary, ...]}` in page order, or `{"error": {reason, message}}`."""
+    done = context.map(
+        plan,
+        lambda ctx, batch, index, _: ctx.step(
+            read_page_batch(doc, index, batch[0], batch[1]),
+            name=f"batch-{index}",
+            config=BATCH_STEP,
+        ),
+        name="read pages",
+        config=MapConfig(
+            max_concurrency=runtime().settings.page_concurrency,
+            completion_config=CompletionConfig.all_completed(),
+            nesting_type=NestingType.FLAT,
+            serdes=BatchResultJson(),
+            item_serdes=JsonSerDes(),
+        ),
+    )
+    return pages_or_error(done)
+
+
+def pages_or_error(done: BatchResult[Any]) -> dict[str, Any]:
+    """The batches' summaries by index, or the first failure (a step error or a reported one)."""
+    results: list[dict[str, Any]] = []
+    for item in sorted(done.all, key=lambda i: i.index):
+        if item.error is not None or item.result is None:
+            message = item.error.message if item.error else "no result"
+            return {
+                "error": {"reason": "page-read-failed", "message": f"batch {item.index}: {message}"}
+            }
+        if "error" in item.result:
+            return {"error": item.result["error"]}
+        results.append(item.result)
+    return {"results": results}

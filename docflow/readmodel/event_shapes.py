@@ -1,0 +1,74 @@
+"""What a domain event says: its detail-type per transition and its detail, from an accepted report.
+
+The read model's recorder decides that a transition happened and hands the event to a publisher
+(`docflow.events` holds the EventBridge one); both import these shapes from here, so the
+recorder never reaches up into the publisher's module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from docflow.readmodel.transitions import (
+    APPROVED,
+    ARCHIVED,
+    FAILED,
+    FINALIZED,
+    PENDING_REVIEW,
+    REJECTED,
+    TIMED_OUT,
+)
+
+SOURCE = "docflow"
+DETAIL_TYPES = {
+    FINALIZED: "finalized",
+    ARCHIVED: "archived",
+    FAILED: "failed",
+    PENDING_REVIEW: "review-requested",
+    APPROVED: "review-decided",
+    REJECTED: "review-decided",
+    TIMED_OUT: "review-decided",
+}
+_SUMMARY = ("docType", "confidence", "pages", "engines", "sensitive", "lowConfidence")
+
+
+class EventPublisher(Protocol):
+    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+        """Send one event; raise if it was not accepted (the report is then retried)."""
+        ...
+
+
+def detail_type_for(status: str) -> str | None:
+    return DETAIL_TYPES.get(status)
+
+
+def event_detail(report: Any, state: Mapping[str, Any]) -> dict[str, Any]:
+    """The event's detail: from the accepted report and the document's new state."""
+    payload = report.payload
+    detail: dict[str, Any] = {
+        "eventId": report.event_id,
+        "documentId": report.document_id,
+        "version": report.version,
+        "runId": report.run_id,
+        "status": report.status,
+        "at": report.at,
+        "reason": payload.get("reason") or None,
+        "resultKey": payload.get("resultKey") or payload.get("archiveKey") or None,
+        "key": state.get("key"),
+    }
+    if report.status == FINALIZED:
+        detail["summary"] = {k: state[k] for k in _SUMMARY if k in state}
+        detail["fields"] = state.get("fields")  # the extract step's fields, when it ran
+        detail["cost"] = state.get("cost")
+    elif report.status == ARCHIVED:
+        detail["cost"] = state.get("cost")
+    elif report.status in (PENDING_REVIEW, APPROVED, REJECTED, TIMED_OUT):
+        detail["stageIndex"] = payload.get("stageIndex")
+        detail["stageName"] = payload.get("stageName")
+        if report.status == PENDING_REVIEW:
+            detail["reviewDeadline"] = payload.get("reviewDeadline")
+        else:
+            detail["decision"] = report.status
+            detail["decidedAt"] = payload.get("decidedAt")
+    return detail
