@@ -129,3 +129,33 @@ def test_product_code_never_imports_the_tests() -> None:
         for p in product
     }
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+# What each room of docflow/local may import of docflow/local (its __init__ says the same).
+BASE = {"config", "resources"}
+MAY_IMPORT = {
+    "emulators": {"emulators"},
+    "fidelity": BASE | {"fidelity"},
+    "durability": BASE | {"fidelity", "durability"},
+    "tools": BASE | {"fidelity", "tools"},
+    "services": BASE | {"fidelity", "durability", "tools", "services"},
+    "stack": BASE | {"fidelity", "durability", "tools", "services", "stack"},
+}
+
+
+def test_imports_in_docflow_local_run_downward() -> None:
+    local = ROOT / "docflow" / "local"
+    wrong = {}
+    for room, allowed in MAY_IMPORT.items():
+        for path in (local / room).glob("*.py"):
+            used = {
+                m.split(".")[2]
+                for m in _imported_modules(path)
+                if m.startswith("docflow.local.") and len(m.split(".")) > 2
+            }
+            if used - allowed:
+                wrong[f"{room}/{path.name}"] = sorted(used - allowed)
+    assert wrong == {}
+    assert {p.name for p in local.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
+        MAY_IMPORT
+    )
