@@ -17,8 +17,8 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from docflow import aws
 from docflow.cli.queries import cmd_show
 from docflow.enrich.budget import WINDOW_S, TokenBudget
-from docflow.local import pdfgen as pdfs
-from docflow.local.bedrock_emulator import BedrockEmulator
+from docflow.local.tools import pdfgen as pdfs
+from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.readmodel.queries import ReadModel
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
@@ -293,7 +293,7 @@ def run_pile_document(stack: Stack, answer: dict) -> tuple[object, object, dict]
 
 
 def test_a_pile_document_takes_the_batch_answer(stack: Stack, pool: PoolStandIn) -> None:
-    from docflow.local.bedrock_emulator import stand_in_enrichment
+    from docflow.local.emulators.bedrock import stand_in_enrichment
 
     enrichment = stand_in_enrichment(
         f"--- page 1 ---\n{RISKY_CONTRACT}\n--- page 2 ---\n{LIABILITY_PAGE}"
