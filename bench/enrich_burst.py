@@ -34,9 +34,9 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from docflow import aws
 from docflow.enrich.budget import Admission, TokenBudget
 from docflow.ids import DocumentRef
-from docflow.local.tools import pdfgen
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.resources import LocalNames
+from docflow.local.tools import pdfgen
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
