@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from aws_durable_execution_sdk_python.serdes import deserialize
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+from botocore.config import Config
 
 from docflow import aws
 from docflow.cli.queries import cmd_show
@@ -331,3 +332,30 @@ def test_a_pile_document_the_batch_could_not_answer_goes_on_demand(
     assert len(pool.registered) == 1
     assert state["enrichment"]["mode"] == "on-demand" and state["risk"]["level"] == "high"
     assert ("enrich model 1", "STEP") in enrich_ops(result)
+
+
+def test_a_model_that_stays_throttled_sends_the_document_to_review(
+    stack: Stack, bedrock: BedrockEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bedrock.throttle_rate = 0.999  # seeded: every call of this test is refused
+    # botocore's own retries back off in real seconds: here docflow's policy does all of them.
+    monkeypatch.setattr(aws, "_CONFIG", Config(retries={"mode": "standard", "max_attempts": 1}))
+    aws.reset_clients()
+    monkeypatch.setenv("DOCFLOW_THROTTLE_MAX_ATTEMPTS", "3")
+    load_settings.cache_clear()
+    use_runtime(None)
+    doc = stack.upload("in/invoice.pdf", pdfs.text_pdf(pdfs.INVOICE))
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
+        review = runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
+        runner.send_callback_success(review, json.dumps({"approved": True}).encode())
+        result = runner.wait_for_result(arn, timeout=60)
+
+    assert result_json(result)["status"] == "finalized"  # throttles never fail the document
+    # docflow's 3 tries in each of the model step's 2 attempts (botocore's own retry besides);
+    # then review, not failure
+    assert bedrock.stats.throttled >= 6 and bedrock.stats.answered == 0
+    state = read_model().show(doc.document_id)["state"]
+    assert state["enrichment"]["status"] == "incomplete"
+    assert state["enrichment"]["reason"] == "engine-failed"
+    assert result_json_stages(result)[0]["because"] == "enrichment-incomplete: engine-failed"
