@@ -9,7 +9,7 @@ DynamoDB). May import classify (detectors), extract (date parser, company suffix
 adapters; never the pipeline, the runtime or the local stack.
 """
 
-from docflow.enrich.base import EnrichAnswer, Enricher, PageText
+from docflow.enrich.base import EnrichAnswer, Enricher, EnrichInput, PageText
 from docflow.enrich.schema import validate_enrichment
 
-__all__ = ["EnrichAnswer", "Enricher", "PageText", "validate_enrichment"]
+__all__ = ["EnrichAnswer", "EnrichInput", "Enricher", "PageText", "validate_enrichment"]
