@@ -47,7 +47,7 @@ from docflow.extract.parse import (
     parse_date_loosely,
 )
 from docflow.extract.segments import UNSURE, WEAK_LABEL, Candidate, Segment, find_segments
-from docflow.extract.vendor import guess_vendor
+from docflow.extract.vendor import COMPANY_SUFFIX, guess_vendor
 
 REPAIRED = 0.6
 # OCR drops or swaps accents (`Müller` -> `Muller`) with a confident score: free text that OCR
@@ -222,4 +222,5 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
     return chosen, repaired
 
 
-__all__ = ["RulesEngine", "layout_of"]
+# COMPANY_SUFFIX: for the enrich rules engine, which names a document's parties with it.
+__all__ = ["COMPANY_SUFFIX", "RulesEngine", "layout_of"]

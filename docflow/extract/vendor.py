@@ -40,6 +40,8 @@ _SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\.
 LEGAL_FORM = re.compile(
     rf"(?<![\w])(?:(?i:{_LONG_FORMS})|{_SHORT_FORMS})(?![\w])",
 )
+# A line that ends with a legal form names a company.
+COMPANY_SUFFIX = re.compile(rf"(?:{LEGAL_FORM.pattern})\s*$")
 _ADDRESS = re.compile(
     r"^\d+\s|\b(?:str\.|strasse|straße|rue|street|road|avenue|ave\.|calle|via|weg|laan|rua"
     r"|allee|platz|chemin|boulevard|av\.)\b|\d{4,5}\s+\w",

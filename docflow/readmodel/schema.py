@@ -6,6 +6,7 @@ detector's matched value, never a token or callback id.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,6 +53,12 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "fields": dict,
     "fieldChecks": list,
     "corrections": dict,
+    # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,
+    # page}]} (masked, never a detector's matched value) and how it was made
+    # {mode, engine, status, key, jobId?, reason?}.
+    "summary": dict,
+    "risk": dict,
+    "enrichment": dict,
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 
@@ -150,8 +157,6 @@ class Report:
 
 
 def _check_payload(payload: Any) -> None:
-    import json
-
     if not isinstance(payload, dict):
         raise ReportError("payload", "must be a JSON object")
     for name, value in payload.items():
