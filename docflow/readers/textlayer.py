@@ -35,6 +35,7 @@ def page_words(pdf: OpenPdf, page_number: int) -> tuple[Word, ...]:
         try:
             width, height = page.get_size()
             chars = _chars(textpage, min(textpage.count_chars(), MAX_CHARS))
+            chars = _upright(chars, page.get_rotation(), width, height)
         finally:
             textpage.close()
             page.close()
@@ -55,6 +56,27 @@ def _chars(textpage: Any, count: int) -> list[tuple[str, float, float, float, fl
             continue
         left, bottom, right, top = textpage.get_charbox(index, loose=True)
         out.append((char, left, bottom, right, top))
+    return out
+
+
+def _upright(
+    chars: list[tuple[str, float, float, float, float]], rotation: int, width: float, height: float
+) -> list[tuple[str, float, float, float, float]]:
+    """Character boxes as the page is shown. PDFium gives them in the page's own space, but
+    `width`/`height` are the shown page's: on a page with `/Rotate` (a landscape invoice
+    stored portrait) the text would otherwise run down the page one character per word."""
+    if rotation not in (90, 180, 270):
+        return chars
+    out = []
+    for char, left, bottom, right, top in chars:
+        if char == " ":
+            out.append((char, left, bottom, right, top))
+        elif rotation == 90:
+            out.append((char, bottom, height - right, top, height - left))
+        elif rotation == 180:
+            out.append((char, width - right, height - top, width - left, height - bottom))
+        else:
+            out.append((char, width - top, left, width - bottom, right))
     return out
 
 
