@@ -4,6 +4,7 @@
                                           real: every document in tests/data/real_invoices
     python bench/extraction.py --smoke    generated: 7 x 2 x 1, real: its text-layer documents
     python bench/extraction.py --per-cell N --workers W --verbose
+    python bench/extraction.py --only real --match '_scan|receipt' --verbose
 
 Every document is a real PDF (a text layer, or a scan read by real tesseract with the rules
 file's languages), uploaded to moto and put through the pipeline's own step bodies in order:
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -94,6 +96,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--verbose", action="store_true", help="print each miss on stderr")
     parser.add_argument("--only", choices=("generated", "real"), help="run one set")
+    parser.add_argument("--match", help="only the documents whose name matches this regex")
     args = parser.parse_args()
     _common.quiet()
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseracts side by side, one thread each
@@ -104,6 +107,8 @@ def main() -> None:
     if args.only != "generated":
         real = real_documents()
         sets["real"] = [d for d in real if not d.scanned] if args.smoke else real
+    if args.match:
+        sets = {k: [d for d in v if re.search(args.match, d.ident)] for k, v in sets.items()}
     names = LocalNames(prefix="bench")
     env = {"DOCFLOW_OCR_DPI": "300", "DOCFLOW_RULES_PATH": "", "DOCFLOW_EXTRACT_ENGINE": "rules"}
     out: dict[str, Any] = {}
