@@ -36,17 +36,22 @@ def _pattern(label: str) -> str:
 
 
 def _build() -> tuple[re.Pattern[str], dict[str, tuple[str | None, bool]]]:
+    # Keyed as the matcher sees the text: `nº` is `no` once folded.
     meaning: dict[str, tuple[str | None, bool]] = {}
     for name, labels in WEAK.items():
-        meaning.update({label: (name, False) for label in labels})
+        meaning.update({_folded(label): (name, False) for label in labels})
     for name, labels in STRONG.items():
-        meaning.update({label: (name, True) for label in labels})
+        meaning.update({_folded(label): (name, True) for label in labels})
     for label in IGNORED:
-        meaning.setdefault(label, (None, True))
+        meaning.setdefault(_folded(label), (None, True))
     ordered = sorted(meaning, key=len, reverse=True)
     alternation = "|".join(_pattern(label) for label in ordered)
     # A rate may follow with no space (`GST6%`, `MwSt19%`): only a letter or `_` ends a label early.
     return re.compile(rf"(?<![\w])(?:{alternation})(?![^\W\d])", re.IGNORECASE), meaning
+
+
+def _folded(label: str) -> str:
+    return " ".join(fold(label).split())
 
 
 LABELS, MEANING = _build()
