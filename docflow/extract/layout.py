@@ -188,6 +188,10 @@ def below(page: Page, cell: Cell, max_lines: int = 3) -> list[tuple[int, Cell]]:
     (a paragraph) does not count."""
     out: list[tuple[int, Cell]] = []
     above = cell.y1
+    # A form's boxed cell (a DANFE, a fiscal form) prints its label at the box's top left and
+    # the value right-aligned under it: the box reaches to the next label on the label's line.
+    beside = right_of(page, cell)
+    box_end = beside.x0 if beside is not None else None
     for down in range(1, max_lines + 1):
         index = cell.line + down
         if index >= len(page.lines):
@@ -205,4 +209,12 @@ def below(page: Page, cell: Cell, max_lines: int = 3) -> list[tuple[int, Cell]]:
             if overlap > 0 or abs(other.x0 - cell.x0) < 0.02:
                 out.append((down, other))
                 break
+        else:
+            boxed = [
+                o for o in page.lines[index]
+                if box_end is not None and down == 1 and o.x0 >= cell.x1 and o.x1 <= box_end
+                and any(c.isalnum() for c in o.text)
+            ]
+            if boxed:
+                out.append((down, min(boxed, key=lambda o: o.x0)))
     return out
