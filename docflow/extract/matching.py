@@ -69,9 +69,11 @@ _TAX_ID = re.compile(
 
 
 def fold_keep_length(text: str) -> str:
-    """Accents removed character by character, so offsets still point into the original."""
+    """Accents removed character by character, so offsets still point into the original.
+    The ordinal sign of `Nº` becomes the degree sign of `N°` (not the letter `o`, which
+    would make every English `No` a number's label)."""
     out = []
-    for char in text:
+    for char in text.replace("º", "°"):
         bare = "".join(
             c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c)
         )
