@@ -104,3 +104,25 @@ def test_a_tax_line_that_does_not_parse_is_unreadable() -> None:
                     "Total: 120.00 EUR")
     assert "tax_amount" not in found.fields
     assert {"field": "tax_amount", "reason": "label found, value unreadable"} in found.rejected
+
+
+def test_a_form_box_gives_the_value_right_aligned_under_its_label() -> None:
+    # A fiscal form's boxes: each label at a box's top left, its value at the box's right,
+    # one line down and clear of the label's own width.
+    from docflow.readers.base import Word
+
+    def word(text: str, x0: float, y0: float) -> Word:
+        return Word(text, (x0, y0, x0 + 0.012 * len(text), y0 + 0.01))
+
+    words = [
+        word("Nº", 0.80, 0.03), word("000.000.046", 0.83, 0.03),
+        word("VALOR", 0.03, 0.30), word("DO", 0.10, 0.30), word("ICMS", 0.13, 0.30),
+        word("VALOR", 0.40, 0.30), word("TOTAL", 0.47, 0.30), word("DA", 0.54, 0.30),
+        word("NOTA", 0.57, 0.30), word("UF", 0.90, 0.30),
+        word("171,60", 0.30, 0.315), word("1.950,00", 0.78, 0.315),
+    ]
+    page = PageInput(1, "", "textlayer", 100.0, words=words)
+    found = RulesEngine().extract([page], NAMES).fields
+    assert found["tax_amount"].value == "171.60"
+    assert found["total_amount"].value == "1950.00"
+    assert found["invoice_number"].value == "000.000.046"

@@ -61,3 +61,29 @@ def test_tsv_without_words_gives_text_and_no_boxes() -> None:
 def test_words_round_trip_through_their_stored_form() -> None:
     word = Word("INV-1", (0.1, 0.2, 0.3, 0.25), 91.5)
     assert Word.from_row(word.to_row()) == word
+
+
+def test_a_rotated_page_gives_whole_words_as_the_page_is_shown() -> None:
+    # A landscape invoice stored as a portrait page turned by /Rotate 90: PDFium's character
+    # boxes are in the unturned page's space, where the text runs down the page.
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=A4)
+    width, height = A4
+    c.setPageRotation(90)
+    c.saveState()
+    c.translate(width, 0)
+    c.rotate(90)  # draw in the shown page's space: `height` wide, `width` high
+    c.setFont("Helvetica", 12)
+    c.drawString(50, width - 60, "Fattura numero 30122583")
+    c.drawString(500, 100, "Totale 542,31")
+    c.restoreState()
+    c.showPage()
+    c.save()
+    with open_pdf(out.getvalue()) as pdf:
+        page = TextLayerReader().read(pdf, 1)
+    words = {w.text: w for w in page.words}
+    assert list(words) == ["Fattura", "numero", "30122583", "Totale", "542,31"]
+    first, last = words["Fattura"], words["542,31"]
+    assert first.box[0] < words["numero"].box[0] < words["30122583"].box[0]  # left to right
+    assert first.box[1] < last.box[1]  # the number's line is above the total's
+    assert first.box[2] - first.box[0] > first.box[3] - first.box[1]  # a word lies flat
