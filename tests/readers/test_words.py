@@ -68,11 +68,11 @@ def test_a_rotated_page_gives_whole_words_as_the_page_is_shown() -> None:
     # boxes are in the unturned page's space, where the text runs down the page.
     out = io.BytesIO()
     c = canvas.Canvas(out, pagesize=A4)
-    width, height = A4
+    width = A4[0]
     c.setPageRotation(90)
     c.saveState()
     c.translate(width, 0)
-    c.rotate(90)  # draw in the shown page's space: `height` wide, `width` high
+    c.rotate(90)  # draw in the shown page's space: A4 high side wide, `width` high
     c.setFont("Helvetica", 12)
     c.drawString(50, width - 60, "Fattura numero 30122583")
     c.drawString(500, 100, "Totale 542,31")
