@@ -68,6 +68,24 @@ class Settings:
     # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
     extract_engine: str = "rules"
     extract_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    # Piles (docflow.piles): documents under this key prefix are enriched by Bedrock batch
+    # inference. A job needs pile_min_records (the service's per-model minimum); a smaller pool
+    # waits up to pile_max_wait_seconds, then goes on-demand. The batcher waits on the job's
+    # state-change event, polling GetModelInvocationJob every pile_poll_seconds as a fallback.
+    pile_prefix: str = "backfill/"
+    pile_table: str = "docflow-pile"
+    pile_min_records: int = 100
+    pile_max_records: int = 50_000
+    pile_max_wait_seconds: int = 6 * 3600
+    pile_job_timeout_hours: int = 24
+    pile_poll_seconds: int = 3600
+    # Rounds of (wait for the event, then poll) before the batcher stops the job and sends its
+    # documents on-demand; each round costs about four durable operations.
+    pile_poll_rounds: int = 48
+    pile_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    pile_role_arn: str = ""
+    # The batcher a filling pool starts (the alias ARN in AWS); "" starts none.
+    batcher_function: str = ""
 
     def __post_init__(self) -> None:
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
@@ -112,6 +130,24 @@ class Settings:
         _require(
             self.extract_engine in EXTRACT_ENGINES,
             f"DOCFLOW_EXTRACT_ENGINE must be one of {', '.join(EXTRACT_ENGINES)}",
+        )
+
+        _require(self.pile_prefix != "", "DOCFLOW_PILE_PREFIX must not be empty")
+        _require(
+            1 <= self.pile_min_records <= self.pile_max_records,
+            "DOCFLOW_PILE_MIN_RECORDS must be between 1 and DOCFLOW_PILE_MAX_RECORDS",
+        )
+        _require(self.pile_max_wait_seconds >= 1, "DOCFLOW_PILE_MAX_WAIT_SECONDS must be >= 1")
+        _require(
+            24 <= self.pile_job_timeout_hours <= 168,
+            "DOCFLOW_PILE_JOB_TIMEOUT_HOURS must be 24..168 (the service's range)",
+        )
+        _require(
+            1 <= self.pile_poll_seconds <= 86_400, "DOCFLOW_PILE_POLL_SECONDS must be 1..86400"
+        )
+        _require(
+            1 <= self.pile_poll_rounds <= 400,
+            "DOCFLOW_PILE_POLL_ROUNDS must be 1..400 (each round costs durable operations)",
         )
 
     @classmethod
