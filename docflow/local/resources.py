@@ -68,6 +68,9 @@ class LocalNames:
             "DomainEventBus": f"{self.prefix}-events",
             "DomainEventsQueue": f"{self.prefix}-domain-events",
             "DomainEventsRule": f"{self.prefix}-domain-events-all",
+            "BatchJobStateRule": f"{self.prefix}-batch-job-state",
+            # Local only: the rule's Lambda target, played by a queue the stack drains.
+            "BatchJobEventsQueue": f"{self.prefix}-batch-job-events",
         }
         return self.overrides.get(logical, defaults.get(logical, f"{self.prefix}-{logical}"))
 
@@ -102,6 +105,7 @@ def provision(
     if with_intake:
         created.update(_intake(names, resources))
     created.update(_domain_events(names, resources))
+    created.update(_batch_job_events(names, resources))
     aws.client("ses").verify_email_identity(EmailAddress=sender)
     return created
 
@@ -233,3 +237,24 @@ def _domain_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, st
         Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
     )
     return {"DomainEventBus": bus, "DomainEventsQueue": queue_url}
+
+
+def _batch_job_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+    """Bedrock's job state changes (the default bus) by the template's rule into a queue: the
+    rule's Lambda target, which the local stack (or a test) delivers to the function."""
+    events = aws.client("events")
+    queue_url = _queue(names("BatchJobEventsQueue"), {"MessageRetentionPeriod": "86400"})
+    queue_arn = aws.client("sqs").get_queue_attributes(
+        QueueUrl=queue_url, AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+    rule = resources["BatchJobStateRule"]["Properties"]
+    events.put_rule(
+        Name=names("BatchJobStateRule"),
+        EventPattern=json.dumps(rule["EventPattern"]),
+        State="ENABLED",
+    )
+    events.put_targets(
+        Rule=names("BatchJobStateRule"),
+        Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
+    )
+    return {"BatchJobEventsQueue": queue_url}

@@ -10,7 +10,9 @@ function host        `docflow.local.host`, a child process, restarted if it dies
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
                      batch failures, redrive to the DLQ by receive count
 schedules            the template's Schedule events (the recorder's reconcile pass and
-                     review metrics), every minute
+                     review metrics, every minute; the batcher's, every few seconds)
+Bedrock              the Converse and batch-inference emulators; the batch jobs' state
+                     changes reach the batch jobs function through the rule's queue
 Function URL         the callback API on the review port, as a Function URL calls it
 
 python -m docflow.local.stackd --state .docflow
@@ -245,6 +247,20 @@ class Schedules:
                     print(f"schedule {task}: {exc!r}", flush=True)
 
 
+def start_bedrock_emulators(config: StackConfig) -> list[Any]:
+    """Converse and batch inference on their ports; batch statuses last seconds here."""
+    from docflow.local.bedrock_emulator import BedrockEmulator
+    from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
+
+    delays = dict.fromkeys(WALK, config.batch_status_s)
+    return [
+        BedrockEmulator(port=config.converse_port).start(),
+        BedrockBatchEmulator(
+            port=config.batch_port, delays=delays, fail_rate=config.batch_fail_rate
+        ).start(),
+    ]
+
+
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
@@ -272,12 +288,14 @@ def main() -> None:
     from docflow.local.intake_poller import IntakePoller
     from docflow.local.operators import EventConsumer, QueueSampler
     from docflow.local.resources import provision
+    from docflow.local.services.batch_events import BatcherSchedule, BatchJobEventsLoop
 
     unclean = recovery.begin(config.state)
     moto = MotoService(config)
     moto.start()
     provision(config.names, sender=config.sender)
     config.create_local_only_tables()
+    emulators = start_bedrock_emulators(config)
     runner = DurableRunner(config)
     host = FunctionHost(config, {**os.environ})
     host.start()
@@ -291,6 +309,7 @@ def main() -> None:
     schedules = Schedules(config)
     schedules.start()
     operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.operators
+    operators += [BatchJobEventsLoop(config), BatcherSchedule(config, config.pile_schedule_s)]
     for part in operators:
         part.start()
 
@@ -313,6 +332,7 @@ def main() -> None:
         ("frontend", frontend),
         ("host", host),
         ("runner", runner),
+        *(("bedrock", e) for e in emulators),
         ("moto", moto),
     ):
         began = time.monotonic()

@@ -70,7 +70,13 @@ def stop_step(step: StepContext, job_arn: str) -> dict[str, Any]:
 
 
 def poll_job(job_arn: str) -> dict[str, Any]:
-    answer = aws.client("bedrock").get_model_invocation_job(jobIdentifier=job_arn)
+    try:
+        answer = aws.client("bedrock").get_model_invocation_job(jobIdentifier=job_arn)
+    except ClientError as exc:
+        if aws.error_code(exc) != "ResourceNotFoundException":
+            raise
+        # The service no longer knows the job (or never did): nothing will answer it.
+        return {"status": "Failed", "records": 0, "processed": 0}
     return {
         "status": str(answer["status"]),
         "records": int(answer.get("totalRecordCount") or 0),
