@@ -3,6 +3,8 @@
     docflow up | down | status
     docflow submit PATH... [--key K]
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
+    docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
+    docflow jobs                         the batch inference jobs the batcher started
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
     docflow mail                         review e-mails sent through the local SES
@@ -21,7 +23,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, queries, stack
+from docflow.cli import documents, piles, queries, stack
 from docflow.cli.output import stdout_closed
 
 LIST_ITEM = (
@@ -44,6 +46,10 @@ JSON_SHAPES = {
     '"engines": [name], "docType", "sensitive": {detector: count}, "stage", '
     '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
     "COST as in `show`; the links themselves are printed from the local mailbox",
+    "backfill": "the rows of `run`",
+    "jobs": '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
+    '"failed": int|null, "createdAt", "modelId"}], newest last; succeeded and failed are the '
+    "job's manifest counts, null until it ended",
     "pending": f"[ITEM, ...] or, when there is a next page, "
     f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
     "stuck": "as `pending`",
@@ -76,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docflow",
         description=(__doc__ or "").splitlines()[0],
-        epilog="\n".join((__doc__ or "").splitlines()[2:12]),
+        epilog="\n".join((__doc__ or "").splitlines()[2:14]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--state", default=".docflow", help="local stack folder")
@@ -109,6 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p = add(
+        "backfill",
+        piles.cmd_backfill,
+        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) and wait "
+        "like `run`: a batcher groups the documents into Bedrock batch inference jobs (at least "
+        "DOCFLOW_PILE_MIN_RECORDS a job; a smaller pool goes on-demand after "
+        "DOCFLOW_PILE_MAX_WAIT_SECONDS); prints the table and which job answered each",
+    )
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p = add("jobs", piles.cmd_jobs, "Bedrock batch inference jobs, with status and record counts")
+    p.add_argument("--limit", type=int, default=100)
     for name, fn, text in (
         ("pending", queries.cmd_pending, "documents waiting on a reviewer"),
         ("failed", queries.cmd_failed, "failed documents"),
