@@ -253,12 +253,14 @@ def start_bedrock_emulators(config: StackConfig) -> list[Any]:
     from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 
     delays = dict.fromkeys(WALK, config.batch_status_s)
-    return [
-        BedrockEmulator(port=config.converse_port).start(),
-        BedrockBatchEmulator(
-            port=config.batch_port, delays=delays, fail_rate=config.batch_fail_rate
-        ).start(),
-    ]
+    minimum = int(config.function_env().get("DOCFLOW_PILE_MIN_RECORDS") or 100)
+    batch = BedrockBatchEmulator(
+        port=config.batch_port,
+        delays=delays,
+        fail_rate=config.batch_fail_rate,
+        min_records=minimum,  # the service's quota, as the stack's batcher is told it
+    )
+    return [BedrockEmulator(port=config.converse_port).start(), batch.start()]
 
 
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:

@@ -1,0 +1,1 @@
+"""Helpers the tests, benchmarks and CLI share to drive the local pieces."""
