@@ -23,7 +23,7 @@ from callback_api.views import ReviewViews
 from docflow.extract.corrections import validate_corrections
 from docflow.observability import logger
 from docflow.review.desk import REJECT_REASONS, ReviewRefused
-from docflow.review.pages import SECURITY_HEADERS, outcome_page, refusal_page
+from docflow.review.pages import SECURITY_HEADERS, decided_page, refusal_page
 from docflow.settings import load_settings
 
 app = LambdaFunctionUrlResolver()
@@ -139,7 +139,7 @@ def decide(token: str) -> Response:
             )
             return _answer(400, page.html, {"error": "bad-fields", "fields": errors})
     decision = views().desk.decide(token, choice == "approve", comment, reason, corrections)
-    return _answer(200, outcome_page(decision, REJECT_REASONS), {"decision": decision})
+    return _answer(200, decided_page(decision, REJECT_REASONS), {"decision": decision})
 
 
 @app.post("/callbacks/<token>")

@@ -16,6 +16,7 @@ from docflow.extract import FieldEngine, build_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
 from docflow.review.callbacks import CallbackSender, LambdaCallbackSender
+from docflow.review.link_notifier import build_notifier
 from docflow.review.notifier import ReviewNotifier
 from docflow.settings import Settings, load_settings
 from docflow.storage import DocumentStore
@@ -42,8 +43,6 @@ _lock = threading.Lock()
 
 
 def build_runtime(settings: Settings | None = None) -> Runtime:
-    from docflow.review.links import build_notifier  # the notifier needs the signing stack
-
     settings = settings or load_settings()
     rules = load_rules(settings.rules_path or None, settings.stage_timeout_s)
     check_against_settings(rules, settings)

@@ -2,7 +2,7 @@
 
 It is the only writer of the read model. On its schedules it also publishes the review
 metrics the template's alarm watches (overdue reviews), from the pending-review index, and
-runs the reconcile pass (documents whose execution ended without recording an outcome).
+runs the reconcile pass (documents whose execution ended without recording a terminal status).
 """
 
 from __future__ import annotations
@@ -32,17 +32,17 @@ def handler(event: Any, context: Any = None) -> dict[str, Any]:
     except ReportError as exc:
         observability.logger.warning("malformed report refused", extra={"field": exc.field})
         return {"result": INVALID, "error": {"field": exc.field, "message": str(exc)}}
-    outcome = recorder_for(settings).record(report)
+    verdict = recorder_for(settings).record(report)
     observability.logger.info(
         "report recorded",
         extra={
             "documentId": report.document_id,
             "runId": report.run_id,
             "status": report.status,
-            "result": outcome.result,
+            "result": verdict.result,
         },
     )
-    return outcome.to_dict()
+    return verdict.to_dict()
 
 
 def reconcile_pass(event: dict[str, Any]) -> dict[str, Any]:

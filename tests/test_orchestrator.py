@@ -53,7 +53,7 @@ def test_invoice_without_review_is_finalized(stack: Stack) -> None:
         .get_object(Bucket=load_settings().artifact_bucket, Key=result_key(doc))["Body"]
         .read()
     )
-    assert final["outcome"] == "finalized" and final["summary"]["pages"] == 2
+    assert final["disposition"] == "finalized" and final["summary"]["pages"] == 2
     state = read_model().show(doc.document_id)["state"]
     assert state["status"] == "finalized"
     assert [h["status"] for h in read_model().show(doc.document_id)["history"]] == [

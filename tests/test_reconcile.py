@@ -1,4 +1,4 @@
-"""The reconcile pass: documents whose execution ended without recording an outcome."""
+"""The reconcile pass: documents whose execution ended without recording a terminal status."""
 
 from __future__ import annotations
 

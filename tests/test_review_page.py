@@ -258,8 +258,8 @@ def test_no_working_link_outside_the_mailbox(
     assert post_decision(first[0], "approve")["statusCode"] == 200
     second = desk.links(doc, stage=1)
     assert post_decision(second[0], "reject", "no card data here")["statusCode"] == 200
-    outcome = desk.result(arn)
-    assert outcome["status"] == "archived"
+    result = desk.result(arn)
+    assert result["status"] == "archived"
 
     tokens = [*first, *second]
     s = load_settings()
@@ -271,7 +271,7 @@ def test_no_working_link_outside_the_mailbox(
             desk.runner.get_execution_history(arn, include_execution_data=True).to_dict(),
             default=str,
         ),
-        "result": json.dumps(outcome),
+        "result": json.dumps(result),
         "logs": caplog.text + capsys.readouterr().out,
     }
     for where, text in places.items():

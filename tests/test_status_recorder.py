@@ -129,13 +129,13 @@ def test_every_transition_is_allowed_or_refused(shared: Stack, src: str, dst: st
     later = make_report(
         doc, dst, "x", stage_index=1 if position(dst)[1] is not None else None, at=at(2)
     )
-    outcome = recorder().record(later)
+    verdict = recorder().record(later)
 
     allowed = dst in t.REACHABLE[src] and later.seq > first.seq
     expected = "accepted" if allowed else "stale"
     if later.event_id == first.event_id:
         expected = "duplicate"  # same status at the same position: the same report again
-    assert outcome.result == expected, outcome
+    assert verdict.result == expected, verdict
     assert state(doc)["status"] == (dst if allowed else src)
 
 
@@ -158,8 +158,8 @@ def test_a_duplicate_is_stored_once(shared: Stack) -> None:
 def test_late_report_is_history_but_not_state(shared: Stack) -> None:
     doc = new_doc()
     recorder().record(report(doc, t.READING, n=2, pages=4))
-    outcome = recorder().record(report(doc, t.RECEIVED, n=1))
-    assert outcome.result == "stale"
+    verdict = recorder().record(report(doc, t.RECEIVED, n=1))
+    assert verdict.result == "stale"
     shown = model().show(doc.document_id)
     assert shown["state"]["status"] == t.READING
     assert [h["status"] for h in shown["history"]] == [t.RECEIVED, t.READING]  # in run order
@@ -252,9 +252,9 @@ def test_threads_writing_one_document_at_once(shared: Stack) -> None:
     lock = threading.Lock()
 
     def send(r: Report) -> None:
-        outcome = recorder().record(r).result
+        verdict = recorder().record(r).result
         with lock:
-            results.append(outcome)
+            results.append(verdict)
 
     threads = [threading.Thread(target=send, args=(r,)) for r in reports]
     for th in threads:

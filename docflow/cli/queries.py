@@ -1,4 +1,9 @@
-"""`docflow pending | stuck | failed | show | reprocess`: questions to the read model."""
+"""`docflow pending | stuck | failed | show | reprocess`: questions to the read model.
+
+Commands import boto3 clients, the local stack and the settings inside their functions: `docflow
+--help` and a command's --help then start in a fraction of the time (start-up time is the only
+reason; nothing here imports upward).
+"""
 
 from __future__ import annotations
 

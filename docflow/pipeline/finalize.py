@@ -20,14 +20,14 @@ Meter = Callable[[], dict[str, Any]]
 
 
 def _record(
-    doc: DocumentRef, outcome: str, summary: dict[str, Any], cost: dict[str, Any] | None
+    doc: DocumentRef, disposition: str, summary: dict[str, Any], cost: dict[str, Any] | None
 ) -> dict[str, Any]:
     return {
         "documentId": doc.document_id,
         "version": doc.version,
         "runId": doc.run_id,
         "source": {"bucket": doc.bucket, "key": doc.key, "versionId": doc.version},
-        "outcome": outcome,
+        "disposition": disposition,
         "artifacts": artifact_prefix(doc),
         "summary": summary,
         "cost": cost,

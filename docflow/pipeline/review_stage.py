@@ -128,10 +128,10 @@ def wait_for_decision(
             if not _names(exc, StageOver):
                 raise
             break  # a vote decided the stage between two rounds (or a newer run ended it)
-    outcome = context.step(settle_stage(doc, index), name=f"settle review-{index}")
-    if outcome.get("how") == DECIDED:
-        return decided(parse_decision(outcome))
-    if outcome.get("how") == SUPERSEDED:
+    ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
+    if ending.get("how") == DECIDED:
+        return decided(parse_decision(ending))
+    if ending.get("how") == SUPERSEDED:
         return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
     return {"status": TIMED_OUT, "reason": "review-timeout", "decision": {}}
 
@@ -174,9 +174,9 @@ def decided(decision: dict[str, Any]) -> dict[str, Any]:
 def settle_stage(step: StepContext, doc: DocumentRef, index: int) -> dict[str, Any]:
     """How the stage ended, from its record: a decision that landed between rounds stands;
     otherwise the stage is recorded as timed out, and later votes are refused."""
-    outcome = StageStore(runtime().settings.links_table).settle(stage_pk(doc.run_id, index))
-    step.logger.info("review stage settled", extra={"stage": index, "how": outcome.get("how")})
-    return outcome
+    ending = StageStore(runtime().settings.links_table).settle(stage_pk(doc.run_id, index))
+    step.logger.info("review stage settled", extra={"stage": index, "how": ending.get("how")})
+    return ending
 
 
 def _names(exc: CallbackSubmitterError, error: type[Exception]) -> bool:

@@ -36,8 +36,8 @@ def end_older_runs(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
             # click already under way may have completed first (then that decision stands).
             for pk in item.get("links", []):
                 links.close_superseded(pk)
-            register.set_outcome(wait.pk, {"how": SUPERSEDED, "byRun": doc.run_id})
-            # A stage between rounds has no live callback: its next round finds the outcome.
+            register.set_ending(wait.pk, {"how": SUPERSEDED, "byRun": doc.run_id})
+            # A stage between rounds has no live callback: its next round finds the ending.
             if item.get("callbackId"):
                 rt.callbacks.failure(
                     str(item["callbackId"]),

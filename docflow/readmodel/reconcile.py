@@ -105,7 +105,7 @@ def _failed_report(item: dict[str, Any], status: str) -> Report:
         run_order=str(item["runOrder"]),
     )
     reason = ENDED[status]
-    message = f"the execution ended {status} without recording an outcome"
+    message = f"the execution ended {status} without recording a terminal status"
     return make_report(
         run, FAILED, "failed", payload={"reason": reason, "message": message}, cause="reconciler"
     )

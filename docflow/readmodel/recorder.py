@@ -37,7 +37,7 @@ _REVIEW_FIELDS = ("reviewLinks", "reviewers", "reviewDeadline")
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RecordVerdict:
     result: str
     reason: str = ""
     status: str | None = None
@@ -149,7 +149,7 @@ class StatusRecorder:
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
-    def record(self, report: Report) -> Outcome:
+    def record(self, report: Report) -> RecordVerdict:
         history = self._history_item(report)
         for _ in range(_MAX_RACES):
             current = self._current(report.document_id)
@@ -160,17 +160,17 @@ class StatusRecorder:
                 reasons = _cancellation_codes(exc)
                 if reasons and reasons[0] == "ConditionalCheckFailed":
                     self._announce_again(report, current)
-                    return Outcome(DUPLICATE, "event already recorded", _status(current))
+                    return RecordVerdict(DUPLICATE, "event already recorded", _status(current))
                 if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     continue  # another report landed first; decide again
                 if aws.error_code(exc) == "ConditionalCheckFailedException":
                     self._announce_again(report, current)
-                    return Outcome(DUPLICATE, "event already recorded", _status(current))
+                    return RecordVerdict(DUPLICATE, "event already recorded", _status(current))
                 raise
             if verdict == ACCEPTED:
                 self._announce(report, state)
-                return Outcome(ACCEPTED, reason, report.status)
-            return Outcome(STALE, reason, _status(current))
+                return RecordVerdict(ACCEPTED, reason, report.status)
+            return RecordVerdict(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
 
     def _announce(self, report: Report, state: dict[str, Any] | None) -> None:

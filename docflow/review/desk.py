@@ -130,13 +130,13 @@ class ReviewDesk:
         return LinkView(claims, link)
 
     def _wait(self, link: dict[str, Any]) -> dict[str, Any]:
-        """The link's stage record (votes, current callback, outcome); {} if it has none."""
+        """The link's stage record (votes, current callback, ending); {} if it has none."""
         pk = str(link.get("stagePk") or link.get("waitPk") or "")
         return (self.register.get_wait(pk) if pk else None) or {}
 
     def _refuse_if_stage_over(self, link: dict[str, Any]) -> dict[str, Any]:
         wait = self._wait(link)
-        if wait.get("outcome"):
+        if wait.get("ending"):
             self._wake(wait)
             raise self._closed(link, wait)
         return wait
@@ -157,14 +157,14 @@ class ReviewDesk:
     def _wake(self, wait: dict[str, Any]) -> None:
         """Send a decided stage's decision to its current callback if nobody has yet (the
         deciding request's own call failed): every later look at the stage retries it."""
-        outcome = wait.get("outcome") or {}
-        if outcome.get("how") != DECIDED or wait.get("woken") or not wait.get("callbackId"):
+        ending = wait.get("ending") or {}
+        if ending.get("how") != DECIDED or wait.get("woken") or not wait.get("callbackId"):
             return
-        decision = {k: v for k, v in outcome.items() if k not in ("how", "at")}
+        decision = {k: v for k, v in ending.items() if k not in ("how", "at")}
         try:
             self.callbacks.success(str(wait["callbackId"]), json.dumps(decision).encode())
         except CallbackGone:
-            pass  # nothing waits on it any more: the execution read the outcome itself
+            pass  # nothing waits on it any more: the execution read the ending itself
         except Exception:
             return
         self.stages.mark_woken(str(wait["pk"]))
@@ -173,26 +173,26 @@ class ReviewDesk:
         """How the stage ended, for a genuine link whose stage is over."""
         if wait is None:
             wait = self._wait(link)
-        outcome = wait.get("outcome") or {}
-        if outcome.get("how") == "superseded":
+        ending = wait.get("ending") or {}
+        if ending.get("how") == "superseded":
             return ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
-        if outcome.get("how") == DECIDED:
-            verb = "approved" if outcome.get("approved") else "rejected"
-            side = [v["reviewer"] for v in outcome.get("votes", []) if v.get("decision") == verb]
-            who = " and ".join(side) if len(side) > 1 else outcome.get("reviewer", "")
+        if ending.get("how") == DECIDED:
+            verb = "approved" if ending.get("approved") else "rejected"
+            side = [v["reviewer"] for v in ending.get("votes", []) if v.get("decision") == verb]
+            who = " and ".join(side) if len(side) > 1 else ending.get("reviewer", "")
             count = ""
-            if int(outcome.get("quorum") or 1) > 1:
-                count = f" ({len(side)} {verb}, {outcome.get('quorum')} approvals needed)"
+            if int(ending.get("quorum") or 1) > 1:
+                count = f" ({len(side)} {verb}, {ending.get('quorum')} approvals needed)"
             return ReviewRefused(
                 409,
                 "stage-decided",
                 f"This stage was already {verb} by {who or 'another reviewer'}"
-                f" at {outcome.get('decidedAt', '')}{count}. "
+                f" at {ending.get('decidedAt', '')}{count}. "
                 "Nothing is waiting for your decision.",
                 link,
             )
         deadline = int(wait.get("deadline") or 0)
-        if outcome.get("how") == TIMED_OUT or (deadline and time.time() >= deadline):
+        if ending.get("how") == TIMED_OUT or (deadline and time.time() >= deadline):
             when = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="minutes")
             return ReviewRefused(
                 409,
@@ -293,13 +293,13 @@ class ReviewDesk:
         vote["at"] = decision["decidedAt"]
         try:
             wait = self.stages.get(pk) or {}
-            if wait.get("outcome") or not self._alive(link, wait):
-                self.links.complete(token, {**decision, "outcome": "not-waiting"})
+            if wait.get("ending") or not self._alive(link, wait):
+                self.links.complete(token, {**decision, "delivery": "not-waiting"})
                 raise self._closed(link, wait)
             try:
                 item = self.stages.vote(pk, claims.reviewer, vote)
             except StageClosed as exc:
-                self.links.complete(token, {**decision, "outcome": "not-waiting"})
+                self.links.complete(token, {**decision, "delivery": "not-waiting"})
                 raise self._closed(link, exc.item) from None
         except ReviewRefused:
             raise
@@ -311,9 +311,9 @@ class ReviewDesk:
         if not state["decided"]:
             return {**decision, "stage": state}
         full = decision_of(item, claims.reviewer)
-        written, item = self.stages.set_outcome(pk, {"how": DECIDED, **full})
-        outcome = item.get("outcome") or {}
-        if outcome.get("how") != DECIDED:
+        written, item = self.stages.set_ending(pk, {"how": DECIDED, **full})
+        ending = item.get("ending") or {}
+        if ending.get("how") != DECIDED:
             raise self._closed(link, item)  # a newer run ended the stage first
         if written:
             self._report(claims, link, full)
@@ -327,14 +327,14 @@ class ReviewDesk:
         try:
             self.callbacks.success(link["callbackId"], json.dumps(decision).encode("utf-8"))
         except CallbackGone:
-            self.links.complete(token, {**decision, "outcome": "not-waiting"})
+            self.links.complete(token, {**decision, "delivery": "not-waiting"})
             raise self._closed(link) from None
         except Exception:
             self.links.release(token)  # a passing failure: the reviewer may try again
             raise
         self.links.complete(token, decision)
         if link.get("waitPk"):
-            self.register.set_outcome(
+            self.register.set_ending(
                 str(link["waitPk"]),
                 {
                     "how": "decided",

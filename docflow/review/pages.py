@@ -15,6 +15,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
 
@@ -97,8 +98,6 @@ def fields_rows(
 ) -> list[dict[str, Any]]:
     """The extracted fields as the page shows them: found ones and the ones a check says are
     missing or unreadable; the low ones marked; a reviewer's submitted value kept on error."""
-    from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
-
     fields: dict[str, Any] = summary.get("fields") or {}
     checks: dict[str, list[str]] = {}
     for check in summary.get("fieldChecks") or []:
@@ -245,7 +244,7 @@ def _message(title: str, lines: list[str], closing: str = "") -> str:
     return _env.get_template("message.html").render(title=title, lines=lines, closing=closing)
 
 
-def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
+def decided_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
     stage = decision.get("stage") or {}
     if stage and not stage.get("decided"):
@@ -265,7 +264,7 @@ def outcome_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
 
 def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
     lines = [message]
-    if earlier and earlier.get("decision") and earlier["decision"].get("outcome") is None:
+    if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
         d = earlier["decision"]
         verb = "approved" if d.get("approved") else "rejected"
         lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")

@@ -97,7 +97,7 @@ class RegisterStore:
             )
         except ClientError as exc:
             if aws.error_code(exc) == "ConditionalCheckFailedException":
-                self.set_outcome(pk, {"how": "superseded"})
+                self.set_ending(pk, {"how": "superseded"})
                 return False
             raise
         return True
@@ -113,15 +113,15 @@ class RegisterStore:
     def get_wait(self, pk: str) -> dict[str, Any] | None:
         return self._get(pk)
 
-    def set_outcome(self, pk: str, outcome: dict[str, Any]) -> None:
+    def set_ending(self, pk: str, ending: dict[str, Any]) -> None:
         """How the stage ended (decided by whom, superseded); the first account stands."""
         try:
             self._ddb.update_item(
                 TableName=self.table,
                 Key=to_ddb({"pk": pk}),
-                UpdateExpression="SET outcome = :o",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(outcome)",
-                ExpressionAttributeValues=to_ddb({":o": {**outcome, "at": int(time.time())}}),
+                UpdateExpression="SET ending = :o",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
+                ExpressionAttributeValues=to_ddb({":o": {**ending, "at": int(time.time())}}),
             )
         except ClientError as exc:
             if aws.error_code(exc) != "ConditionalCheckFailedException":

@@ -9,13 +9,13 @@ One item per (run, stage) in the links table:
                                   approved, at, comment, rejectReason); `links` (token hashes,
                                   so a newer run can close them); `callbackId`, `round` and
                                   `roundEndsAt` of the execution's CURRENT wait; `deadline`; and,
-                                  once known, `outcome` (decided, timed-out or superseded)
+                                  once known, `ending` (decided, timed-out or superseded)
 
 Votes are durable data and the callback is only a wake-up: a vote is written here first, once
 per reviewer and only while the tally is still open (one conditional update compares the counts
 with `quorum` and `rejectLimit`), so exactly one vote can cross the line, a click racing a timer
 is counted once, and a vote that lands while the execution is between two waits is found by its
-next wait (whose registration is refused once an outcome exists) or by the stage's last step.
+next wait (whose registration is refused once an ending exists) or by the stage's last step.
 Nothing stored is a working link: link pks are SHA-256 hashes of tokens. The item is the
 register's "wait" for this stage too (`register.add_wait` lists its pk as an open wait).
 """
@@ -39,7 +39,7 @@ def stage_pk(run_id: str, stage_index: int) -> str:
 
 
 class StageClosed(Exception):
-    """The stage already has an outcome (or its tally is already decided)."""
+    """The stage already has an ending (or its tally is already decided)."""
 
     def __init__(self, item: dict[str, Any]) -> None:
         super().__init__("the stage is already decided")
@@ -149,7 +149,7 @@ class StageStore:
         links: list[str],
     ) -> dict[str, Any]:
         """Make this round's callback the one a deciding vote wakes. Refused (StageClosed) once
-        the stage has an outcome or a decided tally: the execution then reads the outcome.
+        the stage has an ending or a decided tally: the execution then reads the ending.
 
         Values are set whole (the full link and reviewer lists), so a retry repeats nothing.
         """
@@ -167,7 +167,7 @@ class StageStore:
                 Key=to_ddb({"pk": pk}),
                 UpdateExpression=update,
                 ConditionExpression=(
-                    "attribute_exists(pk) AND attribute_not_exists(outcome) "
+                    "attribute_exists(pk) AND attribute_not_exists(ending) "
                     "AND approvals < #q AND rejections <= rejectLimit "
                     "AND (attribute_not_exists(#r) OR #r <= :k)"
                 ),
@@ -192,7 +192,7 @@ class StageStore:
                 TableName=self.table,
                 Key=to_ddb({"pk": pk}),
                 UpdateExpression="SET reviewers = :all, rejectLimit = :limit",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(outcome)",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
                 ExpressionAttributeValues=to_ddb({":all": everyone, ":limit": limit}),
             )
         except ClientError as exc:
@@ -209,7 +209,7 @@ class StageStore:
                 Key=to_ddb({"pk": pk}),
                 UpdateExpression=f"SET votes.#who = :vote ADD {counter} :one",
                 ConditionExpression=(
-                    "attribute_exists(pk) AND attribute_not_exists(outcome) "
+                    "attribute_exists(pk) AND attribute_not_exists(ending) "
                     "AND attribute_not_exists(votes.#who) "
                     "AND approvals < #q AND rejections <= rejectLimit"
                 ),
@@ -223,15 +223,15 @@ class StageStore:
             raise
         return from_ddb(answer["Attributes"])
 
-    def set_outcome(self, pk: str, outcome: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    def set_ending(self, pk: str, ending: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         """Write how the stage ended; the first account stands. Returns (written, item)."""
         try:
             answer = self._ddb.update_item(
                 TableName=self.table,
                 Key=to_ddb({"pk": pk}),
-                UpdateExpression="SET outcome = :o",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(outcome)",
-                ExpressionAttributeValues=to_ddb({":o": {**outcome, "at": int(time.time())}}),
+                UpdateExpression="SET ending = :o",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
+                ExpressionAttributeValues=to_ddb({":o": {**ending, "at": int(time.time())}}),
                 ReturnValues="ALL_NEW",
             )
         except ClientError as exc:
@@ -241,20 +241,20 @@ class StageStore:
         return True, from_ddb(answer["Attributes"])
 
     def settle(self, pk: str, decider: str = "") -> dict[str, Any]:
-        """The stage's outcome, writing it first if nobody has: decided if the tally is (a vote
+        """The stage's ending, writing it first if nobody has: decided if the tally is (a vote
         that crossed the line while the execution was between waits), else timed out."""
         item = self.get(pk) or {}
         if not item:
             return {"how": TIMED_OUT}
-        if not item.get("outcome"):
+        if not item.get("ending"):
             state = tally(item)
             if state["decided"]:
                 decider = decider or _last_voter(item)
-                outcome = {"how": DECIDED, **decision_of(item, decider)}
+                ending = {"how": DECIDED, **decision_of(item, decider)}
             else:
-                outcome = {"how": TIMED_OUT}
-            _, item = self.set_outcome(pk, outcome)
-        return dict(item.get("outcome") or {"how": TIMED_OUT})
+                ending = {"how": TIMED_OUT}
+            _, item = self.set_ending(pk, ending)
+        return dict(item.get("ending") or {"how": TIMED_OUT})
 
     def mark_woken(self, pk: str) -> None:
         """The decision reached the execution's callback (or nothing waits on it any more)."""
