@@ -65,7 +65,8 @@ def collect_part(
     mine = listing[part * PART : (part + 1) * PART]
     answers = _read_lines(bucket, f"{output_prefix(job)}{job_id}/{part_file(part)}.out")
     missing = UNANSWERED.get(status, "job-failed")
-    waiting = {r["runId"] for r in pool.of_job(SENT, job)}
+    states = pool.states([r["runId"] for r in mine])
+    waiting = {run_id for run_id, state in states.items() if state == SENT}
 
     def settle(record: dict[str, Any]) -> tuple[str, bool]:
         if record["runId"] not in waiting:

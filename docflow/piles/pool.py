@@ -115,6 +115,26 @@ class Pool:
         )
         return from_ddb(answer["Item"]) if "Item" in answer else None
 
+    def states(self, run_ids: list[str]) -> dict[str, str]:
+        """run id -> its record's listing, read in batches of 100 (consistent reads)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(run_ids), 100):
+            keys = [to_ddb({"pk": record_pk(r)}) for r in run_ids[start : start + 100]]
+            request: dict[str, Any] = {
+                self.table: {
+                    "Keys": keys,
+                    "ConsistentRead": True,
+                    "ProjectionExpression": "runId, listing",
+                }
+            }
+            while request:
+                answer = self.ddb.batch_get_item(RequestItems=request)
+                for item in answer.get("Responses", {}).get(self.table, []):
+                    plain = from_ddb(item)
+                    found[str(plain["runId"])] = str(plain["listing"])
+                request = answer.get("UnprocessedKeys") or {}
+        return found
+
     def listed(self, listing: str, limit: int | None = None) -> Iterator[dict[str, Any]]:
         """Items in one listing, oldest first (the sparse index; never a scan)."""
         args: dict[str, Any] = {
