@@ -1,6 +1,6 @@
 """A pile through the path for piles, and a burst through the on-demand budget.
 
-    python bench/pile.py            1,000 generated contracts under the pile prefix
+    python bench/pile.py            1,000 generated reports under the pile prefix
     python bench/pile.py --smoke    150
     python bench/pile.py --burst    400 documents on-demand against 20,000 tokens per minute
 
@@ -15,7 +15,7 @@ service's default minimum of 100 records (50 for --smoke's smaller pile). Prints
 the tokens the emulator counted, all on-demand against as this run enriched them (batch at
 half price, fallbacks on-demand).
 
-Burst: see `burst.py` beside this file. Timings are from whatever machine runs it.
+Burst: see `_pile_burst.py` beside this file. Timings are from whatever machine runs it.
 """
 
 from __future__ import annotations
@@ -44,12 +44,13 @@ TERMINAL = {"finalized", "archived", "failed"}
 BATCH_DISCOUNT = 0.5  # batch inference is priced at half of on-demand for models that offer it
 
 
-def contract(i: int) -> bytes:
+def report(i: int) -> bytes:
+    """A generated report: its type has no review stage, so every run ends without a person
+    (a contract would wait for legal review); the enrichment is the same either way."""
     return pdfs.text_pdf(
-        f"SERVICE AGREEMENT {i}",
-        f"This agreement between Acme Corp and Client {i} LLC starts on 2026-01-01.\n"
-        "Payment is due within 30 days of the invoice. Liability is limited to the fees paid.\n"
-        "Signed by both parties.",
+        f"QUARTERLY REPORT {i}",
+        f"Summary of the findings and analysis for the quarter, prepared for Client {i} LLC "
+        "on 2026-01-15.\nRevenue grew in the north region; the appendix lists the figures.",
     )
 
 
@@ -83,8 +84,8 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
         bucket = names("DocumentBucket")
         started = []
         for i in range(documents):
-            key = f"{load_settings().pile_prefix}contract-{i:05d}.pdf"
-            put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=contract(i))
+            key = f"{load_settings().pile_prefix}report-{i:05d}.pdf"
+            put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=report(i))
             doc = DocumentRef(bucket, key, put["VersionId"], sequencer=f"{i + 1:08X}")
             started.append(pile.documents.run_async(input=json.dumps(doc.to_event())))
         pile.wait_registered(documents, timeout_s=1800)

@@ -24,25 +24,26 @@ from orchestrator.app import handler as orchestrator
 from orchestrator.batcher import handler as batcher
 from tests.conftest import TEST_ENV
 
-CONTRACT = (
-    "SERVICE AGREEMENT {n}",
-    "This agreement between Acme Corp and Beta Services LLC starts on 2026-01-01.\n"
-    "Payment is due within 30 days of the invoice. Liability is limited to the fees paid.\n"
-    "Signed by both parties.",
+# A report: its type has no review stage, so each run ends without a person (a contract's
+# would wait for legal); the enrichment is the same either way.
+REPORT = (
+    "QUARTERLY REPORT {n}",
+    "Summary of the findings and analysis for the quarter, prepared for Acme Corp on 2026-01-15.\n"
+    "Revenue grew in the north region; the appendix lists the figures.",
 )
 FAST = dict.fromkeys(WALK, 0.1)
 
 
 def upload(pile: Pile, n: int) -> list[tuple[DocumentRef, str]]:
-    """`n` contracts under the pile prefix, each run started; (document, execution arn)."""
+    """`n` reports under the pile prefix, each run started; (document, execution arn)."""
     from docflow import aws
 
     bucket = pile.names("DocumentBucket")
     started = []
     for i in range(n):
-        title, body = CONTRACT
+        title, body = REPORT
         data = pdfs.text_pdf(title.format(n=i), body)
-        key = f"backfill/contract-{i:04d}.pdf"
+        key = f"backfill/report-{i:04d}.pdf"
         put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=data)
         doc = DocumentRef(bucket, key, put["VersionId"], sequencer=f"{i + 1:08X}")
         started.append((doc, pile.documents.run_async(input=json.dumps(doc.to_event()))))
