@@ -16,6 +16,7 @@ OCR_ENGINES = ("auto", "textlayer", "tesseract", "textract")
 OCR_FALLBACKS = ("tesseract", "textract")
 REPORTERS = ("lambda", "inprocess")
 EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
+ENRICH_ENGINES = ("rules", "bedrock")
 
 
 class SettingsError(ValueError):
@@ -68,11 +69,18 @@ class Settings:
     # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
     extract_engine: str = "rules"
     extract_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    # Summary and risk per document: rules (local, deterministic) or bedrock (Converse).
+    enrich_engine: str = "rules"
+    enrich_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    # The model's on-demand quota share for enrich, across every execution (DynamoDB, in the
+    # reader lease table); 0 = no budget (calls are only throttle-retried).
+    enrich_tokens_per_minute: int = 20_000
+    # Uploads under this prefix take the path for piles (Bedrock batch inference).
+    pile_prefix: str = "backfill/"
     # Piles (docflow.piles): documents under this key prefix are enriched by Bedrock batch
     # inference. A job needs pile_min_records (the service's per-model minimum); a smaller pool
     # waits up to pile_max_wait_seconds, then goes on-demand. The batcher waits on the job's
     # state-change event, polling GetModelInvocationJob every pile_poll_seconds as a fallback.
-    pile_prefix: str = "backfill/"
     pile_table: str = "docflow-pile"
     pile_min_records: int = 100
     pile_max_records: int = 50_000
@@ -131,8 +139,18 @@ class Settings:
             self.extract_engine in EXTRACT_ENGINES,
             f"DOCFLOW_EXTRACT_ENGINE must be one of {', '.join(EXTRACT_ENGINES)}",
         )
+        _require(
+            self.enrich_engine in ENRICH_ENGINES,
+            f"DOCFLOW_ENRICH_ENGINE must be one of {', '.join(ENRICH_ENGINES)}",
+        )
+        _require(
+            self.enrich_tokens_per_minute >= 0, "DOCFLOW_ENRICH_TOKENS_PER_MINUTE must be >= 0"
+        )
+        _require(
+            self.pile_prefix.endswith("/") and not self.pile_prefix.startswith("/"),
+            "DOCFLOW_PILE_PREFIX must be a key prefix ending in / (for example backfill/)",
+        )
 
-        _require(self.pile_prefix != "", "DOCFLOW_PILE_PREFIX must not be empty")
         _require(
             1 <= self.pile_min_records <= self.pile_max_records,
             "DOCFLOW_PILE_MIN_RECORDS must be between 1 and DOCFLOW_PILE_MAX_RECORDS",
