@@ -1,49 +1,19 @@
-"""Shared fixtures: moto for AWS, the template's resources, and the durable test runner."""
+"""Shared fixtures: moto for AWS with the template's resources (`tests.support.aws`), and the
+read model's tables (`tests.support.read_model` builds the reports)."""
 
 from __future__ import annotations
 
-import json
+import os
+import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from docflow import aws
-from docflow.ids import DocumentRef
-from docflow.local.resources import LocalNames
+from docflow.local.resources import LocalNames, _table, load_template
 from docflow.local.sandbox import moto_sandbox
-
-RULES_FAST = Path(__file__).with_name("rules_fast.toml")
-
-TEST_ENV = {
-    "DOCFLOW_THROTTLE_BASE_DELAY_S": "0.001",
-    "DOCFLOW_THROTTLE_MAX_DELAY_S": "0.01",
-    "DOCFLOW_EXECUTION_TIMEOUT_S": "86400",
-    "DOCFLOW_RULES_PATH": str(RULES_FAST),
-    "DOCFLOW_REVIEW_BASE_URL": "http://127.0.0.1:8790",
-}
-
-
-@dataclass
-class Stack:
-    """moto with the template's buckets, tables and secret, and settings pointing at them."""
-
-    names: LocalNames
-
-    @property
-    def bucket(self) -> str:
-        return self.names("DocumentBucket")
-
-    def upload(self, key: str, data: bytes) -> DocumentRef:
-        answer = aws.client("s3").put_object(Bucket=self.bucket, Key=key, Body=data)
-        return DocumentRef(
-            bucket=self.bucket, key=key, version_id=answer["VersionId"], sequencer=f"{len(key):04X}"
-        )
-
-    def event(self, doc: DocumentRef) -> str:
-        return json.dumps(doc.to_event())
+from docflow.settings import load_settings
+from tests.support.aws import TEST_ENV, Stack
 
 
 @pytest.fixture
@@ -52,5 +22,24 @@ def stack() -> Iterator[Stack]:
         yield Stack(names)
 
 
-def result_json(result: Any) -> dict[str, Any]:
-    return json.loads(result.result)
+@pytest.fixture(scope="module")
+def moto_once() -> Iterator[Stack]:
+    """One moto for the module: starting it is most of a test's cost."""
+    with moto_sandbox(LocalNames(prefix="rm"), TEST_ENV) as names:
+        yield Stack(names)
+
+
+@pytest.fixture
+def shared(moto_once: Stack) -> Iterator[Stack]:
+    """A fresh read-model table per test (moto copies every table on each transaction, so a
+    table that kept growing would slow every later test down)."""
+    spec = load_template()["Resources"]["ReadModelTable"]["Properties"]
+    name = f"rm-status-{uuid.uuid4().hex[:8]}"
+    _table(name, spec)
+    os.environ["DOCFLOW_TABLE_NAME"] = name
+    load_settings.cache_clear()
+    yield moto_once
+    aws.client("dynamodb").delete_table(TableName=name)
+    os.environ["DOCFLOW_TABLE_NAME"] = moto_once.names("ReadModelTable")
+    load_settings.cache_clear()
+

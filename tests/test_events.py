@@ -18,7 +18,7 @@ from docflow.readmodel.event_shapes import event_detail
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
-from tests.conftest import TEST_ENV, Stack
+from tests.support.aws import TEST_ENV, Stack
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from docflow.readmodel.queries import ReadModel
 from docflow.runtime import use_runtime
 from docflow.settings import Settings, load_settings
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
+from tests.support.aws import Stack, result_json
 
 Endpoint = Callable[[str, str], None]
 INVOICE_NAMES = load_rules(DEFAULT_RULES).fields.types["invoice"].names

@@ -16,7 +16,7 @@ from docflow.local import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
+from tests.support.aws import Stack, result_json
 
 
 @pytest.fixture
@@ -138,7 +138,7 @@ def test_an_engine_that_keeps_failing_sends_the_fields_to_a_person(
 ) -> None:
     from docflow.pipeline.extract import ATTEMPTS
     from docflow.runtime import runtime, use_runtime
-    from tests.fakes import FakeBrokenFieldEngine
+    from tests.support.fakes import FakeBrokenFieldEngine
 
     engine = FakeBrokenFieldEngine()
     use_runtime(runtime().with_(field_engine=engine))

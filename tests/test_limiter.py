@@ -11,7 +11,7 @@ from docflow.readers.base import PageText
 from docflow.readers.limiter import CappedReader, LeaseSemaphore, SlotTimeout
 from docflow.readmodel.table import to_ddb
 from docflow.settings import load_settings
-from tests.conftest import Stack
+from tests.support.aws import Stack
 
 
 class SlowService:

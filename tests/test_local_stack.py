@@ -8,11 +8,9 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
@@ -20,87 +18,51 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local import control
 from docflow.local.config import StackConfig
-from docflow.local.mailbox import links_in, wait_for_links
+from docflow.local.mailbox import links_in
 from docflow.local.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
 from docflow.local.raw_http import raw_status
-from docflow.local.sandbox import reset_process_state
-from docflow.local.uploads import object_created_event, put_document
+from docflow.local.uploads import object_created_event
 from docflow.readmodel.queries import ReadModel
 from docflow.review.links import link_id
 from docflow.settings import load_settings
+from tests.support.live_stack import (
+    LEGAL_ONLY,
+    executions_named,
+    fast_config,
+    history,
+    http,
+    intake_drained,
+    review_url,
+    running_stack,
+    upload,
+    upload_doc,
+    wait_for,
+)
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
-LEGAL_ONLY = """SERVICES AGREEMENT
-This agreement is made between the parties named below.
-The parties hereby agree to the terms and conditions. Governing law: Delaware."""
 
 
-def start_stack(state: Path, port_base: int, **env: str) -> StackConfig:
-    # The template's schedules every few seconds, so a test sees the reconcile pass act.
-    config = StackConfig(
-        state=state, port_base=port_base, extra_env=env, schedule_every_s=3, reconcile_quiet_s=5
-    )
-    config.save()
-    control.up(state)
-    control.use_stack(state)
-    return config
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    saved = dict(os.environ)
     state = tmp_path_factory.mktemp("stack")
-    config = start_stack(state, 18780 + (os.getpid() % 200) * 20)
-    yield config
-    control.down(state)
-    os.environ.clear()
-    os.environ.update(saved)
-    reset_process_state()
+    with running_stack(fast_config(state, 18780 + (os.getpid() % 200) * 20)) as config:
+        yield config
 
 
-def upload(config: StackConfig, key: str, data: bytes) -> tuple[str, str]:
-    doc = upload_doc(config, key, data)
-    return doc.document_id, doc.run_id
 
 
-def upload_doc(config: StackConfig, key: str, data: bytes) -> DocumentRef:
-    return put_document(config.names("DocumentBucket"), key, data)
 
 
-def wait_for(
-    document_id: str, statuses: set[str], run_id: str | None = None, timeout: float = 90
-) -> dict:
-    model = ReadModel(load_settings().table_name)
-    deadline = time.monotonic() + timeout
-    state: dict = {}
-    while time.monotonic() < deadline:
-        state = model.show(document_id)["state"] or {}
-        if state.get("status") in statuses and (run_id is None or state.get("runId") == run_id):
-            return state
-        time.sleep(0.3)
-    raise AssertionError(f"{document_id} never reached {statuses}: {state}")
 
 
-def http(method: str, url: str, data: dict | None = None) -> tuple[int, str]:
-    body = urlencode(data).encode() if data else None
-    request = urllib.request.Request(url, data=body, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
-def review_url(config: StackConfig, run_id: str, stage: int = 0, n: int = 0) -> str:
-    """A reviewer's link, from the mail the stack's SES accepted (the read model has none)."""
-    links = wait_for_links(config.state, n + 1, run_id=run_id, stage_index=stage)
-    assert len(links) > n, f"no link {n} for stage {stage} of {run_id}"
-    return links[n].url
 
 
-def history(document_id: str) -> list[dict]:
-    return ReadModel(load_settings().table_name).show(document_id)["history"]
 
 
 def test_invoice_flows_from_upload_to_finalized(stack: StackConfig) -> None:
@@ -135,10 +97,14 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(stack: StackConfi
     assert http("POST", url, {"decision": "approve"})[0] == 409  # used
     assert http("POST", review_url(stack, run_id, stage=1), {"decision": "approve"})[0] == 200
     wait_for(doc_id, {"finalized"}, run_id)
-    time.sleep(2.5)  # the stack exports sent mail with its snapshot, every two seconds
-    mail = json.loads((stack.state / "mail.json").read_text())
-    sent = [m for m in mail if "contract.pdf" in m["subject"]]
-    assert sorted(m["to"][0] for m in sent) == ["legal@example.com", "privacy@example.com"]
+
+    def sent() -> list[dict]:  # the stack exports sent mail with its snapshot, every two seconds
+        path = stack.state / "mail.json"
+        mail = json.loads(path.read_text()) if path.exists() else []
+        return [m for m in mail if "contract.pdf" in m["subject"]]
+
+    wait_until(lambda: len(sent()) >= 2, timeout=30, what="both review mails exported")
+    assert sorted(m["to"][0] for m in sent()) == ["legal@example.com", "privacy@example.com"]
 
 
 def test_duplicate_upload_events_start_one_run(stack: StackConfig) -> None:
@@ -149,7 +115,8 @@ def test_duplicate_upload_events_start_one_run(stack: StackConfig) -> None:
     for _ in range(4):
         aws.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps(key_event))
     wait_for(doc_id, {"finalized"}, run_id)
-    time.sleep(3)  # let the duplicates drain through the starter
+    wait_until(lambda: intake_drained(stack), timeout=60, what="the duplicates through the starter")
+    assert len(executions_named(doc.execution_name)) == 1
     assert [h["status"] for h in history(doc_id)].count("received") == 1
     claims = aws.client("dynamodb").get_item(
         TableName=stack.claims_table, Key={"pk": {"S": f"START#{run_id}"}}
@@ -213,10 +180,9 @@ def test_a_new_version_under_review_ends_the_old_runs_review(stack: StackConfig)
 
 
 def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
-    saved = dict(os.environ)
     state = tmp_path / "short"
-    config = start_stack(state, 18780 + (os.getpid() % 200) * 20 + 11, DOCFLOW_STAGE_TIMEOUT_S="10")
-    try:
+    port_base = 18780 + (os.getpid() % 200) * 20 + 11
+    with running_stack(fast_config(state, port_base, DOCFLOW_STAGE_TIMEOUT_S="10")) as config:
         doc_id, run_id = upload(config, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
         wait_for(doc_id, {"pending-review"}, run_id)
         control.down(state)
@@ -224,11 +190,6 @@ def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
         control.use_stack(state)
         final = wait_for(doc_id, {"archived"}, run_id, timeout=60)
         assert final["reason"] == "review-timeout"
-    finally:
-        control.down(state)
-        os.environ.clear()
-        os.environ.update(saved)
-        reset_process_state()
 
 
 
@@ -264,7 +225,8 @@ def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfi
     result = json.loads(answer["Payload"].read())
     assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m2", "m3"]
     wait_for(doc.document_id, {"finalized"}, doc.run_id)
-    time.sleep(2)
+    # The starter answered after its starts: a second execution would already exist.
+    assert len(executions_named(doc.execution_name)) == 1
     assert [h["status"] for h in history(doc.document_id)].count("received") == 1
 
 
@@ -329,7 +291,10 @@ def test_same_content_again_starts_nothing_new_content_supersedes(stack: StackCo
 
     again = s3.put_object(Bucket=bucket, Key=key, Body=data)  # the same bytes again
     assert again["VersionId"] != first["VersionId"] and again["ETag"] == first["ETag"]
-    time.sleep(4)  # time for the event to reach the starter
+    wait_until(lambda: intake_drained(stack), timeout=60, what="the event through the starter")
+    same = DocumentRef(bucket, key, again["VersionId"], content_tag=again["ETag"].strip('"'))
+    assert same.execution_name == doc.execution_name  # the run is named for the content
+    assert len(executions_named(doc.execution_name)) == 1
     assert [h["status"] for h in history(doc.document_id)].count("received") == 1
 
     newer = s3.put_object(Bucket=bucket, Key=key, Body=make_pdf([INVOICE, "page two"]))
@@ -374,7 +339,8 @@ def test_the_function_url_refuses_what_a_function_url_would(stack: StackConfig) 
 def test_the_stack_reports_what_its_parts_measured(stack: StackConfig) -> None:
     doc_id, run_id = upload(stack, "incoming/stats.pdf", make_pdf([INVOICE]))
     wait_for(doc_id, {"finalized"}, run_id)
-    time.sleep(2.5)  # written with each snapshot
+    # The stats are written with each snapshot.
+    wait_until(lambda: docflow(stack, "status")["stats"].get("intakeBatches", 0) >= 1, 30, 0.5)
     stats = docflow(stack, "status")["stats"]
     assert 1 <= stats["intakeInFlightPeak"] <= stats["intakeMaxConcurrency"]
     assert stats["intakeBatches"] >= 1

@@ -14,26 +14,19 @@ from typing import Any
 
 import pytest
 
-from docflow.local import control
 from docflow.local.config import StackConfig
 from docflow.local.pdfgen import INVOICE, make_pdf
-from docflow.local.sandbox import reset_process_state
-from tests.test_local_stack import LEGAL_ONLY, http, start_stack
-from tests.test_review_browser import CHROMIUM
+from tests.support.browser import launch
+from tests.support.live_stack import LEGAL_ONLY, fast_config, http, running_stack
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    saved = dict(os.environ)
     state = tmp_path_factory.mktemp("ops-stack")
-    config = start_stack(state, 23780 + (os.getpid() % 200) * 20)
-    yield config
-    control.down(state)
-    os.environ.clear()
-    os.environ.update(saved)
-    reset_process_state()
+    with running_stack(fast_config(state, 23780 + (os.getpid() % 200) * 20)) as config:
+        yield config
 
 
 def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess[str]:
@@ -105,18 +98,7 @@ def test_the_dashboard_lists_pending_and_failed_documents(
     assert http("POST", answer["url"], {"x": "1"})[0] == 405
     pending, failed = ran["rows"]["legal.pdf"], ran["rows"]["notes.txt"]
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         requested: list[str] = []
         page.on("request", lambda r: requested.append(r.url))

@@ -14,7 +14,7 @@ from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.storage import result_key
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
+from tests.support.aws import Stack, result_json
 
 
 def run(stack: Stack, key: str, data: bytes, timeout: int = 120):

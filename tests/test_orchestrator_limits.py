@@ -12,8 +12,8 @@ from docflow.readers.textlayer import TextLayerReader
 from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
 from docflow.runtime import build_runtime, use_runtime
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
-from tests.fakes import (
+from tests.support.aws import Stack, result_json
+from tests.support.fakes import (
     CountingReader,
     CountingReporter,
     FakeBrokenPageReader,

@@ -6,9 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from docflow.readmodel import transitions as t
 from docflow.readmodel.reconcile import reconcile
-from tests.test_status_recorder import model, moto_once, new_doc, recorder, report, shared, state
-
-__all__ = ["moto_once", "shared"]  # fixtures, used by name
+from tests.support.read_model import model, new_doc, recorder, report, state
 
 LATER = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)  # two hours after the reports below
 

@@ -4,35 +4,24 @@ reason refused next to the field, and an approval that moves the document on."""
 
 from __future__ import annotations
 
-import io
 import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
-from docflow.local import control
 from docflow.local.config import StackConfig
 from docflow.local.mailbox import wait_for_links
 from docflow.local.pdfgen import make_pdf
-from docflow.local.sandbox import reset_process_state
 from docflow.local.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.support.browser import launch, not_blank
+from tests.support.live_stack import running_stack, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 FORM = """CARDHOLDER AGREEMENT
 This agreement is made between the parties named below.
 The parties hereby agree to the terms and conditions.
@@ -46,34 +35,10 @@ SHOTS = Path(os.environ.get("DOCFLOW_SCREENSHOTS", "")) if os.environ.get(
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    saved = dict(os.environ)
     state = tmp_path_factory.mktemp("browser-stack")
-    config = StackConfig(state=state, port_base=21780 + (os.getpid() % 150) * 20)
-    config.save()
-    control.up(state)
-    control.use_stack(state)
-    yield config
-    control.down(state)
-    os.environ.clear()
-    os.environ.update(saved)
-    reset_process_state()
-
-
-def wait_status(document_id: str, run_id: str, statuses: set[str], timeout: float = 90) -> dict:
-    model = ReadModel(load_settings().table_name)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        state = model.show(document_id)["state"] or {}
-        if state.get("runId") == run_id and state.get("status") in statuses:
-            return state
-        time.sleep(0.3)
-    raise AssertionError(f"{document_id} never reached {statuses}")
-
-
-def not_blank(png: bytes) -> bool:
-    image = Image.open(io.BytesIO(png)).convert("L")
-    low, high = image.getextrema()
-    return high - low > 100  # ink on paper, not one flat colour
+    port_base = 21780 + (os.getpid() % 150) * 20
+    with running_stack(StackConfig(state=state, port_base=port_base)) as config:
+        yield config
 
 
 def test_review_in_a_browser_on_a_phone_and_a_desktop(
@@ -88,11 +53,11 @@ def test_review_in_a_browser_on_a_phone_and_a_desktop(
         "incoming/cardholder-agreement.pdf",
         make_pdf([("scan", FORM), "Annex A\nSchedule of fees, page two."]),
     )
-    wait_status(doc.document_id, doc.run_id, {"pending-review"})
+    wait_for(doc.document_id, {"pending-review"}, doc.run_id)
     (link,) = wait_for_links(stack.state, 1, run_id=doc.run_id, stage_index=0)
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        browser = launch(p)
         for name, width, height in (("phone", 390, 844), ("desktop", 1280, 800)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(link.url)
@@ -120,18 +85,18 @@ def test_review_in_a_browser_on_a_phone_and_a_desktop(
         page.wait_for_selector(".error-summary")
         assert "Choose why you reject the document" in page.locator(".error-summary").inner_text()
         page.screenshot(path=str(shots / "review-reject-error.png"), full_page=True)
-        assert wait_status(doc.document_id, doc.run_id, {"pending-review"})["stageName"] == "legal"
+        assert wait_for(doc.document_id, {"pending-review"}, doc.run_id)["stageName"] == "legal"
 
         page.fill("textarea#comment", "signed off in the browser")
         page.click("button.approve")
         page.wait_for_selector("h1:has-text('Document approved')")
         browser.close()
     # The legal stage is decided; the card number sends the document on to privacy.
-    state = wait_status(doc.document_id, doc.run_id, {"pending-review"})
+    state = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
     deadline = time.monotonic() + 60
     while state.get("stageName") != "privacy":
         assert time.monotonic() < deadline
-        state = wait_status(doc.document_id, doc.run_id, {"pending-review"})
+        state = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
     history = ReadModel(load_settings().table_name).show(doc.document_id)["history"]
     approved = [h for h in history if h["status"] == "approved"]
     assert approved[0]["payload"]["comment"] == "signed off in the browser"

@@ -17,7 +17,7 @@ from docflow.local import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
+from tests.support.aws import Stack, result_json
 
 
 def decision(approved: bool, reviewer: str = "legal@example.com") -> bytes:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
+from aws_durable_execution_sdk_python.execution import InvocationStatus
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 import callback_api.app as api
@@ -27,8 +28,8 @@ from docflow.review.register import RegisterStore
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
-from tests.test_callback_api import (
+from tests.support.aws import Stack, result_json
+from tests.support.review_desk import (
     RunnerCallbacks,
     call,
     make_views,
@@ -237,8 +238,9 @@ def test_a_run_that_ended_without_a_decision_says_so(desk: Desk) -> None:
     doc = desk.stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
     arn = desk.start(doc, timeout=3)  # the execution times out while the stage waits
     token = desk.links(doc)[0]
-    with pytest.raises(Exception):
-        result_json(desk.runner.wait_for_result(arn, timeout=30))
+    ended = desk.runner.wait_for_result(arn, timeout=30)
+    assert ended.status is InvocationStatus.FAILED and ended.result is None, ended
+    assert ended.execution_status is not None and ended.execution_status.value == "TIMED_OUT"
     answer = call("GET", f"/review/{token}")
     assert answer["statusCode"] == 409 and "its run ended" in answer["body"]
     assert post_decision(token, "approve")["statusCode"] == 409

@@ -25,8 +25,9 @@ from docflow.review.stages import StageStore
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import SettingsError, load_settings
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
-from tests.test_callback_api import RunnerCallbacks, call, make_views, post_decision, wait_until
+from tests.support.aws import Stack, result_json
+from tests.support.live_stack import http, wait_for
+from tests.support.review_desk import RunnerCallbacks, call, make_views, post_decision, wait_until
 
 LEGAL_ONLY = "SERVICES AGREEMENT\nThe parties hereby agree. Governing law: Delaware."
 TYPES = """
@@ -312,7 +313,6 @@ def test_local_stack_restart_between_the_reminder_and_the_decision(tmp_path: Pat
     from docflow.local.pdfgen import make_pdf
     from docflow.local.sandbox import reset_process_state
     from docflow.local.uploads import put_document
-    from tests.test_local_stack import http, wait_for
 
     saved = dict(os.environ)
     path = tmp_path / "rules.toml"

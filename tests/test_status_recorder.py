@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import uuid
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -16,64 +14,20 @@ from hypothesis import strategies as st
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local.resources import LocalNames, _table, load_template
-from docflow.local.sandbox import moto_sandbox
 from docflow.readmodel import transitions as t
-from docflow.readmodel.queries import ReadModel
-from docflow.readmodel.recorder import StatusRecorder, plan
+from docflow.readmodel.recorder import plan
 from docflow.readmodel.schema import Report, make_report
 from docflow.settings import load_settings
 from status_recorder.app import handler
-from tests.conftest import TEST_ENV, Stack
-
-
-@pytest.fixture(scope="module")
-def moto_once() -> Iterator[Stack]:
-    """One moto for the module: starting it is most of a test's cost."""
-    with moto_sandbox(LocalNames(prefix="rm"), TEST_ENV) as names:
-        yield Stack(names)
-
-
-@pytest.fixture
-def shared(moto_once: Stack) -> Iterator[Stack]:
-    """A fresh read-model table per test (moto copies every table on each transaction, so a
-    table that kept growing would slow every later test down)."""
-    spec = load_template()["Resources"]["ReadModelTable"]["Properties"]
-    name = f"rm-status-{uuid.uuid4().hex[:8]}"
-    _table(name, spec)
-    os.environ["DOCFLOW_TABLE_NAME"] = name
-    load_settings.cache_clear()
-    yield moto_once
-    aws.client("dynamodb").delete_table(TableName=name)
-    os.environ["DOCFLOW_TABLE_NAME"] = moto_once.names("ReadModelTable")
-    load_settings.cache_clear()
-
-
-def new_doc(generation: int = 0, sequencer: str = "0A") -> DocumentRef:
-    return DocumentRef("bucket", f"k/{uuid.uuid4()}.pdf", "v1", sequencer, generation)
-
-
-def at(n: int) -> str:
-    return f"2026-11-29T10:{n // 60:02d}:{n % 60:02d}.000+00:00"
-
-
-def report(
-    doc: DocumentRef, status: str, stage_index: int | None = None, n: int = 0, **payload: Any
-) -> Report:
-    stage = f"review-{stage_index}" if stage_index is not None else status
-    return make_report(doc, status, stage, stage_index=stage_index, payload=payload, at=at(n))
-
-
-def recorder() -> StatusRecorder:
-    return StatusRecorder(load_settings().table_name)
-
-
-def model() -> ReadModel:
-    return ReadModel(load_settings().table_name)
-
-
-def state(doc: DocumentRef) -> dict[str, Any]:
-    return model().show(doc.document_id)["state"]
+from tests.support.aws import Stack
+from tests.support.read_model import (
+    at,
+    model,
+    new_doc,
+    recorder,
+    report,
+    state,
+)
 
 
 # A run's reports in pipeline order, per path through it.

@@ -15,7 +15,7 @@ from docflow.local.textract_emulator import TextractEmulator
 from docflow.pdf import open_pdf
 from docflow.readers.factory import build_reader
 from docflow.settings import load_settings
-from tests.conftest import Stack
+from tests.support.aws import Stack
 
 
 @pytest.fixture

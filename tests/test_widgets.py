@@ -19,7 +19,7 @@ from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
 from status_recorder.widgets import handler
-from tests.conftest import TEST_ENV
+from tests.support.aws import TEST_ENV
 
 ARN = "arn:aws:lambda:us-east-1:123456789012:function:docflow-widgets"
 CONTEXT = SimpleNamespace(invoked_function_arn=ARN)
