@@ -22,7 +22,7 @@ from docflow.piles.jobwait import on_state_change
 from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
 from orchestrator.app import handler as orchestrator
 from orchestrator.batcher import handler as batcher
-from tests.conftest import TEST_ENV
+from tests.support.aws import TEST_ENV
 
 # A report: its type has no review stage, so each run ends without a person (a contract's
 # would wait for legal); the enrichment is the same either way.

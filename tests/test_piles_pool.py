@@ -14,7 +14,7 @@ from docflow.ids import DocumentRef
 from docflow.piles.batcher import claim_job, records_key
 from docflow.piles.pool import CLAIMED, PENDING, Pool
 from docflow.settings import load_settings
-from tests.conftest import Stack
+from tests.support.aws import Stack
 
 
 def register_many(stack: Stack, n: int) -> list[DocumentRef]:

@@ -43,7 +43,6 @@ REGION = "us-east-1"
 WALK = ("Submitted", "Validating", "Scheduled", "InProgress")
 TERMINAL = frozenset({"Completed", "PartiallyCompleted", "Failed", "Stopped", "Expired"})
 _JOB = re.compile(r"^/model-invocation-job/([^/]+)(/stop)?$")
-_PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
 
 Model = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -337,24 +336,11 @@ class BedrockBatchEmulator(LoopbackServer):
 
 
 def stand_in_answer(model_input: dict[str, Any]) -> dict[str, Any]:
-    """The local stand-in model's answer to a prompted-JSON record, in the Converse shape: the
-    enrichment's rules engine over the pages in the prompt. Tokens are characters / 4."""
-    from docflow.enrich.base import EnrichInput, PageText
-    from docflow.enrich.request import BATCH_INSTRUCTIONS
-    from docflow.enrich.rules import RulesEnricher
+    """The Converse emulator's stand-in model on a prompted-JSON record, in the Converse
+    answer's shape (`output.message.content[].text`); tokens are characters / 4, as there."""
+    from docflow.local.bedrock_emulator import prompt_of, stand_in_enrichment
 
-    text = "\n".join(
-        block.get("text", "")
-        for message in model_input.get("messages", [])
-        for block in message.get("content", [])
-    ).split(BATCH_INSTRUCTIONS, 1)[0]
-    marks = list(_PAGE.finditer(text))
-    pages = [
-        PageText(int(m[1]), text[m.end() : marks[i + 1].start() if i + 1 < len(marks) else None])
-        for i, m in enumerate(marks)
-    ] or [PageText(1, text)]
-    answer = RulesEnricher().enrich(EnrichInput(pages=pages, page_count=len(pages)))
-    body = json.dumps(answer.enrichment or {})
+    body = json.dumps(stand_in_enrichment(prompt_of(model_input)))
     tokens_in, tokens_out = len(json.dumps(model_input)) // 4, len(body) // 4
     return {
         "output": {"message": {"role": "assistant", "content": [{"text": body}]}},

@@ -124,7 +124,7 @@ class Pile:
             time.sleep(0.2)
 
     def run_batcher(self, name: str, timeout_s: int = 600) -> dict[str, Any]:
-        result = self.batcher.run(input=json.dumps({"name": name}), timeout=timeout_s)
+        result = self.batcher.run(input=json.dumps({"name": name}), execution_timeout=timeout_s)
         return {"status": str(result.status), "result": json.loads(result.result or "{}")}
 
 
