@@ -28,7 +28,7 @@ from docflow.enrich.schema import SCHEMA, validate_enrichment
 from docflow.local.bedrock_emulator import BedrockEmulator
 from docflow.readers.throttling import ThrottlePolicy
 from docflow.settings import load_settings
-from tests.conftest import Stack
+from tests.support.aws import Stack
 
 RISKY_CONTRACT = """MASTER SERVICES AGREEMENT
 This Master Services Agreement is made between Acme Supplies Ltd and Globex Corporation Inc.

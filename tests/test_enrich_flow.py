@@ -21,7 +21,7 @@ from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
 from docflow.storage import enrichment_key
 from orchestrator.app import handler
-from tests.conftest import Stack, result_json
+from tests.support.aws import Stack, result_json
 
 MODEL = "test.enrich-model-v1"
 RISKY_CONTRACT = """MASTER SERVICES AGREEMENT
