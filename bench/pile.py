@@ -11,9 +11,11 @@ on-demand. Jobs take at most a quarter of the pile (so there are several) and at
 service's default minimum of 100 records (50 for --smoke's smaller pile). Prints
 {"documents", "settled", "lost", "failed", "batch_jobs", "records_per_job_max",
 "on_demand_fallbacks", "ops_per_document_max", "wall_s", "usd_per_1000_docs_on_demand",
-"usd_per_1000_docs_batch", "documents_in_two_jobs"}: the model share of the cost, priced from
-the tokens the emulator counted, all on-demand against as this run enriched them (batch at
-half price, fallbacks on-demand).
+"usd_per_1000_docs_batch", "batch_to_on_demand", "usd_per_1000_docs_this_run",
+"documents_in_two_jobs", "job_outcomes"}. The dollar figures are the model share only, priced
+from the tokens the emulators counted (characters / 4): on-demand is the fallbacks' Converse
+calls (the forced tool's schema counts as input), batch the records a job answered (the schema
+is in the prompt) at half price; "this run" mixes both as they happened.
 
 Burst: see `_pile_burst.py` beside this file. Timings are from whatever machine runs it.
 """
@@ -32,6 +34,7 @@ from docflow import aws
 from docflow.cost import PRICES
 from docflow.ids import DocumentRef
 from docflow.local import pdfgen as pdfs
+from docflow.local.bedrock_emulator import BedrockEmulator
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
 from docflow.local.sandbox import moto_sandbox
@@ -67,11 +70,15 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
 
     minimum = 50 if smoke else 100
     per_job = max(minimum, documents // 4 + 1)
+    converse = BedrockEmulator().start()  # the on-demand path the fallbacks take
     env = pile_env(
         DOCFLOW_PILE_MIN_RECORDS=str(minimum),
         DOCFLOW_PILE_MAX_RECORDS=str(per_job),
         DOCFLOW_PAGE_CONCURRENCY="1",
-        DOCFLOW_EXECUTION_TIMEOUT_S="86400",
+        DOCFLOW_ENRICH_ENGINE="bedrock",
+        # The budget is the burst's subject; here fallbacks call at once (skip-time runner).
+        DOCFLOW_ENRICH_TOKENS_PER_MINUTE="0",
+        AWS_ENDPOINT_URL_BEDROCK_RUNTIME=converse.url,
     )
     emulator = BedrockBatchEmulator(
         delays=dict.fromkeys(WALK, 0.2), fail_rate=0.02, expire_jobs={2}, min_records=minimum
@@ -88,7 +95,7 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
             put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=report(i))
             doc = DocumentRef(bucket, key, put["VersionId"], sequencer=f"{i + 1:08X}")
             started.append(pile.documents.run_async(input=json.dumps(doc.to_event())))
-        pile.wait_registered(documents, timeout_s=1800)
+        pile.wait_registered(documents, timeout_s=120 if smoke else 900)
         ran = pile.run_batcher("bench-pile", timeout_s=1800)
         results, ops = [], []
         for arn in started:
@@ -109,16 +116,20 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
         pool_left = sum(Pool().count(s) for s in ("pending", "claimed", "sent"))
     wall = time.monotonic() - began
 
+    converse.stop()
     statuses = Counter(r.get("status") for r in results)
     modes = Counter((r.get("enrichment") or {}).get("mode") for r in results)
-    # The model share, from the emulator's token counts (it answered every batch record, and
-    # each document went through the model once either way): per answered record on average.
-    answered = max(1, emulator.stats.answered)
-    per_doc_in = emulator.stats.input_tokens / answered
-    per_doc_out = emulator.stats.output_tokens / answered
-    on_demand_usd = model_usd(int(per_doc_in * 1000), int(per_doc_out * 1000))
-    batch_share = modes.get("batch", 0) / max(1, documents)
-    batch_usd = on_demand_usd * (batch_share * BATCH_DISCOUNT + (1 - batch_share))
+    # The model share per 1,000 documents, from the tokens each emulator counted: on-demand
+    # (Converse with the forced tool; the fallbacks' calls) at list price, batch (prompted
+    # JSON; the records a job answered) at half price, and what this run spent, both mixed.
+    ask, batch = converse.stats, emulator.stats
+    on_demand_usd = 1000 * model_usd(ask.input_tokens, ask.output_tokens) / max(1, ask.answered)
+    batch_usd = (
+        1000 * BATCH_DISCOUNT * model_usd(batch.input_tokens, batch.output_tokens)
+    ) / max(1, batch.answered)
+    spent = model_usd(ask.input_tokens, ask.output_tokens) + BATCH_DISCOUNT * model_usd(
+        batch.input_tokens, batch.output_tokens
+    )
     return {
         "documents": documents,
         "settled": sum(n for s, n in statuses.items() if s in TERMINAL),
@@ -131,6 +142,8 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
         "wall_s": round(wall, 1),
         "usd_per_1000_docs_on_demand": round(on_demand_usd, 4),
         "usd_per_1000_docs_batch": round(batch_usd, 4),
+        "batch_to_on_demand": round(batch_usd / on_demand_usd, 3) if on_demand_usd else None,
+        "usd_per_1000_docs_this_run": round(1000 * spent / max(1, documents), 4),
         "documents_in_two_jobs": sum(1 for n in owners.values() if n > 1),
         "job_outcomes": [{"status": j["status"], **j["outcomes"]} for j in jobs],
     }
