@@ -33,12 +33,12 @@ import _common
 from docflow import aws
 from docflow.cost import PRICES
 from docflow.ids import DocumentRef
-from docflow.local import pdfgen as pdfs
-from docflow.local.bedrock_emulator import BedrockEmulator
+from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import pile_env, pile_running
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles.batcher import records_key
 from docflow.piles.pool import Pool
 from docflow.settings import load_settings

@@ -25,7 +25,7 @@ from docflow.enrich.request import (
 )
 from docflow.enrich.rules import RulesEnricher
 from docflow.enrich.schema import SCHEMA, validate_enrichment
-from docflow.local.bedrock_emulator import BedrockEmulator
+from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.readers.throttling import ThrottlePolicy
 from docflow.settings import load_settings
 from tests.support.aws import Stack

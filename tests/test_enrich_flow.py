@@ -14,8 +14,8 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 from docflow import aws
 from docflow.enrich.budget import WINDOW_S, TokenBudget
-from docflow.local import pdfgen as pdfs
-from docflow.local.bedrock_emulator import BedrockEmulator
+from docflow.local.emulators.bedrock import BedrockEmulator
+from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from docflow.ids import DocumentRef
-from docflow.local import pdfgen as pdfs
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import Pile, pile_env, pile_running
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles.jobwait import on_state_change
 from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
 from orchestrator.app import handler as orchestrator

@@ -24,7 +24,6 @@ makes it. Faults on request, seeded:
 from __future__ import annotations
 
 import json
-import random
 import re
 import threading
 import time
@@ -36,7 +35,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from docflow import aws
-from docflow.local.emulators.loopback import LoopbackServer, Reply, Request
+from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
@@ -105,7 +104,7 @@ class Job:
         return answer
 
 
-class BedrockBatchEmulator(LoopbackServer):
+class BedrockBatchEmulator(LoopbackEmulator):
     def __init__(
         self,
         port: int = 0,
@@ -117,7 +116,7 @@ class BedrockBatchEmulator(LoopbackServer):
         seed: int = 0,
         model: Model | None = None,
     ) -> None:
-        super().__init__(port=port)
+        super().__init__(port=port, seed=seed)
         if not (0.0 <= fail_rate < 1.0 and 0.0 <= bad_rate < 1.0):
             raise ValueError("fail_rate and bad_rate must be in [0, 1)")
         self.delays = {status: 0.2 for status in WALK} | (delays or {})
@@ -126,7 +125,6 @@ class BedrockBatchEmulator(LoopbackServer):
         self.model = model or stand_in_answer
         self.stats = BatchStats()
         self.jobs: dict[str, Job] = {}
-        self._random = random.Random(seed)  # noqa: S311 - fault injection, not crypto
 
     # ------------------------------------------------------------------ the API
     def handle(self, request: Request) -> Reply:
@@ -338,7 +336,7 @@ class BedrockBatchEmulator(LoopbackServer):
 def stand_in_answer(model_input: dict[str, Any]) -> dict[str, Any]:
     """The Converse emulator's stand-in model on a prompted-JSON record, in the Converse
     answer's shape (`output.message.content[].text`); tokens are characters / 4, as there."""
-    from docflow.local.bedrock_emulator import prompt_of, stand_in_enrichment
+    from docflow.local.emulators.bedrock import prompt_of, stand_in_enrichment
 
     body = json.dumps(stand_in_enrichment(prompt_of(model_input)))
     tokens_in, tokens_out = len(json.dumps(model_input)) // 4, len(body) // 4

@@ -24,10 +24,9 @@ from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
-from docflow.local.emulators.bedrock_batch import BedrockBatchEmulator
+from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.resources import LocalNames
-from docflow.local.services.batch_events import deliver_queued
+from docflow.local.tools.queued import deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
 from docflow.review.callbacks import CallbackGone
@@ -108,7 +107,7 @@ class EventPump:
 @dataclass
 class Pile:
     names: LocalNames
-    emulator: BedrockBatchEmulator
+    emulator: Any  # the batch emulator the caller started (tools import no emulator)
     documents: DurableFunctionTestRunner
     batcher: DurableFunctionTestRunner
     to_documents: RunnerCallbacks
@@ -144,7 +143,7 @@ def pile_running(
     names: LocalNames,
     orchestrator: Any,
     batcher: Any,
-    emulator: BedrockBatchEmulator,
+    emulator: Any,
     duplicate_events: bool = False,
 ) -> Iterator[Pile]:
     """Inside a moto sandbox whose env came from `pile_env`: the emulator, the two runners,
