@@ -15,10 +15,12 @@ window (reservations settled to actual use), the durable waits the executions to
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import Counter
 from typing import Any
 
+from aws_durable_execution_sdk_python.serdes import deserialize
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
@@ -31,23 +33,28 @@ from docflow.local.tools.sandbox import moto_sandbox
 from docflow.settings import load_settings
 
 BUDGET = 20_000
-WINDOW_S = 6  # one compressed "minute"
-SPREAD_S = 3  # the budget spreads deferred calls over the window's first seconds (40 of 60)
+WINDOW_S = 15  # one compressed "minute"
+SPREAD_S = 10  # the budget spreads deferred calls over the window's first seconds (40 of 60)
+_NUMBER = re.compile(r"QUARTERLY REPORT (\d+)")
 
 
 class MeteredConverse(BedrockEmulator):
-    """The Converse emulator, noting when each answered call arrived and what it spent."""
+    """The Converse emulator, noting when each answered call arrived, for which document (its
+    number is in the prompt) and what it spent."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.calls: list[tuple[float, int]] = []
+        self.calls: list[tuple[float, int, int]] = []
 
     def answer(self, path: str, body: bytes) -> tuple[int, str, dict[str, Any]]:
         status, error, answer = super().answer(path, body)
         if status == 200:
             usage = answer["usage"]
+            found = _NUMBER.search(body.decode("utf-8", "replace"))
+            number = int(found[1]) if found else -1
             with self._lock:
-                self.calls.append((time.time(), usage["inputTokens"] + usage["outputTokens"]))
+                spent = usage["inputTokens"] + usage["outputTokens"]
+                self.calls.append((time.time(), number, spent))
         return status, error, answer
 
 
@@ -84,17 +91,27 @@ def run_burst(documents: int) -> dict[str, Any]:
         arns = [runner.run_async(input=json.dumps(d.to_event())) for d in docs]
         statuses: Counter[str] = Counter()
         waits = 0
-        for arn in arns:
+        windows: dict[int, int] = {}  # document number -> the window its call was admitted to
+        for number, arn in enumerate(arns):
             done = runner.wait_for_result(arn, timeout=1800)
             statuses[json.loads(done.result or "{}").get("status", "lost")] += 1
-            names_ = [op.name or "" for op in done.get_all_operations()]
-            waits += sum(1 for n in names_ if n.startswith("enrich budget wait"))
+            ops = done.get_all_operations()
+            waits += sum(1 for op in ops if (op.name or "").startswith("enrich budget wait"))
+            for op in ops:
+                if (op.name or "").startswith("enrich admit") and op.result:
+                    admitted = deserialize(None, op.result, "op", arn)
+                    if admitted.get("admitted"):
+                        windows[number] = int(admitted["window"])
         ledger = budget_ledger(load_settings())
     wall = time.monotonic() - began
     converse.stop()
     at_model: Counter[int] = Counter()
-    for at, tokens in converse.calls:
+    late = []
+    for at, number, tokens in converse.calls:
         at_model[int(at // WINDOW_S)] += tokens
+        window = windows.get(number)
+        if window is not None and at >= window + WINDOW_S:
+            late.append(at - window - WINDOW_S)
     return {
         "documents": documents,
         "failed": statuses.get("failed", 0),
@@ -104,6 +121,10 @@ def run_burst(documents: int) -> dict[str, Any]:
         "peak_ledger_tokens_per_minute": max(ledger.values(), default=0),
         "minutes_used": len(at_model),
         "durable_waits": waits,
+        # Calls that reached the model after the window the budget admitted them to had ended
+        # (a durable wait that resumed late): the budget cannot count those where they land.
+        "calls_after_their_window": len(late),
+        "latest_by_s": round(max(late, default=0.0), 1),
         "model_calls": len(converse.calls),
         "throttled": converse.stats.throttled,
         "minute_is_seconds": WINDOW_S,

@@ -1,8 +1,9 @@
 """The batcher: groups a pile's waiting documents into Bedrock batch inference jobs. Control
 flow only; the steps are in `docflow.piles`.
 
-    look at the pool -> fewer than a job's minimum? wait until the oldest has waited its
-                        maximum, then send those on-demand; look again (bounded rounds)
+    look at the pool -> fewer than a job's minimum? one batcher at a time waits until the
+                        oldest has waited its maximum, then sends those on-demand and looks
+                        again (bounded rounds); the others send only what is overdue
                      -> claim records into jobs (conditional writes) and start each job
                      -> for each job: wait for its state-change event (a callback), polling
                         GetModelInvocationJob between waits; stop it after the last round
@@ -19,6 +20,7 @@ import re
 from typing import Any
 
 from aws_durable_execution_sdk_python import (
+    CallbackSubmitterError,
     CallbackTimeoutError,
     DurableContext,
     durable_execution,
@@ -35,6 +37,7 @@ from docflow.piles.batcher import (
     send_small_pool_on_demand,
     shifted,
     start_job,
+    take_pool_wait,
 )
 from docflow.piles.collect import collect_part, finish_job
 from docflow.piles.jobwait import parse_wait_result, poll_step, remember_callback, stop_step
@@ -96,6 +99,17 @@ def fill_or_release(context: DurableContext, name: str, minimum: int, max_wait_s
         look = context.step(look_at_pool(), name=f"look at the pool {round_}")
         if look["pending"] == 0 or look["pending"] >= minimum:
             return released
+        waiter = context.step(
+            take_pool_wait(name, look["oldest"], max_wait_s), name=f"take the pool's wait {round_}"
+        )
+        if not waiter:
+            # Another batcher waits for this pool: send only what is overdue by the clock now.
+            cutoff = shifted(look["now"], -max_wait_s)
+            sent = context.step(
+                send_small_pool_on_demand(f"on-demand-{name}-{round_}", cutoff),
+                name=f"send the overdue pool on-demand {round_}",
+            )
+            return released + sent["onDemand"]
         context.wait(
             Duration.from_seconds(seconds_until(look["oldest"], look["now"], max_wait_s)),
             name=f"wait for the pool {round_}",
@@ -130,8 +144,8 @@ def wait_for_job(
             status = parse_wait_result(raw)
             if status in TERMINAL:
                 return status
-        except CallbackTimeoutError:
-            pass
+        except (CallbackTimeoutError, CallbackSubmitterError):
+            pass  # no event in time (or its callback id could not be stored): poll instead
         polled = context.step(poll_step(job["jobArn"]), name=f"job {index} poll {round_}")
         if polled["status"] in TERMINAL:
             return str(polled["status"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import Counter
 
 import pytest
@@ -74,3 +75,13 @@ def test_concurrent_batchers_never_claim_one_record_twice(
     in_items = Counter(r["jobName"] for r in pool.listed(CLAIMED))
     assert in_items == Counter({j: c["count"] for j, c in claimed.items() if c["count"]})
     assert pool.count(PENDING) + sum(in_items.values()) == 300
+
+
+def test_one_batcher_at_a_time_waits_for_a_small_pool(stack: Stack) -> None:
+    now = int(time.time())
+    pool = Pool()
+    assert pool.take_wait("pile-at-1", now + 600)
+    assert not pool.take_wait("pile-at-2", now + 600)  # the first still waits
+    assert pool.take_wait("pile-at-1", now + 900)  # its own next round
+    pool.take_wait("pile-at-1", now - 1)  # its wait is over
+    assert pool.take_wait("pile-at-2", now + 600)

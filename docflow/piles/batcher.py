@@ -77,6 +77,14 @@ def look_at_pool(step: StepContext) -> dict[str, Any]:
     }
 
 
+@durable_step
+def take_pool_wait(step: StepContext, holder: str, oldest_iso: str, max_wait_s: int) -> bool:
+    """Whether this batcher is the one that waits for the small pool (until its oldest
+    record's deadline, and a minute more for the wait's own slack)."""
+    deadline = datetime.fromisoformat(oldest_iso) + timedelta(seconds=max_wait_s + 60)
+    return Pool().take_wait(holder, int(deadline.timestamp()))
+
+
 def seconds_until(oldest_iso: str, now_iso: str, max_wait_s: int) -> int:
     """How long the oldest record has left before it has waited `max_wait_s`."""
     oldest, now = datetime.fromisoformat(oldest_iso), datetime.fromisoformat(now_iso)

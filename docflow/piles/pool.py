@@ -9,7 +9,8 @@ its batch model input. Its `listing` walks one way only, each move a conditional
 
 so no record is in two jobs and none is answered twice. One item per job, `job#<name>`,
 holds the job's ARN, status, counts and the callback id the batcher waits on for the job's
-state-change event (never a document's). `counter#registered` numbers registrations: every
+state-change event (never a document's). `lease#pool-wait` names the one batcher waiting for
+a small pool to fill. `counter#registered` numbers registrations: every
 `pile_min_records`-th one starts a batcher named for it, so a filling pool starts one batcher
 per fill, however often a submitter re-runs. The callback ids are not secrets that open
 anything beyond completing that one wait, and nothing here is a link.
@@ -33,6 +34,7 @@ PENDING, CLAIMED, SENT, DONE = "pending", "claimed", "sent", "done"
 JOB = "job"
 INDEX = "by-listing"
 COUNTER = "counter#registered"
+WAIT_LEASE = "lease#pool-wait"
 # Done records are kept a while for `docflow jobs` and audits, then expire.
 DONE_TTL_S = 30 * 24 * 3600
 
@@ -203,6 +205,28 @@ class Pool:
 
     def of_job(self, listing: str, job: str) -> list[dict[str, Any]]:
         return [r for r in self.listed(listing) if r.get("jobName") == job]
+
+    def take_wait(self, holder: str, until_epoch: int) -> bool:
+        """Become the one batcher that waits for a small pool to fill (until `until_epoch`);
+        False while another holds that wait. Scheduled batchers that find it held do not wait
+        too, so a slow pool never has a crowd of idle batchers."""
+        now = int(datetime.now(UTC).timestamp())
+        try:
+            self.ddb.put_item(
+                TableName=self.table,
+                Item=to_ddb(
+                    {"pk": WAIT_LEASE, "holder": holder, "until": until_epoch,
+                     "expiresAt": until_epoch + 86_400}
+                ),
+                ConditionExpression="attribute_not_exists(pk) OR #u < :now OR holder = :me",
+                ExpressionAttributeNames={"#u": "until"},
+                ExpressionAttributeValues=to_ddb({":now": now, ":me": holder}),
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     # ------------------------------------------------------------------ jobs
     def put_job(self, job_name: str, **attrs: Any) -> dict[str, Any]:
