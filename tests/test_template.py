@@ -399,18 +399,14 @@ def test_the_batcher_is_durable_and_started_by_its_schedule_and_a_filling_pool()
 
 def test_bedrock_job_actions_are_scoped_and_pass_role_names_only_the_service_role() -> None:
     batcher = statements(functions()["BatcherFunction"])
-    jobs = [s for s in batcher if "bedrock:CreateModelInvocationJob" in actions(s)]
+    jobs = [s for s in batcher if "bedrock:GetModelInvocationJob" in actions(s)]
     assert len(jobs) == 1
     assert set(actions(jobs[0])) == {
         "bedrock:CreateModelInvocationJob",
         "bedrock:GetModelInvocationJob",
         "bedrock:StopModelInvocationJob",
     }
-    resources = [r["Fn::Sub"] for r in resources_of(jobs[0])]
-    assert resources == [
-        BEDROCK_JOBS,
-        "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${PileModelId}",
-    ]
+    assert [r["Fn::Sub"] for r in resources_of(jobs[0])] == [BEDROCK_JOBS]
     passes = [s for s in batcher if "iam:PassRole" in actions(s)]
     assert len(passes) == 1 and actions(passes[0]) == ["iam:PassRole"]
     assert resources_of(passes[0]) == [{"Fn::GetAtt": ["BatchInferenceRole", "Arn"]}]
@@ -477,3 +473,47 @@ def test_pile_parameters_are_routed_and_the_job_timeout_is_the_services_range() 
         with pytest.raises(SettingsError, match=r"24\.\.168"):
             Settings(pile_job_timeout_hours=bad)
     assert int(params["PileMinRecords"]["Default"]) == Settings().pile_min_records == 100
+
+
+@pytest.mark.parametrize(
+    ("model", "profile"),
+    [
+        ("anthropic.claude-3-haiku-20240307-v1:0", False),
+        ("us.anthropic.claude-3-haiku-20240307-v1:0", True),
+    ],
+)
+def test_the_pile_model_may_be_a_foundation_model_or_an_inference_profile(
+    model: str, profile: bool
+) -> None:
+    condition = TEMPLATE["Conditions"]["PileModelIsProfile"]["Fn::Or"]
+    geography = model.split(".", maxsplit=1)[0]
+    assert any(c["Fn::Equals"][1] == geography for c in condition) is profile
+    for c in condition:  # each compares the id's first dot-separated part
+        assert c["Fn::Equals"][0] == {
+            "Fn::Select": [0, {"Fn::Split": [".", {"Ref": "PileModelId"}]}]
+        }
+    true = frozenset({"PileModelIsProfile"} if profile else set())
+    models = [
+        r
+        for s in statements(functions()["BatcherFunction"], true)
+        if actions(s) == ["bedrock:CreateModelInvocationJob"]
+        for r in resources_of(s)
+    ]
+    if profile:
+        profile_arn, foundation = models
+        assert profile_arn["Fn::Sub"].endswith(":inference-profile/${PileModelId}")
+        parts, built = foundation["Fn::Join"][1], []
+        for part in parts:  # resolve the Join for this id, as CloudFormation would
+            if isinstance(part, str):
+                built.append(part)
+            elif "Fn::Sub" in part:
+                built.append(part["Fn::Sub"])
+            else:
+                built.append(model.split(".")[part["Fn::Select"][0]])
+        assert "".join(built) == (
+            "arn:${AWS::Partition}:bedrock:*::foundation-model/" + model.split(".", 1)[1]
+        )
+    else:
+        assert [m["Fn::Sub"] for m in models] == [
+            "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${PileModelId}"
+        ]
