@@ -88,7 +88,9 @@ def run_burst(documents: int) -> dict[str, Any]:
             key = f"incoming/report-{i:05d}.pdf"
             put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=document(i))
             docs.append(DocumentRef(bucket, key, put["VersionId"], sequencer=f"{i + 1:08X}"))
-        arns = [runner.run_async(input=json.dumps(d.to_event())) for d in docs]
+        arns = [
+            runner.run_async(input=json.dumps(d.to_event()), execution_timeout=3600) for d in docs
+        ]
         statuses: Counter[str] = Counter()
         waits = 0
         windows: dict[int, int] = {}  # document number -> the window its call was admitted to

@@ -94,7 +94,8 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
             key = f"{load_settings().pile_prefix}report-{i:05d}.pdf"
             put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=report(i))
             doc = DocumentRef(bucket, key, put["VersionId"], sequencer=f"{i + 1:08X}")
-            started.append(pile.documents.run_async(input=json.dumps(doc.to_event())))
+            event = json.dumps(doc.to_event())
+            started.append(pile.documents.run_async(input=event, execution_timeout=3600))
         pile.wait_registered(documents, timeout_s=120 if smoke else 900)
         ran = pile.run_batcher("bench-pile", timeout_s=1800)
         results, ops = [], []
