@@ -216,3 +216,16 @@ def test_budget_never_admits_more_than_its_tokens_per_minute_under_concurrency(
         assert admitted <= limit
         assert budgets[0].used(window) == admitted  # every reservation is counted once
     assert any(not a.admitted for a in admissions)  # the rest were told to come back later
+
+
+def test_the_emulator_answers_a_batch_records_prompt_with_json_text(
+    stack: Stack, emulator: Callable[..., BedrockEmulator]
+) -> None:
+    """What a batch-inference emulator reuses: the same stand-in model, prompted JSON."""
+    server = emulator()
+    record = build_batch_model_input([PageText(1, RISKY_CONTRACT), PageText(2, SIGNATURE_PAGE)])
+    answer = aws.client("bedrock-runtime").converse(modelId="test.model-v1", **record)
+    assert answer["stopReason"] == "end_turn" and "toolUse" not in json.dumps(answer)
+    enrichment = parse_batch_answer(answer)
+    assert enrichment["risk"]["level"] == "high"
+    assert server.stats.answered == 1

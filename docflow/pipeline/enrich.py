@@ -143,11 +143,13 @@ def from_pile(
     except CallbackError as exc:
         context.logger.warning("pile path ended, going on-demand", extra={"error": str(exc)[:200]})
         return {"ok": False}
-    result = json.loads(raw) if raw else {}
-    if result.get("status") != "ok":
-        context.logger.info(
-            "batch sent the document on-demand", extra={"reason": result.get("reason")}
-        )
+    try:
+        result = json.loads(raw) if raw else {}
+    except ValueError:
+        result = {"status": "on-demand", "reason": "unreadable-callback-result"}
+    if not isinstance(result, dict) or result.get("status") != "ok":
+        reason = result.get("reason") if isinstance(result, dict) else "not-an-object"
+        context.logger.info("batch sent the document on-demand", extra={"reason": reason})
         return {"ok": False}
     return context.step(record_batch_answer(doc, result), name="enrich batch result")
 
