@@ -63,7 +63,16 @@ def test_invoice_finalizes_with_its_fields(stack: Stack, shipped_rules: None) ->
     step = result.get_step("extract").result
     assert "raw" not in json.dumps(step)  # the checkpoint carries the summary only
     state = read_model().show(out["documentId"])["state"]
-    assert state["fields"]["total_amount"] == {"value": "1100.00", "confidence": 0.95, "page": 1}
+    # net + tax = total holds, so the amounts read 0.97 (0.95 before reconciliation); each
+    # field carries where it was read: its page and its box, page-relative.
+    total = state["fields"]["total_amount"]
+    assert {k: total[k] for k in ("value", "confidence", "page")} == {
+        "value": "1100.00",
+        "confidence": 0.97,
+        "page": 1,
+    }
+    x0, y0, x1, y1 = total["box"]
+    assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
     final = s3_json(state["resultKey"])
     assert final["summary"]["fields"]["invoice_number"]["value"] == "INV-20931"
     detail = s3_json(final["artifacts"] + "/fields.json")

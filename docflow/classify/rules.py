@@ -68,9 +68,12 @@ class DocType:
     patterns: tuple[re.Pattern[str], ...]
     min_hits: int
     stages: tuple[str, ...]
+    # A title word of a type of its own (`Credit note`) counts this many times, so that it
+    # outweighs the invoice words such a document also prints.
+    weight: int = 1
 
     def hits(self, text: str) -> int:
-        return sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        return self.weight * sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
 
 
 @dataclass(frozen=True)
@@ -83,10 +86,16 @@ class Rules:
     min_confidence: float
     quality_stage: str | None
     fields: FieldRules = NO_FIELDS
+    # Tesseract's `-l`: the languages the OCR reads with, `eng+deu+...`.
+    ocr_languages: str = "eng"
+    # A document no type fits, or whose best type holds less than `triage_min_confidence` of
+    # the hits, goes to this stage (if the rules name one) instead of being finalized.
+    triage_stage: str | None = None
+    triage_min_confidence: float = 0.0
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
-        extra = [s for s in (self.sensitive_stage, self.quality_stage) if s]
+        extra = [s for s in (self.triage_stage, self.sensitive_stage, self.quality_stage) if s]
         fields = [self.fields.stage] if self.fields.stage else []
         paths = [
             (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
@@ -137,11 +146,21 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
                 patterns=tuple(re.compile(p) for p in spec.get("patterns", [])),
                 min_hits=int(spec.get("min_hits", 1)),
                 stages=tuple(spec.get("stages", [])),
+                weight=int(spec.get("weight", 1)),
             )
             for spec in raw.get("document_types", [])
         )
         sensitive = raw.get("sensitive", {})
         quality = raw.get("quality", {})
+        triage = dict(raw.get("triage", {}))
+        triage_min = float(triage.pop("min_confidence", 0.0))
+        if not 0.0 <= triage_min <= 1.0:
+            raise ValueError("triage.min_confidence must be 0..1")
+        if triage:
+            stages["triage"] = _stage("triage", triage, stage_timeout_s)
+        languages = list(raw.get("ocr", {}).get("languages", ["eng"]))
+        if not languages or not all(re.fullmatch(r"[a-z_]{3,16}", x) for x in languages):
+            raise ValueError("ocr.languages: tesseract language names, e.g. ['eng', 'deu']")
         rules = Rules(
             types=types,
             stages=stages,
@@ -151,6 +170,9 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             min_confidence=float(quality.get("min_confidence", 0.0)),
             quality_stage=quality.get("stage"),
             fields=parse_field_rules(raw.get("fields")),
+            ocr_languages="+".join(languages),
+            triage_stage="triage" if triage else None,
+            triage_min_confidence=triage_min,
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -259,7 +281,12 @@ class RulesClassifier:
             best = ranked[0]
             doc_type = best.name
             confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
-            for name in best.stages:
+        triage = self.rules.triage_stage
+        if triage and (not ranked or confidence < self.rules.triage_min_confidence):
+            # Nobody finalizes a document whose type nobody knows: a person picks it.
+            because[triage] = "unknown-type" if not ranked else "type-unsure"
+        if ranked:
+            for name in ranked[0].stages:
                 because.setdefault(name, "type")
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
             because.setdefault(self.rules.sensitive_stage, "sensitive")

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.rules import RulesEngine
 from docflow.local.textract_emulator import THROTTLE_ERROR, TextractEmulator
+from docflow.readers.base import Word
 
 # Canonical name -> the AnalyzeExpense summary type the service would report.
 EXPENSE_TYPES = {
@@ -58,16 +60,18 @@ class ExpenseEmulator(TextractEmulator):
                 png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
             except (ValueError, KeyError, TypeError):
                 return 400, {"__type": "InvalidParameterException", "message": "no document"}
-            text, confidence = self._ocr.ocr_png(png)
+            text, confidence, words = self._ocr.ocr_words(png)
             with self._lock:
                 self.stats.answered += 1
-            return 200, self.expense_answer(text, confidence)
+            return 200, self.expense_answer(text, confidence, words)
         finally:
             with self._lock:
                 self.stats.in_flight -= 1
 
-    def expense_answer(self, text: str, ocr_confidence: float) -> dict[str, Any]:
-        page = PageInput(1, text, "tesseract", ocr_confidence)
+    def expense_answer(
+        self, text: str, ocr_confidence: float, words: Sequence[Word] = ()
+    ) -> dict[str, Any]:
+        page = PageInput(1, text, "tesseract", ocr_confidence, words=words)
         found = self._rules.extract([page], list(FIELD_KINDS)).fields
         currency = found.get("currency")
         summary: list[dict[str, Any]] = []
@@ -83,9 +87,7 @@ class ExpenseEmulator(TextractEmulator):
                 "ValueDetection": {
                     "Text": value,
                     "Confidence": round(field.confidence * 100, 2),
-                    "Geometry": {
-                        "BoundingBox": {"Width": 0.2, "Height": 0.02, "Left": 0.1, "Top": 0.1}
-                    },
+                    "Geometry": {"BoundingBox": _geometry(field.box)},
                 },
                 "PageNumber": 1,
             }
@@ -101,3 +103,9 @@ class ExpenseEmulator(TextractEmulator):
                 {"ExpenseIndex": 1, "SummaryFields": summary, "LineItemGroups": []}
             ],
         }
+
+
+def _geometry(box: list[float] | None) -> dict[str, float]:
+    """The rules engine's box as AnalyzeExpense's BoundingBox (a fixed one where it has none)."""
+    x0, y0, x1, y1 = box or (0.1, 0.1, 0.3, 0.12)
+    return {"Width": x1 - x0, "Height": y1 - y0, "Left": x0, "Top": y0}

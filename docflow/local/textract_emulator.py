@@ -17,10 +17,12 @@ import base64
 import json
 import random
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader
 
 # What Textract returns when a caller exceeds its transactions per second (HTTP 400).
@@ -99,27 +101,46 @@ class TextractEmulator:
                 png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
             except (ValueError, KeyError, TypeError):
                 return 400, {"__type": "InvalidParameterException", "message": "no document"}
-            text, confidence = self._ocr.ocr_png(png)
+            text, confidence, words = self._ocr.ocr_words(png)
             with self._lock:
                 self.stats.answered += 1
-            return 200, detect_document_text_answer(text, confidence)
+            return 200, detect_document_text_answer(text, confidence, words)
         finally:
             with self._lock:
                 self.stats.in_flight -= 1
 
 
-def detect_document_text_answer(text: str, confidence: float) -> dict[str, Any]:
+def detect_document_text_answer(
+    text: str, confidence: float, words: Sequence[Word] = ()
+) -> dict[str, Any]:
+    """LINE blocks from the text; WORD blocks from tesseract's words with their geometry
+    (Textract's BoundingBox is page-relative from the top-left, as the words' boxes are), or
+    from the lines' words without geometry when there are none."""
     blocks: list[dict[str, Any]] = [{"BlockType": "PAGE", "Id": "page-1"}]
+    if words:
+        blocks += [_word_block(i, w, confidence) for i, w in enumerate(words)]
     for n, line in enumerate(filter(None, text.split("\n"))):
         blocks.append(
             {"BlockType": "LINE", "Id": f"line-{n}", "Text": line, "Confidence": confidence}
         )
-        blocks += [
-            {"BlockType": "WORD", "Id": f"word-{n}-{i}", "Text": word, "Confidence": confidence}
-            for i, word in enumerate(line.split())
-        ]
+        if not words:
+            blocks += [
+                {"BlockType": "WORD", "Id": f"word-{n}-{i}", "Text": w, "Confidence": confidence}
+                for i, w in enumerate(line.split())
+            ]
     return {
         "DocumentMetadata": {"Pages": 1},
         "Blocks": blocks,
         "DetectDocumentTextModelVersion": "1.0",
+    }
+
+
+def _word_block(index: int, word: Word, fallback: float) -> dict[str, Any]:
+    x0, y0, x1, y1 = word.box
+    return {
+        "BlockType": "WORD",
+        "Id": f"word-{index}",
+        "Text": word.text,
+        "Confidence": word.confidence if word.confidence is not None else fallback,
+        "Geometry": {"BoundingBox": {"Left": x0, "Top": y0, "Width": x1 - x0, "Height": y1 - y0}},
     }
