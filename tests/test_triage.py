@@ -118,6 +118,42 @@ def test_the_picked_type_is_recorded_and_its_fields_are_read(desk: Desk) -> None
     assert state["docType"] == "invoice" and state["status"] == "finalized"
 
 
+# Words of three types, none with half the hits: the classifier guesses `contract`, unsure.
+MIXED = """NORTHWIND TRADING LTD
+Invoice number: NW-5521
+Issue date: 2026-03-04
+Under the framework agreement the parties hereby confirm delivery.
+Purchase order: PO-7781, ship to Leeds depot
+Net amount: 200.00 GBP
+Tax: 40.00 GBP
+Total: 240.00 GBP"""
+
+
+def test_a_pick_unlike_an_unsure_guess_drops_the_guess_stages(desk: Desk) -> None:
+    doc = desk.stack.upload("in/mixed.pdf", pdfs.text_pdf(MIXED))
+    arn = desk.start(doc)
+    (token,) = desk.links(doc, stage=0)
+    page = call("GET", f"/review/{token}")["body"]
+    assert "it may not be of type contract" in page
+    post(token, decision="approve", docType="invoice")
+
+    result = desk.runner.wait_for_result(arn, timeout=60)
+    out = result_json(result)
+    # The guess's `legal` stage is gone; the invoice's fields all check, so nobody else looks.
+    assert (out["status"], out["docType"], out["fieldChecks"]) == ("finalized", "invoice", [])
+    assert out["triage"]["from"] == "contract"
+    assert out["fields"]["total_amount"]["value"] == "240.00"
+    events = history(out["documentId"])
+    classified = next(h for h in events if h["status"] == "classified")["payload"]
+    assert [(s["name"], s["because"]) for s in classified["stages"]] == [
+        ("triage", "type-unsure"),
+        ("legal", "type"),
+    ]
+    assert [h["payload"]["stageName"] for h in events if h["status"] == "pending-review"] == [
+        "triage"
+    ]
+
+
 def test_none_of_these_archives_it_as_unclassifiable(desk: Desk) -> None:
     doc = desk.stack.upload("in/doodle.pdf", pdfs.text_pdf("Shopping list\nmilk, eggs"))
     arn = desk.start(doc)

@@ -66,8 +66,9 @@ def after_triage(
     picked["at"] = decision.get("decidedAt", "")
     if chosen == was:  # the classifier's guess stands: its stages and fields already run
         return {"summary": {**summary, "triage": picked}, "stages": stages, "usage": usage}
-    kept = {k: v for k, v in summary.items() if k not in ("fields", "fieldChecks")}
-    summary = {**kept, "docType": chosen, "triage": picked}
+    summary = {**summary, "docType": chosen, "triage": picked}
+    if "fields" in summary:  # the guess's fields: none of them hold for the picked type
+        summary = {**summary, "fields": {}, "fieldChecks": []}
     route = context.step(route_for_type(chosen), name="route after triage")
     added: list[dict[str, Any]] = []
     if route["extract"]:
