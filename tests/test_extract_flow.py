@@ -5,31 +5,15 @@ the callback's decision JSON) end up in the finalized record and the history."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
-import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
 from tests.support.aws import Stack, result_json
-
-
-@pytest.fixture
-def shipped_rules(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The shipped rules file (with its [fields] table), with waits short enough for a test."""
-    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))
-    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")
-    load_settings.cache_clear()
-    from docflow.runtime import use_runtime
-
-    use_runtime(None)
-    yield
-    use_runtime(None)
 
 
 def read_model() -> ReadModel:

@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import tomllib
+from collections import Counter
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -199,8 +200,11 @@ def test_every_pdf_opens_and_derived_scans_have_no_text_layer():
 
 def test_the_set_is_as_broad_as_promised():
     truths = [_load(p) for p in _truths()]
-    assert len(truths) >= 25
-    assert len({t["issuer"] for t in truths}) >= 10
-    assert len({t["language"] for t in truths}) >= 5
-    assert sum(t["scan"] for t in truths) >= 6
+    assert len(truths) >= 42
+    assert len({t["issuer"] for t in truths}) >= 27
+    per_language = Counter(t["language"] for t in truths)
+    assert set(per_language) == LANGUAGES, f"no document in {LANGUAGES - set(per_language)}"
+    assert min(per_language.values()) >= 3, per_language
+    assert sum(t["scan"] for t in truths) >= 17
+    assert sum(t["derivedFrom"] is not None for t in truths) >= 11
     assert {t["docType"] for t in truths} >= {"invoice", "purchase-order"}

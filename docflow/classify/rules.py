@@ -21,6 +21,7 @@ from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
 UNKNOWN = "unknown"
+TITLE_WEIGHT = 4
 
 
 # A stage's timers become durable waits (rounds); this bounds the rounds, and so the operations.
@@ -71,9 +72,12 @@ class DocType:
     # A title word of a type of its own (`Credit note`) counts this many times, so that it
     # outweighs the invoice words such a document also prints.
     weight: int = 1
+    # A document's title alone on its line (`PURCHASE ORDER`) counts TITLE_WEIGHT times.
+    titles: tuple[re.Pattern[str], ...] = ()
 
     def hits(self, text: str) -> int:
-        return self.weight * sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        found = sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        return self.weight * found + TITLE_WEIGHT * sum(len(t.findall(text)) for t in self.titles)
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,11 @@ def _keyword(word: str) -> re.Pattern[str]:
     return re.compile(r"\b" + r"\s+".join(map(re.escape, word.split())) + r"\b", re.IGNORECASE)
 
 
+def _title(word: str) -> re.Pattern[str]:
+    words = r"\s+".join(map(re.escape, word.split()))
+    return re.compile(rf"^[ \t]*{words}[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
 def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rules:
     """Load and validate a rules file; every mistake is a SettingsError naming the file."""
     source = Path(path) if path else DEFAULT_RULES
@@ -147,6 +156,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
                 min_hits=int(spec.get("min_hits", 1)),
                 stages=tuple(spec.get("stages", [])),
                 weight=int(spec.get("weight", 1)),
+                titles=tuple(_title(t) for t in spec.get("titles", [])),
             )
             for spec in raw.get("document_types", [])
         )

@@ -181,12 +181,17 @@ def below(page: Page, cell: Cell, max_lines: int = 3) -> list[tuple[int, Cell]]:
     lines down they are; a cell that starts left of the label's column and ends right of it
     (a paragraph) does not count."""
     out: list[tuple[int, Cell]] = []
+    above = cell.y1
     for down in range(1, max_lines + 1):
         index = cell.line + down
         if index >= len(page.lines):
             break
-        if page.lines[index] and page.lines[index][0].y0 - cell.y1 > page.line_height * 4:
+        # A blank band of several lines ends the block (measured line to line, not from the
+        # label, so a block of keys under a heading is followed to its end).
+        if page.lines[index] and page.lines[index][0].y0 - above > page.line_height * 4:
             break
+        if page.lines[index]:
+            above = max(c.y1 for c in page.lines[index])
         for other in page.lines[index]:
             if not any(c.isalnum() for c in other.text):
                 continue  # a rule of dashes or dots between a header and its values

@@ -54,6 +54,7 @@ REPAIRED = 0.6
 OCR_ACCENTS = 0.85
 # What stands between a label and its value: `No.`, `Nr.`, `n°`, `#`, and OCR's readings of
 # `nº` (`n2`, `n°`), which would otherwise be taken for the number itself.
+_TAX_NUMBER = re.compile(r"\b[A-Z]{2}\s?\d{2}\s?\d{3}\s?\d{3}\s?\d{3}\b")
 _SKIP = re.compile(
     r"^[\s:#.\-=]*(?:(?:no|nr|num|number|nummer|numero|n2|n)\b\.?|n°|nº|#)?[\s:#.\-=]*",
     re.IGNORECASE,
@@ -184,7 +185,7 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
     for line_cells in page.lines:
         # A row of several labels is a table's header: the amounts under it are line items
         # more often than totals, so they score lower (reconciliation may still pick them).
-        header = sum(_starts_with_label(c, ocr) for c in line_cells) >= 3
+        header = sum(_starts_with_label(c, ocr) for c in line_cells) >= 2
         for position, cell in enumerate(line_cells):
             hits = find_labels(cell.text, ocr)
             for i, hit in enumerate(hits):
@@ -200,6 +201,10 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 base = SAME_LINE if hit.strong else WEAK_LABEL
                 common = (hit.field, hit.strong)
                 kind = FIELD_KINDS[hit.field]
+                # A name's label starts its cell and has a colon before its value: `Lieferant
+                # GmbH` and `LOGO Vendeur` are a name and a caption, not a label and a value.
+                if kind == TEXT and (not starts or (value.strip() and ":" not in rest[:3])):
+                    continue
                 found.append(
                     Segment(*common, value.strip(), cell, start, order, base, hit.quality, ocr,
                             starts)
@@ -207,9 +212,10 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 if kind == ID and hit.field == "invoice_number":
                     found.extend(_date_after_number(cell, start, end, order, hit, ocr))
                 last = i == len(hits) - 1
+                value = re.sub(r"^\s*\(\d{1,4}\)", "", value)  # `Handelsrechnung (380)`: a code
                 empty = _blank_beyond_rate(value) if kind == TEXT else _no_digits(value)
                 # A label that ends its cell (`Positionen netto || 804,35`) has its value beside
-                # it too; a name's label must start its cell (`LOGO Vendeur` is a caption).
+                # it too.
                 ends = kind != TEXT and (not value.strip(" :.-") or _no_digits(value))
                 if last and empty and kind == ID and not hit.strong:
                     found.extend(_number_to_the_right(page, cell, hit, order, ocr))
@@ -221,6 +227,10 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
             if hits and FIELD_KINDS.get(hits[-1].field or "") == AMOUNT:
                 found.extend(_amount_to_the_right(page, cell, hits[-1], ocr))
+            if _PLACE_AND_DATE.search(cell.text) and (right := right_of(page, cell)) is not None:
+                order = page.number * 1_000_000 + cell.line * 100 + position * 10
+                found.append(Segment("invoice_date", False, right.text, right, 0, order,
+                                     WEAK_LABEL, 1.0, ocr, True))
     return found
 
 
@@ -236,8 +246,21 @@ def _number_to_the_right(
     m = _NUMBER_KEY.match(right.text) if right is not None else None
     if right is None or not m or not m.group().strip():
         return []
-    return [Segment(hit.field, False, right.text[m.end() :], right, m.end(), order, WEAK_LABEL,
-                    hit.quality, ocr, True)]
+    found = [Segment(hit.field, False, right.text[m.end() :], right, m.end(), order, WEAK_LABEL,
+                     hit.quality, ocr, True)]
+    # `... || Nr. 47110815 || vom || 01.12.2025`: the date of the number, beside it.
+    after = right_of(page, right)
+    if after is not None and _DATE_OF.match(after.text):
+        dated = after if find_dates(after.text) else right_of(page, after)
+        if dated is not None and find_dates(dated.text):
+            found.append(Segment("invoice_date", True, dated.text, dated, 0, order, NEXT_LINE,
+                                 hit.quality, ocr, False))
+    return found
+
+
+# `München, den || 01.11.2024`: a letter's place and date, which is the invoice's date.
+_PLACE_AND_DATE = re.compile(r"\w,\s*(?:den|le|el|il)$", re.IGNORECASE)
+_DATE_OF = re.compile(r"^\s*(?:vom|von|du|del|de|dated|of|issued|den)\b", re.IGNORECASE)
 
 
 def _no_digits(value: str) -> bool:
@@ -270,7 +293,7 @@ def _date_after_number(
     if len(parts) < 2 or not find_dates(parts[1][:40]):
         return []
     offset = start + value.index(parts[1])
-    return [Segment("invoice_date", True, parts[1], cell, offset, order, NEXT_LINE, hit.quality,
+    return [Segment("invoice_date", True, parts[1], cell, offset, order, SAME_LINE, hit.quality,
                     ocr, False)]
 
 
@@ -382,11 +405,15 @@ def _value(
             return first.iso, (0.95 if first.resolved else None), whole, None
         return first.iso, 1.0, whole, None
     if kind == AMOUNT:
+        if _TAX_NUMBER.search(text):
+            return None, 1.0, whole, None  # `N° TVA : FR 05 987 654 321` is no amount
         amounts = find_amounts(text)
         if not amounts:
             return None, 1.0, whole, None
         last = amounts[-1]
-        return last.value, 1.0, (last.start, len(text)), None
+        # Invoices print amounts with their cents; a whole number is as often a code or a count.
+        scale = 1.0 if re.search(r"[.,]\d{2}\s*\D{0,4}$", text[last.start :]) else 0.85
+        return last.value, scale, (last.start, len(text)), None
     return currency_in(text.upper()) or None, 1.0, whole, None
 
 
@@ -466,10 +493,7 @@ def _fallbacks(
     return out
 
 
-_POINT_OF_SALE = re.compile(
-    r"^\s*(?:punto de venta|pto\.? (?:de )?vta\.?)\s*(?:n[°º.]?)?\s*:?\s*(\d{4,5})?\s*$",
-    re.IGNORECASE,
-)
+_POINT_OF_SALE = re.compile(r"(?:punto de venta|pto\.? ?(?:de )?vta\.?)\D{0,8}(\d{4,5})\b", re.I)
 
 
 def _with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundField:
@@ -478,16 +502,11 @@ def _with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundFie
     if not number.value.isdigit():
         return number
     for page in layouts:
-        for cell in page.cells():
-            m = _POINT_OF_SALE.match(fold_keep_length(cell.text))
-            if not m:
-                continue
-            prefix = m[1]
-            if prefix is None and (right := right_of(page, cell)) is not None:
-                prefix = right.text.strip() if right.text.strip().isdigit() else None
-            line = " ".join(c.text for c in page.lines[cell.line])
-            if prefix and number.value in line:
-                return FoundField(f"{prefix}-{number.value}", number.confidence, number.page,
+        for cells in page.lines:
+            line = " ".join(c.text for c in cells)
+            m = _POINT_OF_SALE.search(fold_keep_length(line))
+            if m and number.value in line[m.end() :]:
+                return FoundField(f"{m[1]}-{number.value}", number.confidence, number.page,
                                   box=number.box, raw=number.raw)
     return number
 

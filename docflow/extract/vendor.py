@@ -33,13 +33,22 @@ _LONG_FORMS = (
     r"S\.\s?A\.(?:\s?S\.)?|SASU|SARL|S\.A\.R\.L\.|EURL|S\.\s?L\.(?:\s?U\.)?|"
     r"S\.\s?p\.\s?A\.|S\.\s?r\.\s?l\.?|S\.n\.c\.|Lda\.?|Ltda\.?|S/A|Ltd\.?|Limited|"
     r"Pvt\.?\s*Ltd\.?|Private\s+Limited|LLP|LLC|L\.L\.C\.|Inc\.?|Incorporated|Corp\.?|"
-    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC|Sociedad|Cooperativa"
+    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC"
 )
 _SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\."
 LEGAL_FORM = re.compile(
     rf"(?<![\w])(?:(?i:{_LONG_FORMS})|{_SHORT_FORMS})(?![\w])",
 )
-_DOMAIN = re.compile(r"(?:@|www\.|https?://)([a-z0-9-]+)\.(?:[a-z]{2,}\.)?[a-z]{2,}", re.I)
+_ADDRESS = re.compile(
+    r"^\d+\s|\b(?:str\.|strasse|straße|rue|street|road|avenue|ave\.|calle|via|weg|laan|rua"
+    r"|allee|platz|chemin|boulevard|av\.)\b|\d{4,5}\s+\w",
+    re.IGNORECASE,
+)
+_NAME_KEY = re.compile(
+    r"^(?:name|company|firma|firmenname|nom|raison sociale|nombre|razon social|denominacion"
+    r"|ragione sociale|denominazione|naam|bedrijfsnaam|nome|razao social)\s*:\s*",
+    re.IGNORECASE,
+)
 _NOT_A_NAME = re.compile(r"@|www\.|https?://|\.(?:com|de|nl|fr|es|it|pt|in)\b|\d{4,}", re.I)
 TOP = 0.33  # the issuer's area: the first third of the page
 # The sender line over an address window (DIN 5008 and its cousins): `Name · Street 1 · 12345
@@ -83,13 +92,23 @@ def _name_like(cell: Cell) -> bool:
     return not (hits and hits[0].start == 0)
 
 
+_HOST = re.compile(r"(?:@|www\.|https?://)((?:[a-z0-9-]+\.)+[a-z]{2,})", re.IGNORECASE)
+_PUBLIC = re.compile(r"\.(?:gov|gob|gouv|govt|admin|europa)\.|\.(?:gov|edu|int)$")
+
+
 def _domains(pages: Sequence[Page]) -> list[str]:
+    """The names of the organisations whose mail or web addresses the document prints (not a
+    mail provider's, not a government portal's)."""
     names = []
     for page in pages:
         for cell in page.cells():
-            names += [m[1].lower() for m in _DOMAIN.finditer(cell.text)]
-    common = {"gmail", "outlook", "hotmail", "yahoo", "gmx", "web", "orange", "free"}
-    return [n for n in dict.fromkeys(names) if n not in common and len(n) > 2]
+            for m in _HOST.finditer(cell.text):
+                host = m[1].lower().removeprefix("www.")
+                if _PUBLIC.search(f".{host}"):
+                    continue
+                names.append(host.split(".")[-2] if host.count(".") >= 1 else host)
+    common = {"gmail", "outlook", "hotmail", "yahoo", "gmx", "web", "orange", "free", "live"}
+    return [n for n in dict.fromkeys(names) if n not in common and len(n) > 3]
 
 
 def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None:
@@ -113,28 +132,40 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
     if not candidates:
         return None
     tallest = max(c.height for c in candidates)
+    if tallest <= page.line_height * 1.2:
+        tallest = float("inf")  # all one size: no print is the largest
     domains = _domains(pages)
-    best: tuple[float, Cell, str] | None = None
-    for cell in candidates:
-        value = cell.text.strip(" ,;:|-")
-        score = 0.40
-        if LEGAL_FORM.search(value):
-            score += 0.30
-        if cell.has_box and cell.height >= tallest * 0.95 and tallest > pages[0].line_height * 1.2:
-            score += 0.12
-        if any(has_tax_id(u.text) for _d, u in below(page, cell, max_lines=4)):
-            score += 0.08
-        folded = re.sub(r"[^a-z0-9]", "", fold(value))
-        if any(fuzz.partial_ratio(d.replace("-", ""), folded) >= 85 for d in domains):
-            score += 0.30  # the customer has a legal form too; the document's domain is ours
-        if cell.line <= 1:
-            score += 0.12  # the very first lines: the letterhead
-        if best is None or score > best[0]:
-            best = (score, cell, value)
-    assert best is not None
-    score, cell, value = best
+    scored = [_score(page, cell, tallest, domains) for cell in candidates]
+    score, cell, value = max(scored, key=lambda s: s[0])
     confidence = min(0.97, score) * ocr_factor
     return VendorGuess(value, confidence, cell.page, cell.box, cell.text)
+
+
+def _score(page: Page, cell: Cell, tallest: float, domains: list[str]) -> tuple[float, Cell, str]:
+    """A candidate's score from its evidence, and its value."""
+    value = cell.text.strip(" ,;:|-")
+    score = 0.40
+    if LEGAL_FORM.search(value):
+        score += 0.30
+    if cell.has_box and cell.height >= tallest * 0.95:
+        score += 0.12
+    if any(has_tax_id(u.text) for _d, u in below(page, cell, max_lines=4)):
+        score += 0.08
+    words = re.findall(r"[a-z0-9]+", fold(LEGAL_FORM.sub(" ", value)))
+    if any(d.replace("-", "") in words or fuzz.ratio(d.replace("-", ""), "".join(words)) >= 80
+           for d in domains):
+        score += 0.30  # the customer has a legal form too; the document's domain is ours
+    if _ADDRESS.search(value):
+        score -= 0.30  # a street or a town, not a name
+    key = _NAME_KEY.match(fold(value))
+    if key:
+        value = value[key.end() :].strip()
+        score += 0.30  # `Razón Social: X` outside the customer's block
+    if cell.line <= 1:
+        score += 0.12  # the very first lines: the letterhead
+    if len(value.split()) == 1 and value.isupper():
+        score -= 0.2  # `DANFE`, `ORIGINAL`, `INVOICE`: a title or a stamp, not a name
+    return score, cell, value
 
 
 def _sender_line(page: Page, customer: set[int]) -> tuple[Cell, str] | None:
@@ -145,9 +176,15 @@ def _sender_line(page: Page, customer: set[int]) -> tuple[Cell, str] | None:
         if not (cell.y0 < TOP if cell.has_box else cell.line < top_lines):
             continue
         parts = [p.strip() for p in _SENDER_SPLIT.split(cell.text) if p.strip()]
-        if len(parts) < 3 or not any(_POSTCODE.search(p) for p in parts[1:]):
+        if len(parts) < 3 or len(cell.text) > 110 or any(len(p) > 45 for p in parts):
+            continue
+        if not any(_POSTCODE.search(p) for p in parts[1:4]):
             continue
         first = parts[0].strip(" ,;:")
+        if len(first.split()) < 2 and "." not in first:
+            continue  # one short word (`NF-e`) is a heading; `weclapp.com` is a name
+        if is_customer_label(first):
+            continue
         if sum(c.isalpha() for c in first) >= 3 and not _POSTCODE.search(first):
             return cell, first
     return None

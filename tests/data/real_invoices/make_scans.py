@@ -23,7 +23,9 @@ from PIL import Image, ImageFilter
 
 HERE = Path(__file__).resolve().parent
 DPI = 170
-MAX_PAGES = 2  # every field of these documents is on their first two pages
+MAX_PAGES = 2  # every field of most of these documents is on their first two pages
+# Files whose fields run further: a rendered FatturaPA puts its totals on page 3.
+PAGES = {("fatturaelettronica-net", "IT01234567890_FPR02.pdf"): 3}
 
 # (source folder, original file): the scan is written beside it as <stem>_scan.pdf
 SOURCES: list[tuple[str, str]] = [
@@ -34,6 +36,10 @@ SOURCES: list[tuple[str, str]] = [
     ("factur-x", "invoice_EN16931.pdf"),
     ("simple-procesador-facturas", "factura1360.pdf"),
     ("brazilfiscalreport", "danfe_sn.pdf"),
+    ("invoice2data", "camelot-bol100649863.pdf"),
+    ("invoice2data", "camelot-example.pdf"),
+    ("fatturaelettronica-net", "IT01234567890_FPR02.pdf"),
+    ("fatturaelettronicaphp", "30122583.pdf"),
 ]
 
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC).timetuple()
@@ -75,7 +81,7 @@ def make_scan(folder: str, name: str) -> Path:
     try:
         pages = [
             degrade(doc[i].render(scale=DPI / 72).to_pil(), rng)
-            for i in range(min(len(doc), MAX_PAGES))
+            for i in range(min(len(doc), PAGES.get((folder, name), MAX_PAGES)))
         ]
     finally:
         doc.close()
