@@ -43,7 +43,7 @@ from _extraction.scoring import score
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 
 
 class _Step:

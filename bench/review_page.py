@@ -30,8 +30,8 @@ from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from docflow.local.mailbox import wait_for_links
-from docflow.local.pdfgen import page_image
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.pdfgen import page_image
 
 CLAUSES = [
     "The parties hereby agree to the terms and conditions set out below.",

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from docflow.classify.rules import DEFAULT_RULES
-from docflow.local import pdfgen as pdfs
+from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.desk import REJECT_REASONS
 from docflow.review.evidence import PageFacts

@@ -17,7 +17,7 @@ from aws_durable_execution_sdk_python.execution import InvocationStatus
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local import pdfgen as pdfs
+from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.review.register import RegisterStore

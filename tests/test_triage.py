@@ -15,7 +15,7 @@ from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
 
 from docflow import aws
 from docflow.classify.rules import DEFAULT_RULES
-from docflow.local import pdfgen as pdfs
+from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.review import parse_decision
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.table import to_ddb

@@ -25,8 +25,8 @@ from typing import Any
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
 from docflow.ids import DocumentRef
-from docflow.local.mailbox import wait_for_links
-from docflow.local.raw_http import raw_status
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.raw_http import raw_status
 from docflow.review.keys import build_key_source
 from docflow.review.signing import Claims, KeyRing, mint
 from docflow.settings import load_settings

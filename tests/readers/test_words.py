@@ -7,7 +7,7 @@ import io
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from docflow.local import pdfgen
+from docflow.local.tools import pdfgen
 from docflow.pdf import open_pdf
 from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader, parse_tsv_words

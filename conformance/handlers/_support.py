@@ -11,6 +11,7 @@ import json
 import logging
 import multiprocessing
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -103,7 +104,7 @@ def crash() -> None:
 
 def first_time(key: str) -> bool:
     """True the first time `key` is seen on this machine: lets a handler crash once."""
-    folder = Path(os.environ.get(STATE_ENV, "/tmp/docflow-conformance"))
+    folder = Path(os.environ.get(STATE_ENV) or Path(tempfile.gettempdir(), "docflow-conformance"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
         (folder / f"{key}.seen").open("x").close()

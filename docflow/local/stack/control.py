@@ -45,7 +45,7 @@ def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
     """Point this process's AWS clients at the local stack."""
     config = StackConfig.load(state)
     os.environ.update(config.client_env())
-    from docflow.local.sandbox import reset_process_state
+    from docflow.local.tools.sandbox import reset_process_state
 
     reset_process_state()
     return config
@@ -61,7 +61,7 @@ def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
     _kill_orphaned_host(state)
     log = (state / "stackd.log").open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "docflow.local.stackd", "--state", str(state)],
+        [sys.executable, "-m", "docflow.local.stack.stackd", "--state", str(state)],
         stdout=log,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
@@ -108,14 +108,14 @@ def _kill_orphaned_host(state: Path) -> None:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return
-    if b"docflow.local.host" in cmdline:
+    if b"docflow.local.services.host" in cmdline:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
 
 
 def recovered(state: Path = DEFAULT_STATE) -> dict[str, Any]:
     """What the stack's last start recovered after an unclean stop (recovery.py)."""
-    from docflow.local import recovery
+    from docflow.local.stack import recovery
 
     return recovery.read(state)
 

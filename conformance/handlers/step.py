@@ -16,7 +16,7 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
-from tests.conformance.handlers._support import (
+from conformance.handlers._support import (
     UppercaseSerDes,
     capture_logs,
     crash,

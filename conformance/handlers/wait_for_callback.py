@@ -14,7 +14,7 @@ from aws_durable_execution_sdk_python.retries import (
 )
 from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
-from tests.conformance.handlers._support import capture_logs
+from conformance.handlers._support import capture_logs
 
 capture_logs()
 

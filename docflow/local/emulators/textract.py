@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import base64
 import json
-import random
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader
 
 # What Textract returns when a caller exceeds its transactions per second (HTTP 400).
 THROTTLE_ERROR = "ProvisionedThroughputExceededException"
+
+# An operation's answer from the page's OCR text, its mean confidence and its words with boxes.
+Render = Callable[[str, float, Sequence[Word]], dict[str, Any]]
 
 
 @dataclass
@@ -41,57 +42,31 @@ class TextractStats:
         return dict(self.__dict__)
 
 
-class TextractEmulator:
+class TextractEmulator(LoopbackEmulator):
+    content_type = "application/x-amz-json-1.1"
+
     def __init__(self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0) -> None:
-        if not 0.0 <= throttle_rate < 1.0:
-            raise ValueError("throttle_rate must be in [0, 1)")
-        self.throttle_rate = throttle_rate
+        super().__init__(port=port, throttle_rate=throttle_rate, seed=seed)
         self.stats = TextractStats()
-        self._random = random.Random(seed)  # noqa: S311 - fault injection, not crypto
-        self._lock = threading.Lock()
         self._ocr = TesseractReader()
-        emulator = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def operations(self) -> dict[str, Render]:
+        """X-Amz-Target -> its answer; every operation reads one page image with tesseract."""
+        return {"Textract.DetectDocumentText": detect_document_text_answer}
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
-                status, answer = emulator.answer(self.headers.get("X-Amz-Target", ""), body)
-                raw = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/x-amz-json-1.1")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def start(self) -> TextractEmulator:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def handle(self, request: Request) -> Reply:
+        status, answer = self.answer(request.header("X-Amz-Target"), request.body)
+        return Reply(status, answer)
 
     def answer(self, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
-        if target != "Textract.DetectDocumentText":
+        render = self.operations().get(target)
+        if render is None:
             return 400, {"__type": "UnsupportedOperation", "message": f"{target} is not emulated"}
         with self._lock:
             self.stats.calls += 1
             self.stats.in_flight += 1
             self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.stats.in_flight)
-            throttle = self._random.random() < self.throttle_rate
+            throttle = self.draw_throttle()
         try:
             if throttle:
                 with self._lock:
@@ -104,7 +79,7 @@ class TextractEmulator:
             text, confidence, words = self._ocr.ocr_words(png)
             with self._lock:
                 self.stats.answered += 1
-            return 200, detect_document_text_answer(text, confidence, words)
+            return 200, render(text, confidence, words)
         finally:
             with self._lock:
                 self.stats.in_flight -= 1

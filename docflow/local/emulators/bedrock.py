@@ -15,15 +15,13 @@ model and measures nothing about one. Two faults on request:
 from __future__ import annotations
 
 import json
-import random
 import re
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.rules import RulesEngine
+from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 
 _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
 
@@ -37,52 +35,19 @@ class ConverseStats:
     output_tokens: int = 0
 
 
-class BedrockEmulator:
+class BedrockEmulator(LoopbackEmulator):
     def __init__(
         self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0, bad_answers: bool = False
     ) -> None:
-        if not 0.0 <= throttle_rate < 1.0:
-            raise ValueError("throttle_rate must be in [0, 1)")
-        self.throttle_rate, self.bad_answers = throttle_rate, bad_answers
+        super().__init__(port=port, throttle_rate=throttle_rate, seed=seed)
+        self.bad_answers = bad_answers
         self.stats = ConverseStats()
         self.requests: list[dict[str, Any]] = []
-        self._random = random.Random(seed)  # noqa: S311 - fault injection, not crypto
-        self._lock = threading.Lock()
         self._rules = RulesEngine()
-        emulator = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                status, error, answer = emulator.answer(self.path, self.rfile.read(length))
-                raw = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                if error:
-                    self.send_header("x-amzn-ErrorType", error)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def start(self) -> BedrockEmulator:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def handle(self, request: Request) -> Reply:
+        status, error, answer = self.answer(request.path, request.body)
+        return Reply(status, answer, {"x-amzn-ErrorType": error} if error else {})
 
     def answer(self, path: str, body: bytes) -> tuple[int, str, dict[str, Any]]:
         """(HTTP status, error type or "", JSON answer)."""
@@ -90,7 +55,7 @@ class BedrockEmulator:
             return 404, "UnknownOperationException", {"message": f"{path} is not emulated"}
         with self._lock:
             self.stats.calls += 1
-            throttle = self._random.random() < self.throttle_rate
+            throttle = self.draw_throttle()
             if throttle:
                 self.stats.throttled += 1
         if throttle:

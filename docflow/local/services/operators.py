@@ -12,42 +12,16 @@ EventConsumer   a downstream system on the template's example rule: reads the do
 from __future__ import annotations
 
 import json
-import threading
-from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
 from docflow.local.config import StackConfig
+from docflow.local.services.loop import Loop
 
 EVENTS_FILE = "events.jsonl"
 
 
-class _Loop(ABC):
-    every_s = 2.0
-
-    def __init__(self, config: StackConfig) -> None:
-        self.config = config
-        self.stopping = threading.Event()
-
-    def start(self) -> None:
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def _loop(self) -> None:
-        while not self.stopping.wait(self.every_s):
-            try:
-                self.tick()
-            except Exception as exc:  # a bad tick must not end the loop
-                print(f"{type(self).__name__}: {exc!r}", flush=True)
-
-    @abstractmethod
-    def tick(self) -> None:
-        """One pass of the loop's work."""
-
-
-class QueueSampler(_Loop):
+class QueueSampler(Loop):
     every_s = 5.0
 
     def tick(self) -> None:
@@ -67,7 +41,7 @@ class QueueSampler(_Loop):
             )
 
 
-class EventConsumer(_Loop):
+class EventConsumer(Loop):
     every_s = 1.0
 
     def __init__(self, config: StackConfig) -> None:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from moto import mock_aws
 
 from docflow import aws
-from docflow.local.moto_atomic import make_dynamodb_atomic
+from docflow.local.fidelity.moto_atomic import make_dynamodb_atomic
 from docflow.local.resources import LocalNames, provision
 from docflow.runtime import use_runtime
 from docflow.settings import load_settings

@@ -17,7 +17,7 @@ from typing import Any
 
 from moto.backends import get_backend
 
-from docflow.local.moto_atomic import MOTO_LOCK
+from docflow.local.fidelity.moto_atomic import MOTO_LOCK
 
 SERVICES = ("s3", "dynamodb", "sqs", "events", "ses", "secretsmanager", "ssm")
 

@@ -6,7 +6,7 @@ the orchestrator and the callback API invoke the status recorder here; the intak
 invokes the starter here. Each invocation runs on its own thread, like concurrent Lambda
 instances; a handler error comes back as Lambda reports it (X-Amz-Function-Error).
 
-    python -m docflow.local.host --port 8791
+    python -m docflow.local.services.host --port 8791
 """
 
 from __future__ import annotations

@@ -11,15 +11,13 @@ answer never fails a document.
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.rules import RulesEngine
-from docflow.local.textract_emulator import THROTTLE_ERROR, TextractEmulator
+from docflow.local.emulators.textract import Render, TextractEmulator
 from docflow.readers.base import Word
 
 # Canonical name -> the AnalyzeExpense summary type the service would report.
@@ -43,30 +41,8 @@ class ExpenseEmulator(TextractEmulator):
         self.bad_values = bad_values
         self._rules = RulesEngine()
 
-    def answer(self, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
-        if target != "Textract.AnalyzeExpense":
-            return super().answer(target, body)
-        with self._lock:
-            self.stats.calls += 1
-            self.stats.in_flight += 1
-            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.stats.in_flight)
-            throttle = self._random.random() < self.throttle_rate
-        try:
-            if throttle:
-                with self._lock:
-                    self.stats.throttled += 1
-                return 400, {"__type": THROTTLE_ERROR, "message": "Rate exceeded"}
-            try:
-                png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
-            except (ValueError, KeyError, TypeError):
-                return 400, {"__type": "InvalidParameterException", "message": "no document"}
-            text, confidence, words = self._ocr.ocr_words(png)
-            with self._lock:
-                self.stats.answered += 1
-            return 200, self.expense_answer(text, confidence, words)
-        finally:
-            with self._lock:
-                self.stats.in_flight -= 1
+    def operations(self) -> dict[str, Render]:
+        return {**super().operations(), "Textract.AnalyzeExpense": self.expense_answer}
 
     def expense_answer(
         self, text: str, ocr_confidence: float, words: Sequence[Word] = ()

@@ -33,9 +33,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from docflow.local import moto_state
-from docflow.local.journal import Journal, fsync_dir, read_records
-from docflow.local.moto_atomic import MOTO_LOCK
+from docflow.local.durability import moto_state
+from docflow.local.durability.journal import Journal, fsync_dir, read_records
+from docflow.local.fidelity.moto_atomic import MOTO_LOCK
 
 COMPACT_PAST_BYTES = 256 * 1024 * 1024
 _PATCHED = "_docflow_journaled"
@@ -191,7 +191,7 @@ def _journaled(inner: Any) -> Any:
 def _install_wsgi_hook() -> None:
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
-    from docflow.local.moto_atomic import make_moto_server_serial
+    from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 
     make_moto_server_serial()
     current = DomainDispatcherApplication.__call__

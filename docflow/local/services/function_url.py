@@ -83,7 +83,7 @@ class FunctionUrlFrontend:
             return
         path, _, query = request.path.partition("?")
         if path == "/dashboard" or path.startswith("/dashboard/"):
-            from docflow.local.dashboard import serve
+            from docflow.local.services.dashboard import serve
 
             return serve(request, self.config, path, query)  # the operators' page, not the API
         event = {

@@ -14,7 +14,7 @@ from aws_durable_execution_sdk_python.config import (
 from aws_durable_execution_sdk_python.execution import durable_execution
 from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
 
-from tests.conformance.handlers._support import JoinedListSerDes, PrefixSerDes, capture_logs
+from conformance.handlers._support import JoinedListSerDes, PrefixSerDes, capture_logs
 
 capture_logs()
 ONE_AT_A_TIME = MapConfig(max_concurrency=1)

@@ -11,7 +11,7 @@ it is used as a library: `validate_description` gets
 - the local twins of the two other services it reads, named as such: `LocalStackResources`
   answers CloudFormation's describe_stack_resource (the local host names functions by their
   logical id), and `CapturedLogs` answers CloudWatch Logs' filter_log_events from the JSON
-  log lines the requirement handlers append to a file (tests/conformance/handlers/_support.py).
+  log lines the requirement handlers append to a file (conformance/handlers/_support.py).
 
 Used by bench/conformance.py (every requirement) and tests/test_conformance.py (the ones for
 the operations the orchestrator uses).
@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import time
 import urllib.request
 import uuid
@@ -33,13 +32,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from conformance import HANDLERS, function_name
+
 PACKAGE = "aws_durable_execution_conformance_tests"
 TERMINAL = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED", "CANCELLED"})
 SYNC_INVOKE_TIMEOUT_S = 180.0
-# The host hosts requirement 1-7's handler as "conformance-1-7" (tests/conformance/handlers).
-FUNCTION_PREFIX = "conformance-"
-HANDLERS = "tests.conformance.handlers:FUNCTIONS"
-SUITES = ("step", "map", "wait", "child", "callback", "wait_for_callback")
+# The host hosts requirement 1-7's handler as "conformance-1-7" (conformance/handlers).
+FUNCTION_PREFIX = function_name("")
+# Where the conformance stack looks for free ports: above the range tests/test_local_stack.py uses.
+FIRST_PORT = int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", "23000"))
 
 
 def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
@@ -47,7 +48,7 @@ def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
     `faithful=False` leaves the runner's histories as the testing package builds them."""
     from docflow.local.config import StackConfig
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     return StackConfig(
         state=state,
         port_base=port_base,
@@ -59,21 +60,6 @@ def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
             "DOCFLOW_LOCAL_HISTORY_FIDELITY": "on" if faithful else "off",
         },
     )
-
-
-def free_port_base(first: int = 23000) -> int:
-    """A port base whose stack ports (base, +1, +2, +10) are free on loopback; above the
-    range tests/test_local_stack.py uses."""
-    start = int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", str(first)))
-    for base in range(start, 30000, 20):
-        try:
-            for offset in (0, 1, 2, 10):
-                with socket.socket() as probe:
-                    probe.bind(("127.0.0.1", base + offset))
-        except OSError:
-            continue
-        return base
-    raise RuntimeError("no free ports for the local stack")
 
 
 def requirements_dir() -> Path:

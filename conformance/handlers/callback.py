@@ -11,7 +11,7 @@ from aws_durable_execution_sdk_python.config import CallbackConfig, Duration
 from aws_durable_execution_sdk_python.execution import durable_execution
 from aws_durable_execution_sdk_python.serdes import SerDes, SerDesContext
 
-from tests.conformance.handlers._support import capture_logs
+from conformance.handlers._support import capture_logs
 
 capture_logs()
 

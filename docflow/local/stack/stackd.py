@@ -6,14 +6,14 @@ moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every
 durable runner       the testing SDK's web runner with its sqlite store; on start it
                      re-arms what a restart forgets (execution and callback timeouts) and
                      replays every unfinished execution
-function host        `docflow.local.host`, a child process, restarted if it dies
+function host        `docflow.local.services.host`, a child process, restarted if it dies
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
                      batch failures, redrive to the DLQ by receive count
 schedules            the template's Schedule events (the recorder's reconcile pass and
                      review metrics), every minute
 Function URL         the callback API on the review port, as a Function URL calls it
 
-python -m docflow.local.stackd --state .docflow
+python -m docflow.local.stack.stackd --state .docflow
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from docflow.local import history_fidelity
 from docflow.local.config import StackConfig
-from docflow.local.function_url import FunctionUrlFrontend
+from docflow.local.fidelity import history_fidelity, timers
+from docflow.local.services.function_url import FunctionUrlFrontend
 
 SNAPSHOT_EVERY_S = 2.0
 
@@ -42,7 +41,7 @@ class MotoService:
     def __init__(self, config: StackConfig) -> None:
         from moto.server import ThreadedMotoServer
 
-        from docflow.local.moto_atomic import make_moto_server_serial
+        from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 
         make_moto_server_serial()
         self.config = config
@@ -54,8 +53,8 @@ class MotoService:
         self.recovered: dict[str, Any] = {}
 
     def start(self) -> None:
-        from docflow.local import moto_state
-        from docflow.local.durable_state import DurableMoto
+        from docflow.local.durability import moto_state
+        from docflow.local.durability.durable_state import DurableMoto
 
         if self.config.moto_durability == "journal":
             self.durable = DurableMoto(self.config.state)
@@ -66,7 +65,7 @@ class MotoService:
 
     def save(self) -> None:
         """Called every few seconds: the mail export, and the snapshot or a due compaction."""
-        from docflow.local import moto_state
+        from docflow.local.durability import moto_state
 
         if self.durable is not None:
             self.durable.maybe_compact()
@@ -75,7 +74,7 @@ class MotoService:
         moto_state.export_mail(self.config.state / "mail.json")
 
     def stop(self) -> None:
-        from docflow.local import moto_state
+        from docflow.local.durability import moto_state
 
         self.server.stop()
         if self.durable is not None:
@@ -105,74 +104,16 @@ class DurableRunner:
         self.rearmed: dict[str, int] = {}
 
     def start(self) -> None:
-        from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
+        from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 
         self.runner.start()
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
-        self.rearmed = rearm(self.runner._executor, self.runner._store)
+        self.rearmed = timers.rearm(self.runner._executor, self.runner._store)
 
     def stop(self) -> None:
         self.runner.stop()
-
-
-def rearm(executor: Any, store: Any) -> dict[str, int]:
-    """What the runner forgets on restart: execution timeouts, callback timeouts, and the
-    invocation an unfinished execution was in the middle of. Replaying each unfinished
-    execution re-arms its waits and retries as well (the SDK re-checkpoints nothing it has)."""
-    from aws_durable_execution_sdk_python.lambda_service import (
-        CallbackOptions,
-        OperationStatus,
-        OperationType,
-    )
-
-    now = datetime.now(UTC)
-    counts = {"executions": 0, "callbacks": 0}
-    for execution in store.list_all():
-        if execution.is_complete:
-            continue
-        started = _execution_start(execution) or now
-        timeout = int(execution.start_input.execution_timeout_seconds or 0)
-        remaining = max(1, int(timeout - (now - started).total_seconds())) if timeout else 0
-        executor._launch_execution(execution, remaining)
-        counts["executions"] += 1
-        options = {
-            u.operation_id: u.callback_options
-            for u in execution.updates
-            if getattr(u, "callback_options", None) is not None
-        }
-        for op in execution.operations:
-            if op.operation_type != OperationType.CALLBACK or op.status != OperationStatus.STARTED:
-                continue
-            opts = options.get(op.operation_id)
-            callback_id = op.callback_details.callback_id if op.callback_details else None
-            if opts is None or callback_id is None:
-                continue
-            begun = op.start_timestamp or now
-            left = (
-                opts.timeout_seconds - int((now - begun).total_seconds())
-                if (opts.timeout_seconds)
-                else 0
-            )
-            executor._schedule_callback_timeouts(
-                execution.durable_execution_arn,
-                CallbackOptions(
-                    timeout_seconds=max(1, left) if opts.timeout_seconds else 0,
-                    heartbeat_timeout_seconds=opts.heartbeat_timeout_seconds,
-                ),
-                callback_id,
-            )
-            counts["callbacks"] += 1
-    return counts
-
-
-def _execution_start(execution: Any) -> datetime | None:
-    for op in execution.operations:
-        if op.start_timestamp is not None and op.parent_id is None:
-            ts = op.start_timestamp
-            return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
-    return None
 
 
 class FunctionHost:
@@ -187,7 +128,11 @@ class FunctionHost:
     def _spawn(self) -> None:
         log = (self.config.state / "host.log").open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "docflow.local.host", "--port", str(self.config.host_port)],
+            [
+                sys.executable,
+                *("-m", "docflow.local.services.host"),
+                *("--port", str(self.config.host_port)),
+            ],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -215,36 +160,6 @@ class FunctionHost:
                 self.process.kill()
 
 
-class Schedules:
-    """The template's Schedule events: the status recorder's periodic tasks."""
-
-    TASKS = ("reconcile", "emit-review-metrics")
-
-    def __init__(self, config: StackConfig) -> None:
-        self.config = config
-        self.stopping = threading.Event()
-
-    def start(self) -> None:
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def _loop(self) -> None:
-        from docflow import aws
-
-        while not self.stopping.wait(self.config.schedule_every_s):
-            for task in self.TASKS:
-                try:
-                    aws.invoke_client().invoke(
-                        FunctionName="docflow-status-recorder",
-                        InvocationType="Event",
-                        Payload=json.dumps({"task": task}).encode(),
-                    )
-                except Exception as exc:
-                    print(f"schedule {task}: {exc!r}", flush=True)
-
-
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
@@ -268,10 +183,11 @@ def main() -> None:
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())
 
-    from docflow.local import recovery
-    from docflow.local.intake_poller import IntakePoller
-    from docflow.local.operators import EventConsumer, QueueSampler
     from docflow.local.resources import provision
+    from docflow.local.services.intake_poller import IntakePoller
+    from docflow.local.services.operators import EventConsumer, QueueSampler
+    from docflow.local.services.schedules import Schedules
+    from docflow.local.stack import recovery
 
     unclean = recovery.begin(config.state)
     moto = MotoService(config)
@@ -290,7 +206,7 @@ def main() -> None:
     frontend.start()
     schedules = Schedules(config)
     schedules.start()
-    operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.operators
+    operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.services.operators
     for part in operators:
         part.start()
 
