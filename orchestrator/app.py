@@ -38,7 +38,7 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import record_status
-from docflow.pipeline.review_stage import decision_record, wait_for_decision
+from docflow.pipeline.review_stage import decision_record, review_route, wait_for_decision
 from docflow.pipeline.split import split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
@@ -114,7 +114,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     # What a reviewer is shown besides the document: the route and earlier stages' decisions.
-    route = [{"name": s["name"], "because": s.get("because", "")} for s in stages]
+    route = review_route(stages)
     decided: list[dict[str, Any]] = []
     index = 0
     while index < len(stages):  # an approved triage stage adds the picked type's stages
@@ -130,7 +130,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             plan = split["batches"]
             then = after_triage(context, doc, summary, stages, index, decision, plan, usage)
             summary, stages, usage = then["summary"], then["stages"], then["usage"]
-            route = [{"name": s["name"], "because": s.get("because", "")} for s in stages]
+            route = review_route(stages)
         index += 1
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):

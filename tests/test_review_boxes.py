@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.desk import REJECT_REASONS
@@ -105,9 +104,8 @@ def test_boxes_that_cannot_be_drawn_are_left_out() -> None:
 
 
 @pytest.fixture
-def desk(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
-    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))
-    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "120")
+def desk(stack: Stack, shipped_rules: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
+    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "120")  # a browser on a busy machine is slow
     load_settings.cache_clear()
     with open_desk(stack) as opened:
         yield opened

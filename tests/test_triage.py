@@ -14,7 +14,6 @@ import pytest
 from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
 
 from docflow import aws
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.review import parse_decision
 from docflow.readmodel.queries import ReadModel
@@ -39,11 +38,8 @@ FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
 @pytest.fixture
-def desk(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
+def desk(stack: Stack, shipped_rules: None) -> Iterator[Desk]:
     """The shipped rules (their [triage] and [fields]), with waits short enough for a test."""
-    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))
-    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "60")
-    load_settings.cache_clear()
     with open_desk(stack) as opened:
         yield opened
 

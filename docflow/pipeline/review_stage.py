@@ -85,6 +85,11 @@ def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
     ]
 
 
+def review_route(stages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The stages as a reviewer is shown them: each name and the rule that routed it there."""
+    return [{"name": str(s["name"]), "because": str(s.get("because", ""))} for s in stages]
+
+
 def round_name(index: int, round_number: int) -> str:
     return f"review-{index}" if round_number == 0 else f"review-{index}-r{round_number}"
 
