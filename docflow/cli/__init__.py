@@ -55,9 +55,11 @@ JSON_SHAPES = {
     '"memoryMb", "pages": {engine: n}, "textractCalls", "bedrockCalls", '
     '"bedrockInputTokens", "bedrockOutputTokens", "analyzeExpensePages", "usdBy": '
     '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
-    'adds "fields": {name: {"value", "confidence", "page"}} (a corrected field adds '
-    '"original", "correctedBy", "correctedAt") and "fieldChecks": [{"field", "code", '
-    '"message"}]; REPORT = {"documentId", "version", '
+    'adds "fields": {name: {"value", "confidence", "page", "box": [x0, y0, x1, y1] (page-'
+    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt") '
+    'and "fieldChecks": [{"field", "code", "message"}]; after triage "docType" is the '
+    'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
+    'REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',
