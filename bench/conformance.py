@@ -67,7 +67,7 @@ def main() -> None:
         # The validator prints progress on stdout; the JSON line must stay the last one.
         real_stdout, sys.stdout = sys.stdout, sys.stderr
         try:
-            outcomes = conformance.run_requirements(
+            results = conformance.run_requirements(
                 wanted, config.runner_url, state / "conformance-logs.jsonl",
                 state / "work", workers=args.workers,
             )
@@ -75,7 +75,7 @@ def main() -> None:
             sys.stdout = real_stdout
     finally:
         control.down(state)
-    _common.emit(conformance.summary(outcomes, time.monotonic() - began))
+    _common.emit(conformance.summary(results, time.monotonic() - began))
 
 
 if __name__ == "__main__":

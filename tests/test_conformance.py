@@ -54,27 +54,27 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, d
             for rid, found in runner.requirement_files(SUITES).items()
             if rid in ORCHESTRATOR_REQUIREMENTS
         }
-        outcomes = runner.run_requirements(
+        results = runner.run_requirements(
             wanted, config.runner_url, state / "conformance-logs.jsonl", state / "work"
         )
-        yield config, {o.requirement: o for o in outcomes}
+        yield config, {o.requirement: o for o in results}
     finally:
         control.down(state)
 
 
 @pytest.mark.parametrize("requirement", list(ORCHESTRATOR_REQUIREMENTS))
 def test_requirement(local_run: tuple[Any, dict], requirement: str) -> None:
-    _, outcomes = local_run
-    outcome = outcomes[requirement]
-    assert outcome.passed, f"{requirement} ({ORCHESTRATOR_REQUIREMENTS[requirement]}): " + (
-        "; ".join(outcome.errors)
+    _, results = local_run
+    result = results[requirement]
+    assert result.passed, f"{requirement} ({ORCHESTRATOR_REQUIREMENTS[requirement]}): " + (
+        "; ".join(result.errors)
     )
 
 
 def test_history_includes_execution_data_unless_asked_not_to(local_run: tuple[Any, dict]) -> None:
     """AWS's GetDurableExecutionHistory defaults IncludeExecutionData to true."""
-    config, outcomes = local_run
-    arn = outcomes["1-19"].execution_arn
+    config, results = local_run
+    arn = results["1-19"].execution_arn
     assert arn, "requirement 1-19 ran no execution"
 
     def started(query: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import io
 import pickle
 import random
@@ -32,10 +33,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from docflow.local.durability import moto_state
 from docflow.local.durability.journal import Journal, fsync_dir, read_records
-from docflow.local.fidelity.moto_atomic import MOTO_LOCK
+from docflow.local.fidelity.moto_atomic import MOTO_LOCK, make_moto_server_serial
 
 COMPACT_PAST_BYTES = 256 * 1024 * 1024
 _PATCHED = "_docflow_journaled"
@@ -87,7 +89,6 @@ def _pin_moto_clock() -> None:
     """Every moto timestamp comes from moto.core.utils.utcnow (unix_time and the ISO helpers
     call it there; services import it by name): point each binding at _utcnow."""
     global _real_utcnow
-    import importlib
 
     from moto.core import utils
 
@@ -117,7 +118,6 @@ def _action(environ: dict[str, Any], body: bytes) -> str | None:
     if target:
         return str(target).rsplit(".", 1)[-1]
     if environ.get("REQUEST_METHOD") == "POST" and b"Action=" in body[:200]:
-        from urllib.parse import parse_qs
 
         found = parse_qs(body[:2000].decode("latin-1")).get("Action")
         return found[0] if found else None
@@ -159,6 +159,7 @@ def _journaled(inner: Any) -> Any:
         body = _read_body(environ)
         request = _request_record(environ)  # as received, before moto touches the environ
         mutating = _may_change_state(environ, body)
+        # moto loads only where it is served or patched (a second of start-up elsewhere)
         from moto.moto_api._internal import mock_random
 
         # The journal is read under the lock: a compaction swaps it under the same lock.
@@ -189,9 +190,9 @@ def _journaled(inner: Any) -> Any:
 
 
 def _install_wsgi_hook() -> None:
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
-    from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 
     make_moto_server_serial()
     current = DomainDispatcherApplication.__call__
@@ -203,6 +204,7 @@ def _install_wsgi_hook() -> None:
 def _replay(records: list[bytes]) -> int:
     """Apply each journaled request again, with its seed and clock readings. Returns how many
     moto refused with an error (the same answer it gave the first time)."""
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.moto_api._internal import mock_random
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 

@@ -23,6 +23,7 @@ SERVICES = ("s3", "dynamodb", "sqs", "events", "ses", "secretsmanager", "ssm")
 
 
 def _versioned_keys(lists: dict[str, list[Any]]) -> Any:
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.s3.utils import _VersionedKeyStore
 
     store = _VersionedKeyStore()
@@ -33,6 +34,7 @@ def _versioned_keys(lists: dict[str, list[Any]]) -> Any:
 
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
+        # moto loads only where it is served or patched (a second of start-up elsewhere)
         from moto.s3.utils import _VersionedKeyStore
 
         if isinstance(obj, _VersionedKeyStore):
@@ -99,6 +101,7 @@ def _index_buckets() -> None:
     """moto finds a bucket's account through an index kept beside its backends, not in them:
     rebuilt here, or the next CreateBucket of a restored bucket replaces it with an empty one
     (every object gone, as the stack's own provisioning did after each restart)."""
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.s3.models import s3_backends
 
     for account in s3_backends:
@@ -109,6 +112,7 @@ def _index_buckets() -> None:
 
 def export_mail(path: Path) -> None:
     """SES has no API to read sent mail back; `docflow mail` reads this file instead."""
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.ses.models import ses_backends
 

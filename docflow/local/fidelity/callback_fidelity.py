@@ -16,9 +16,12 @@ _GUARDED = ("send_callback_success", "send_callback_failure", "send_callback_hea
 
 
 def close_callbacks_of_ended_executions(executor: Any) -> None:
+    # the testing SDK loads only where the runner is served or patched
     from aws_durable_execution_sdk_python_testing.exceptions import (
         ResourceNotFoundException,
     )
+
+    # the testing SDK loads only where the runner is served or patched
     from aws_durable_execution_sdk_python_testing.token import CallbackToken
 
     def guard(original: Any) -> Any:

@@ -32,7 +32,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import boto3
+from botocore.config import Config
+
 from conformance import HANDLERS, function_name
+from docflow.local.config import StackConfig
 
 PACKAGE = "aws_durable_execution_conformance_tests"
 TERMINAL = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED", "CANCELLED"})
@@ -46,7 +50,6 @@ FIRST_PORT = int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", "23000"))
 def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
     """The local stack's configuration with the requirement handlers added to its host;
     `faithful=False` leaves the runner's histories as the testing package builds them."""
-    from docflow.local.config import StackConfig
 
     root = Path(__file__).resolve().parents[3]
     return StackConfig(
@@ -63,6 +66,7 @@ def stack_config(state: Path, port_base: int, faithful: bool = True) -> Any:
 
 
 def requirements_dir() -> Path:
+    # installed apart (`make conformance-deps`): loaded when a conformance run starts
     from aws_durable_execution_conformance_tests.config import TESTS_DIR
 
     return Path(TESTS_DIR)
@@ -114,6 +118,7 @@ class RunnerInvoker:
             return json.loads(answer.read())["ExecutionArn"]
 
     def _result(self, function_name: str, output: dict[str, Any]) -> Any:
+        # installed apart (`make conformance-deps`): loaded when a conformance run starts
         from aws_durable_execution_conformance_tests.sam import InvocationResult
 
         return InvocationResult(
@@ -183,6 +188,7 @@ class CapturedLogs:
 
 
 def local_clients(lambda_client: Any, log_file: Path) -> Any:
+    # installed apart (`make conformance-deps`): loaded when a conformance run starts
     from aws_durable_execution_conformance_tests.clients import AwsClients
 
     return AwsClients(
@@ -197,7 +203,7 @@ def local_clients(lambda_client: Any, log_file: Path) -> Any:
 
 
 @dataclass
-class Outcome:
+class RequirementResult:
     requirement: str
     suite: str
     passed: bool
@@ -217,11 +223,9 @@ def run_requirements(
     log_file: Path,
     work_dir: Path,
     workers: int = 4,
-) -> list[Outcome]:
+) -> list[RequirementResult]:
     """Validate each requirement with the package's own validator, a few at a time."""
-    import boto3
     from aws_durable_execution_conformance_tests.validate import validate_description
-    from botocore.config import Config
 
     lambda_client = boto3.client(
         "lambda", endpoint_url=runner_url, region_name="us-east-1",
@@ -233,10 +237,10 @@ def run_requirements(
     clients = local_clients(lambda_client, log_file)
     work_dir.mkdir(parents=True, exist_ok=True)
 
-    def one(requirement: str) -> Outcome:
+    def one(requirement: str) -> RequirementResult:
         suite, path = ids[requirement]
         if requirement in SKIPS:
-            return Outcome(requirement, suite, passed=False, skipped=SKIPS[requirement])
+            return RequirementResult(requirement, suite, passed=False, skipped=SKIPS[requirement])
         began = time.monotonic()
         try:
             result = validate_description(
@@ -252,14 +256,15 @@ def run_requirements(
             passed, errors, arn = result.passed, list(result.errors), result.execution_arn
         except Exception as exc:  # one broken requirement must not stop the run
             passed, errors, arn = False, [f"{type(exc).__name__}: {exc}"], None
-        return Outcome(requirement, suite, passed, None, errors, time.monotonic() - began, arn)
+        took = time.monotonic() - began
+        return RequirementResult(requirement, suite, passed, None, errors, took, arn)
 
     # Longest first, so the slow ones (timeouts, retries, log reads) overlap the rest.
     order = sorted(ids, key=lambda r: -_expected_seconds(ids[r][1]))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        outcomes = list(pool.map(one, order))
+        results = list(pool.map(one, order))
     rank = {r: i for i, r in enumerate(ids)}
-    return sorted(outcomes, key=lambda o: rank[o.requirement])
+    return sorted(results, key=lambda o: rank[o.requirement])
 
 
 def _expected_seconds(path: Path) -> int:
@@ -271,23 +276,23 @@ def _expected_seconds(path: Path) -> int:
     return weight + text.count("InvocationCompleted")
 
 
-def summary(outcomes: list[Outcome], seconds: float) -> dict[str, Any]:
+def summary(results: list[RequirementResult], seconds: float) -> dict[str, Any]:
     """The benchmark's JSON shape (documented in bench/conformance.py --help and README)."""
     suites: dict[str, dict[str, int]] = {}
-    for o in outcomes:
+    for o in results:
         counts = suites.setdefault(o.suite, {"passed": 0, "failed": 0, "skipped": 0})
         counts["skipped" if o.skipped else "passed" if o.passed else "failed"] += 1
     return {
-        "total": len(outcomes),
-        "passed": sum(o.passed for o in outcomes),
-        "failed": sum(not o.passed and not o.skipped for o in outcomes),
-        "skipped": sum(bool(o.skipped) for o in outcomes),
+        "total": len(results),
+        "passed": sum(o.passed for o in results),
+        "failed": sum(not o.passed and not o.skipped for o in results),
+        "skipped": sum(bool(o.skipped) for o in results),
         "suites": suites,
         "failures": [
             {"id": o.requirement, "reason": "; ".join(o.errors)[:600]}
-            for o in outcomes
+            for o in results
             if not o.passed and not o.skipped
         ],
-        "skips": [{"id": o.requirement, "reason": o.skipped} for o in outcomes if o.skipped],
+        "skips": [{"id": o.requirement, "reason": o.skipped} for o in results if o.skipped],
         "seconds": round(seconds, 1),
     }

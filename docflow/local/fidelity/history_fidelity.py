@@ -147,9 +147,12 @@ def apply(executor: Any) -> None:
     """Make the runner behind `executor` answer GetDurableExecutionHistory as AWS does."""
     if os.environ.get(SWITCH_ENV, "on") == "off":
         return
+    # the testing SDK loads only where the runner is served or patched
     from aws_durable_execution_sdk_python_testing.model import (
         GetDurableExecutionHistoryResponse,
     )
+
+    # the testing SDK loads only where the runner is served or patched
     from aws_durable_execution_sdk_python_testing.web import handlers
 
     failures = _FailedInvocations()

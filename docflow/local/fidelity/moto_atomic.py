@@ -46,6 +46,7 @@ class _TablesAreNotCopied:
     itself, so moto's whole-table rollback copy costs nothing; everything else is copied."""
 
     def __init__(self) -> None:
+        # moto loads only where it is served or patched (a second of start-up elsewhere)
         from moto.dynamodb.models.table import Table
 
         self._table = Table
@@ -60,6 +61,7 @@ def _undo_transactions_by_item() -> None:
     transaction, under the lock that serializes moto (the reliability bench's burst drained
     in 990 s with it, 209 s without). This keeps a copy of only the items the transaction
     names, and restores those."""
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.dynamodb import models
 
     original = models.DynamoDBBackend.transact_write_items

@@ -11,16 +11,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from aws_durable_execution_sdk_python.lambda_service import (
+    CallbackOptions,
+    OperationStatus,
+    OperationType,
+)
+
 
 def rearm(executor: Any, store: Any) -> dict[str, int]:
     """What the runner forgets on restart: execution timeouts, callback timeouts, and the
     invocation an unfinished execution was in the middle of. Replaying each unfinished
     execution re-arms its waits and retries as well (the SDK re-checkpoints nothing it has)."""
-    from aws_durable_execution_sdk_python.lambda_service import (
-        CallbackOptions,
-        OperationStatus,
-        OperationType,
-    )
 
     now = datetime.now(UTC)
     counts = {"executions": 0, "callbacks": 0}

@@ -23,6 +23,7 @@ from docflow.local.config import StackConfig
 from docflow.ops.charts import bar_chart, line_chart
 from docflow.ops.widgets import render_list, template
 from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
 
 PATH = "/dashboard"
 WINDOW_MIN = 60
@@ -216,8 +217,6 @@ def _cost_by_day(points: Iterable[Point]) -> dict[str, float]:
 
 
 def render(config: StackConfig, query: str, now: float | None = None) -> str:
-    from docflow.settings import load_settings
-
     now = now or time.time()
     params = {k: v[0] for k, v in parse_qs(query).items()}
     model = ReadModel(load_settings().table_name)

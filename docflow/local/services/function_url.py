@@ -11,7 +11,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from docflow import aws
 from docflow.local.config import StackConfig
+from docflow.local.services.dashboard import serve
 
 FUNCTION_URL_MAX_BODY = 6 * 1024 * 1024
 
@@ -76,14 +78,11 @@ class FunctionUrlFrontend:
         return request.rfile.read(length) if length else b""
 
     def handle(self, request: BaseHTTPRequestHandler) -> None:
-        from docflow import aws
-
         body = self._read_body(request)
         if body is None:
             return
         path, _, query = request.path.partition("?")
         if path == "/dashboard" or path.startswith("/dashboard/"):
-            from docflow.local.services.dashboard import serve
 
             return serve(request, self.config, path, query)  # the operators' page, not the API
         event = {

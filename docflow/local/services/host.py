@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
+from docflow.observability import record_local
+
 # Function name (as the template's logical id names it locally) -> handler.
 FUNCTIONS = {
     "docflow-orchestrator": "orchestrator.app:handler",
@@ -151,7 +153,6 @@ def load_extra_functions() -> None:
 
 def _measured(name: str, began: float, failed: bool) -> None:
     """Lambda's own metrics (AWS/Lambda Invocations, Errors, Duration) for the local dashboard."""
-    from docflow.observability import record_local
 
     dims = {"FunctionName": name.rsplit(":function:", 1)[-1].split(":", 1)[0]}
     record_local("AWS/Lambda", "Invocations", 1, dims)

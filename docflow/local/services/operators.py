@@ -15,8 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.services.loop import Loop
+from docflow.observability import record_local
 
 EVENTS_FILE = "events.jsonl"
 
@@ -25,9 +27,6 @@ class QueueSampler(Loop):
     every_s = 5.0
 
     def tick(self) -> None:
-        from docflow import aws
-        from docflow.observability import record_local
-
         sqs = aws.client("sqs")
         for logical in ("IntakeQueue", "IntakeDeadLetterQueue"):
             name = self.config.names(logical)
@@ -51,8 +50,6 @@ class EventConsumer(Loop):
         self.copies_dropped = 0
 
     def tick(self) -> None:
-        from docflow import aws
-
         sqs = aws.client("sqs")
         url = sqs.get_queue_url(QueueName=self.config.names("DomainEventsQueue"))["QueueUrl"]
         while True:

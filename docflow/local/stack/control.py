@@ -45,6 +45,7 @@ def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
     """Point this process's AWS clients at the local stack."""
     config = StackConfig.load(state)
     os.environ.update(config.client_env())
+    # The sandbox module imports moto (over a second): `docflow status` and friends need not.
     from docflow.local.tools.sandbox import reset_process_state
 
     reset_process_state()
@@ -93,6 +94,7 @@ def use_rules_from_env(config: StackConfig) -> None:
     if not raw:
         config.extra_env.pop("DOCFLOW_RULES_PATH", None)
         return
+    # The rules pull in the extract engines and boto3: loaded only when a rules file is named.
     from docflow.classify.rules import load_rules
 
     path = Path(raw).expanduser().resolve()
@@ -115,7 +117,7 @@ def _kill_orphaned_host(state: Path) -> None:
 
 def recovered(state: Path = DEFAULT_STATE) -> dict[str, Any]:
     """What the stack's last start recovered after an unclean stop (recovery.py)."""
-    from docflow.local.stack import recovery
+    from docflow.local.stack import recovery  # it imports boto3: only for `docflow up`'s report
 
     return recovery.read(state)
 

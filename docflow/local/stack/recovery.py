@@ -21,6 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from botocore.exceptions import ClientError
+
+from docflow import aws
+
 if TYPE_CHECKING:
     from docflow.local.config import StackConfig
 
@@ -41,8 +45,6 @@ def clean_stop(state: Path) -> None:
 
 
 def intake_backlog(queue_name: str) -> dict[str, int]:
-    from docflow import aws
-
     sqs = aws.client("sqs")
     url = sqs.get_queue_url(QueueName=queue_name)["QueueUrl"]
     attributes = sqs.get_queue_attributes(
@@ -61,9 +63,6 @@ def release_dead_start_claims(claims_table: str) -> int:
     fresh claim, take it for a start under way, and be deleted: a document with no run. Marked
     stale, the next delivery takes the claim over, asks the runner whether the run exists, and
     starts it only if not."""
-    from botocore.exceptions import ClientError
-
-    from docflow import aws
 
     ddb = aws.client("dynamodb")
     released = 0
@@ -85,7 +84,7 @@ def release_dead_start_claims(claims_table: str) -> int:
                 )
                 released += 1
             except ClientError as exc:
-                if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                if aws.error_code(exc) != "ConditionalCheckFailedException":
                     raise
     return released
 

@@ -31,17 +31,26 @@ from pathlib import Path
 from typing import Any
 
 from docflow.local.config import StackConfig
+from docflow.local.durability import moto_state
+from docflow.local.durability.durable_state import DurableMoto
 from docflow.local.fidelity import history_fidelity, timers
+from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
+from docflow.local.fidelity.moto_atomic import make_moto_server_serial
+from docflow.local.resources import provision
 from docflow.local.services.function_url import FunctionUrlFrontend
+from docflow.local.services.intake_poller import IntakePoller
+from docflow.local.services.operators import EventConsumer, QueueSampler
+from docflow.local.services.schedules import Schedules
+from docflow.local.stack import recovery
 
 SNAPSHOT_EVERY_S = 2.0
 
 
 class MotoService:
     def __init__(self, config: StackConfig) -> None:
+        # moto loads only where it is served or patched (a second of start-up elsewhere)
         from moto.server import ThreadedMotoServer
 
-        from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 
         make_moto_server_serial()
         self.config = config
@@ -53,9 +62,6 @@ class MotoService:
         self.recovered: dict[str, Any] = {}
 
     def start(self) -> None:
-        from docflow.local.durability import moto_state
-        from docflow.local.durability.durable_state import DurableMoto
-
         if self.config.moto_durability == "journal":
             self.durable = DurableMoto(self.config.state)
             self.recovered = self.durable.recover()  # before the first request is served
@@ -65,7 +71,6 @@ class MotoService:
 
     def save(self) -> None:
         """Called every few seconds: the mail export, and the snapshot or a due compaction."""
-        from docflow.local.durability import moto_state
 
         if self.durable is not None:
             self.durable.maybe_compact()
@@ -74,8 +79,6 @@ class MotoService:
         moto_state.export_mail(self.config.state / "mail.json")
 
     def stop(self) -> None:
-        from docflow.local.durability import moto_state
-
         self.server.stop()
         if self.durable is not None:
             self.durable.close()
@@ -86,6 +89,7 @@ class MotoService:
 
 class DurableRunner:
     def __init__(self, config: StackConfig) -> None:
+        # the testing SDK loads only where the runner is served or patched
         from aws_durable_execution_sdk_python_testing.runner import WebRunner, WebRunnerConfig
         from aws_durable_execution_sdk_python_testing.stores.base import StoreType
         from aws_durable_execution_sdk_python_testing.web.server import WebServiceConfig
@@ -104,8 +108,6 @@ class DurableRunner:
         self.rearmed: dict[str, int] = {}
 
     def start(self) -> None:
-        from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
-
         self.runner.start()
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
@@ -183,11 +185,6 @@ def main() -> None:
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())
 
-    from docflow.local.resources import provision
-    from docflow.local.services.intake_poller import IntakePoller
-    from docflow.local.services.operators import EventConsumer, QueueSampler
-    from docflow.local.services.schedules import Schedules
-    from docflow.local.stack import recovery
 
     unclean = recovery.begin(config.state)
     moto = MotoService(config)

@@ -60,6 +60,7 @@ def links_in(mail: list[dict[str, Any]]) -> list[MailedLink]:
 
 def moto_sent_mail() -> list[dict[str, Any]]:
     """What SES accepted, from moto in this process (tests on the in-process sandbox)."""
+    # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.core import DEFAULT_ACCOUNT_ID
     from moto.ses.models import ses_backends
 
