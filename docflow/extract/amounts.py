@@ -18,7 +18,9 @@ from typing import Protocol
 
 TOLERANCE = Decimal("0.01")
 TOP = 4  # distinct values tried per field
-RECONCILED = 0.97  # confidence floor of amounts the arithmetic confirms (before OCR scaling)
+RECONCILED = 0.97  # the most the arithmetic lifts an amount to (before OCR scaling)
+LIFT = 0.15  # what agreeing arithmetic adds to the weakest of the amounts it ties together
+MAX_RATE = Decimal("0.35")
 
 
 class AmountCandidate(Protocol):
@@ -63,6 +65,9 @@ def reconcile(
                 continue
         if Decimal(total.value) == 0 or any(n.order == total.order for n in net):
             continue
+        # Line items add up too (198 + 275 = 473): a tax above 35% of the net is no tax.
+        if abs(tax_value) > abs(net_value) * MAX_RATE:
+            continue
         score = total.confidence + _mean(net) + _mean(tax)
         score -= 0.05 * (len(tax) + len(net) - 2 + flipped)  # the simpler explanation wins
         if best is None or score > best[0]:
@@ -83,3 +88,7 @@ def _with_pairs(
     ordered = sorted(every, key=lambda c: c.order)[:6]
     pairs = [p for p in combinations(ordered, 2) if p[0].order // 100 != p[1].order // 100]
     return [(c,) for c in best] + pairs
+
+
+def picked_all(picked: dict[str, tuple[AmountCandidate, ...]]) -> list[AmountCandidate]:
+    return [c for parts in picked.values() for c in parts]

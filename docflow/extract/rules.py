@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from docflow.extract.amounts import RECONCILED, reconcile
+from docflow.extract.amounts import LIFT, RECONCILED, picked_all, reconcile
 from docflow.extract.base import Extraction, FoundField, PageInput
 from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.identifiers import read_identifier
@@ -211,22 +211,27 @@ def _segments(page: Page, ocr: bool) -> list[Segment]:
                 )
                 if kind == ID and hit.field == "invoice_number":
                     found.extend(_date_after_number(cell, start, end, order, hit, ocr))
-                last = i == len(hits) - 1
+                # The cell's first label names it; later ones qualify it (`Total € incl. VAT`,
+                # `Subtotaal ex. BTW`): only the first looks beside and under the cell, and only
+                # when nothing after it in the cell is a value.
+                lead = hit is next(h for h in hits if h.field)
                 value = re.sub(r"^\s*\(\d{1,4}\)", "", value)  # `Handelsrechnung (380)`: a code
-                empty = _blank_beyond_rate(value) if kind == TEXT else _no_digits(value)
+                tail = re.sub(r"^\s*\(\d{1,4}\)", "", cell.text[hit.end :])
+                empty = _blank_beyond_rate(tail) if kind == TEXT else _no_digits(tail)
                 # A label that ends its cell (`Positionen netto || 804,35`) has its value beside
                 # it too.
                 ends = kind != TEXT and (not value.strip(" :.-") or _no_digits(value))
-                if last and empty and kind == ID and not hit.strong:
+                if lead and empty and kind == ID and not hit.strong:
                     found.extend(_number_to_the_right(page, cell, hit, order, ocr))
-                if not (last and empty and (starts or ends)):
+                if not (lead and empty and (starts or ends)):
                     continue
                 if not (hit.strong or kind == DATE):
                     continue
                 in_header = header and kind == AMOUNT
                 found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
-            if hits and FIELD_KINDS.get(hits[-1].field or "") == AMOUNT:
-                found.extend(_amount_to_the_right(page, cell, hits[-1], ocr))
+            named = [h for h in hits if h.field]
+            if named and FIELD_KINDS[named[0].field or ""] == AMOUNT:
+                found.extend(_amount_to_the_right(page, cell, named[0], ocr))
             if _PLACE_AND_DATE.search(cell.text) and (right := right_of(page, cell)) is not None:
                 order = page.number * 1_000_000 + cell.line * 100 + position * 10
                 found.append(Segment("invoice_date", False, right.text, right, 0, order,
@@ -528,7 +533,8 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         value = str(total.quantize(Decimal("0.01")))
         lead = max(parts, key=lambda c: c.confidence)
         ocr = min(c.ocr for c in parts)
-        confidence = max(min(c.confidence for c in parts), RECONCILED * ocr)
+        weakest = min(c.confidence for c in picked_all(picked))
+        confidence = max(min(c.confidence for c in parts), min(RECONCILED * ocr, weakest + LIFT))
         chosen[name] = FoundField(
             value, confidence, lead.page, box=lead.box, raw=" + ".join(c.raw for c in parts)
         )

@@ -49,7 +49,12 @@ _NAME_KEY = re.compile(
     r"|ragione sociale|denominazione|naam|bedrijfsnaam|nome|razao social)\s*:\s*",
     re.IGNORECASE,
 )
-_NOT_A_NAME = re.compile(r"@|www\.|https?://|\.(?:com|de|nl|fr|es|it|pt|in)\b|\d{4,}", re.I)
+_NOT_A_NAME = re.compile(r"@|www\.|https?://|\d{4,}", re.I)
+# A person addressed by title (`Dhr.`, `Herr`, `Mme`) is the customer, not the issuer.
+_SALUTATION = re.compile(
+    r"^(?:dhr|mevr|mw|herrn?|frau|mr|mrs|ms|mme|mlle|m|sr|sra|sig|sig\.ra|dott|sr\.a)\.?\s",
+    re.IGNORECASE,
+)
 TOP = 0.33  # the issuer's area: the first third of the page
 # The sender line over an address window (DIN 5008 and its cousins): `Name · Street 1 · 12345
 # City`, separated by dots, bullets, bars or dashes. Its first part is the issuer.
@@ -108,7 +113,7 @@ def _domains(pages: Sequence[Page]) -> list[str]:
                     continue
                 names.append(host.split(".")[-2] if host.count(".") >= 1 else host)
     common = {"gmail", "outlook", "hotmail", "yahoo", "gmx", "web", "orange", "free", "live"}
-    return [n for n in dict.fromkeys(names) if n not in common and len(n) > 3]
+    return [n for n in dict.fromkeys(names) if n not in common and len(n) >= 3]
 
 
 def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None:
@@ -157,6 +162,8 @@ def _score(page: Page, cell: Cell, tallest: float, domains: list[str]) -> tuple[
         score += 0.30  # the customer has a legal form too; the document's domain is ours
     if _ADDRESS.search(value):
         score -= 0.30  # a street or a town, not a name
+    if _SALUTATION.match(value):
+        score -= 0.30
     key = _NAME_KEY.match(fold(value))
     if key:
         value = value[key.end() :].strip()
