@@ -323,7 +323,7 @@ def decided_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     if decision.get("docType"):
         lines = [
             f"You approved the document as type {decision['docType']} at {decision['decidedAt']}.",
-            "Its own review stages and fields come next.",
+            "Its own review stages and key fields, where it has any, come next.",
         ]
     if decision.get("rejectReason"):
         lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
