@@ -20,6 +20,7 @@ from docflow.readers.base import Word
 
 # A gap wider than this many line heights separates two cells on one line.
 CELL_GAP = 0.9
+WIDE_GAP = 2.5  # ... or wider than this many of the page's usual gaps between words
 _TEXT_CELL_SPLIT = re.compile(r"\s{2,}|\t|\s\|\s")
 
 
@@ -108,14 +109,19 @@ def from_words(number: int, words: Sequence[Word]) -> Page:
         else:
             rows.append([word])
             centers.append(center)
+    for row in rows:
+        row.sort(key=lambda w: w.box[0])
+    # A receipt's monospace print spaces its words wider than a letter's height: a cell ends
+    # at a gap wide for this page, not only for the font's size.
+    gaps = [b.box[0] - a.box[2] for row in rows for a, b in pairwise(row) if b.box[0] > a.box[2]]
+    spacing = median(gaps) * WIDE_GAP if gaps else 0.0
     lines: list[list[Cell]] = []
     for index, row in enumerate(rows):
-        row.sort(key=lambda w: w.box[0])
         cells: list[list[Word]] = [[row[0]]]
         for prev, word in pairwise(row):
             gap = word.box[0] - prev.box[2]
             size = max(prev.box[3] - prev.box[1], word.box[3] - word.box[1], height)
-            if gap > size * CELL_GAP:
+            if gap > max(size * CELL_GAP, spacing):
                 cells.append([word])
             else:
                 cells[-1].append(word)

@@ -45,7 +45,8 @@ def _build() -> tuple[re.Pattern[str], dict[str, tuple[str | None, bool]]]:
         meaning.setdefault(label, (None, True))
     ordered = sorted(meaning, key=len, reverse=True)
     alternation = "|".join(_pattern(label) for label in ordered)
-    return re.compile(rf"(?<![\w])(?:{alternation})(?![\w])", re.IGNORECASE), meaning
+    # A rate may follow with no space (`GST6%`, `MwSt19%`): only a letter or `_` ends a label early.
+    return re.compile(rf"(?<![\w])(?:{alternation})(?![^\W\d])", re.IGNORECASE), meaning
 
 
 LABELS, MEANING = _build()

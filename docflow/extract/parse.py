@@ -62,7 +62,7 @@ _SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "R$": "BRL", "US$": "USD", 
 # name several currencies and are left out: the document must say which.
 _SIGNS = {"rs": "INR", "rs.": "INR", "₹": "INR", "zł": "PLN", "zl": "PLN", "r$": "BRL",
           "€": "EUR", "£": "GBP", "¥": "JPY", "us$": "USD", "a$": "AUD", "c$": "CAD",
-          "s$": "SGD", "kč": "CZK", "lei": "RON", "ft": "HUF"}
+          "s$": "SGD", "kč": "CZK", "lei": "RON", "ft": "HUF", "rm": "MYR"}
 _CODE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
 _PERCENT_AFTER = re.compile(r"^\s*%")
 

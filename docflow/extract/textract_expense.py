@@ -16,9 +16,9 @@ from typing import Any
 
 from docflow import aws
 from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.evidence import date_order
 from docflow.extract.fields import CURRENCY, DATE, FIELD_KINDS
 from docflow.extract.parse import currency_in, find_dates
-from docflow.extract.rules import date_order
 from docflow.readers.throttling import ThrottlePolicy
 
 # AnalyzeExpense summary types -> canonical names. AMOUNT_DUE stands in for TOTAL when a

@@ -33,7 +33,8 @@ _LONG_FORMS = (
     r"S\.\s?A\.(?:\s?S\.)?|SASU|SARL|S\.A\.R\.L\.|EURL|S\.\s?L\.(?:\s?U\.)?|"
     r"S\.\s?p\.\s?A\.|S\.\s?r\.\s?l\.?|S\.n\.c\.|Lda\.?|Ltda\.?|S/A|Ltd\.?|Limited|"
     r"Pvt\.?\s*Ltd\.?|Private\s+Limited|LLP|LLC|L\.L\.C\.|Inc\.?|Incorporated|Corp\.?|"
-    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC"
+    r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC|"
+    r"Sdn\.?\s*Bhd\.?|Bhd\.?|Pte\.?\s*Ltd\.?"
 )
 _SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\."
 LEGAL_FORM = re.compile(
