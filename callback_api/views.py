@@ -63,6 +63,8 @@ class ReviewViews:
         comment: str = "",
         submitted_fields: dict[str, str] | None = None,
         field_errors: dict[str, str] | None = None,
+        type_error: str = "",
+        doc_type: str = "",
     ) -> ReviewScreen:
         view = self.desk.open(token)
         doc = view.doc
@@ -92,6 +94,8 @@ class ReviewViews:
             comment=comment,
             submitted_fields=submitted_fields,
             field_errors=field_errors,
+            type_error=type_error,
+            doc_type_picked=doc_type,
         )
         return ReviewScreen(view, html, order)
 
