@@ -234,6 +234,10 @@ class ReviewDesk:
             link,
         )
 
+    def link_facts(self, token: str) -> dict[str, Any]:
+        """The link's stored facts whatever its state (after a decision, say); {} if none."""
+        return self.links.get(token) or {}
+
     def link(self, token: str) -> dict[str, Any]:
         """The link's stored facts (what the page was built from), after the usual checks."""
         return self._check(token, "review")[1]

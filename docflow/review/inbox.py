@@ -61,7 +61,7 @@ def inbox_pk(reviewer: str) -> str:
 
 
 def iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
