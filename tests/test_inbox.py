@@ -128,16 +128,16 @@ def test_the_inbox_lists_the_reviewers_items_and_nobody_elses(desk: Desk) -> Non
     assert listed(inbox_link(LEGAL)) == mine
     assert inbox(inbox_link(LEGAL), stage="privacy")["body"].count('"name"') == 0
     page = call("GET", f"/inbox/{inbox_link(LEGAL)}")
-    assert page["statusCode"] == 200 and "alpha.pdf" in page["body"] and "memo.pdf" not in page[
-        "body"
-    ]
+    assert page["statusCode"] == 200
+    assert "alpha.pdf" in page["body"] and "memo.pdf" not in page["body"]
     assert 'accesskey="j"' in page["body"] and "autofocus" in page["body"]
     assert "script" not in page["headers"]["Content-Security-Policy"]
 
     # An item opens this reviewer's own review page, and the way back to the inbox.
     opened = call("GET", mine[0]["open"])
     assert opened["statusCode"] == 200 and "Review alpha.pdf" in opened["body"]
-    assert f"<dt>You</dt><dd>{LEGAL}</dd>" in opened["body"] and "Back to your inbox" in opened["body"]
+    assert f"<dt>You</dt><dd>{LEGAL}</dd>" in opened["body"]
+    assert "Back to your inbox" in opened["body"]
 
 
 def test_inbox_links_that_list_nothing_answer_403(desk: Desk) -> None:
