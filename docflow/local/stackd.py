@@ -216,9 +216,14 @@ class FunctionHost:
 
 
 class Schedules:
-    """The template's Schedule events: the status recorder's periodic tasks."""
+    """The template's Schedule events: the status recorder's periodic tasks, and the
+    reviewers' digest job (which sends once per reviewer and period however often it runs)."""
 
-    TASKS = ("reconcile", "emit-review-metrics")
+    TASKS = (
+        ("docflow-status-recorder", {"task": "reconcile"}),
+        ("docflow-status-recorder", {"task": "emit-review-metrics"}),
+        ("docflow-review-digest", {}),
+    )
 
     def __init__(self, config: StackConfig) -> None:
         self.config = config
@@ -234,15 +239,15 @@ class Schedules:
         from docflow import aws
 
         while not self.stopping.wait(self.config.schedule_every_s):
-            for task in self.TASKS:
+            for function, task in self.TASKS:
                 try:
                     aws.invoke_client().invoke(
-                        FunctionName="docflow-status-recorder",
+                        FunctionName=function,
                         InvocationType="Event",
-                        Payload=json.dumps({"task": task}).encode(),
+                        Payload=json.dumps(task).encode(),
                     )
                 except Exception as exc:
-                    print(f"schedule {task}: {exc!r}", flush=True)
+                    print(f"schedule {function} {task}: {exc!r}", flush=True)
 
 
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
