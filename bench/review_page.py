@@ -18,9 +18,9 @@ Prints one JSON object:
 `inbox_items_read` is what one inbox page reads: the index items its Query evaluated plus
 the stage records of its BatchGetItem (claims, endings); `inbox_index_query_ms_p50` times
 that Query alone against the local stack's moto, whose GSI Query walks the whole table (so an
-open grows with the table locally; in DynamoDB it reads one partition). Targets: page open under 300 ms, a
-cold preview under 1 s, a cached one under 50 ms, no preview over 400 KB, the inbox under
-300 ms (smoke: 40 pending among 1,000).
+open grows with the table locally; in DynamoDB it reads one partition). Targets: page open
+under 300 ms, a cold preview under 1 s, a cached one under 50 ms, no preview over 400 KB,
+the inbox under 300 ms (smoke: 40 pending among 1,000).
 """
 
 from __future__ import annotations
