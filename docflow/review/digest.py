@@ -8,7 +8,8 @@ AWS, the local stack's loop): for each digest reviewer it
     1. reads their pending items (one Query on the inbox index); nothing waiting, no mail;
     2. takes `DIGEST#<reviewer>#<period>` in the links table with a conditional put (it does
        not exist, or a send that began more than LEASE_S ago never finished: a crash);
-    3. sends the mail, then marks the item `sent`.
+    3. sends the mail, then marks the item `sent` (a later run that finds it adds one to
+       its `heldBack` count instead).
 
 So any number of runs in a period (retries, two schedulers, a restarted stack) send one mail
 per reviewer; only a crash between the send and its mark can repeat it, after LEASE_S.
@@ -76,6 +77,13 @@ class DigestJob:
         if self.revocations.is_revoked(reviewer):
             return {**out, "why": "revoked"}
         if not self._take(reviewer, period, int(now)):
+            # Counted, so an operator (and a test) can see the job ran and held back.
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": digest_pk(reviewer, period)}),
+                UpdateExpression="ADD heldBack :one",
+                ExpressionAttributeValues=to_ddb({":one": 1}),
+            )
             return {**out, "why": "already sent this period"}
         token = InboxLinks(self.table).issue(reviewer, self.keys.ring(), self.inbox_ttl_s)
         subject, text, html = digest_email(items, f"{self.base_url}/inbox/{token}", now)
