@@ -51,7 +51,7 @@ def test_the_digest_is_sent_once_per_period_across_a_restart(tmp_path: Path) -> 
     try:
         with running_stack(config):
             docs = [
-                upload_doc(config, f"incoming/agreement-{n}.pdf", make_pdf([f"{LEGAL_ONLY}\nCopy {n}."]))
+                upload_doc(config, f"incoming/agreement-{n}.pdf", make_pdf([f"{LEGAL_ONLY} {n}"]))
                 for n in range(2)
             ]
             for doc in docs:
