@@ -241,8 +241,9 @@ def review_page(
         claim_mine=bool(claim) and (claim or {}).get("reviewer") == link.get("reviewer"),
         inbox=inbox,
         inbox_url=f"/inbox/{inbox}" if inbox else "",
-        ask_approve=_here(base, inbox, confirm="approve") + "#decide",
-        ask_reject=_here(base, inbox, confirm="reject") + "#reason",
+        # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
+        ask_approve=_here(base, inbox, confirm="approve"),
+        ask_reject=_here(base, inbox, confirm="reject"),
         back=_here(base, inbox),
         confirm=confirm if confirm in ("approve", "reject") else "",
     )
