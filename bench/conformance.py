@@ -2,7 +2,7 @@
 requirements for durable executions (PyPI: aws-durable-execution-conformance-tests 1.0.0).
 
 Starts the local stack (`docflow up`'s runner and Invoke host, in a state folder of its own),
-with the requirement handlers of tests/conformance/handlers added to the host, then runs each
+with the requirement handlers of conformance/handlers added to the host, then runs each
 requirement of the suites step, map, wait, child, callback and wait_for_callback through the
 package's validator (history through GetDurableExecutionHistory, result through
 GetDurableExecution, callbacks through SendDurableExecutionCallback*).
@@ -14,7 +14,7 @@ Prints ONE JSON object (last line of stdout):
    "skips": [{"id": ..., "reason": ...}],   # requirements the local stack cannot run
    "seconds": S}                            # wall time, stack start included
 
---raw-runner measures the testing runner without docflow/local/history_fidelity.py.
+--raw-runner measures the testing runner without docflow/local/fidelity/history_fidelity.py.
 --smoke runs a handful of requirements (one per suite the orchestrator relies on), < 60 s.
 Needs `make conformance-deps` (the package declares Python >= 3.14 but runs on 3.11).
 """
@@ -29,15 +29,21 @@ from pathlib import Path
 
 import _common
 
-SUITES = ("step", "map", "wait", "child", "callback", "wait_for_callback")  # = conformance.SUITES
 SMOKE = ("1-1", "1-11", "9-12", "2-1", "3-1", "4-1", "7-13")
 
 
 def main() -> None:
+    # After _common put the repo first on sys.path: `conformance` is the package, not this file.
+    from conformance import SUITES
+    from docflow.local.fidelity import conformance
+    from docflow.local.stack import control
+    from docflow.local.tools.ports import free_port_base
+
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="a handful of requirements")
-    parser.add_argument("--suite", action="append", choices=SUITES, help="only these suites")
+    parser.add_argument("--suite", action="append", choices=SUITES,
+                        help="only these suites")
     parser.add_argument("--id", action="append", dest="ids", help="only these requirement ids")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--keep", help="state folder to keep (histories, logs)")
@@ -46,8 +52,6 @@ def main() -> None:
     args = parser.parse_args()
     _common.quiet()
 
-    from docflow.local import conformance, control
-
     began = time.monotonic()
     wanted = conformance.requirement_files(args.suite or SUITES)
     only = set(args.ids or (SMOKE if args.smoke else ()))
@@ -55,7 +59,7 @@ def main() -> None:
         wanted = {k: v for k, v in wanted.items() if k in only}
     state = Path(args.keep or tempfile.mkdtemp(prefix="docflow-conformance-"))
     state.mkdir(parents=True, exist_ok=True)
-    port_base = conformance.free_port_base()
+    port_base = free_port_base(conformance.FIRST_PORT)
     config = conformance.stack_config(state, port_base, faithful=not args.raw_runner)
     config.save()
     control.up(state)
@@ -63,7 +67,7 @@ def main() -> None:
         # The validator prints progress on stdout; the JSON line must stay the last one.
         real_stdout, sys.stdout = sys.stdout, sys.stderr
         try:
-            outcomes = conformance.run_requirements(
+            results = conformance.run_requirements(
                 wanted, config.runner_url, state / "conformance-logs.jsonl",
                 state / "work", workers=args.workers,
             )
@@ -71,7 +75,7 @@ def main() -> None:
             sys.stdout = real_stdout
     finally:
         control.down(state)
-    _common.emit(conformance.summary(outcomes, time.monotonic() - began))
+    _common.emit(conformance.summary(results, time.monotonic() - began))
 
 
 if __name__ == "__main__":

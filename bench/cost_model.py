@@ -26,7 +26,7 @@ from docflow import aws
 from docflow.cost import PRICES
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from orchestrator.app import handler
 
 # The one price list, with its sources (docflow/cost.py).

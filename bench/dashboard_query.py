@@ -23,7 +23,7 @@ from _inbox_fill import fill as fill_inbox
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import next_state
 from docflow.readmodel.schema import make_report

@@ -34,7 +34,7 @@ from _extraction_corpus import Document, corpus
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 
 
 class _Step:

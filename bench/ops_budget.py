@@ -29,9 +29,9 @@ from reportlab.pdfgen import canvas
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local.durable_stats import checkpoint_stats
+from docflow.local.fidelity.durable_stats import checkpoint_stats
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pipeline.review_stage import review_rounds
 from docflow.review.stages import StageStore, stage_pk
 from docflow.settings import load_settings

@@ -25,7 +25,7 @@ from reportlab.pdfgen import canvas
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.runtime import build_runtime, use_runtime
 from orchestrator.app import handler
 

@@ -40,8 +40,8 @@ from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from docflow.local.mailbox import wait_for_links
-from docflow.local.pdfgen import page_image
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.pdfgen import page_image
 from docflow.review.inbox import InboxIndex
 from docflow.review.inbox_links import InboxLinks
 from docflow.review.keys import build_key_source

@@ -34,11 +34,11 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from docflow import aws
 from docflow.classify import RulesClassifier, load_rules, merge_features
 from docflow.ids import DocumentRef
-from docflow.local import control
 from docflow.local.config import StackConfig
-from docflow.local.pdfgen import make_pdf
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.stack import control
+from docflow.local.tools.pdfgen import make_pdf
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pdf import open_pdf
 from docflow.readers.auto import AutoReader
 from docflow.readers.tesseract import TesseractReader

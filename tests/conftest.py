@@ -11,7 +11,7 @@ import pytest
 
 from docflow import aws
 from docflow.local.resources import LocalNames, _table, load_template
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.settings import load_settings
 from tests.support.aws import TEST_ENV, Stack
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import callback_api.app as api
-from docflow.local import pdfgen as pdfs
-from docflow.local.mailbox import MailedLink, links_in, moto_sent_mail
+from docflow.local.tools import pdfgen as pdfs
+from docflow.local.tools.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
 from docflow.review.keys import build_key_source
 from docflow.review.signing import Claims, KeyRing, mint, sign_body

@@ -4,7 +4,7 @@ the local stack (its durable runner and Invoke host) with the package's own vali
 The full set (97 requirements in six suites) is bench/conformance.py; this is the part that
 guards what docflow's claims rest on: a FLAT map with a concurrency cap and a whole-result
 serializer, wait_for_callback with a timeout, a heartbeat timeout and a retried submitter, and
-step retries. Each requirement's handler is in tests/conformance/handlers/.
+step retries. Each requirement's handler is in conformance/handlers/.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from typing import Any
 
 import pytest
 
-from docflow.local import conformance, control
+from conformance import SUITES
+from docflow.local.fidelity import conformance as runner
+from docflow.local.stack import control
+from docflow.local.tools.ports import free_port_base
 
 pytestmark = pytest.mark.slow
 
@@ -42,36 +45,36 @@ ORCHESTRATOR_REQUIREMENTS = {
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict]]:
     state = tmp_path_factory.mktemp("conformance")
-    config = conformance.stack_config(state, conformance.free_port_base())
+    config = runner.stack_config(state, free_port_base(runner.FIRST_PORT))
     config.save()
     control.up(state)
     try:
         wanted = {
             rid: found
-            for rid, found in conformance.requirement_files(conformance.SUITES).items()
+            for rid, found in runner.requirement_files(SUITES).items()
             if rid in ORCHESTRATOR_REQUIREMENTS
         }
-        outcomes = conformance.run_requirements(
+        results = runner.run_requirements(
             wanted, config.runner_url, state / "conformance-logs.jsonl", state / "work"
         )
-        yield config, {o.requirement: o for o in outcomes}
+        yield config, {o.requirement: o for o in results}
     finally:
         control.down(state)
 
 
 @pytest.mark.parametrize("requirement", list(ORCHESTRATOR_REQUIREMENTS))
 def test_requirement(local_run: tuple[Any, dict], requirement: str) -> None:
-    _, outcomes = local_run
-    outcome = outcomes[requirement]
-    assert outcome.passed, f"{requirement} ({ORCHESTRATOR_REQUIREMENTS[requirement]}): " + (
-        "; ".join(outcome.errors)
+    _, results = local_run
+    result = results[requirement]
+    assert result.passed, f"{requirement} ({ORCHESTRATOR_REQUIREMENTS[requirement]}): " + (
+        "; ".join(result.errors)
     )
 
 
 def test_history_includes_execution_data_unless_asked_not_to(local_run: tuple[Any, dict]) -> None:
     """AWS's GetDurableExecutionHistory defaults IncludeExecutionData to true."""
-    config, outcomes = local_run
-    arn = outcomes["1-19"].execution_arn
+    config, results = local_run
+    arn = results["1-19"].execution_arn
     assert arn, "requirement 1-19 ran no execution"
 
     def started(query: str) -> dict[str, Any]:

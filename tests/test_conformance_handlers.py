@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import importlib
 
-from docflow.local import conformance
-from tests.conformance.handlers import FUNCTIONS
+from conformance import SUITES
+from conformance.handlers import FUNCTIONS
+from docflow.local.fidelity import conformance as runner
 
 
 def test_one_handler_per_requirement() -> None:
     required = {
-        conformance.FUNCTION_PREFIX + rid
-        for rid in conformance.requirement_files(conformance.SUITES)
+        runner.FUNCTION_PREFIX + rid
+        for rid in runner.requirement_files(SUITES)
     }
     assert len(required) == 97
     assert set(FUNCTIONS) == required

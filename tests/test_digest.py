@@ -16,8 +16,8 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 import callback_api.app as api
 import callback_api.digest as digest_function
 from docflow.classify.rules import load_rules
-from docflow.local import pdfgen as pdfs
-from docflow.local.mailbox import links_in, moto_sent_mail
+from docflow.local.tools import pdfgen as pdfs
+from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.digest import DigestJob
 from docflow.review.inbox import InboxIndex
 from docflow.review.keys import build_key_source

@@ -5,7 +5,6 @@ in this process, "crashed" by dropping its memory without a clean stop."""
 from __future__ import annotations
 
 import os
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,9 +15,10 @@ import pytest
 from moto.backends import get_backend
 from moto.server import ThreadedMotoServer
 
-from docflow.local import moto_state
-from docflow.local.durable_state import _STATE, DurableMoto
-from docflow.local.journal import Journal, frame, read_records
+from docflow.local.durability import moto_state
+from docflow.local.durability.durable_state import _STATE, DurableMoto
+from docflow.local.durability.journal import Journal, frame, read_records
+from docflow.local.tools.ports import free_port
 
 
 def test_a_torn_last_record_is_dropped_and_cut(tmp_path: Path) -> None:
@@ -66,12 +66,6 @@ def test_concurrent_writers_share_fsyncs_and_keep_every_record(tmp_path: Path) -
 
 
 # ---- replay on a real moto server -------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Moto:
     """A moto server over a state folder; crash() forgets memory, as SIGKILL would."""
 
@@ -88,7 +82,7 @@ class Moto:
         s3_backends.bucket_accounts.clear()
         self.durable = DurableMoto(self.state)
         report = self.durable.recover()
-        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=_free_port(), verbose=False)
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
         self.server.start()
         return report
 

@@ -17,9 +17,9 @@ from docflow.classify.rules import DEFAULT_RULES, load_rules
 from docflow.extract import PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.extract.fields import field_schema
-from docflow.local import pdfgen as pdfs
-from docflow.local.bedrock_emulator import BedrockEmulator
-from docflow.local.expense_emulator import ExpenseEmulator
+from docflow.local.emulators.bedrock import BedrockEmulator
+from docflow.local.emulators.expense import ExpenseEmulator
+from docflow.local.tools import pdfgen as pdfs
 from docflow.pdf import open_pdf
 from docflow.readmodel.queries import ReadModel
 from docflow.runtime import use_runtime

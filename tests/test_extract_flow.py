@@ -12,7 +12,7 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 from docflow import aws
 from docflow.classify.rules import DEFAULT_RULES
-from docflow.local import pdfgen as pdfs
+from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler

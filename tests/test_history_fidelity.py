@@ -7,8 +7,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
-from docflow.local.conformance import CapturedLogs
-from docflow.local.history_fidelity import _FailedInvocations, faithful_events, lambda_error
+from docflow.local.fidelity.conformance import CapturedLogs
+from docflow.local.fidelity.history_fidelity import (
+    _FailedInvocations,
+    faithful_events,
+    lambda_error,
+)
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)
 

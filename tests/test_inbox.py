@@ -20,8 +20,8 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 import callback_api.app as api
 from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
-from docflow.local import pdfgen as pdfs
-from docflow.local.mailbox import links_in, moto_sent_mail
+from docflow.local.tools import pdfgen as pdfs
+from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.inbox import InboxIndex
 from docflow.review.inbox_links import InboxLinks, inbox_claims
 from docflow.review.keys import build_key_source

@@ -12,10 +12,10 @@ import pytest
 
 from docflow import aws
 from docflow.classify.rules import DEFAULT_RULES
-from docflow.local import control
-from docflow.local.conformance import free_port_base
-from docflow.local.mailbox import links_in, stack_mail
-from docflow.local.pdfgen import make_pdf
+from docflow.local.stack import control
+from docflow.local.tools.mailbox import links_in, stack_mail
+from docflow.local.tools.pdfgen import make_pdf
+from docflow.local.tools.ports import free_port_base
 from docflow.readmodel.table import from_ddb
 from docflow.review.digest import digest_pk
 from docflow.settings import load_settings

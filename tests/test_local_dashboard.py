@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docflow.local.config import StackConfig
-from docflow.local.dashboard import charts, read_points, series
+from docflow.local.services.dashboard import charts, read_points, series
 from docflow.observability import record_local
 from docflow.ops.charts import bar_chart, line_chart
 

@@ -16,12 +16,12 @@ import pytest
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local import control
 from docflow.local.config import StackConfig
-from docflow.local.mailbox import links_in
-from docflow.local.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
-from docflow.local.raw_http import raw_status
-from docflow.local.uploads import object_created_event
+from docflow.local.stack import control
+from docflow.local.tools.mailbox import links_in
+from docflow.local.tools.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
+from docflow.local.tools.raw_http import raw_status
+from docflow.local.tools.uploads import object_created_event
 from docflow.readmodel.queries import ReadModel
 from docflow.review.links import link_id
 from docflow.settings import load_settings

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from docflow.local.config import StackConfig
-from docflow.local.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from tests.support.browser import launch
 from tests.support.live_stack import LEGAL_ONLY, fast_config, http, running_stack
 

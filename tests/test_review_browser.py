@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from docflow.local.config import StackConfig
-from docflow.local.mailbox import wait_for_links
-from docflow.local.pdfgen import make_pdf
-from docflow.local.uploads import put_document
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.pdfgen import make_pdf
+from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.support.browser import launch, not_blank

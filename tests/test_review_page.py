@@ -20,8 +20,8 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 import callback_api.app as api
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local import pdfgen as pdfs
-from docflow.local.mailbox import links_in, moto_sent_mail
+from docflow.local.tools import pdfgen as pdfs
+from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.review.register import RegisterStore

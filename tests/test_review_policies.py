@@ -17,8 +17,8 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 import callback_api.app as api
 from docflow.classify.rules import load_rules
 from docflow.ids import DocumentRef
-from docflow.local import pdfgen as pdfs
-from docflow.local.mailbox import links_in, moto_sent_mail
+from docflow.local.tools import pdfgen as pdfs
+from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.pipeline.review_stage import review_rounds
 from docflow.readmodel.queries import ReadModel
 from docflow.review.stages import StageStore
@@ -306,13 +306,13 @@ def test_local_stack_restart_between_the_reminder_and_the_decision(tmp_path: Pat
     """`DOCFLOW_RULES_PATH=FILE docflow up`, a 2-of-3 stage that reminds; the first approval,
     a reminder, the stack stopped and started again, then the second approval, with the link
     of the first e-mail, decides."""
-    from docflow.local import control
     from docflow.local.config import StackConfig
-    from docflow.local.conformance import free_port_base
-    from docflow.local.mailbox import stack_mail, wait_for_links
-    from docflow.local.pdfgen import make_pdf
-    from docflow.local.sandbox import reset_process_state
-    from docflow.local.uploads import put_document
+    from docflow.local.stack import control
+    from docflow.local.tools.mailbox import stack_mail, wait_for_links
+    from docflow.local.tools.pdfgen import make_pdf
+    from docflow.local.tools.ports import free_port_base
+    from docflow.local.tools.sandbox import reset_process_state
+    from docflow.local.tools.uploads import put_document
 
     saved = dict(os.environ)
     path = tmp_path / "rules.toml"

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from docflow import aws
-from docflow.local import control
 from docflow.local.config import StackConfig
-from docflow.local.mailbox import wait_for_links
-from docflow.local.pdfgen import INVOICE, make_pdf
-from docflow.local.sandbox import reset_process_state
-from docflow.local.uploads import put_document
+from docflow.local.stack import control
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.sandbox import reset_process_state
+from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 

@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from docflow.local.pdfgen import make_pdf
-from docflow.local.textract_emulator import TextractEmulator
+from docflow.local.emulators.textract import TextractEmulator
+from docflow.local.tools.pdfgen import make_pdf
 from docflow.pdf import open_pdf
 from docflow.readers.factory import build_reader
 from docflow.settings import load_settings

@@ -13,7 +13,7 @@ import pytest
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel import transitions as t
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for

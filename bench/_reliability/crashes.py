@@ -13,8 +13,8 @@ import time
 import urllib.request
 from typing import Any
 
-from _reliability.corpus import contract, invoice, post
-from _reliability.harness import TERMINAL, Stack, history_counts, review_url, statuses_of
+from _reliability.corpus import contract, invoice
+from _reliability.harness import TERMINAL, Stack, approve_pending_and_count, statuses_of
 
 SEED = 20261129
 
@@ -42,22 +42,7 @@ def run(smoke: bool) -> dict[str, Any]:
             kills.append(round(time.monotonic() - began, 1))
             _wait_healthy(stack)
         states = stack.wait_settled(docs, timeout_s=240 if smoke else 600)
-        executions = stack.executions()
-        # The invariant: a document the read model shows as in progress has a live run.
-        orphans = [
-            d.key
-            for d in docs
-            if states[d.run_id].get("status") not in TERMINAL
-            and executions.get(d.execution_name) != "RUNNING"
-        ]
-        pending = [d for d in docs if states[d.run_id].get("status") == "pending-review"]
-        approvals = [
-            post(review_url(stack, d), {"decision": "approve"}) for d in pending
-        ]
-        after = stack.wait_settled(pending, 120, frozenset({"finalized"}))
-        finalized = history_counts(stack, docs, "finalized")
-        finals = len(stack.artifacts("/final.json"))
-        mail = stack.mail_per_recipient_and_subject()
+        settled = approve_pending_and_count(stack, docs, states, 120)
         storm = crash_loop(stack, 2 if smoke else 3)
         restarts = stack.stats().get("hostRestarts", 0)
 
@@ -70,22 +55,20 @@ def run(smoke: bool) -> dict[str, Any]:
         "host_restarts": restarts,
         "outcomes": dict(outcome),
         "settled": sum(outcome[s] for s in (*TERMINAL, "pending-review")),
-        "in_progress_without_a_live_execution": orphans,
-        "pending_approved_and_finalized": sum(
-            1 for d in pending if after.get(d.run_id, {}).get("status") == "finalized"
-        ),
-        "approvals_accepted": approvals.count(200),
-        "runs_finalized_twice": sum(n for k, n in finalized.items() if k > 1),
-        "finalize_records": finals,
-        "finalized_runs": sum(n for k, n in finalized.items() if k >= 1),
-        "review_emails": sum(mail.values()),
-        "review_emails_sent_twice": sum(1 for n in mail.values() if n > 1),
+        "in_progress_without_a_live_execution": settled.orphans,
+        "pending_approved_and_finalized": settled.pending_finalized,
+        "approvals_accepted": settled.approvals.count(200),
+        "runs_finalized_twice": settled.runs_finalized_twice,
+        "finalize_records": settled.finalize_records,
+        "finalized_runs": settled.finalized_runs,
+        "review_emails": settled.review_emails,
+        "review_emails_sent_twice": settled.review_emails_sent_twice,
         "crash_loop": storm,
     }
     report["passed"] = (
         report["settled"] == count
-        and not orphans
-        and report["pending_approved_and_finalized"] == len(pending)
+        and not settled.orphans
+        and report["pending_approved_and_finalized"] == len(settled.pending)
         and report["runs_finalized_twice"] == 0
         and report["finalize_records"] == report["finalized_runs"]
         and report["review_emails_sent_twice"] == 0

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import tempfile
 import time
@@ -23,35 +22,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _reliability.corpus import post
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local import control
 from docflow.local.config import StackConfig
-from docflow.local.mailbox import wait_for_links
-from docflow.local.sandbox import reset_process_state
-from docflow.local.uploads import object_created_event, put_document
+from docflow.local.stack import control
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.ports import free_port_base
+from docflow.local.tools.sandbox import reset_process_state
+from docflow.local.tools.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 
 TERMINAL = frozenset({"finalized", "archived", "failed"})
 SETTLED = TERMINAL | {"pending-review"}
-
-
-def free_port_base(span: int = 12) -> int:
-    """A base port with `span` free ports above it (the stack takes base+0..base+10)."""
-    for base in range(20000 + (os.getpid() % 300) * 40, 60000, 40):
-        if all(_free(base + offset) for offset in range(span)):
-            return base
-    raise RuntimeError("no free block of ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 @dataclass
@@ -64,7 +48,11 @@ class Stack:
     def running(cls, **options: Any) -> Iterator[Stack]:
         saved = dict(os.environ)
         folder = Path(tempfile.mkdtemp(prefix="docflow-reliability-"))
-        config = StackConfig(state=folder / "state", port_base=free_port_base(), **options)
+        config = StackConfig(
+            state=folder / "state",
+            port_base=free_port_base(20000 + (os.getpid() % 300) * 40, step=40),
+            **options,
+        )
         config.save()
         try:
             control.up(config.state)
@@ -252,6 +240,76 @@ def history_counts(stack: Stack, docs: list[DocumentRef], status: str) -> Counte
     return Counter(
         sum(1 for h in stack.history(d) if h["status"] == status and h["runId"] == d.run_id)
         for d in docs
+    )
+
+
+@dataclass
+class Settled:
+    """A scenario's end as the outside views show it, once its documents settled: documents
+    in progress without a live execution, the pending reviews approved through their real
+    links, and what was finalized, counted from history, S3 and SES."""
+
+    executions: dict[str, str]
+    orphans: list[str]
+    pending: list[DocumentRef]
+    approvals: list[int]
+    after_approval: dict[str, dict[str, Any]]
+    finalized: Counter[int]
+    finalize_records: int
+    mail: Counter[tuple[str, str]]
+
+    @property
+    def pending_finalized(self) -> int:
+        return sum(
+            1 for d in self.pending if self.after_approval.get(d.run_id, {}).get("status")
+            == "finalized"
+        )
+
+    @property
+    def runs_finalized_twice(self) -> int:
+        return sum(n for k, n in self.finalized.items() if k > 1)
+
+    @property
+    def finalized_runs(self) -> int:
+        return sum(n for k, n in self.finalized.items() if k >= 1)
+
+    @property
+    def review_emails(self) -> int:
+        return sum(self.mail.values())
+
+    @property
+    def review_emails_sent_twice(self) -> int:
+        return sum(1 for n in self.mail.values() if n > 1)
+
+
+def approve_pending_and_count(
+    stack: Stack,
+    docs: list[DocumentRef],
+    states: dict[str, dict[str, Any]],
+    approve_timeout_s: float,
+) -> Settled:
+    """No orphans, approve what is pending, count the finals: the check every scenario that
+    settles a corpus makes. `states` is what `wait_settled` returned for `docs`."""
+    executions = stack.executions()
+    # The invariant: a document the read model shows as in progress has a live run.
+    orphans = [
+        d.key
+        for d in docs
+        if states[d.run_id].get("status") not in TERMINAL
+        and executions.get(d.execution_name) != "RUNNING"
+    ]
+    pending = [d for d in docs if states[d.run_id].get("status") == "pending-review"]
+    approvals = [post(review_url(stack, d), {"decision": "approve"}) for d in pending]
+    after = stack.wait_settled(pending, approve_timeout_s, frozenset({"finalized"}))
+    return Settled(
+        executions=executions,
+        orphans=orphans,
+        pending=pending,
+        approvals=approvals,
+        after_approval=after,
+        finalized=history_counts(stack, docs, "finalized"),
+        finalize_records=len(stack.artifacts("/final.json")),
+        mail=stack.mail_per_recipient_and_subject(),
     )
 
 

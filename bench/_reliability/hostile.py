@@ -28,8 +28,8 @@ from _reliability.corpus import contract, post
 from _reliability.harness import Stack
 from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
-from docflow.local.mailbox import wait_for_links
-from docflow.local.raw_http import raw_status
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.raw_http import raw_status
 from docflow.review.inbox_links import InboxLinks
 from docflow.review.keys import build_key_source
 from docflow.review.signing import Claims, KeyRing, mint

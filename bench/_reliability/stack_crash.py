@@ -15,8 +15,8 @@ import random
 import time
 from typing import Any
 
-from _reliability.corpus import contract, invoice, post
-from _reliability.harness import TERMINAL, Stack, history_counts, review_url, statuses_of
+from _reliability.corpus import contract, invoice
+from _reliability.harness import Stack, approve_pending_and_count, statuses_of
 
 SEED = 20261130
 
@@ -55,22 +55,8 @@ def run(smoke: bool) -> dict[str, Any]:
             recoveries.append(stack.bring_up())
         states = stack.wait_settled(docs, timeout_s=300 if smoke else 900)
         settled_s = time.monotonic() - began
-        executions = stack.executions()
-        orphans = [
-            d.key
-            for d in docs
-            if states[d.run_id].get("status") not in TERMINAL
-            and executions.get(d.execution_name) != "RUNNING"
-        ]
-        pending = [d for d in docs if states[d.run_id].get("status") == "pending-review"]
-        approvals = [
-            post(review_url(stack, d), {"decision": "approve"}) for d in pending
-        ]
-        after = stack.wait_settled(pending, 180, frozenset({"finalized"}))
-        final = {**states, **after}
-        finalized = history_counts(stack, docs, "finalized")
-        finals = len(stack.artifacts("/final.json"))
-        mail = stack.mail_per_recipient_and_subject()
+        settled = approve_pending_and_count(stack, docs, states, 180)
+        final = {**states, **settled.after_approval}
 
     wrong = [
         d.key
@@ -103,17 +89,19 @@ def run(smoke: bool) -> dict[str, Any]:
         "outcomes_before_approval": dict(statuses_of(states, docs)),
         "outcomes": dict(statuses_of(final, docs)),
         "wrong_outcome": wrong,
-        "executions": len(executions),
-        "documents_without_execution": len({d.execution_name for d in docs} - set(executions)),
+        "executions": len(settled.executions),
+        "documents_without_execution": len(
+            {d.execution_name for d in docs} - set(settled.executions)
+        ),
         "source_missing": reasons.count("source-missing"),
-        "in_progress_without_a_live_execution": orphans,
-        "approvals_accepted": approvals.count(200),
-        "runs_finalized_twice": sum(n for k, n in finalized.items() if k > 1),
-        "finalize_records": finals,
-        "finalized_runs": sum(n for k, n in finalized.items() if k >= 1),
+        "in_progress_without_a_live_execution": settled.orphans,
+        "approvals_accepted": settled.approvals.count(200),
+        "runs_finalized_twice": settled.runs_finalized_twice,
+        "finalize_records": settled.finalize_records,
+        "finalized_runs": settled.finalized_runs,
         # At-least-once by design (README): reported, not judged.
-        "review_emails": sum(mail.values()),
-        "review_emails_sent_twice": sum(1 for n in mail.values() if n > 1),
+        "review_emails": settled.review_emails,
+        "review_emails_sent_twice": settled.review_emails_sent_twice,
     }
     report["passed"] = (
         len(kills) == kills_wanted
@@ -122,8 +110,8 @@ def run(smoke: bool) -> dict[str, Any]:
         and report["executions"] == count
         and report["documents_without_execution"] == 0
         and report["source_missing"] == 0
-        and not orphans
-        and report["approvals_accepted"] == len(pending) == len(review)
+        and not settled.orphans
+        and report["approvals_accepted"] == len(settled.pending) == len(review)
         and report["runs_finalized_twice"] == 0
         and report["finalize_records"] == report["finalized_runs"] == count
     )

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from _reliability.harness import SETTLED, Stack, statuses_of
-from docflow.local.pdfgen import make_pdf
-from docflow.local.textract_emulator import TextractEmulator
+from docflow.local.emulators.textract import TextractEmulator
+from docflow.local.tools.pdfgen import make_pdf
 
 THROTTLE_RATE = 0.3
 CAP = 2

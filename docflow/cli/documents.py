@@ -141,7 +141,7 @@ def print_review_links(
 ) -> None:
     """For convenience, the open stage's links as the local SES delivered them: the read model
     holds link ids only, the links themselves live in the reviewers' mailboxes."""
-    from docflow.local.mailbox import links_in, stack_mail
+    from docflow.local.tools.mailbox import links_in, stack_mail
 
     pairs = list(zip(results, submitted, strict=True))
     waiting = {s["runId"] for r, s in pairs if r["status"] == PENDING_REVIEW}

@@ -19,7 +19,7 @@ from docflow.readmodel.queries import ReadModel
 
 
 def stack(args: argparse.Namespace, start: bool = False) -> Any:
-    from docflow.local import control
+    from docflow.local.stack import control
 
     state = Path(args.state)
     if start:
@@ -35,7 +35,7 @@ def model() -> ReadModel:
 
 def maybe_local(args: argparse.Namespace) -> Any:
     """Query the local stack when it runs (or --local), otherwise the configured AWS."""
-    from docflow.local import control
+    from docflow.local.stack import control
 
     if args.local or control.running_pid(Path(args.state)):
         return stack(args)
@@ -43,7 +43,7 @@ def maybe_local(args: argparse.Namespace) -> Any:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from docflow.local import control, recovery
+    from docflow.local.stack import control, recovery
 
     starting = control.running_pid(Path(args.state)) is None
     config = control.up(Path(args.state))
@@ -61,7 +61,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    from docflow.local import control
+    from docflow.local.stack import control
 
     stopped = control.down(Path(args.state))
     print_json({"stopped": stopped}) if args.json else print(
@@ -71,7 +71,7 @@ def cmd_down(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from docflow.local import control
+    from docflow.local.stack import control
 
     info = control.status(Path(args.state))
     if args.json:
@@ -98,9 +98,9 @@ def cmd_mail(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from docflow.local import control
     from docflow.local.config import StackConfig
-    from docflow.local.dashboard import url
+    from docflow.local.services.dashboard import url
+    from docflow.local.stack import control
 
     state = Path(args.state)
     running = control.running_pid(state) is not None
@@ -118,7 +118,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 def cmd_events(args: argparse.Namespace) -> int:
     from docflow.local.config import StackConfig
-    from docflow.local.operators import EVENTS_FILE, read_events
+    from docflow.local.services.operators import EVENTS_FILE, read_events
 
     path = StackConfig.load(Path(args.state)).state / EVENTS_FILE
     shown = 0

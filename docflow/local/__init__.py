@@ -1,0 +1,20 @@
+"""The embedded local stack, in rooms by responsibility.
+
+config.py, resources.py   the shared base: the stack's ports and state folder, and the AWS
+                          resources template.yaml declares, created in moto
+stack/        the supervisor (`stackd`), starting and stopping it, the recovery report
+services/     what the stack plays of AWS: the functions' host, the Function URL frontend,
+              the intake poller (the event source mapping), the schedules and operators' loops,
+              the dashboard page
+durability/   what makes the stack survive a kill: the journal, durable moto state, snapshots
+fidelity/     what corrects or measures the local tools against AWS: moto's atomic writes,
+              history and callback fidelity, timers re-armed after a restart, the conformance
+              runner, durable stats
+emulators/    the AWS APIs moto lacks (Textract, AnalyzeExpense, Converse) on one loopback
+              server base
+tools/        what tests, benchmarks and the CLI share: sandbox, PDF generator, uploads,
+              mailbox, raw HTTP, free ports
+
+Imports run downward only: stack -> services -> tools -> durability -> fidelity -> the base;
+emulators import nothing of the local stack. Nothing under docflow/local ships to Lambda.
+"""

@@ -10,6 +10,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from botocore.exceptions import ClientError
+
+from docflow import aws
 from docflow.local.resources import LocalNames
 
 DEFAULT_PORT_BASE = 8780
@@ -136,9 +139,6 @@ class StackConfig:
 
     def create_local_only_tables(self) -> None:
         """The start-claims table exists only locally: in AWS, Lambda de-duplicates starts."""
-        from botocore.exceptions import ClientError
-
-        from docflow import aws
 
         try:
             aws.client("dynamodb").create_table(
@@ -148,7 +148,7 @@ class StackConfig:
                 KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ResourceInUseException":
+            if aws.error_code(exc) != "ResourceInUseException":
                 raise
         sqs = aws.client("sqs")
         url = sqs.get_queue_url(QueueName=self.names("IntakeQueue"))["QueueUrl"]

@@ -117,7 +117,7 @@ def _table(name: str, props: dict[str, Any]) -> str:
     try:
         ddb.create_table(**args)
     except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ResourceInUseException":
+        if aws.error_code(exc) != "ResourceInUseException":
             raise
         _add_missing_indexes(ddb, name, props)
     ttl = props.get("TimeToLiveSpecification")
@@ -146,7 +146,7 @@ def _bucket(name: str, props: dict[str, Any]) -> str:
     try:
         s3.create_bucket(Bucket=name)
     except ClientError as exc:
-        if exc.response["Error"]["Code"] not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+        if aws.error_code(exc) not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
             raise
     if props.get("VersioningConfiguration"):
         s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
@@ -162,7 +162,7 @@ def _secret(name: str) -> str:
     try:
         sm.create_secret(Name=name, SecretString=KeyRing.generate_json("k1"))
     except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ResourceExistsException":
+        if aws.error_code(exc) != "ResourceExistsException":
             raise
     return name
 
@@ -172,7 +172,7 @@ def _queue(name: str, attributes: dict[str, str]) -> str:
     try:
         return str(sqs.get_queue_url(QueueName=name)["QueueUrl"])  # kept from a previous run
     except ClientError as exc:
-        if "NonExistentQueue" not in exc.response["Error"]["Code"]:
+        if "NonExistentQueue" not in aws.error_code(exc):
             raise
     return str(sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"])
 
@@ -224,7 +224,7 @@ def _domain_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, st
     try:
         events.create_event_bus(Name=bus)
     except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ResourceAlreadyExistsException":
+        if aws.error_code(exc) != "ResourceAlreadyExistsException":
             raise
     q_props = resources["DomainEventsQueue"]["Properties"]
     queue_url = _queue(

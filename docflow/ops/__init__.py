@@ -1,1 +1,2 @@
-"""The operators' view: the dashboard's custom widgets and the local dashboard page."""
+"""The operators' view: the dashboard's custom widgets and charts (the local stack serves the same
+page). May import the read model; nothing above it."""

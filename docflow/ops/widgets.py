@@ -14,6 +14,7 @@ parameter). The token is a position in the index, not a credential.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from html import escape
@@ -181,8 +182,6 @@ def cloudwatch_pager(endpoint: str, params: Mapping[str, Any]) -> Pager:
     """A "Next page" button that asks this function for the next page, in the same widget."""
 
     def pager(kind: str, token: str) -> str:
-        import json
-
         body = json.dumps({**params, "list": kind, "nextToken": token})
         return (
             '<p><a class="btn">Next page</a>'

@@ -6,6 +6,7 @@ detector's matched value, never a token or callback id.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -150,8 +151,6 @@ class Report:
 
 
 def _check_payload(payload: Any) -> None:
-    import json
-
     if not isinstance(payload, dict):
         raise ReportError("payload", "must be a JSON object")
     for name, value in payload.items():

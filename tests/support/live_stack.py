@@ -14,11 +14,11 @@ from urllib.parse import urlencode
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local import control
 from docflow.local.config import StackConfig
-from docflow.local.mailbox import wait_for_links
-from docflow.local.sandbox import reset_process_state
-from docflow.local.uploads import put_document
+from docflow.local.stack import control
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.sandbox import reset_process_state
+from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 

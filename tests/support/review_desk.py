@@ -13,7 +13,7 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 import callback_api.app as api
 from callback_api.views import ReviewViews
-from docflow.local.callback_fidelity import close_callbacks_of_ended_executions
+from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.reporting import build_reporter
 from docflow.review.callbacks import CallbackGone
 from docflow.review.desk import ReviewDesk

@@ -1,0 +1,79 @@
+"""Amazon Textract's AnalyzeExpense on loopback: the local twin of the `textract-expense` engine.
+
+moto does not implement AnalyzeExpense. This extends the Textract emulator (same server, same
+injected throttling, same in-flight measurement, so one `AWS_ENDPOINT_URL_TEXTRACT` serves the
+OCR reader and the expense engine): it reads the page image with tesseract, finds the fields
+with docflow's own rules engine and answers in AnalyzeExpense's shape, so the production
+engine's mapping, parsing, throttle retries and cap run unchanged. It emulates the API, not
+Textract's accuracy. `bad_values=True` prints values no parser accepts, to show that a bad
+answer never fails a document.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docflow.extract.base import PageInput
+from docflow.extract.fields import AMOUNT, FIELD_KINDS
+from docflow.extract.rules import RulesEngine
+from docflow.local.emulators.textract import Render, TextractEmulator
+
+# Canonical name -> the AnalyzeExpense summary type the service would report.
+EXPENSE_TYPES = {
+    "invoice_number": "INVOICE_RECEIPT_ID",
+    "po_number": "PO_NUMBER",
+    "invoice_date": "INVOICE_RECEIPT_DATE",
+    "due_date": "DUE_DATE",
+    "vendor_name": "VENDOR_NAME",
+    "net_amount": "SUBTOTAL",
+    "tax_amount": "TAX",
+    "total_amount": "TOTAL",
+}
+
+
+class ExpenseEmulator(TextractEmulator):
+    def __init__(
+        self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0, bad_values: bool = False
+    ) -> None:
+        super().__init__(port=port, throttle_rate=throttle_rate, seed=seed)
+        self.bad_values = bad_values
+        self._rules = RulesEngine()
+
+    def operations(self) -> dict[str, Render]:
+        return {**super().operations(), "Textract.AnalyzeExpense": self.expense_answer}
+
+    def expense_answer(self, text: str, ocr_confidence: float) -> dict[str, Any]:
+        page = PageInput(1, text, "tesseract", ocr_confidence)
+        found = self._rules.extract([page], list(FIELD_KINDS)).fields
+        currency = found.get("currency")
+        summary: list[dict[str, Any]] = []
+        for name, expense_type in EXPENSE_TYPES.items():
+            if name not in found:
+                continue
+            field = found[name]
+            value = field.value
+            if self.bad_values and FIELD_KINDS[name] == AMOUNT:
+                value = "12O,OO.5"  # an OCR-mangled amount no parser accepts
+            item: dict[str, Any] = {
+                "Type": {"Text": expense_type, "Confidence": 99.0},
+                "ValueDetection": {
+                    "Text": value,
+                    "Confidence": round(field.confidence * 100, 2),
+                    "Geometry": {
+                        "BoundingBox": {"Width": 0.2, "Height": 0.02, "Left": 0.1, "Top": 0.1}
+                    },
+                },
+                "PageNumber": 1,
+            }
+            if currency and FIELD_KINDS[name] == AMOUNT:
+                item["Currency"] = {
+                    "Code": currency.value,
+                    "Confidence": round(currency.confidence * 100, 2),
+                }
+            summary.append(item)
+        return {
+            "DocumentMetadata": {"Pages": 1},
+            "ExpenseDocuments": [
+                {"ExpenseIndex": 1, "SummaryFields": summary, "LineItemGroups": []}
+            ],
+        }

@@ -1,0 +1,101 @@
+"""Amazon Textract's DetectDocumentText on loopback, read by tesseract, with injected throttling.
+
+moto's Textract answers every call with no text, which would leave a local run of the
+production reader with nothing to classify. This server speaks Textract's JSON protocol on
+the wire, so `TextractReader`, botocore's retries, docflow's throttle handling and the
+cross-execution lease cap all run unchanged against it (`AWS_ENDPOINT_URL_TEXTRACT`). It
+emulates the API, not Textract's accuracy: LINE blocks come from tesseract's lines, and each
+WORD block carries its line's mean confidence.
+
+It also measures what only the service side can see: calls in flight at once (the peak is what
+the cap must bound), calls answered, and calls refused with a throttling error.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.readers.tesseract import TesseractReader
+
+# What Textract returns when a caller exceeds its transactions per second (HTTP 400).
+THROTTLE_ERROR = "ProvisionedThroughputExceededException"
+
+# An operation's answer from the page's OCR text and its mean confidence.
+Render = Callable[[str, float], dict[str, Any]]
+
+
+@dataclass
+class TextractStats:
+    calls: int = 0
+    answered: int = 0
+    throttled: int = 0
+    in_flight: int = 0
+    peak_in_flight: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+class TextractEmulator(LoopbackEmulator):
+    content_type = "application/x-amz-json-1.1"
+
+    def __init__(self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0) -> None:
+        super().__init__(port=port, throttle_rate=throttle_rate, seed=seed)
+        self.stats = TextractStats()
+        self._ocr = TesseractReader()
+
+    def operations(self) -> dict[str, Render]:
+        """X-Amz-Target -> its answer; every operation reads one page image with tesseract."""
+        return {"Textract.DetectDocumentText": detect_document_text_answer}
+
+    def handle(self, request: Request) -> Reply:
+        status, answer = self.answer(request.header("X-Amz-Target"), request.body)
+        return Reply(status, answer)
+
+    def answer(self, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        render = self.operations().get(target)
+        if render is None:
+            return 400, {"__type": "UnsupportedOperation", "message": f"{target} is not emulated"}
+        with self._lock:
+            self.stats.calls += 1
+            self.stats.in_flight += 1
+            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.stats.in_flight)
+            throttle = self.draw_throttle()
+        try:
+            if throttle:
+                with self._lock:
+                    self.stats.throttled += 1
+                return 400, {"__type": THROTTLE_ERROR, "message": "Rate exceeded"}
+            try:
+                png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
+            except (ValueError, KeyError, TypeError):
+                return 400, {"__type": "InvalidParameterException", "message": "no document"}
+            text, confidence = self._ocr.ocr_png(png)
+            with self._lock:
+                self.stats.answered += 1
+            return 200, render(text, confidence)
+        finally:
+            with self._lock:
+                self.stats.in_flight -= 1
+
+
+def detect_document_text_answer(text: str, confidence: float) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"BlockType": "PAGE", "Id": "page-1"}]
+    for n, line in enumerate(filter(None, text.split("\n"))):
+        blocks.append(
+            {"BlockType": "LINE", "Id": f"line-{n}", "Text": line, "Confidence": confidence}
+        )
+        blocks += [
+            {"BlockType": "WORD", "Id": f"word-{n}-{i}", "Text": word, "Confidence": confidence}
+            for i, word in enumerate(line.split())
+        ]
+    return {
+        "DocumentMetadata": {"Pages": 1},
+        "Blocks": blocks,
+        "DetectDocumentTextModelVersion": "1.0",
+    }

@@ -1,0 +1,273 @@
+"""The operators' dashboard on the local stack: `/dashboard` on the review port.
+
+The same lists as the CloudWatch dashboard's custom widgets (docflow.ops.widgets, from the
+read model's indexes), and the same metric panels drawn as SVG on the server from the data
+points the stack recorded in `metrics.jsonl` (the functions' EMF metrics, the function
+host's invocations and durations, the queue sampler's depths). No script, nothing fetched
+from elsewhere; GET only; loopback only (the review port binds 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+from docflow.local.config import StackConfig
+from docflow.ops.charts import bar_chart, line_chart
+from docflow.ops.widgets import render_list, template
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+
+PATH = "/dashboard"
+WINDOW_MIN = 60
+REFRESH_S = 15
+HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+Point = dict[str, Any]
+
+
+def read_points(path: Path, since: float = 0.0) -> list[Point]:
+    if not path.exists():
+        return []
+    points = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                point = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a crash mid-write
+            if point.get("t", 0) >= since:
+                points.append(point)
+    return points
+
+
+def series(
+    points: Iterable[Point],
+    start: float,
+    pick: Callable[[Point], str | None],
+    how: str = "sum",
+    buckets: int = WINDOW_MIN,
+) -> dict[str, list[float]]:
+    """Per-minute buckets since `start`, one series per name `pick` gives (None: skip).
+
+    `sum` adds counts up; `max` and `mean` are gauges (a depth, an age, a duration): a minute
+    with no sample keeps the previous minute's value, so the line's end is the latest reading.
+    """
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0] * buckets)
+    counts: dict[str, list[int]] = defaultdict(lambda: [0] * buckets)
+    for point in points:
+        name = pick(point)
+        index = int((point["t"] - start) // 60)
+        if name is None or not 0 <= index < buckets:
+            continue
+        value = float(point["value"])
+        if how == "max":
+            sums[name][index] = max(sums[name][index], value)
+        else:
+            sums[name][index] += value
+        counts[name][index] += 1
+    if how == "sum":
+        return dict(sums)
+    out: dict[str, list[float]] = {}
+    for name, values in sums.items():
+        latest, filled = 0.0, []
+        for value, n in zip(values, counts[name], strict=True):
+            if n:
+                latest = value / n if how == "mean" else value
+            filled.append(latest)
+        out[name] = filled
+    return out
+
+
+def _is(namespace: str, name: str, **dims: str) -> Callable[[Point], bool]:
+    def match(p: Point) -> bool:
+        found = p.get("dims", {})
+        return (
+            p.get("ns") == namespace
+            and p.get("name") == name
+            and all(found.get(k) == v for k, v in dims.items())
+        )
+
+    return match
+
+
+def charts(points: list[Point], config: StackConfig, now: float) -> str:
+    start = now - WINDOW_MIN * 60
+    recent = [p for p in points if p["t"] >= start]
+    labels = (
+        datetime.fromtimestamp(start, UTC).strftime("%H:%M"),
+        datetime.fromtimestamp(now, UTC).strftime("%H:%M"),
+    )
+
+    def docflow(names: dict[str, str]) -> Callable[[Point], str | None]:
+        return lambda p: names.get(p["name"]) if p.get("ns") == "docflow" else None
+
+    def by_dim(metric: str, dim: str) -> Callable[[Point], str | None]:
+        return lambda p: (
+            str(p["dims"].get(dim)) if p.get("ns") == "docflow" and p["name"] == metric else None
+        )
+
+    orchestrator = _is("AWS/Lambda", "Duration", FunctionName="docflow-orchestrator")
+    errors = _is("AWS/Lambda", "Errors", FunctionName="docflow-orchestrator")
+    intake, dlq = config.names("IntakeQueue"), config.names("IntakeDeadLetterQueue")
+    documents = {
+        "DocumentsReceived": "received",
+        "DocumentsFinalized": "finalized",
+        "DocumentsArchived": "archived",
+        "DocumentsFailed": "failed",
+    }
+    panels = [
+        line_chart("Documents", series(recent, start, docflow(documents)), labels),
+        bar_chart(
+            "Failed, by reason (all recorded)", _totals(points, "DocumentsFailedByReason", "reason")
+        ),
+        line_chart(
+            "Pages read, by engine", series(recent, start, by_dim("PagesRead", "engine")), labels
+        ),
+        line_chart(
+            "Textract throttles and cap waits",
+            series(
+                recent,
+                start,
+                docflow({"ReaderThrottles": "throttled calls", "ReaderCapWaits": "cap waits"}),
+            ),
+            labels,
+        ),
+        line_chart(
+            "Reviews",
+            series(
+                recent,
+                start,
+                docflow({"PendingReviews": "pending", "OverdueReviews": "overdue"}),
+                "max",
+            ),
+            labels,
+            gauge=True,
+        ),
+        line_chart(
+            "Oldest pending review",
+            series(recent, start, docflow({"OldestPendingReviewSeconds": "seconds"}), "max"),
+            labels,
+            unit=" s",
+            gauge=True,
+        ),
+        line_chart(
+            "Intake queue and DLQ depth",
+            series(
+                recent,
+                start,
+                lambda p: (
+                    {intake: "intake", dlq: "DLQ"}.get(p["dims"].get("QueueName", ""))
+                    if p.get("ns") == "AWS/SQS"
+                    else None
+                ),
+                "max",
+            ),
+            labels,
+            gauge=True,
+        ),
+        line_chart(
+            "Orchestrator errors",
+            series(recent, start, lambda p: "errors" if errors(p) else None),
+            labels,
+        ),
+        line_chart(
+            "Orchestrator invocation duration (mean)",
+            series(recent, start, lambda p: "ms" if orchestrator(p) else None, "mean"),
+            labels,
+            unit=" ms",
+            gauge=True,
+        ),
+        bar_chart("Cost per day and document type (USD, estimate)", _cost_by_day(points), ""),
+        bar_chart(
+            "Domain events published", _totals(points, "DomainEventsPublished", "detailType")
+        ),
+    ]
+    return "".join(f"<section>{panel}</section>" for panel in panels)
+
+
+def _totals(points: Iterable[Point], metric: str, dim: str) -> dict[str, float]:
+    totals: dict[str, float] = defaultdict(float)
+    for p in points:
+        if p.get("ns") == "docflow" and p.get("name") == metric:
+            totals[str(p["dims"].get(dim))] += float(p["value"])
+    return dict(totals)
+
+
+def _cost_by_day(points: Iterable[Point]) -> dict[str, float]:
+    totals: dict[str, float] = defaultdict(float)
+    for p in points:
+        if p.get("ns") == "docflow" and p.get("name") == "DocumentCostUsd":
+            day = datetime.fromtimestamp(p["t"], UTC).strftime("%m-%d")
+            totals[f"{day} {p['dims'].get('docType')}"] += float(p["value"])
+    return dict(totals)
+
+
+def render(config: StackConfig, query: str, now: float | None = None) -> str:
+    now = now or time.time()
+    params = {k: v[0] for k, v in parse_qs(query).items()}
+    model = ReadModel(load_settings().table_name)
+    stuck_after = params.get("stuck", "15m")
+
+    def pager(kind: str, token: str) -> str:
+        return f'<p><a href="{PATH}?{escape(kind)}={quote(token)}#{escape(kind)}">Next page</a></p>'
+
+    def section(kind: str) -> str:
+        try:
+            return render_list(
+                model, kind, limit=20, token=params.get(kind), older_than=stuck_after, pager=pager
+            )
+        except ValueError as exc:
+            return f"<p>{escape(str(exc))}</p>"
+
+    return template("dashboard.html").substitute(
+        refresh=REFRESH_S,
+        now=escape(datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M:%S")),
+        window=WINDOW_MIN,
+        pending=section("pending"),
+        stuck=section("stuck"),
+        failed=section("failed"),
+        charts=charts(read_points(config.state / "metrics.jsonl"), config, now),
+    )
+
+
+def answer(config: StackConfig, method: str, path: str, query: str) -> tuple[int, dict, bytes]:
+    """(status, headers, body) for a request under /dashboard."""
+    if path.rstrip("/") != PATH:
+        return 404, {"Content-Type": "text/plain; charset=utf-8"}, b"not found"
+    if method not in ("GET", "HEAD"):
+        return 405, {"Allow": "GET, HEAD", "Content-Type": "text/plain; charset=utf-8"}, b""
+    try:
+        body = render(config, query).encode()
+    except Exception as exc:  # the page reports a broken part instead of dropping the request
+        return 503, {"Content-Type": "text/plain; charset=utf-8"}, repr(exc).encode()
+    return 200, dict(HEADERS), body
+
+
+def url(config: StackConfig) -> str:
+    return config.review_url + PATH
+
+
+def serve(request: Any, config: StackConfig, path: str, query: str) -> None:
+    """Write the answer to a BaseHTTPRequestHandler (the review port's server)."""
+    status, headers, body = answer(config, request.command, path, query)
+    request.send_response(status)
+    for key, value in headers.items():
+        request.send_header(key, value)
+    request.send_header("Content-Length", str(len(body)))
+    request.end_headers()
+    if request.command != "HEAD":
+        request.wfile.write(body)

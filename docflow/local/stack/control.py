@@ -1,0 +1,164 @@
+"""Starting, stopping and inspecting the local stack from the `docflow` command."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from docflow.local.config import StackConfig
+
+DEFAULT_STATE = Path(os.environ.get("DOCFLOW_STATE", ".docflow"))
+
+
+def _alive(pid: int) -> bool:
+    _reap(pid)  # a stack this process started is its child: reap it, or it lingers as a zombie
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    # A killed stack whose parent is gone is a zombie until init reaps it: dead all the same.
+    with contextlib.suppress(OSError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def running_pid(state: Path = DEFAULT_STATE) -> int | None:
+    ready = state / "stackd.ready"
+    if not ready.exists():
+        return None
+    try:
+        pid = int(ready.read_text().strip())
+    except ValueError:
+        return None
+    return pid if _alive(pid) else None
+
+
+def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
+    """Point this process's AWS clients at the local stack."""
+    config = StackConfig.load(state)
+    os.environ.update(config.client_env())
+    # The sandbox module imports moto (over a second): `docflow status` and friends need not.
+    from docflow.local.tools.sandbox import reset_process_state
+
+    reset_process_state()
+    return config
+
+
+def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
+    config = StackConfig.load(state)
+    if running_pid(state):
+        return config
+    use_rules_from_env(config)
+    config.save()
+    (state / "stackd.ready").unlink(missing_ok=True)
+    _kill_orphaned_host(state)
+    log = (state / "stackd.log").open("ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docflow.local.stack.stackd", "--state", str(state)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        # A fixed hash seed: moto's journal replays requests in a new process, and any set it
+        # iterates must come out in the order it did the first time.
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"},
+    )
+    (state / "stackd.pid").write_text(str(process.pid))
+    deadline = time.monotonic() + timeout_s
+    while not running_pid(state):
+        if process.poll() is not None:
+            tail = (state / "stackd.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"the local stack failed to start:\n{tail}")
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("the local stack did not start in time; see .docflow/stackd.log")
+        time.sleep(0.2)
+    return config
+
+
+def use_rules_from_env(config: StackConfig) -> None:
+    """`DOCFLOW_RULES_PATH=FILE docflow up`: the stack's functions use the user's rules file,
+    and keep using it across `down`/`up` until another is named (an empty value: the shipped
+    rules). Checked here, so a bad file is refused before anything starts."""
+    if "DOCFLOW_RULES_PATH" not in os.environ:
+        return
+    raw = os.environ["DOCFLOW_RULES_PATH"].strip()
+    if not raw:
+        config.extra_env.pop("DOCFLOW_RULES_PATH", None)
+        return
+    # The rules pull in the extract engines and boto3: loaded only when a rules file is named.
+    from docflow.classify.rules import load_rules
+
+    path = Path(raw).expanduser().resolve()
+    load_rules(path)  # SettingsError names the file and the stage
+    config.extra_env["DOCFLOW_RULES_PATH"] = str(path)
+
+
+def _kill_orphaned_host(state: Path) -> None:
+    """A function host whose stack was killed outlives it, holding the host port."""
+    host = state / "host.pid"
+    try:
+        pid = int(host.read_text())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if b"docflow.local.services.host" in cmdline:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def recovered(state: Path = DEFAULT_STATE) -> dict[str, Any]:
+    """What the stack's last start recovered after an unclean stop (recovery.py)."""
+    from docflow.local.stack import recovery  # it imports boto3: only for `docflow up`'s report
+
+    return recovery.read(state)
+
+
+def down(state: Path = DEFAULT_STATE, timeout_s: float = 60) -> bool:
+    pid_file = state / "stackd.pid"
+    pid = running_pid(state) or (int(pid_file.read_text()) if pid_file.exists() else None)
+    if not pid or not _alive(pid):
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    host = state / "host.pid"
+    if host.exists():
+        try:
+            host_pid = int(host.read_text())
+            if _alive(host_pid):
+                os.kill(host_pid, signal.SIGKILL)
+        except (ValueError, OSError):
+            pass
+    return True
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def status(state: Path = DEFAULT_STATE) -> dict[str, Any]:
+    config = StackConfig.load(state)
+    pid = running_pid(state)
+    host = state / "host.pid"
+    stats = state / "stats.json"
+    return {
+        "running": pid is not None,
+        "pid": pid,
+        "hostPid": int(host.read_text()) if pid and host.exists() else None,
+        **config.describe(),
+        # What the stack's parts measured: starter concurrency peak, host restarts.
+        "stats": json.loads(stats.read_text()) if pid and stats.exists() else {},
+    }

@@ -1,0 +1,238 @@
+"""The embedded local stack: everything AWS would run, on loopback, in one supervised process.
+
+moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every request
+                     that may change them is journaled and fsynced before its answer
+                     (durable_state.py), compacted into .docflow/moto.pickle
+durable runner       the testing SDK's web runner with its sqlite store; on start it
+                     re-arms what a restart forgets (execution and callback timeouts) and
+                     replays every unfinished execution
+function host        `docflow.local.services.host`, a child process, restarted if it dies
+intake poller        the SQS event source mapping: batches, a concurrency cap, partial
+                     batch failures, redrive to the DLQ by receive count
+schedules            the template's Schedule events (the recorder's reconcile pass and
+                     review metrics), every minute
+Function URL         the callback API on the review port, as a Function URL calls it
+
+python -m docflow.local.stack.stackd --state .docflow
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from docflow.local.config import StackConfig
+from docflow.local.durability import moto_state
+from docflow.local.durability.durable_state import DurableMoto
+from docflow.local.fidelity import history_fidelity, timers
+from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
+from docflow.local.fidelity.moto_atomic import make_moto_server_serial
+from docflow.local.resources import provision
+from docflow.local.services.function_url import FunctionUrlFrontend
+from docflow.local.services.intake_poller import IntakePoller
+from docflow.local.services.operators import EventConsumer, QueueSampler
+from docflow.local.services.schedules import Schedules
+from docflow.local.stack import recovery
+
+SNAPSHOT_EVERY_S = 2.0
+
+
+class MotoService:
+    def __init__(self, config: StackConfig) -> None:
+        # moto loads only where it is served or patched (a second of start-up elsewhere)
+        from moto.server import ThreadedMotoServer
+
+
+        make_moto_server_serial()
+        self.config = config
+        self.server = ThreadedMotoServer(
+            ip_address="127.0.0.1", port=config.moto_port, verbose=False
+        )
+        self.snapshot = config.state / "moto.pickle"
+        self.durable: Any = None
+        self.recovered: dict[str, Any] = {}
+
+    def start(self) -> None:
+        if self.config.moto_durability == "journal":
+            self.durable = DurableMoto(self.config.state)
+            self.recovered = self.durable.recover()  # before the first request is served
+        else:  # "snapshot": the pickle every few seconds, kept to measure against
+            moto_state.restore(self.snapshot)
+        self.server.start()
+
+    def save(self) -> None:
+        """Called every few seconds: the mail export, and the snapshot or a due compaction."""
+
+        if self.durable is not None:
+            self.durable.maybe_compact()
+        else:
+            moto_state.save(self.snapshot, fsync=False)
+        moto_state.export_mail(self.config.state / "mail.json")
+
+    def stop(self) -> None:
+        self.server.stop()
+        if self.durable is not None:
+            self.durable.close()
+        else:
+            moto_state.save(self.snapshot, fsync=False)
+        moto_state.export_mail(self.config.state / "mail.json")
+
+
+class DurableRunner:
+    def __init__(self, config: StackConfig) -> None:
+        # the testing SDK loads only where the runner is served or patched
+        from aws_durable_execution_sdk_python_testing.runner import WebRunner, WebRunnerConfig
+        from aws_durable_execution_sdk_python_testing.stores.base import StoreType
+        from aws_durable_execution_sdk_python_testing.web.server import WebServiceConfig
+
+        self.runner = WebRunner(
+            WebRunnerConfig(
+                web_service=WebServiceConfig(host="127.0.0.1", port=config.runner_port),
+                lambda_endpoint=config.host_url,
+                local_runner_endpoint=config.runner_url,
+                local_runner_region="us-east-1",
+                store_type=StoreType.SQLITE,
+                store_path=str(config.state / "executions.sqlite"),
+            )
+        )
+
+        self.rearmed: dict[str, int] = {}
+
+    def start(self) -> None:
+        self.runner.start()
+        close_callbacks_of_ended_executions(self.runner._executor)
+        history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
+        threading.Thread(target=self.runner.serve_forever, daemon=True).start()
+        self.rearmed = timers.rearm(self.runner._executor, self.runner._store)
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+
+class FunctionHost:
+    """The function host child process; restarted whenever it exits while the stack runs."""
+
+    def __init__(self, config: StackConfig, env: dict[str, str]) -> None:
+        self.config, self.env = config, env
+        self.process: subprocess.Popen[bytes] | None = None
+        self.stopping = threading.Event()
+        self.restarts = 0
+
+    def _spawn(self) -> None:
+        log = (self.config.state / "host.log").open("ab")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                *("-m", "docflow.local.services.host"),
+                *("--port", str(self.config.host_port)),
+            ],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        (self.config.state / "host.pid").write_text(str(self.process.pid))
+
+    def start(self) -> None:
+        self._spawn()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self.stopping.is_set():
+            if self.process is not None and self.process.poll() is not None:
+                self.restarts += 1
+                self._spawn()
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
+    """What the stack's own parts measured, for `docflow status` and the benchmarks."""
+    stats = {
+        "intakeInFlightPeak": poller.peak_in_flight,
+        "intakeMaxConcurrency": config.intake_max_concurrency,
+        "intakeBatches": poller.batches,
+        "hostRestarts": host.restarts,
+        **(moto.durable.stats() if moto.durable is not None else {}),
+    }
+    tmp = config.state / "stats.tmp"
+    tmp.write_text(json.dumps(stats))
+    os.replace(tmp, config.state / "stats.json")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="docflow's embedded local stack")
+    parser.add_argument("--state", default=".docflow")
+    args = parser.parse_args()
+    config = StackConfig.load(Path(args.state))
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    os.environ.update(config.client_env())
+    os.environ.update(config.function_env())
+
+
+    unclean = recovery.begin(config.state)
+    moto = MotoService(config)
+    moto.start()
+    provision(config.names, sender=config.sender)
+    config.create_local_only_tables()
+    runner = DurableRunner(config)
+    host = FunctionHost(config, {**os.environ})
+    host.start()
+    config.wait_for(config.host_url + "/health")
+    runner.start()
+    recovery.settle(config, unclean, moto.recovered, runner.rearmed)  # before the poller runs
+    poller = IntakePoller(config)
+    poller.start()
+    frontend = FunctionUrlFrontend(config)
+    frontend.start()
+    schedules = Schedules(config)
+    schedules.start()
+    operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.services.operators
+    for part in operators:
+        part.start()
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    (config.state / "stackd.ready").write_text(str(os.getpid()))
+    print(f"docflow local stack up: {json.dumps(config.describe())}", flush=True)
+    while not stop.wait(SNAPSHOT_EVERY_S):
+        try:
+            moto.save()
+        except Exception as exc:
+            print(f"snapshot failed: {exc!r}", flush=True)
+        write_stats(config, poller, host, moto)
+    (config.state / "stackd.ready").unlink(missing_ok=True)
+    for name, part in (
+        *(("operators", p) for p in operators),
+        ("schedules", schedules),
+        ("poller", poller),
+        ("frontend", frontend),
+        ("host", host),
+        ("runner", runner),
+        ("moto", moto),
+    ):
+        began = time.monotonic()
+        part.stop()
+        print(f"stopped {name} in {time.monotonic() - began:.1f}s", flush=True)
+    recovery.clean_stop(config.state)
+
+
+if __name__ == "__main__":
+    main()

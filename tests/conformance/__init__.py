@@ -1,1 +1,0 @@
-"""AWS's durable-execution conformance requirements, run against docflow's local stack."""

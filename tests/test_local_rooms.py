@@ -1,0 +1,161 @@
+"""The local stack's shared pieces: the free-port picker, the emulators' loopback base, the
+periodic loop, and the rule that product code never imports the tests."""
+
+from __future__ import annotations
+
+import ast
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from docflow.local.config import StackConfig
+from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.local.services.loop import Loop
+from docflow.local.tools.ports import free_port, free_port_base, is_free
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_free_port_base_skips_a_block_with_a_taken_port() -> None:
+    first = free_port_base(41000, span=4)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", first + 3))
+        assert not is_free(first + 3)
+        base = free_port_base(first, span=4)
+        assert base != first
+        assert all(is_free(base + offset) for offset in range(4))
+    assert is_free(free_port())
+
+
+class _Echo(LoopbackEmulator):
+    """An API that answers with what it was asked, refusing a seeded share as throttled."""
+
+    def handle(self, request: Request) -> Reply:
+        if self.draw_throttle():
+            return Reply(429, {"message": "slow down"}, {"x-amzn-ErrorType": "Throttling"})
+        target = request.header("x-amz-target")
+        return Reply(200, {"path": request.path, "target": target, "body": request.body.decode()})
+
+
+def _post(url: str, body: bytes) -> tuple[int, dict[str, str], dict[str, str]]:
+    req = urllib.request.Request(url, data=body, headers={"X-Amz-Target": "Echo.Call"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as answer:
+            return answer.status, dict(answer.headers), json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), json.loads(refused.read())
+
+
+def test_an_emulator_on_the_base_is_only_its_api() -> None:
+    emulator = _Echo().start()
+    try:
+        status, headers, answer = _post(emulator.url + "/op", b"hello")
+    finally:
+        emulator.stop()
+    assert status == 200
+    assert headers["Content-Type"] == "application/json"
+    assert answer == {"path": "/op", "target": "Echo.Call", "body": "hello"}
+
+
+def test_the_bases_throttling_is_seeded() -> None:
+    def refusals(seed: int) -> list[int]:
+        emulator = _Echo(throttle_rate=0.5, seed=seed).start()
+        try:
+            return [_post(emulator.url + "/", b"")[0] for _ in range(12)]
+        finally:
+            emulator.stop()
+
+    first = refusals(7)
+    assert first == refusals(7)
+    assert 429 in first and 200 in first
+    with pytest.raises(ValueError, match="throttle_rate"):
+        _Echo(throttle_rate=1.0)
+
+
+class _Flaky(Loop):
+    every_s = 0.01
+
+    def __init__(self, config: StackConfig) -> None:
+        super().__init__(config)
+        self.ticks = 0
+        self.survived = threading.Event()
+
+    def tick(self) -> None:
+        self.ticks += 1
+        if self.ticks == 1:
+            raise RuntimeError("a bad tick")
+        self.survived.set()
+
+
+def test_a_tick_that_raises_does_not_end_the_loop(tmp_path: Path) -> None:
+    loop = _Flaky(StackConfig(state=tmp_path))
+    loop.start()
+    try:
+        assert loop.survived.wait(timeout=30)
+    finally:
+        loop.stop()
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Modules a file imports, and the dotted names it hands to a loader as strings."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("tests.")
+            and " " not in node.value
+        ):
+            names.add(node.value)
+    return names
+
+
+def test_product_code_never_imports_the_tests() -> None:
+    product = [p for d in ("docflow", "conformance") for p in (ROOT / d).rglob("*.py")]
+    assert product
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(
+            m for m in _imported_modules(p) if m.split(".")[0].split(":")[0] == "tests"
+        )
+        for p in product
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+# What each room of docflow/local may import of docflow/local (its __init__ says the same).
+BASE = {"config", "resources"}
+MAY_IMPORT = {
+    "emulators": {"emulators"},
+    "fidelity": BASE | {"fidelity"},
+    "durability": BASE | {"fidelity", "durability"},
+    "tools": BASE | {"fidelity", "tools"},
+    "services": BASE | {"fidelity", "durability", "tools", "services"},
+    "stack": BASE | {"fidelity", "durability", "tools", "services", "stack"},
+}
+
+
+def test_imports_in_docflow_local_run_downward() -> None:
+    local = ROOT / "docflow" / "local"
+    wrong = {}
+    for room, allowed in MAY_IMPORT.items():
+        for path in (local / room).glob("*.py"):
+            used = {
+                m.split(".")[2]
+                for m in _imported_modules(path)
+                if m.startswith("docflow.local.") and len(m.split(".")) > 2
+            }
+            if used - allowed:
+                wrong[f"{room}/{path.name}"] = sorted(used - allowed)
+    assert wrong == {}
+    assert {p.name for p in local.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
+        MAY_IMPORT
+    )
