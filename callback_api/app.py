@@ -105,7 +105,17 @@ def inbox(token: str) -> Response:
     data = {
         "reviewer": screen.reviewer,
         "items": [
-            {k: v for k, v in vars(r).items() if k != "url"} | {"open": r.url}
+            {
+                "open": r.url,
+                "name": r.name,
+                "docType": r.doc_type,
+                "stage": r.stage,
+                "why": r.why,
+                "since": r.since,
+                "deadline": r.deadline,
+                "overdue": r.overdue,
+                "claim": r.claim,
+            }
             for r in screen.rows
         ],
         "nextPage": screen.next_page or None,

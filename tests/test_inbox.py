@@ -105,6 +105,23 @@ def decide(path: str, **form: str) -> dict:
     )
 
 
+def both_open(*tokens: str) -> list[dict]:
+    """The review pages of these links, opened at the same moment."""
+    answers: list[dict] = []
+    start = threading.Barrier(len(tokens))
+
+    def open_one(token: str) -> None:
+        start.wait()
+        answers.append(call("GET", f"/review/{token}"))
+
+    threads = [threading.Thread(target=open_one, args=(t,)) for t in tokens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return answers
+
+
 def contract(desk: Desk, name: str) -> DocumentRef:
     doc = desk.stack.upload(f"in/{name}.pdf", pdfs.text_pdf(CONTRACT))
     desk.start(doc)
@@ -120,7 +137,7 @@ def test_the_inbox_lists_the_reviewers_items_and_nobody_elses(desk: Desk) -> Non
 
     mine = listed(inbox_link(LEGAL))
     assert [i["name"] for i in mine] == ["alpha.pdf", "beta.pdf"]  # oldest first
-    assert {i["stage"] for i in mine} == {"legal"} and mine[0]["doc_type"] == "contract"
+    assert {i["stage"] for i in mine} == {"legal"} and mine[0]["docType"] == "contract"
     assert mine[0]["why"] and mine[0]["since"] and mine[0]["deadline"]
     # Privacy's inbox has the memo and nothing of legal's.
     assert [i["name"] for i in listed(inbox_link(PRIVACY))] == ["memo.pdf"]
@@ -172,15 +189,7 @@ def test_a_claim_shows_to_the_other_reviewer_and_never_blocks_a_decision(desk: D
     doc = contract(desk, "delta")
     links = desk.links(doc, want=2)
     # Both open the document at once: one claim between them.
-    answers: list[dict] = []
-    threads = [
-        threading.Thread(target=lambda t=t: answers.append(call("GET", f"/review/{t}")))
-        for t in (links[LEGAL], links[COUNSEL])
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    answers = both_open(links[LEGAL], links[COUNSEL])
     assert [a["statusCode"] for a in answers] == [200, 200]
     claimed = [a for a in answers if "You are looking at this since" in a["body"]]
     watching = [a for a in answers if "is looking at this since" in a["body"] and a not in claimed]
@@ -265,9 +274,15 @@ def test_a_quorum_vote_leaves_only_the_voters_inbox(stack: Stack, tmp_path: Path
         with open_desk(stack) as desk:
             doc = contract(desk, "eta")
             links = desk.links(doc, want=2)
-            assert decide(f"/review/{links[LEGAL]}", decision="approve")["statusCode"] == 200
+            # Both open it at once: one claim, and both still vote.
+            opened = both_open(links[LEGAL], links[COUNSEL])
+            assert sum("You are looking at this since" in a["body"] for a in opened) == 1
+            first = decide(f"/review/{links[LEGAL]}", decision="approve")
+            assert first["statusCode"] == 200 and "waiting for 1 more" in first["body"]
             assert listed(inbox_link(LEGAL)) == []
             assert [i["name"] for i in listed(inbox_link(COUNSEL))] == ["eta.pdf"]
+            assert decide(f"/review/{links[COUNSEL]}", decision="approve")["statusCode"] == 200
+            assert len(desk.callbacks.sent) == 1 and listed(inbox_link(COUNSEL)) == []
     finally:
         os.environ["DOCFLOW_RULES_PATH"] = str(RULES_FAST)
         load_settings.cache_clear()
