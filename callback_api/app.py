@@ -166,7 +166,9 @@ def decide(token: str) -> Response:
     if choice == "reject" and reason not in REJECT_REASONS:
         # The error goes next to the field it concerns, on the page the reviewer was on.
         message = "Choose why you reject the document"
-        page = views().review(token, 0, error=message, reason=reason, comment=comment)
+        page = views().review(
+            token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
+        )
         return _answer(400, page.html, {"error": "no-reason", "message": message})
     corrections: dict[str, str] = {}
     if choice == "approve" and submitted:
@@ -182,6 +184,7 @@ def decide(token: str) -> Response:
                 comment=comment,
                 submitted_fields=submitted,
                 field_errors=errors,
+                inbox=_inbox_form(form),
             )
             return _answer(400, page.html, {"error": "bad-fields", "fields": errors})
     decision = views().desk.decide(token, choice == "approve", comment, reason, corrections)

@@ -233,6 +233,9 @@ def test_approve_and_next_walks_the_inbox(desk: Desk) -> None:
         walked.append(page["body"].split("<h1>Review ", 1)[1].split("<", 1)[0])
         path, _, query = url.partition("?")
         assert query == f"inbox={quote(token)}"
+        if not walked[:-1]:  # a refused rejection keeps the way back to the inbox
+            refused = decide(path, decision="reject", inbox=token)
+            assert refused["statusCode"] == 400 and "Back to your inbox" in refused["body"]
         done = decide(path, decision="approve", inbox=token)
         assert done["statusCode"] == 200 and "Document approved" in done["body"]
         if "Next: " in done["body"]:
