@@ -29,7 +29,7 @@ def live_claim(item: dict[str, Any], now: float | None = None) -> dict[str, Any]
     return claim if claim and int(claim.get("until", 0)) > now else None
 
 
-class Claims:
+class ClaimStore:
     def __init__(self, table: str, claim_s: int) -> None:
         self.table, self.claim_s = table, claim_s
 

@@ -20,7 +20,7 @@ from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
 from docflow.review.callbacks import CallbackGone, CallbackSender
-from docflow.review.claims import Claims as ClaimStore
+from docflow.review.claims import ClaimStore
 from docflow.review.inbox import InboxIndex
 from docflow.review.keys import KeySource
 from docflow.review.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
