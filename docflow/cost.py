@@ -25,6 +25,9 @@ PRICES: dict[str, Any] = {
     "textract_analyze_expense_usd_per_page": 0.01,
     "bedrock_usd_per_million_input_tokens": 0.25,
     "bedrock_usd_per_million_output_tokens": 1.25,
+    # Batch inference is half the on-demand price for the models that offer it.
+    "bedrock_batch_usd_per_million_input_tokens": 0.125,
+    "bedrock_batch_usd_per_million_output_tokens": 0.625,
     "sources": {
         "durable": "AWS Lambda pricing, durable functions (operations), as quoted in "
         "shared/PLATFORM-FACTS.md",
@@ -33,16 +36,19 @@ PRICES: dict[str, Any] = {
         "textract": "Amazon Textract pricing, DetectDocumentText and AnalyzeExpense, "
         "first million pages a month, us-east-1",
         "bedrock": "Amazon Bedrock pricing, on-demand, Anthropic Claude 3 Haiku, us-east-1 "
-        "(per million input / output tokens)",
+        "(per million input / output tokens); batch inference at 50% of on-demand",
     },
 }
 # The orchestrator's MemorySize in template.yaml; Lambda sets the variable in AWS.
 DEFAULT_MEMORY_MB = 2048
-# Counts another step may add (docflow.pipeline.extract, for example).
+# Counts another step may add (docflow.pipeline.extract and .enrich, for example).
 EXTRA_USAGE = (
     "bedrockCalls",
     "bedrockInputTokens",
     "bedrockOutputTokens",
+    "bedrockBatchCalls",  # records answered by a batch inference job
+    "bedrockBatchInputTokens",
+    "bedrockBatchOutputTokens",
     "analyzeExpensePages",
 )
 
@@ -79,7 +85,13 @@ def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
         "bedrock": extra["bedrockInputTokens"]
         * PRICES["bedrock_usd_per_million_input_tokens"]
         / 1e6
-        + extra["bedrockOutputTokens"] * PRICES["bedrock_usd_per_million_output_tokens"] / 1e6,
+        + extra["bedrockOutputTokens"] * PRICES["bedrock_usd_per_million_output_tokens"] / 1e6
+        + extra["bedrockBatchInputTokens"]
+        * PRICES["bedrock_batch_usd_per_million_input_tokens"]
+        / 1e6
+        + extra["bedrockBatchOutputTokens"]
+        * PRICES["bedrock_batch_usd_per_million_output_tokens"]
+        / 1e6,
     }
     return {
         "docType": doc_type or "unknown",
@@ -103,4 +115,9 @@ def format_cost(cost: Mapping[str, Any]) -> str:
     tokens = int(cost.get("bedrockInputTokens", 0)) + int(cost.get("bedrockOutputTokens", 0))
     if tokens:
         parts.append(f"{cost.get('bedrockCalls', 0)} Bedrock calls, {tokens} tokens")
+    batch = int(cost.get("bedrockBatchInputTokens", 0)) + int(
+        cost.get("bedrockBatchOutputTokens", 0)
+    )
+    if batch:
+        parts.append(f"{cost.get('bedrockBatchCalls', 0)} batch records, {batch} tokens")
     return f"${float(cost.get('usd', 0)):.6f} ({', '.join(parts)})"

@@ -50,6 +50,11 @@ METRICS: dict[str, tuple[tuple[str, ...], str]] = {
     # Model tokens the field-extraction engine used (Bedrock), for cost.
     "ExtractInputTokens": (("engine",), "Count"),
     "ExtractOutputTokens": (("engine",), "Count"),
+    # Model tokens the enrich step used, by mode (on-demand, batch); an admission that found
+    # the tokens-per-minute budget spent and made its execution wait.
+    "EnrichInputTokens": (("mode",), "Count"),
+    "EnrichOutputTokens": (("mode",), "Count"),
+    "EnrichBudgetWaits": ((), "Count"),
 }
 _local_lock = threading.Lock()
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from docflow.classify import Classifier, RulesClassifier, load_rules
 from docflow.classify.rules import check_against_settings
+from docflow.enrich import Enricher
+from docflow.enrich.factory import build_enricher
 from docflow.extract import FieldEngine, build_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
@@ -33,6 +35,9 @@ class Runtime:
     callbacks: CallbackSender  # ends older runs' reviews when a newer version arrives
     # The field-extraction engine; None builds it from settings when first needed.
     field_engine: FieldEngine | None = None
+    # The enrichment engine and the tokens-per-minute budget (None: built from settings).
+    enricher: Enricher | None = None
+    token_budget: Any | None = None
 
     def with_(self, **changes: Any) -> Runtime:
         return replace(self, **changes)
@@ -55,6 +60,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         notifier=build_notifier(settings),
         callbacks=LambdaCallbackSender(),
         field_engine=build_engine(settings),
+        enricher=build_enricher(settings),
     )
 
 

@@ -16,6 +16,7 @@ OCR_ENGINES = ("auto", "textlayer", "tesseract", "textract")
 OCR_FALLBACKS = ("tesseract", "textract")
 REPORTERS = ("lambda", "inprocess")
 EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
+ENRICH_ENGINES = ("rules", "bedrock")
 
 
 class SettingsError(ValueError):
@@ -73,6 +74,14 @@ class Settings:
     # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
     extract_engine: str = "rules"
     extract_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    # Summary and risk per document: rules (local, deterministic) or bedrock (Converse).
+    enrich_engine: str = "rules"
+    enrich_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    # The model's on-demand quota share for enrich, across every execution (DynamoDB, in the
+    # reader lease table); 0 = no budget (calls are only throttle-retried).
+    enrich_tokens_per_minute: int = 20_000
+    # Uploads under this prefix take the path for piles (Bedrock batch inference).
+    pile_prefix: str = "backfill/"
 
     def __post_init__(self) -> None:
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
@@ -119,6 +128,17 @@ class Settings:
         _require(
             self.extract_engine in EXTRACT_ENGINES,
             f"DOCFLOW_EXTRACT_ENGINE must be one of {', '.join(EXTRACT_ENGINES)}",
+        )
+        _require(
+            self.enrich_engine in ENRICH_ENGINES,
+            f"DOCFLOW_ENRICH_ENGINE must be one of {', '.join(ENRICH_ENGINES)}",
+        )
+        _require(
+            self.enrich_tokens_per_minute >= 0, "DOCFLOW_ENRICH_TOKENS_PER_MINUTE must be >= 0"
+        )
+        _require(
+            self.pile_prefix.endswith("/") and not self.pile_prefix.startswith("/"),
+            "DOCFLOW_PILE_PREFIX must be a key prefix ending in / (for example backfill/)",
         )
 
     @classmethod

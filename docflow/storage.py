@@ -47,6 +47,21 @@ def fields_key(doc: DocumentRef) -> str:
     return f"{artifact_prefix(doc)}/fields.json"
 
 
+def enrichment_key(doc: DocumentRef) -> str:
+    """The enrich step's full answer: summary, risk, how it was made, tokens."""
+    return f"{artifact_prefix(doc)}/enrichment.json"
+
+
+def enrich_request_key(doc: DocumentRef) -> str:
+    """The on-demand Converse request (forced tool), written once by the enrich step."""
+    return f"{artifact_prefix(doc)}/enrich-request.json"
+
+
+def enrich_batch_input_key(doc: DocumentRef) -> str:
+    """A pile document's batch record `modelInput` (prompted JSON), read by the batcher."""
+    return f"{artifact_prefix(doc)}/enrich-batch-input.json"
+
+
 class _SourceCache:
     """A few recent source PDFs, so each batch step of a document does not download it again.
 

@@ -1,7 +1,7 @@
 """The docflow pipeline as one durable execution per document version. Control flow only.
 
     received -> supersede older runs -> split -> read pages (map over batches) -> classify
-             -> extract fields
+             -> extract fields -> enrich (summary, risk)
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
              -> finalize
@@ -26,6 +26,7 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document, document_summary
+from docflow.pipeline.enrich import add_usage, enrich_document
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
@@ -109,6 +110,10 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
         usage = extracted.get("usage", {})
+    # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile).
+    enriched = enrich_document(context, doc, found, split["batches"])
+    summary, stages = {**summary, **enriched["shown"]}, [*stages, *enriched["stages"]]
+    usage = add_usage(usage, enriched["usage"])
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     # What a reviewer is shown besides the document: the route and earlier stages' decisions.

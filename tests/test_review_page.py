@@ -322,3 +322,33 @@ def test_a_reviewer_corrects_a_field_on_the_page(
     history = ReadModel(load_settings().table_name).show(doc.document_id)["history"]
     approved = [h for h in history if h["status"] == "approved"]
     assert approved[0]["payload"]["corrections"]["total_amount"]["value"] == "1100.00"
+
+
+RISKY_CONTRACT = """MASTER SERVICES AGREEMENT
+This Master Services Agreement is made between Acme Supplies Ltd and Globex Corporation Inc.
+The parties hereby agree to the terms and conditions below. Governing law: Delaware.
+This agreement renews automatically for successive one-year terms unless terminated."""
+LIABILITY_PAGE = """LIABILITY
+The supplier's liability under this agreement is unlimited.
+Signature: ______ for Acme Supplies Ltd"""
+
+
+def test_the_risk_stage_shows_the_reasons_beside_their_pages(desk: Desk) -> None:
+    doc = desk.stack.upload("in/msa.pdf", pdfs.text_pdf(RISKY_CONTRACT, LIABILITY_PAGE))
+    arn = desk.start(doc)
+    assert post_decision(desk.links(doc, stage=0)[0], "approve")["statusCode"] == 200  # legal
+    body = call("GET", f"/review/{desk.links(doc, stage=1)[0]}")["body"]
+
+    why = "the risk was rated high: unlimited-liability (page 2); automatic-renewal (page 1)"
+    assert why in body
+
+    def section(n: int) -> str:
+        start = body.index(f'id="page-{n}"')
+        end = body.find('id="page-', start + 1)
+        return body[start : end if end > 0 else len(body)]
+
+    assert "risk: liability is unlimited" in section(2)
+    assert "risk: the agreement renews automatically" in section(1)
+    assert "liability is unlimited" not in section(1)
+    assert post_decision(desk.links(doc, stage=1)[0], "approve")["statusCode"] == 200
+    assert desk.result(arn)["status"] == "finalized"

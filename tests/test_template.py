@@ -15,6 +15,7 @@ from docflow.local.resources import load_template
 from docflow.observability import METRICS, NAMESPACE, SERVICE_DIMENSION
 from docflow.readmodel.event_shapes import DETAIL_TYPES
 from docflow.settings import Settings
+from tests.support.cfn import Resolver
 
 TEMPLATE = load_template()
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
@@ -333,27 +334,86 @@ def test_only_the_recorder_publishes_domain_events_and_only_to_the_stacks_bus() 
     ],
 )
 def test_only_the_chosen_extract_engine_is_granted(engine: str, granted: set[str]) -> None:
-    conditions = TEMPLATE["Conditions"]
-    true = frozenset(
-        name
-        for name, cond in conditions.items()
-        if cond.get("Fn::Equals") == [{"Ref": "ExtractEngine"}, engine]
-    )
     assert set(TEMPLATE["Parameters"]["ExtractEngine"]["AllowedValues"]) == {
         "rules",
         "textract-expense",
         "bedrock",
     }
+    resolve = Resolver(TEMPLATE, ExtractEngine=engine)
     extract_actions = {"textract:AnalyzeExpense", "bedrock:InvokeModel", "bedrock:Converse"}
     for name, props in functions().items():
-        found = {a for s in statements(props, true) for a in actions(s)} & extract_actions
+        found = {a for s in resolve.statements(props) for a in actions(s)} & extract_actions
         assert found == (granted if name == "OrchestratorFunction" else set()), name
-    bedrock = [
-        s
-        for s in statements(functions()["OrchestratorFunction"])
+
+
+FOUNDATION = "anthropic.claude-3-haiku-20240307-v1:0"
+PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
+PROFILE_ARN = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5"
+
+
+def model_grants(**params: str) -> list[dict[str, Any]]:
+    """The orchestrator's bedrock:InvokeModel statements with these parameters."""
+    resolve = Resolver(TEMPLATE, **params)
+    return [
+        {k: v for k, v in s.items() if k in ("Resource", "Condition")}
+        for s in resolve.statements(functions()["OrchestratorFunction"])
         if "bedrock:InvokeModel" in actions(s)
     ]
-    assert "foundation-model/${ExtractModelId}" in bedrock[0]["Resource"]["Fn::Sub"]
+
+
+@pytest.mark.parametrize("use", ["Extract", "Enrich"])
+def test_a_foundation_model_id_is_granted_in_this_region_only(use: str) -> None:
+    grants = model_grants(**{f"{use}Engine": "bedrock", f"{use}ModelId": FOUNDATION})
+    assert grants == [
+        {"Resource": f"arn:aws:bedrock:us-east-1::foundation-model/{FOUNDATION}"},
+    ]
+
+
+@pytest.mark.parametrize("use", ["Extract", "Enrich"])
+def test_an_inference_profile_id_is_granted_with_its_model_in_every_region(use: str) -> None:
+    grants = model_grants(**{f"{use}Engine": "bedrock", f"{use}ModelId": PROFILE})
+    assert grants == [
+        {
+            "Resource": [
+                f"arn:aws:bedrock:us-east-1:123456789012:inference-profile/{PROFILE}",
+                "arn:aws:bedrock:*::foundation-model/anthropic.claude-3-5-haiku-20241022-v1:0",
+            ]
+        },
+    ]
+
+
+@pytest.mark.parametrize("use", ["Extract", "Enrich"])
+def test_an_inference_profile_arn_reaches_models_only_through_that_profile(use: str) -> None:
+    grants = model_grants(**{f"{use}Engine": "bedrock", f"{use}ModelId": PROFILE_ARN})
+    assert grants == [
+        {"Resource": PROFILE_ARN},
+        {
+            "Resource": "arn:aws:bedrock:*::foundation-model/*",
+            "Condition": {"StringEquals": {"bedrock:InferenceProfileArn": PROFILE_ARN}},
+        },
+    ]
+
+
+def test_rules_engines_are_granted_no_model_and_both_models_are_granted_apart() -> None:
+    assert model_grants(ExtractEngine="rules", EnrichEngine="rules") == []
+    both = model_grants(
+        ExtractEngine="bedrock",
+        ExtractModelId=FOUNDATION,
+        EnrichEngine="bedrock",
+        EnrichModelId=PROFILE,
+    )
+    assert len(both) == 2 and both[0]["Resource"].endswith(FOUNDATION)
+    env = functions()["OrchestratorFunction"]["Environment"]["Variables"]
+    assert env["DOCFLOW_ENRICH_MODEL_ID"] == {"Ref": "EnrichModelId"}
+    assert env["DOCFLOW_PILE_PREFIX"] == {"Ref": "PileKeyPrefix"}
+    assert env["DOCFLOW_ENRICH_TOKENS_PER_MINUTE"] == {"Ref": "EnrichTokensPerMinute"}
+    # The budget lives in the lease table, on which the orchestrator may already update items.
+    lease = [
+        s
+        for s in statements(functions()["OrchestratorFunction"])
+        if s.get("Resource") == {"Fn::GetAtt": ["ReaderLeaseTable", "Arn"]}
+    ]
+    assert lease and "dynamodb:UpdateItem" in actions(lease[0])
 
 
 def test_the_links_table_has_the_sparse_inbox_index() -> None:

@@ -94,13 +94,15 @@ class Rules:
     min_confidence: float
     quality_stage: str | None
     fields: FieldRules = NO_FIELDS
+    # The stage a high risk (or an enrichment the model could not complete) adds.
+    risk_stage: str | None = None
     # The digest's period, and every reviewer who takes one (by a stage or their own entry).
     digest_every_seconds: int = DIGEST_EVERY_S
     digest_reviewers: tuple[str, ...] = ()
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
-        extra = [s for s in (self.sensitive_stage, self.quality_stage) if s]
+        extra = [s for s in (self.sensitive_stage, self.quality_stage, self.risk_stage) if s]
         fields = [self.fields.stage] if self.fields.stage else []
         paths = [
             (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
@@ -189,6 +191,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             min_confidence=float(quality.get("min_confidence", 0.0)),
             quality_stage=quality.get("stage"),
             fields=parse_field_rules(raw.get("fields")),
+            risk_stage=raw.get("risk", {}).get("stage"),
             digest_every_seconds=_digest_period(raw),
             digest_reviewers=tuple(sorted(takers)),
         )
@@ -200,7 +203,11 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
 
 def _validate(rules: Rules, source: Path) -> None:
     named = [s for t in rules.types for s in t.stages]
-    named += [s for s in (rules.sensitive_stage, rules.quality_stage, rules.fields.stage) if s]
+    named += [
+        s
+        for s in (rules.sensitive_stage, rules.quality_stage, rules.fields.stage, rules.risk_stage)
+        if s
+    ]
     known_types = {t.name for t in rules.types}
     for doc_type in rules.fields.types:
         if doc_type not in known_types:

@@ -55,11 +55,16 @@ JSON_SHAPES = {
     "fields reports carried (pages, engines, docType, sensitive, reason, resultKey, ...) and, "
     'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
     '"memoryMb", "pages": {engine: n}, "textractCalls", "bedrockCalls", '
-    '"bedrockInputTokens", "bedrockOutputTokens", "analyzeExpensePages", "usdBy": '
+    '"bedrockInputTokens", "bedrockOutputTokens", "bedrockBatchCalls", '
+    '"bedrockBatchInputTokens", "bedrockBatchOutputTokens", "analyzeExpensePages", "usdBy": '
     '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
     'adds "fields": {name: {"value", "confidence", "page"}} (a corrected field adds '
     '"original", "correctedBy", "correctedAt") and "fieldChecks": [{"field", "code", '
-    '"message"}]; REPORT = {"documentId", "version", '
+    '"message"}]; once enriched (after classify): "enrichment": {"mode": "on-demand"|'
+    '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
+    'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
+    'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
+    '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',

@@ -68,6 +68,23 @@ def cmd_failed(args: argparse.Namespace) -> int:
     return listing(args, model().failed(args.limit, args.next_token), "failed")
 
 
+def print_enrichment(state: dict[str, Any]) -> None:
+    """Title, risk with its reasons' pages, and how the enrichment was made."""
+    how = state.get("enrichment") or {}
+    if not how:
+        return
+    if state.get("summary"):
+        print(f"{'title':11} {state['summary']['title']}")
+    risk = state.get("risk") or {}
+    if risk:
+        reasons = ", ".join(f"{r['code']} (page {r['page']})" for r in risk.get("reasons", []))
+        print(f"{'risk':11} {risk['level']}" + (f": {reasons}" if reasons else ""))
+    job = f", job {how['jobId']}" if how.get("jobId") else ""
+    complete = how.get("status") == "complete"
+    ended = "" if complete else f" ({how.get('status')}: {how.get('reason', '')})"
+    print(f"{'enriched':11} {how.get('mode')} by {how.get('engine')}{job}{ended}")
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     maybe_local(args)
     shown = model().show(args.document)
@@ -93,6 +110,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     cost = cost_line(state)
     if cost:
         print(f"{'cost':11} {cost}")
+    print_enrichment(state)
     print_fields(state)
     print()
     print(

@@ -63,6 +63,8 @@ _COMPANY = re.compile(
     r"|Corp\.?|Co\.|B\.V\.|BV|e\.K\.)\s*$",
     re.IGNORECASE,
 )
+# Public for the enrich rules engine, which names a document's parties with it.
+COMPANY_SUFFIX = _COMPANY
 _FALLBACK_IDS = {
     "invoice_number": re.compile(r"\bINV-?\d{3,}\b"),
     "po_number": re.compile(r"\bPO-?\d{3,}\b"),

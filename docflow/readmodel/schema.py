@@ -53,6 +53,12 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "fields": dict,
     "fieldChecks": list,
     "corrections": dict,
+    # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,
+    # page}]} (masked, never a detector's matched value) and how it was made
+    # {mode, engine, status, key, jobId?, reason?}.
+    "summary": dict,
+    "risk": dict,
+    "enrichment": dict,
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 

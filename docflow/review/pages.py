@@ -133,7 +133,20 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return "a detector found sensitive data (see below)"
     if because == "quality":
         return "the text could not be read with confidence (see below)"
+    if because.startswith("risk: "):  # the enrich step's reasons, each with its page
+        return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
+    if because.startswith("enrichment-incomplete"):
+        return "the summary and risk could not be made: please assess the risk yourself"
     return "named by the rules"
+
+
+def _risk_tags(summary: dict[str, Any]) -> dict[int, list[dict[str, str]]]:
+    """The enrich step's risk reasons, as tags on the pages they point to."""
+    tags: dict[int, list[dict[str, str]]] = {}
+    for reason in (summary.get("risk") or {}).get("reasons") or []:
+        text = f"risk: {reason.get('message') or reason.get('code')}"
+        tags.setdefault(int(reason.get("page", 1)), []).append({"kind": "alert", "text": text})
+    return tags
 
 
 def _tags(page: PageFacts, routing: Routing) -> list[dict[str, str]]:
@@ -186,6 +199,7 @@ def review_page(
         for i, step in enumerate(route_spec)
     ]
     facts = {p.page: p for p in pages}
+    risky = _risk_tags(summary)
     window = order[shown_from : shown_from + PAGE_WINDOW]
     shown = [
         ShownPage(
@@ -193,7 +207,7 @@ def review_page(
             engine=facts[n].engine if n in facts else "",
             segments=texts.get(n, []),
             findings=any(s.detector for s in texts.get(n, [])),
-            tags=_tags(facts[n], routing) if n in facts else [],
+            tags=[*(_tags(facts[n], routing) if n in facts else []), *risky.get(n, [])],
         )
         for n in window
     ]

@@ -5,11 +5,18 @@ moto's bedrock-runtime does not implement Converse. This server speaks its REST-
 throttle retries run unchanged against it (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`). It answers the
 forced tool call by running docflow's rules engine over the text in the request, limited to the
 fields the tool's input schema names, and counts tokens as characters / 4. It is not a language
-model and measures nothing about one. Two faults on request:
+model and measures nothing about one.
 
-    throttle_rate   a share of calls refused with ThrottlingException (HTTP 429)
-    bad_answers     tool input that violates the schema (prose for an amount, a date object,
-                    an unknown field), to show a bad answer never fails a document
+The enrich step's tool (`record_enrichment`) is answered by a local stand-in model: docflow's
+rules classifier and rules enricher over the prompt's pages (`stand_in_enrichment`). A request
+without tools (a batch record's prompted JSON) gets the same enrichment as JSON text, so a
+batch emulator can answer its records with the same stand-in. Faults on request:
+
+    throttle_rate    a share of calls refused with ThrottlingException (HTTP 429), seeded
+    bad_answers      tool input that violates the schema (prose for an amount, a date object,
+                     an unknown field; an unknown risk level), to show a bad answer never
+                     fails a document
+    bad_enrichments  the first N enrichment answers violate the schema, the rest are valid
 """
 
 from __future__ import annotations
@@ -17,8 +24,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from docflow.classify.rules import RulesClassifier, load_rules
+from docflow.enrich.base import EnrichInput
+from docflow.enrich.base import PageText as EnrichPage
+from docflow.enrich.request import TOOL as ENRICH_TOOL
+from docflow.enrich.rules import RulesEnricher
 from docflow.extract.base import PageInput
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
@@ -37,10 +50,16 @@ class ConverseStats:
 
 class BedrockEmulator(LoopbackEmulator):
     def __init__(
-        self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0, bad_answers: bool = False
+        self,
+        port: int = 0,
+        throttle_rate: float = 0.0,
+        seed: int = 0,
+        bad_answers: bool = False,
+        bad_enrichments: int = 0,
     ) -> None:
         super().__init__(port=port, throttle_rate=throttle_rate, seed=seed)
         self.bad_answers = bad_answers
+        self.bad_enrichments = bad_enrichments
         self.stats = ConverseStats()
         self.requests: list[dict[str, Any]] = []
         self._rules = RulesEngine()
@@ -62,20 +81,26 @@ class BedrockEmulator(LoopbackEmulator):
             return 429, "ThrottlingException", {"message": "Too many requests"}
         try:
             request = json.loads(body)
-            tool = request["toolConfig"]["tools"][0]["toolSpec"]
-            names = list(tool["inputSchema"]["json"]["properties"])
-            text = "\n".join(
-                block["text"]
-                for message in request["messages"]
-                for block in message["content"]
-                if "text" in block
-            )
-        except (ValueError, KeyError, IndexError, TypeError):
+            tools = (request.get("toolConfig") or {}).get("tools") or []
+            tool = tools[0]["toolSpec"] if tools else None
+            names = list(tool["inputSchema"]["json"]["properties"]) if tool else []
+            text = prompt_of(request)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             return 400, "ValidationException", {"message": "malformed Converse request"}
         with self._lock:
             self.requests.append(request)
-        tool_input = self._tool_input(text, names)
-        tokens_in, tokens_out = len(body) // 4, len(json.dumps(tool_input)) // 4
+            bad_enrichment = self.bad_enrichments > 0 or self.bad_answers
+            if tool is None or tool["name"] == ENRICH_TOOL:
+                self.bad_enrichments = max(0, self.bad_enrichments - 1)
+        if tool is None:
+            # Prompted JSON (a batch record's modelInput): the answer is text, not a tool call.
+            answer = json.dumps(stand_in_enrichment(text, bad_enrichment))
+            content: dict[str, Any] = {"text": answer}
+        elif tool["name"] == ENRICH_TOOL:
+            content = self._tool_use(tool, stand_in_enrichment(text, bad_enrichment))
+        else:
+            content = self._tool_use(tool, self._tool_input(text, names))
+        tokens_in, tokens_out = len(body) // 4, len(json.dumps(content)) // 4
         with self._lock:
             self.stats.answered += 1
             self.stats.input_tokens += tokens_in
@@ -84,21 +109,8 @@ class BedrockEmulator(LoopbackEmulator):
             200,
             "",
             {
-                "output": {
-                    "message": {
-                        "role": "assistant",
-                        "content": [
-                            {
-                                "toolUse": {
-                                    "toolUseId": f"tooluse_{self.stats.calls}",
-                                    "name": tool["name"],
-                                    "input": tool_input,
-                                }
-                            }
-                        ],
-                    }
-                },
-                "stopReason": "tool_use",
+                "output": {"message": {"role": "assistant", "content": [content]}},
+                "stopReason": "tool_use" if tool else "end_turn",
                 "usage": {
                     "inputTokens": tokens_in,
                     "outputTokens": tokens_out,
@@ -107,6 +119,11 @@ class BedrockEmulator(LoopbackEmulator):
                 "metrics": {"latencyMs": 1},
             },
         )
+
+    def _tool_use(self, tool: dict[str, Any], tool_input: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            use_id = f"tooluse_{self.stats.calls}"
+        return {"toolUse": {"toolUseId": use_id, "name": tool["name"], "input": tool_input}}
 
     def _tool_input(self, text: str, names: list[str]) -> dict[str, Any]:
         pages = _pages(text)
@@ -122,6 +139,42 @@ class BedrockEmulator(LoopbackEmulator):
                 answer["invoice_date"] = {"day": 4, "month": 3}
             answer["discount_code"] = {"value": "SAVE10", "page": 1, "confidence": 0.9}
         return answer
+
+
+def prompt_of(request: dict[str, Any]) -> str:
+    """The user text of a Converse request (or of a batch record's Converse-shaped input)."""
+    return "\n".join(
+        block["text"]
+        for message in request["messages"]
+        for block in message["content"]
+        if "text" in block
+    )
+
+
+def stand_in_enrichment(text: str, bad: bool = False) -> dict[str, Any]:
+    """The local stand-in model's enrichment of a prompt: docflow's rules classifier names
+    the type and counts sensitive data, the rules enricher writes summary and risk. `bad`
+    answers something the schema refuses (an over-long abstract, an unknown risk level)."""
+    pages = [EnrichPage(p.page, p.text) for p in _pages(text)]
+    classifier = _classifier()
+    found = classifier.classify(classifier.extract("\n".join(p.text for p in pages)), None)
+    document = EnrichInput(
+        pages=pages,
+        doc_type=found["docType"],
+        sensitive=found["sensitive"],
+        review_on=classifier.rules.review_on,
+        page_count=max((p.page for p in pages), default=1),
+    )
+    answer = RulesEnricher().enrich(document).enrichment or {}
+    if bad:
+        answer["summary"]["abstract"] = ("An abstract far over the limit. " * 30).strip()
+        answer["risk"]["level"] = "severe"
+    return answer
+
+
+@lru_cache(maxsize=1)
+def _classifier() -> RulesClassifier:
+    return RulesClassifier(load_rules())
 
 
 def _pages(text: str) -> list[PageInput]:

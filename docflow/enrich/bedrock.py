@@ -1,0 +1,37 @@
+"""The `bedrock` engine: Converse on-demand with one forced tool whose input schema is the
+enrichment schema. The answer is held to the schema, never trusted: a schema-invalid answer
+comes back as problems, and the step decides what to do (call once more, then review).
+Throttles are retried with backoff and jitter inside the shared, bounded `ThrottlePolicy`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docflow import aws
+from docflow.enrich.base import EnrichAnswer, EnrichInput
+from docflow.enrich.request import build_request, tool_input, usage_of
+from docflow.enrich.schema import validate_enrichment
+from docflow.readers.throttling import ThrottlePolicy
+
+
+class BedrockEnricher:
+    name = "bedrock"
+
+    def __init__(self, model_id: str, policy: ThrottlePolicy) -> None:
+        self.model_id, self.policy = model_id, policy
+
+    def enrich(self, document: EnrichInput) -> EnrichAnswer:
+        return self.answer(build_request(document.pages))
+
+    def answer(self, request: dict[str, Any]) -> EnrichAnswer:
+        """One Converse call with a prepared request (as `build_request` makes it)."""
+        answer = self.policy.call(
+            lambda: aws.client("bedrock-runtime").converse(modelId=self.model_id, **request)
+        )
+        usage = usage_of(answer)
+        value = tool_input(answer)
+        if value is None:
+            return EnrichAnswer(self.name, None, ["the model called no tool"], usage)
+        problems = validate_enrichment(value)
+        return EnrichAnswer(self.name, None if problems else dict(value), problems, usage)

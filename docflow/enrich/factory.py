@@ -1,0 +1,20 @@
+"""Builds the configured enrichment engine from settings (DOCFLOW_ENRICH_ENGINE)."""
+
+from __future__ import annotations
+
+from docflow.enrich.base import Enricher
+from docflow.enrich.bedrock import BedrockEnricher
+from docflow.enrich.rules import RulesEnricher
+from docflow.readers.throttling import ThrottlePolicy
+from docflow.settings import Settings
+
+
+def build_enricher(settings: Settings) -> Enricher:
+    if settings.enrich_engine == "bedrock":
+        policy = ThrottlePolicy(
+            max_attempts=settings.throttle_max_attempts,
+            base_delay_s=settings.throttle_base_delay_s,
+            max_delay_s=settings.throttle_max_delay_s,
+        )
+        return BedrockEnricher(settings.enrich_model_id, policy)
+    return RulesEnricher()

@@ -1,0 +1,163 @@
+"""The enrich stage: a summary and a risk level per document, as a few durable operations.
+
+`enrich_document(context, doc, found, plan)` runs after classify/extract for every document
+that was read, and returns what the orchestrator adds to the document's summary (`shown`:
+`summary` {title, abstract}, `risk` {level, reasons}, `enrichment` {mode, engine, status, key,
+jobId?, reason?}), the review `stages` it adds, and `usage` for the run's cost. The full
+enrichment is in S3 (`storage.enrichment_key`); the step bodies are in `enrich_steps`.
+
+Paths, each decided by a checkpointed value so a replay takes the same one:
+
+    rules engine      one step, `enrich`
+    bedrock engine    `enrich` (writes the request to S3, estimates its tokens), then
+                      `enrich admit C.R` (a reservation in the tokens-per-minute budget; its
+                      answer is the seconds to wait) and, when the budget is spent,
+                      `enrich budget wait C.R` (a durable wait: no compute billed), then
+                      `enrich model C` (the call). R counts admission rounds (at most
+                      MAX_ROUNDS, then review), C the calls (a schema-invalid answer is asked
+                      once more; a second one marks the enrichment incomplete: review).
+    pile (below)      `enrich`, `enrich batch` (a callback), `enrich batch result`
+
+A `high` risk, or an enrichment that stayed incomplete, adds the rules file's risk stage
+(`[risk] stage`, reviewers in `[stages.<name>]`); its `because` carries the reasons with
+their pages. A model answer never fails the document.
+
+CONTRACT for the path for piles (docflow/piles). A document whose key starts with
+DOCFLOW_PILE_PREFIX, when `docflow.piles.pool` can be imported, takes the pile path:
+
+  1. the `enrich` step writes the batch record's `modelInput` (prompted JSON, Converse shape,
+     `request.build_batch_model_input`) to S3 at `storage.enrich_batch_input_key(doc)` and
+     checkpoints `pool.callback_timeout_s(settings)` (the pool's maximum wait plus the job's
+     timeout), so the batcher reads the prompt from S3, not from a checkpoint;
+  2. `context.wait_for_callback(submitter, name="enrich batch",
+     config=WaitForCallbackConfig(timeout=that many seconds))`, whose submitter calls
+     `docflow.piles.pool.register(doc, callback_id, request_key)`; register must be
+     idempotent (the submitter step may run again with the same callback id);
+  3. the callback's result is JSON, either
+       {"status": "ok", "enrichment": {...the full enrichment...}, "jobId": "...",
+        "usage": {"inputTokens": n, "outputTokens": n}}
+     or {"status": "on-demand", "reason": "record-error" | "invalid-answer" | "job-expired"
+        | "job-failed" | "pool-timeout" | ...};
+  4. "ok" with an enrichment that matches the schema is written with mode `batch`, the job
+     id and batch-priced tokens; anything else (on-demand, an invalid enrichment, a callback
+     failure or timeout, a submitter that kept failing) goes through the on-demand path
+     above, so no document is left without an enrichment.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_durable_execution_sdk_python import CallbackError, DurableContext
+from aws_durable_execution_sdk_python.config import Duration, StepConfig, WaitForCallbackConfig
+from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+
+from docflow.ids import DocumentRef
+from docflow.pipeline.enrich_steps import (
+    MODEL_ATTEMPTS,
+    admit_call,
+    call_model,
+    facts_of,
+    give_up,
+    prepare_enrichment,
+    record_batch_answer,
+)
+
+MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
+MODEL_STEP = StepConfig(
+    retry_strategy=create_retry_strategy(
+        RetryStrategyConfig(
+            max_attempts=MODEL_ATTEMPTS,
+            initial_delay=Duration.from_seconds(10),
+            max_delay=Duration.from_seconds(60),
+        )
+    )
+)
+
+
+def enrich_document(
+    context: DurableContext, doc: DocumentRef, found: dict[str, Any], plan: list[list[int]]
+) -> dict[str, Any]:
+    facts = facts_of(found)
+    prepared = context.step(prepare_enrichment(doc, facts, plan), name="enrich")
+    if "shown" in prepared:  # the rules engine answered in the step itself
+        return outcome(prepared, prepared["usage"])
+    usage: dict[str, int] = {}
+    if "batchKey" in prepared:
+        done = from_pile(context, doc, prepared)
+        usage = add_usage(usage, done.get("usage", {}))
+        if done.get("ok"):
+            return outcome(done, usage)
+    answer: dict[str, Any] = {}
+    for call in (1, 2):  # the second call's answer is always the last word
+        admission = admit(context, prepared, call) if prepared.get("budget") else None
+        if admission is not None and not admission["admitted"]:
+            name = "enrich over budget"
+            return outcome(
+                context.step(give_up(doc, prepared["engine"], "budget"), name=name), usage
+            )
+        answer = context.step(
+            call_model(doc, facts, plan, prepared, admission, call),
+            name=f"enrich model {call}",
+            config=MODEL_STEP,
+        )
+        usage = add_usage(usage, answer["usage"])
+        if "shown" in answer:
+            break
+    return outcome(answer, usage)
+
+
+def admit(context: DurableContext, prepared: dict[str, Any], call: int) -> dict[str, Any]:
+    """Reserve the call's tokens, waiting durably for the window the budget gives."""
+    admission: dict[str, Any] = {"admitted": False}
+    for round_ in range(MAX_ROUNDS):
+        admission = context.step(
+            admit_call(prepared["model"], prepared["budget"], prepared["estimate"]),
+            name=f"enrich admit {call}.{round_}",
+        )
+        if admission["never"]:
+            break
+        if admission["waitSeconds"]:
+            context.wait(
+                Duration.from_seconds(admission["waitSeconds"]),
+                name=f"enrich budget wait {call}.{round_}",
+            )
+        if admission["admitted"]:
+            break
+    return admission
+
+
+def from_pile(
+    context: DurableContext, doc: DocumentRef, prepared: dict[str, Any]
+) -> dict[str, Any]:
+    """Wait for the batcher; the result's `ok` says whether the on-demand path is needed."""
+    from docflow.piles import pool  # present: the `enrich` step checkpointed a batch key
+
+    try:
+        raw = context.wait_for_callback(
+            lambda callback_id, _ctx: pool.register(doc, callback_id, prepared["batchKey"]),
+            name="enrich batch",
+            config=WaitForCallbackConfig(timeout=Duration.from_seconds(prepared["pileTimeoutS"])),
+        )
+    except CallbackError as exc:
+        context.logger.warning("pile path ended, going on-demand", extra={"error": str(exc)[:200]})
+        return {"ok": False}
+    try:
+        result = json.loads(raw) if raw else {}
+    except ValueError:
+        result = {"status": "on-demand", "reason": "unreadable-callback-result"}
+    if not isinstance(result, dict) or result.get("status") != "ok":
+        reason = result.get("reason") if isinstance(result, dict) else "not-an-object"
+        context.logger.info("batch sent the document on-demand", extra={"reason": reason})
+        return {"ok": False}
+    return context.step(record_batch_answer(doc, result), name="enrich batch result")
+
+
+def outcome(done: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
+    """What the orchestrator takes: the small part, the stages to add, the usage."""
+    return {"shown": done["shown"], "stages": done["stages"], "usage": usage}
+
+
+def add_usage(usage: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    return {k: usage.get(k, 0) + more.get(k, 0) for k in sorted({*usage, *more})}

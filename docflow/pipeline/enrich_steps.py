@@ -1,0 +1,301 @@
+"""The enrich steps' bodies (the control flow that runs them is `docflow.pipeline.enrich`).
+
+    prepare_enrichment   picks the path from settings and the key, checkpointing the choice;
+                         the rules engine finishes here (one operation in all)
+    admit_call           asks the tokens-per-minute budget for a reservation
+    call_model           one model call (the second if the first answer broke the schema),
+                         settles the reservation, writes the result when it is the last word
+    record_batch_answer  a pile document's batch answer, validated again and written
+    give_up              an enrichment that could not be made (budget never admitted it)
+
+Everything written goes to `storage.enrichment_key(doc)`, an immutable key under the document
+version, so a step that runs twice writes the same object twice. What the steps return is
+small and masked (no sensitive value from the text reaches a checkpoint or the read model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aws_durable_execution_sdk_python import StepContext, durable_step
+
+from docflow import observability
+from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
+from docflow.enrich.bedrock import BedrockEnricher
+from docflow.enrich.budget import TokenBudget
+from docflow.enrich.factory import build_enricher
+from docflow.enrich.mask import mask_strings
+from docflow.enrich.request import build_batch_model_input, build_request, estimate_tokens
+from docflow.enrich.schema import validate_enrichment
+from docflow.ids import DocumentRef
+from docflow.readmodel.schema import now_iso
+from docflow.runtime import runtime
+from docflow.storage import (
+    batch_manifest_key,
+    enrich_batch_input_key,
+    enrich_request_key,
+    enrichment_key,
+    page_text_key,
+)
+
+# The pages an engine reads: the first ones (title, parties, terms) and the last ones
+# (signatures). The model's request is bounded again by characters (`request.MAX_CHARS`).
+FIRST_PAGES = 20
+LAST_PAGES = 2
+MODEL_ATTEMPTS = 2  # step attempts of one call; the last one degrades to review, never fails
+REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every reason
+MESSAGE_SHOWN = 160
+ON_DEMAND, BATCH = "on-demand", "batch"
+
+
+def pile_callback_timeout_s(settings: Any) -> int | None:
+    """The pile path's callback timeout, or None while docflow.piles is not installed."""
+    try:
+        from docflow.piles import pool
+    except ImportError:  # the batcher (docflow/piles) is not part of this build yet
+        return None
+    return int(pool.callback_timeout_s(settings))
+
+
+def _pages(doc: DocumentRef, plan: Sequence[Sequence[int]], pages: int) -> list[PageText]:
+    store = runtime().store
+    wanted = set(range(1, min(FIRST_PAGES, pages) + 1))
+    wanted |= set(range(max(1, pages - LAST_PAGES + 1), pages + 1))
+    found: list[PageText] = []
+    for index, (first, last) in enumerate(plan):
+        if not any(first <= n <= last for n in wanted):
+            continue
+        for page in store.get_json(batch_manifest_key(doc, index))["pages"]:
+            if page["page"] in wanted:
+                key = page.get("key") or page_text_key(doc, page["page"])
+                found.append(PageText(int(page["page"]), store.get_text(key)))
+    return sorted(found, key=lambda p: p.page)
+
+
+def enrich_input(
+    doc: DocumentRef, facts: Mapping[str, Any], plan: Sequence[Sequence[int]]
+) -> EnrichInput:
+    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    return EnrichInput(
+        pages=_pages(doc, plan, int(facts["pages"])),
+        doc_type=str(facts.get("docType", "unknown")),
+        sensitive=dict(facts.get("sensitive") or {}),
+        review_on=tuple(rules.review_on),
+        page_count=int(facts["pages"]),
+    )
+
+
+def facts_of(found: Mapping[str, Any]) -> dict[str, Any]:
+    """What the steps need from the classify result (checkpointed values only)."""
+    return {k: found[k] for k in ("docType", "sensitive", "pages") if k in found}
+
+
+@durable_step
+def prepare_enrichment(
+    step: StepContext, doc: DocumentRef, facts: dict[str, Any], plan: list[list[int]]
+) -> dict[str, Any]:
+    rt = runtime()
+    settings = rt.settings
+    engine = rt.enricher or build_enricher(settings)
+    pile_timeout = (
+        pile_callback_timeout_s(settings) if doc.key.startswith(settings.pile_prefix) else None
+    )
+    document = enrich_input(doc, facts, plan)
+    if engine.name != "bedrock" and pile_timeout is None:
+        # Free and deterministic: no request, no budget, no second step.
+        return finish(doc, engine.enrich(document), ON_DEMAND, attempt=1, last=True)
+    plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0}
+    if engine.name == "bedrock":
+        request = build_request(document.pages)
+        rt.store.put_json(enrich_request_key(doc), request)
+        plan_out.update(
+            requestKey=enrich_request_key(doc),
+            estimate=estimate_tokens(request),
+            model=settings.enrich_model_id,
+            budget=settings.enrich_tokens_per_minute,
+        )
+    if pile_timeout is not None:
+        rt.store.put_json(enrich_batch_input_key(doc), build_batch_model_input(document.pages))
+        plan_out.update(batchKey=enrich_batch_input_key(doc), pileTimeoutS=pile_timeout)
+    step.logger.info(
+        "enrichment planned", extra={k: v for k, v in plan_out.items() if k != "model"}
+    )
+    return plan_out
+
+
+def _budget(model: str, limit: int) -> TokenBudget:
+    rt = runtime()
+    if rt.token_budget is not None:
+        return rt.token_budget  # type: ignore[no-any-return]
+    return TokenBudget(rt.settings.reader_lease_table, model, limit)
+
+
+@durable_step
+def admit_call(step: StepContext, model: str, limit: int, estimate: int) -> dict[str, Any]:
+    admission = _budget(model, limit).admit(estimate).to_dict()
+    if admission["waitSeconds"] or not admission["admitted"]:
+        step.logger.info("token budget spent", extra=admission)
+    return admission
+
+
+@durable_step
+def call_model(
+    step: StepContext,
+    doc: DocumentRef,
+    facts: dict[str, Any],
+    plan: list[list[int]],
+    prepared: dict[str, Any],
+    admission: dict[str, Any] | None,
+    call: int,
+) -> dict[str, Any]:
+    """One engine answer; `call` is 1, or 2 when the first answer broke the schema."""
+    rt = runtime()
+    engine = rt.enricher or build_enricher(rt.settings)
+    try:
+        if isinstance(engine, BedrockEnricher) and prepared.get("requestKey"):
+            answer = engine.answer(rt.store.get_json(prepared["requestKey"]))
+        else:
+            answer = engine.enrich(enrich_input(doc, facts, plan))
+    except Exception as exc:
+        if step.attempt < MODEL_ATTEMPTS:
+            raise
+        failed = EnrichAnswer(engine.name, None, [f"{type(exc).__name__}: {str(exc)[:200]}"])
+        return finish(doc, failed, ON_DEMAND, attempt=call, last=True, reason="engine-failed")
+    if admission and admission.get("admitted"):
+        spent = answer.usage.get("inputTokens", 0) + answer.usage.get("outputTokens", 0)
+        _budget(prepared["model"], prepared["budget"]).record(
+            int(admission["window"]), int(admission["tokens"]), spent
+        )
+    last = answer.valid or call >= 2
+    return finish(doc, answer, ON_DEMAND, attempt=call, last=last, reason="invalid-answer")
+
+
+@durable_step
+def record_batch_answer(
+    step: StepContext, doc: DocumentRef, result: dict[str, Any]
+) -> dict[str, Any]:
+    """The batcher's callback result for this document (status ok), held to the schema."""
+    enrichment = result.get("enrichment")
+    problems = validate_enrichment(enrichment)
+    usage = result.get("usage") or {}
+    answer = EnrichAnswer(
+        "bedrock",
+        None if problems else dict(enrichment or {}),
+        problems,
+        {
+            "inputTokens": int(usage.get("inputTokens", 0)),
+            "outputTokens": int(usage.get("outputTokens", 0)),
+        },
+    )
+    # An invalid batch answer is not the last word: the on-demand path takes over.
+    return finish(
+        doc, answer, BATCH, attempt=1, last=answer.valid, job_id=str(result.get("jobId", ""))
+    )
+
+
+@durable_step
+def give_up(step: StepContext, doc: DocumentRef, engine: str, reason: str) -> dict[str, Any]:
+    answer = EnrichAnswer(engine, None, [reason])
+    return finish(doc, answer, ON_DEMAND, attempt=0, last=True, reason=reason)
+
+
+def finish(
+    doc: DocumentRef,
+    answer: EnrichAnswer,
+    mode: str,
+    *,
+    attempt: int,
+    last: bool,
+    reason: str = "",
+    job_id: str = "",
+) -> dict[str, Any]:
+    """Write the enrichment when this is the last word on it; return the small part.
+
+    Not the last word (a first invalid answer, an invalid batch answer): nothing is written,
+    the caller asks again. The small part is what the read model and review pages show.
+    """
+    usage = meter_usage(answer, mode)
+    if not last:
+        return {"ok": False, "reason": reason, "problems": answer.problems[:5], "usage": usage}
+    rt = runtime()
+    status = "complete" if answer.valid else "incomplete"
+    enrichment = mask_strings(answer.enrichment) if answer.valid else None
+    how: dict[str, Any] = {
+        "mode": mode,
+        "engine": answer.engine,
+        "status": status,
+        "key": enrichment_key(doc),
+    }
+    if job_id:
+        how["jobId"] = job_id
+    if not answer.valid:
+        how["reason"] = reason
+    rt.store.put_json(
+        enrichment_key(doc),
+        {
+            **(enrichment or {}),
+            "enrichment": how,
+            "problems": answer.problems[:20],
+            "attempt": attempt,
+            "usage": answer.usage,
+            "writtenAt": now_iso(),
+        },
+    )
+    if answer.usage.get("inputTokens"):
+        observability.count("EnrichInputTokens", answer.usage["inputTokens"], mode=mode)
+    if answer.usage.get("outputTokens"):
+        observability.count("EnrichOutputTokens", answer.usage["outputTokens"], mode=mode)
+    small = shown(enrichment, how)
+    return {"ok": answer.valid, "shown": small, "stages": risk_stages(small), "usage": usage}
+
+
+def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rules file's risk stage when the risk is high or the enrichment is incomplete.
+
+    Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
+    the review page shows in the route. Decided inside the step, so it is checkpointed.
+    """
+    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    name = getattr(rules, "risk_stage", None)
+    if not name:
+        return []
+    how = small["enrichment"]
+    if how["status"] != "complete":
+        because = f"enrichment-incomplete: {how.get('reason', '')}"
+    elif small["risk"]["level"] == "high":
+        reasons = "; ".join(f"{r['code']} (page {r['page']})" for r in small["risk"]["reasons"])
+        because = f"risk: {reasons}"
+    else:
+        return []
+    return [{**rules.stages[name].to_dict(), "because": because}]
+
+
+def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, Any]:
+    """The small part: on the read model's state and the review page (already masked)."""
+    if enrichment is None:
+        return {"enrichment": how}
+    summary, risk = enrichment["summary"], enrichment["risk"]
+    return {
+        "summary": {"title": summary["title"], "abstract": summary["abstract"]},
+        "risk": {
+            "level": risk["level"],
+            "reasons": [
+                {"code": r["code"], "message": r["message"][:MESSAGE_SHOWN], "page": r["page"]}
+                for r in risk["reasons"][:REASONS_SHOWN]
+            ],
+        },
+        "enrichment": how,
+    }
+
+
+def meter_usage(answer: EnrichAnswer, mode: str) -> dict[str, int]:
+    """The enrichment's share of the run's cost (`docflow.cost.EXTRA_USAGE` keys)."""
+    if answer.engine != "bedrock" or not answer.usage:
+        return {}
+    prefix = "bedrockBatch" if mode == BATCH else "bedrock"
+    return {
+        f"{prefix}Calls": 1,
+        f"{prefix}InputTokens": int(answer.usage.get("inputTokens", 0)),
+        f"{prefix}OutputTokens": int(answer.usage.get("outputTokens", 0)),
+    }
