@@ -85,3 +85,5 @@ build-CallbackApiFunction:
 	$(call lambda_build,callback_api)
 build-DashboardWidgetFunction:
 	$(call lambda_build,status_recorder)
+build-ReviewDigestFunction:
+	$(call lambda_build,callback_api)

@@ -414,3 +414,63 @@ def test_rules_engines_are_granted_no_model_and_both_models_are_granted_apart() 
         if s.get("Resource") == {"Fn::GetAtt": ["ReaderLeaseTable", "Arn"]}
     ]
     assert lease and "dynamodb:UpdateItem" in actions(lease[0])
+
+
+def test_the_links_table_has_the_sparse_inbox_index() -> None:
+    table = RESOURCES["ReviewLinksTable"]["Properties"]
+    (index,) = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "inbox"
+    assert index["KeySchema"] == [
+        {"AttributeName": "inboxPk", "KeyType": "HASH"},
+        {"AttributeName": "inboxSince", "KeyType": "RANGE"},
+    ]
+
+
+def _links_grants(name: str) -> dict[str, set[str]]:
+    """Which links-table actions a function has, on the table and on its index."""
+    grants: dict[str, set[str]] = {"table": set(), "index": set()}
+    for statement in statements(functions()[name]):
+        for resource in resources_of(statement):
+            text = json.dumps(resource)
+            if "ReviewLinksTable" in text:
+                grants["index" if "/index/" in text else "table"] |= set(actions(statement))
+    return grants
+
+
+def test_the_inbox_is_read_by_query_on_its_index_only() -> None:
+    for name in ("CallbackApiFunction", "ReviewDigestFunction"):
+        grants = _links_grants(name)
+        assert grants["index"] == {"dynamodb:Query"}, name
+        assert "dynamodb:Query" not in grants["table"], name
+        assert not any("Scan" in a or "Delete" in a for a in grants["table"]), name
+    index_arns = [
+        r["Fn::Sub"]
+        for s in statements(functions()["CallbackApiFunction"])
+        for r in resources_of(s)
+        if "/index/" in json.dumps(r)
+    ]
+    assert index_arns == ["${ReviewLinksTable.Arn}/index/inbox"]
+    # The callback API reads a page's stage records in one batch; it writes nothing new.
+    assert _links_grants("CallbackApiFunction")["table"] == {
+        "dynamodb:GetItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:BatchGetItem",
+    }
+
+
+def test_the_digest_runs_on_a_schedule_with_mail_and_the_links_table_only() -> None:
+    props = functions()["ReviewDigestFunction"]
+    (event,) = props["Events"].values()
+    assert event["Type"] == "Schedule" and event["Properties"]["Schedule"].startswith("rate(")
+    granted = {a for s in statements(props) for a in actions(s)}
+    assert granted == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:Query",
+        "secretsmanager:GetSecretValue",
+        "ses:SendEmail",
+        "ses:SendRawEmail",
+    }
+    makefile = (Path(__file__).parent.parent / "Makefile").read_text()
+    assert "build-ReviewDigestFunction:" in makefile

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
@@ -228,6 +229,9 @@ def review_page(
     field_errors: dict[str, str] | None = None,
     type_error: str = "",
     doc_type_picked: str = "",
+    claim: dict[str, Any] | None = None,
+    inbox: str = "",
+    confirm: str = "",
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
@@ -304,7 +308,30 @@ def review_page(
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
+        claim=_claim_line(claim, str(link.get("reviewer", ""))),
+        claim_mine=bool(claim) and (claim or {}).get("reviewer") == link.get("reviewer"),
+        inbox=inbox,
+        inbox_url=f"/inbox/{inbox}" if inbox else "",
+        # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
+        ask_approve=_here(base, inbox, confirm="approve"),
+        ask_reject=_here(base, inbox, confirm="reject"),
+        back=_here(base, inbox),
+        confirm=confirm if confirm in ("approve", "reject") else "",
     )
+
+
+def _here(base: str, inbox: str, **more: str) -> str:
+    query = urlencode({k: v for k, v in {"inbox": inbox, **more}.items() if v})
+    return f"{base}?{query}" if query else base
+
+
+def _claim_line(claim: dict[str, Any] | None, me: str) -> str:
+    if not claim:
+        return ""
+    since = _when(int(claim.get("since", 0)))
+    if claim.get("reviewer") == me:
+        return f"You are looking at this since {since}; other reviewers see that."
+    return f"{claim.get('reviewer')} is looking at this since {since}."
 
 
 def _when(epoch: int) -> str:
@@ -315,7 +342,30 @@ def _message(title: str, lines: list[str], closing: str = "") -> str:
     return _env.get_template("message.html").render(title=title, lines=lines, closing=closing)
 
 
-def decided_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
+def decided_page(
+    decision: dict[str, Any],
+    reasons: dict[str, str],
+    next_item: dict[str, str] | None = None,
+    inbox_url: str = "",
+) -> str:
+    """The confirmation; from the inbox, with the next item (focused: Enter opens it)."""
+    page = _decided(decision, reasons)
+    if not inbox_url:
+        return page
+    nav = _env.get_template("next.html").render(next_item=next_item, inbox_url=inbox_url)
+    return page.replace("</main>", nav + "</main>", 1)
+
+
+def released_page(name: str, inbox_url: str = "", back: str = "") -> str:
+    lines = [f"You released {name}: other reviewers no longer see you on it."]
+    page = _message("Released", lines, "Opening the document again claims it again.")
+    if not inbox_url:
+        return page
+    nav = _env.get_template("next.html").render(next_item=None, inbox_url=inbox_url)
+    return page.replace("</main>", nav + "</main>", 1)
+
+
+def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
     stage = decision.get("stage") or {}
     if stage and not stage.get("decided"):
@@ -351,5 +401,7 @@ def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = Non
         verb = "approved" if d.get("approved") else "rejected"
         lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
     titles = {409: "This review is closed", 410: "This link has expired"}
+    if message.startswith("This link was revoked"):
+        return _message("This link was revoked (403)", lines)
     title = titles.get(status, "This link cannot be used")
     return _message(f"{title} ({status})", lines)

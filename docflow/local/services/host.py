@@ -33,6 +33,7 @@ FUNCTIONS = {
     "docflow-status-recorder": "status_recorder.app:handler",
     "docflow-starter": "starter.app:handler",
     "docflow-callback-api": "callback_api.app:handler",
+    "docflow-review-digest": "callback_api.digest:handler",
 }
 TIMEOUTS = {"docflow-orchestrator": 900}
 # More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:
