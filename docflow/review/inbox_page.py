@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from docflow.review.pages import _env, _when
+from docflow.review.templating import env, when
 
 WHY = {
     "fields": "a key field needs a check",
@@ -41,7 +41,7 @@ def claim_text(claim: dict[str, Any] | None, me: str) -> str:
     if not claim:
         return ""
     who = "You are" if claim.get("reviewer") == me else f"{claim.get('reviewer')} is"
-    return f"{who} looking at this since {_when(int(claim.get('since', 0)))}"
+    return f"{who} looking at this since {when(int(claim.get('since', 0)))}"
 
 
 def row(item: dict[str, Any], url: str, claim: dict[str, Any] | None, me: str) -> InboxRow:
@@ -54,7 +54,7 @@ def row(item: dict[str, Any], url: str, claim: dict[str, Any] | None, me: str) -
         stage=str(item.get("stageName", "")),
         why=WHY.get(str(item.get("why", "")), str(item.get("why", ""))),
         since=since[:16].replace("T", " ") + " UTC" if since else "",
-        deadline=_when(deadline) if deadline else "",
+        deadline=when(deadline) if deadline else "",
         overdue=bool(deadline) and deadline < time.time(),
         claim=claim_text(claim, me),
     )
@@ -82,7 +82,7 @@ def inbox_page(
     else:  # the last item of the page: j goes on to the next page's first
         down = here(page=next_page, at=0) if next_page else ""
     up = here(at=at - 1) if at > 0 else ""
-    return _env.get_template("inbox.html").render(
+    return env.get_template("inbox.html").render(
         title="Your inbox",
         reviewer=reviewer,
         base=base,

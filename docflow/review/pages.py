@@ -9,28 +9,15 @@ images from the page's own origin and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
-
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
+from docflow.review.templating import env, when
 from docflow.review.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "Referrer-Policy": "no-referrer",  # the token is in the URL: never leak it onward
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "no-store",
-}
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
 DETECTOR_NAMES = {
@@ -39,14 +26,6 @@ DETECTOR_NAMES = {
     "iban": "an IBAN",
     "email": "an e-mail address",
 }
-
-_env = Environment(
-    loader=FileSystemLoader(Path(__file__).with_name("templates")),
-    autoescape=select_autoescape(default=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-
 
 @dataclass(frozen=True)
 class ShownPage:
@@ -277,7 +256,7 @@ def review_page(
             + (f", {state['rejections']} rejected" if state["rejections"] else "")
         )
     name = str(link.get("key", "")).rsplit("/", 1)[-1]
-    return _env.get_template("review.html").render(
+    return env.get_template("review.html").render(
         title=f"Review {name}",
         name=name,
         base=base,
@@ -289,7 +268,7 @@ def review_page(
         reviewer=link.get("reviewer", ""),
         others=", ".join(others),
         quorum=quorum,
-        deadline=_when(deadline) if deadline else "",
+        deadline=when(deadline) if deadline else "",
         findings=findings,
         decisions=summary.get("decisions") or [],
         pages=shown,
@@ -328,80 +307,7 @@ def _here(base: str, inbox: str, **more: str) -> str:
 def _claim_line(claim: dict[str, Any] | None, me: str) -> str:
     if not claim:
         return ""
-    since = _when(int(claim.get("since", 0)))
+    since = when(int(claim.get("since", 0)))
     if claim.get("reviewer") == me:
         return f"You are looking at this since {since}; other reviewers see that."
     return f"{claim.get('reviewer')} is looking at this since {since}."
-
-
-def _when(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%d %b %Y, %H:%M UTC")
-
-
-def _message(title: str, lines: list[str], closing: str = "") -> str:
-    return _env.get_template("message.html").render(title=title, lines=lines, closing=closing)
-
-
-def decided_page(
-    decision: dict[str, Any],
-    reasons: dict[str, str],
-    next_item: dict[str, str] | None = None,
-    inbox_url: str = "",
-) -> str:
-    """The confirmation; from the inbox, with the next item (focused: Enter opens it)."""
-    page = _decided(decision, reasons)
-    if not inbox_url:
-        return page
-    nav = _env.get_template("next.html").render(next_item=next_item, inbox_url=inbox_url)
-    return page.replace("</main>", nav + "</main>", 1)
-
-
-def released_page(name: str, inbox_url: str = "", back: str = "") -> str:
-    lines = [f"You released {name}: other reviewers no longer see you on it."]
-    page = _message("Released", lines, "Opening the document again claims it again.")
-    if not inbox_url:
-        return page
-    nav = _env.get_template("next.html").render(next_item=None, inbox_url=inbox_url)
-    return page.replace("</main>", nav + "</main>", 1)
-
-
-def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
-    verb = "approved" if decision.get("approved") else "rejected"
-    stage = decision.get("stage") or {}
-    if stage and not stage.get("decided"):
-        # A quorum stage: this vote counted, the stage is not decided yet.
-        noun = "approval" if decision.get("approved") else "rejection"
-        lines = [
-            f"Your {noun} is recorded ({decision['decidedAt']}).",
-            f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
-            f"waiting for {stage['needed']} more.",
-        ]
-        return _message(f"Your {noun} is recorded", lines, "Thank you. You can close this page.")
-    if decision.get("rejectReason") == UNCLASSIFIABLE:
-        lines = [
-            f"You said none of the document types fits ({decision['decidedAt']}).",
-            "The document is archived as unclassifiable.",
-        ]
-        return _message("Document archived", lines, "Thank you. You can close this page.")
-    lines = [f"You {verb} the document at {decision['decidedAt']}."]
-    if decision.get("docType"):
-        lines = [
-            f"You approved the document as type {decision['docType']} at {decision['decidedAt']}.",
-            "Its own review stages and key fields, where it has any, come next.",
-        ]
-    if decision.get("rejectReason"):
-        lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
-    return _message(f"Document {verb}", lines, "Thank you. You can close this page.")
-
-
-def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
-    lines = [message]
-    if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
-        d = earlier["decision"]
-        verb = "approved" if d.get("approved") else "rejected"
-        lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
-    titles = {409: "This review is closed", 410: "This link has expired"}
-    if message.startswith("This link was revoked"):
-        return _message("This link was revoked (403)", lines)
-    title = titles.get(status, "This link cannot be used")
-    return _message(f"{title} ({status})", lines)
