@@ -104,6 +104,23 @@ class InboxIndex:
         """List the stage in the reviewer's inbox, unless its slot was closed; False if so.
         The sort key is the slot's `inboxSk`, fixed by the first write, so a retry (or a later
         round) puts the same item again, with this round's facts."""
+        anchor = self._anchor(slot, stage_pk)
+        if anchor is None:
+            return False
+        item = {
+            **facts,
+            "pk": inbox_pk(reviewer),
+            "sk": str(anchor["inboxSk"]),
+            "slotPk": slot,
+            "kid": anchor["kid"],
+            "nonce": anchor["nonce"],
+            "linkExpiresAt": anchor["linkExpiresAt"],
+            "expiresAt": anchor.get("expiresAt") or int(anchor["linkExpiresAt"]),
+        }
+        return self._put_while_open(slot, item)
+
+    def _anchor(self, slot: str, stage_pk: str) -> dict[str, Any] | None:
+        """The open slot, its `inboxSk` set if it had none; None when the slot is closed."""
         try:
             answer = self._ddb.update_item(
                 TableName=self.links_table,
@@ -115,21 +132,13 @@ class InboxIndex:
             )
         except ClientError as exc:
             if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
+                return None
             raise
-        anchor = from_ddb(answer["Attributes"])
-        item = {
-            **facts,
-            "pk": inbox_pk(reviewer),
-            "sk": str(anchor["inboxSk"]),
-            "slotPk": slot,
-            "kid": anchor["kid"],
-            "nonce": anchor["nonce"],
-            "linkExpiresAt": anchor["linkExpiresAt"],
-            "expiresAt": anchor.get("expiresAt") or int(anchor["linkExpiresAt"]),
-        }
+        return from_ddb(answer["Attributes"])
+
+    def _put_while_open(self, slot: str, item: dict[str, Any]) -> bool:
+        """Put the item only while the slot is open: a close that came after `_anchor` wins."""
         try:
-            # Only while the slot is open: a close that came between the two writes wins.
             self._ddb.transact_write_items(
                 TransactItems=[
                     {
