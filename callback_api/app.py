@@ -4,8 +4,10 @@
     GET  /review/{token}/pages/{n}  page n's preview (PNG), rendered once, then cached in S3
     GET  /review/{token}/original   a redirect to a presigned download, made at the click
     POST /review/{token}            the page's Approve / Reject: consumes the link, resumes the run
+                                    (a triage page's Approve sends the picked `docType`)
     POST /review/{token}/release    gives back the reviewer's claim on the document
     POST /callbacks/{token}         a service completing a machine link, HMAC-signed, time window
+                                    (`{"approved", "comment", "docType"}`; docType on triage only)
     GET  /inbox/{token}             a reviewer's pending items (`?stage=&type=&page=&at=`),
                                     oldest first; each opens that reviewer's review page
 
@@ -29,6 +31,7 @@ from docflow.observability import logger
 from docflow.review.desk import REJECT_REASONS, ReviewRefused
 from docflow.review.inbox_links import InboxRefused
 from docflow.review.pages import SECURITY_HEADERS, decided_page, refusal_page, released_page
+from docflow.review.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.settings import load_settings
 
 app = LambdaFunctionUrlResolver()
@@ -170,9 +173,28 @@ def decide(token: str) -> Response:
             token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
         )
         return _answer(400, page.html, {"error": "no-reason", "message": message})
+    summary = (views().desk.link(token).get("summary") or {}) if choice == "approve" else {}
+    doc_type = (form.get("docType") or [""])[0]
+    choices = choices_of(summary)
+    if choices:  # triage: the type is a required choice, its error next to it
+        problem = type_problem(doc_type, choices)
+        if problem:
+            page = views().review(
+                token,
+                0,
+                error=problem,
+                comment=comment,
+                type_error=problem,
+                doc_type=doc_type,
+                inbox=_inbox_form(form),
+            )
+            return _answer(400, page.html, {"error": "bad-doc-type", "message": problem})
+        if doc_type == UNCLASSIFIABLE:  # "none of these": archived as unclassifiable
+            decision = views().desk.decide(token, False, comment, UNCLASSIFIABLE)
+            return _answer(200, decided_page(decision, REJECT_REASONS), {"decision": decision})
     corrections: dict[str, str] = {}
-    if choice == "approve" and submitted:
-        fields = (views().desk.link(token).get("summary") or {}).get("fields") or {}
+    if choice == "approve" and submitted and not choices:
+        fields = summary.get("fields") or {}
         corrections, errors = validate_corrections(
             fields, {k: v for k, v in submitted.items() if v}
         )
@@ -187,7 +209,10 @@ def decide(token: str) -> Response:
                 inbox=_inbox_form(form),
             )
             return _answer(400, page.html, {"error": "bad-fields", "fields": errors})
-    decision = views().desk.decide(token, choice == "approve", comment, reason, corrections)
+    picked = doc_type if choices else ""
+    decision = views().desk.decide(
+        token, choice == "approve", comment, reason, corrections, doc_type=picked
+    )
     # From the inbox: offer the reviewer's next item (their own inbox link only).
     via, next_item = _inbox_form(form), None
     if via and views().inbox.same_reviewer(via, decision["reviewer"]):

@@ -72,6 +72,8 @@ class ReviewViews:
         comment: str = "",
         submitted_fields: dict[str, str] | None = None,
         field_errors: dict[str, str] | None = None,
+        type_error: str = "",
+        doc_type: str = "",
         inbox: str = "",
         confirm: str = "",
     ) -> ReviewScreen:
@@ -106,6 +108,8 @@ class ReviewViews:
             comment=comment,
             submitted_fields=submitted_fields,
             field_errors=field_errors,
+            type_error=type_error,
+            doc_type_picked=doc_type,
             claim=view.claim,
             inbox=inbox,
             confirm=confirm,

@@ -21,6 +21,7 @@ from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
 UNKNOWN = "unknown"
+TITLE_WEIGHT = 4
 DIGEST_EVERY_S = 24 * 3600
 NOTIFY_MODES = ("each", "digest")
 
@@ -79,9 +80,15 @@ class DocType:
     patterns: tuple[re.Pattern[str], ...]
     min_hits: int
     stages: tuple[str, ...]
+    # A title word of a type of its own (`Credit note`) counts this many times, so that it
+    # outweighs the invoice words such a document also prints.
+    weight: int = 1
+    # A document's title alone on its line (`PURCHASE ORDER`) counts TITLE_WEIGHT times.
+    titles: tuple[re.Pattern[str], ...] = ()
 
     def hits(self, text: str) -> int:
-        return sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        found = sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        return self.weight * found + TITLE_WEIGHT * sum(len(t.findall(text)) for t in self.titles)
 
 
 @dataclass(frozen=True)
@@ -96,13 +103,20 @@ class Rules:
     fields: FieldRules = NO_FIELDS
     # The stage a high risk (or an enrichment the model could not complete) adds.
     risk_stage: str | None = None
+    # Tesseract's `-l`: the languages the OCR reads with, `eng+deu+...`.
+    ocr_languages: str = "eng"
+    # A document no type fits, or whose best type holds less than `triage_min_confidence` of
+    # the hits, goes to this stage (if the rules name one) instead of being finalized.
+    triage_stage: str | None = None
+    triage_min_confidence: float = 0.0
     # The digest's period, and every reviewer who takes one (by a stage or their own entry).
     digest_every_seconds: int = DIGEST_EVERY_S
     digest_reviewers: tuple[str, ...] = ()
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
-        extra = [s for s in (self.sensitive_stage, self.quality_stage, self.risk_stage) if s]
+        stages = (self.triage_stage, self.sensitive_stage, self.quality_stage, self.risk_stage)
+        extra = [s for s in stages if s]
         fields = [self.fields.stage] if self.fields.stage else []
         paths = [
             (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
@@ -146,6 +160,11 @@ def _keyword(word: str) -> re.Pattern[str]:
     return re.compile(r"\b" + r"\s+".join(map(re.escape, word.split())) + r"\b", re.IGNORECASE)
 
 
+def _title(word: str) -> re.Pattern[str]:
+    words = r"\s+".join(map(re.escape, word.split()))
+    return re.compile(rf"^[ \t]*{words}[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
 def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rules:
     """Load and validate a rules file; every mistake is a SettingsError naming the file."""
     source = Path(path) if path else DEFAULT_RULES
@@ -163,6 +182,12 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             name: _stage(name, spec, stage_timeout_s, digest_people)
             for name, spec in raw.get("stages", {}).items()
         }
+        triage = dict(raw.get("triage", {}))
+        triage_min = float(triage.pop("min_confidence", 0.0))
+        if not 0.0 <= triage_min <= 1.0:
+            raise ValueError("triage.min_confidence must be 0..1")
+        if triage:
+            stages["triage"] = _stage("triage", triage, stage_timeout_s, digest_people)
         takers = {r for s in stages.values() for r in s.digest}
         takers |= {
             r
@@ -177,11 +202,16 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
                 patterns=tuple(re.compile(p) for p in spec.get("patterns", [])),
                 min_hits=int(spec.get("min_hits", 1)),
                 stages=tuple(spec.get("stages", [])),
+                weight=int(spec.get("weight", 1)),
+                titles=tuple(_title(t) for t in spec.get("titles", [])),
             )
             for spec in raw.get("document_types", [])
         )
         sensitive = raw.get("sensitive", {})
         quality = raw.get("quality", {})
+        languages = list(raw.get("ocr", {}).get("languages", ["eng"]))
+        if not languages or not all(re.fullmatch(r"[a-z_]{3,16}", x) for x in languages):
+            raise ValueError("ocr.languages: tesseract language names, e.g. ['eng', 'deu']")
         rules = Rules(
             types=types,
             stages=stages,
@@ -192,6 +222,9 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             quality_stage=quality.get("stage"),
             fields=parse_field_rules(raw.get("fields")),
             risk_stage=raw.get("risk", {}).get("stage"),
+            ocr_languages="+".join(languages),
+            triage_stage="triage" if triage else None,
+            triage_min_confidence=triage_min,
             digest_every_seconds=_digest_period(raw),
             digest_reviewers=tuple(sorted(takers)),
         )
@@ -308,7 +341,12 @@ class RulesClassifier:
             best = ranked[0]
             doc_type = best.name
             confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
-            for name in best.stages:
+        triage = self.rules.triage_stage
+        if triage and (not ranked or confidence < self.rules.triage_min_confidence):
+            # Nobody finalizes a document whose type nobody knows: a person picks it.
+            because[triage] = "unknown-type" if not ranked else "type-unsure"
+        if ranked:
+            for name in ranked[0].stages:
                 because.setdefault(name, "type")
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
             because.setdefault(self.rules.sensitive_stage, "sensitive")

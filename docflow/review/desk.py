@@ -35,6 +35,7 @@ from docflow.review.stages import (
     decision_of,
     tally,
 )
+from docflow.review.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 
 MAX_COMMENT = 1000
 # A round's callback times out at `roundEndsAt`; from a little before, a callback that answers
@@ -249,12 +250,21 @@ class ReviewDesk:
         comment: str,
         reason: str = "",
         corrections: dict[str, str] | None = None,
+        doc_type: str = "",
     ) -> dict[str, Any]:
         """POST from the review page: consume the link once and resume the execution.
-        `corrections`: validated field values (docflow.extract.corrections), with an approval."""
-        claims, _ = self._check(token, "review")
-        if not approved and reason not in REJECT_REASONS:
+        `corrections`: validated field values (docflow.extract.corrections), with an approval.
+        `doc_type`: a triage link's pick, one of its `typeChoices`, with an approval; "none of
+        these" is a rejection for the reason `unclassifiable`."""
+        claims, link = self._check(token, "review")
+        choices = choices_of(link.get("summary"))
+        none_of_these = bool(choices) and reason == UNCLASSIFIABLE
+        if not approved and reason not in REJECT_REASONS and not none_of_these:
             raise ReviewRefused(400, "no-reason", "choose why you reject the document")
+        if approved and (choices or doc_type):
+            problem = type_problem(doc_type, choices, allow_none=False)
+            if problem:
+                raise ReviewRefused(400, "bad-doc-type", problem)
         decision: dict[str, Any] = {
             "approved": approved,
             "reviewer": claims.reviewer,
@@ -265,6 +275,8 @@ class ReviewDesk:
             decision["rejectReason"] = reason
         if approved and corrections:
             decision["corrections"] = corrections
+        if approved and doc_type:
+            decision["docType"] = doc_type
         return self._complete(token, claims, decision)
 
     def machine(
@@ -276,8 +288,10 @@ class ReviewDesk:
         window_s: int,
         now: float | None = None,
     ) -> dict[str, Any]:
-        """POST from a service: body signed over `<timestamp>.<body>` within a replay window."""
-        claims, _ = self._check(token, "machine")
+        """POST from a service: body signed over `<timestamp>.<body>` within a replay window.
+        On a triage link an approval names the type, `"docType"`: one of the link's
+        `typeChoices`, or `unclassifiable` to archive the document."""
+        claims, link = self._check(token, "machine")
         now = time.time() if now is None else now
         try:
             sent_at = int(timestamp)
@@ -304,6 +318,9 @@ class ReviewDesk:
             "comment": str(result.get("comment", ""))[:MAX_COMMENT],
             "decidedAt": datetime.now(UTC).isoformat(timespec="seconds"),
         }
+        decision, problem = machine_pick(decision, result, choices_of(link.get("summary")))
+        if problem:
+            raise ReviewRefused(400, "bad-doc-type", problem)
         return self._complete(token, claims, decision)
 
     def _complete(self, token: str, claims: Claims, decision: dict[str, Any]) -> dict[str, Any]:
@@ -318,7 +335,7 @@ class ReviewDesk:
         pk = str(link.get("stagePk") or "")
         if not pk:
             return self._complete_alone(token, claims, link, decision)
-        kept = ("approved", "comment", "rejectReason", "corrections")
+        kept = ("approved", "comment", "rejectReason", "corrections", "docType")
         vote = {k: decision[k] for k in kept if k in decision}
         vote["at"] = decision["decidedAt"]
         try:
@@ -399,8 +416,11 @@ class ReviewDesk:
             payload["corrections"] = describe_corrections(fields, decision["corrections"])
         if decision.get("votes"):
             payload["votes"] = decision["votes"]
+        if decision.get("docType"):
+            payload["docType"] = decision["docType"]  # a triage pick, as the orchestrator says
         if not decision["approved"]:
-            payload["reason"] = "rejected"
+            unclassifiable = decision.get("rejectReason") == UNCLASSIFIABLE
+            payload["reason"] = UNCLASSIFIABLE if unclassifiable else "rejected"
             if decision.get("rejectReason"):
                 payload["rejectReason"] = decision["rejectReason"]
         report = make_report(

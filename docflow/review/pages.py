@@ -19,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
+from docflow.review.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -54,6 +55,8 @@ class ShownPage:
     segments: list[Segment]
     findings: bool
     tags: list[dict[str, str]] = field(default_factory=list)
+    # Where the key fields on this page were read: {name, label, style} for each outline.
+    boxes: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -119,9 +122,48 @@ def fields_rows(
                 "low": name in checks,
                 "checks": checks.get(name, []),
                 "error": errors.get(name, ""),
+                # Where it was read, as CSS over the page preview ("" when not known).
+                "box": box_style(found.get("box")),
+                "found": bool(found.get("value")),
             }
         )
     return rows
+
+
+def box_style(box: Any) -> str:
+    """A field's box `[x0, y0, x1, y1]` (page-relative, top-left origin) as the outline's
+    position in percent of the preview, or "" when there is no usable box."""
+    if not isinstance(box, list | tuple) or len(box) != 4:
+        return ""
+    try:
+        x0, y0, x1, y1 = (min(1.0, max(0.0, float(v))) for v in box)
+    except (TypeError, ValueError):
+        return ""
+    if x1 <= x0 or y1 <= y0:
+        return ""
+    return (
+        f"left:{x0 * 100:.2f}%;top:{y0 * 100:.2f}%;"
+        f"width:{(x1 - x0) * 100:.2f}%;height:{(y1 - y0) * 100:.2f}%"
+    )
+
+
+def _place_boxes(
+    rows: list[dict[str, Any]], order: list[int], window: list[int], base: str
+) -> dict[int, list[dict[str, str]]]:
+    """Give each boxed field its link (to its outline on this screen, or on the screen that
+    shows its page) and return the outlines per page shown."""
+    per_page: dict[int, list[dict[str, str]]] = {}
+    for row in rows:
+        page = row["page"]
+        if not row["box"] or page not in order:
+            row["box"] = ""
+            continue
+        anchor = f"#box-{row['name']}"
+        row["href"] = anchor if page in window else f"{base}?from={order.index(page)}{anchor}"
+        if page in window:
+            outline = {"name": row["name"], "label": row["label"], "style": row["box"]}
+            per_page.setdefault(page, []).append(outline)
+    return per_page
 
 
 def _why(because: str, doc_type: str, findings: list[str]) -> str:
@@ -137,6 +179,10 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
     if because.startswith("enrichment-incomplete"):
         return "the summary and risk could not be made: please assess the risk yourself"
+    if because == "unknown-type":
+        return "no document type fits it: a person picks its type"
+    if because == "type-unsure":
+        return f"it may not be of type {doc_type}: a person picks its type"
     return "named by the rules"
 
 
@@ -181,6 +227,8 @@ def review_page(
     comment: str = "",
     submitted_fields: dict[str, str] | None = None,
     field_errors: dict[str, str] | None = None,
+    type_error: str = "",
+    doc_type_picked: str = "",
     claim: dict[str, Any] | None = None,
     inbox: str = "",
     confirm: str = "",
@@ -201,6 +249,10 @@ def review_page(
     facts = {p.page: p for p in pages}
     risky = _risk_tags(summary)
     window = order[shown_from : shown_from + PAGE_WINDOW]
+    # A triage page asks for the type only: the picked type's fields are read afterwards.
+    choices = choices_of(summary)
+    rows = [] if choices else fields_rows(summary, submitted_fields or {}, field_errors or {})
+    boxes = _place_boxes(rows, order, window, base)
     shown = [
         ShownPage(
             number=n,
@@ -208,6 +260,7 @@ def review_page(
             segments=texts.get(n, []),
             findings=any(s.detector for s in texts.get(n, [])),
             tags=[*(_tags(facts[n], routing) if n in facts else []), *risky.get(n, [])],
+            boxes=boxes.get(n, []),
         )
         for n in window
     ]
@@ -246,8 +299,12 @@ def review_page(
         flagged=flagged,
         reasons=list(reasons.items()),
         error=error,
-        field_rows=fields_rows(summary, submitted_fields or {}, field_errors or {}),
+        field_rows=rows,
         field_errors=field_errors or {},
+        type_choices=choices,
+        none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
+        type_error=type_error,
+        doc_type_picked=doc_type_picked,
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
@@ -320,7 +377,18 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
             f"waiting for {stage['needed']} more.",
         ]
         return _message(f"Your {noun} is recorded", lines, "Thank you. You can close this page.")
+    if decision.get("rejectReason") == UNCLASSIFIABLE:
+        lines = [
+            f"You said none of the document types fits ({decision['decidedAt']}).",
+            "The document is archived as unclassifiable.",
+        ]
+        return _message("Document archived", lines, "Thank you. You can close this page.")
     lines = [f"You {verb} the document at {decision['decidedAt']}."]
+    if decision.get("docType"):
+        lines = [
+            f"You approved the document as type {decision['docType']} at {decision['decidedAt']}.",
+            "Its own review stages and key fields, where it has any, come next.",
+        ]
     if decision.get("rejectReason"):
         lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
     return _message(f"Document {verb}", lines, "Thank you. You can close this page.")

@@ -6,7 +6,8 @@ One item per (run, stage) in the links table:
                                   escalation reviewers once escalated); `quorum` and
                                   `rejectLimit` (the rejections the stage can take and still
                                   approve); `approvals`, `rejections` and `votes` (reviewer ->
-                                  approved, at, comment, rejectReason); `links` (token hashes,
+                                  approved, at, comment, rejectReason, corrections, a
+                                  triage pick's docType); `links` (token hashes,
                                   so a newer run can close them); `callbackId`, `round` and
                                   `roundEndsAt` of the execution's CURRENT wait; `deadline`; and,
                                   once known, `ending` (decided, timed-out or superseded)
@@ -94,6 +95,8 @@ def decision_of(item: dict[str, Any], decider: str) -> dict[str, Any]:
     }
     if not decision["approved"] and vote.get("rejectReason"):
         decision["rejectReason"] = str(vote["rejectReason"])
+    if decision["approved"] and vote.get("docType"):
+        decision["docType"] = str(vote["docType"])  # the type a triage reviewer picked
     if decision["approved"] and vote.get("corrections"):
         # The deciding reviewer's corrected fields (validated on the page) travel with it.
         decision["corrections"] = dict(vote["corrections"])
