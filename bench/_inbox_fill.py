@@ -1,5 +1,5 @@
-"""A links table as a busy deployment has it: one reviewer with `mine` pending stages among
-`documents` pending for other reviewers, written by the project's own writers for the
+"""The review tables as a busy deployment has them: one reviewer with `mine` pending stages
+among `documents` pending for other reviewers, written by the project's own writers for the
 reviewer (the link slot, the stage record, the inbox item: what a stage's first round writes)
 and as the same items, in batches, for everyone else (so a fill of 10,000 takes seconds).
 """
@@ -37,9 +37,11 @@ def _facts(doc: DocumentRef, deadline: int) -> dict[str, Any]:
     }
 
 
-def fill(table: str, ring: KeyRing, documents: int, mine: int) -> None:
-    """`mine` stages pending on REVIEWER, `documents - mine` on 50 other reviewers."""
-    links, stages, index = LinkStore(table), StageStore(table), InboxIndex(table)
+def fill(table: str, inbox_table: str, ring: KeyRing, documents: int, mine: int) -> None:
+    """`mine` stages pending on REVIEWER, `documents - mine` on 50 other reviewers (`table`
+    the links table, `inbox_table` the inbox's)."""
+    links, stages = LinkStore(table), StageStore(table)
+    index = InboxIndex(table, inbox_table)
     now = int(time.time())
     for n in range(mine):
         doc = DocumentRef("bench-docs", f"incoming/mine-{n:05d}.pdf", f"v{n}", f"{n:08X}")
@@ -60,8 +62,13 @@ def fill(table: str, ring: KeyRing, documents: int, mine: int) -> None:
             "kid": ring.current,
             "nonce": new_nonce(),
             "linkExpiresAt": now + 7 * 24 * 3600,
-            "inboxPk": inbox_pk(other),
-            "inboxSince": f"{iso(now - n)}#{pk}",
+            "inboxSk": f"{iso(now - n)}#{pk}",
+        }
+        item = {
+            "pk": inbox_pk(other),
+            "sk": slot["inboxSk"],
+            "slotPk": slot["pk"],
+            **{k: slot[k] for k in ("kid", "nonce", "linkExpiresAt")},
             **_facts(doc, now + 172800),
         }
         record = {
@@ -71,22 +78,31 @@ def fill(table: str, ring: KeyRing, documents: int, mine: int) -> None:
             "reviewers": [other],
             "deadline": now + 172800,
         }
-        batch += [{"PutRequest": {"Item": to_ddb(slot)}}, {"PutRequest": {"Item": to_ddb(record)}}]
+        batch += [(table, slot), (table, record), (inbox_table, item)]
         if len(batch) >= 24:
-            ddb.batch_write_item(RequestItems={table: batch})
+            _write(ddb, batch)
             batch = []
     if batch:
-        ddb.batch_write_item(RequestItems={table: batch})
+        _write(ddb, batch)
+
+
+def _write(ddb: Any, batch: list[tuple[str, dict[str, Any]]]) -> None:
+    requests: dict[str, list[dict[str, Any]]] = {}
+    for table, item in batch:
+        requests.setdefault(table, []).append({"PutRequest": {"Item": to_ddb(item)}})
+    while requests:
+        requests = ddb.batch_write_item(RequestItems=requests).get("UnprocessedItems") or {}
 
 
 def scan_for(table: str, reviewer: str) -> tuple[int, int]:
-    """The same question by Scan, to compare (found, items read): only here, never in the app."""
+    """The same question by Scan of the inbox table, to compare (found, items read): only
+    here, never in the app."""
     ddb = aws.client("dynamodb")
     found, read, start = 0, 0, None
     while True:
         args: dict[str, Any] = {
             "TableName": table,
-            "FilterExpression": "inboxPk = :p",
+            "FilterExpression": "pk = :p",
             "ExpressionAttributeValues": {":p": {"S": inbox_pk(reviewer)}},
         }
         if start:

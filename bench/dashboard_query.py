@@ -1,11 +1,11 @@
-"""The dashboard's "pending review" question, and a reviewer's inbox: each sparse index
-against a full-table scan.
+"""The dashboard's "pending review" question (a sparse index) and a reviewer's inbox (one
+partition of the inbox table), each against a full-table scan.
 
     python bench/dashboard_query.py            10,000 documents, 50 pending; inbox 200 of 10,000
     python bench/dashboard_query.py --smoke    1,000 documents, 10 pending; inbox 40 of 1,000
 
 The read model is filled with real current-state items (built by the recorder's own
-`next_state` from pipeline reports) on moto; the links table with one reviewer's pending
+`next_state` from pipeline reports) on moto; the review tables with one reviewer's pending
 stages among everyone else's (bench/_inbox_fill.py). The Scans live only here, to compare.
 Prints `query_items_read`/`scan_items_read` for the pending question and
 `inbox_items_read`/`inbox_scan_items_read` against `inbox_pending`, the reviewer's count.
@@ -139,11 +139,11 @@ def main() -> None:
 
 
 def inbox_figures(documents: int, mine: int) -> dict[str, object]:
-    """One reviewer's whole inbox by Query on the `inbox` index (every page) against a Scan."""
+    """One reviewer's whole inbox by Query of their partition (every page) against a Scan."""
     settings = load_settings()
-    table = settings.links_table
-    fill_inbox(table, build_key_source(settings).ring(), documents, mine)
-    index = InboxIndex(table)
+    table = settings.inbox_table
+    fill_inbox(settings.links_table, table, build_key_source(settings).ring(), documents, mine)
+    index = InboxIndex(settings.links_table, table)
     began = time.perf_counter()
     found, read, start = 0, 0, None
     while True:

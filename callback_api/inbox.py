@@ -2,10 +2,10 @@
 "next" item after a decision.
 
 Every answer first checks the inbox link (signature, expiry, purpose, stored hash) and the
-reviewer's revocation; a refused link lists nothing and answers 403. Items come from one Query
-on the links table's sparse `inbox` index and one BatchGetItem of their stage records (claims,
-and endings the index may not have caught up with); each item's review link is re-minted from
-its slot, never read from storage.
+reviewer's revocation; a refused link lists nothing and answers 403. Items come from one
+consistent Query of the reviewer's partition of the inbox table and one BatchGetItem of their
+stage records (claims, and endings whose closing of the item has not finished); each item's
+review link is re-minted from its slot's key id and nonce, never read from storage.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from docflow.review.claims import live_claim
 from docflow.review.desk import REVOKED_MESSAGE
-from docflow.review.inbox import InboxIndex, inbox_pk
+from docflow.review.inbox import InboxIndex, inbox_pk, stage_of
 from docflow.review.inbox_links import InboxLinks, InboxRefused
 from docflow.review.inbox_page import InboxRow, inbox_page, row
 from docflow.review.keys import KeySource
@@ -55,9 +55,9 @@ def decode_page(text: str, reviewer: str) -> dict[str, Any] | None:
         raise ValueError("not a page of this inbox") from exc
     if (
         not isinstance(key, dict)
-        or set(key) != {"pk", "inboxPk", "inboxSince"}
+        or set(key) != {"pk", "sk"}
         or not all(isinstance(v, str) for v in key.values())
-        or key["inboxPk"] != inbox_pk(reviewer)
+        or key["pk"] != inbox_pk(reviewer)
     ):
         raise ValueError("not a page of this inbox")
     return key
@@ -81,15 +81,11 @@ def review_token(item: dict[str, Any], reviewer: str, ring: KeyRing) -> str | No
     return mint(claims, KeyRing(current=str(item["kid"]), keys=ring.keys))
 
 
-def stage_of(item: dict[str, Any]) -> str:
-    return str(item.get("inboxSince", "")).split("#", 1)[-1]
-
-
 class InboxViews:
-    def __init__(self, keys: KeySource, table: str) -> None:
+    def __init__(self, keys: KeySource, table: str, inbox_table: str | None = None) -> None:
         self.keys = keys
         self.links = InboxLinks(table)
-        self.index = InboxIndex(table)
+        self.index = InboxIndex(table, inbox_table)
         self.revocations = Revocations(table)
 
     def reviewer(self, token: str) -> str:

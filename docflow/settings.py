@@ -28,6 +28,8 @@ class Settings:
     artifact_bucket: str = "docflow-artifacts"
     table_name: str = "docflow-status"
     links_table: str = "docflow-review-links"
+    # Each reviewer's pending items, one partition per reviewer (docflow.review.inbox).
+    inbox_table: str = "docflow-inbox"
     # Pages are read in batches so that durable operations grow with pages / batch, not pages.
     page_batch_size: int = 10
     max_batches: int = 100

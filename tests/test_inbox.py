@@ -178,7 +178,7 @@ def test_inbox_links_that_list_nothing_answer_403(desk: Desk) -> None:
     assert decide(f"/review/{token}", decision="approve")["statusCode"] == 403
     # A page cursor of another reviewer's inbox is refused, not followed.
     (other,) = InboxIndex(s.links_table).page(COUNSEL).items
-    cursor = {k: other[k] for k in ("pk", "inboxPk", "inboxSince")}
+    cursor = {k: other[k] for k in ("pk", "sk")}
     assert inbox(token, page=encode_page(cursor))["statusCode"] == 400
     assert inbox(token, page="not-a-cursor")["statusCode"] == 400
     for method in ("POST", "PUT", "DELETE"):

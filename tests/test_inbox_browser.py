@@ -41,11 +41,12 @@ COLLEAGUE: dict[str, str] = {}
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
     state = tmp_path_factory.mktemp("inbox-stack")
     rules = state.parent / "inbox-rules.toml"
-    rules.write_text(
-        DEFAULT_RULES.read_text().replace(
-            'reviewers = ["legal@example.com"]', f'reviewers = ["{LEGAL}", "{COUNSEL}"]'
-        )
+    text = DEFAULT_RULES.read_text().replace(
+        'reviewers = ["legal@example.com"]', f'reviewers = ["{LEGAL}", "{COUNSEL}"]'
     )
+    # No triage: the memo (no type fits it) goes straight to privacy, whose links get revoked.
+    triage = text.index("[triage]\n")
+    rules.write_text(text[:triage] + text[text.index("\n\n", triage) + 2 :])
     saved = os.environ.get("DOCFLOW_RULES_PATH")
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
     try:

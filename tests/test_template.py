@@ -416,49 +416,61 @@ def test_rules_engines_are_granted_no_model_and_both_models_are_granted_apart() 
     assert lease and "dynamodb:UpdateItem" in actions(lease[0])
 
 
-def test_the_links_table_has_the_sparse_inbox_index() -> None:
-    table = RESOURCES["ReviewLinksTable"]["Properties"]
-    (index,) = table["GlobalSecondaryIndexes"]
-    assert index["IndexName"] == "inbox"
-    assert index["KeySchema"] == [
-        {"AttributeName": "inboxPk", "KeyType": "HASH"},
-        {"AttributeName": "inboxSince", "KeyType": "RANGE"},
+def test_the_inbox_is_a_base_table_keyed_by_reviewer_and_waiting_since() -> None:
+    table = RESOURCES["InboxTable"]["Properties"]
+    assert table["KeySchema"] == [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
     ]
+    assert table["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert "GlobalSecondaryIndexes" not in table
+    # The links table lost its index with the attributes it was keyed on.
+    links = RESOURCES["ReviewLinksTable"]["Properties"]
+    assert "GlobalSecondaryIndexes" not in links
+    assert links["AttributeDefinitions"] == [{"AttributeName": "pk", "AttributeType": "S"}]
+    assert GLOBALS["Environment"]["Variables"]["DOCFLOW_INBOX_TABLE"] == {"Ref": "InboxTable"}
 
 
-def _links_grants(name: str) -> dict[str, set[str]]:
-    """Which links-table actions a function has, on the table and on its index."""
+def _grants(name: str, table: str) -> dict[str, set[str]]:
+    """Which actions a function has on a table, and on any index of it."""
     grants: dict[str, set[str]] = {"table": set(), "index": set()}
     for statement in statements(functions()[name]):
         for resource in resources_of(statement):
             text = json.dumps(resource)
-            if "ReviewLinksTable" in text:
+            if f'"{table}"' in text or f"{{{table}." in text:
                 grants["index" if "/index/" in text else "table"] |= set(actions(statement))
     return grants
 
 
-def test_the_inbox_is_read_by_query_on_its_index_only() -> None:
-    for name in ("CallbackApiFunction", "ReviewDigestFunction"):
-        grants = _links_grants(name)
-        assert grants["index"] == {"dynamodb:Query"}, name
-        assert "dynamodb:Query" not in grants["table"], name
-        assert not any("Scan" in a or "Delete" in a for a in grants["table"]), name
-    index_arns = [
-        r["Fn::Sub"]
-        for s in statements(functions()["CallbackApiFunction"])
-        for r in resources_of(s)
-        if "/index/" in json.dumps(r)
+def test_the_inbox_table_is_granted_to_its_writers_and_readers_only() -> None:
+    wanted = {
+        # The notifier lists stages; an ending (timeout, supersede) takes them out.
+        "OrchestratorFunction": {"dynamodb:PutItem", "dynamodb:DeleteItem"},
+        # The inbox page reads; a vote or an ending takes the stage out.
+        "CallbackApiFunction": {"dynamodb:Query", "dynamodb:DeleteItem"},
+        "ReviewDigestFunction": {"dynamodb:Query"},
+    }
+    for name in functions():
+        grants = _grants(name, "InboxTable")
+        assert grants["table"] == wanted.get(name, set()), name
+        assert not grants["index"], name
+    # The put is a transaction that checks the link slot is still open.
+    assert "dynamodb:ConditionCheckItem" in _grants("OrchestratorFunction", "ReviewLinksTable")[
+        "table"
     ]
-    assert index_arns == ["${ReviewLinksTable.Arn}/index/inbox"]
+    for name in functions():
+        assert not _grants(name, "ReviewLinksTable")["index"], name
     # The callback API reads a page's stage records in one batch; it writes nothing new.
-    assert _links_grants("CallbackApiFunction")["table"] == {
+    assert _grants("CallbackApiFunction", "ReviewLinksTable")["table"] == {
         "dynamodb:GetItem",
         "dynamodb:UpdateItem",
         "dynamodb:BatchGetItem",
     }
 
 
-def test_the_digest_runs_on_a_schedule_with_mail_and_the_links_table_only() -> None:
+def test_the_digest_runs_on_a_schedule_with_mail_and_the_review_tables_only() -> None:
     props = functions()["ReviewDigestFunction"]
     (event,) = props["Events"].values()
     assert event["Type"] == "Schedule" and event["Properties"]["Schedule"].startswith("rate(")

@@ -318,9 +318,7 @@ def run(smoke: bool) -> dict[str, Any]:
         reviewer = _claims_of(live[0]).reviewer
         inbox = InboxLinks(settings.links_table).issue(reviewer, ring, 3600)
         # A page cursor of somebody else's inbox (well formed, so only the owner check stops it).
-        foreign = encode_page(
-            {"pk": "SLOT#x", "inboxPk": "INBOX#mallory@example.com", "inboxSince": "2026"}
-        )
+        foreign = encode_page({"pk": "INBOX#mallory@example.com", "sk": "2026"})
         makers = attacks(live, used, superseded, ring, rng)
         makers += inbox_attacks(inbox, live, foreign, ring, rng)
         plan = [rng.choice(makers)() for _ in range(total)]

@@ -28,7 +28,7 @@ def cmd_inbox(args: argparse.Namespace) -> int:
     ttl = s.inbox_link_ttl_s
     token = InboxLinks(s.links_table).issue(args.address, build_key_source(s).ring(), ttl)
     url = f"{config.review_url}/inbox/{token}"
-    pending = InboxIndex(s.links_table).count(args.address)
+    pending = InboxIndex(s.links_table, s.inbox_table).count(args.address)
     expires = _expiry(token.split(".")[2])
     if args.json:
         print_json({"reviewer": args.address, "url": url, "expiresAt": expires, "pending": pending})

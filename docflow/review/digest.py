@@ -5,7 +5,7 @@ and escalations fold into it: the list marks what is overdue and what was escala
 An idempotent job keyed by (reviewer, period), run on a schedule (the template's Schedule in
 AWS, the local stack's loop): for each digest reviewer it
 
-    1. reads their pending items (one Query on the inbox index); nothing waiting, no mail;
+    1. reads their pending items (one Query of their inbox partition); nothing waiting, no mail;
     2. takes `DIGEST#<reviewer>#<period>` in the links table with a conditional put (it does
        not exist, or a send that began more than LEASE_S ago never finished: a crash);
     3. sends the mail, then marks the item `sent` (a later run that finds it adds one to

@@ -1,24 +1,28 @@
-"""The inbox index: what waits on each reviewer, one item per (reviewer, pending stage).
+"""The inbox: what waits on each reviewer, one item per (reviewer, pending stage).
 
-The item is the reviewer's link slot for the stage (`docflow.review.links`:
-`SLOT#<sha(run id#stage)>#<sha(reviewer)>`, which already holds the link's key id, nonce and
-expiry), with these attributes added while the stage waits on that reviewer:
+The items live in their own table (`InboxTable`, `DOCFLOW_INBOX_TABLE`), keyed so that a
+reviewer's inbox is one partition, read in sort-key order:
 
-    inboxPk      "INBOX#<reviewer>"          the partition of the sparse `inbox` index
-    inboxSince   "<ISO time>#<stage pk>"     its sort key: oldest first, unique per stage
-    documentId, version, runId, stageIndex, stageName, docName, docType, why, deadline,
-    notify ("each" or "digest")              what the inbox shows, and what re-mints the link
+    pk   "INBOX#<reviewer>"
+    sk   "<waiting since, ISO ms>#<stage pk>"    oldest first, unique per stage
+    slotPk, documentId, version, runId, stageIndex, stageName, docName, docType, why,
+    deadline, notify ("each" or "digest")       what the inbox shows
+    kid, nonce, linkExpiresAt                   the link slot's, which re-mint the review link
+    expiresAt                                   the slot's: TTL, after the link has expired
 
-Written by the notifier's rounds (the stage's request goes out, or an escalation adds the
-reviewer), closed (`inboxPk` removed, `inboxClosed` set) when the reviewer votes or the stage
-ends (decided, timed out, superseded): each write is conditional or sets values whole, so the
-durable steps and requests that make them may repeat them. A closed slot never re-enters the
-index. Why the links table and not the read model: the stage's other facts (its record, its
-links, its votes) live here and change in the same steps, and the read model has one writer,
-the status recorder, which hears of a stage only after the fact.
+A base table and not a secondary index: a Query on a partition key reads only that
+partition (on DynamoDB and in moto, which walks every item of a table for an index query),
+and it can be strongly consistent, so a reviewer who just voted never sees the item again.
 
-Nothing stored is a working link: the inbox re-mints each review link from its slot with the
-signing key (HMAC is deterministic), as the notifier does for reminders.
+The reviewer's link slot in the links table (`docflow.review.links`) anchors the item: it
+keeps `inboxSk` (the item's sort key, set once, so a retried write lands on the same item)
+and `inboxClosed` (set when the reviewer votes or the stage ends, never removed). Adding is a
+transaction that puts the item only while the slot is not closed; closing sets `inboxClosed`
+first and then deletes the item, so in any interleaving of the two a closed stage's item is
+gone, and both may repeat (they run inside durable steps and requests that retry).
+
+Nothing stored is a working link: the inbox re-mints each review link from the slot's key id,
+nonce and expiry with the signing key (HMAC is deterministic), as the notifier does.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.settings import load_settings
 
-INBOX_INDEX = "inbox"
 PAGE_SIZE = 20
 EACH, DIGEST = "each", "digest"
 
@@ -64,65 +68,121 @@ def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
+def stage_of(item: dict[str, Any]) -> str:
+    """The stage pk an inbox item stands for (the end of its sort key)."""
+    return str(item.get("sk", "")).split("#", 1)[-1]
+
+
+def since_of(item: dict[str, Any]) -> str:
+    """When the stage began to wait on the reviewer (the start of its sort key), ISO ms."""
+    sk = str(item.get("sk", ""))
+    return sk.split("#", 1)[0] if "#" in sk else ""
+
+
 @dataclass(frozen=True)
 class InboxPage:
     items: list[dict[str, Any]]
-    next_key: dict[str, Any] | None  # where the next page starts (the index's own key)
+    next_key: dict[str, Any] | None  # where the next page starts: {"pk", "sk"} of the last item
     items_read: int  # what DynamoDB evaluated: the benchmark's read cost
 
 
 class InboxIndex:
-    def __init__(self, table: str) -> None:
-        self.table = table
+    """The reviewers' inbox items (`inbox_table`), anchored on their link slots (`links_table`).
+
+    `inbox_table` defaults to the settings' (`DOCFLOW_INBOX_TABLE`): the stores that close a
+    stage's items know only the links table."""
+
+    def __init__(self, links_table: str, inbox_table: str | None = None) -> None:
+        self.links_table = links_table
+        self.table = inbox_table if inbox_table is not None else load_settings().inbox_table
 
     @property
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
-    def add(self, pk: str, reviewer: str, stage_pk: str, facts: dict[str, Any]) -> bool:
-        """List the slot in the reviewer's inbox, unless it was closed before; False if so.
-        `inboxSince` is kept from the first write, so a retry does not move the item."""
-        values = {
-            ":pk": inbox_pk(reviewer),
-            ":since": f"{iso(time.time())}#{stage_pk}",
-            **{f":f{i}": v for i, v in enumerate(facts.values())},
+    def add(self, slot: str, reviewer: str, stage_pk: str, facts: dict[str, Any]) -> bool:
+        """List the stage in the reviewer's inbox, unless its slot was closed; False if so.
+        The sort key is the slot's `inboxSk`, fixed by the first write, so a retry (or a later
+        round) puts the same item again, with this round's facts."""
+        anchor = self._anchor(slot, stage_pk)
+        if anchor is None:
+            return False
+        item = {
+            **facts,
+            "pk": inbox_pk(reviewer),
+            "sk": str(anchor["inboxSk"]),
+            "slotPk": slot,
+            "kid": anchor["kid"],
+            "nonce": anchor["nonce"],
+            "linkExpiresAt": anchor["linkExpiresAt"],
+            "expiresAt": anchor.get("expiresAt") or int(anchor["linkExpiresAt"]),
         }
-        # Names through placeholders: some (version, why) may be DynamoDB reserved words.
-        names = {f"#f{i}": k for i, k in enumerate(facts)}
-        sets = ", ".join(f"#f{i} = :f{i}" for i in range(len(facts)))
+        return self._put_while_open(slot, item)
+
+    def _anchor(self, slot: str, stage_pk: str) -> dict[str, Any] | None:
+        """The open slot, its `inboxSk` set if it had none; None when the slot is closed."""
         try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression=(
-                    f"SET inboxPk = :pk, inboxSince = if_not_exists(inboxSince, :since), {sets}"
-                ),
+            answer = self._ddb.update_item(
+                TableName=self.links_table,
+                Key=to_ddb({"pk": slot}),
+                UpdateExpression="SET inboxSk = if_not_exists(inboxSk, :sk)",
                 ConditionExpression="attribute_exists(pk) AND attribute_not_exists(inboxClosed)",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_ddb(values),
+                ExpressionAttributeValues=to_ddb({":sk": f"{iso(time.time())}#{stage_pk}"}),
+                ReturnValues="ALL_NEW",
             )
         except ClientError as exc:
             if aws.error_code(exc) == "ConditionalCheckFailedException":
+                return None
+            raise
+        return from_ddb(answer["Attributes"])
+
+    def _put_while_open(self, slot: str, item: dict[str, Any]) -> bool:
+        """Put the item only while the slot is open: a close that came after `_anchor` wins."""
+        try:
+            self._ddb.transact_write_items(
+                TransactItems=[
+                    {
+                        "ConditionCheck": {
+                            "TableName": self.links_table,
+                            "Key": to_ddb({"pk": slot}),
+                            "ConditionExpression": "attribute_not_exists(inboxClosed)",
+                        }
+                    },
+                    {"Put": {"TableName": self.table, "Item": to_ddb(item)}},
+                ]
+            )
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons") or [{}]
+            if aws.error_code(exc) == "TransactionCanceledException" and (
+                reasons[0].get("Code") == "ConditionalCheckFailed"
+            ):
                 return False
             raise
         return True
 
     def close(self, run_id: str, stage_index: int, reviewers: list[str], how: str) -> None:
-        """Take the stage out of these reviewers' inboxes, for good (idempotent)."""
+        """Take the stage out of these reviewers' inboxes, for good (idempotent): the slot is
+        marked closed first, so no later `add` can list it again, then the item goes."""
         for reviewer in dict.fromkeys(reviewers):
             try:
-                self._ddb.update_item(
-                    TableName=self.table,
+                answer = self._ddb.update_item(
+                    TableName=self.links_table,
                     Key=to_ddb({"pk": slot_pk(run_id, stage_index, reviewer)}),
-                    UpdateExpression="SET inboxClosed = if_not_exists(inboxClosed, :how) "
-                    "REMOVE inboxPk",
+                    UpdateExpression="SET inboxClosed = if_not_exists(inboxClosed, :how)",
                     # Only slots that exist: a reviewer never asked has no slot to close.
                     ConditionExpression="attribute_exists(pk)",
                     ExpressionAttributeValues=to_ddb({":how": how}),
+                    ReturnValues="ALL_NEW",
                 )
             except ClientError as exc:
                 if aws.error_code(exc) != "ConditionalCheckFailedException":
                     raise
+                continue
+            sk = from_ddb(answer["Attributes"]).get("inboxSk")
+            if sk:  # never listed (the reviewer had voted before their round) otherwise
+                self._ddb.delete_item(
+                    TableName=self.table, Key=to_ddb({"pk": inbox_pk(reviewer), "sk": str(sk)})
+                )
 
     def page(
         self,
@@ -132,14 +192,14 @@ class InboxIndex:
         doc_type: str = "",
         limit: int = PAGE_SIZE,
     ) -> InboxPage:
-        """One page of the reviewer's pending items, oldest first: a Query on the sparse
-        index (never a Scan); the filters are applied by DynamoDB after the key condition."""
+        """One page of the reviewer's pending items, oldest first: a strongly consistent Query
+        of the reviewer's partition (never a Scan); DynamoDB applies the filters after it."""
         args: dict[str, Any] = {
             "TableName": self.table,
-            "IndexName": INBOX_INDEX,
-            "KeyConditionExpression": "inboxPk = :p",
+            "KeyConditionExpression": "pk = :p",
             "ExpressionAttributeValues": {":p": {"S": inbox_pk(reviewer)}},
             "ScanIndexForward": True,
+            "ConsistentRead": True,
             "Limit": limit,
         }
         filters = []
@@ -155,7 +215,7 @@ class InboxIndex:
             args["ExclusiveStartKey"] = to_ddb(start)
         items: list[dict[str, Any]] = []
         read = 0
-        # A filtered page may come back short; read on until it is full or the index ends.
+        # A filtered page may come back short; read on until it is full or the partition ends.
         while True:
             answer = self._ddb.query(**args)
             read += int(answer.get("ScannedCount", 0))
@@ -168,15 +228,15 @@ class InboxIndex:
         return InboxPage(items[:limit], from_ddb(last) if last else None, read)
 
     def count(self, reviewer: str) -> int:
-        """How many items wait on the reviewer (a Select COUNT query on the index)."""
+        """How many items wait on the reviewer (a Select COUNT query of their partition)."""
         total, start = 0, None
         while True:
             args: dict[str, Any] = {
                 "TableName": self.table,
-                "IndexName": INBOX_INDEX,
-                "KeyConditionExpression": "inboxPk = :p",
+                "KeyConditionExpression": "pk = :p",
                 "ExpressionAttributeValues": {":p": {"S": inbox_pk(reviewer)}},
                 "Select": "COUNT",
+                "ConsistentRead": True,
             }
             if start:
                 args["ExclusiveStartKey"] = start
@@ -187,15 +247,15 @@ class InboxIndex:
                 return total
 
     def records(self, pks: list[str]) -> dict[str, dict[str, Any]]:
-        """Items by pk (stage records: their claims and endings), in batches of 100."""
+        """Links-table items by pk (stage records: their claims and endings), 100 a batch."""
         found: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(pks))
         for i in range(0, len(unique), 100):
             keys = [to_ddb({"pk": pk}) for pk in unique[i : i + 100]]
-            request = {self.table: {"Keys": keys, "ConsistentRead": True}}
+            request = {self.links_table: {"Keys": keys, "ConsistentRead": True}}
             while request:
                 answer = self._ddb.batch_get_item(RequestItems=request)
-                for raw in answer.get("Responses", {}).get(self.table, []):
+                for raw in answer.get("Responses", {}).get(self.links_table, []):
                     item = from_ddb(raw)
                     found[str(item["pk"])] = item
                 request = answer.get("UnprocessedKeys") or {}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from docflow.review.inbox import since_of
 from docflow.review.templating import env, when
 
 WHY = {
@@ -46,7 +47,7 @@ def claim_text(claim: dict[str, Any] | None, me: str) -> str:
 
 def row(item: dict[str, Any], url: str, claim: dict[str, Any] | None, me: str) -> InboxRow:
     deadline = int(item.get("deadline") or 0)
-    since = str(item.get("inboxSince", "")).split("#", 1)[0]
+    since = since_of(item)
     return InboxRow(
         url=url,
         name=str(item.get("docName", "")),

@@ -45,7 +45,7 @@ class LinkNotifier:
         self.mailer = mailer
         self.register = register
         self.stages = stages or StageStore(links.table)
-        self.inbox = InboxIndex(links.table)
+        self.inbox = InboxIndex(links.table, settings.inbox_table)
         self.revocations = Revocations(links.table)
 
     def url(self, token: str) -> str:
