@@ -27,10 +27,13 @@ $(CONFORMANCE_STAMP): $(STAMP)
 
 conformance-deps: $(CONFORMANCE_STAMP)
 
-# Debian packages the pipeline and its tests use: tesseract for OCR, chromium for browser tests.
+# Debian packages the pipeline and its tests use: tesseract for OCR with the language packs the
+# rules file's `[ocr] languages` name, chromium for browser tests.
+OCR_PACKS := tesseract-ocr tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-nld tesseract-ocr-por
 system-deps:
-	@command -v tesseract >/dev/null && command -v chromium >/dev/null || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr chromium >/dev/null)
+	@command -v tesseract >/dev/null && command -v chromium >/dev/null && \
+	  tesseract --list-langs 2>/dev/null | grep -qx por || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKS) chromium >/dev/null)
 
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
@@ -88,3 +91,5 @@ build-BatchJobEventsFunction:
 	$(call lambda_build,callback_api)
 build-BatcherScheduleFunction:
 	$(call lambda_build,starter)
+build-ReviewDigestFunction:
+	$(call lambda_build,callback_api)

@@ -54,7 +54,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
     return Runtime(
         settings=settings,
         store=DocumentStore(settings.artifact_bucket),
-        reader=build_reader(settings),
+        reader=build_reader(settings, rules.ocr_languages),
         classifier=RulesClassifier(rules),
         reporter=build_reporter(settings),
         notifier=build_notifier(settings),

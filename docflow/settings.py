@@ -28,6 +28,8 @@ class Settings:
     artifact_bucket: str = "docflow-artifacts"
     table_name: str = "docflow-status"
     links_table: str = "docflow-review-links"
+    # Each reviewer's pending items, one partition per reviewer (docflow.review.inbox).
+    inbox_table: str = "docflow-inbox"
     # Pages are read in batches so that durable operations grow with pages / batch, not pages.
     page_batch_size: int = 10
     max_batches: int = 100
@@ -56,6 +58,11 @@ class Settings:
     review_base_url: str = "http://127.0.0.1:8790"
     review_sender: str = "docflow@example.com"
     review_link_ttl_s: int = 7 * 24 * 3600
+    # A reviewer's inbox link (docflow.review.inbox_links) lives this long; the digest and
+    # `docflow inbox` hand out the same link until it has less than half of it left.
+    inbox_link_ttl_s: int = 30 * 24 * 3600
+    # Opening a document claims it for this long (renewed on every open of its page).
+    review_claim_s: int = 15 * 60
     signing_secret_id: str = ""
     signing_key_source: str = "secretsmanager"
     callback_max_body_bytes: int = 16 * 1024
@@ -130,6 +137,8 @@ class Settings:
         _require(self.reconcile_quiet_s >= 0, "DOCFLOW_RECONCILE_QUIET_S must be >= 0")
         _require(self.history_ttl_days >= 1, "DOCFLOW_HISTORY_TTL_DAYS must be >= 1")
         _require(self.review_link_ttl_s >= 60, "DOCFLOW_REVIEW_LINK_TTL_S must be >= 60")
+        _require(self.inbox_link_ttl_s >= 60, "DOCFLOW_INBOX_LINK_TTL_S must be >= 60")
+        _require(self.review_claim_s >= 10, "DOCFLOW_REVIEW_CLAIM_S must be >= 10")
         _require(
             self.signing_key_source in ("secretsmanager", "ssm", "env"),
             "DOCFLOW_SIGNING_KEY_SOURCE must be secretsmanager, ssm or env",

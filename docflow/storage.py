@@ -29,6 +29,11 @@ def page_text_key(doc: DocumentRef, page: int) -> str:
     return f"{artifact_prefix(doc)}/pages/{page:05d}.txt"
 
 
+def page_words_key(doc: DocumentRef, page: int) -> str:
+    """A page's words with their boxes and OCR confidences, beside its text (JSON)."""
+    return f"{artifact_prefix(doc)}/pages/{page:05d}.words.json"
+
+
 def batch_manifest_key(doc: DocumentRef, batch: int) -> str:
     return f"{artifact_prefix(doc)}/batches/{batch:04d}.json"
 

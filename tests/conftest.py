@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from docflow import aws
+from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.resources import LocalNames, _table, load_template
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.settings import load_settings
@@ -43,3 +44,15 @@ def shared(moto_once: Stack) -> Iterator[Stack]:
     os.environ["DOCFLOW_TABLE_NAME"] = moto_once.names("ReadModelTable")
     load_settings.cache_clear()
 
+
+@pytest.fixture
+def shipped_rules(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The shipped rules file (with its [fields] table), with waits short enough for a test."""
+    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))
+    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")
+    load_settings.cache_clear()
+    from docflow.runtime import use_runtime
+
+    use_runtime(None)
+    yield
+    use_runtime(None)

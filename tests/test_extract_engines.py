@@ -84,7 +84,7 @@ def test_textract_expense_reads_fields_under_the_cap(stack: Stack, endpoint: End
         values = {n: f.value for n, f in result.fields.items()}
         assert {n: values.get(n) for n in EXPECTED} == EXPECTED
         assert all(0 < f.confidence <= 1 for f in result.fields.values())
-        assert result.fields["total_amount"].bbox  # AnalyzeExpense gives geometry
+        assert result.fields["total_amount"].box  # AnalyzeExpense gives geometry
     assert emulator.stats.throttled > 0 and emulator.stats.answered == 4
     # Bounded by the cap. Whether two calls overlapped depends on the scheduler (a 2-core
     # machine under load may serialize them), so only the bound is asserted here; the cap's

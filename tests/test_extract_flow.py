@@ -5,31 +5,15 @@ the callback's decision JSON) end up in the finalized record and the history."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
-import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
 from tests.support.aws import Stack, result_json
-
-
-@pytest.fixture
-def shipped_rules(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The shipped rules file (with its [fields] table), with waits short enough for a test."""
-    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))
-    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")
-    load_settings.cache_clear()
-    from docflow.runtime import use_runtime
-
-    use_runtime(None)
-    yield
-    use_runtime(None)
 
 
 def read_model() -> ReadModel:
@@ -63,7 +47,16 @@ def test_invoice_finalizes_with_its_fields(stack: Stack, shipped_rules: None) ->
     step = result.get_step("extract").result
     assert "raw" not in json.dumps(step)  # the checkpoint carries the summary only
     state = read_model().show(out["documentId"])["state"]
-    assert state["fields"]["total_amount"] == {"value": "1100.00", "confidence": 0.95, "page": 1}
+    # net + tax = total holds, so the amounts read 0.97 (0.95 before reconciliation); each
+    # field carries where it was read: its page and its box, page-relative.
+    total = state["fields"]["total_amount"]
+    assert {k: total[k] for k in ("value", "confidence", "page")} == {
+        "value": "1100.00",
+        "confidence": 0.97,
+        "page": 1,
+    }
+    x0, y0, x1, y1 = total["box"]
+    assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
     final = s3_json(state["resultKey"])
     assert final["summary"]["fields"]["invoice_number"]["value"] == "INV-20931"
     detail = s3_json(final["artifacts"] + "/fields.json")

@@ -577,3 +577,73 @@ def test_the_pile_model_may_be_a_foundation_model_or_an_inference_profile(
         assert [m["Fn::Sub"] for m in models] == [
             "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${PileModelId}"
         ]
+def test_the_inbox_is_a_base_table_keyed_by_reviewer_and_waiting_since() -> None:
+    table = RESOURCES["InboxTable"]["Properties"]
+    assert table["KeySchema"] == [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
+    ]
+    assert table["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert "GlobalSecondaryIndexes" not in table
+    # The links table lost its index with the attributes it was keyed on.
+    links = RESOURCES["ReviewLinksTable"]["Properties"]
+    assert "GlobalSecondaryIndexes" not in links
+    assert links["AttributeDefinitions"] == [{"AttributeName": "pk", "AttributeType": "S"}]
+    assert GLOBALS["Environment"]["Variables"]["DOCFLOW_INBOX_TABLE"] == {"Ref": "InboxTable"}
+
+
+def _grants(name: str, table: str) -> dict[str, set[str]]:
+    """Which actions a function has on a table, and on any index of it."""
+    grants: dict[str, set[str]] = {"table": set(), "index": set()}
+    for statement in statements(functions()[name]):
+        for resource in resources_of(statement):
+            text = json.dumps(resource)
+            if f'"{table}"' in text or f"{{{table}." in text:
+                grants["index" if "/index/" in text else "table"] |= set(actions(statement))
+    return grants
+
+
+def test_the_inbox_table_is_granted_to_its_writers_and_readers_only() -> None:
+    wanted = {
+        # The notifier lists stages; an ending (timeout, supersede) takes them out.
+        "OrchestratorFunction": {"dynamodb:PutItem", "dynamodb:DeleteItem"},
+        # The inbox page reads; a vote or an ending takes the stage out.
+        "CallbackApiFunction": {"dynamodb:Query", "dynamodb:DeleteItem"},
+        "ReviewDigestFunction": {"dynamodb:Query"},
+    }
+    for name in functions():
+        grants = _grants(name, "InboxTable")
+        assert grants["table"] == wanted.get(name, set()), name
+        assert not grants["index"], name
+    # The put is a transaction that checks the link slot is still open.
+    assert "dynamodb:ConditionCheckItem" in _grants("OrchestratorFunction", "ReviewLinksTable")[
+        "table"
+    ]
+    for name in functions():
+        assert not _grants(name, "ReviewLinksTable")["index"], name
+    # The callback API reads a page's stage records in one batch; it writes nothing new.
+    assert _grants("CallbackApiFunction", "ReviewLinksTable")["table"] == {
+        "dynamodb:GetItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:BatchGetItem",
+    }
+
+
+def test_the_digest_runs_on_a_schedule_with_mail_and_the_review_tables_only() -> None:
+    props = functions()["ReviewDigestFunction"]
+    (event,) = props["Events"].values()
+    assert event["Type"] == "Schedule" and event["Properties"]["Schedule"].startswith("rate(")
+    granted = {a for s in statements(props) for a in actions(s)}
+    assert granted == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:Query",
+        "secretsmanager:GetSecretValue",
+        "ses:SendEmail",
+        "ses:SendRawEmail",
+    }
+    makefile = (Path(__file__).parent.parent / "Makefile").read_text()
+    assert "build-ReviewDigestFunction:" in makefile

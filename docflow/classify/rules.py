@@ -21,6 +21,9 @@ from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
 UNKNOWN = "unknown"
+TITLE_WEIGHT = 4
+DIGEST_EVERY_S = 24 * 3600
+NOTIFY_MODES = ("each", "digest")
 
 
 # A stage's timers become durable waits (rounds); this bounds the rounds, and so the operations.
@@ -41,6 +44,11 @@ class Stage:
     max_reminders: int = 0
     escalate_after_seconds: int = 0
     escalate_to: tuple[str, ...] = ()
+    # How reviewers hear of it: "each" (a mail per document) or "digest" (one mail per
+    # digest period, reminders and escalations folded in); `digest` names the stage's
+    # reviewers whose own [reviewers."<address>"] entry says notify = "digest".
+    notify: str = "each"
+    digest: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -58,6 +66,10 @@ class Stage:
         if self.escalate_after_seconds and self.escalate_to:
             out["escalateAfterSeconds"] = self.escalate_after_seconds
             out["escalateTo"] = list(self.escalate_to)
+        if self.notify != "each":
+            out["notify"] = self.notify
+        if self.digest:
+            out["digest"] = list(self.digest)
         return out
 
 
@@ -68,9 +80,15 @@ class DocType:
     patterns: tuple[re.Pattern[str], ...]
     min_hits: int
     stages: tuple[str, ...]
+    # A title word of a type of its own (`Credit note`) counts this many times, so that it
+    # outweighs the invoice words such a document also prints.
+    weight: int = 1
+    # A document's title alone on its line (`PURCHASE ORDER`) counts TITLE_WEIGHT times.
+    titles: tuple[re.Pattern[str], ...] = ()
 
     def hits(self, text: str) -> int:
-        return sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        found = sum(len(p.findall(text)) for p in (*self.keywords, *self.patterns))
+        return self.weight * found + TITLE_WEIGHT * sum(len(t.findall(text)) for t in self.titles)
 
 
 @dataclass(frozen=True)
@@ -85,10 +103,20 @@ class Rules:
     fields: FieldRules = NO_FIELDS
     # The stage a high risk (or an enrichment the model could not complete) adds.
     risk_stage: str | None = None
+    # Tesseract's `-l`: the languages the OCR reads with, `eng+deu+...`.
+    ocr_languages: str = "eng"
+    # A document no type fits, or whose best type holds less than `triage_min_confidence` of
+    # the hits, goes to this stage (if the rules name one) instead of being finalized.
+    triage_stage: str | None = None
+    triage_min_confidence: float = 0.0
+    # The digest's period, and every reviewer who takes one (by a stage or their own entry).
+    digest_every_seconds: int = DIGEST_EVERY_S
+    digest_reviewers: tuple[str, ...] = ()
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
-        extra = [s for s in (self.sensitive_stage, self.quality_stage, self.risk_stage) if s]
+        stages = (self.triage_stage, self.sensitive_stage, self.quality_stage, self.risk_stage)
+        extra = [s for s in stages if s]
         fields = [self.fields.stage] if self.fields.stage else []
         paths = [
             (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
@@ -99,9 +127,12 @@ class Rules:
         )
 
 
-def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int) -> Stage:
+def _stage(
+    name: str, spec: dict[str, Any], stage_timeout_s: int, digest_people: set[str]
+) -> Stage:
     timeout = stage_timeout_s or int(spec["timeout_seconds"])
     remind = int(spec.get("remind_after_seconds", 0))
+    everyone = [*spec["reviewers"], *spec.get("escalate_to", [])]
     return Stage(
         name=name,
         reviewers=tuple(spec["reviewers"]),
@@ -113,11 +144,25 @@ def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int) -> Stage:
         max_reminders=int(spec.get("max_reminders", 1 if remind else 0)),
         escalate_after_seconds=int(spec.get("escalate_after_seconds", 0)),
         escalate_to=tuple(spec.get("escalate_to", [])),
+        notify=str(spec.get("notify", "each")),
+        digest=tuple(r for r in everyone if r in digest_people),
     )
+
+
+def _digest_period(raw: dict[str, Any]) -> int:
+    period = int(raw.get("digest_every_seconds", DIGEST_EVERY_S))
+    if period < 60:
+        raise ValueError("digest_every_seconds must be at least 60")
+    return period
 
 
 def _keyword(word: str) -> re.Pattern[str]:
     return re.compile(r"\b" + r"\s+".join(map(re.escape, word.split())) + r"\b", re.IGNORECASE)
+
+
+def _title(word: str) -> re.Pattern[str]:
+    words = r"\s+".join(map(re.escape, word.split()))
+    return re.compile(rf"^[ \t]*{words}[ \t]*$", re.IGNORECASE | re.MULTILINE)
 
 
 def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rules:
@@ -128,9 +173,27 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"rules file {source}: {exc}") from exc
     try:
+        people = raw.get("reviewers", {})
+        for address, spec in people.items():
+            if spec.get("notify", "each") not in NOTIFY_MODES:
+                raise ValueError(f"reviewer {address!r}: notify must be 'each' or 'digest'")
+        digest_people = {a for a, spec in people.items() if spec.get("notify") == "digest"}
         stages = {
-            name: _stage(name, spec, stage_timeout_s)
+            name: _stage(name, spec, stage_timeout_s, digest_people)
             for name, spec in raw.get("stages", {}).items()
+        }
+        triage = dict(raw.get("triage", {}))
+        triage_min = float(triage.pop("min_confidence", 0.0))
+        if not 0.0 <= triage_min <= 1.0:
+            raise ValueError("triage.min_confidence must be 0..1")
+        if triage:
+            stages["triage"] = _stage("triage", triage, stage_timeout_s, digest_people)
+        takers = {r for s in stages.values() for r in s.digest}
+        takers |= {
+            r
+            for s in stages.values()
+            if s.notify == "digest"
+            for r in (*s.reviewers, *s.escalate_to)
         }
         types = tuple(
             DocType(
@@ -139,11 +202,16 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
                 patterns=tuple(re.compile(p) for p in spec.get("patterns", [])),
                 min_hits=int(spec.get("min_hits", 1)),
                 stages=tuple(spec.get("stages", [])),
+                weight=int(spec.get("weight", 1)),
+                titles=tuple(_title(t) for t in spec.get("titles", [])),
             )
             for spec in raw.get("document_types", [])
         )
         sensitive = raw.get("sensitive", {})
         quality = raw.get("quality", {})
+        languages = list(raw.get("ocr", {}).get("languages", ["eng"]))
+        if not languages or not all(re.fullmatch(r"[a-z_]{3,16}", x) for x in languages):
+            raise ValueError("ocr.languages: tesseract language names, e.g. ['eng', 'deu']")
         rules = Rules(
             types=types,
             stages=stages,
@@ -154,6 +222,11 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             quality_stage=quality.get("stage"),
             fields=parse_field_rules(raw.get("fields")),
             risk_stage=raw.get("risk", {}).get("stage"),
+            ocr_languages="+".join(languages),
+            triage_stage="triage" if triage else None,
+            triage_min_confidence=triage_min,
+            digest_every_seconds=_digest_period(raw),
+            digest_reviewers=tuple(sorted(takers)),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -195,7 +268,9 @@ def _validate(rules: Rules, source: Path) -> None:
 
 
 def _policy_problem(stage: Stage) -> str:
-    """What is wrong with a stage's quorum, reminders or escalation, or ""."""
+    """What is wrong with a stage's quorum, reminders, escalation or notice, or ""."""
+    if stage.notify not in NOTIFY_MODES:
+        return "notify must be 'each' or 'digest'"
     if stage.quorum and not 1 <= stage.quorum <= len(stage.reviewers):
         return f"quorum must be between 1 and its {len(stage.reviewers)} reviewers"
     if stage.remind_after_seconds < 0 or stage.max_reminders < 0:
@@ -266,7 +341,12 @@ class RulesClassifier:
             best = ranked[0]
             doc_type = best.name
             confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
-            for name in best.stages:
+        triage = self.rules.triage_stage
+        if triage and (not ranked or confidence < self.rules.triage_min_confidence):
+            # Nobody finalizes a document whose type nobody knows: a person picks it.
+            because[triage] = "unknown-type" if not ranked else "type-unsure"
+        if ranked:
+            for name in ranked[0].stages:
                 because.setdefault(name, "type")
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
             because.setdefault(self.rules.sensitive_stage, "sensitive")

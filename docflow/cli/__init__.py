@@ -8,6 +8,8 @@
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
     docflow mail                         review e-mails sent through the local SES
+    docflow inbox ADDRESS                a reviewer's inbox link (local stack)
+    docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
@@ -23,7 +25,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, stack
+from docflow.cli import documents, piles, queries, reviewers, stack
 from docflow.cli.output import stdout_closed
 
 LIST_ITEM = (
@@ -62,9 +64,11 @@ JSON_SHAPES = {
     '"bedrockInputTokens", "bedrockOutputTokens", "bedrockBatchCalls", '
     '"bedrockBatchInputTokens", "bedrockBatchOutputTokens", "analyzeExpensePages", "usdBy": '
     '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
-    'adds "fields": {name: {"value", "confidence", "page"}} (a corrected field adds '
-    '"original", "correctedBy", "correctedAt") and "fieldChecks": [{"field", "code", '
-    '"message"}]; once enriched (after classify): "enrichment": {"mode": "on-demand"|'
+    'adds "fields": {name: {"value", "confidence", "page", "box": [x0, y0, x1, y1] (page-'
+    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt") '
+    'and "fieldChecks": [{"field", "code", "message"}]; after triage "docType" is the '
+    'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
+    'once enriched (after classify): "enrichment": {"mode": "on-demand"|'
     '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
     'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
@@ -73,6 +77,10 @@ JSON_SHAPES = {
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',
     "dashboard": '{"url": str, "running": bool}',
+    "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
+    '"pending": int (items waiting on the reviewer)}',
+    "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
+    'first revocation\'s; revoking again changes nothing)}',
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
@@ -149,6 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("reprocess", queries.cmd_reprocess, "a new run of a document's latest version")
     p.add_argument("document")
     add("mail", stack.cmd_mail, "review e-mails sent through the local SES")
+    p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
+    p.add_argument("address")
+    p = add(
+        "reviewers",
+        reviewers.cmd_reviewers,
+        "revoke a reviewer: their inbox and review links answer 403 from now on",
+    )
+    p.add_argument("action", choices=["revoke"])
+    p.add_argument("address")
     add("dashboard", stack.cmd_dashboard, "print the local operators' dashboard URL")
     p = add(
         "events",

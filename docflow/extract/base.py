@@ -1,7 +1,9 @@
 """The field-extraction interface: what an engine gets, what it answers.
 
 An engine reads a few pages of one document and answers, per canonical field it found, the
-value in normal form, a confidence 0..1, the page and (where the engine has one) a bounding box.
+value in normal form, a confidence 0..1, the page and (where the engine has one) the value's
+box `[x0, y0, x1, y1]`, page-relative 0..1 from the page's top-left corner (the readers' unit;
+`box: null` where the engine gives none, as `bedrock` does).
 An engine never raises for a bad answer of its own service: an answer that does not parse is a
 missing or low-confidence field, and the checks send the document to a person. Throttles and
 outages do raise; the caller retries them.
@@ -13,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from docflow.readers.base import Word
+
 
 @dataclass(frozen=True)
 class PageInput:
@@ -22,6 +26,9 @@ class PageInput:
     confidence: float  # the reader's mean word confidence, 0..100
     # Renders the page for engines that look at the image (AnalyzeExpense): PNG bytes.
     image: Callable[[], bytes] | None = None
+    # The reader's words with their boxes; empty where the reader gave none (then the
+    # rules engine lays the page out from its text).
+    words: Sequence[Word] = ()
 
 
 @dataclass(frozen=True)
@@ -29,17 +36,21 @@ class FoundField:
     value: str
     confidence: float
     page: int
-    bbox: dict[str, float] | None = None
+    box: list[float] | None = None  # [x0, y0, x1, y1], page-relative, top-left origin
     raw: str = ""  # the text the value was read from, for the S3 record only
 
     def summary(self) -> dict[str, Any]:
-        """What checkpoints and the read model carry: no raw text, no geometry."""
-        return {"value": self.value, "confidence": round(self.confidence, 3), "page": self.page}
+        """What checkpoints and the read model carry: the value, its confidence and where it
+        was read (page and box, four numbers); never the raw text."""
+        return {
+            "value": self.value,
+            "confidence": round(self.confidence, 3),
+            "page": self.page,
+            "box": [round(v, 4) for v in self.box] if self.box else None,
+        }
 
     def detail(self) -> dict[str, Any]:
         out = self.summary()
-        if self.bbox:
-            out["bbox"] = self.bbox
         if self.raw:
             out["raw"] = self.raw[:200]
         return out
@@ -53,6 +64,8 @@ class Extraction:
     rejected: list[dict[str, str]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)  # model tokens, for cost
     language: str | None = None
+    # Fields whose value needed an OCR repair (`INV-O005` -> `INV-0005`): name -> as read.
+    repairs: dict[str, str] = field(default_factory=dict)
 
 
 class FieldEngine(Protocol):

@@ -7,6 +7,7 @@ A reason is `{"field", "code", "message"}` with code one of:
     low-confidence      found, but below its threshold
     amounts-disagree    net + tax differs from total by more than 0.01
     due-before-invoice  the due date is earlier than the invoice date
+    ocr-repair          an identifier read by OCR needed a letter put back to a digit
     engine-failed       the engine gave no answer at all (added by the extract step)
 """
 
@@ -37,8 +38,14 @@ def check_fields(
     spec: TypeFields,
     rules: FieldRules,
     unreadable: Collection[str] = (),
+    repaired: Mapping[str, str] | None = None,
 ) -> list[dict[str, str]]:
     reasons: list[dict[str, str]] = []
+    for name, was in sorted((repaired or {}).items()):
+        if name in fields:
+            value = fields[name].get("value")
+            message = f"{name} read as {was!r}, taken as {value!r}"
+            reasons.append(_reason(name, "ocr-repair", message))
     for name in spec.names:
         if name in fields:
             continue

@@ -1,10 +1,12 @@
 """Locale-aware reading of dates, amounts and currencies, as printed on invoices in English,
-German, Spanish and French.
+German, French, Spanish, Italian, Dutch and Portuguese.
 
-Hand-written rather than `dateparser`/`babel`: the forms are a closed list (the issue names
-them), and the engine must be able to say *ambiguous* (04/03/2026) instead of guessing, which
-general-purpose parsers do silently. Currency codes are checked against ISO 4217 with
-`pycountry`, a well-kept copy of the standard.
+Dates are found with patterns of our own, because the engine must be able to say *ambiguous*
+(04/03/2026) instead of guessing, which general-purpose parsers do silently; month names come
+from `babel`'s CLDR data for each language rather than a list typed here, and a labelled value
+none of the patterns reads is given to `dateparser` (`parse_date_loosely`). Currency codes are
+checked against ISO 4217 with `pycountry`; currency signs other than a code (`₹`, `Rs.`, `zł`)
+are read with `price-parser`.
 """
 
 from __future__ import annotations
@@ -17,29 +19,26 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 import pycountry
+from babel.dates import get_month_names
 
 DMY, MDY = "dmy", "mdy"
+DATE_LOCALES = ("en", "de", "fr", "es", "it", "nl", "pt")
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
 
 _MONTHS: dict[str, int] = {}
-for _number, _names in enumerate(
-    [
-        "january jan januar janv enero ene janvier",
-        "february feb februar febrero fevrier fevr fev",
-        "march mar marz maerz marzo mars",
-        "april apr abril avril avr",
-        "may mai mayo",
-        "june jun juni junio juin",
-        "july jul juli julio juillet juil",
-        "august aug agosto aout ago",
-        "september sep sept septiembre setiembre septembre",
-        "october oct oktober okt octubre octobre",
-        "november nov noviembre novembre",
-        "december dec dezember dez diciembre dic decembre",
-    ],
-    start=1,
-):
-    for _name in _names.split():
-        _MONTHS[_name] = _number
+for _locale in DATE_LOCALES:
+    for _width in ("wide", "abbreviated"):
+        for _number, _name in get_month_names(_width, locale=_locale).items():
+            _MONTHS.setdefault(_fold(_name).rstrip("."), _number)
+# Short forms printed on invoices that CLDR spells otherwise.
+for _name, _number in {"sept": 9, "janv": 1, "fevr": 2, "fev": 2, "avr": 4, "juil": 7,
+                       "marz": 3, "maerz": 3, "setiembre": 9, "mrz": 3}.items():
+    _MONTHS.setdefault(_name, _number)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
@@ -48,23 +47,29 @@ _NAME_FIRST = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE
 )
 _DAY_FIRST = re.compile(
-    rf"(?<!\d)(\d{{1,2}})(?:er|st|nd|rd|th)?\.?\s+(?:de\s+)?({_MONTH_RE})\.?,?\s+(?:de\s+)?(\d{{4}})\b",
+    rf"(?<!\d)(\d{{1,2}})(?:er|st|nd|rd|th|º|°)?\.?(?:\s+|[-/])(?:de\s+)?({_MONTH_RE})\.?,?"
+    rf"(?:\s+|[-/])(?:de\s+)?(\d{{4}})\b",
     re.IGNORECASE,
 )
 
 # A number as printed: optional grouping by , . ' or a space, optional two decimals.
 _AMOUNT = re.compile(
-    r"(?<![\w.,'])-?(?:\d{1,3}(?:[,.'\u00a0\u202f ]\d{3})+|\d+)(?:[.,]\d{2})?(?![\w%]|[.,]\d)"
+    r"(?<![\w.,'])-?(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[,.'\u00a0\u202f ]\d{3})+|\d+)"
+    r"(?:[.,]\d{2})?(?![\w%]|[.,]\d)"
 )
-_SYMBOLS = {"€": "EUR", "£": "GBP", "$": "USD", "¥": "JPY"}
+_SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "R$": "BRL", "US$": "USD", "$": "USD", "¥": "JPY"}
+# What price-parser reports as a currency, for signs that are not ISO codes. `kr` and `Fr.`
+# name several currencies and are left out: the document must say which.
+_SIGNS = {"rs": "INR", "rs.": "INR", "₹": "INR", "zł": "PLN", "zl": "PLN", "r$": "BRL",
+          "€": "EUR", "£": "GBP", "¥": "JPY", "us$": "USD", "a$": "AUD", "c$": "CAD",
+          "s$": "SGD", "kč": "CZK", "lei": "RON", "ft": "HUF", "rm": "MYR"}
 _CODE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
 _PERCENT_AFTER = re.compile(r"^\s*%")
 
 
 def fold(text: str) -> str:
     """Lower case without accents, so `Fälligkeitsdatum` and OCR's `Falligkeitsdatum` match."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return _fold(text)
 
 
 @lru_cache(maxsize=512)
@@ -140,13 +145,15 @@ class AmountValue:
 
 
 def parse_number(token: str) -> Decimal | None:
-    """`1,234.56`, `1.234,56`, `1 234,56`, `1'234.56`, `1234` -> Decimal, or None."""
+    """`1,234.56`, `1.234,56`, `1 234,56`, `1'234.56`, `1,23,456.00`, `1234` -> Decimal."""
     token = token.strip().replace("\u00a0", " ").replace("\u202f", " ")
     negative = token.startswith("-")
     body = token.lstrip("-")
     decimals = ""
     if len(body) > 3 and body[-3] in ".," and body[-2:].isdigit():
         body, decimals = body[:-3], body[-2:]
+    if re.fullmatch(r"\d{1,2}(?:,\d{2})+,\d{3}", body):  # Indian grouping: 1,23,456
+        body = body.replace(",", "")
     groups = re.split(r"[,.' ]", body)
     if len(groups) > 1 and (
         not groups[0].isdigit()
@@ -176,7 +183,33 @@ def currency_in(text: str) -> str | None:
     for m in _CODE.finditer(text):
         if is_currency(m[1]):
             return m[1]
-    return None
+    return sign_currency(text)
+
+
+def sign_currency(text: str) -> str | None:
+    """A currency sign price-parser finds that is not an ISO code (`Rs.`, `zł`), or None."""
+    if not any(c.isdigit() for c in text):
+        text = f"{text} 1"  # price-parser looks for a sign beside a number
+    from price_parser import Price  # deferred: only amounts without a code or symbol need it
+
+    sign = (Price.fromstring(text).currency or "").strip().lower()
+    return _SIGNS.get(sign)
+
+
+def parse_date_loosely(text: str, order: str | None, languages: tuple[str, ...]) -> str | None:
+    """A labelled date none of the patterns reads (`Dec 31st '17`), by `dateparser`, strictly:
+    day, month and year must all be printed. ISO form, or None."""
+    import dateparser  # deferred: slow to import, and most dates never need it
+
+    settings = {
+        "REQUIRE_PARTS": ["day", "month", "year"],
+        "PREFER_DATES_FROM": "past",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
+    if order:
+        settings["DATE_ORDER"] = order.upper()
+    found = dateparser.parse(text[:40], languages=list(languages), settings=settings)  # type: ignore[arg-type]
+    return found.date().isoformat() if found and 1990 <= found.year <= 2100 else None
 
 
 def find_amounts(text: str) -> list[AmountValue]:

@@ -16,9 +16,9 @@ from typing import Any
 
 from docflow import aws
 from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.evidence import date_order
 from docflow.extract.fields import CURRENCY, DATE, FIELD_KINDS
 from docflow.extract.parse import currency_in, find_dates
-from docflow.extract.rules import date_order
 from docflow.readers.throttling import ThrottlePolicy
 
 # AnalyzeExpense summary types -> canonical names. AMOUNT_DUE stands in for TOTAL when a
@@ -104,10 +104,22 @@ def _read(name: str, item: dict[str, Any], page: int, order: str | None) -> Foun
         value, error = normalize(kind, text)
         if error:
             return f"value {text[:40]!r}: {error}"
-    box = (detection.get("Geometry") or {}).get("BoundingBox")
-    bbox = {k: float(v) for k, v in box.items()} if isinstance(box, dict) else None
     assert value is not None
-    return FoundField(value, max(0.0, min(1.0, confidence)), page, bbox=bbox, raw=text)
+    box = _box((detection.get("Geometry") or {}).get("BoundingBox"))
+    return FoundField(value, max(0.0, min(1.0, confidence)), page, box=box, raw=text)
+
+
+def _box(geometry: Any) -> list[float] | None:
+    """AnalyzeExpense's BoundingBox (Left, Top, Width, Height: ratios of the page from its
+    top-left corner) as the fields' `[x0, y0, x1, y1]`."""
+    if not isinstance(geometry, dict):
+        return None
+    try:
+        left, top = float(geometry["Left"]), float(geometry["Top"])
+        right, bottom = left + float(geometry["Width"]), top + float(geometry["Height"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return [max(0.0, min(1.0, v)) for v in (left, top, right, bottom)]
 
 
 def _currency(raw: Sequence[tuple[int, dict[str, Any]]]) -> FoundField | None:

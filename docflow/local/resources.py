@@ -59,6 +59,7 @@ class LocalNames:
             "ArtifactBucket": f"{self.prefix}-artifacts",
             "ReadModelTable": f"{self.prefix}-status",
             "ReviewLinksTable": f"{self.prefix}-review-links",
+            "InboxTable": f"{self.prefix}-inbox",
             "ReaderLeaseTable": f"{self.prefix}-reader-leases",
             "PileTable": f"{self.prefix}-pile",
             "SigningSecret": f"{self.prefix}-signing-keys",
@@ -80,6 +81,7 @@ class LocalNames:
             "DOCFLOW_ARTIFACT_BUCKET": self("ArtifactBucket"),
             "DOCFLOW_TABLE_NAME": self("ReadModelTable"),
             "DOCFLOW_LINKS_TABLE": self("ReviewLinksTable"),
+            "DOCFLOW_INBOX_TABLE": self("InboxTable"),
             "DOCFLOW_READER_LEASE_TABLE": self("ReaderLeaseTable"),
             "DOCFLOW_PILE_TABLE": self("PileTable"),
             "DOCFLOW_SIGNING_SECRET_ID": self("SigningSecret"),
@@ -125,10 +127,26 @@ def _table(name: str, props: dict[str, Any]) -> str:
     except ClientError as exc:
         if aws.error_code(exc) != "ResourceInUseException":
             raise
+        _add_missing_indexes(ddb, name, props)
     ttl = props.get("TimeToLiveSpecification")
     if ttl:
         ddb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
     return name
+
+
+def _add_missing_indexes(ddb: Any, name: str, props: dict[str, Any]) -> None:
+    """A stack kept from before the template gained an index gets it, as a deploy would."""
+    have = {
+        i["IndexName"]
+        for i in ddb.describe_table(TableName=name)["Table"].get("GlobalSecondaryIndexes", [])
+    }
+    for index in props.get("GlobalSecondaryIndexes", []):
+        if index["IndexName"] not in have:
+            ddb.update_table(
+                TableName=name,
+                AttributeDefinitions=props["AttributeDefinitions"],
+                GlobalSecondaryIndexUpdates=[{"Create": index}],
+            )
 
 
 def _bucket(name: str, props: dict[str, Any]) -> str:

@@ -3,7 +3,8 @@ person must look (the `fields` review stage), and apply reviewers' corrections.
 
 The full answer (values, confidences, pages, bounding boxes, rejected engine answers, model
 tokens) goes to S3 under the document version's prefix (`fields.json`); the checkpoint carries
-only `fields` as `{name: {value, confidence, page}}`, the check reasons and the stages to add,
+only `fields` as `{name: {value, confidence, page, box}}` (a box is four numbers: small enough
+for checkpoints, and what the review page outlines), the check reasons and the stages to add,
 so the orchestrator's stage list is made of checkpointed values and replays identically.
 """
 
@@ -21,6 +22,7 @@ from docflow.extract import Extraction, PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
+from docflow.readers.base import Word
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
@@ -51,6 +53,14 @@ def _pages(doc: DocumentRef, plan: list[list[int]], max_pages: int) -> list[dict
     return found
 
 
+def _words(page: dict[str, Any]) -> tuple[Word, ...]:
+    """The page's words from S3 (the manifest names them only when the reader gave any)."""
+    key = page.get("wordsKey")
+    if not key:
+        return ()
+    return tuple(Word.from_row(row) for row in runtime().store.get_json(key)["words"])
+
+
 @durable_step
 def extract_fields(
     step: StepContext, doc: DocumentRef, doc_type: str, plan: list[list[int]]
@@ -75,6 +85,7 @@ def extract_fields(
                 engine=p["engine"],
                 confidence=float(p["confidence"]),
                 image=(lambda n=p["page"]: pdf.render_png(n, rt.settings.ocr_dpi)) if pdf else None,
+                words=_words(p),
             )
             for p in meta
         ]
@@ -87,7 +98,7 @@ def extract_fields(
             extraction = Extraction(engine=engine.name)
     fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
     unreadable = {r["field"] for r in extraction.rejected}
-    checks = check_fields(fields, spec, rules, unreadable)
+    checks = check_fields(fields, spec, rules, unreadable, extraction.repairs)
     if failure:
         checks.insert(
             0, {"field": "*", "code": "engine-failed", "message": f"{engine.name}: {failure}"}
@@ -173,6 +184,8 @@ def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict
             "value": value,
             "confidence": 1.0,
             "page": old.get("page", 0),
+            # A corrected field keeps where it was read, so the page still shows the place.
+            **({"box": old["box"]} if old.get("box") else {}),
             "original": old["original"] if "original" in old else old.get("value"),
             "correctedBy": decision.get("reviewer", ""),
             "correctedAt": decision.get("decidedAt", ""),

@@ -1,4 +1,8 @@
-"""Step: read one batch of pages, store each page's text in S3, return a small summary.
+"""Step: read one batch of pages, store each page's text and words in S3, return a summary.
+
+Words (with page-relative boxes and OCR confidences) go beside the page's text under an
+immutable key, `pages/NNNNN.words.json`, and the manifest names it only when the engine gave
+words: extraction reads them from S3, and no checkpoint ever carries them.
 
 The summary holds counts and keys only (no text), including the classifier's features for
 these pages, so classification never reads the text back.
@@ -17,7 +21,7 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
 from docflow.runtime import runtime
-from docflow.storage import batch_manifest_key, page_text_key
+from docflow.storage import batch_manifest_key, page_text_key, page_words_key
 
 
 @durable_step
@@ -36,6 +40,11 @@ def read_page_batch(
                 result = rt.reader.read(pdf, number)
                 key = page_text_key(doc, number)
                 rt.store.put_text(key, result.text)
+                words_key = None
+                if result.words:
+                    words_key = page_words_key(doc, number)
+                    rows = [w.to_row() for w in result.words]
+                    rt.store.put_json(words_key, {"page": number, "words": rows})
                 engines[result.engine] += 1
                 # Per page, so the review page can say which page a detector fired on.
                 found = rt.classifier.extract(result.text)
@@ -50,6 +59,7 @@ def read_page_batch(
                         "chars": result.chars,
                         "confidence": result.confidence,
                         "key": key,
+                        **({"wordsKey": words_key} if words_key else {}),
                         "sensitive": found["sensitive"],
                     }
                 )

@@ -44,6 +44,7 @@ from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
 from docflow.review.links import StageOver, SupersededRun
 from docflow.review.stages import DECIDED, StageStore, stage_pk
+from docflow.review.triage import UNCLASSIFIABLE
 from docflow.runtime import runtime
 
 _NOTIFY_BACKOFF = create_retry_strategy(
@@ -84,6 +85,11 @@ def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
     ]
 
 
+def review_route(stages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The stages as a reviewer is shown them: each name and the rule that routed it there."""
+    return [{"name": str(s["name"]), "because": str(s.get("because", ""))} for s in stages]
+
+
 def round_name(index: int, round_number: int) -> str:
     return f"review-{index}" if round_number == 0 else f"review-{index}-r{round_number}"
 
@@ -97,6 +103,7 @@ def wait_for_decision(
 ) -> dict[str, Any]:
     """Run the stage's rounds; `{"status", "reason", "decision"}` of how it ended."""
     rounds = review_rounds(stage)
+    choices = stage.get("choices")  # a triage stage's types; None for any other stage
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
     heartbeat = int(stage.get("heartbeatSeconds") or 0) if len(rounds) == 1 else 0
     for plan in rounds:
@@ -111,7 +118,7 @@ def wait_for_decision(
                 name=round_name(index, plan["round"]),
                 config=config,
             )
-            return decided(parse_decision(raw))
+            return decided(parse_decision(raw, choices))
         except CallbackTimeoutError:
             continue  # the next round reminds or escalates; after the last, settle
         except CallbackExternalError as exc:
@@ -130,7 +137,7 @@ def wait_for_decision(
             break  # a vote decided the stage between two rounds (or a newer run ended it)
     ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
     if ending.get("how") == DECIDED:
-        return decided(parse_decision(ending))
+        return decided(parse_decision(ending, choices))
     if ending.get("how") == SUPERSEDED:
         return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
     return {"status": TIMED_OUT, "reason": "review-timeout", "decision": {}}
@@ -150,7 +157,8 @@ def decision_record(
     payload.update(
         {
             k: decision[k]
-            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes")
+            # `docType`: the type a triage reviewer picked, recorded with who picked it.
+            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes", "docType")
             if decision.get(k)
         }
     )
@@ -167,6 +175,8 @@ def decided(decision: dict[str, Any]) -> dict[str, Any]:
     if decision["approved"]:
         return {"status": APPROVED, "reason": "", "decision": decision}
     reason = "invalid-decision" if decision.get("invalid") else "rejected"
+    if decision.get(UNCLASSIFIABLE):
+        reason = UNCLASSIFIABLE  # triage's "none of these"
     return {"status": REJECTED, "reason": reason, "decision": decision}
 
 

@@ -12,7 +12,7 @@ from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
 from docflow.settings import Settings
 
 
-def _ocr(kind: str, settings: Settings) -> PageReader:
+def _ocr(kind: str, settings: Settings, languages: str) -> PageReader:
     if kind == "textract":
         textract = TextractReader(dpi=settings.ocr_dpi)
         if settings.reader_concurrency_cap:
@@ -24,18 +24,21 @@ def _ocr(kind: str, settings: Settings) -> PageReader:
                 ),
             )
         return textract
-    return TesseractReader(dpi=settings.ocr_dpi)
+    return TesseractReader(dpi=settings.ocr_dpi, language=languages)
 
 
-def build_reader(settings: Settings) -> PageReader:
+def build_reader(settings: Settings, languages: str = "eng") -> PageReader:
+    """`languages` is tesseract's `-l` (`eng+deu+fra`), from the rules file's `[ocr]`."""
     engine = settings.ocr_engine
     reader: PageReader
     if engine == "textlayer":
         reader = TextLayerReader()
     elif engine in ("tesseract", "textract"):
-        reader = _ocr(engine, settings)
+        reader = _ocr(engine, settings, languages)
     else:
-        reader = AutoReader(_ocr(settings.ocr_fallback, settings), settings.text_layer_min_chars)
+        reader = AutoReader(
+            _ocr(settings.ocr_fallback, settings, languages), settings.text_layer_min_chars
+        )
     policy = ThrottlePolicy(
         max_attempts=settings.throttle_max_attempts,
         base_delay_s=settings.throttle_base_delay_s,

@@ -1,7 +1,12 @@
 """Scanned pages: render with PDFium, OCR with the tesseract binary.
 
 The binary is called directly rather than through pytesseract: one call with TSV output gives
-both the words and their confidences, with the image on stdin and no temporary files.
+the words, their boxes and their confidences, with the image on stdin and no temporary files.
+It reads with the languages the rules file names (`[ocr] languages`, `eng+deu+...`): with only
+English a German scan loses its umlauts and a French one its accents. Page segmentation mode 3
+(tesseract's automatic layout analysis) is the default: mode 4 keeps some right-aligned totals
+that mode 3 drops, but read the real and generated scans worse overall (measured with
+`bench/extraction.py`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections import defaultdict
 
 from docflow.errors import PageReadError
 from docflow.pdf import OpenPdf
-from docflow.readers.base import PageText
+from docflow.readers.base import PageText, Word, clamp_box
 
 # Several tesseract processes side by side are many times slower when each also starts
 # OpenMP threads; one thread each lets page concurrency do the parallel work.
@@ -24,20 +29,28 @@ _ENV = {**os.environ, "OMP_THREAD_LIMIT": "1"}
 class TesseractReader:
     name = "tesseract"
 
-    def __init__(self, dpi: int = 200, language: str = "eng", timeout_s: float = 120.0) -> None:
+    def __init__(
+        self, dpi: int = 200, language: str = "eng", timeout_s: float = 120.0, psm: int = 3
+    ) -> None:
         self.dpi = dpi
         self.language = language
         self.timeout_s = timeout_s
+        self.psm = psm
 
     def read(self, pdf: OpenPdf, page: int) -> PageText:
         png = pdf.render_png(page, self.dpi)
-        text, confidence = self.ocr_png(png)
-        return PageText(page, text, self.name, confidence)
+        text, confidence, words = self.ocr_words(png)
+        return PageText(page, text, self.name, confidence, words)
 
     def ocr_png(self, png: bytes) -> tuple[str, float]:
+        text, confidence, _ = self.ocr_words(png)
+        return text, confidence
+
+    def ocr_words(self, png: bytes) -> tuple[str, float, tuple[Word, ...]]:
         try:
+            command = ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", f"{self.psm}"]
             done = subprocess.run(
-                ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", "3", "tsv"],
+                [*command, "tsv"],
                 input=png,
                 capture_output=True,
                 timeout=self.timeout_s,
@@ -49,14 +62,25 @@ class TesseractReader:
         if done.returncode != 0:
             detail = done.stderr.decode("utf-8", "replace").strip()[:200]
             raise PageReadError(f"tesseract exited {done.returncode}: {detail}")
-        return parse_tsv(done.stdout.decode("utf-8", "replace"))
+        return parse_tsv_words(done.stdout.decode("utf-8", "replace"))
 
 
 def parse_tsv(tsv: str) -> tuple[str, float]:
     """Words grouped into lines in reading order, and their mean confidence."""
+    text, mean, _ = parse_tsv_words(tsv)
+    return text, mean
+
+
+def parse_tsv_words(tsv: str) -> tuple[str, float, tuple[Word, ...]]:
+    """The text (words grouped into lines in reading order), the mean word confidence, and
+    the words with page-relative boxes (the level-1 row gives the image's size)."""
     lines: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     confidences: list[float] = []
+    words: list[Word] = []
+    width = height = 0.0
     for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
+        if row.get("level") == "1":
+            width, height = float(row.get("width") or 0), float(row.get("height") or 0)
         word = (row.get("text") or "").strip()
         if row.get("level") != "5" or not word:
             continue
@@ -64,6 +88,11 @@ def parse_tsv(tsv: str) -> tuple[str, float]:
         if conf >= 0:
             confidences.append(conf)
         lines[(row["block_num"], row["par_num"], row["line_num"])].append(word)
-    text = "\n".join(" ".join(words) for words in lines.values())
+        if width > 0 and height > 0:
+            left, top = float(row["left"]), float(row["top"])
+            right, bottom = left + float(row["width"]), top + float(row["height"])
+            box = clamp_box(left / width, top / height, right / width, bottom / height)
+            words.append(Word(word, box, conf if conf >= 0 else None))
+    text = "\n".join(" ".join(ws) for ws in lines.values())
     mean = sum(confidences) / len(confidences) if confidences else 0.0
-    return text, round(mean, 2)
+    return text, round(mean, 2), tuple(words)

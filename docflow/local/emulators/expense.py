@@ -11,12 +11,14 @@ answer never fails a document.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.textract import Render, TextractEmulator
+from docflow.readers.base import Word
 
 # Canonical name -> the AnalyzeExpense summary type the service would report.
 EXPENSE_TYPES = {
@@ -42,8 +44,10 @@ class ExpenseEmulator(TextractEmulator):
     def operations(self) -> dict[str, Render]:
         return {**super().operations(), "Textract.AnalyzeExpense": self.expense_answer}
 
-    def expense_answer(self, text: str, ocr_confidence: float) -> dict[str, Any]:
-        page = PageInput(1, text, "tesseract", ocr_confidence)
+    def expense_answer(
+        self, text: str, ocr_confidence: float, words: Sequence[Word] = ()
+    ) -> dict[str, Any]:
+        page = PageInput(1, text, "tesseract", ocr_confidence, words=words)
         found = self._rules.extract([page], list(FIELD_KINDS)).fields
         currency = found.get("currency")
         summary: list[dict[str, Any]] = []
@@ -59,9 +63,7 @@ class ExpenseEmulator(TextractEmulator):
                 "ValueDetection": {
                     "Text": value,
                     "Confidence": round(field.confidence * 100, 2),
-                    "Geometry": {
-                        "BoundingBox": {"Width": 0.2, "Height": 0.02, "Left": 0.1, "Top": 0.1}
-                    },
+                    "Geometry": {"BoundingBox": _geometry(field.box)},
                 },
                 "PageNumber": 1,
             }
@@ -77,3 +79,9 @@ class ExpenseEmulator(TextractEmulator):
                 {"ExpenseIndex": 1, "SummaryFields": summary, "LineItemGroups": []}
             ],
         }
+
+
+def _geometry(box: list[float] | None) -> dict[str, float]:
+    """The rules engine's box as AnalyzeExpense's BoundingBox (a fixed one where it has none)."""
+    x0, y0, x1, y1 = box or (0.1, 0.1, 0.3, 0.12)
+    return {"Width": x1 - x0, "Height": y1 - y0, "Left": x0, "Top": y0}

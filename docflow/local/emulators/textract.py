@@ -4,8 +4,8 @@ moto's Textract answers every call with no text, which would leave a local run o
 production reader with nothing to classify. This server speaks Textract's JSON protocol on
 the wire, so `TextractReader`, botocore's retries, docflow's throttle handling and the
 cross-execution lease cap all run unchanged against it (`AWS_ENDPOINT_URL_TEXTRACT`). It
-emulates the API, not Textract's accuracy: LINE blocks come from tesseract's lines, and each
-WORD block carries its line's mean confidence.
+emulates the API, not Textract's accuracy: LINE blocks come from tesseract's lines, WORD blocks
+from tesseract's words with their confidences and page-relative geometry.
 
 It also measures what only the service side can see: calls in flight at once (the peak is what
 the cap must bound), calls answered, and calls refused with a throttling error.
@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader
 
 # What Textract returns when a caller exceeds its transactions per second (HTTP 400).
 THROTTLE_ERROR = "ProvisionedThroughputExceededException"
 
-# An operation's answer from the page's OCR text and its mean confidence.
-Render = Callable[[str, float], dict[str, Any]]
+# An operation's answer from the page's OCR text, its mean confidence and its words with boxes.
+Render = Callable[[str, float, Sequence[Word]], dict[str, Any]]
 
 
 @dataclass
@@ -75,27 +76,46 @@ class TextractEmulator(LoopbackEmulator):
                 png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
             except (ValueError, KeyError, TypeError):
                 return 400, {"__type": "InvalidParameterException", "message": "no document"}
-            text, confidence = self._ocr.ocr_png(png)
+            text, confidence, words = self._ocr.ocr_words(png)
             with self._lock:
                 self.stats.answered += 1
-            return 200, render(text, confidence)
+            return 200, render(text, confidence, words)
         finally:
             with self._lock:
                 self.stats.in_flight -= 1
 
 
-def detect_document_text_answer(text: str, confidence: float) -> dict[str, Any]:
+def detect_document_text_answer(
+    text: str, confidence: float, words: Sequence[Word] = ()
+) -> dict[str, Any]:
+    """LINE blocks from the text; WORD blocks from tesseract's words with their geometry
+    (Textract's BoundingBox is page-relative from the top-left, as the words' boxes are), or
+    from the lines' words without geometry when there are none."""
     blocks: list[dict[str, Any]] = [{"BlockType": "PAGE", "Id": "page-1"}]
+    if words:
+        blocks += [_word_block(i, w, confidence) for i, w in enumerate(words)]
     for n, line in enumerate(filter(None, text.split("\n"))):
         blocks.append(
             {"BlockType": "LINE", "Id": f"line-{n}", "Text": line, "Confidence": confidence}
         )
-        blocks += [
-            {"BlockType": "WORD", "Id": f"word-{n}-{i}", "Text": word, "Confidence": confidence}
-            for i, word in enumerate(line.split())
-        ]
+        if not words:
+            blocks += [
+                {"BlockType": "WORD", "Id": f"word-{n}-{i}", "Text": w, "Confidence": confidence}
+                for i, w in enumerate(line.split())
+            ]
     return {
         "DocumentMetadata": {"Pages": 1},
         "Blocks": blocks,
         "DetectDocumentTextModelVersion": "1.0",
+    }
+
+
+def _word_block(index: int, word: Word, fallback: float) -> dict[str, Any]:
+    x0, y0, x1, y1 = word.box
+    return {
+        "BlockType": "WORD",
+        "Id": f"word-{index}",
+        "Text": word.text,
+        "Confidence": word.confidence if word.confidence is not None else fallback,
+        "Geometry": {"BoundingBox": {"Left": x0, "Top": y0, "Width": x1 - x0, "Height": y1 - y0}},
     }

@@ -36,6 +36,7 @@ FUNCTIONS = {
     "docflow-batcher": "orchestrator.batcher:handler",
     "docflow-batch-jobs": "callback_api.batch_jobs:handler",
     "docflow-batcher-schedule": "starter.batcher_schedule:handler",
+    "docflow-review-digest": "callback_api.digest:handler",
 }
 TIMEOUTS = {"docflow-orchestrator": 900, "docflow-batcher": 900}
 # More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:

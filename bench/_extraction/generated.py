@@ -1,10 +1,11 @@
 """A labelled set of invoices and purchase orders that the project generates itself.
 
-Four languages, several layouts (one field a line, values under their labels, two fields a
+Seven languages, several layouts (one field a line, values under their labels, two fields a
 line, line-item tables with dotted leaders), the printed date and amount forms of each
 language and currency, noise lines (page numbers, bank details, customer numbers, delivery and
 order dates that must not be read as the invoice's), text-layer pages and 300-dpi scans with
-speckle. Deterministic for a seed. Each document comes with its truth in normal form.
+speckle. Deterministic for a seed. Each document comes with its truth in normal form. The
+tables it draws from (labels, vendors, month names, rates) are in `data.toml`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import io
 import os
 import random
+import tomllib
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import reportlab
@@ -24,211 +27,18 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 VERA = os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")
-LANGUAGES = ("en", "de", "es", "fr")
-LAYOUTS = ("lines", "under", "columns", "table")
-
-MONTHS = {
-    "en": [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ],
-    "de": [
-        "Januar",
-        "Februar",
-        "März",
-        "April",
-        "Mai",
-        "Juni",
-        "Juli",
-        "August",
-        "September",
-        "Oktober",
-        "November",
-        "Dezember",
-    ],
-    "es": [
-        "enero",
-        "febrero",
-        "marzo",
-        "abril",
-        "mayo",
-        "junio",
-        "julio",
-        "agosto",
-        "septiembre",
-        "octubre",
-        "noviembre",
-        "diciembre",
-    ],
-    "fr": [
-        "janvier",
-        "février",
-        "mars",
-        "avril",
-        "mai",
-        "juin",
-        "juillet",
-        "août",
-        "septembre",
-        "octobre",
-        "novembre",
-        "décembre",
-    ],
-}
-VENDORS = {
-    "en": [
-        "Northwind Traders Ltd",
-        "Blue Harbor Supply Inc",
-        "Summit Office LLC",
-        "Redwood Parts Co.",
-        "Granite Tools Ltd",
-    ],
-    "de": [
-        "Müller Werkzeuge GmbH",
-        "Schneider Bürobedarf AG",
-        "Becker Logistik KG",
-        "Weber Druck GmbH",
-        "Hoffmann Elektro GmbH",
-    ],
-    "es": [
-        "Suministros García S.L.",
-        "Papelería Núñez S.A.",
-        "Distribuciones Iberia S.L.",
-        "Ferretería López S.A.",
-        "Talleres Ruiz S.L.",
-    ],
-    "fr": [
-        "Dupont Fournitures SARL",
-        "Bureautique Lefèvre SAS",
-        "Atelier Mercier SA",
-        "Équipements Girard SAS",
-        "Imprimerie Roux SARL",
-    ],
-}
-CURRENCIES = {
-    "en": ["USD", "GBP"],
-    "de": ["EUR", "EUR", "CHF"],
-    "es": ["EUR"],
-    "fr": ["EUR", "EUR", "CHF"],
-}
-SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
-TAX_RATES = {
-    "USD": [Decimal("0.07"), Decimal("0.0825")],
-    "GBP": [Decimal("0.20")],
-    "EUR": [Decimal("0.19"), Decimal("0.21"), Decimal("0.20")],
-    "CHF": [Decimal("0.081")],
-}
-
-LABELS: dict[str, dict[str, list[str]]] = {
-    "en": {
-        "title": ["INVOICE"],
-        "po_title": ["PURCHASE ORDER"],
-        "invoice_number": ["Invoice number", "Invoice No.", "Invoice #"],
-        "invoice_date": ["Invoice date", "Date of issue", "Date"],
-        "due_date": ["Due date", "Payment due"],
-        "vendor_name": ["Vendor", "Supplier"],
-        "po_number": ["PO number", "Purchase order no."],
-        "net_amount": ["Subtotal", "Net amount"],
-        "tax_amount": ["VAT {rate}%", "Sales tax", "Tax"],
-        "total_amount": ["Total due", "Amount due", "Total", "Grand total"],
-        "po_total": ["Order total", "Total"],
-        "items": ["Description", "Qty", "Unit price", "Amount"],
-        "noise": [
-            "Bill to: Example Corp, 1 Main Street",
-            "Customer number: {n}",
-            "Payment terms: net 30 days",
-            "Thank you for your business.",
-            "Delivery date: {d}",
-            "Ship to: Warehouse {n}",
-            "Phone: +1 555 {n}",
-        ],
-    },
-    "de": {
-        "title": ["RECHNUNG"],
-        "po_title": ["BESTELLUNG"],
-        "invoice_number": ["Rechnungsnummer", "Rechnungs-Nr.", "Rechnung Nr."],
-        "invoice_date": ["Rechnungsdatum", "Datum"],
-        "due_date": ["Fällig am", "Zahlbar bis", "Fälligkeitsdatum"],
-        "vendor_name": ["Lieferant", "Rechnungssteller"],
-        "po_number": ["Bestellnummer", "Bestell-Nr."],
-        "net_amount": ["Nettobetrag", "Zwischensumme", "Summe netto"],
-        "tax_amount": ["MwSt {rate}%", "USt. {rate}%", "Mehrwertsteuer"],
-        "total_amount": ["Gesamtbetrag", "Rechnungsbetrag", "Zu zahlen"],
-        "po_total": ["Bestellsumme", "Gesamtbetrag"],
-        "items": ["Beschreibung", "Menge", "Einzelpreis", "Betrag"],
-        "noise": [
-            "Rechnungsadresse: Beispiel AG, Hauptstraße 1",
-            "Kundennummer: {n}",
-            "Zahlungsbedingungen: 30 Tage netto",
-            "Vielen Dank für Ihren Auftrag.",
-            "Lieferdatum: {d}",
-            "Lieferadresse: Lager {n}",
-            "Telefon: +49 30 {n}",
-        ],
-    },
-    "es": {
-        "title": ["FACTURA"],
-        "po_title": ["ORDEN DE COMPRA"],
-        "invoice_number": ["Número de factura", "Factura nº", "N° de factura"],
-        "invoice_date": ["Fecha de factura", "Fecha de emisión", "Fecha"],
-        "due_date": ["Fecha de vencimiento", "Vencimiento"],
-        "vendor_name": ["Proveedor", "Emisor"],
-        "po_number": ["Número de pedido", "Orden de compra nº"],
-        "net_amount": ["Base imponible", "Subtotal"],
-        "tax_amount": ["IVA {rate}%", "IVA", "Cuota IVA"],
-        "total_amount": ["Total a pagar", "Importe total", "Total factura"],
-        "po_total": ["Total pedido", "Importe total"],
-        "items": ["Descripción", "Cantidad", "Precio unitario", "Importe"],
-        "noise": [
-            "Cliente: Ejemplo S.A., Calle Mayor 1",
-            "Número de cliente: {n}",
-            "Condiciones de pago: 30 días",
-            "Gracias por su confianza.",
-            "Fecha de entrega: {d}",
-            "Enviar a: Almacén {n}",
-            "Teléfono: +34 91 {n}",
-        ],
-    },
-    "fr": {
-        "title": ["FACTURE"],
-        "po_title": ["BON DE COMMANDE"],
-        "invoice_number": ["N° de facture", "Numéro de facture", "Facture n°"],
-        "invoice_date": ["Date de facture", "Date d'émission", "Date"],
-        "due_date": ["Date d'échéance", "Échéance"],
-        "vendor_name": ["Fournisseur", "Vendeur"],
-        "po_number": ["N° de commande", "Bon de commande n°"],
-        "net_amount": ["Total HT", "Montant HT", "Sous-total"],
-        "tax_amount": ["TVA {rate}%", "Montant TVA", "Total TVA"],
-        "total_amount": ["Montant TTC", "Total TTC", "Net à payer"],
-        "po_total": ["Total commande", "Montant total"],
-        "items": ["Description", "Quantité", "Prix unitaire", "Montant"],
-        "noise": [
-            "Client : Exemple SA, 1 rue de la Paix",
-            "Numéro client : {n}",
-            "Conditions de paiement : 30 jours",
-            "Merci de votre confiance.",
-            "Date de livraison : {d}",
-            "Adresse de livraison : Dépôt {n}",
-            "Téléphone : +33 1 {n}",
-        ],
-    },
-}
-ITEMS = {
-    "en": ["Paper, A4 box", "Toner cartridge", "Desk lamp", "USB cable", "Stapler"],
-    "de": ["Papier A4", "Tonerkartusche", "Schreibtischlampe", "USB-Kabel", "Hefter"],
-    "es": ["Papel A4", "Cartucho de tóner", "Lámpara", "Cable USB", "Grapadora"],
-    "fr": ["Papier A4", "Cartouche de toner", "Lampe de bureau", "Câble USB", "Agrafeuse"],
-}
+DATA: dict[str, Any] = tomllib.loads(
+    Path(__file__).with_name("data.toml").read_text(encoding="utf-8")
+)
+LANGUAGES: tuple[str, ...] = tuple(DATA["languages"])
+LAYOUTS: tuple[str, ...] = tuple(DATA["layouts"])
+MONTHS = {lang: DATA[lang]["months"] for lang in LANGUAGES}
+VENDORS = {lang: DATA[lang]["vendors"] for lang in LANGUAGES}
+CURRENCIES = {lang: DATA[lang]["currencies"] for lang in LANGUAGES}
+LABELS: dict[str, dict[str, list[str]]] = {lang: DATA[lang]["labels"] for lang in LANGUAGES}
+ITEMS = {lang: DATA[lang]["items"] for lang in LANGUAGES}
+SYMBOLS: dict[str, str] = DATA["symbols"]
+TAX_RATES = {code: [Decimal(r) for r in rates] for code, rates in DATA["tax_rates"].items()}
 
 
 @dataclass
@@ -286,6 +96,10 @@ def fmt_date(day: date, language: str, currency: str, rnd: random.Random) -> str
     elif language == "de":
         forms = [f"{day.day:02d}.{day.month:02d}.{day.year}", f"{day.day}. {month} {day.year}"]
     elif language == "es":
+        forms = [f"{day.day:02d}/{day.month:02d}/{day.year}", f"{day.day} de {month} de {day.year}"]
+    elif language == "nl":
+        forms = [f"{day.day:02d}-{day.month:02d}-{day.year}", f"{day.day} {month} {day.year}"]
+    elif language == "pt":
         forms = [f"{day.day:02d}/{day.month:02d}/{day.year}", f"{day.day} de {month} de {day.year}"]
     else:
         forms = [f"{day.day:02d}/{day.month:02d}/{day.year}", f"{day.day} {month} {day.year}"]

@@ -1,0 +1,1 @@
+"""The extraction benchmark's labelled sets (generated and real) and its scoring."""
