@@ -28,9 +28,9 @@ from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Respo
 from callback_api.views import ReviewViews
 from docflow.extract.corrections import validate_corrections
 from docflow.observability import logger
-from docflow.review.desk import REJECT_REASONS, ReviewRefused
 from docflow.review.inbox_links import InboxRefused
 from docflow.review.message_pages import decided_page, refusal_page, released_page
+from docflow.review.refusals import REJECT_REASONS, ReviewRefused
 from docflow.review.templating import SECURITY_HEADERS
 from docflow.review.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.settings import load_settings

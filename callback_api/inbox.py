@@ -18,11 +18,11 @@ from typing import Any
 from urllib.parse import quote
 
 from docflow.review.claims import live_claim
-from docflow.review.desk import REVOKED_MESSAGE
 from docflow.review.inbox import InboxIndex, inbox_pk, stage_of
 from docflow.review.inbox_links import InboxLinks, InboxRefused
 from docflow.review.inbox_page import InboxRow, inbox_page, row
 from docflow.review.keys import KeySource
+from docflow.review.refusals import REVOKED_MESSAGE
 from docflow.review.revocation import Revocations
 from docflow.review.signing import Claims, KeyRing, mint
 

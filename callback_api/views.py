@@ -16,12 +16,13 @@ from docflow import aws
 from docflow.classify import load_rules
 from docflow.reporting import build_reporter
 from docflow.review.callbacks import LambdaCallbackSender
-from docflow.review.desk import REJECT_REASONS, LinkView, ReviewDesk, ReviewRefused
+from docflow.review.desk import LinkView, ReviewDesk
 from docflow.review.evidence import EvidenceStore, mask, review_order
 from docflow.review.keys import build_key_source
 from docflow.review.links import LinkStore
 from docflow.review.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
 from docflow.review.previews import PreviewStore
+from docflow.review.refusals import REJECT_REASONS, ReviewRefused
 from docflow.settings import Settings
 from docflow.storage import DocumentStore
 

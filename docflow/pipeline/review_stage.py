@@ -37,11 +37,11 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
-from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.pipeline.review import parse_decision, request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
+from docflow.review.decisions import decision_payload
 from docflow.review.links import StageOver, SupersededRun
 from docflow.review.stages import DECIDED, StageStore, stage_pk
 from docflow.review.triage import UNCLASSIFIABLE
@@ -146,29 +146,15 @@ def wait_for_decision(
 def decision_record(
     index: int, stage: dict[str, Any], ended: dict[str, Any], shown: dict[str, Any]
 ) -> dict[str, Any]:
-    """What the history keeps of a stage's decision: who, when, the votes, and each corrected
-    field with the value it replaced (from `shown`, the summary the reviewer saw)."""
-    decision = ended["decision"]
-    payload: dict[str, Any] = {
-        "stageIndex": index,
-        "stageName": str(stage["name"]),
-        "decision": ended["status"],
-    }
-    payload.update(
-        {
-            k: decision[k]
-            # `docType`: the type a triage reviewer picked, recorded with who picked it.
-            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes", "docType")
-            if decision.get(k)
-        }
+    """What the history keeps of a stage's decision (`shown`: the summary the reviewer saw)."""
+    return decision_payload(
+        index,
+        str(stage["name"]),
+        ended["status"],
+        ended["reason"],
+        ended["decision"],
+        shown.get("fields", {}),
     )
-    if decision.get("corrections"):
-        payload["corrections"] = describe_corrections(
-            shown.get("fields", {}), decision["corrections"]
-        )
-    if ended["reason"]:
-        payload["reason"] = ended["reason"]
-    return payload
 
 
 def decided(decision: dict[str, Any]) -> dict[str, Any]:

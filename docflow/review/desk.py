@@ -14,22 +14,28 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
 from docflow.review.callbacks import CallbackGone, CallbackSender
 from docflow.review.claims import ClaimStore
+from docflow.review.decisions import decision_payload
 from docflow.review.inbox import InboxIndex
 from docflow.review.keys import KeySource
 from docflow.review.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
+from docflow.review.refusals import (
+    REJECT_REASONS,
+    REVOKED_MESSAGE,
+    SUPERSEDED_MESSAGE,
+    ReviewRefused,
+    stage_over,
+)
 from docflow.review.register import RegisterStore
 from docflow.review.revocation import Revocations
 from docflow.review.signing import Claims, TokenError, check_body_signature, verify
 from docflow.review.stages import (
     DECIDED,
-    TIMED_OUT,
     StageClosed,
     StageStore,
     decision_of,
@@ -42,33 +48,6 @@ MAX_COMMENT = 1000
 # "gone" means the execution is between two rounds (its next one will read the votes), not
 # that the run ended.
 ROUND_SLACK_S = 2
-REVOKED_MESSAGE = (
-    "This link was revoked: its reviewer no longer reviews documents here. "
-    "Ask the team that sent it if you think this is a mistake."
-)
-SUPERSEDED_MESSAGE = (
-    "A newer version of this document replaced the one you were asked to review. "
-    "Nothing is waiting for your decision on this version."
-)
-
-
-class ReviewRefused(Exception):
-    def __init__(
-        self, status: int, code: str, message: str, link: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status, self.code, self.link = status, code, link
-
-
-REJECT_REASONS = {
-    "wrong-document": "Not the document it claims to be",
-    "data-incorrect": "Details in it are wrong",
-    "not-allowed": "Holds data that must not be processed",
-    "unreadable": "Cannot be read",
-    "other": "Another reason (say which below)",
-}
-
-
 @dataclass(frozen=True)
 class LinkView:
     claims: Claims
@@ -198,42 +177,7 @@ class ReviewDesk:
 
     def _closed(self, link: dict[str, Any], wait: dict[str, Any] | None = None) -> ReviewRefused:
         """How the stage ended, for a genuine link whose stage is over."""
-        if wait is None:
-            wait = self._wait(link)
-        ending = wait.get("ending") or {}
-        if ending.get("how") == "superseded":
-            return ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
-        if ending.get("how") == DECIDED:
-            verb = "approved" if ending.get("approved") else "rejected"
-            side = [v["reviewer"] for v in ending.get("votes", []) if v.get("decision") == verb]
-            who = " and ".join(side) if len(side) > 1 else ending.get("reviewer", "")
-            count = ""
-            if int(ending.get("quorum") or 1) > 1:
-                count = f" ({len(side)} {verb}, {ending.get('quorum')} approvals needed)"
-            return ReviewRefused(
-                409,
-                "stage-decided",
-                f"This stage was already {verb} by {who or 'another reviewer'}"
-                f" at {ending.get('decidedAt', '')}{count}. "
-                "Nothing is waiting for your decision.",
-                link,
-            )
-        deadline = int(wait.get("deadline") or 0)
-        if ending.get("how") == TIMED_OUT or (deadline and time.time() >= deadline):
-            when = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="minutes")
-            return ReviewRefused(
-                409,
-                "stage-timed-out",
-                f"The time for this review ran out at {when} before anyone decided.",
-                link,
-            )
-        return ReviewRefused(
-            409,
-            "not-waiting",
-            "This document is no longer waiting for this review: its run ended "
-            "(it failed or was stopped) before a decision.",
-            link,
-        )
+        return stage_over(link, self._wait(link) if wait is None else wait)
 
     def link_facts(self, token: str) -> dict[str, Any]:
         """The link's stored facts whatever its state (after a decision, say); {} if none."""
@@ -400,31 +344,17 @@ class ReviewDesk:
     def _report(self, claims: Claims, link: dict[str, Any], decision: dict[str, Any]) -> None:
         """The decision in the read model at once; the orchestrator's own report of it has the
         same event id, so whichever lands second is a duplicate."""
-        doc = _doc_for(link, claims)
         status = APPROVED if decision["approved"] else REJECTED
-        payload = {
-            "stageIndex": claims.stage_index,
-            "stageName": claims.stage_name,
-            "decision": status,
-            "reviewer": decision["reviewer"],
-            "decidedAt": decision["decidedAt"],
-        }
-        if decision["comment"]:
-            payload["comment"] = decision["comment"]
-        if decision.get("corrections"):
-            fields = (link.get("summary") or {}).get("fields") or {}
-            payload["corrections"] = describe_corrections(fields, decision["corrections"])
-        if decision.get("votes"):
-            payload["votes"] = decision["votes"]
-        if decision.get("docType"):
-            payload["docType"] = decision["docType"]  # a triage pick, as the orchestrator says
+        reason = ""
         if not decision["approved"]:
             unclassifiable = decision.get("rejectReason") == UNCLASSIFIABLE
-            payload["reason"] = UNCLASSIFIABLE if unclassifiable else "rejected"
-            if decision.get("rejectReason"):
-                payload["rejectReason"] = decision["rejectReason"]
+            reason = UNCLASSIFIABLE if unclassifiable else "rejected"
+        fields = (link.get("summary") or {}).get("fields") or {}
+        payload = decision_payload(
+            claims.stage_index, claims.stage_name, status, reason, decision, fields
+        )
         report = make_report(
-            doc,
+            _doc_for(link, claims),
             status,
             f"review-{claims.stage_index}",
             payload=payload,
