@@ -85,3 +85,11 @@ build-CallbackApiFunction:
 	$(call lambda_build,callback_api)
 build-DashboardWidgetFunction:
 	$(call lambda_build,status_recorder)
+build-BatcherFunction:
+	$(call lambda_build,orchestrator)
+build-BatchJobEventsFunction:
+	$(call lambda_build,callback_api)
+build-BatcherScheduleFunction:
+	$(call lambda_build,starter)
+build-ReviewDigestFunction:
+	$(call lambda_build,callback_api)

@@ -4,11 +4,17 @@
     GET  /review/{token}/pages/{n}  page n's preview (PNG), rendered once, then cached in S3
     GET  /review/{token}/original   a redirect to a presigned download, made at the click
     POST /review/{token}            the page's Approve / Reject: consumes the link, resumes the run
+                                    (a triage page's Approve sends the picked `docType`)
+    POST /review/{token}/release    gives back the reviewer's claim on the document
     POST /callbacks/{token}         a service completing a machine link, HMAC-signed, time window
+                                    (`{"approved", "comment", "docType"}`; docType on triage only)
+    GET  /inbox/{token}             a reviewer's pending items (`?stage=&type=&page=&at=`),
+                                    oldest first; each opens that reviewer's review page
 
 Every path under a token passes the same checks (signature, expiry, link state, document
-binding), so a reviewer's access to the document ends with the link. Every bad request gets
-a 4xx page (or JSON, if asked) and sends no callback.
+binding, the reviewer's revocation), so a reviewer's access to the document ends with the
+link. An inbox link is checked the same way under its own purpose; a refused one lists nothing
+and answers 403. Every bad request gets a 4xx page (or JSON, if asked) and sends no callback.
 """
 
 from __future__ import annotations
@@ -22,8 +28,11 @@ from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Respo
 from callback_api.views import ReviewViews
 from docflow.extract.corrections import validate_corrections
 from docflow.observability import logger
-from docflow.review.desk import REJECT_REASONS, ReviewRefused
-from docflow.review.pages import SECURITY_HEADERS, decided_page, refusal_page
+from docflow.review.inbox_links import InboxRefused
+from docflow.review.message_pages import decided_page, refusal_page, released_page
+from docflow.review.refusals import REJECT_REASONS, ReviewRefused
+from docflow.review.templating import SECURITY_HEADERS
+from docflow.review.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.settings import load_settings
 
 app = LambdaFunctionUrlResolver()
@@ -79,9 +88,50 @@ def _offset() -> int:
     return int(raw) if raw.isdigit() and len(raw) < 7 else 0
 
 
+def _query(name: str) -> str:
+    return (app.current_event.query_string_parameters or {}).get(name, "")
+
+
+def _inbox_form(form: dict[str, list[str]]) -> str:
+    return (form.get("inbox") or [""])[0][:2200]
+
+
+@app.get("/inbox/<token>")
+def inbox(token: str) -> Response:
+    at = _query("at")
+    screen = views().inbox.page(
+        token,
+        stage=_query("stage"),
+        doc_type=_query("type"),
+        cursor=_query("page")[:2048],
+        at=int(at) if at.isdigit() and len(at) < 4 else 0,
+    )
+    data = {
+        "reviewer": screen.reviewer,
+        "items": [
+            {
+                "open": r.url,
+                "name": r.name,
+                "docType": r.doc_type,
+                "stage": r.stage,
+                "why": r.why,
+                "since": r.since,
+                "deadline": r.deadline,
+                "overdue": r.overdue,
+                "claim": r.claim,
+            }
+            for r in screen.rows
+        ],
+        "nextPage": screen.next_page or None,
+    }
+    return _answer(200, screen.html, data)
+
+
 @app.get("/review/<token>")
 def show(token: str) -> Response:
-    page = views().review(token, _offset())
+    page = views().review(
+        token, _offset(), inbox=_query("inbox")[:2200], confirm=_query("confirm")
+    )
     data = {
         "documentId": page.view.claims.document_id,
         "stage": page.view.claims.stage_name,
@@ -120,11 +170,32 @@ def decide(token: str) -> Response:
     if choice == "reject" and reason not in REJECT_REASONS:
         # The error goes next to the field it concerns, on the page the reviewer was on.
         message = "Choose why you reject the document"
-        page = views().review(token, 0, error=message, reason=reason, comment=comment)
+        page = views().review(
+            token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
+        )
         return _answer(400, page.html, {"error": "no-reason", "message": message})
+    summary = (views().desk.link(token).get("summary") or {}) if choice == "approve" else {}
+    doc_type = (form.get("docType") or [""])[0]
+    choices = choices_of(summary)
+    if choices:  # triage: the type is a required choice, its error next to it
+        problem = type_problem(doc_type, choices)
+        if problem:
+            page = views().review(
+                token,
+                0,
+                error=problem,
+                comment=comment,
+                type_error=problem,
+                doc_type=doc_type,
+                inbox=_inbox_form(form),
+            )
+            return _answer(400, page.html, {"error": "bad-doc-type", "message": problem})
+        if doc_type == UNCLASSIFIABLE:  # "none of these": archived as unclassifiable
+            decision = views().desk.decide(token, False, comment, UNCLASSIFIABLE)
+            return _answer(200, decided_page(decision, REJECT_REASONS), {"decision": decision})
     corrections: dict[str, str] = {}
-    if choice == "approve" and submitted:
-        fields = (views().desk.link(token).get("summary") or {}).get("fields") or {}
+    if choice == "approve" and submitted and not choices:
+        fields = summary.get("fields") or {}
         corrections, errors = validate_corrections(
             fields, {k: v for k, v in submitted.items() if v}
         )
@@ -136,10 +207,39 @@ def decide(token: str) -> Response:
                 comment=comment,
                 submitted_fields=submitted,
                 field_errors=errors,
+                inbox=_inbox_form(form),
             )
             return _answer(400, page.html, {"error": "bad-fields", "fields": errors})
-    decision = views().desk.decide(token, choice == "approve", comment, reason, corrections)
-    return _answer(200, decided_page(decision, REJECT_REASONS), {"decision": decision})
+    picked = doc_type if choices else ""
+    decision = views().desk.decide(
+        token, choice == "approve", comment, reason, corrections, doc_type=picked
+    )
+    # From the inbox: offer the reviewer's next item (their own inbox link only).
+    via, next_item = _inbox_form(form), None
+    if via and views().inbox.same_reviewer(via, decision["reviewer"]):
+        link = views().desk.link_facts(token)
+        next_item = views().inbox.next_item(via, decision["reviewer"], str(link.get("stagePk")))
+    else:
+        via = ""
+    html = decided_page(decision, REJECT_REASONS, next_item, f"/inbox/{via}" if via else "")
+    data: dict[str, Any] = {"decision": decision}
+    if next_item:
+        data["next"] = next_item["url"]
+    return _answer(200, html, data)
+
+
+@app.post("/review/<token>/release")
+def release(token: str) -> Response:
+    if _too_big():
+        return _refuse(413, "too-large", "the request body is too large")
+    form = parse_qs(_body().decode("utf-8", "replace"), max_num_fields=5)
+    view = views().desk.release(token)
+    via = _inbox_form(form)
+    if via and not views().inbox.same_reviewer(via, view.claims.reviewer):
+        via = ""
+    name = str(view.link.get("key", "")).rsplit("/", 1)[-1]
+    html = released_page(name, f"/inbox/{via}" if via else "")
+    return _answer(200, html, {"released": True})
 
 
 @app.post("/callbacks/<token>")
@@ -160,6 +260,8 @@ def machine(token: str) -> Response:
 
 
 @app.route("/review/<token>", method=OTHER_METHODS)
+@app.route("/review/<token>/release", method=[*OTHER_METHODS, "GET"])
+@app.route("/inbox/<token>", method=[*OTHER_METHODS, "POST"])
 @app.route("/review/<token>/pages/<number>", method=[*OTHER_METHODS, "POST"])
 @app.route("/review/<token>/original", method=[*OTHER_METHODS, "POST"])
 @app.route("/callbacks/<token>", method=[*OTHER_METHODS, "GET"])
@@ -176,6 +278,12 @@ def not_found(_: Exception) -> Response:
 def refused(exc: ReviewRefused) -> Response:
     logger.info("review request refused", extra={"status": exc.status, "code": exc.code})
     return _refuse(exc.status, exc.code, str(exc), exc.link)
+
+
+@app.exception_handler(InboxRefused)
+def inbox_refused(exc: InboxRefused) -> Response:
+    logger.info("inbox request refused", extra={"status": exc.status, "code": exc.code})
+    return _refuse(exc.status, exc.code, str(exc))
 
 
 @app.exception_handler(UnicodeError)

@@ -11,16 +11,18 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from callback_api.inbox import InboxViews
 from docflow import aws
 from docflow.classify import load_rules
 from docflow.reporting import build_reporter
 from docflow.review.callbacks import LambdaCallbackSender
-from docflow.review.desk import REJECT_REASONS, LinkView, ReviewDesk, ReviewRefused
+from docflow.review.desk import LinkView, ReviewDesk
 from docflow.review.evidence import EvidenceStore, mask, review_order
 from docflow.review.keys import build_key_source
 from docflow.review.links import LinkStore
 from docflow.review.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
 from docflow.review.previews import PreviewStore
+from docflow.review.refusals import REJECT_REASONS, ReviewRefused
 from docflow.settings import Settings
 from docflow.storage import DocumentStore
 
@@ -39,14 +41,22 @@ class ReviewViews:
         evidence: EvidenceStore,
         previews: PreviewStore,
         routing: Routing,
+        inbox: InboxViews | None = None,
     ) -> None:
         self.desk, self.evidence, self.previews, self.routing = desk, evidence, previews, routing
+        self.inbox = inbox or InboxViews(desk.keys, desk.links.table)
 
     @classmethod
     def from_settings(cls, s: Settings) -> ReviewViews:
         rules = load_rules(s.rules_path or None, s.stage_timeout_s)
         links = LinkStore(s.links_table)
-        desk = ReviewDesk(build_key_source(s), links, LambdaCallbackSender(), build_reporter(s))
+        desk = ReviewDesk(
+            build_key_source(s),
+            links,
+            LambdaCallbackSender(),
+            build_reporter(s),
+            claim_s=s.review_claim_s,
+        )
         return cls(
             desk,
             EvidenceStore(s.artifact_bucket),
@@ -63,8 +73,15 @@ class ReviewViews:
         comment: str = "",
         submitted_fields: dict[str, str] | None = None,
         field_errors: dict[str, str] | None = None,
+        type_error: str = "",
+        doc_type: str = "",
+        inbox: str = "",
+        confirm: str = "",
     ) -> ReviewScreen:
         view = self.desk.open(token)
+        # The way back to the inbox only for this reviewer's own inbox link.
+        if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
+            inbox = ""
         doc = view.doc
         pages = self.evidence.pages(doc)
         order, flagged = review_order(
@@ -92,6 +109,11 @@ class ReviewViews:
             comment=comment,
             submitted_fields=submitted_fields,
             field_errors=field_errors,
+            type_error=type_error,
+            doc_type_picked=doc_type,
+            claim=view.claim,
+            inbox=inbox,
+            confirm=confirm,
         )
         return ReviewScreen(view, html, order)
 

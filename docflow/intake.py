@@ -87,12 +87,16 @@ class LambdaStarter:
         self.function = function
 
     def start(self, doc: DocumentRef) -> bool:
+        return self.start_named(doc.execution_name, json.dumps(doc.to_event(), sort_keys=True))
+
+    def start_named(self, name: str, payload: str) -> bool:
+        """Start the execution `name` with this (deterministic) input; False if it exists."""
         try:
             aws.invoke_client().invoke(
                 FunctionName=self.function,
                 InvocationType="Event",
-                DurableExecutionName=doc.execution_name,
-                Payload=json.dumps(doc.to_event(), sort_keys=True).encode("utf-8"),
+                DurableExecutionName=name,
+                Payload=payload.encode("utf-8"),
             )
         except ClientError as exc:
             if (
@@ -117,8 +121,12 @@ class LocalRunnerStarter:
         self.timeout = execution_timeout_s
 
     def start(self, doc: DocumentRef) -> bool:
+        return self.start_named(doc.execution_name, json.dumps(doc.to_event(), sort_keys=True))
+
+    def start_named(self, name: str, payload: str) -> bool:
+        """Start the execution `name` with this (deterministic) input; False if it exists."""
         now = int(time.time())
-        item = {"pk": f"START#{doc.execution_name}", "state": "starting", "claimedAt": now}
+        item = {"pk": f"START#{name}", "state": "starting", "claimedAt": now}
         try:
             # A claim left "starting" by a starter that died is taken over after a while;
             # a fresh one means another starter is starting this very run right now.
@@ -141,23 +149,23 @@ class LocalRunnerStarter:
         # The starter whose stale claim this took over may have died after starting the run
         # and before marking the claim: then the runner has it (the runner's list is the truth).
         taken_over = "Attributes" in claimed
-        started = not (taken_over and self.executions.status(doc.execution_name) is not None)
+        started = not (taken_over and self.executions.status(name) is not None)
         if started:
-            self._start(doc)
+            self._start(name, payload)
         aws.client("dynamodb").put_item(
             TableName=self.claims_table, Item=to_ddb({**item, "state": "started"})
         )
         return started
 
-    def _start(self, doc: DocumentRef) -> None:
+    def _start(self, name: str, payload: str) -> None:
         body = {
             "AccountId": "123456789012",
             "FunctionName": self.function,
             "FunctionQualifier": "live",
-            "ExecutionName": doc.execution_name,
+            "ExecutionName": name,
             "ExecutionTimeoutSeconds": self.timeout,
             "ExecutionRetentionPeriodDays": 7,
-            "Input": json.dumps(doc.to_event(), sort_keys=True),
+            "Input": payload,
         }
         if not self.runner_url.startswith(("http://127.", "http://localhost")):
             raise ValueError("the local runner must be on this machine")

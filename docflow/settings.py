@@ -28,6 +28,8 @@ class Settings:
     artifact_bucket: str = "docflow-artifacts"
     table_name: str = "docflow-status"
     links_table: str = "docflow-review-links"
+    # Each reviewer's pending items, one partition per reviewer (docflow.review.inbox).
+    inbox_table: str = "docflow-inbox"
     # Pages are read in batches so that durable operations grow with pages / batch, not pages.
     page_batch_size: int = 10
     max_batches: int = 100
@@ -56,6 +58,11 @@ class Settings:
     review_base_url: str = "http://127.0.0.1:8790"
     review_sender: str = "docflow@example.com"
     review_link_ttl_s: int = 7 * 24 * 3600
+    # A reviewer's inbox link (docflow.review.inbox_links) lives this long; the digest and
+    # `docflow inbox` hand out the same link until it has less than half of it left.
+    inbox_link_ttl_s: int = 30 * 24 * 3600
+    # Opening a document claims it for this long (renewed on every open of its page).
+    review_claim_s: int = 15 * 60
     signing_secret_id: str = ""
     signing_key_source: str = "secretsmanager"
     callback_max_body_bytes: int = 16 * 1024
@@ -77,6 +84,23 @@ class Settings:
     enrich_tokens_per_minute: int = 20_000
     # Uploads under this prefix take the path for piles (Bedrock batch inference).
     pile_prefix: str = "backfill/"
+    # Piles (docflow.piles): documents under this key prefix are enriched by Bedrock batch
+    # inference. A job needs pile_min_records (the service's per-model minimum); a smaller pool
+    # waits up to pile_max_wait_seconds, then goes on-demand. The batcher waits on the job's
+    # state-change event, polling GetModelInvocationJob every pile_poll_seconds as a fallback.
+    pile_table: str = "docflow-pile"
+    pile_min_records: int = 100
+    pile_max_records: int = 50_000
+    pile_max_wait_seconds: int = 6 * 3600
+    pile_job_timeout_hours: int = 24
+    pile_poll_seconds: int = 3600
+    # Rounds of (wait for the event, then poll) before the batcher stops the job and sends its
+    # documents on-demand; each round costs about four durable operations.
+    pile_poll_rounds: int = 48
+    pile_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    pile_role_arn: str = ""
+    # The batcher a filling pool starts (the alias ARN in AWS); "" starts none.
+    batcher_function: str = ""
 
     def __post_init__(self) -> None:
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
@@ -113,6 +137,8 @@ class Settings:
         _require(self.reconcile_quiet_s >= 0, "DOCFLOW_RECONCILE_QUIET_S must be >= 0")
         _require(self.history_ttl_days >= 1, "DOCFLOW_HISTORY_TTL_DAYS must be >= 1")
         _require(self.review_link_ttl_s >= 60, "DOCFLOW_REVIEW_LINK_TTL_S must be >= 60")
+        _require(self.inbox_link_ttl_s >= 60, "DOCFLOW_INBOX_LINK_TTL_S must be >= 60")
+        _require(self.review_claim_s >= 10, "DOCFLOW_REVIEW_CLAIM_S must be >= 10")
         _require(
             self.signing_key_source in ("secretsmanager", "ssm", "env"),
             "DOCFLOW_SIGNING_KEY_SOURCE must be secretsmanager, ssm or env",
@@ -132,6 +158,23 @@ class Settings:
         _require(
             self.pile_prefix.endswith("/") and not self.pile_prefix.startswith("/"),
             "DOCFLOW_PILE_PREFIX must be a key prefix ending in / (for example backfill/)",
+        )
+
+        _require(
+            1 <= self.pile_min_records <= self.pile_max_records,
+            "DOCFLOW_PILE_MIN_RECORDS must be between 1 and DOCFLOW_PILE_MAX_RECORDS",
+        )
+        _require(self.pile_max_wait_seconds >= 1, "DOCFLOW_PILE_MAX_WAIT_SECONDS must be >= 1")
+        _require(
+            24 <= self.pile_job_timeout_hours <= 168,
+            "DOCFLOW_PILE_JOB_TIMEOUT_HOURS must be 24..168 (the service's range)",
+        )
+        _require(
+            1 <= self.pile_poll_seconds <= 86_400, "DOCFLOW_PILE_POLL_SECONDS must be 1..86400"
+        )
+        _require(
+            1 <= self.pile_poll_rounds <= 400,
+            "DOCFLOW_PILE_POLL_ROUNDS must be 1..400 (each round costs durable operations)",
         )
 
     @classmethod

@@ -4,6 +4,7 @@
              -> extract fields -> enrich (summary, risk)
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
+                (an approved triage stage adds the picked type's stages and fields)
              -> finalize
     anything unrecoverable -> failed, with a reason code
 
@@ -38,9 +39,10 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import record_status
-from docflow.pipeline.review_stage import decision_record, wait_for_decision
+from docflow.pipeline.review_stage import decision_record, review_route, wait_for_decision
 from docflow.pipeline.split import split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
+from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
     APPROVED,
     ARCHIVED,
@@ -117,9 +119,11 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     # What a reviewer is shown besides the document: the route and earlier stages' decisions.
-    route = [{"name": s["name"], "because": s.get("because", "")} for s in stages]
+    route = review_route(stages)
     decided: list[dict[str, Any]] = []
-    for index, stage in enumerate(stages):
+    index = 0
+    while index < len(stages):  # an approved triage stage adds the picked type's stages
+        stage = stages[index]
         shown = {**summary, "route": route, "decisions": list(decided)}
         decision = await_review(context, doc, index, stage, shown)
         if decision["status"] != APPROVED:
@@ -127,6 +131,12 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             return archive(context, doc, {**summary, **ended}, decision["reason"], batches, usage)
         decided.append(decision["record"])
         summary = apply_corrections(summary, decision)  # a reviewer's corrected fields
+        if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
+            plan = split["batches"]
+            then = after_triage(context, doc, summary, stages, index, decision, plan, usage)
+            summary, stages, usage = then["summary"], then["stages"], then["usage"]
+            route = review_route(stages)
+        index += 1
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches, usage)
@@ -156,7 +166,9 @@ def await_review(
         return {"status": ARCHIVED, "reason": reason, "stage": str(stage["name"])}
     payload = decision_record(index, stage, ended, shown)
     record(context, doc, status, f"review-{index}", payload, stage_index=index)
-    kept = {k: decision[k] for k in ("corrections", "reviewer", "decidedAt") if k in decision}
+    kept = {
+        k: decision[k] for k in ("corrections", "reviewer", "decidedAt", "docType") if k in decision
+    }
     return {
         "status": status,
         "reason": reason,

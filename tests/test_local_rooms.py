@@ -139,7 +139,7 @@ MAY_IMPORT = {
     "durability": BASE | {"fidelity", "durability"},
     "tools": BASE | {"fidelity", "tools"},
     "services": BASE | {"fidelity", "durability", "tools", "services"},
-    "stack": BASE | {"fidelity", "durability", "tools", "services", "stack"},
+    "stack": BASE | {"fidelity", "durability", "tools", "services", "stack", "emulators"},
 }
 
 

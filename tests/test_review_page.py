@@ -5,7 +5,6 @@ version superseding an older run, and every way a stage can end answering a page
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
 import json
 import logging
@@ -15,71 +14,26 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from aws_durable_execution_sdk_python.execution import InvocationStatus
-from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-import callback_api.app as api
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.review.register import RegisterStore
-from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
-from orchestrator.app import handler
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import (
-    RunnerCallbacks,
+    Desk,
     call,
-    make_views,
+    open_desk,
     post_decision,
-    wait_until,
 )
 
 SSN_FORM = """CARDHOLDER APPLICATION
 Applicant SSN: 123-45-6789
 Card: 4111 1111 1111 1111
 IBAN DE89 3704 0044 0532 0130 00"""
-
-
-@dataclasses.dataclass
-class Desk:
-    stack: Stack
-    runner: DurableFunctionTestRunner
-    callbacks: RunnerCallbacks
-
-    def start(self, doc: DocumentRef, timeout: int = 120) -> str:
-        return self.runner.run_async(input=self.stack.event(doc), execution_timeout=timeout)
-
-    def links(self, doc: DocumentRef, stage: int = 0, want: int = 1) -> list[str]:
-        def mine() -> list[str]:
-            return [
-                m.token
-                for m in links_in(moto_sent_mail())
-                if m.run_id == doc.run_id and m.stage_index == stage
-            ]
-
-        wait_until(lambda: len(mine()) >= want)
-        return mine()
-
-    def result(self, arn: str) -> dict:
-        return result_json(self.runner.wait_for_result(arn, timeout=60))
-
-
-@contextlib.contextmanager
-def open_desk(stack: Stack) -> Iterator[Desk]:
-    """The testing runner, the callback API's views and the runtime, wired to each other, for
-    settings read now (a test may set its own first)."""
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        callbacks = RunnerCallbacks(runner)
-        api.use_views(make_views(callbacks))
-        use_runtime(build_runtime().with_(callbacks=callbacks))
-        try:
-            yield Desk(stack, runner, callbacks)
-        finally:
-            api.use_views(None)
-            use_runtime(None)
 
 
 @pytest.fixture

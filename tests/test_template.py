@@ -106,11 +106,30 @@ def test_callback_permissions_name_only_the_orchestrators_versions() -> None:
     ]
     assert [a for a, _ in orchestrator] == ["lambda:SendDurableExecutionCallbackFailure"]
     assert orchestrator[0][1][0]["Fn::Sub"] == arn
+    # The path for piles: the batcher answers documents (and its own wait for a job, when
+    # the job's event came first); the batch job events function answers only the batcher.
+    batcher_arn = arn.replace("-orchestrator:*", "-batcher:*")
+    assert sends_of("BatcherFunction") == {
+        "lambda:SendDurableExecutionCallbackSuccess": [arn, batcher_arn]
+    }
+    assert sends_of("BatchJobEventsFunction") == {
+        "lambda:SendDurableExecutionCallbackSuccess": [batcher_arn]
+    }
+    senders = ("CallbackApiFunction", "OrchestratorFunction", "BatcherFunction")
     for name, props in functions().items():
-        if name not in ("CallbackApiFunction", "OrchestratorFunction"):
+        if name not in (*senders, "BatchJobEventsFunction"):
             assert not any(
                 "SendDurableExecutionCallback" in a for s in statements(props) for a in actions(s)
             ), name
+
+
+def sends_of(function: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for s in statements(functions()[function]):
+        for a in actions(s):
+            if "SendDurableExecutionCallback" in a:
+                found.setdefault(a, []).extend(r["Fn::Sub"] for r in resources_of(s))
+    return found
 
 
 def test_only_the_recorder_lists_executions_and_only_the_orchestrators() -> None:
@@ -147,6 +166,7 @@ def test_star_resources_only_where_the_service_has_no_resource_arns() -> None:
         for statement in statements(props):
             if "*" in resources_of(statement):
                 allowed = {
+                    "bedrock:ListModelInvocationJobs",  # a list action: no resource ARN
                     "textract:DetectDocumentText",
                     "textract:AnalyzeExpense",
                     "cloudwatch:PutMetricData",
@@ -414,3 +434,216 @@ def test_rules_engines_are_granted_no_model_and_both_models_are_granted_apart() 
         if s.get("Resource") == {"Fn::GetAtt": ["ReaderLeaseTable", "Arn"]}
     ]
     assert lease and "dynamodb:UpdateItem" in actions(lease[0])
+
+
+# ---------------------------------------------------------------- the path for piles
+BEDROCK_JOBS = (
+    "arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:model-invocation-job/*"
+)
+
+
+def test_the_batcher_is_durable_and_started_by_its_schedule_and_a_filling_pool() -> None:
+    batcher = functions()["BatcherFunction"]
+    assert batcher["Handler"] == "orchestrator.batcher.handler"
+    assert batcher["AutoPublishAlias"] == "live" and "DurableConfig" in batcher
+    assert batcher["FunctionName"] == {"Fn::Sub": "${AWS::StackName}-batcher"}
+    alias = {"Ref": "BatcherFunction.Alias"}
+    for starter in ("BatcherScheduleFunction", "OrchestratorFunction"):
+        props = functions()[starter]
+        assert props["Environment"]["Variables"]["DOCFLOW_BATCHER_FUNCTION"] == alias
+        invokes = [s for s in statements(props) if "lambda:InvokeFunction" in actions(s)]
+        assert alias in [r for s in invokes for r in resources_of(s)], starter
+    schedule = functions()["BatcherScheduleFunction"]["Events"]["Tick"]
+    assert schedule["Type"] == "Schedule"
+
+
+def test_bedrock_job_actions_are_scoped_and_pass_role_names_only_the_service_role() -> None:
+    batcher = statements(functions()["BatcherFunction"])
+    jobs = [s for s in batcher if "bedrock:GetModelInvocationJob" in actions(s)]
+    assert len(jobs) == 1
+    assert set(actions(jobs[0])) == {
+        "bedrock:CreateModelInvocationJob",
+        "bedrock:GetModelInvocationJob",
+        "bedrock:StopModelInvocationJob",
+    }
+    assert [r["Fn::Sub"] for r in resources_of(jobs[0])] == [BEDROCK_JOBS]
+    passes = [s for s in batcher if "iam:PassRole" in actions(s)]
+    assert len(passes) == 1 and actions(passes[0]) == ["iam:PassRole"]
+    assert resources_of(passes[0]) == [{"Fn::GetAtt": ["BatchInferenceRole", "Arn"]}]
+    assert passes[0]["Condition"]["StringEquals"]["iam:PassedToService"] == (
+        "bedrock.amazonaws.com"
+    )
+    for name, props in functions().items():
+        if name != "BatcherFunction":
+            assert not any(
+                (a.startswith("bedrock:") and "ModelInvocationJob" in a) or a == "iam:PassRole"
+                for s in statements(props)
+                for a in actions(s)
+            ), name
+
+
+def test_the_service_role_trusts_bedrock_for_this_account_and_reads_only_the_pile() -> None:
+    role = RESOURCES["BatchInferenceRole"]["Properties"]
+    (trust,) = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Principal"] == {"Service": "bedrock.amazonaws.com"}
+    assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    assert trust["Condition"]["ArnLike"]["aws:SourceArn"]["Fn::Sub"] == BEDROCK_JOBS
+    (policy,) = role["Policies"]
+    granted = {
+        a: [r if isinstance(r, dict) else {"Fn::Sub": r} for r in resources_of(s)]
+        for s in policy["PolicyDocument"]["Statement"]
+        for a in actions(s)
+    }
+    assert granted["s3:GetObject"] == [{"Fn::Sub": "${ArtifactBucket.Arn}/piles/jobs/*/input/*"}]
+    assert granted["s3:PutObject"] == [
+        {"Fn::Sub": "${ArtifactBucket.Arn}/piles/jobs/*/output/*"}
+    ]
+    assert set(granted) == {"s3:GetObject", "s3:PutObject", "s3:ListBucket"}
+
+
+def test_the_job_state_rule_feeds_only_the_batch_job_events_function() -> None:
+    rule = RESOURCES["BatchJobStateRule"]["Properties"]
+    assert rule["EventPattern"] == {
+        "source": ["aws.bedrock"],
+        "detail-type": ["Batch Inference Job State Change"],
+    }
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": ["BatchJobEventsFunction", "Arn"]}
+    permission = RESOURCES["BatchJobEventsPermission"]["Properties"]
+    assert permission["Principal"] == "events.amazonaws.com"
+    assert permission["SourceArn"] == {"Fn::GetAtt": ["BatchJobStateRule", "Arn"]}
+    from docflow.piles.jobwait import EVENT_DETAIL_TYPE, EVENT_SOURCE
+
+    pattern = rule["EventPattern"]
+    assert (pattern["source"][0], pattern["detail-type"][0]) == (EVENT_SOURCE, EVENT_DETAIL_TYPE)
+
+
+def test_pile_parameters_are_routed_and_the_job_timeout_is_the_services_range() -> None:
+    params = TEMPLATE["Parameters"]
+    env = GLOBALS["Environment"]["Variables"]
+    assert params["PileKeyPrefix"]["Default"] == Settings().pile_prefix == "backfill/"
+    assert env["DOCFLOW_PILE_PREFIX"] == {"Ref": "PileKeyPrefix"}
+    assert env["DOCFLOW_PILE_TABLE"] == {"Ref": "PileTable"}
+    hours = params["PileJobTimeoutHours"]
+    assert (hours["MinValue"], hours["MaxValue"]) == (24, 168)
+    assert env["DOCFLOW_PILE_JOB_TIMEOUT_HOURS"] == {"Ref": "PileJobTimeoutHours"}
+    from docflow.settings import SettingsError
+
+    for bad in (23, 169):
+        with pytest.raises(SettingsError, match=r"24\.\.168"):
+            Settings(pile_job_timeout_hours=bad)
+    assert int(params["PileMinRecords"]["Default"]) == Settings().pile_min_records == 100
+
+
+@pytest.mark.parametrize(
+    ("model", "profile"),
+    [
+        ("anthropic.claude-3-haiku-20240307-v1:0", False),
+        ("us.anthropic.claude-3-haiku-20240307-v1:0", True),
+    ],
+)
+def test_the_pile_model_may_be_a_foundation_model_or_an_inference_profile(
+    model: str, profile: bool
+) -> None:
+    condition = TEMPLATE["Conditions"]["PileModelIsProfile"]["Fn::Or"]
+    geography = model.split(".", maxsplit=1)[0]
+    assert any(c["Fn::Equals"][1] == geography for c in condition) is profile
+    for c in condition:  # each compares the id's first dot-separated part
+        assert c["Fn::Equals"][0] == {
+            "Fn::Select": [0, {"Fn::Split": [".", {"Ref": "PileModelId"}]}]
+        }
+    true = frozenset({"PileModelIsProfile"} if profile else set())
+    models = [
+        r
+        for s in statements(functions()["BatcherFunction"], true)
+        if actions(s) == ["bedrock:CreateModelInvocationJob"]
+        for r in resources_of(s)
+    ]
+    if profile:
+        profile_arn, foundation = models
+        assert profile_arn["Fn::Sub"].endswith(":inference-profile/${PileModelId}")
+        parts, built = foundation["Fn::Join"][1], []
+        for part in parts:  # resolve the Join for this id, as CloudFormation would
+            if isinstance(part, str):
+                built.append(part)
+            elif "Fn::Sub" in part:
+                built.append(part["Fn::Sub"])
+            else:
+                built.append(model.split(".")[part["Fn::Select"][0]])
+        assert "".join(built) == (
+            "arn:${AWS::Partition}:bedrock:*::foundation-model/" + model.split(".", 1)[1]
+        )
+    else:
+        assert [m["Fn::Sub"] for m in models] == [
+            "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${PileModelId}"
+        ]
+def test_the_inbox_is_a_base_table_keyed_by_reviewer_and_waiting_since() -> None:
+    table = RESOURCES["InboxTable"]["Properties"]
+    assert table["KeySchema"] == [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
+    ]
+    assert table["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert "GlobalSecondaryIndexes" not in table
+    # The links table lost its index with the attributes it was keyed on.
+    links = RESOURCES["ReviewLinksTable"]["Properties"]
+    assert "GlobalSecondaryIndexes" not in links
+    assert links["AttributeDefinitions"] == [{"AttributeName": "pk", "AttributeType": "S"}]
+    assert GLOBALS["Environment"]["Variables"]["DOCFLOW_INBOX_TABLE"] == {"Ref": "InboxTable"}
+
+
+def _grants(name: str, table: str) -> dict[str, set[str]]:
+    """Which actions a function has on a table, and on any index of it."""
+    grants: dict[str, set[str]] = {"table": set(), "index": set()}
+    for statement in statements(functions()[name]):
+        for resource in resources_of(statement):
+            text = json.dumps(resource)
+            if f'"{table}"' in text or f"{{{table}." in text:
+                grants["index" if "/index/" in text else "table"] |= set(actions(statement))
+    return grants
+
+
+def test_the_inbox_table_is_granted_to_its_writers_and_readers_only() -> None:
+    wanted = {
+        # The notifier lists stages; an ending (timeout, supersede) takes them out.
+        "OrchestratorFunction": {"dynamodb:PutItem", "dynamodb:DeleteItem"},
+        # The inbox page reads; a vote or an ending takes the stage out.
+        "CallbackApiFunction": {"dynamodb:Query", "dynamodb:DeleteItem"},
+        "ReviewDigestFunction": {"dynamodb:Query"},
+    }
+    for name in functions():
+        grants = _grants(name, "InboxTable")
+        assert grants["table"] == wanted.get(name, set()), name
+        assert not grants["index"], name
+    # The put is a transaction that checks the link slot is still open.
+    assert "dynamodb:ConditionCheckItem" in _grants("OrchestratorFunction", "ReviewLinksTable")[
+        "table"
+    ]
+    for name in functions():
+        assert not _grants(name, "ReviewLinksTable")["index"], name
+    # The callback API reads a page's stage records in one batch; it writes nothing new.
+    assert _grants("CallbackApiFunction", "ReviewLinksTable")["table"] == {
+        "dynamodb:GetItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:BatchGetItem",
+    }
+
+
+def test_the_digest_runs_on_a_schedule_with_mail_and_the_review_tables_only() -> None:
+    props = functions()["ReviewDigestFunction"]
+    (event,) = props["Events"].values()
+    assert event["Type"] == "Schedule" and event["Properties"]["Schedule"].startswith("rate(")
+    granted = {a for s in statements(props) for a in actions(s)}
+    assert granted == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:Query",
+        "secretsmanager:GetSecretValue",
+        "ses:SendEmail",
+        "ses:SendRawEmail",
+    }
+    makefile = (Path(__file__).parent.parent / "Makefile").read_text()
+    assert "build-ReviewDigestFunction:" in makefile

@@ -1,7 +1,9 @@
 """Hostile review traffic: thousands of generated requests against the callback API's Function
 URL while real reviews wait. Every request is invalid: bad, tampered, forged or expired
 tokens, replays of a used link, a superseded version's genuine link, wrong methods, huge
-bodies, odd encodings, malformed HTTP; aimed at the page, the page previews and the download.
+bodies, odd encodings, malformed HTTP; aimed at the page, the page previews and the download;
+and at the inbox: tampered, expired, forged and other-purpose inbox links, a genuine inbox
+link used as a review link, another reviewer's page cursor, wrong methods.
 
 Expect zero 5xx, zero requests accepted, and zero callbacks: the waiting runs are still waiting,
 their links still open, and the used link's run decided once. Then each waiting run is
@@ -24,9 +26,11 @@ from typing import Any
 
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
+from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.raw_http import raw_status
+from docflow.review.inbox_links import InboxLinks
 from docflow.review.keys import build_key_source
 from docflow.review.signing import Claims, KeyRing, mint
 from docflow.settings import load_settings
@@ -53,6 +57,52 @@ def _link(stack: Stack, doc: DocumentRef) -> str:
 def _claims_of(token: str) -> Claims:
     body = token.split(".")[2]
     return Claims.from_wire(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
+
+
+def inbox_attacks(
+    inbox: str, live: list[str], foreign_cursor: str, ring: KeyRing, rng: random.Random
+) -> list[Callable[[], Attack]]:
+    """Against `/inbox/{token}`: every one must list nothing (403, or 400/405), never 5xx."""
+
+    def inbox_tampered() -> Attack:
+        i = rng.randrange(len(inbox))
+        swap = "A" if inbox[i] != "A" else "B"
+        return Attack("inbox-tampered", "GET", f"/inbox/{inbox[:i]}{swap}{inbox[i + 1 :]}")
+
+    def inbox_expired() -> Attack:
+        claims = _claims_of(inbox)
+        old = Claims(**{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)})
+        return Attack("inbox-expired", "GET", f"/inbox/{mint(old, ring)}")
+
+    def inbox_forged() -> Attack:
+        claims = _claims_of(inbox)
+        other = Claims(**{**claims.__dict__, "reviewer": "mallory@example.com"})
+        signed_by = rng.choice([ring, KeyRing(current="k1", keys={"k1": rng.randbytes(32)})])
+        return Attack("inbox-forged", "GET", f"/inbox/{mint(other, signed_by)}")
+
+    def inbox_other_purpose() -> Attack:
+        if rng.random() < 0.5:  # a genuine review link at the inbox's door
+            return Attack("inbox-other-purpose", "GET", f"/inbox/{rng.choice(live)}")
+        # A genuine inbox link at the review page's door (and its previews, its POST).
+        if rng.random() < 0.5:
+            return Attack("inbox-other-purpose", "POST", f"/review/{inbox}", b"decision=approve")
+        return Attack("inbox-other-purpose", "GET", f"/review/{inbox}/pages/1")
+
+    def inbox_foreign_page() -> Attack:
+        return Attack("inbox-foreign-page", "GET", f"/inbox/{inbox}?page={foreign_cursor}")
+
+    def inbox_wrong_method() -> Attack:
+        method = rng.choice(["POST", "PUT", "DELETE", "PATCH"])
+        return Attack("inbox-wrong-method", method, f"/inbox/{inbox}", b"x=1")
+
+    return [
+        inbox_tampered,
+        inbox_expired,
+        inbox_forged,
+        inbox_other_purpose,
+        inbox_foreign_page,
+        inbox_wrong_method,
+    ]
 
 
 def attacks(
@@ -263,8 +313,14 @@ def run(smoke: bool) -> dict[str, Any]:
         newer = stack.upload(old_doc.key, contract(99))
         stack.wait_settled([newer], 120, frozenset({"pending-review"}))
 
-        ring = build_key_source(load_settings()).ring()
+        settings = load_settings()
+        ring = build_key_source(settings).ring()
+        reviewer = _claims_of(live[0]).reviewer
+        inbox = InboxLinks(settings.links_table).issue(reviewer, ring, 3600)
+        # A page cursor of somebody else's inbox (well formed, so only the owner check stops it).
+        foreign = encode_page({"pk": "INBOX#mallory@example.com", "sk": "2026"})
         makers = attacks(live, used, superseded, ring, rng)
+        makers += inbox_attacks(inbox, live, foreign, ring, rng)
         plan = [rng.choice(makers)() for _ in range(total)]
         began = time.monotonic()
         with ThreadPoolExecutor(8) as pool:

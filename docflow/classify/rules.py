@@ -22,6 +22,8 @@ from docflow.settings import Settings, SettingsError
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
 UNKNOWN = "unknown"
 TITLE_WEIGHT = 4
+DIGEST_EVERY_S = 24 * 3600
+NOTIFY_MODES = ("each", "digest")
 
 
 # A stage's timers become durable waits (rounds); this bounds the rounds, and so the operations.
@@ -42,6 +44,11 @@ class Stage:
     max_reminders: int = 0
     escalate_after_seconds: int = 0
     escalate_to: tuple[str, ...] = ()
+    # How reviewers hear of it: "each" (a mail per document) or "digest" (one mail per
+    # digest period, reminders and escalations folded in); `digest` names the stage's
+    # reviewers whose own [reviewers."<address>"] entry says notify = "digest".
+    notify: str = "each"
+    digest: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -59,6 +66,10 @@ class Stage:
         if self.escalate_after_seconds and self.escalate_to:
             out["escalateAfterSeconds"] = self.escalate_after_seconds
             out["escalateTo"] = list(self.escalate_to)
+        if self.notify != "each":
+            out["notify"] = self.notify
+        if self.digest:
+            out["digest"] = list(self.digest)
         return out
 
 
@@ -98,6 +109,9 @@ class Rules:
     # the hits, goes to this stage (if the rules name one) instead of being finalized.
     triage_stage: str | None = None
     triage_min_confidence: float = 0.0
+    # The digest's period, and every reviewer who takes one (by a stage or their own entry).
+    digest_every_seconds: int = DIGEST_EVERY_S
+    digest_reviewers: tuple[str, ...] = ()
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
@@ -113,9 +127,12 @@ class Rules:
         )
 
 
-def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int) -> Stage:
+def _stage(
+    name: str, spec: dict[str, Any], stage_timeout_s: int, digest_people: set[str]
+) -> Stage:
     timeout = stage_timeout_s or int(spec["timeout_seconds"])
     remind = int(spec.get("remind_after_seconds", 0))
+    everyone = [*spec["reviewers"], *spec.get("escalate_to", [])]
     return Stage(
         name=name,
         reviewers=tuple(spec["reviewers"]),
@@ -127,7 +144,16 @@ def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int) -> Stage:
         max_reminders=int(spec.get("max_reminders", 1 if remind else 0)),
         escalate_after_seconds=int(spec.get("escalate_after_seconds", 0)),
         escalate_to=tuple(spec.get("escalate_to", [])),
+        notify=str(spec.get("notify", "each")),
+        digest=tuple(r for r in everyone if r in digest_people),
     )
+
+
+def _digest_period(raw: dict[str, Any]) -> int:
+    period = int(raw.get("digest_every_seconds", DIGEST_EVERY_S))
+    if period < 60:
+        raise ValueError("digest_every_seconds must be at least 60")
+    return period
 
 
 def _keyword(word: str) -> re.Pattern[str]:
@@ -147,9 +173,27 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"rules file {source}: {exc}") from exc
     try:
+        people = raw.get("reviewers", {})
+        for address, spec in people.items():
+            if spec.get("notify", "each") not in NOTIFY_MODES:
+                raise ValueError(f"reviewer {address!r}: notify must be 'each' or 'digest'")
+        digest_people = {a for a, spec in people.items() if spec.get("notify") == "digest"}
         stages = {
-            name: _stage(name, spec, stage_timeout_s)
+            name: _stage(name, spec, stage_timeout_s, digest_people)
             for name, spec in raw.get("stages", {}).items()
+        }
+        triage = dict(raw.get("triage", {}))
+        triage_min = float(triage.pop("min_confidence", 0.0))
+        if not 0.0 <= triage_min <= 1.0:
+            raise ValueError("triage.min_confidence must be 0..1")
+        if triage:
+            stages["triage"] = _stage("triage", triage, stage_timeout_s, digest_people)
+        takers = {r for s in stages.values() for r in s.digest}
+        takers |= {
+            r
+            for s in stages.values()
+            if s.notify == "digest"
+            for r in (*s.reviewers, *s.escalate_to)
         }
         types = tuple(
             DocType(
@@ -165,12 +209,6 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
         )
         sensitive = raw.get("sensitive", {})
         quality = raw.get("quality", {})
-        triage = dict(raw.get("triage", {}))
-        triage_min = float(triage.pop("min_confidence", 0.0))
-        if not 0.0 <= triage_min <= 1.0:
-            raise ValueError("triage.min_confidence must be 0..1")
-        if triage:
-            stages["triage"] = _stage("triage", triage, stage_timeout_s)
         languages = list(raw.get("ocr", {}).get("languages", ["eng"]))
         if not languages or not all(re.fullmatch(r"[a-z_]{3,16}", x) for x in languages):
             raise ValueError("ocr.languages: tesseract language names, e.g. ['eng', 'deu']")
@@ -187,6 +225,8 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             ocr_languages="+".join(languages),
             triage_stage="triage" if triage else None,
             triage_min_confidence=triage_min,
+            digest_every_seconds=_digest_period(raw),
+            digest_reviewers=tuple(sorted(takers)),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -228,7 +268,9 @@ def _validate(rules: Rules, source: Path) -> None:
 
 
 def _policy_problem(stage: Stage) -> str:
-    """What is wrong with a stage's quorum, reminders or escalation, or ""."""
+    """What is wrong with a stage's quorum, reminders, escalation or notice, or ""."""
+    if stage.notify not in NOTIFY_MODES:
+        return "notify must be 'each' or 'digest'"
     if stage.quorum and not 1 <= stage.quorum <= len(stage.reviewers):
         return f"quorum must be between 1 and its {len(stage.reviewers)} reviewers"
     if stage.remind_after_seconds < 0 or stage.max_reminders < 0:

@@ -3,9 +3,13 @@
     docflow up | down | status
     docflow submit PATH... [--key K]
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
+    docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
+    docflow jobs                         the batch inference jobs the batcher started
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
     docflow mail                         review e-mails sent through the local SES
+    docflow inbox ADDRESS                a reviewer's inbox link (local stack)
+    docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
@@ -21,7 +25,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, queries, stack
+from docflow.cli import documents, piles, queries, reviewers, stack
 from docflow.cli.output import stdout_closed
 
 LIST_ITEM = (
@@ -44,6 +48,10 @@ JSON_SHAPES = {
     '"engines": [name], "docType", "sensitive": {detector: count}, "stage", '
     '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
     "COST as in `show`; the links themselves are printed from the local mailbox",
+    "backfill": "the rows of `run`",
+    "jobs": '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
+    '"failed": int|null, "createdAt", "modelId"}], newest last; succeeded and failed are the '
+    "job's manifest counts, null until it ended",
     "pending": f"[ITEM, ...] or, when there is a next page, "
     f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
     "stuck": "as `pending`",
@@ -56,9 +64,11 @@ JSON_SHAPES = {
     '"bedrockInputTokens", "bedrockOutputTokens", "bedrockBatchCalls", '
     '"bedrockBatchInputTokens", "bedrockBatchOutputTokens", "analyzeExpensePages", "usdBy": '
     '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
-    'adds "fields": {name: {"value", "confidence", "page"}} (a corrected field adds '
-    '"original", "correctedBy", "correctedAt") and "fieldChecks": [{"field", "code", '
-    '"message"}]; once enriched (after classify): "enrichment": {"mode": "on-demand"|'
+    'adds "fields": {name: {"value", "confidence", "page", "box": [x0, y0, x1, y1] (page-'
+    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt") '
+    'and "fieldChecks": [{"field", "code", "message"}]; after triage "docType" is the '
+    'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
+    'once enriched (after classify): "enrichment": {"mode": "on-demand"|'
     '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
     'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
@@ -67,6 +77,10 @@ JSON_SHAPES = {
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',
     "dashboard": '{"url": str, "running": bool}',
+    "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
+    '"pending": int (items waiting on the reviewer)}',
+    "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
+    'first revocation\'s; revoking again changes nothing)}',
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
@@ -81,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docflow",
         description=(__doc__ or "").splitlines()[0],
-        epilog="\n".join((__doc__ or "").splitlines()[2:12]),
+        epilog="\n".join((__doc__ or "").splitlines()[2:14]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--state", default=".docflow", help="local stack folder")
@@ -114,6 +128,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p = add(
+        "backfill",
+        piles.cmd_backfill,
+        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) and wait "
+        "like `run`: a batcher groups the documents into Bedrock batch inference jobs (at least "
+        "DOCFLOW_PILE_MIN_RECORDS a job; a smaller pool goes on-demand after "
+        "DOCFLOW_PILE_MAX_WAIT_SECONDS); prints the table and which job answered each",
+    )
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p = add("jobs", piles.cmd_jobs, "Bedrock batch inference jobs, with status and record counts")
+    p.add_argument("--limit", type=int, default=100)
     for name, fn, text in (
         ("pending", queries.cmd_pending, "documents waiting on a reviewer"),
         ("failed", queries.cmd_failed, "failed documents"),
@@ -130,6 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("reprocess", queries.cmd_reprocess, "a new run of a document's latest version")
     p.add_argument("document")
     add("mail", stack.cmd_mail, "review e-mails sent through the local SES")
+    p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
+    p.add_argument("address")
+    p = add(
+        "reviewers",
+        reviewers.cmd_reviewers,
+        "revoke a reviewer: their inbox and review links answer 403 from now on",
+    )
+    p.add_argument("action", choices=["revoke"])
+    p.add_argument("address")
     add("dashboard", stack.cmd_dashboard, "print the local operators' dashboard URL")
     p = add(
         "events",

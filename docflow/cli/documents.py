@@ -37,7 +37,7 @@ def files(paths: list[str]) -> list[Path]:
     return found
 
 
-def upload(paths: list[Path], key: str | None) -> list[dict[str, Any]]:
+def upload(paths: list[Path], key: str | None, prefix: str = "incoming/") -> list[dict[str, Any]]:
     from docflow import aws
     from docflow.ids import DocumentRef
     from docflow.local.resources import LocalNames
@@ -47,7 +47,7 @@ def upload(paths: list[Path], key: str | None) -> list[dict[str, Any]]:
         raise SystemExit("docflow: --key names one document; give one path")
     submitted = []
     for path in paths:
-        object_key = key or f"incoming/{path.name}"
+        object_key = key or f"{prefix}{path.name}"
         answer = aws.client("s3").put_object(Bucket=bucket, Key=object_key, Body=path.read_bytes())
         doc = DocumentRef(
             bucket,
@@ -91,8 +91,16 @@ def pages_read(prefix: str) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    return run_paths(args, "incoming/")
+
+
+def run_paths(
+    args: argparse.Namespace, prefix: str, after_table: Any = None
+) -> int:
+    """Upload under `prefix`, wait until each document settles, print the table (or --json);
+    `after_table(submitted)` prints more below the table."""
     config = stack(args, start=True)
-    submitted = upload(files(args.paths), None)
+    submitted = upload(files(args.paths), None, prefix)
     read_model = model()
     deadline = time.monotonic() + args.timeout
     states: dict[str, dict[str, Any]] = {}
@@ -132,6 +140,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         ]
         headers = ["document", "pages", "engines", "type", "sensitive", "status", "cost", "reason"]
         print(table(rows, headers))
+        if after_table is not None:
+            after_table(submitted)
         print_review_links(config, results, submitted)
     return 0 if all(r["status"] in SETTLED for r in results) else 1
 

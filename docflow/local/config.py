@@ -37,6 +37,14 @@ class StackConfig:
     # "journal": every acknowledged AWS write is on disk first (durable_state.py);
     # "snapshot": a pickle every few seconds, as before: kept only to measure against.
     moto_durability: str = "journal"
+    # The path for piles, in seconds rather than hours: each batch job status lasts this long,
+    # a pool smaller than a job's minimum waits this long, the batcher polls a job this often,
+    # and the schedule starts a batcher this often. A share of records can fail on purpose.
+    batch_status_s: float = 2.0
+    pile_max_wait_s: int = 20
+    pile_poll_s: int = 10
+    pile_schedule_s: int = 15
+    batch_fail_rate: float = 0.0
 
     @property
     def moto_port(self) -> int:
@@ -53,6 +61,14 @@ class StackConfig:
     @property
     def review_port(self) -> int:
         return self.port_base + 10
+
+    @property
+    def converse_port(self) -> int:
+        return self.port_base + 5
+
+    @property
+    def batch_port(self) -> int:
+        return self.port_base + 6
 
     @property
     def moto_url(self) -> str:
@@ -107,6 +123,14 @@ class StackConfig:
             "DOCFLOW_ORCHESTRATOR_NAME": "docflow-orchestrator",
             "DOCFLOW_RECONCILE_QUIET_S": str(self.reconcile_quiet_s),
             "POWERTOOLS_SERVICE_NAME": "docflow",
+            # Bedrock's emulators (Converse, batch inference) and the path for piles.
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": f"http://127.0.0.1:{self.converse_port}",
+            "AWS_ENDPOINT_URL_BEDROCK": f"http://127.0.0.1:{self.batch_port}",
+            "DOCFLOW_BATCHER_FUNCTION": "docflow-batcher",
+            "DOCFLOW_PILE_ROLE_ARN": "arn:aws:iam::123456789012:role/docflow-batch-inference",
+            "DOCFLOW_PILE_MAX_WAIT_SECONDS": str(self.pile_max_wait_s),
+            "DOCFLOW_PILE_POLL_SECONDS": str(self.pile_poll_s),
+            "DOCFLOW_PILE_POLL_ROUNDS": "60",
             # CloudWatch's part locally: data points for the local dashboard.
             "DOCFLOW_METRICS_FILE": str(self.state / "metrics.jsonl"),
             **self.extra_env,
@@ -119,6 +143,8 @@ class StackConfig:
             "runner": self.runner_url,
             "host": self.host_url,
             "review": self.review_url,
+            "converse": f"http://127.0.0.1:{self.converse_port}",
+            "batchInference": f"http://127.0.0.1:{self.batch_port}",
         }
 
     def save(self) -> None:

@@ -59,7 +59,9 @@ class LocalNames:
             "ArtifactBucket": f"{self.prefix}-artifacts",
             "ReadModelTable": f"{self.prefix}-status",
             "ReviewLinksTable": f"{self.prefix}-review-links",
+            "InboxTable": f"{self.prefix}-inbox",
             "ReaderLeaseTable": f"{self.prefix}-reader-leases",
+            "PileTable": f"{self.prefix}-pile",
             "SigningSecret": f"{self.prefix}-signing-keys",
             "IntakeQueue": f"{self.prefix}-intake",
             "IntakeDeadLetterQueue": f"{self.prefix}-intake-dlq",
@@ -67,6 +69,9 @@ class LocalNames:
             "DomainEventBus": f"{self.prefix}-events",
             "DomainEventsQueue": f"{self.prefix}-domain-events",
             "DomainEventsRule": f"{self.prefix}-domain-events-all",
+            "BatchJobStateRule": f"{self.prefix}-batch-job-state",
+            # Local only: the rule's Lambda target, played by a queue the stack drains.
+            "BatchJobEventsQueue": f"{self.prefix}-batch-job-events",
         }
         return self.overrides.get(logical, defaults.get(logical, f"{self.prefix}-{logical}"))
 
@@ -76,7 +81,9 @@ class LocalNames:
             "DOCFLOW_ARTIFACT_BUCKET": self("ArtifactBucket"),
             "DOCFLOW_TABLE_NAME": self("ReadModelTable"),
             "DOCFLOW_LINKS_TABLE": self("ReviewLinksTable"),
+            "DOCFLOW_INBOX_TABLE": self("InboxTable"),
             "DOCFLOW_READER_LEASE_TABLE": self("ReaderLeaseTable"),
+            "DOCFLOW_PILE_TABLE": self("PileTable"),
             "DOCFLOW_SIGNING_SECRET_ID": self("SigningSecret"),
             "DOCFLOW_SIGNING_KEY_SOURCE": "secretsmanager",
             "DOCFLOW_EVENT_BUS_NAME": self("DomainEventBus"),
@@ -100,6 +107,7 @@ def provision(
     if with_intake:
         created.update(_intake(names, resources))
     created.update(_domain_events(names, resources))
+    created.update(_batch_job_events(names, resources))
     aws.client("ses").verify_email_identity(EmailAddress=sender)
     return created
 
@@ -119,10 +127,26 @@ def _table(name: str, props: dict[str, Any]) -> str:
     except ClientError as exc:
         if aws.error_code(exc) != "ResourceInUseException":
             raise
+        _add_missing_indexes(ddb, name, props)
     ttl = props.get("TimeToLiveSpecification")
     if ttl:
         ddb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
     return name
+
+
+def _add_missing_indexes(ddb: Any, name: str, props: dict[str, Any]) -> None:
+    """A stack kept from before the template gained an index gets it, as a deploy would."""
+    have = {
+        i["IndexName"]
+        for i in ddb.describe_table(TableName=name)["Table"].get("GlobalSecondaryIndexes", [])
+    }
+    for index in props.get("GlobalSecondaryIndexes", []):
+        if index["IndexName"] not in have:
+            ddb.update_table(
+                TableName=name,
+                AttributeDefinitions=props["AttributeDefinitions"],
+                GlobalSecondaryIndexUpdates=[{"Create": index}],
+            )
 
 
 def _bucket(name: str, props: dict[str, Any]) -> str:
@@ -231,3 +255,24 @@ def _domain_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, st
         Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
     )
     return {"DomainEventBus": bus, "DomainEventsQueue": queue_url}
+
+
+def _batch_job_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+    """Bedrock's job state changes (the default bus) by the template's rule into a queue: the
+    rule's Lambda target, which the local stack (or a test) delivers to the function."""
+    events = aws.client("events")
+    queue_url = _queue(names("BatchJobEventsQueue"), {"MessageRetentionPeriod": "86400"})
+    queue_arn = aws.client("sqs").get_queue_attributes(
+        QueueUrl=queue_url, AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+    rule = resources["BatchJobStateRule"]["Properties"]
+    events.put_rule(
+        Name=names("BatchJobStateRule"),
+        EventPattern=json.dumps(rule["EventPattern"]),
+        State="ENABLED",
+    )
+    events.put_targets(
+        Rule=names("BatchJobStateRule"),
+        Targets=[{"Id": rule["Targets"][0]["Id"], "Arn": queue_arn}],
+    )
+    return {"BatchJobEventsQueue": queue_url}

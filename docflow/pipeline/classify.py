@@ -10,6 +10,7 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.classify import merge_features
 from docflow.ids import DocumentRef
+from docflow.pipeline.triage import offer_types
 from docflow.runtime import runtime
 
 
@@ -36,7 +37,10 @@ def classify_document(
 ) -> dict[str, Any]:
     reading = summarize_batches(batches)
     features = merge_features(b["features"] for b in batches)
-    result = runtime().classifier.classify(features, reading["ocrConfidence"])
+    classifier = runtime().classifier
+    result = classifier.classify(features, reading["ocrConfidence"])
+    # A triage stage offers the rules file's types, checkpointed here with the stage.
+    result = offer_types(result, getattr(classifier, "rules", None))
     step.logger.info(
         "document classified",
         extra={"docType": result["docType"], "stages": [s["name"] for s in result["stages"]]},

@@ -82,19 +82,19 @@ def enrich_document(
     facts = facts_of(found)
     prepared = context.step(prepare_enrichment(doc, facts, plan), name="enrich")
     if "shown" in prepared:  # the rules engine answered in the step itself
-        return outcome(prepared, prepared["usage"])
+        return enriched_part(prepared, prepared["usage"])
     usage: dict[str, int] = {}
     if "batchKey" in prepared:
         done = from_pile(context, doc, prepared)
         usage = add_usage(usage, done.get("usage", {}))
         if done.get("ok"):
-            return outcome(done, usage)
+            return enriched_part(done, usage)
     answer: dict[str, Any] = {}
     for call in (1, 2):  # the second call's answer is always the last word
         admission = admit(context, prepared, call) if prepared.get("budget") else None
         if admission is not None and not admission["admitted"]:
             name = "enrich over budget"
-            return outcome(
+            return enriched_part(
                 context.step(give_up(doc, prepared["engine"], "budget"), name=name), usage
             )
         answer = context.step(
@@ -105,7 +105,7 @@ def enrich_document(
         usage = add_usage(usage, answer["usage"])
         if "shown" in answer:
             break
-    return outcome(answer, usage)
+    return enriched_part(answer, usage)
 
 
 def admit(context: DurableContext, prepared: dict[str, Any], call: int) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def from_pile(
     return context.step(record_batch_answer(doc, result), name="enrich batch result")
 
 
-def outcome(done: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
+def enriched_part(done: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
     """What the orchestrator takes: the small part, the stages to add, the usage."""
     return {"shown": done["shown"], "stages": done["stages"], "usage": usage}
 

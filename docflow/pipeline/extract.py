@@ -3,7 +3,8 @@ person must look (the `fields` review stage), and apply reviewers' corrections.
 
 The full answer (values, confidences, pages, bounding boxes, rejected engine answers, model
 tokens) goes to S3 under the document version's prefix (`fields.json`); the checkpoint carries
-only `fields` as `{name: {value, confidence, page}}`, the check reasons and the stages to add,
+only `fields` as `{name: {value, confidence, page, box}}` (a box is four numbers: small enough
+for checkpoints, and what the review page outlines), the check reasons and the stages to add,
 so the orchestrator's stage list is made of checkpointed values and replays identically.
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,6 +15,7 @@ from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
 from docflow.review.notifier import ReviewRequest
+from docflow.review.triage import CHOICES_KEY, UNCLASSIFIABLE, type_problem
 from docflow.runtime import runtime
 
 
@@ -39,6 +41,9 @@ def request_review(
     """
     rt = runtime()
     r = round_ or {}
+    if stage.get("choices"):
+        # A triage stage: the types the reviewer picks from travel with the link.
+        summary = {**summary, CHOICES_KEY: list(stage["choices"])}
     request = ReviewRequest(
         doc,
         index,
@@ -75,8 +80,12 @@ def request_review(
     ctx.logger.info("review requested", extra={"stage": stage["name"], "reviewers": len(links)})
 
 
-def parse_decision(raw: Any) -> dict[str, Any]:
-    """The callback's result as a decision. Anything but an explicit approval rejects."""
+def parse_decision(raw: Any, choices: Sequence[str] | None = None) -> dict[str, Any]:
+    """The callback's result as a decision. Anything but an explicit approval rejects.
+
+    `choices`: the types a triage stage offers (None for any other stage). A triage approval
+    must name one of them as `docType`; a type that is not offered, or a `docType` on any other
+    stage, makes the decision invalid (a rejection), whoever sent it."""
     if isinstance(raw, bytes | bytearray):
         raw = raw.decode("utf-8", "replace")
     value = raw
@@ -98,7 +107,26 @@ def parse_decision(raw: Any) -> dict[str, Any]:
     votes = _votes(value.get("votes"))
     if votes:
         decision["votes"] = votes
-    return _with_corrections(decision, value)
+    return _with_type(_with_corrections(decision, value), value, choices)
+
+
+def _with_type(
+    decision: dict[str, Any], value: dict[str, Any], choices: Sequence[str] | None
+) -> dict[str, Any]:
+    """The triage pick, checked again here (the callback API checked it already)."""
+    if choices is None:
+        if "docType" in value:
+            return {**decision, "approved": False, "invalid": True, "typeError": "not triage"}
+        return decision
+    if not decision["approved"]:
+        # "None of these" is a rejection that archives the document as unclassifiable.
+        if decision.get("rejectReason") == UNCLASSIFIABLE:
+            return {**decision, UNCLASSIFIABLE: True}
+        return decision
+    problem = type_problem(value.get("docType"), choices, allow_none=False)
+    if problem:
+        return {**decision, "approved": False, "invalid": True, "typeError": problem}
+    return {**decision, "docType": str(value["docType"])}
 
 
 def _votes(raw: Any) -> list[dict[str, str]]:

@@ -37,13 +37,14 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
-from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.pipeline.review import parse_decision, request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
+from docflow.review.decisions import decision_payload
 from docflow.review.links import StageOver, SupersededRun
 from docflow.review.stages import DECIDED, StageStore, stage_pk
+from docflow.review.triage import UNCLASSIFIABLE
 from docflow.runtime import runtime
 
 _NOTIFY_BACKOFF = create_retry_strategy(
@@ -84,6 +85,11 @@ def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
     ]
 
 
+def review_route(stages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The stages as a reviewer is shown them: each name and the rule that routed it there."""
+    return [{"name": str(s["name"]), "because": str(s.get("because", ""))} for s in stages]
+
+
 def round_name(index: int, round_number: int) -> str:
     return f"review-{index}" if round_number == 0 else f"review-{index}-r{round_number}"
 
@@ -97,6 +103,7 @@ def wait_for_decision(
 ) -> dict[str, Any]:
     """Run the stage's rounds; `{"status", "reason", "decision"}` of how it ended."""
     rounds = review_rounds(stage)
+    choices = stage.get("choices")  # a triage stage's types; None for any other stage
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
     heartbeat = int(stage.get("heartbeatSeconds") or 0) if len(rounds) == 1 else 0
     for plan in rounds:
@@ -111,7 +118,7 @@ def wait_for_decision(
                 name=round_name(index, plan["round"]),
                 config=config,
             )
-            return decided(parse_decision(raw))
+            return decided(parse_decision(raw, choices))
         except CallbackTimeoutError:
             continue  # the next round reminds or escalates; after the last, settle
         except CallbackExternalError as exc:
@@ -130,7 +137,7 @@ def wait_for_decision(
             break  # a vote decided the stage between two rounds (or a newer run ended it)
     ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
     if ending.get("how") == DECIDED:
-        return decided(parse_decision(ending))
+        return decided(parse_decision(ending, choices))
     if ending.get("how") == SUPERSEDED:
         return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
     return {"status": TIMED_OUT, "reason": "review-timeout", "decision": {}}
@@ -139,34 +146,23 @@ def wait_for_decision(
 def decision_record(
     index: int, stage: dict[str, Any], ended: dict[str, Any], shown: dict[str, Any]
 ) -> dict[str, Any]:
-    """What the history keeps of a stage's decision: who, when, the votes, and each corrected
-    field with the value it replaced (from `shown`, the summary the reviewer saw)."""
-    decision = ended["decision"]
-    payload: dict[str, Any] = {
-        "stageIndex": index,
-        "stageName": str(stage["name"]),
-        "decision": ended["status"],
-    }
-    payload.update(
-        {
-            k: decision[k]
-            for k in ("reviewer", "comment", "decidedAt", "rejectReason", "votes")
-            if decision.get(k)
-        }
+    """What the history keeps of a stage's decision (`shown`: the summary the reviewer saw)."""
+    return decision_payload(
+        index,
+        str(stage["name"]),
+        ended["status"],
+        ended["reason"],
+        ended["decision"],
+        shown.get("fields", {}),
     )
-    if decision.get("corrections"):
-        payload["corrections"] = describe_corrections(
-            shown.get("fields", {}), decision["corrections"]
-        )
-    if ended["reason"]:
-        payload["reason"] = ended["reason"]
-    return payload
 
 
 def decided(decision: dict[str, Any]) -> dict[str, Any]:
     if decision["approved"]:
         return {"status": APPROVED, "reason": "", "decision": decision}
     reason = "invalid-decision" if decision.get("invalid") else "rejected"
+    if decision.get(UNCLASSIFIABLE):
+        reason = UNCLASSIFIABLE  # triage's "none of these"
     return {"status": REJECTED, "reason": reason, "decision": decision}
 
 

@@ -7,65 +7,54 @@ genuine, unexpired, unused and claimed by this request.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.extract.corrections import describe_corrections
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
 from docflow.review.callbacks import CallbackGone, CallbackSender
+from docflow.review.claims import ClaimStore
+from docflow.review.decisions import decision_payload
+from docflow.review.inbox import InboxIndex
 from docflow.review.keys import KeySource
 from docflow.review.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
+from docflow.review.refusals import (
+    REJECT_REASONS,
+    REVOKED_MESSAGE,
+    SUPERSEDED_MESSAGE,
+    ReviewRefused,
+    stage_over,
+)
 from docflow.review.register import RegisterStore
+from docflow.review.revocation import Revocations
 from docflow.review.signing import Claims, TokenError, check_body_signature, verify
 from docflow.review.stages import (
     DECIDED,
-    TIMED_OUT,
     StageClosed,
     StageStore,
     decision_of,
     tally,
 )
+from docflow.review.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 
 MAX_COMMENT = 1000
 # A round's callback times out at `roundEndsAt`; from a little before, a callback that answers
 # "gone" means the execution is between two rounds (its next one will read the votes), not
 # that the run ended.
 ROUND_SLACK_S = 2
-SUPERSEDED_MESSAGE = (
-    "A newer version of this document replaced the one you were asked to review. "
-    "Nothing is waiting for your decision on this version."
-)
-
-
-class ReviewRefused(Exception):
-    def __init__(
-        self, status: int, code: str, message: str, link: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status, self.code, self.link = status, code, link
-
-
-REJECT_REASONS = {
-    "wrong-document": "Not the document it claims to be",
-    "data-incorrect": "Details in it are wrong",
-    "not-allowed": "Holds data that must not be processed",
-    "unreadable": "Cannot be read",
-    "other": "Another reason (say which below)",
-}
-
-
 @dataclass(frozen=True)
 class LinkView:
     claims: Claims
     link: dict[str, Any]
     deadline: int | None = None  # when the stage times out
     stage: dict[str, Any] | None = None  # the stage record: reviewers, quorum, votes so far
+    claim: dict[str, Any] | None = None  # who is looking at the document now (maybe us)
 
     @property
     def doc(self) -> DocumentRef:
@@ -85,10 +74,14 @@ class ReviewDesk:
         callbacks: CallbackSender,
         reporter: Reporter,
         register: RegisterStore | None = None,
+        claim_s: int = 15 * 60,
     ) -> None:
         self.keys, self.links, self.callbacks, self.reporter = keys, links, callbacks, reporter
         self.register = register or RegisterStore(links.table)
         self.stages = StageStore(links.table)
+        self.claims = ClaimStore(links.table, claim_s)
+        self.revocations = Revocations(links.table)
+        self.inbox = InboxIndex(links.table)
 
     def _check(self, token: str, purpose: str) -> tuple[Claims, dict[str, Any]]:
         try:
@@ -97,6 +90,8 @@ class ReviewDesk:
             raise ReviewRefused(exc.status, exc.code, str(exc)) from exc
         if claims.purpose != purpose:
             raise ReviewRefused(403, "wrong-door", "this link is not meant for this address")
+        if self.revocations.is_revoked(claims.reviewer):
+            raise ReviewRefused(403, "revoked", REVOKED_MESSAGE)
         link = self.links.get(token)
         bound = link is not None and (
             link.get("documentId"),
@@ -112,13 +107,24 @@ class ReviewDesk:
         return claims, link
 
     def open(self, token: str) -> LinkView:
-        """GET: show what is to be decided and keep the wait alive. Decides nothing."""
+        """GET: show what is to be decided, keep the wait alive, and claim the document for
+        this reviewer (or renew their claim; someone else's live claim stands). Decides
+        nothing."""
         claims, link = self._check(token, "review")
         wait = self._refuse_if_stage_over(link)
         if not self._alive(link, wait):
             raise self._closed(link)
         deadline = int(wait["deadline"]) if wait.get("deadline") else None
-        return LinkView(claims, link, deadline, wait or None)
+        claim = self.claims.take(str(wait["pk"]), claims.reviewer) if wait.get("pk") else None
+        return LinkView(claims, link, deadline, wait or None, claim)
+
+    def release(self, token: str) -> LinkView:
+        """POST from the page's release button: give this reviewer's claim back."""
+        claims, link = self._check(token, "review")
+        pk = str(link.get("stagePk") or "")
+        if pk:
+            self.claims.release(pk, claims.reviewer)
+        return LinkView(claims, link)
 
     def access(self, token: str) -> LinkView:
         """Previews and the download: only while the link may still decide, so a reviewer's
@@ -171,42 +177,11 @@ class ReviewDesk:
 
     def _closed(self, link: dict[str, Any], wait: dict[str, Any] | None = None) -> ReviewRefused:
         """How the stage ended, for a genuine link whose stage is over."""
-        if wait is None:
-            wait = self._wait(link)
-        ending = wait.get("ending") or {}
-        if ending.get("how") == "superseded":
-            return ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
-        if ending.get("how") == DECIDED:
-            verb = "approved" if ending.get("approved") else "rejected"
-            side = [v["reviewer"] for v in ending.get("votes", []) if v.get("decision") == verb]
-            who = " and ".join(side) if len(side) > 1 else ending.get("reviewer", "")
-            count = ""
-            if int(ending.get("quorum") or 1) > 1:
-                count = f" ({len(side)} {verb}, {ending.get('quorum')} approvals needed)"
-            return ReviewRefused(
-                409,
-                "stage-decided",
-                f"This stage was already {verb} by {who or 'another reviewer'}"
-                f" at {ending.get('decidedAt', '')}{count}. "
-                "Nothing is waiting for your decision.",
-                link,
-            )
-        deadline = int(wait.get("deadline") or 0)
-        if ending.get("how") == TIMED_OUT or (deadline and time.time() >= deadline):
-            when = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="minutes")
-            return ReviewRefused(
-                409,
-                "stage-timed-out",
-                f"The time for this review ran out at {when} before anyone decided.",
-                link,
-            )
-        return ReviewRefused(
-            409,
-            "not-waiting",
-            "This document is no longer waiting for this review: its run ended "
-            "(it failed or was stopped) before a decision.",
-            link,
-        )
+        return stage_over(link, self._wait(link) if wait is None else wait)
+
+    def link_facts(self, token: str) -> dict[str, Any]:
+        """The link's stored facts whatever its state (after a decision, say); {} if none."""
+        return self.links.get(token) or {}
 
     def link(self, token: str) -> dict[str, Any]:
         """The link's stored facts (what the page was built from), after the usual checks."""
@@ -219,12 +194,21 @@ class ReviewDesk:
         comment: str,
         reason: str = "",
         corrections: dict[str, str] | None = None,
+        doc_type: str = "",
     ) -> dict[str, Any]:
         """POST from the review page: consume the link once and resume the execution.
-        `corrections`: validated field values (docflow.extract.corrections), with an approval."""
-        claims, _ = self._check(token, "review")
-        if not approved and reason not in REJECT_REASONS:
+        `corrections`: validated field values (docflow.extract.corrections), with an approval.
+        `doc_type`: a triage link's pick, one of its `typeChoices`, with an approval; "none of
+        these" is a rejection for the reason `unclassifiable`."""
+        claims, link = self._check(token, "review")
+        choices = choices_of(link.get("summary"))
+        none_of_these = bool(choices) and reason == UNCLASSIFIABLE
+        if not approved and reason not in REJECT_REASONS and not none_of_these:
             raise ReviewRefused(400, "no-reason", "choose why you reject the document")
+        if approved and (choices or doc_type):
+            problem = type_problem(doc_type, choices, allow_none=False)
+            if problem:
+                raise ReviewRefused(400, "bad-doc-type", problem)
         decision: dict[str, Any] = {
             "approved": approved,
             "reviewer": claims.reviewer,
@@ -235,6 +219,8 @@ class ReviewDesk:
             decision["rejectReason"] = reason
         if approved and corrections:
             decision["corrections"] = corrections
+        if approved and doc_type:
+            decision["docType"] = doc_type
         return self._complete(token, claims, decision)
 
     def machine(
@@ -246,8 +232,10 @@ class ReviewDesk:
         window_s: int,
         now: float | None = None,
     ) -> dict[str, Any]:
-        """POST from a service: body signed over `<timestamp>.<body>` within a replay window."""
-        claims, _ = self._check(token, "machine")
+        """POST from a service: body signed over `<timestamp>.<body>` within a replay window.
+        On a triage link an approval names the type, `"docType"`: one of the link's
+        `typeChoices`, or `unclassifiable` to archive the document."""
+        claims, link = self._check(token, "machine")
         now = time.time() if now is None else now
         try:
             sent_at = int(timestamp)
@@ -274,6 +262,9 @@ class ReviewDesk:
             "comment": str(result.get("comment", ""))[:MAX_COMMENT],
             "decidedAt": datetime.now(UTC).isoformat(timespec="seconds"),
         }
+        decision, problem = machine_pick(decision, result, choices_of(link.get("summary")))
+        if problem:
+            raise ReviewRefused(400, "bad-doc-type", problem)
         return self._complete(token, claims, decision)
 
     def _complete(self, token: str, claims: Claims, decision: dict[str, Any]) -> dict[str, Any]:
@@ -288,7 +279,7 @@ class ReviewDesk:
         pk = str(link.get("stagePk") or "")
         if not pk:
             return self._complete_alone(token, claims, link, decision)
-        kept = ("approved", "comment", "rejectReason", "corrections")
+        kept = ("approved", "comment", "rejectReason", "corrections", "docType")
         vote = {k: decision[k] for k in kept if k in decision}
         vote["at"] = decision["decidedAt"]
         try:
@@ -307,6 +298,10 @@ class ReviewDesk:
             self.links.release(token)  # a passing failure before the vote: try again
             raise
         self.links.complete(token, decision)
+        # Voted: the stage no longer waits on this reviewer (the others' items stay). A failure
+        # here only leaves the item until the stage ends; the vote already counts.
+        with contextlib.suppress(Exception):
+            self.inbox.close(claims.run_id, claims.stage_index, [claims.reviewer], "voted")
         state = tally(item)
         if not state["decided"]:
             return {**decision, "stage": state}
@@ -349,28 +344,17 @@ class ReviewDesk:
     def _report(self, claims: Claims, link: dict[str, Any], decision: dict[str, Any]) -> None:
         """The decision in the read model at once; the orchestrator's own report of it has the
         same event id, so whichever lands second is a duplicate."""
-        doc = _doc_for(link, claims)
         status = APPROVED if decision["approved"] else REJECTED
-        payload = {
-            "stageIndex": claims.stage_index,
-            "stageName": claims.stage_name,
-            "decision": status,
-            "reviewer": decision["reviewer"],
-            "decidedAt": decision["decidedAt"],
-        }
-        if decision["comment"]:
-            payload["comment"] = decision["comment"]
-        if decision.get("corrections"):
-            fields = (link.get("summary") or {}).get("fields") or {}
-            payload["corrections"] = describe_corrections(fields, decision["corrections"])
-        if decision.get("votes"):
-            payload["votes"] = decision["votes"]
+        reason = ""
         if not decision["approved"]:
-            payload["reason"] = "rejected"
-            if decision.get("rejectReason"):
-                payload["rejectReason"] = decision["rejectReason"]
+            unclassifiable = decision.get("rejectReason") == UNCLASSIFIABLE
+            reason = UNCLASSIFIABLE if unclassifiable else "rejected"
+        fields = (link.get("summary") or {}).get("fields") or {}
+        payload = decision_payload(
+            claims.stage_index, claims.stage_name, status, reason, decision, fields
+        )
         report = make_report(
-            doc,
+            _doc_for(link, claims),
             status,
             f"review-{claims.stage_index}",
             payload=payload,

@@ -1,5 +1,6 @@
 """The notifier that asks reviewers: one signed link per reviewer, minted by the link store,
-registered with the stage's current wait, and mailed once per (stage, reviewer, kind).
+registered with the stage's current wait, listed in the reviewer's inbox, and mailed once per
+(stage, reviewer, kind), unless the reviewer takes a digest instead or was revoked.
 
 Nothing here is stored: the links live in `docflow.review.links`, the stage's votes and current
 callback in `docflow.review.stages`, the document's newest run in `docflow.review.register`.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from docflow.review.inbox import DIGEST, InboxIndex, notify_mode
 from docflow.review.keys import KeySource, build_key_source
 from docflow.review.links import (
     IssuedLink,
@@ -20,6 +22,7 @@ from docflow.review.links import (
 from docflow.review.mail import Mailer, SesMailer, escalation_email, reminder_email, review_email
 from docflow.review.notifier import ReviewNotifier, ReviewRequest
 from docflow.review.register import RegisterStore
+from docflow.review.revocation import Revocations
 from docflow.review.stages import StageClosed, StageStore, stage_pk
 from docflow.settings import Settings
 
@@ -42,6 +45,8 @@ class LinkNotifier:
         self.mailer = mailer
         self.register = register
         self.stages = stages or StageStore(links.table)
+        self.inbox = InboxIndex(links.table, settings.inbox_table)
+        self.revocations = Revocations(links.table)
 
     def url(self, token: str) -> str:
         return f"{self.settings.review_base_url.rstrip('/')}/review/{token}"
@@ -97,9 +102,40 @@ class LinkNotifier:
             raise StageOver(f"StageOver: stage {request.stage_index} already ended") from exc
         voted = set((record.get("votes") or {}).keys())
         for link in issued:
-            if link.reviewer not in voted:
-                self._mail(request, link, link.reviewer in extra, extra)
+            if link.reviewer in voted:
+                continue
+            # Listed before any mail goes: a digest reviewer's only notice is their inbox.
+            self.inbox.add(
+                link.slot_pk, link.reviewer, pk, self._inbox_facts(request, link, deadline)
+            )
+            if notify_mode(stage, link.reviewer) == DIGEST:
+                continue  # the digest job mails them (docflow.review.digest)
+            if self.revocations.is_revoked(link.reviewer):
+                continue
+            self._mail(request, link, link.reviewer in extra, extra)
         return [{"reviewer": link.reviewer, "linkId": link_id(link.token)} for link in issued]
+
+    def _inbox_facts(
+        self, request: ReviewRequest, link: IssuedLink, deadline: int
+    ) -> dict[str, object]:
+        """What the reviewer's inbox shows of this stage, and what re-mints the link."""
+        summary = request.summary
+        route = summary.get("route") or []
+        step = route[request.stage_index] if len(route) > request.stage_index else {}
+        because = step.get("because", "")
+        extra = list(request.stage.get("escalateTo", []))
+        return {
+            "documentId": request.doc.document_id,
+            "version": request.doc.version,
+            "runId": request.doc.run_id,
+            "stageIndex": request.stage_index,
+            "stageName": request.stage_name,
+            "docName": request.doc.key.rsplit("/", 1)[-1],
+            "docType": str(summary.get("docType", "unknown")),
+            "why": "escalated" if link.reviewer in extra else str(because or "rules"),
+            "deadline": deadline,
+            "notify": notify_mode(request.stage, link.reviewer),
+        }
 
     def _mail(
         self, request: ReviewRequest, link: IssuedLink, added: bool, extra: list[str]

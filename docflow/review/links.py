@@ -4,7 +4,9 @@
 Two kinds of item in the links table:
     SLOT#<sha(run id#stage)>#<sha(reviewer)>  the link's non-secret parts (key id, nonce,
                                               expiry) and `sent`, the e-mails that went out
-                                              ("request", "remind-<n>", "escalated")
+                                              ("request", "remind-<n>", "escalated"); while
+                                              the stage waits on the reviewer, also their
+                                              inbox item (`docflow.review.inbox`)
     LINK#<sha(token)>                         what the link stands for: the stage record it
                                               votes in (`stagePk`), the document and stage,
                                               and its state (open -> deciding -> used, or
@@ -19,7 +21,6 @@ no e-mail twice and no second, different link.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.review.inbox import slot_pk
 from docflow.review.notifier import ReviewRequest
 from docflow.review.signing import Claims, KeyRing, mint, new_nonce, token_hash
 from docflow.review.stages import stage_pk
@@ -37,10 +39,6 @@ OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
 CLAIM_TIMEOUT_S = 60
 # Used links stay readable a while after expiry, so a second click still says "already used".
 KEEP_AFTER_EXPIRY_S = 30 * 24 * 3600
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def link_id(token: str) -> str:
@@ -68,6 +66,8 @@ class IssuedLink:
     reviewer: str
     token: str
     sent: frozenset[str]  # the e-mails that already went out with this link
+
+    slot_pk: str = ""  # the link's slot, which is also the reviewer's inbox item
 
     @property
     def pk(self) -> str:
@@ -143,7 +143,12 @@ class LinkStore:
         except ClientError as exc:
             if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
-        return IssuedLink(reviewer=reviewer, token=token, sent=frozenset(slot.get("sent", ())))
+        return IssuedLink(
+            reviewer=reviewer,
+            token=token,
+            sent=frozenset(slot.get("sent", ())),
+            slot_pk=slot_key["pk"],
+        )
 
     def mark_sent(self, request: ReviewRequest, reviewer: str, tags: set[str]) -> None:
         self._ddb.update_item(
@@ -230,6 +235,5 @@ class LinkStore:
 
 def _slot_pk(request: ReviewRequest, reviewer: str) -> str:
     """One link per (run, stage, reviewer), whichever round asks for it."""
-    stage = _sha(f"{request.doc.run_id}#{request.stage_index}")
-    return f"SLOT#{stage}#{_sha(reviewer)[:32]}"
+    return slot_pk(request.doc.run_id, request.stage_index, reviewer)
 

@@ -9,26 +9,15 @@ images from the page's own origin and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
-
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from urllib.parse import urlencode
 
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
+from docflow.review.templating import env, when
+from docflow.review.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "Referrer-Policy": "no-referrer",  # the token is in the URL: never leak it onward
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "no-store",
-}
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
 DETECTOR_NAMES = {
@@ -38,14 +27,6 @@ DETECTOR_NAMES = {
     "email": "an e-mail address",
 }
 
-_env = Environment(
-    loader=FileSystemLoader(Path(__file__).with_name("templates")),
-    autoescape=select_autoescape(default=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-
-
 @dataclass(frozen=True)
 class ShownPage:
     number: int
@@ -53,6 +34,8 @@ class ShownPage:
     segments: list[Segment]
     findings: bool
     tags: list[dict[str, str]] = field(default_factory=list)
+    # Where the key fields on this page were read: {name, label, style} for each outline.
+    boxes: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -118,9 +101,48 @@ def fields_rows(
                 "low": name in checks,
                 "checks": checks.get(name, []),
                 "error": errors.get(name, ""),
+                # Where it was read, as CSS over the page preview ("" when not known).
+                "box": box_style(found.get("box")),
+                "found": bool(found.get("value")),
             }
         )
     return rows
+
+
+def box_style(box: Any) -> str:
+    """A field's box `[x0, y0, x1, y1]` (page-relative, top-left origin) as the outline's
+    position in percent of the preview, or "" when there is no usable box."""
+    if not isinstance(box, list | tuple) or len(box) != 4:
+        return ""
+    try:
+        x0, y0, x1, y1 = (min(1.0, max(0.0, float(v))) for v in box)
+    except (TypeError, ValueError):
+        return ""
+    if x1 <= x0 or y1 <= y0:
+        return ""
+    return (
+        f"left:{x0 * 100:.2f}%;top:{y0 * 100:.2f}%;"
+        f"width:{(x1 - x0) * 100:.2f}%;height:{(y1 - y0) * 100:.2f}%"
+    )
+
+
+def _place_boxes(
+    rows: list[dict[str, Any]], order: list[int], window: list[int], base: str
+) -> dict[int, list[dict[str, str]]]:
+    """Give each boxed field its link (to its outline on this screen, or on the screen that
+    shows its page) and return the outlines per page shown."""
+    per_page: dict[int, list[dict[str, str]]] = {}
+    for row in rows:
+        page = row["page"]
+        if not row["box"] or page not in order:
+            row["box"] = ""
+            continue
+        anchor = f"#box-{row['name']}"
+        row["href"] = anchor if page in window else f"{base}?from={order.index(page)}{anchor}"
+        if page in window:
+            outline = {"name": row["name"], "label": row["label"], "style": row["box"]}
+            per_page.setdefault(page, []).append(outline)
+    return per_page
 
 
 def _why(because: str, doc_type: str, findings: list[str]) -> str:
@@ -136,6 +158,10 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
     if because.startswith("enrichment-incomplete"):
         return "the summary and risk could not be made: please assess the risk yourself"
+    if because == "unknown-type":
+        return "no document type fits it: a person picks its type"
+    if because == "type-unsure":
+        return f"it may not be of type {doc_type}: a person picks its type"
     return "named by the rules"
 
 
@@ -180,6 +206,11 @@ def review_page(
     comment: str = "",
     submitted_fields: dict[str, str] | None = None,
     field_errors: dict[str, str] | None = None,
+    type_error: str = "",
+    doc_type_picked: str = "",
+    claim: dict[str, Any] | None = None,
+    inbox: str = "",
+    confirm: str = "",
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
@@ -197,6 +228,10 @@ def review_page(
     facts = {p.page: p for p in pages}
     risky = _risk_tags(summary)
     window = order[shown_from : shown_from + PAGE_WINDOW]
+    # A triage page asks for the type only: the picked type's fields are read afterwards.
+    choices = choices_of(summary)
+    rows = [] if choices else fields_rows(summary, submitted_fields or {}, field_errors or {})
+    boxes = _place_boxes(rows, order, window, base)
     shown = [
         ShownPage(
             number=n,
@@ -204,6 +239,7 @@ def review_page(
             segments=texts.get(n, []),
             findings=any(s.detector for s in texts.get(n, [])),
             tags=[*(_tags(facts[n], routing) if n in facts else []), *risky.get(n, [])],
+            boxes=boxes.get(n, []),
         )
         for n in window
     ]
@@ -220,7 +256,7 @@ def review_page(
             + (f", {state['rejections']} rejected" if state["rejections"] else "")
         )
     name = str(link.get("key", "")).rsplit("/", 1)[-1]
-    return _env.get_template("review.html").render(
+    return env.get_template("review.html").render(
         title=f"Review {name}",
         name=name,
         base=base,
@@ -232,7 +268,7 @@ def review_page(
         reviewer=link.get("reviewer", ""),
         others=", ".join(others),
         quorum=quorum,
-        deadline=_when(deadline) if deadline else "",
+        deadline=when(deadline) if deadline else "",
         findings=findings,
         decisions=summary.get("decisions") or [],
         pages=shown,
@@ -242,46 +278,36 @@ def review_page(
         flagged=flagged,
         reasons=list(reasons.items()),
         error=error,
-        field_rows=fields_rows(summary, submitted_fields or {}, field_errors or {}),
+        field_rows=rows,
         field_errors=field_errors or {},
+        type_choices=choices,
+        none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
+        type_error=type_error,
+        doc_type_picked=doc_type_picked,
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
+        claim=_claim_line(claim, str(link.get("reviewer", ""))),
+        claim_mine=bool(claim) and (claim or {}).get("reviewer") == link.get("reviewer"),
+        inbox=inbox,
+        inbox_url=f"/inbox/{inbox}" if inbox else "",
+        # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
+        ask_approve=_here(base, inbox, confirm="approve"),
+        ask_reject=_here(base, inbox, confirm="reject"),
+        back=_here(base, inbox),
+        confirm=confirm if confirm in ("approve", "reject") else "",
     )
 
 
-def _when(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%d %b %Y, %H:%M UTC")
+def _here(base: str, inbox: str, **more: str) -> str:
+    query = urlencode({k: v for k, v in {"inbox": inbox, **more}.items() if v})
+    return f"{base}?{query}" if query else base
 
 
-def _message(title: str, lines: list[str], closing: str = "") -> str:
-    return _env.get_template("message.html").render(title=title, lines=lines, closing=closing)
-
-
-def decided_page(decision: dict[str, Any], reasons: dict[str, str]) -> str:
-    verb = "approved" if decision.get("approved") else "rejected"
-    stage = decision.get("stage") or {}
-    if stage and not stage.get("decided"):
-        # A quorum stage: this vote counted, the stage is not decided yet.
-        noun = "approval" if decision.get("approved") else "rejection"
-        lines = [
-            f"Your {noun} is recorded ({decision['decidedAt']}).",
-            f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
-            f"waiting for {stage['needed']} more.",
-        ]
-        return _message(f"Your {noun} is recorded", lines, "Thank you. You can close this page.")
-    lines = [f"You {verb} the document at {decision['decidedAt']}."]
-    if decision.get("rejectReason"):
-        lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
-    return _message(f"Document {verb}", lines, "Thank you. You can close this page.")
-
-
-def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
-    lines = [message]
-    if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
-        d = earlier["decision"]
-        verb = "approved" if d.get("approved") else "rejected"
-        lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
-    titles = {409: "This review is closed", 410: "This link has expired"}
-    title = titles.get(status, "This link cannot be used")
-    return _message(f"{title} ({status})", lines)
+def _claim_line(claim: dict[str, Any] | None, me: str) -> str:
+    if not claim:
+        return ""
+    since = when(int(claim.get("since", 0)))
+    if claim.get("reviewer") == me:
+        return f"You are looking at this since {since}; other reviewers see that."
+    return f"{claim.get('reviewer')} is looking at this since {since}."

@@ -22,6 +22,7 @@ from typing import Any
 
 _TOKEN_RE = re.compile(r"^v1\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{1,2048})\.([A-Za-z0-9_-]{43})$")
 MAX_TOKEN_LENGTH = 2200
+PURPOSES = ("review", "machine", "inbox")
 
 
 class TokenError(Exception):
@@ -95,7 +96,10 @@ class Claims:
     reviewer: str
     expires_at: int
     nonce: str
-    purpose: str = "review"  # or "machine": completed by a service, not a person
+    # "review" (a person's link to one stage), "machine" (completed by a service, not a
+    # person), or "inbox" (a reviewer's list of what waits on them: no document in it).
+    # A link is accepted only at the door of its own purpose.
+    purpose: str = "review"
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -126,7 +130,7 @@ class Claims:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise MalformedToken("the token's claims are incomplete") from exc
-        if claims.purpose not in ("review", "machine"):
+        if claims.purpose not in PURPOSES:
             raise MalformedToken("the token's purpose is unknown")
         return claims
 

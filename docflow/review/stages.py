@@ -6,7 +6,8 @@ One item per (run, stage) in the links table:
                                   escalation reviewers once escalated); `quorum` and
                                   `rejectLimit` (the rejections the stage can take and still
                                   approve); `approvals`, `rejections` and `votes` (reviewer ->
-                                  approved, at, comment, rejectReason); `links` (token hashes,
+                                  approved, at, comment, rejectReason, corrections, a
+                                  triage pick's docType); `links` (token hashes,
                                   so a newer run can close them); `callbackId`, `round` and
                                   `roundEndsAt` of the execution's CURRENT wait; `deadline`; and,
                                   once known, `ending` (decided, timed-out or superseded)
@@ -16,7 +17,9 @@ per reviewer and only while the tally is still open (one conditional update comp
 with `quorum` and `rejectLimit`), so exactly one vote can cross the line, a click racing a timer
 is counted once, and a vote that lands while the execution is between two waits is found by its
 next wait (whose registration is refused once an ending exists) or by the stage's last step.
-Nothing stored is a working link: link pks are SHA-256 hashes of tokens. The item is the
+An ending, once written (or found written), takes the stage out of its reviewers' inboxes
+(`docflow.review.inbox`), in the same step or request. Nothing stored is a working link: link
+pks are SHA-256 hashes of tokens. The item is the
 register's "wait" for this stage too (`register.add_wait` lists its pk as an open wait).
 """
 
@@ -29,6 +32,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.review.inbox import InboxIndex
 
 KEEP_S = 30 * 24 * 3600
 DECIDED, TIMED_OUT, SUPERSEDED = "decided", "timed-out", "superseded"
@@ -91,6 +95,8 @@ def decision_of(item: dict[str, Any], decider: str) -> dict[str, Any]:
     }
     if not decision["approved"] and vote.get("rejectReason"):
         decision["rejectReason"] = str(vote["rejectReason"])
+    if decision["approved"] and vote.get("docType"):
+        decision["docType"] = str(vote["docType"])  # the type a triage reviewer picked
     if decision["approved"] and vote.get("corrections"):
         # The deciding reviewer's corrected fields (validated on the page) travel with it.
         decision["corrections"] = dict(vote["corrections"])
@@ -237,8 +243,12 @@ class StageStore:
         except ClientError as exc:
             if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
-            return False, self.get(pk) or {}
-        return True, from_ddb(answer["Attributes"])
+            item = self.get(pk) or {}
+            close_inbox(self.table, item)
+            return False, item
+        item = from_ddb(answer["Attributes"])
+        close_inbox(self.table, item)
+        return True, item
 
     def settle(self, pk: str, decider: str = "") -> dict[str, Any]:
         """The stage's ending, writing it first if nobody has: decided if the tally is (a vote
@@ -254,6 +264,8 @@ class StageStore:
             else:
                 ending = {"how": TIMED_OUT}
             _, item = self.set_ending(pk, ending)
+        else:
+            close_inbox(self.table, item)  # a request wrote the ending and may have died
         return dict(item.get("ending") or {"how": TIMED_OUT})
 
     def mark_woken(self, pk: str) -> None:
@@ -270,6 +282,15 @@ class StageStore:
             TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
         ).get("Item")
         return from_ddb(item) if item else None
+
+
+def close_inbox(table: str, item: dict[str, Any]) -> None:
+    """An ended stage leaves every inbox it was in (everyone it asked, escalation included)."""
+    if not item.get("runId") or not item.get("ending"):
+        return
+    how = str((item.get("ending") or {}).get("how", "ended"))
+    reviewers = list(item.get("reviewers") or [])
+    InboxIndex(table).close(str(item["runId"]), int(item.get("stageIndex", 0)), reviewers, how)
 
 
 def _last_voter(item: dict[str, Any]) -> str:

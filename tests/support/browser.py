@@ -31,3 +31,25 @@ def not_blank(png: bytes) -> bool:
 def launch(playwright: Any) -> Any:
     """A headless Chromium from the system's package (`playwright install` cannot download)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+
+
+def press_access_key(page: Any, key: str) -> None:
+    """Alt+key as Chromium on Linux receives it from a keyboard: a key-down carrying the
+    key's unmodified text, which is what its access-key lookup reads. (Playwright's own
+    `keyboard.press("Alt+a")` sends no unmodified text, so no access key ever fires.)"""
+    alt = 1  # CDP's modifier bit for Alt
+    event = {
+        "modifiers": alt,
+        "key": key,
+        "code": f"Key{key.upper()}",
+        "windowsVirtualKeyCode": ord(key.upper()),
+        "nativeVirtualKeyCode": ord(key.upper()),
+        "text": key,
+        "unmodifiedText": key,
+    }
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Input.dispatchKeyEvent", {"type": "keyDown", **event})
+        cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **event})
+    finally:
+        cdp.detach()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from typing import Any
+from urllib.parse import parse_qsl
 
 
 def url_event(
@@ -14,11 +15,12 @@ def url_event(
     base64_body: bool = False,
 ) -> dict[str, Any]:
     raw = body.encode() if isinstance(body, str) else body
+    path, _, query = path.partition("?")  # as the Function URL splits a request's URL
     event: dict[str, Any] = {
         "version": "2.0",
         "routeKey": "$default",
         "rawPath": path,
-        "rawQueryString": "",
+        "rawQueryString": query,
         "headers": {
             "host": "abc.lambda-url.us-east-1.on.aws",
             **{k.lower(): v for k, v in (headers or {}).items()},
@@ -43,6 +45,8 @@ def url_event(
         },
         "isBase64Encoded": base64_body,
     }
+    if query:
+        event["queryStringParameters"] = dict(parse_qsl(query))
     if raw is not None:
         event["body"] = (
             base64.b64encode(raw).decode() if base64_body else raw.decode("utf-8", "replace")

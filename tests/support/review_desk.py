@@ -3,7 +3,9 @@ runner instead of the Lambda service, and the calls a reviewer's browser makes."
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -13,17 +15,30 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 import callback_api.app as api
 from callback_api.views import ReviewViews
+from docflow.ids import DocumentRef
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
+from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.reporting import build_reporter
 from docflow.review.callbacks import CallbackGone
 from docflow.review.desk import ReviewDesk
 from docflow.review.keys import build_key_source
 from docflow.review.links import LinkStore
+from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
+from orchestrator.app import handler
+from tests.support.aws import Stack, result_json
 from tests.support.function_url import FakeLambdaContext, url_event
 from tests.support.waiting import wait_until
 
-__all__ = ["RunnerCallbacks", "call", "make_views", "post_decision", "wait_until"]
+__all__ = [
+    "Desk",
+    "RunnerCallbacks",
+    "call",
+    "make_views",
+    "open_desk",
+    "post_decision",
+    "wait_until",
+]
 
 
 @dataclass
@@ -74,6 +89,46 @@ def make_views(callbacks: RunnerCallbacks) -> ReviewViews:
     return views
 
 
+
+@dataclass
+class Desk:
+    """A reviewer's desk on the testing runner: start runs, find the mailed links, wait."""
+
+    stack: Stack
+    runner: DurableFunctionTestRunner
+    callbacks: RunnerCallbacks
+
+    def start(self, doc: DocumentRef, timeout: int = 120) -> str:
+        return self.runner.run_async(input=self.stack.event(doc), execution_timeout=timeout)
+
+    def links(self, doc: DocumentRef, stage: int = 0, want: int = 1) -> list[str]:
+        def mine() -> list[str]:
+            return [
+                m.token
+                for m in links_in(moto_sent_mail())
+                if m.run_id == doc.run_id and m.stage_index == stage
+            ]
+
+        wait_until(lambda: len(mine()) >= want)
+        return mine()
+
+    def result(self, arn: str) -> dict:
+        return result_json(self.runner.wait_for_result(arn, timeout=60))
+
+
+@contextlib.contextmanager
+def open_desk(stack: Stack) -> Iterator[Desk]:
+    """The testing runner, the callback API's views and the runtime, wired to each other, for
+    settings read now (a test may set its own first)."""
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        callbacks = RunnerCallbacks(runner)
+        api.use_views(make_views(callbacks))
+        use_runtime(build_runtime().with_(callbacks=callbacks))
+        try:
+            yield Desk(stack, runner, callbacks)
+        finally:
+            api.use_views(None)
+            use_runtime(None)
 
 
 def call(method: str, path: str, body: str | bytes | None = None, **headers: str) -> dict:

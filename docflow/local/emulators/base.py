@@ -1,9 +1,10 @@
 """One loopback HTTP server for every emulator: an emulator is only its API's behaviour.
 
 `LoopbackEmulator` owns what the emulators share: a threaded HTTP server on 127.0.0.1 (port 0
-picks a free one; `url` says which), reading each POST's path, headers and body, writing a JSON
-answer with the status and headers the emulator chose, seeded fault injection
-(`throttle_rate`, `seed`), a lock for the emulator's counters, and `start()` / `stop()`.
+picks a free one; `url` says which), reading each request's method (POST; GET for a REST API's
+reads), path, headers and body, writing a JSON answer with the status and headers the emulator
+chose, seeded fault injection (`throttle_rate`, `seed`), a lock for the emulator's counters,
+and `start()` / `stop()`.
 
 To write an emulator on it:
 
@@ -45,6 +46,8 @@ class Request:
     path: str
     headers: dict[str, str]
     body: bytes
+    # REST-JSON APIs read with GET (Bedrock's Get/ListModelInvocationJob); JSON 1.x is POST.
+    method: str = "POST"
 
     def header(self, name: str) -> str:
         return next((v for k, v in self.headers.items() if k.lower() == name.lower()), "")
@@ -99,9 +102,16 @@ def _handler_for(emulator: LoopbackEmulator) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
+        def do_GET(self) -> None:
+            self._serve("GET")
+
         def do_POST(self) -> None:
+            self._serve("POST")
+
+        def _serve(self, method: str) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            request = Request(self.path, dict(self.headers.items()), self.rfile.read(length))
+            body = self.rfile.read(length) if length else b""
+            request = Request(self.path, dict(self.headers.items()), body, method)
             reply = emulator.handle(request)
             raw = json.dumps(reply.body).encode()
             self.send_response(reply.status)

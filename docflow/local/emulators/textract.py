@@ -26,7 +26,7 @@ from docflow.readers.tesseract import TesseractReader
 # What Textract returns when a caller exceeds its transactions per second (HTTP 400).
 THROTTLE_ERROR = "ProvisionedThroughputExceededException"
 
-# An operation's answer from the page's OCR text, its mean confidence and its words.
+# An operation's answer from the page's OCR text, its mean confidence and its words with boxes.
 Render = Callable[[str, float, Sequence[Word]], dict[str, Any]]
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from moto.dynamodb.responses import DynamoHandler
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
+from docflow.local.fidelity.moto_query import make_queries_read_one_partition
+
 MOTO_LOCK = threading.RLock()
 _PATCHED = "_docflow_serialized"
 
@@ -39,6 +41,8 @@ def _serialize(owner: type, attribute: str) -> None:
 def make_dynamodb_atomic() -> None:
     _serialize(DynamoHandler, "call_action")
     _undo_transactions_by_item()
+    # Not atomicity but the same places want it: a partition Query reads one partition.
+    make_queries_read_one_partition()
 
 
 class _TablesAreNotCopied:

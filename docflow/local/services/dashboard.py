@@ -240,8 +240,35 @@ def render(config: StackConfig, query: str, now: float | None = None) -> str:
         pending=section("pending"),
         stuck=section("stuck"),
         failed=section("failed"),
+        piles=piles_section(),
         charts=charts(read_points(config.state / "metrics.jsonl"), config, now),
     )
+
+
+def piles_section(limit: int = 10) -> str:
+    """How many pile documents wait in each state, and the latest batch jobs (the pool
+    table's index: Query only)."""
+    from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
+
+    try:
+        pool = Pool()
+        counts = {state: pool.count(state) for state in (PENDING, CLAIMED, SENT)}
+        jobs = pool.jobs(limit=200)[-limit:]
+    except Exception as exc:  # no pool table (an older stack): say so, keep the page
+        return f"<p>{escape(type(exc).__name__)}</p>"
+    waiting = ", ".join(f"{n} {escape(state)}" for state, n in counts.items())
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{escape(str(j.get(k, '-')))}</td>"
+            for k in ("jobId", "status", "records", "successRecordCount", "errorRecordCount")
+        )
+        + "</tr>"
+        for j in reversed(jobs)
+    )
+    head = "".join(f"<th>{h}</th>" for h in ("job", "status", "records", "answered", "errors"))
+    table = f"<table><tr>{head}</tr>{rows}</table>" if rows else "<p>No batch jobs yet.</p>"
+    return f"<p>Documents in the pool: {waiting}.</p>{table}"
 
 
 def answer(config: StackConfig, method: str, path: str, query: str) -> tuple[int, dict, bytes]:

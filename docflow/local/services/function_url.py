@@ -10,12 +10,21 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl
 
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.services.dashboard import serve
 
 FUNCTION_URL_MAX_BODY = 6 * 1024 * 1024
+
+
+def query_parameters(query: str) -> dict[str, str]:
+    """As a Function URL passes them: decoded, a repeated name's values joined by commas."""
+    found: dict[str, list[str]] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        found.setdefault(name, []).append(value)
+    return {name: ",".join(values) for name, values in found.items()}
 
 
 class FunctionUrlFrontend:
@@ -106,6 +115,8 @@ class FunctionUrlFrontend:
             "body": base64.b64encode(body).decode() if body else None,
             "isBase64Encoded": bool(body),
         }
+        if query:
+            event["queryStringParameters"] = query_parameters(query)
         try:
             answer = aws.invoke_client().invoke(
                 FunctionName="docflow-callback-api", Payload=json.dumps(event).encode()

@@ -33,8 +33,12 @@ FUNCTIONS = {
     "docflow-status-recorder": "status_recorder.app:handler",
     "docflow-starter": "starter.app:handler",
     "docflow-callback-api": "callback_api.app:handler",
+    "docflow-batcher": "orchestrator.batcher:handler",
+    "docflow-batch-jobs": "callback_api.batch_jobs:handler",
+    "docflow-batcher-schedule": "starter.batcher_schedule:handler",
+    "docflow-review-digest": "callback_api.digest:handler",
 }
-TIMEOUTS = {"docflow-orchestrator": 900}
+TIMEOUTS = {"docflow-orchestrator": 900, "docflow-batcher": 900}
 # More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:
 # the conformance benchmark hosts its requirement handlers beside the project's functions.
 EXTRA_FUNCTIONS_ENV = "DOCFLOW_LOCAL_EXTRA_FUNCTIONS"

@@ -1,5 +1,6 @@
 """The template's Schedule events, played locally: the status recorder's periodic tasks (the
-reconcile pass and the review metrics), invoked asynchronously every `schedule_every_s`."""
+reconcile pass and the review metrics) and the reviewers' digest job (which sends once per
+reviewer and period however often it runs), invoked asynchronously every `schedule_every_s`."""
 
 from __future__ import annotations
 
@@ -10,18 +11,23 @@ from docflow.local.services.loop import Loop
 
 
 class Schedules(Loop):
-    TASKS = ("reconcile", "emit-review-metrics")
+    # (function, payload): as the template's Schedule events name them.
+    TASKS = (
+        ("docflow-status-recorder", {"task": "reconcile"}),
+        ("docflow-status-recorder", {"task": "emit-review-metrics"}),
+        ("docflow-review-digest", {}),
+    )
 
     def period(self) -> float:
         return self.config.schedule_every_s
 
     def tick(self) -> None:
-        for task in self.TASKS:
+        for function, task in self.TASKS:
             try:  # one task failing must not skip the next
                 aws.invoke_client().invoke(
-                    FunctionName="docflow-status-recorder",
+                    FunctionName=function,
                     InvocationType="Event",
-                    Payload=json.dumps({"task": task}).encode(),
+                    Payload=json.dumps(task).encode(),
                 )
             except Exception as exc:
-                print(f"schedule {task}: {exc!r}", flush=True)
+                print(f"schedule {function} {task}: {exc!r}", flush=True)

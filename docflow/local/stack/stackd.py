@@ -10,7 +10,9 @@ function host        `docflow.local.services.host`, a child process, restarted i
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
                      batch failures, redrive to the DLQ by receive count
 schedules            the template's Schedule events (the recorder's reconcile pass and
-                     review metrics), every minute
+                     review metrics, every minute; the batcher's, every few seconds)
+Bedrock              the Converse and batch-inference emulators; the batch jobs' state
+                     changes reach the batch jobs function through the rule's queue
 Function URL         the callback API on the review port, as a Function URL calls it
 
 python -m docflow.local.stack.stackd --state .docflow
@@ -37,6 +39,7 @@ from docflow.local.fidelity import history_fidelity, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 from docflow.local.resources import provision
+from docflow.local.services.batch_events import BatcherSchedule, BatchJobEventsLoop
 from docflow.local.services.function_url import FunctionUrlFrontend
 from docflow.local.services.intake_poller import IntakePoller
 from docflow.local.services.operators import EventConsumer, QueueSampler
@@ -162,6 +165,22 @@ class FunctionHost:
                 self.process.kill()
 
 
+def start_bedrock_emulators(config: StackConfig) -> list[Any]:
+    """Converse and batch inference on their ports; batch statuses last seconds here."""
+    from docflow.local.emulators.bedrock import BedrockEmulator
+    from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
+
+    delays = dict.fromkeys(WALK, config.batch_status_s)
+    minimum = int(config.function_env().get("DOCFLOW_PILE_MIN_RECORDS") or 100)
+    batch = BedrockBatchEmulator(
+        port=config.batch_port,
+        delays=delays,
+        fail_rate=config.batch_fail_rate,
+        min_records=minimum,  # the service's quota, as the stack's batcher is told it
+    )
+    return [BedrockEmulator(port=config.converse_port).start(), batch.start()]
+
+
 def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
@@ -191,6 +210,7 @@ def main() -> None:
     moto.start()
     provision(config.names, sender=config.sender)
     config.create_local_only_tables()
+    emulators = start_bedrock_emulators(config)
     runner = DurableRunner(config)
     host = FunctionHost(config, {**os.environ})
     host.start()
@@ -204,6 +224,7 @@ def main() -> None:
     schedules = Schedules(config)
     schedules.start()
     operators = [QueueSampler(config), EventConsumer(config)]  # docflow.local.services.operators
+    operators += [BatchJobEventsLoop(config), BatcherSchedule(config)]  # the path for piles
     for part in operators:
         part.start()
 
@@ -226,6 +247,7 @@ def main() -> None:
         ("frontend", frontend),
         ("host", host),
         ("runner", runner),
+        *(("bedrock", e) for e in emulators),
         ("moto", moto),
     ):
         began = time.monotonic()

@@ -1,0 +1,57 @@
+"""`docflow inbox ADDRESS` and `docflow reviewers revoke ADDRESS`, on the local stack.
+
+`inbox` prints a reviewer's inbox link as `docflow mail` prints review links: locally, for the
+person running the stack; in AWS the digest mails it. `reviewers revoke` writes the same
+`REVOKED#<address>` item an operator writes in AWS (README, "Revoking a reviewer").
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import time
+
+from docflow.cli.output import print_json
+from docflow.cli.stack import stack
+
+
+def cmd_inbox(args: argparse.Namespace) -> int:
+    from docflow.review.inbox import InboxIndex
+    from docflow.review.inbox_links import InboxLinks
+    from docflow.review.keys import build_key_source
+    from docflow.settings import load_settings
+
+    config = stack(args)
+    load_settings.cache_clear()
+    s = load_settings()
+    ttl = s.inbox_link_ttl_s
+    token = InboxLinks(s.links_table).issue(args.address, build_key_source(s).ring(), ttl)
+    url = f"{config.review_url}/inbox/{token}"
+    pending = InboxIndex(s.links_table, s.inbox_table).count(args.address)
+    expires = _expiry(token.split(".")[2])
+    if args.json:
+        print_json({"reviewer": args.address, "url": url, "expiresAt": expires, "pending": pending})
+        return 0
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(expires))
+    print(f"{args.address}: {pending} waiting\n{url}\n(valid until {when})")
+    return 0
+
+
+def cmd_reviewers(args: argparse.Namespace) -> int:
+    from docflow.review.revocation import Revocations
+    from docflow.settings import load_settings
+
+    stack(args)
+    load_settings.cache_clear()
+    done = Revocations(load_settings().links_table).revoke(args.address, by="docflow CLI")
+    if args.json:
+        print_json({**done, "revoked": True})
+        return 0
+    print(f"{args.address} revoked: their inbox and review links now answer 403")
+    return 0
+
+
+def _expiry(body: str) -> int:
+    """The link's expiry, from its (signed, not secret) claims."""
+    return int(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["e"])

@@ -1,0 +1,99 @@
+"""The inbox page: a reviewer's pending items as the callback API renders them.
+
+No script (the review pages' CSP): the keys are `accesskey`s on ordinary links, and the
+selected item is a link with `autofocus`, so Enter opens it. `j`/`k` are links to the same
+page with the next or previous item selected (see the README for each browser's modifier).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from docflow.review.inbox import since_of
+from docflow.review.templating import env, when
+
+WHY = {
+    "fields": "a key field needs a check",
+    "type": "every document of its type is reviewed here",
+    "sensitive": "sensitive data was found",
+    "quality": "the text could not be read with confidence",
+    "escalated": "escalated to you: nobody decided in time",
+    "rules": "named by the rules",
+}
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    url: str  # the reviewer's own review link for the stage, with the way back to the inbox
+    name: str
+    doc_type: str
+    stage: str
+    why: str
+    since: str
+    deadline: str
+    overdue: bool
+    claim: str  # "" or who is looking at it, since when
+
+
+def claim_text(claim: dict[str, Any] | None, me: str) -> str:
+    if not claim:
+        return ""
+    who = "You are" if claim.get("reviewer") == me else f"{claim.get('reviewer')} is"
+    return f"{who} looking at this since {when(int(claim.get('since', 0)))}"
+
+
+def row(item: dict[str, Any], url: str, claim: dict[str, Any] | None, me: str) -> InboxRow:
+    deadline = int(item.get("deadline") or 0)
+    since = since_of(item)
+    return InboxRow(
+        url=url,
+        name=str(item.get("docName", "")),
+        doc_type=str(item.get("docType", "")),
+        stage=str(item.get("stageName", "")),
+        why=WHY.get(str(item.get("why", "")), str(item.get("why", ""))),
+        since=since[:16].replace("T", " ") + " UTC" if since else "",
+        deadline=when(deadline) if deadline else "",
+        overdue=bool(deadline) and deadline < time.time(),
+        claim=claim_text(claim, me),
+    )
+
+
+def inbox_page(
+    *,
+    reviewer: str,
+    base: str,
+    rows: list[InboxRow],
+    at: int,
+    stage: str,
+    doc_type: str,
+    page: str,
+    next_page: str,
+) -> str:
+    def here(**changes: Any) -> str:
+        params = {"stage": stage, "type": doc_type, "page": page, **changes}
+        query = urlencode({k: v for k, v in params.items() if v not in ("", None)})
+        return f"{base}?{query}" if query else base
+
+    at = min(max(at, 0), max(len(rows) - 1, 0))
+    if at + 1 < len(rows):
+        down = here(at=at + 1)
+    else:  # the last item of the page: j goes on to the next page's first
+        down = here(page=next_page, at=0) if next_page else ""
+    up = here(at=at - 1) if at > 0 else ""
+    return env.get_template("inbox.html").render(
+        title="Your inbox",
+        reviewer=reviewer,
+        base=base,
+        rows=rows,
+        at=at,
+        stage=stage,
+        doc_type=doc_type,
+        down=down,
+        up=up,
+        first=here(page="", at=0) if page else "",
+        next_page=here(page=next_page, at=0) if next_page else "",
+        more=bool(next_page),
+    )

@@ -1,0 +1,184 @@
+"""A reviewer's inbox in a real browser (Chromium through Playwright) on the real local stack,
+on a phone and on a desktop: the inbox lists the reviewer's items and nobody else's, a claim
+shows on a colleague's page, approve-and-next walks three documents (by taps on the phone, by
+the keys on the desktop), and a revoked reviewer's links answer 403."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docflow.classify.rules import DEFAULT_RULES
+from docflow.local.config import StackConfig
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.pdfgen import make_pdf
+from docflow.local.tools.ports import free_port_base
+from docflow.local.tools.uploads import put_document
+from tests.support.browser import launch, press_access_key
+from tests.support.live_stack import running_stack, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+LEGAL, COUNSEL, PRIVACY = "legal@example.com", "counsel@example.com", "privacy@example.com"
+CONTRACT = """SERVICES AGREEMENT {n}
+This agreement is made between the parties named below.
+The parties hereby agree to the terms and conditions.
+Governing law: Delaware."""
+MEMO = "MEMO\nApplicant SSN: 123-45-6789\nPlease file this with the others."
+SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
+SIZES = (("phone", 390, 844), ("desktop", 1280, 800))
+COLLEAGUE: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
+    state = tmp_path_factory.mktemp("inbox-stack")
+    rules = state.parent / "inbox-rules.toml"
+    text = DEFAULT_RULES.read_text().replace(
+        'reviewers = ["legal@example.com"]', f'reviewers = ["{LEGAL}", "{COUNSEL}"]'
+    )
+    # No triage: the memo (no type fits it) goes straight to privacy, whose links get revoked.
+    triage = text.index("[triage]\n")
+    rules.write_text(text[:triage] + text[text.index("\n\n", triage) + 2 :])
+    saved = os.environ.get("DOCFLOW_RULES_PATH")
+    os.environ["DOCFLOW_RULES_PATH"] = str(rules)
+    try:
+        with running_stack(StackConfig(state=state, port_base=free_port_base(26000))) as config:
+            yield config
+    finally:
+        if saved is None:
+            os.environ.pop("DOCFLOW_RULES_PATH", None)
+        else:
+            os.environ["DOCFLOW_RULES_PATH"] = saved
+
+
+def contracts(stack: StackConfig, prefix: str, count: int) -> list[str]:
+    """Upload contracts one after another (the inbox is oldest first); their file names.
+    Each one's colleague link (counsel's) goes into COLLEAGUE by file name."""
+    names = []
+    for n in range(count):
+        name = f"{prefix}-{n + 1}.pdf"
+        doc = put_document(
+            stack.names("DocumentBucket"), f"incoming/{name}", make_pdf([CONTRACT.format(n=n)])
+        )
+        wait_for(doc.document_id, {"pending-review"}, doc.run_id)
+        links = wait_for_links(stack.state, 2, run_id=doc.run_id, stage_index=0)
+        COLLEAGUE[name] = next(link.url for link in links if link.reviewer == COUNSEL)
+        names.append(name)
+    return names
+
+
+def inbox_url(stack: StackConfig, reviewer: str) -> str:
+    """As a person running the stack gets it: `docflow inbox ADDRESS --json`."""
+    shape = json.loads(docflow(stack, "inbox", reviewer, "--json"))
+    assert shape["reviewer"] == reviewer
+    assert set(shape) == {"reviewer", "url", "expiresAt", "pending"}
+    return str(shape["url"])
+
+
+def docflow(stack: StackConfig, *args: str) -> str:
+    command = [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def names_on(page: Any) -> list[str]:
+    return page.locator("ol.inbox a.open").all_inner_texts()
+
+
+def test_the_inbox_in_a_browser(stack: StackConfig, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    shots = SHOTS or tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
+    memo = put_document(stack.names("DocumentBucket"), "incoming/memo.pdf", make_pdf([MEMO]))
+    wait_for(memo.document_id, {"pending-review"}, memo.run_id)
+    walks = {"phone": contracts(stack, "phone", 3), "desktop": contracts(stack, "desktop", 3)}
+    legal = inbox_url(stack, LEGAL)
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        for size, width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            # The reviewer's items, oldest first, and nobody else's (the memo is privacy's).
+            page.goto(legal)
+            listed = names_on(page)
+            assert listed[:3] == walks[size]
+            assert "memo.pdf" not in listed
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.screenshot(path=str(shots / f"inbox-{size}.png"), full_page=True)
+
+            # A colleague opens the first one: legal's inbox and legal's page say so.
+            first = walks[size][0]
+            colleague = browser.new_page(viewport={"width": width, "height": height})
+            colleague.goto(COLLEAGUE[first])
+            assert "You are looking at this since" in colleague.locator("#claim").inner_text()
+            page.goto(legal)
+            item = page.locator("ol.inbox li", has_text=first)
+            assert f"{COUNSEL} is looking at this since" in item.inner_text()
+            item.locator("a.open").click()
+            assert f"{COUNSEL} is looking at this since" in page.locator("#claim").inner_text()
+            page.screenshot(path=str(shots / f"inbox-claimed-{size}.png"), full_page=True)
+            colleague.close()
+
+            # Approve and next, three documents: taps on the phone, keys on the desktop.
+            page.goto(legal)
+            walked = []
+            for _ in range(3):
+                if size == "phone":
+                    if not walked:
+                        page.locator("ol.inbox a.open").first.click()
+                    walked.append(page.locator("h1").inner_text().removeprefix("Review "))
+                    page.click("button.approve")
+                    page.wait_for_selector("h1:has-text('Document approved')")
+                    if len(walked) < 3:
+                        page.click("a.next")
+                else:
+                    if not walked:
+                        # j and k move the selection (a link with the focus); Enter opens it.
+                        press_access_key(page, "j")
+                        page.wait_for_selector(f"li.selected:has-text('{walks[size][1]}')")
+                        press_access_key(page, "k")
+                        page.wait_for_selector(f"li.selected:has-text('{walks[size][0]}')")
+                        page.keyboard.press("Enter")
+                    page.wait_for_selector("h1:has-text('Review ')")
+                    walked.append(page.locator("h1").inner_text().removeprefix("Review "))
+                    press_access_key(page, "a")
+                    page.wait_for_selector("button.confirm-yes:focus")
+                    if len(walked) == 1:
+                        page.screenshot(path=str(shots / "inbox-confirm-desktop.png"))
+                    page.keyboard.press("Enter")
+                    page.wait_for_selector("h1:has-text('Document approved')")
+                    if len(walked) < 3:
+                        page.keyboard.press("Enter")  # "Next" has the focus
+            assert walked == walks[size], size
+            # The phone's walk ends where the desktop's begins; the desktop's, with nothing.
+            after = "Next: desktop-1.pdf" if size == "phone" else "Nothing else is waiting on you"
+            assert after in page.locator("main").inner_text()
+            page.screenshot(path=str(shots / f"inbox-done-{size}.png"), full_page=True)
+            if size == "desktop":
+                page.goto(legal)
+                assert not names_on(page) and "Nothing is waiting on you" in page.content()
+            page.close()
+
+        # Revoked: the inbox and the review links answer 403 with a page that says so.
+        privacy = inbox_url(stack, PRIVACY)
+        (memo_link,) = wait_for_links(stack.state, 1, run_id=memo.run_id, stage_index=0)
+        revoked = json.loads(docflow(stack, "reviewers", "revoke", PRIVACY, "--json"))
+        assert revoked["revoked"] and revoked["reviewer"] == PRIVACY
+        for size, width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            for url in (privacy, memo_link.url):
+                answer = page.goto(url)
+                assert answer is not None and answer.status == 403
+                assert "This link was revoked" in page.locator("h1").inner_text()
+            page.screenshot(path=str(shots / f"inbox-revoked-{size}.png"), full_page=True)
+            page.close()
+        browser.close()
+
