@@ -55,7 +55,6 @@ METRICS: dict[str, tuple[tuple[str, ...], str]] = {
     "EnrichInputTokens": (("mode",), "Count"),
     "EnrichOutputTokens": (("mode",), "Count"),
     "EnrichBudgetWaits": ((), "Count"),
-    "EnrichBudgetLateCalls": ((), "Count"),
 }
 _local_lock = threading.Lock()
 

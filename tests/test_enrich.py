@@ -196,26 +196,6 @@ def test_budget_reserves_the_next_window_when_this_one_is_spent(stack: Stack) ->
     assert refused.wait_s == 2 * WINDOW_S - 20  # ask again when the last one in reach ends
 
 
-def test_a_call_that_wakes_after_its_window_spends_in_the_current_one_or_waits(
-    stack: Stack,
-) -> None:
-    """A durable wait can wake late: the call's tokens must be counted in the window it really
-    lands in, and it must not go out while that window is full."""
-    window = 2_000_040  # a multiple of 60
-    clock = Clock(window + 10.0)
-    budget = TokenBudget(load_settings().reader_lease_table, "late", 1000, clock=clock)
-    assert budget.still_valid(window, 600) == window  # within its window: nothing moves
-    clock.now = window + WINDOW_S + 5.0  # woke in the next window
-    assert budget.still_valid(window, 600) == window + WINDOW_S
-    assert budget.used(window + WINDOW_S) == 600  # counted where it lands
-    other = budget.admit(300)
-    assert other.admitted and other.window == window + WINDOW_S  # 900 of 1,000 now
-    clock.now = window + 2 * WINDOW_S + 1.0
-    budget.admit(900)  # somebody fills the window the next late call would land in
-    assert budget.still_valid(window, 600) is None  # it must wait, not overrun
-    assert budget.used(window + 2 * WINDOW_S) == 900
-
-
 def test_budget_never_admits_more_than_its_tokens_per_minute_under_concurrency(
     stack: Stack,
 ) -> None:

@@ -162,12 +162,17 @@ class Stack:
 
     # ---- the durable runner ------------------------------------------------------------
     def executions(self) -> dict[str, str]:
-        """Execution name -> status, straight from the runner's store."""
-        rows = self._runner_store("SELECT execution_name, status FROM executions")
+        """Execution name -> status of the documents' runs, straight from the runner's store
+        (the pile batcher's executions, which the stack's schedule starts, are not documents)."""
+        rows = self._runner_store(
+            "SELECT execution_name, status FROM executions"
+            " WHERE function_name LIKE '%docflow-orchestrator%'"
+        )
         return dict(rows)
 
     def execution_data(self) -> list[dict[str, Any]]:
-        return [json.loads(data) for (data,) in self._runner_store("SELECT data FROM executions")]
+        query = "SELECT data FROM executions WHERE function_name LIKE '%docflow-orchestrator%'"
+        return [json.loads(data) for (data,) in self._runner_store(query)]
 
     def _runner_store(self, query: str) -> list[tuple[Any, ...]]:
         path = self.config.state / "executions.sqlite"

@@ -111,21 +111,6 @@ class TokenBudget:
             raise
         return True
 
-    def still_valid(self, window: int, tokens: int) -> int | None:
-        """The window a call admitted to `window` may spend in now: `window` itself while it
-        lasts; after a wait that woke past it, the current window, if the tokens can be reserved
-        there too. None: the current window is full, so the call must not go out now (its
-        tokens would land in a window nobody counted). The passed window keeps its reservation:
-        it counts for nothing any more, and a retried step that reserves again only ever
-        over-counts, never under-counts, a window."""
-        current = int(self.clock() // WINDOW_S) * WINDOW_S
-        if current <= window:
-            return window
-        if not self._reserve(current, tokens):
-            return None
-        observability.count("EnrichBudgetLateCalls")
-        return current
-
     def record(self, window: int, estimated: int, actual: int) -> None:
         """Settle a reservation with what the call really spent (either direction)."""
         delta = actual - estimated

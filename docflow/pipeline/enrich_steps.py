@@ -43,10 +43,6 @@ from docflow.storage import (
 # (signatures). The model's request is bounded again by characters (`request.MAX_CHARS`).
 FIRST_PAGES = 20
 LAST_PAGES = 2
-class BudgetWindowPassed(RuntimeError):
-    """The call's admitted window is over and the current one has no room: retried later."""
-
-
 MODEL_ATTEMPTS = 2  # step attempts of one call; the last one degrades to review, never fails
 REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every reason
 MESSAGE_SHOWN = 160
@@ -156,15 +152,7 @@ def call_model(
     """One engine answer; `call` is 1, or 2 when the first answer broke the schema."""
     rt = runtime()
     engine = rt.enricher or build_enricher(rt.settings)
-    window = int(admission["window"]) if admission and admission.get("admitted") else None
     try:
-        if window is not None:
-            # A durable wait can wake after the window it was admitted to: move the
-            # reservation to the window the call really lands in, or try again later.
-            budget = _budget(prepared["model"], prepared["budget"])
-            window = budget.still_valid(window, int(admission["tokens"]))  # type: ignore[index]
-            if window is None:
-                raise BudgetWindowPassed("the admitted window passed and the current one is full")
         if isinstance(engine, BedrockEnricher) and prepared.get("requestKey"):
             answer = engine.answer(rt.store.get_json(prepared["requestKey"]))
         else:
@@ -174,10 +162,10 @@ def call_model(
             raise
         failed = EnrichAnswer(engine.name, None, [f"{type(exc).__name__}: {str(exc)[:200]}"])
         return finish(doc, failed, ON_DEMAND, attempt=call, last=True, reason="engine-failed")
-    if window is not None and admission:
+    if admission and admission.get("admitted"):
         spent = answer.usage.get("inputTokens", 0) + answer.usage.get("outputTokens", 0)
         _budget(prepared["model"], prepared["budget"]).record(
-            window, int(admission["tokens"]), spent
+            int(admission["window"]), int(admission["tokens"]), spent
         )
     last = answer.valid or call >= 2
     return finish(doc, answer, ON_DEMAND, attempt=call, last=last, reason="invalid-answer")
