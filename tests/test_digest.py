@@ -42,10 +42,15 @@ def digest_rules(tmp_path: Path) -> Iterator[Path]:
         'digest_every_seconds = 3600\n\n[reviewers."counsel@example.com"]\nnotify = "digest"\n\n'
         + RULES_FAST.read_text()
     )
+    before = os.environ.get("DOCFLOW_RULES_PATH")
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
     load_settings.cache_clear()
     yield rules
-    os.environ["DOCFLOW_RULES_PATH"] = str(RULES_FAST)
+    # As it was: a value left behind would reach a later test's local stack.
+    if before is None:
+        os.environ.pop("DOCFLOW_RULES_PATH", None)
+    else:
+        os.environ["DOCFLOW_RULES_PATH"] = before
     load_settings.cache_clear()
 
 

@@ -271,6 +271,7 @@ def test_a_quorum_vote_leaves_only_the_voters_inbox(stack: Stack, tmp_path: Path
             '[stages.legal]\nreviewers = ["legal@example.com", "counsel@example.com"]\nquorum = 2',
         )
     )
+    before = os.environ.get("DOCFLOW_RULES_PATH")
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
     load_settings.cache_clear()
     try:
@@ -287,5 +288,9 @@ def test_a_quorum_vote_leaves_only_the_voters_inbox(stack: Stack, tmp_path: Path
             assert decide(f"/review/{links[COUNSEL]}", decision="approve")["statusCode"] == 200
             assert len(desk.callbacks.sent) == 1 and listed(inbox_link(COUNSEL)) == []
     finally:
-        os.environ["DOCFLOW_RULES_PATH"] = str(RULES_FAST)
+        # As it was: a value left behind would reach a later test's local stack.
+        if before is None:
+            os.environ.pop("DOCFLOW_RULES_PATH", None)
+        else:
+            os.environ["DOCFLOW_RULES_PATH"] = before
         load_settings.cache_clear()

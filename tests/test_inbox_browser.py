@@ -50,7 +50,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
     saved = os.environ.get("DOCFLOW_RULES_PATH")
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
     try:
-        with running_stack(StackConfig(state=state, port_base=free_port_base(26000))) as config:
+        config = StackConfig(state=state, port_base=free_port_base(26000))
+        with running_stack(config, rules=rules) as config:
             yield config
     finally:
         if saved is None:

@@ -49,7 +49,7 @@ def test_the_digest_is_sent_once_per_period_across_a_restart(tmp_path: Path) -> 
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
     config = fast_config(tmp_path / "state", free_port_base(26400))
     try:
-        with running_stack(config):
+        with running_stack(config, rules=rules):
             docs = [
                 upload_doc(config, f"incoming/agreement-{n}.pdf", make_pdf([f"{LEGAL_ONLY} {n}"]))
                 for n in range(2)

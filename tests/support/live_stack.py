@@ -24,10 +24,14 @@ from docflow.settings import load_settings
 
 
 @contextlib.contextmanager
-def running_stack(config: StackConfig) -> Iterator[StackConfig]:
-    """`docflow up` on `config`, this process pointed at it; afterwards `docflow down` and the
-    environment and cached clients as they were before."""
+def running_stack(config: StackConfig, rules: Path | None = None) -> Iterator[StackConfig]:
+    """`docflow up` on `config` with the rules file `rules` (None: the shipped rules), this
+    process pointed at it; afterwards `docflow down` and the environment and cached clients as
+    they were before."""
     saved = dict(os.environ)
+    # Named here, never inherited: an in-process test's rules left in this process's environment
+    # must not become the stack's (an empty value means the shipped rules).
+    os.environ["DOCFLOW_RULES_PATH"] = str(rules) if rules else ""
     config.save()
     control.up(config.state)
     control.use_stack(config.state)
