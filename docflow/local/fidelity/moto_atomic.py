@@ -19,6 +19,7 @@ from moto.dynamodb.responses import DynamoHandler
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
 from docflow.local.fidelity.moto_query import make_queries_read_one_partition
+from docflow.local.fidelity.s3_sequencers import make_s3_sequencers_grow
 
 MOTO_LOCK = threading.RLock()
 _PATCHED = "_docflow_serialized"
@@ -112,4 +113,5 @@ def _before(backend: Any, item: dict[str, Any]) -> tuple[str, Any, Any] | None:
 
 def make_moto_server_serial() -> None:
     make_dynamodb_atomic()
+    make_s3_sequencers_grow()
     _serialize(DomainDispatcherApplication, "__call__")
