@@ -15,15 +15,22 @@ import csv
 import io
 import os
 import subprocess
+import threading
 from collections import defaultdict
 
 from docflow.errors import PageReadError
 from docflow.pdf import OpenPdf
 from docflow.readers.base import PageText, Word, clamp_box
+from docflow.settings import usable_cores
 
 # Several tesseract processes side by side are many times slower when each also starts
 # OpenMP threads; one thread each lets page concurrency do the parallel work.
 _ENV = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+# At most one tesseract per core in this process, whatever the page concurrency of each
+# execution and however many executions share the process (the local stack's function host
+# runs them all): more would only time-share the cores and evict each other's caches. A page
+# renders before it takes a slot, so rendering the next pages overlaps the OCR of these.
+OCR_SLOTS = threading.BoundedSemaphore(usable_cores())
 
 
 class TesseractReader:
@@ -49,14 +56,15 @@ class TesseractReader:
     def ocr_words(self, png: bytes) -> tuple[str, float, tuple[Word, ...]]:
         try:
             command = ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", f"{self.psm}"]
-            done = subprocess.run(
-                [*command, "tsv"],
-                input=png,
-                capture_output=True,
-                timeout=self.timeout_s,
-                env=_ENV,
-                check=False,
-            )
+            with OCR_SLOTS:
+                done = subprocess.run(
+                    [*command, "tsv"],
+                    input=png,
+                    capture_output=True,
+                    timeout=self.timeout_s,
+                    env=_ENV,
+                    check=False,
+                )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PageReadError(f"tesseract did not run: {exc}") from exc
         if done.returncode != 0:
