@@ -12,9 +12,10 @@ import pytest
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.piles.batcher import claim_job, records_key
+from docflow.piles.batcher import claim_job
 from docflow.piles.pool import CLAIMED, PENDING, Pool
 from docflow.settings import load_settings
+from docflow.storage import records_key
 from tests.support.aws import Stack
 
 
