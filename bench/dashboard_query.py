@@ -6,7 +6,8 @@ partition of the inbox table), each against a full-table scan.
 
 The read model is filled with real current-state items (built by the recorder's own
 `next_state` from pipeline reports) on moto; the review tables with one reviewer's pending
-stages among everyone else's (bench/_inbox_fill.py). The Scans (`_common.scan_count`) are the benchmarks' only, to compare.
+stages among everyone else's (bench/_inbox_fill.py). The Scans (`_common.scan_count`) are the
+benchmarks' only, to compare.
 Prints `query_items_read`/`scan_items_read` for the pending question and
 `inbox_items_read`/`inbox_scan_items_read` against `inbox_pending`, the reviewer's count.
 """
