@@ -28,3 +28,22 @@ def quiet() -> None:
 def emit(value: Any) -> None:
     sys.stdout.write(json.dumps(value) + "\n")
     sys.stdout.flush()
+
+
+def scan_count(table: str, **query: Any) -> tuple[int, int]:
+    """(items found, items read) by a filtered Scan of the whole table: the benchmarks'
+    baseline for a question the app answers from an index. Never in the app."""
+    from docflow import aws  # deferred: most benchmarks never scan
+
+    ddb = aws.client("dynamodb")
+    found, read, start = 0, 0, None
+    while True:
+        args: dict[str, Any] = {"TableName": table, **query}
+        if start:
+            args["ExclusiveStartKey"] = start
+        answer = ddb.scan(**args)
+        found += answer["Count"]
+        read += answer["ScannedCount"]
+        start = answer.get("LastEvaluatedKey")
+        if not start:
+            return found, read

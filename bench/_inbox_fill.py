@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import _common
+
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import to_ddb
@@ -97,19 +99,8 @@ def _write(ddb: Any, batch: list[tuple[str, dict[str, Any]]]) -> None:
 def scan_for(table: str, reviewer: str) -> tuple[int, int]:
     """The same question by Scan of the inbox table, to compare (found, items read): only
     here, never in the app."""
-    ddb = aws.client("dynamodb")
-    found, read, start = 0, 0, None
-    while True:
-        args: dict[str, Any] = {
-            "TableName": table,
-            "FilterExpression": "pk = :p",
-            "ExpressionAttributeValues": {":p": {"S": inbox_pk(reviewer)}},
-        }
-        if start:
-            args["ExclusiveStartKey"] = start
-        answer = ddb.scan(**args)
-        found += answer["Count"]
-        read += answer["ScannedCount"]
-        start = answer.get("LastEvaluatedKey")
-        if not start:
-            return found, read
+    return _common.scan_count(
+        table,
+        FilterExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": inbox_pk(reviewer)}},
+    )

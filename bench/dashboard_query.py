@@ -6,7 +6,8 @@ partition of the inbox table), each against a full-table scan.
 
 The read model is filled with real current-state items (built by the recorder's own
 `next_state` from pipeline reports) on moto; the review tables with one reviewer's pending
-stages among everyone else's (bench/_inbox_fill.py). The Scans live only here, to compare.
+stages among everyone else's (bench/_inbox_fill.py). The Scans (`_common.scan_count`) are the
+benchmarks' only, to compare.
 Prints `query_items_read`/`scan_items_read` for the pending question and
 `inbox_items_read`/`inbox_scan_items_read` against `inbox_pending`, the reviewer's count.
 """
@@ -85,23 +86,12 @@ def query_pending(model: ReadModel) -> tuple[int, int]:
 
 
 def scan_pending(table: str) -> tuple[int, int]:
-    ddb = aws.client("dynamodb")
-    found, read, start = 0, 0, None
-    while True:
-        args = {
-            "TableName": table,
-            "FilterExpression": "#s = :p",
-            "ExpressionAttributeNames": {"#s": "status"},
-            "ExpressionAttributeValues": {":p": {"S": PENDING_REVIEW}},
-        }
-        if start:
-            args["ExclusiveStartKey"] = start
-        answer = ddb.scan(**args)
-        found += answer["Count"]
-        read += answer["ScannedCount"]
-        start = answer.get("LastEvaluatedKey")
-        if not start:
-            return found, read
+    return _common.scan_count(
+        table,
+        FilterExpression="#s = :p",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":p": {"S": PENDING_REVIEW}},
+    )
 
 
 def main() -> None:

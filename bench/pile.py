@@ -39,9 +39,9 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import pile_env, pile_running
 from docflow.local.tools.sandbox import moto_sandbox
-from docflow.piles.batcher import records_key
 from docflow.piles.pool import Pool
 from docflow.settings import load_settings
+from docflow.storage import records_key
 
 TERMINAL = {"finalized", "archived", "failed"}
 BATCH_DISCOUNT = 0.5  # batch inference is priced at half of on-demand for models that offer it

@@ -2,7 +2,8 @@
 
 Artifact keys are immutable and named by document id, version and page, so a step that runs
 twice writes the same object twice (an idempotent upsert) and checkpoints carry keys, never
-text.
+text. A pile's batch job keeps its files under `piles/jobs/<job>/` (records, the model's input
+and output), the prefix the job's service role may read and write.
 """
 
 from __future__ import annotations
@@ -19,6 +20,26 @@ from docflow.errors import EMPTY_FILE, SOURCE_MISSING, TOO_LARGE, IntakeError
 from docflow.ids import DocumentRef
 
 _MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "404", "NoSuchBucket", "InvalidArgument"}
+
+
+def job_prefix(job: str) -> str:
+    return f"piles/jobs/{job}"
+
+
+def records_key(job: str) -> str:
+    return f"{job_prefix(job)}/records.json"
+
+
+def input_prefix(job: str) -> str:
+    return f"{job_prefix(job)}/input/"
+
+
+def part_file(part: int) -> str:
+    return f"records-{part:05d}.jsonl"
+
+
+def output_prefix(job: str) -> str:
+    return f"{job_prefix(job)}/output/"
 
 
 def artifact_prefix(doc: DocumentRef) -> str:

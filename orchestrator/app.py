@@ -27,7 +27,7 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document, document_summary
-from docflow.pipeline.enrich import add_usage, enrich_document
+from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
@@ -47,6 +47,7 @@ from docflow.readmodel.transitions import (
     APPROVED,
     ARCHIVED,
     CLASSIFIED,
+    ENRICHING,
     FAILED,
     FINALIZED,
     READING,
@@ -112,8 +113,15 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
         usage = extracted.get("usage", {})
-    # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile).
-    enriched = enrich_document(context, doc, found, split["batches"])
+    # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
+    # which the read model shows as `enriching` while it lasts.
+    enriched = enrich_document(
+        context,
+        doc,
+        found,
+        split["batches"],
+        lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
+    )
     summary, stages = {**summary, **enriched["shown"]}, [*stages, *enriched["stages"]]
     usage = add_usage(usage, enriched["usage"])
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})

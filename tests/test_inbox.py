@@ -4,7 +4,6 @@ and revocation."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
@@ -17,7 +16,6 @@ from urllib.parse import quote, urlencode
 import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-import callback_api.app as api
 from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
@@ -27,11 +25,9 @@ from docflow.review.inbox_links import InboxLinks, inbox_claims
 from docflow.review.keys import build_key_source
 from docflow.review.revocation import Revocations
 from docflow.review.signing import KeyRing, mint, new_nonce
-from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
-from orchestrator.app import handler
 from tests.support.aws import RULES_FAST, Stack
-from tests.support.review_desk import RunnerCallbacks, call, make_views, wait_until
+from tests.support.review_desk import RunnerCallbacks, call, open_desk, wait_until
 
 LEGAL, COUNSEL, PRIVACY = "legal@example.com", "counsel@example.com", "privacy@example.com"
 CONTRACT = """SERVICES AGREEMENT
@@ -64,22 +60,9 @@ class Desk:
         return mine()
 
 
-@contextlib.contextmanager
-def open_desk(stack: Stack) -> Iterator[Desk]:
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        callbacks = RunnerCallbacks(runner)
-        api.use_views(make_views(callbacks))
-        use_runtime(build_runtime().with_(callbacks=callbacks))
-        try:
-            yield Desk(stack, runner, callbacks)
-        finally:
-            api.use_views(None)
-            use_runtime(None)
-
-
 @pytest.fixture
 def desk(stack: Stack) -> Iterator[Desk]:
-    with open_desk(stack) as desk:
+    with open_desk(stack, Desk) as desk:
         yield desk
 
 
@@ -275,7 +258,7 @@ def test_a_quorum_vote_leaves_only_the_voters_inbox(stack: Stack, tmp_path: Path
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
     load_settings.cache_clear()
     try:
-        with open_desk(stack) as desk:
+        with open_desk(stack, Desk) as desk:
             doc = contract(desk, "eta")
             links = desk.links(doc, want=2)
             # Both open it at once: one claim, and both still vote.

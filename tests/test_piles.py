@@ -20,6 +20,8 @@ from docflow.local.tools.pile_run import Pile, pile_env, pile_running
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles.jobwait import on_state_change
 from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
 from orchestrator.app import handler as orchestrator
 from orchestrator.batcher import handler as batcher
 from tests.support.aws import TEST_ENV
@@ -81,6 +83,9 @@ def test_a_pile_of_100_goes_through_one_job_and_failed_records_go_on_demand(
     with pile_running(sandbox, orchestrator, batcher, emulator) as pile:
         started = upload(pile, 100)
         pile.wait_registered(100)
+        # Waiting for the job, a pile document shows as `enriching`, not as stuck `reading`.
+        (first, _), model = started[0], ReadModel(load_settings().table_name)
+        assert model.show(first.document_id)["state"]["status"] == "enriching"
         ran = pile.run_batcher("pile-test")
         results = settle(pile, started)
 

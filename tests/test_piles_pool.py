@@ -12,9 +12,10 @@ import pytest
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.piles.batcher import claim_job, records_key
+from docflow.piles.batcher import claim_job
 from docflow.piles.pool import CLAIMED, PENDING, Pool
 from docflow.settings import load_settings
+from docflow.storage import records_key
 from tests.support.aws import Stack
 
 
@@ -85,3 +86,24 @@ def test_one_batcher_at_a_time_waits_for_a_small_pool(stack: Stack) -> None:
     assert pool.take_wait("pile-at-1", now + 900)  # its own next round
     pool.take_wait("pile-at-1", now - 1)  # its wait is over
     assert pool.take_wait("pile-at-2", now + 600)
+
+
+def test_the_schedule_starts_a_batcher_only_when_records_are_pending(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from starter import batcher_schedule
+
+    started: list[str] = []  # a recording stand-in for the start call (the Lambda invoke)
+
+    def start(name: str) -> str:
+        started.append(name)
+        return name
+
+    monkeypatch.setattr(batcher_schedule, "start_batcher", start)
+
+    assert batcher_schedule.handler({"everySeconds": 300}, None) == {"batcher": ""}
+    assert started == []
+
+    register_many(stack, 1)
+    answer = batcher_schedule.handler({"everySeconds": 300}, None)
+    assert started == [answer["batcher"]] and answer["batcher"].startswith("pile-at-")

@@ -80,6 +80,27 @@ def test_recent_documents_and_open_reviews_are_left_alone(shared: object) -> Non
     assert state(quiet)["reason"] == "execution-failed"
 
 
+def test_a_pile_document_waiting_for_its_job_is_left_alone_until_the_wait_ends(
+    shared: object,
+) -> None:
+    from docflow.pipeline.enrich import batch_wait
+
+    waiting, overdue = new_doc(), new_doc()
+    for doc, seconds in ((waiting, 24 * 3600), (overdue, 600)):
+        recorder().record(report(doc, t.RECEIVED, n=1))
+        recorder().record(report(doc, t.READING, n=2, pages=1))
+        recorder().record(report(doc, t.ENRICHING, n=3, **batch_wait(seconds)))
+    lambda_ = FixedStatuses({waiting.run_id: "RUNNING", overdue.run_id: "TIMED_OUT"})
+
+    result = reconcile(model(), recorder(), lambda_, timedelta(minutes=10), now=LATER)
+
+    assert result.awaiting_job == 1 and waiting.run_id not in lambda_.asked
+    assert state(waiting)["status"] == "enriching"
+    wait = {"mode": "batch", "status": "waiting", "waitSeconds": 86400}
+    assert state(waiting)["enrichment"] == wait
+    assert state(overdue)["reason"] == "execution-timed-out"
+
+
 def test_a_pass_is_bounded(shared: object) -> None:
     docs = [new_doc() for _ in range(5)]
     for doc in docs:

@@ -75,11 +75,36 @@ def read_currency(
         code, _ = seen.most_common(1)[0]
         return FoundField(code, UNSURE, first[code].page, box=first[code].box, raw=first[code].raw)
     for page in pages:
-        if code := currency_in(page.text):
+        if code := _beside_amounts(page.text) or currency_in(_WORDS.sub(" ", page.text)):
             if code == "USD" and "USD" not in page.text:
                 code = dollar_country(pages) or code
             return FoundField(code, FALLBACK * factors.get(page.page, 1.0), page.page)
+    # No sign and no code anywhere: a fiscal document of a country that prints its tax
+    # numbers (a Brazilian NF-e's CNPJ) is in that country's money, which a person confirms.
+    if code := dollar_country(pages):
+        return FoundField(code, UNSURE, pages[0].page if pages else 1)
     return None
+
+
+# Three capitals among other capitalised words are a word, not a code: `SDN BHD` (Malaysia's
+# `Berhad`, not Bahrain's dinar), `SUMMER CUP 48X230ML` (a product, not the Cuban peso).
+_WORDS = re.compile(r"(?<=[A-Z]{2} )[A-Z]{3}\b|\b[A-Z]{3}(?= [A-Z]{2})|\bBHD\b")
+
+
+def _beside_amounts(text: str) -> str | None:
+    """The currency printed most often right beside an amount anywhere on the page (`RM 4.13`
+    on a receipt whose amounts have no label the engine knows)."""
+    seen: Counter[str] = Counter()
+    for line in text.splitlines():
+        seen.update(
+            a.currency
+            for a in find_amounts(line)
+            if a.currency and _CENTS.match(line, a.start)  # not `Roma RM 00144`: a postcode
+        )
+    return seen.most_common(1)[0][0] if seen else None
+
+
+_CENTS = re.compile(r"-?\d[\d.,'\u00a0\u202f ]*[.,]\d{2}(?!\d)")
 
 
 # Tax numbers that only one country prints, and the currency its `$` means.

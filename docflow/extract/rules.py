@@ -87,7 +87,7 @@ class RulesEngine:
             if FIELD_KINDS[seg.field] != AMOUNT:
                 candidates.extend(_read(seg, order, language, factors))
         candidates.extend(unlabelled(pages, segments, factors))
-        found, repaired = _choose(candidates)
+        found, repaired = _choose(_without_item_columns(candidates))
         if "invoice_number" in found:
             found["invoice_number"] = with_point_of_sale(found["invoice_number"], layouts)
         if "vendor_name" not in found and layouts:
@@ -212,7 +212,9 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         # A later amount is the grand total after the subtotal; an earlier date or number is
         # the header's, before the footer's print date.
         later = 1 if FIELD_KINDS[name] == AMOUNT else -1
-        best = max(cands, key=lambda c: (round(c.confidence, 2), later * c.order))
+        # Between equally sure amounts a zero is the lesser reading: `VALOR DO ICMS 171,60`
+        # beside `VALOR DO IPI 0,00` says the document's tax is not zero.
+        best = max(cands, key=lambda c: (round(c.confidence, 2), _nonzero(c), later * c.order))
         confidence = best.confidence
         if len({c.value for c in cands if c.confidence >= best.confidence - 0.1}) > 1:
             confidence = min(confidence, UNSURE)
@@ -220,6 +222,28 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
             repaired[name] = best.repaired
         chosen[name] = FoundField(best.value, confidence, best.page, box=best.box, raw=best.raw)
     return chosen, repaired
+
+
+_LABEL_OF = re.compile(r"[\W\d_]+$")
+
+
+def _without_item_columns(candidates: list[Candidate]) -> list[Candidate]:
+    """A label printed with three or more different amounts is a line item's (`Valore
+    totale: 5.00`, `... 20.00`, `... 4.50` for each row), not the document's total."""
+    values: dict[tuple[str, str], set[str]] = {}
+    for c in candidates:
+        if FIELD_KINDS[c.name] == AMOUNT:
+            values.setdefault((c.name, _LABEL_OF.sub("", c.raw).lower()), set()).add(c.value)
+    repeated = {key for key, seen in values.items() if key[1] and len(seen) >= 3}
+    return [
+        c for c in candidates
+        if FIELD_KINDS[c.name] != AMOUNT
+        or (c.name, _LABEL_OF.sub("", c.raw).lower()) not in repeated
+    ]
+
+
+def _nonzero(cand: Candidate) -> bool:
+    return FIELD_KINDS[cand.name] == AMOUNT and Decimal(cand.value) != 0
 
 
 # COMPANY_SUFFIX: for the enrich rules engine, which names a document's parties with it.

@@ -161,16 +161,29 @@ def _amount_to_the_right(page: Page, cell: Cell, hit: LabelHit, ocr: bool) -> li
     """`USt. 19% auf 804,35 € || 152,83 €`: an amount label's cell holds a rate or a base, and
     the amount itself stands alone in the next cell; that reading is the stronger one."""
     assert hit.field is not None
-    right = right_of(page, cell)
+    right = _right_of(page, cell, ocr)
     if right is not None and _no_digits(right.text):
-        right = right_of(page, right)  # `Nettobetrag || (zzgl. MwSt.) || 376,37`
+        right = _right_of(page, right, ocr)  # `Nettobetrag || (zzgl. MwSt.) || 376,37`
     if right is None or not find_amounts(right.text) or _starts_with_label(right, ocr):
         return []
-    if any(c.isalpha() for c in re.sub(r"[A-Z]{3}|€|\$|£|₹", "", right.text)):
+    if any(c.isalpha() for c in _CURRENCY_SIGNS.sub("", right.text)):
         return []
     order = page.number * 1_000_000 + cell.line * 100 + 99
     return [Segment(hit.field, hit.strong, right.text, right, 0, order, SAME_LINE, hit.quality,
                     ocr, True)]
+
+
+# What may stand beside an amount in its cell: a code or a sign (`RM 68.87`, `Rs. 450`).
+_CURRENCY_SIGNS = re.compile(r"[A-Z]{3}|€|\$|£|₹|\bRM\b|\bRs\.?|R\$|zł|\bkr\b")
+
+
+def _right_of(page: Page, cell: Cell, ocr: bool) -> Cell | None:
+    """The nearest cell to the right; on a scan, past specks OCR read as a letter or two
+    (`Sub Total || o || RM 68.87`)."""
+    right = right_of(page, cell)
+    if ocr and right is not None and len(right.text.strip()) <= 2:
+        return right_of(page, right) or right
+    return right
 
 
 def _date_after_number(
@@ -198,7 +211,7 @@ def _neighbours(
 ) -> list[Segment]:
     """A label alone in its cell: the value may be the cell to its right or under it."""
     out = []
-    right = right_of(page, cell)
+    right = _right_of(page, cell, ocr)
     if right is not None and not _starts_with_label(right, ocr):
         out.append(Segment(*common, right.text, right, 0, order, SAME_LINE, quality, ocr, True))
     if FIELD_KINDS[common[0]] == TEXT:

@@ -36,7 +36,7 @@ _LONG_FORMS = (
     r"Corporation|Pty\.?\s*Ltd\.?|Sp\.\s?z\s?o\.\s?o\.|Srl|SpA|PLC|"
     r"Sdn\.?\s*Bhd\.?|Bhd\.?|Pte\.?\s*Ltd\.?"
 )
-_SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\."
+_SHORT_FORMS = r"AG|KG|OHG|UG|SE|BV|NV|SA|SAS|SL|SLU|ME|EI|Oy|AB|A/S|ApS|AS|Co\.|CO"
 LEGAL_FORM = re.compile(
     rf"(?<![\w])(?:(?i:{_LONG_FORMS})|{_SHORT_FORMS})(?![\w])",
 )
@@ -44,7 +44,7 @@ LEGAL_FORM = re.compile(
 COMPANY_SUFFIX = re.compile(rf"(?:{LEGAL_FORM.pattern})\s*$")
 _ADDRESS = re.compile(
     r"^\d+\s|\b(?:str\.|strasse|straße|rue|street|road|avenue|ave\.|calle|via|weg|laan|rua"
-    r"|allee|platz|chemin|boulevard|av\.)\b|\d{4,5}\s+\w",
+    r"|allee|platz|chemin|boulevard|av\.|jalan|jln|lorong|taman)\b|\d{4,5}\s+\w",
     re.IGNORECASE,
 )
 _NAME_KEY = re.compile(
@@ -104,12 +104,14 @@ _HOST = re.compile(r"(?:@|www\.|https?://)((?:[a-z0-9-]+\.)+[a-z]{2,})", re.IGNO
 _PUBLIC = re.compile(r"\.(?:gov|gob|gouv|govt|admin|europa)\.|\.(?:gov|edu|int)$")
 
 
-def _domains(pages: Sequence[Page]) -> list[str]:
+def _domains(pages: Sequence[Page], customer: set[int]) -> list[str]:
     """The names of the organisations whose mail or web addresses the document prints (not a
-    mail provider's, not a government portal's)."""
+    mail provider's, not a government portal's, not one in the customer's block)."""
     names = []
     for page in pages:
         for cell in page.cells():
+            if id(cell) in customer:
+                continue
             for m in _HOST.finditer(cell.text):
                 host = m[1].lower().removeprefix("www.")
                 if _PUBLIC.search(f".{host}"):
@@ -142,9 +144,10 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
     tallest = max(c.height for c in candidates)
     if tallest <= page.line_height * 1.2:
         tallest = float("inf")  # all one size: no print is the largest
-    domains = _domains(pages)
+    domains = _domains(pages, customer)
     scored = [_score(page, cell, tallest, domains) for cell in candidates]
     score, cell, value = max(scored, key=lambda s: s[0])
+    value = _continued(page, cell, value)
     confidence = min(0.97, score) * ocr_factor
     return VendorGuess(value, confidence, cell.page, cell.box, cell.text)
 
@@ -162,7 +165,7 @@ def _score(page: Page, cell: Cell, tallest: float, domains: list[str]) -> tuple[
     words = re.findall(r"[a-z0-9]+", fold(LEGAL_FORM.sub(" ", value)))
     if any(d.replace("-", "") in words or fuzz.ratio(d.replace("-", ""), "".join(words)) >= 80
            for d in domains):
-        score += 0.30  # the customer has a legal form too; the document's domain is ours
+        score += 0.35  # the customer has a legal form too; the document's domain is ours
     if _ADDRESS.search(value):
         score -= 0.30  # a street or a town, not a name
     if _SALUTATION.match(value):
@@ -173,9 +176,20 @@ def _score(page: Page, cell: Cell, tallest: float, domains: list[str]) -> tuple[
         score += 0.30  # `Razón Social: X` outside the customer's block
     if cell.line <= 1:
         score += 0.12  # the very first lines: the letterhead
-    if len(value.split()) == 1 and value.isupper():
-        score -= 0.2  # `DANFE`, `ORIGINAL`, `INVOICE`: a title or a stamp, not a name
+    if len(value.split()) == 1 and (value.isupper() or len(value) <= 5):
+        score -= 0.2  # `DANFE`, `NF-e`, `ORIGINAL`: a title or a stamp, not a name
     return score, cell, value
+
+
+def _continued(page: Page, cell: Cell, value: str) -> str:
+    """A name broken over two lines at an `&` or `and` (`HOME MASTER HARDWARE &` over
+    `ELECTRICAL`) is one name."""
+    if not re.search(r"(?:&|\band|\bund|\bet|\by)$", value, re.IGNORECASE):
+        return value
+    for _down, under in below(page, cell, max_lines=1):
+        if _name_like(under) and not _ADDRESS.search(under.text):
+            return f"{value} {under.text.strip(' ,;:|-')}"
+    return value
 
 
 def _sender_line(page: Page, customer: set[int]) -> tuple[Cell, str] | None:

@@ -29,6 +29,7 @@ from docflow import aws
 from docflow.piles.outcomes import ON_DEMAND, send_result
 from docflow.piles.pool import CLAIMED, DONE, PENDING, SENT, Pool
 from docflow.settings import load_settings
+from docflow.storage import input_prefix, output_prefix, part_file, records_key
 
 # Input files of at most PART records: Bedrock writes one output file per input file, and the
 # batcher reads one part per step, so no step reads or answers more than PART records.
@@ -36,28 +37,8 @@ PART = 1000
 _READERS = 16
 
 
-def job_prefix(job: str) -> str:
-    return f"piles/jobs/{job}"
-
-
-def records_key(job: str) -> str:
-    return f"{job_prefix(job)}/records.json"
-
-
-def input_prefix(job: str) -> str:
-    return f"{job_prefix(job)}/input/"
-
-
-def part_file(part: int) -> str:
-    return f"records-{part:05d}.jsonl"
-
-
 def parts(count: int) -> int:
     return -(-count // PART)
-
-
-def output_prefix(job: str) -> str:
-    return f"{job_prefix(job)}/output/"
 
 
 def job_name(batcher: str, index: int) -> str:

@@ -19,16 +19,11 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import aws
 from docflow.enrich.request import InvalidAnswer, parse_batch_answer, usage_of
-from docflow.piles.batcher import (
-    PART,
-    input_prefix,
-    output_prefix,
-    part_file,
-    records_key,
-)
+from docflow.piles.batcher import PART
 from docflow.piles.outcomes import OK, ON_DEMAND, UNANSWERED, send_result
 from docflow.piles.pool import DONE, SENT, Pool
 from docflow.settings import load_settings
+from docflow.storage import input_prefix, output_prefix, part_file, records_key
 
 _SENDERS = 16
 

@@ -157,6 +157,18 @@ class Pool:
                 return
             args["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
+    def any_in(self, listing: str) -> bool:
+        """Whether one listing holds anything: one item read from the index."""
+        answer = self.ddb.query(
+            TableName=self.table,
+            IndexName=INDEX,
+            KeyConditionExpression="listing = :l",
+            ExpressionAttributeValues=to_ddb({":l": listing}),
+            Limit=1,
+            ProjectionExpression="pk",
+        )
+        return bool(answer.get("Items"))
+
     def count(self, listing: str) -> int:
         args: dict[str, Any] = {
             "TableName": self.table,

@@ -47,6 +47,7 @@ DOCFLOW_PILE_PREFIX, when `docflow.piles.pool` can be imported, takes the pile p
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from aws_durable_execution_sdk_python import CallbackError, DurableContext
@@ -77,14 +78,21 @@ MODEL_STEP = StepConfig(
 
 
 def enrich_document(
-    context: DurableContext, doc: DocumentRef, found: dict[str, Any], plan: list[list[int]]
+    context: DurableContext,
+    doc: DocumentRef,
+    found: dict[str, Any],
+    plan: list[list[int]],
+    waiting_for_job: Callable[[int], None],
 ) -> dict[str, Any]:
+    """`waiting_for_job(seconds)` is told, before a pile document's wait for its batch job,
+    how long that wait may last (the orchestrator records the `enriching` status)."""
     facts = facts_of(found)
     prepared = context.step(prepare_enrichment(doc, facts, plan), name="enrich")
     if "shown" in prepared:  # the rules engine answered in the step itself
         return enriched_part(prepared, prepared["usage"])
     usage: dict[str, int] = {}
     if "batchKey" in prepared:
+        waiting_for_job(int(prepared["pileTimeoutS"]))
         done = from_pile(context, doc, prepared)
         usage = add_usage(usage, done.get("usage", {}))
         if done.get("ok"):
@@ -152,6 +160,12 @@ def from_pile(
         context.logger.info("batch sent the document on-demand", extra={"reason": reason})
         return {"ok": False}
     return context.step(record_batch_answer(doc, result), name="enrich batch result")
+
+
+def batch_wait(seconds: int) -> dict[str, Any]:
+    """The `enriching` report's payload: how long the wait for the batch job may last (the
+    reconciler counts the document as quiet by design until then)."""
+    return {"enrichment": {"mode": "batch", "status": "waiting", "waitSeconds": seconds}}
 
 
 def enriched_part(done: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:

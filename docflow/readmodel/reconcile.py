@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, RunIds, make_report
-from docflow.readmodel.transitions import FAILED, PENDING_REVIEW
+from docflow.readmodel.transitions import ENRICHING, FAILED, PENDING_REVIEW
 
 # Execution status -> the reason the document failed.
 ENDED = {
@@ -39,6 +39,7 @@ class ExecutionStatuses(Protocol):
 class ReconcileResult:
     examined: int = 0
     awaiting_review: int = 0
+    awaiting_job: int = 0
     running: int = 0
     recorded_failed: int = 0
     unknown: int = 0
@@ -47,6 +48,7 @@ class ReconcileResult:
         return {
             "examined": self.examined,
             "awaitingReview": self.awaiting_review,
+            "awaitingJob": self.awaiting_job,
             "running": self.running,
             "recordedFailed": self.recorded_failed,
             "unknown": self.unknown,
@@ -72,6 +74,10 @@ def reconcile(
                 # Quiet by design: the run waits on a callback whose timeout has not come.
                 result.awaiting_review += 1
                 continue
+            if _job_wait_still_open(item, now):
+                # A pile document waiting for its batch inference job, which takes hours.
+                result.awaiting_job += 1
+                continue
             if result.examined >= max_checks:
                 return result
             result.examined += 1
@@ -95,6 +101,16 @@ def _review_still_open(item: dict[str, Any], now: datetime) -> bool:
         and bool(deadline)
         and datetime.fromisoformat(str(deadline)) > now
     )
+
+
+def _job_wait_still_open(item: dict[str, Any], now: datetime) -> bool:
+    if item.get("status") != ENRICHING:
+        return False
+    seconds = (item.get("enrichment") or {}).get("waitSeconds")
+    if not isinstance(seconds, int | float):
+        return False
+    since = datetime.fromisoformat(str(item["updatedAt"]))
+    return since + timedelta(seconds=float(seconds)) > now
 
 
 def _failed_report(item: dict[str, Any], status: str) -> Report:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 RECEIVED = "received"
 READING = "reading"
+# A pile document waiting for its batch inference job (hours, no compute billed).
+ENRICHING = "enriching"
 CLASSIFIED = "classified"
 PENDING_REVIEW = "pending-review"
 APPROVED = "approved"
@@ -21,6 +23,7 @@ FAILED = "failed"
 STATUSES = (
     RECEIVED,
     READING,
+    ENRICHING,
     CLASSIFIED,
     PENDING_REVIEW,
     APPROVED,
@@ -35,7 +38,8 @@ TERMINAL = frozenset({FINALIZED, ARCHIVED, FAILED})
 # Direct transitions. Anything can fail until it is terminal.
 ALLOWED: dict[str, frozenset[str]] = {
     RECEIVED: frozenset({READING, FAILED}),
-    READING: frozenset({CLASSIFIED, FAILED}),
+    READING: frozenset({ENRICHING, CLASSIFIED, FAILED}),
+    ENRICHING: frozenset({CLASSIFIED, FAILED}),
     CLASSIFIED: frozenset({PENDING_REVIEW, FINALIZED, FAILED}),
     PENDING_REVIEW: frozenset({APPROVED, REJECTED, TIMED_OUT, FAILED}),
     APPROVED: frozenset({PENDING_REVIEW, FINALIZED, FAILED}),
@@ -68,7 +72,14 @@ REACHABLE_FROM: dict[str, tuple[str, ...]] = {
 _STAGE_BASE = 100
 _STAGE_STEP = 10
 MAX_STAGES = 50
-_FIXED_SEQ = {RECEIVED: 10, READING: 20, CLASSIFIED: 30, FINALIZED: 10_000, ARCHIVED: 10_000}
+_FIXED_SEQ = {
+    RECEIVED: 10,
+    READING: 20,
+    ENRICHING: 25,
+    CLASSIFIED: 30,
+    FINALIZED: 10_000,
+    ARCHIVED: 10_000,
+}
 
 
 def seq_for(status: str, stage_index: int | None = None) -> int:

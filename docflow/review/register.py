@@ -18,7 +18,6 @@ the wait, or the wait sees the new run.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +26,7 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import from_ddb, to_ddb
-from docflow.review.stages import close_inbox
+from docflow.review.stages import StageStore
 
 
 @dataclass(frozen=True)
@@ -117,21 +116,7 @@ class RegisterStore:
     def set_ending(self, pk: str, ending: dict[str, Any]) -> None:
         """How the stage ended (decided by whom, superseded); the first account stands. The
         stage leaves its reviewers' inboxes either way (a repeat finishes what a crash left)."""
-        try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression="SET ending = :o",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
-                ExpressionAttributeValues=to_ddb({":o": {**ending, "at": int(time.time())}}),
-                ReturnValues="ALL_NEW",
-            )
-            item = from_ddb(answer["Attributes"])
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            item = self._get(pk) or {}
-        close_inbox(self.table, item)
+        StageStore(self.table).set_ending(pk, ending)
 
     def _get(self, pk: str) -> dict[str, Any] | None:
         item = self._ddb.get_item(

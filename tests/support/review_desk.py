@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 from urllib.parse import urlencode
 
 from aws_durable_execution_sdk_python.lambda_service import ErrorObject
@@ -116,16 +117,22 @@ class Desk:
         return result_json(self.runner.wait_for_result(arn, timeout=60))
 
 
+AnyDesk = TypeVar("AnyDesk")
+
+
 @contextlib.contextmanager
-def open_desk(stack: Stack) -> Iterator[Desk]:
+def open_desk(
+    stack: Stack,
+    desk: Callable[[Stack, DurableFunctionTestRunner, RunnerCallbacks], AnyDesk] = Desk,
+) -> Iterator[AnyDesk]:
     """The testing runner, the callback API's views and the runtime, wired to each other, for
-    settings read now (a test may set its own first)."""
+    settings read now (a test may set its own first); `desk` builds the test's view of them."""
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         callbacks = RunnerCallbacks(runner)
         api.use_views(make_views(callbacks))
         use_runtime(build_runtime().with_(callbacks=callbacks))
         try:
-            yield Desk(stack, runner, callbacks)
+            yield desk(stack, runner, callbacks)
         finally:
             api.use_views(None)
             use_runtime(None)
