@@ -30,6 +30,15 @@ MAX_FILTER = 64
 
 
 @dataclass(frozen=True)
+class InboxChoices:
+    """What the filters offer: the rules file's stage names and document types. Empty, the
+    filters are free text."""
+
+    stages: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class InboxScreen:
     reviewer: str
     html: str
@@ -82,8 +91,15 @@ def review_token(item: dict[str, Any], reviewer: str, ring: KeyRing) -> str | No
 
 
 class InboxViews:
-    def __init__(self, keys: KeySource, table: str, inbox_table: str | None = None) -> None:
+    def __init__(
+        self,
+        keys: KeySource,
+        table: str,
+        inbox_table: str | None = None,
+        choices: InboxChoices | None = None,
+    ) -> None:
         self.keys = keys
+        self.choices = choices or InboxChoices()
         self.links = InboxLinks(table)
         self.index = InboxIndex(table, inbox_table)
         self.revocations = Revocations(table)
@@ -131,6 +147,8 @@ class InboxViews:
             doc_type=doc_type,
             page=cursor,
             next_page=next_page,
+            stage_choices=self.choices.stages,
+            type_choices=self.choices.types,
         )
         return InboxScreen(reviewer, html, rows, next_page, read)
 

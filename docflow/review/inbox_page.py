@@ -8,6 +8,7 @@ page with the next or previous item selected (see the README for each browser's 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -71,6 +72,8 @@ def inbox_page(
     doc_type: str,
     page: str,
     next_page: str,
+    stage_choices: Sequence[str] = (),
+    type_choices: Sequence[str] = (),
 ) -> str:
     def here(**changes: Any) -> str:
         params = {"stage": stage, "type": doc_type, "page": page, **changes}
@@ -91,9 +94,18 @@ def inbox_page(
         at=at,
         stage=stage,
         doc_type=doc_type,
+        stage_choices=_with_current(stage_choices, stage),
+        type_choices=_with_current(type_choices, doc_type),
         down=down,
         up=up,
         first=here(page="", at=0) if page else "",
         next_page=here(page=next_page, at=0) if next_page else "",
         more=bool(next_page),
     )
+
+
+def _with_current(choices: Sequence[str], current: str) -> list[str]:
+    """The choices, and the filter in use if a hand-made URL asked for another."""
+    if not choices:
+        return []
+    return [*choices, current] if current and current not in choices else list(choices)
