@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,8 @@ from docflow.review.revocation import Revocations
 from docflow.review.signing import Claims, KeyRing, mint
 
 MAX_FILTER = 64
+# Earlier pages' cursors (see inbox_page): URL-safe base64 or `~`, joined by `.`.
+_BACK = re.compile(r"(?:[A-Za-z0-9_-]+|~)(?:\.(?:[A-Za-z0-9_-]+|~))*|")
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,13 @@ class InboxViews:
         return live, encode_page(page.next_key), page.items_read + len(page.items)
 
     def page(
-        self, token: str, stage: str = "", doc_type: str = "", cursor: str = "", at: int = 0
+        self,
+        token: str,
+        stage: str = "",
+        doc_type: str = "",
+        cursor: str = "",
+        at: int = 0,
+        back: str = "",
     ) -> InboxScreen:
         reviewer = self.reviewer(token)
         stage, doc_type = stage[:MAX_FILTER], doc_type[:MAX_FILTER]
@@ -149,6 +158,7 @@ class InboxViews:
             next_page=next_page,
             stage_choices=self.choices.stages,
             type_choices=self.choices.types,
+            back=back if _BACK.fullmatch(back) else "",
         )
         return InboxScreen(reviewer, html, rows, next_page, read)
 
