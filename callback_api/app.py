@@ -8,7 +8,7 @@
     POST /review/{token}/release    gives back the reviewer's claim on the document
     POST /callbacks/{token}         a service completing a machine link, HMAC-signed, time window
                                     (`{"approved", "comment", "docType"}`; docType on triage only)
-    GET  /inbox/{token}             a reviewer's pending items (`?stage=&type=&page=&at=`),
+    GET  /inbox/{token}             a reviewer's pending items (`?stage=&type=&page=&at=&back=`),
                                     oldest first; each opens that reviewer's review page
 
 Every path under a token passes the same checks (signature, expiry, link state, document
@@ -105,6 +105,7 @@ def inbox(token: str) -> Response:
         doc_type=_query("type"),
         cursor=_query("page")[:2048],
         at=int(at) if at.isdigit() and len(at) < 4 else 0,
+        back=_query("back")[:4096],
     )
     data = {
         "reviewer": screen.reviewer,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,17 @@ from docflow.review.revocation import Revocations
 from docflow.review.signing import Claims, KeyRing, mint
 
 MAX_FILTER = 64
+# Earlier pages' cursors (see inbox_page): URL-safe base64 or `~`, joined by `.`.
+_BACK = re.compile(r"(?:[A-Za-z0-9_-]+|~)(?:\.(?:[A-Za-z0-9_-]+|~))*|")
+
+
+@dataclass(frozen=True)
+class InboxChoices:
+    """What the filters offer: the rules file's stage names and document types. Empty, the
+    filters are free text."""
+
+    stages: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,8 +94,15 @@ def review_token(item: dict[str, Any], reviewer: str, ring: KeyRing) -> str | No
 
 
 class InboxViews:
-    def __init__(self, keys: KeySource, table: str, inbox_table: str | None = None) -> None:
+    def __init__(
+        self,
+        keys: KeySource,
+        table: str,
+        inbox_table: str | None = None,
+        choices: InboxChoices | None = None,
+    ) -> None:
         self.keys = keys
+        self.choices = choices or InboxChoices()
         self.links = InboxLinks(table)
         self.index = InboxIndex(table, inbox_table)
         self.revocations = Revocations(table)
@@ -109,7 +128,13 @@ class InboxViews:
         return live, encode_page(page.next_key), page.items_read + len(page.items)
 
     def page(
-        self, token: str, stage: str = "", doc_type: str = "", cursor: str = "", at: int = 0
+        self,
+        token: str,
+        stage: str = "",
+        doc_type: str = "",
+        cursor: str = "",
+        at: int = 0,
+        back: str = "",
     ) -> InboxScreen:
         reviewer = self.reviewer(token)
         stage, doc_type = stage[:MAX_FILTER], doc_type[:MAX_FILTER]
@@ -131,6 +156,9 @@ class InboxViews:
             doc_type=doc_type,
             page=cursor,
             next_page=next_page,
+            stage_choices=self.choices.stages,
+            type_choices=self.choices.types,
+            back=back if _BACK.fullmatch(back) else "",
         )
         return InboxScreen(reviewer, html, rows, next_page, read)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from callback_api.inbox import InboxViews
+from callback_api.inbox import InboxChoices, InboxViews
 from docflow import aws
 from docflow.classify import load_rules
 from docflow.reporting import build_reporter
@@ -57,11 +57,14 @@ class ReviewViews:
             build_reporter(s),
             claim_s=s.review_claim_s,
         )
+        types = (*(t.name for t in rules.types), *(["unknown"] if rules.triage_stage else []))
+        choices = InboxChoices(stages=tuple(sorted(rules.stages)), types=tuple(types))
         return cls(
             desk,
             EvidenceStore(s.artifact_bucket),
             PreviewStore(DocumentStore(s.artifact_bucket), s.max_bytes),
             Routing(rules.review_on, rules.min_confidence),
+            InboxViews(desk.keys, links.table, choices=choices),
         )
 
     def review(

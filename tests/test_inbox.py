@@ -131,6 +131,10 @@ def test_the_inbox_lists_the_reviewers_items_and_nobody_elses(desk: Desk) -> Non
     assert page["statusCode"] == 200
     assert "alpha.pdf" in page["body"] and "memo.pdf" not in page["body"]
     assert 'accesskey="j"' in page["body"] and "autofocus" in page["body"]
+    # The filters offer the rules file's stages and types; the one in use is selected.
+    filtered = call("GET", f"/inbox/{inbox_link(LEGAL)}?stage=legal")["body"]
+    assert '<select id="stage" name="stage">' in filtered and "<option>privacy</option>" in filtered
+    assert "<option selected>legal</option>" in filtered and "<option>contract</option>" in filtered
     assert "script" not in page["headers"]["Content-Security-Policy"]
 
     # An item opens this reviewer's own review page, and the way back to the inbox.

@@ -8,6 +8,7 @@ page with the next or previous item selected (see the README for each browser's 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -71,18 +72,26 @@ def inbox_page(
     doc_type: str,
     page: str,
     next_page: str,
+    stage_choices: Sequence[str] = (),
+    type_choices: Sequence[str] = (),
+    back: str = "",
 ) -> str:
+    """`back` holds the cursors of the pages before this one (the cursors only go forward), so
+    `k` on a page's first item goes on to the previous page's last."""
+
     def here(**changes: Any) -> str:
-        params = {"stage": stage, "type": doc_type, "page": page, **changes}
+        params = {"stage": stage, "type": doc_type, "page": page, "back": back, **changes}
         query = urlencode({k: v for k, v in params.items() if v not in ("", None)})
         return f"{base}?{query}" if query else base
 
     at = min(max(at, 0), max(len(rows) - 1, 0))
-    if at + 1 < len(rows):
-        down = here(at=at + 1)
-    else:  # the last item of the page: j goes on to the next page's first
-        down = here(page=next_page, at=0) if next_page else ""
-    up = here(at=at - 1) if at > 0 else ""
+    onward = here(page=next_page, at=0, back=_pushed(back, page)) if next_page else ""
+    earlier, before = _popped(back)
+    # On a page's last item j goes on to the next page's first; on its first, k goes back to
+    # the previous page's last.
+    down = here(at=at + 1) if at + 1 < len(rows) else onward
+    backward = here(page=earlier, at=LAST, back=before) if back else ""
+    up = here(at=at - 1) if at > 0 else backward
     return env.get_template("inbox.html").render(
         title="Your inbox",
         reviewer=reviewer,
@@ -91,9 +100,38 @@ def inbox_page(
         at=at,
         stage=stage,
         doc_type=doc_type,
+        stage_choices=_with_current(stage_choices, stage),
+        type_choices=_with_current(type_choices, doc_type),
         down=down,
         up=up,
-        first=here(page="", at=0) if page else "",
-        next_page=here(page=next_page, at=0) if next_page else "",
+        first=here(page="", at=0, back="") if page else "",
+        next_page=onward,
         more=bool(next_page),
     )
+
+
+def _with_current(choices: Sequence[str], current: str) -> list[str]:
+    """The choices, and the filter in use if a hand-made URL asked for another."""
+    if not choices:
+        return []
+    return [*choices, current] if current and current not in choices else list(choices)
+
+
+# `back` is the earlier pages' cursors, oldest first, joined by `.` (not in a cursor's
+# URL-safe base64); `~` stands for the first page, whose cursor is empty. At most BACK_PAGES.
+BACK_PAGES = 20
+LAST = 999  # "the last item", clamped to the page's length
+
+
+def _pushed(back: str, page: str) -> str:
+    cursors = [*(back.split(".") if back else []), page or "~"]
+    return ".".join(cursors[-BACK_PAGES:])
+
+
+def _popped(back: str) -> tuple[str, str]:
+    """(the previous page's cursor, the cursors before it)."""
+    cursors = back.split(".") if back else []
+    if not cursors:
+        return "", ""
+    last = cursors[-1]
+    return ("" if last == "~" else last), ".".join(cursors[:-1])
