@@ -3,12 +3,16 @@
     python bench/throughput.py            8 documents x 6 pages, half of them scanned (OCR)
     python bench/throughput.py --smoke    2 documents x 2 pages
     python bench/throughput.py --short-pages   the same corpus with three-line pages
+    python bench/throughput.py --repeat 3      three rounds, the order of the ways rotated
+                                               each round (drift on a shared machine falls
+                                               on every way alike); ratios are medians
     python bench/throughput.py --compare-durability   (c) again with moto snapshotted, not
                                                       journaled: stack_snapshot_*, journal_slower_by
 
 (a) serial: the loop every pipeline starts as: for each file, for each page, read it (text
-    layer or tesseract), extract the classifier's features, write the page text to S3; then
-    classify and write the result. The same library functions the pipeline uses.
+    layer or tesseract, with the pipeline's reader and OCR languages), extract the classifier's
+    features, write the page text to S3; then classify and write the result. The same library
+    functions the pipeline uses.
 (b) orchestrator: each document through the durable orchestrator on the testing runner, with
     its page concurrency (documents one after another).
 (c) stack: the full local stack, `docflow run` on the corpus (documents side by side).
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,8 +45,7 @@ from docflow.local.stack import control
 from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pdf import open_pdf
-from docflow.readers.auto import AutoReader
-from docflow.readers.tesseract import TesseractReader
+from docflow.readers import build_reader
 from docflow.settings import load_settings
 from orchestrator.app import handler
 
@@ -74,8 +78,11 @@ def corpus(folder: Path, documents: int, pages: int, lines: int) -> list[Path]:
 def serial(files: list[Path]) -> float:
     with moto_sandbox(LocalNames(prefix="serial")):
         settings = load_settings()
-        reader = AutoReader(TesseractReader(settings.ocr_dpi), settings.text_layer_min_chars)
-        classifier = RulesClassifier(load_rules())
+        rules = load_rules()
+        # The pipeline's own reader, with the rules file's OCR languages (tesseract with seven
+        # language models costs about 0.4 s more a page than with English alone).
+        reader = build_reader(settings, rules.ocr_languages)
+        classifier = RulesClassifier(rules)
         s3 = aws.client("s3")
         began = time.perf_counter()
         for path in files:
@@ -152,8 +159,40 @@ def stacked(folder: Path, state: Path, durability: str = "journal") -> float:
     return elapsed
 
 
+WAYS = ("serial", "orchestrator", "stack")
+
+
+def one_round(files: list[Path], folder: Path, tmp: Path, order: list[str]) -> dict[str, float]:
+    """Seconds for each way, run in the given order."""
+    took: dict[str, float] = {}
+    for way in order:
+        if way == "serial":
+            took[way] = serial(files)
+        elif way == "orchestrator":
+            took[way] = orchestrated(files, concurrency=4)
+        else:
+            state = tmp / f"stack-{len(list(tmp.glob('stack-*')))}"
+            took[way] = stacked(folder, state)
+    return took
+
+
+def spread(values: list[float]) -> float:
+    """(max - min) / median: how far apart the rounds were."""
+    mid = statistics.median(values)
+    return round((max(values) - min(values)) / mid, 3) if mid else 0.0
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog=(
+            "JSON: {pages, repeat, rounds: [{order, serial_s, orchestrator_s, stack_s, "
+            "stack_vs_serial, orchestrator_vs_serial}], serial_pages_per_s, "
+            "orchestrator_pages_per_s, stack_pages_per_s (medians), orchestrator_vs_serial, "
+            "stack_vs_serial (medians of the rounds' ratios), *_spread ((max-min)/median of "
+            "the rounds), overhead_fraction, [stack_snapshot_*, journal_slower_by]}"
+        ),
+    )
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument(
         "--short-pages",
@@ -161,24 +200,50 @@ def main() -> None:
         help="three-line pages: fixed per-document costs dominate",
     )
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of the three ways, the order rotated each round (default 1)",
+    )
+    parser.add_argument(
         "--compare-durability",
         action="store_true",
         help="also run the stack with moto snapshotted every 2 s instead of journaled",
     )
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     _common.quiet()
     documents, pages = (2, 2) if args.smoke else (8, 6)
     lines = SHORT_LINES if args.short_pages else FULL_LINES
     total = documents * pages
+    rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "corpus"
         folder.mkdir()
         files = corpus(folder, documents, pages, lines)
-        a = serial(files)
-        b = orchestrated(files, concurrency=4)
+        for n in range(args.repeat):
+            # Rotate, and reverse every other round: each way runs first, middle and last.
+            order = list(WAYS[n % 3 :] + WAYS[: n % 3])
+            if n % 2:
+                order.reverse()
+            took = one_round(files, folder, Path(tmp), order)
+            rounds.append(
+                {
+                    "order": order,
+                    **{f"{way}_s": round(took[way], 2) for way in WAYS},
+                    "stack_vs_serial": round(took["serial"] / took["stack"], 2),
+                    "orchestrator_vs_serial": round(took["serial"] / took["orchestrator"], 2),
+                }
+            )
+            print(json.dumps({"round": n + 1, **rounds[-1]}), file=sys.stderr, flush=True)
+        a = statistics.median(r["serial_s"] for r in rounds)
+        b = statistics.median(r["orchestrator_s"] for r in rounds)
+        c = statistics.median(r["stack_s"] for r in rounds)
         b1 = orchestrated(files, concurrency=1)
-        c = stacked(folder, Path(tmp) / "stack")
-        c_snap = stacked(folder, Path(tmp) / "snap", "snapshot") if args.compare_durability else 0
+        c_snap = (
+            stacked(folder, Path(tmp) / "snap", "snapshot") if args.compare_durability else 0
+        )
     compared = (
         {
             "stack_snapshot_pages_per_s": round(total / c_snap, 3),
@@ -188,14 +253,20 @@ def main() -> None:
         if c_snap
         else {}
     )
+    stack_ratios = [r["stack_vs_serial"] for r in rounds]
+    orch_ratios = [r["orchestrator_vs_serial"] for r in rounds]
     _common.emit(
         {
             "pages": total,
+            "repeat": args.repeat,
+            "rounds": rounds,
             "serial_pages_per_s": round(total / a, 3),
             "orchestrator_pages_per_s": round(total / b, 3),
             "stack_pages_per_s": round(total / c, 3),
-            "orchestrator_vs_serial": round(a / b, 2),
-            "stack_vs_serial": round(a / c, 2),
+            "orchestrator_vs_serial": round(statistics.median(orch_ratios), 2),
+            "stack_vs_serial": round(statistics.median(stack_ratios), 2),
+            "orchestrator_vs_serial_spread": spread(orch_ratios),
+            "stack_vs_serial_spread": spread(stack_ratios),
             "overhead_fraction": round((b1 - a) / a, 3),
             **compared,
         }

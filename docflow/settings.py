@@ -19,6 +19,15 @@ EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
 ENRICH_ENGINES = ("rules", "bedrock")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask, as a container or taskset sets
+    it), not the machine's count: the OCR cap and the local stack's page concurrency."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
+
+
 class SettingsError(ValueError):
     """A setting is missing or out of range; the message names the variable."""
 

@@ -20,7 +20,6 @@ from docflow.intake import LambdaStarter, LocalRunnerStarter, Starter, document_
 from docflow.observability import logger
 from docflow.settings import load_settings
 
-processor = BatchProcessor(event_type=EventType.SQS)
 _starter: Starter | None = None
 
 
@@ -54,6 +53,11 @@ def start_one(record: SQSRecord) -> None:
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    # A processor per invocation: it holds the batch it is working on, and one shared by
+    # invocations running side by side (the local function host runs them on threads of one
+    # process) let one invocation work through another's batch while its own went unstarted
+    # and, reported as not failed, was deleted from the queue.
+    processor = BatchProcessor(event_type=EventType.SQS)
     return process_partial_response(
         event=event, record_handler=start_one, processor=processor, context=context
     )

@@ -340,3 +340,17 @@ def test_no_scan_in_the_pipeline_or_queries(shared: Stack) -> None:
     model().show(doc.document_id)
     with pytest.raises(AssertionError):
         aws.client("dynamodb").scan(TableName=load_settings().table_name)
+
+
+def test_many_states_are_read_at_once_as_show_reads_each(shared: Stack) -> None:
+    docs = [new_doc() for _ in range(230)]  # three BatchGetItem requests
+    for n, doc in enumerate(docs[:-5]):
+        recorder().record(report(doc, t.RECEIVED, n=1))
+        if n % 2:
+            recorder().record(report(doc, t.READING, n=2, pages=n))
+    ids = [d.document_id for d in docs]
+    states = model().states([*ids, ids[0]])  # a repeated id is asked once
+    assert list(states) == ids
+    assert all(states[i] == model().show(i)["state"] for i in ids)
+    assert [states[i] for i in ids[-5:]] == [None] * 5  # nothing recorded yet
+    assert states[ids[1]]["status"] == t.READING and states[ids[0]]["status"] == t.RECEIVED

@@ -65,7 +65,7 @@ def run(smoke: bool, durability: str = "journal") -> dict[str, Any]:
         "pages": sum(6 if n % 10 == 3 and n % 20 != 7 else 1 for n in range(count)),
         "upload_seconds": round(uploaded_s, 1),
         "drain_seconds": round(drained_s, 1),
-        "documents_per_second": round(count / drained_s, 2),
+        "docs_per_s": round(count / drained_s, 2),
         "outcomes": dict(outcome),
         "settled": settled,
         "lost": count - settled,

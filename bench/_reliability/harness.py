@@ -149,8 +149,11 @@ class Stack:
         states: dict[str, dict[str, Any]] = {}
         waiting = {doc.run_id: doc for doc in docs}
         while waiting and time.monotonic() < deadline:
+            # One BatchGetItem per hundred documents: polling must not load the stack it
+            # measures (a GetItem and a history Query per document per tick did, in a burst).
+            now = self.model.states(doc.document_id for doc in waiting.values())
             for run_id, doc in list(waiting.items()):
-                state = self.state(doc)
+                state = now.get(doc.document_id) or {}
                 states[run_id] = state
                 if state.get("runId") == run_id and state.get("status") in statuses:
                     del waiting[run_id]

@@ -37,10 +37,11 @@ LIST_ITEM = (
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
-    '"intakeMaxConcurrency", "intakeBatches", "hostRestarts"}, "recovery": {} after a clean '
-    'stop, else {"uncleanStop", "at", "journalRecordsReplayed", "journalRecordsRefused", '
-    '"tornRecordDropped", "snapshotGeneration", "executionsResumed", "callbacksRearmed", '
-    '"startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
+    '"intakeMaxConcurrency", "intakeBatches", "intakeEmptyReceives", "hostRestarts", '
+    '"journalBytes", "journalRecords", "journalFsyncs", "compactions"}, "recovery": {} '
+    'after a clean stop, else {"uncleanStop", "at", "journalRecordsReplayed", '
+    '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
+    '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
     "down": '{"stopped": bool}',
     "status": "the `up` object without \"recovery\"",
     "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',

@@ -106,8 +106,14 @@ def run_paths(
     states: dict[str, dict[str, Any]] = {}
     progress = Progress(enabled=not args.quiet)
     while True:
-        for s in submitted:
-            state = read_model.show(s["documentId"])["state"] or {}
+        # Only the documents not yet settled, a hundred to a request: the polling must not
+        # load the stack that is doing the work.
+        waiting = [
+            s for s in submitted if states.get(s["documentId"], {}).get("status") not in SETTLED
+        ]
+        now = read_model.states(s["documentId"] for s in waiting)
+        for s in waiting:
+            state = now.get(s["documentId"]) or {}
             if state.get("runId") == s["runId"]:
                 states[s["documentId"]] = state
         settled = sum(states.get(s["documentId"], {}).get("status") in SETTLED for s in submitted)

@@ -14,6 +14,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.local.resources import LocalNames
+from docflow.settings import usable_cores
 
 DEFAULT_PORT_BASE = 8780
 LOCAL_KEYS = "test"
@@ -28,7 +29,9 @@ class StackConfig:
     # failed on comes back (and reaches the DLQ) in seconds rather than the template's minutes.
     intake_visibility_s: int = 5
     intake_max_concurrency: int = 4
-    page_concurrency: int = 2
+    # Pages of one document read side by side: the cores this machine gives the stack (the
+    # OCR itself is capped at one tesseract per core across all documents, readers/tesseract).
+    page_concurrency: int = field(default_factory=usable_cores)
     # The template's schedules, played locally: how often the recorder's reconcile pass runs,
     # and how long a document must be quiet before its execution is checked.
     schedule_every_s: int = 60

@@ -3,7 +3,9 @@
 Like Lambda's poller it receives batches, keeps at most `intake_max_concurrency` starter
 invocations in flight, deletes only the messages the starter did not report as failed, and
 leaves the rest for SQS to redeliver after the visibility timeout, so the queue's redrive
-policy moves a message that keeps failing to the dead-letter queue.
+policy moves a message that keeps failing to the dead-letter queue. Like it, it long-polls: an
+empty receive waits until a message arrives (fidelity/sqs_long_poll.py, when moto runs in this
+process) rather than for a fixed pause, so an upload is taken in as soon as it is queued.
 """
 
 from __future__ import annotations
@@ -14,13 +16,26 @@ from typing import Any
 
 from docflow import aws
 from docflow.local.config import StackConfig
+from docflow.local.fidelity.sqs_long_poll import Arrivals, arrivals
 
+# The longest an idle worker waits before receiving again when nothing wakes it: a message
+# whose visibility timeout ran out comes back without a send. Without moto in this process
+# (nothing to wake it), the pause between empty receives.
+IDLE_WAIT_S = 1.0
 EMPTY_POLL_PAUSE_S = 0.3
 
 
 class IntakePoller:
-    def __init__(self, config: StackConfig) -> None:
+    def __init__(
+        self, config: StackConfig, long_poll: bool = False, idle_wait_s: float = IDLE_WAIT_S
+    ) -> None:
+        """`long_poll`: moto's SQS runs in this process with its arrivals watched
+        (sqs_long_poll.watch_sqs_arrivals), so an empty receive can wait for the next one."""
         self.config = config
+        self.long_poll = long_poll
+        self.idle_wait_s = idle_wait_s
+        self.empty_receives = 0
+        self.arrivals: Arrivals | None = None
         self.stopping = threading.Event()
         self.threads: list[threading.Thread] = []
         self.in_flight = 0
@@ -34,6 +49,8 @@ class IntakePoller:
         self.queue_arn = sqs.get_queue_attributes(
             QueueUrl=self.queue_url, AttributeNames=["QueueArn"]
         )["Attributes"]["QueueArn"]
+        if self.long_poll:
+            self.arrivals = arrivals(self.config.names("IntakeQueue"))
         for _ in range(self.config.intake_max_concurrency):
             thread = threading.Thread(target=self._worker, daemon=True)
             thread.start()
@@ -41,6 +58,8 @@ class IntakePoller:
 
     def stop(self) -> None:
         self.stopping.set()
+        if self.arrivals is not None:
+            self.arrivals.mark()  # wakes the idle workers to see `stopping`
         for thread in self.threads:
             thread.join(timeout=5)
 
@@ -54,7 +73,11 @@ class IntakePoller:
 
     def _one_batch(self) -> None:
         sqs = aws.client("sqs")
-        # No long polling: moto would hold its request lock for the whole wait.
+        # Read before receiving: a message that arrives between the receive and the wait
+        # below still ends the wait.
+        seen = self.arrivals.seen() if self.arrivals is not None else 0
+        # WaitTimeSeconds=0: moto would hold its request lock for the whole wait (see
+        # sqs_long_poll.py); the wait happens below, outside moto.
         answer = sqs.receive_message(
             QueueUrl=self.queue_url,
             MaxNumberOfMessages=10,
@@ -63,7 +86,14 @@ class IntakePoller:
         )
         messages = answer.get("Messages", [])
         if not messages:
-            self.stopping.wait(EMPTY_POLL_PAUSE_S)
+            with self._lock:
+                self.empty_receives += 1
+            # stop() sets `stopping`, then wakes: a `seen` read after that wake would wait
+            # out its whole bound, but then `stopping` is already set here.
+            if self.arrivals is not None and not self.stopping.is_set():
+                self.arrivals.wait_after(seen, self.idle_wait_s)
+            else:
+                self.stopping.wait(EMPTY_POLL_PAUSE_S)
             return
         with self._lock:
             self.in_flight += 1

@@ -37,7 +37,9 @@ from docflow.local.durability import moto_state
 from docflow.local.durability.durable_state import DurableMoto
 from docflow.local.fidelity import history_fidelity, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
+from docflow.local.fidelity.concurrency import widen_invocation_pool
 from docflow.local.fidelity.moto_atomic import make_moto_server_serial
+from docflow.local.fidelity.sqs_long_poll import watch_sqs_arrivals
 from docflow.local.resources import provision
 from docflow.local.services.batch_events import BatcherSchedule, BatchJobEventsLoop
 from docflow.local.services.function_url import FunctionUrlFrontend
@@ -56,6 +58,7 @@ class MotoService:
 
 
         make_moto_server_serial()
+        watch_sqs_arrivals()  # the intake poller waits on these, not on a fixed pause
         self.config = config
         self.server = ThreadedMotoServer(
             ip_address="127.0.0.1", port=config.moto_port, verbose=False
@@ -112,6 +115,7 @@ class DurableRunner:
 
     def start(self) -> None:
         self.runner.start()
+        widen_invocation_pool(self.runner._executor)  # as Lambda: many invocations at once
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
@@ -187,6 +191,7 @@ def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: Moto
         "intakeInFlightPeak": poller.peak_in_flight,
         "intakeMaxConcurrency": config.intake_max_concurrency,
         "intakeBatches": poller.batches,
+        "intakeEmptyReceives": poller.empty_receives,
         "hostRestarts": host.restarts,
         **(moto.durable.stats() if moto.durable is not None else {}),
     }
@@ -217,7 +222,7 @@ def main() -> None:
     config.wait_for(config.host_url + "/health")
     runner.start()
     recovery.settle(config, unclean, moto.recovered, runner.rearmed)  # before the poller runs
-    poller = IntakePoller(config)
+    poller = IntakePoller(config, long_poll=True)
     poller.start()
     frontend = FunctionUrlFrontend(config)
     frontend.start()
