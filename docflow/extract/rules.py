@@ -230,16 +230,16 @@ _LABEL_OF = re.compile(r"[\W\d_]+$")
 def _without_item_columns(candidates: list[Candidate]) -> list[Candidate]:
     """A label printed with three or more different amounts is a line item's (`Valore
     totale: 5.00`, `... 20.00`, `... 4.50` for each row), not the document's total."""
+
+    def label(c: Candidate) -> tuple[str, str] | None:
+        text = _LABEL_OF.sub("", c.raw).lower()
+        return (c.name, text) if FIELD_KINDS[c.name] == AMOUNT and text else None
+
     values: dict[tuple[str, str], set[str]] = {}
     for c in candidates:
-        if FIELD_KINDS[c.name] == AMOUNT:
-            values.setdefault((c.name, _LABEL_OF.sub("", c.raw).lower()), set()).add(c.value)
-    repeated = {key for key, seen in values.items() if key[1] and len(seen) >= 3}
-    return [
-        c for c in candidates
-        if FIELD_KINDS[c.name] != AMOUNT
-        or (c.name, _LABEL_OF.sub("", c.raw).lower()) not in repeated
-    ]
+        if (key := label(c)) is not None:
+            values.setdefault(key, set()).add(c.value)
+    return [c for c in candidates if len(values.get(label(c) or ("", ""), ())) < 3]
 
 
 def _nonzero(cand: Candidate) -> bool:

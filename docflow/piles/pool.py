@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.readmodel.table import from_ddb, put_new, to_ddb
 from docflow.settings import Settings, load_settings
 
 PENDING, CLAIMED, SENT, DONE = "pending", "claimed", "sent", "done"
@@ -97,15 +97,7 @@ class Pool:
             "registeredAt": now_iso(),
             "seq": seq,
         }
-        try:
-            self.ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(item),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
+        if not put_new(self.ddb, self.table, item):
             # A concurrent re-run of the same submitter won; its number stands.
             found = self.record(doc.run_id) or {}
             return Registered(doc.run_id, int(found.get("seq", 0)), new=False)

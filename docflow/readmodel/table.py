@@ -18,6 +18,9 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from docflow import aws
 
 STATE_SK = "STATE"
 PENDING_INDEX = "pending"
@@ -41,6 +44,20 @@ def to_ddb(item: dict[str, Any]) -> dict[str, Any]:
     # DynamoDB takes no floats; a JSON round trip turns them into Decimals.
     clean = json.loads(json.dumps(item), parse_float=Decimal)
     return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
+
+
+def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
+    """Put `item` unless an item with its `pk` exists (one conditional write): True if this
+    call wrote it, False if it was there already (a repeat, or a concurrent writer won)."""
+    try:
+        ddb.put_item(
+            TableName=table, Item=to_ddb(item), ConditionExpression="attribute_not_exists(pk)"
+        )
+    except ClientError as exc:
+        if aws.error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
 
 
 def from_ddb(item: dict[str, Any]) -> dict[str, Any]:

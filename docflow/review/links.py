@@ -28,7 +28,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.readmodel.table import from_ddb, put_new, to_ddb
 from docflow.review.inbox import slot_pk
 from docflow.review.notifier import ReviewRequest
 from docflow.review.signing import Claims, KeyRing, mint, new_nonce, token_hash
@@ -93,16 +93,9 @@ class LinkStore:
             "linkExpiresAt": expires_at,
             "expiresAt": expires_at + KEEP_AFTER_EXPIRY_S,
         }
-        try:
-            self._ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(fresh),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
+        if put_new(self._ddb, self.table, fresh):
             slot = fresh
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
+        else:
             slot = self._get(slot_key["pk"]) or fresh
         claims = Claims(
             document_id=request.doc.document_id,
@@ -134,15 +127,7 @@ class LinkStore:
             "state": OPEN,
             "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
         }
-        try:
-            self._ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(link),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
+        put_new(self._ddb, self.table, link)  # the same token again: already there
         return IssuedLink(
             reviewer=reviewer,
             token=token,

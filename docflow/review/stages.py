@@ -31,7 +31,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.readmodel.table import from_ddb, put_new, to_ddb
 from docflow.review.inbox import InboxIndex
 
 KEEP_S = 30 * 24 * 3600
@@ -136,15 +136,7 @@ class StageStore:
             "deadline": deadline,
             "expiresAt": deadline + KEEP_S,
         }
-        try:
-            self._ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(item),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
+        put_new(self._ddb, self.table, item)  # a repeated step finds its stage already there
 
     def register_round(
         self,

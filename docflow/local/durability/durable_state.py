@@ -43,9 +43,11 @@ COMPACT_PAST_BYTES = 256 * 1024 * 1024
 _PATCHED = "_docflow_journaled"
 
 # Requests that change nothing, by X-Amz-Target or query-protocol Action: they skip the
-# journal (but still wait for what they may have read to be durable). These are the names of
-# requests moto may be sent (a test's or a benchmark's table walk, "Scan" included); docflow's
-# own code never scans.
+# journal (but still wait for what they may have read to be durable). This is the local
+# stack's journal of moto's requests, not the pipeline, the recorder or the dashboard, and it
+# sends no request itself: these are names it recognises in requests others send to moto. A
+# Scan is among them only because a local-stack snapshot or a test's or benchmark's table
+# walk may send one; the pipeline, the recorder and the dashboard Query keys and indexes.
 READ_ONLY_ACTIONS = frozenset(
     {
         "GetItem", "BatchGetItem", "Query", "Scan", "DescribeTable", "ListTables",
