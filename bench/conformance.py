@@ -39,16 +39,19 @@ def main() -> None:
     from docflow.local.stack import control
     from docflow.local.tools.ports import free_port_base
 
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--smoke", action="store_true", help="a handful of requirements")
-    parser.add_argument("--suite", action="append", choices=SUITES,
-                        help="only these suites")
+    parser.add_argument("--suite", action="append", choices=SUITES, help="only these suites")
     parser.add_argument("--id", action="append", dest="ids", help="only these requirement ids")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--keep", help="state folder to keep (histories, logs)")
-    parser.add_argument("--raw-runner", action="store_true",
-                        help="without docflow's history adapter: the testing runner as it is")
+    parser.add_argument(
+        "--raw-runner",
+        action="store_true",
+        help="without docflow's history adapter: the testing runner as it is",
+    )
     args = parser.parse_args()
     _common.quiet()
 
@@ -68,8 +71,11 @@ def main() -> None:
         real_stdout, sys.stdout = sys.stdout, sys.stderr
         try:
             results = conformance.run_requirements(
-                wanted, config.runner_url, state / "conformance-logs.jsonl",
-                state / "work", workers=args.workers,
+                wanted,
+                config.runner_url,
+                state / "conformance-logs.jsonl",
+                state / "work",
+                workers=args.workers,
             )
         finally:
             sys.stdout = real_stdout

@@ -131,9 +131,7 @@ def _run_all(
         for n in range(first, min(documents, first + concurrency)):
             text = pdfgen.INVOICE_WITH_FIELDS.replace("INV-20931", f"INV-{n:05d}")
             key = f"burst/{n:05d}.pdf"
-            put = aws.client("s3").put_object(
-                Bucket=bucket, Key=key, Body=pdfgen.text_pdf(text)
-            )
+            put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=pdfgen.text_pdf(text))
             doc = DocumentRef(bucket, key, put["VersionId"], f"{n:08X}")
             arns.append(runner.run_async(input=json.dumps(doc.to_event()), execution_timeout=600))
         results.extend(runner.wait_for_result(arn, timeout=600) for arn in arns)

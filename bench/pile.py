@@ -110,9 +110,13 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
         jobs = ran["result"].get("jobs", [])
         owners: Counter[str] = Counter()
         for job in jobs:
-            body = aws.client("s3").get_object(
-                Bucket=load_settings().artifact_bucket, Key=records_key(job["job"])
-            )["Body"].read()
+            body = (
+                aws.client("s3")
+                .get_object(Bucket=load_settings().artifact_bucket, Key=records_key(job["job"]))[
+                    "Body"
+                ]
+                .read()
+            )
             owners.update(r["runId"] for r in json.loads(body))
         pool_left = sum(Pool().count(s) for s in ("pending", "claimed", "sent"))
     wall = time.monotonic() - began
@@ -125,9 +129,9 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
     # JSON; the records a job answered) at half price, and what this run spent, both mixed.
     ask, batch = converse.stats, emulator.stats
     on_demand_usd = 1000 * model_usd(ask.input_tokens, ask.output_tokens) / max(1, ask.answered)
-    batch_usd = (
-        1000 * BATCH_DISCOUNT * model_usd(batch.input_tokens, batch.output_tokens)
-    ) / max(1, batch.answered)
+    batch_usd = (1000 * BATCH_DISCOUNT * model_usd(batch.input_tokens, batch.output_tokens)) / max(
+        1, batch.answered
+    )
     spent = model_usd(ask.input_tokens, ask.output_tokens) + BATCH_DISCOUNT * model_usd(
         batch.input_tokens, batch.output_tokens
     )

@@ -241,9 +241,7 @@ def main() -> None:
         b = statistics.median(r["orchestrator_s"] for r in rounds)
         c = statistics.median(r["stack_s"] for r in rounds)
         b1 = orchestrated(files, concurrency=1)
-        c_snap = (
-            stacked(folder, Path(tmp) / "snap", "snapshot") if args.compare_durability else 0
-        )
+        c_snap = stacked(folder, Path(tmp) / "snap", "snapshot") if args.compare_durability else 0
     compared = (
         {
             "stack_snapshot_pages_per_s": round(total / c_snap, 3),

@@ -130,9 +130,7 @@ def inbox(token: str) -> Response:
 
 @app.get("/review/<token>")
 def show(token: str) -> Response:
-    page = views().review(
-        token, _offset(), inbox=_query("inbox")[:2200], confirm=_query("confirm")
-    )
+    page = views().review(token, _offset(), inbox=_query("inbox")[:2200], confirm=_query("confirm"))
     data = {
         "documentId": page.view.claims.document_id,
         "stage": page.view.claims.stage_name,

@@ -87,9 +87,7 @@ class ReviewViews:
             inbox = ""
         doc = view.doc
         pages = self.evidence.pages(doc)
-        order, flagged = review_order(
-            pages, self.routing.min_confidence, self.routing.review_on
-        )
+        order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
         offset = min(offset, max(0, len(order) - 1))
         window = order[offset : offset + PAGE_WINDOW]
         with ThreadPoolExecutor(max_workers=len(window) or 1) as pool:

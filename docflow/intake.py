@@ -99,10 +99,7 @@ class LambdaStarter:
                 Payload=payload.encode("utf-8"),
             )
         except ClientError as exc:
-            if (
-                aws.error_code(exc)
-                == "DurableExecutionAlreadyStartedException"
-            ):
+            if aws.error_code(exc) == "DurableExecutionAlreadyStartedException":
                 return False
             raise
         return True

@@ -200,6 +200,5 @@ class DocumentStore:
         )
 
 
-
 def clear_source_cache() -> None:
     _cache.clear()

@@ -197,9 +197,7 @@ def archive(
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
     results = (batches or {}).get("results", [])
     meter = run_meter(context, results, summary.get("docType"), usage)
-    done = context.step(
-        archive_document(doc, {**summary, "reason": reason}, meter), name="archive"
-    )
+    done = context.step(archive_document(doc, {**summary, "reason": reason}, meter), name="archive")
     payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
     record(context, doc, ARCHIVED, "archive", payload)
     shown = {k: v for k, v in summary.items() if k not in ("stage", "decision")}

@@ -47,12 +47,6 @@ class Review:
         return result_json(self.runner.wait_for_result(self.arn, timeout=60))
 
 
-
-
-
-
-
-
 @pytest.fixture
 def review(stack: Stack) -> Iterator[Review]:
     doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))

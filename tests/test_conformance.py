@@ -84,9 +84,9 @@ def test_history_includes_execution_data_unless_asked_not_to(local_run: tuple[An
         return next(e for e in events if e["EventType"] == "ExecutionStarted")
 
     assert "Payload" in started("")["ExecutionStartedDetails"]["Input"]
-    assert "Payload" not in started("?IncludeExecutionData=false")["ExecutionStartedDetails"][
-        "Input"
-    ]
+    assert (
+        "Payload" not in started("?IncludeExecutionData=false")["ExecutionStartedDetails"]["Input"]
+    )
 
 
 def _quote(arn: str) -> str:

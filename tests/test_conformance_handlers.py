@@ -10,10 +10,7 @@ from docflow.local.fidelity import conformance as runner
 
 
 def test_one_handler_per_requirement() -> None:
-    required = {
-        runner.FUNCTION_PREFIX + rid
-        for rid in runner.requirement_files(SUITES)
-    }
+    required = {runner.FUNCTION_PREFIX + rid for rid in runner.requirement_files(SUITES)}
     assert len(required) == 97
     assert set(FUNCTIONS) == required
     for target in FUNCTIONS.values():

@@ -99,9 +99,7 @@ def test_a_digest_reviewer_gets_one_mail_per_period_and_none_per_document(
             runner.run_async(input=stack.event(doc), execution_timeout=120)
             docs.append(doc)
         for doc in docs:
-            wait_until(
-                lambda d=doc: any(m.run_id == d.run_id for m in links_in(moto_sent_mail()))
-            )
+            wait_until(lambda d=doc: any(m.run_id == d.run_id for m in links_in(moto_sent_mail())))
         index = InboxIndex(load_settings().links_table)
         wait_until(lambda: len(index.page(COUNSEL).items) == 2)
         mailed = {m.to for m in links_in(moto_sent_mail())}

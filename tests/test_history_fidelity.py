@@ -51,8 +51,10 @@ def test_a_failed_invocation_carries_lambdas_error() -> None:
     events = [{"EventType": "InvocationCompleted", "EventId": 3, "EventTimestamp": at(1)}]
     fixed = faithful_events(events, execution(invocation_completions=[done]), failures)
     error = fixed[0]["InvocationCompletedDetails"]["Error"]
-    assert error == {"Payload": {"ErrorType": "Runtime.ExitError", "ErrorMessage": "exit"},
-                     "Truncated": False}
+    assert error == {
+        "Payload": {"ErrorType": "Runtime.ExitError", "ErrorMessage": "exit"},
+        "Truncated": False,
+    }
 
 
 def test_retry_details_count_the_attempts_a_step_took() -> None:
@@ -60,14 +62,19 @@ def test_retry_details_count_the_attempts_a_step_took() -> None:
         {"EventType": "StepStarted", "EventId": 2, "Id": "s"},
         {"EventType": "StepFailed", "EventId": 3, "Id": "s"},
         {"EventType": "StepStarted", "EventId": 5, "Id": "s"},
-        {"EventType": "StepSucceeded", "EventId": 6, "Id": "s",
-         "StepSucceededDetails": {"Result": {"Payload": "1"}}},
+        {
+            "EventType": "StepSucceeded",
+            "EventId": 6,
+            "Id": "s",
+            "StepSucceededDetails": {"Result": {"Payload": "1"}},
+        },
         {"EventType": "StepStarted", "EventId": 7, "Id": "once"},
         {"EventType": "StepSucceeded", "EventId": 8, "Id": "once", "StepSucceededDetails": {}},
     ]
     fixed = faithful_events(events, execution())
     assert fixed[3]["StepSucceededDetails"] == {
-        "Result": {"Payload": "1"}, "RetryDetails": {"CurrentAttempt": 2}
+        "Result": {"Payload": "1"},
+        "RetryDetails": {"CurrentAttempt": 2},
     }
     assert fixed[5]["StepSucceededDetails"] == {}, "a first-attempt success is left as it is"
 
@@ -75,11 +82,19 @@ def test_retry_details_count_the_attempts_a_step_took() -> None:
 def test_callback_started_shows_its_timeouts() -> None:
     options = SimpleNamespace(timeout_seconds=300, heartbeat_timeout_seconds=30)
     update = SimpleNamespace(operation_id="cb", callback_options=options)
-    events = [{"EventType": "CallbackStarted", "EventId": 3, "Id": "cb",
-               "CallbackStartedDetails": {"CallbackId": "id-1"}}]
+    events = [
+        {
+            "EventType": "CallbackStarted",
+            "EventId": 3,
+            "Id": "cb",
+            "CallbackStartedDetails": {"CallbackId": "id-1"},
+        }
+    ]
     fixed = faithful_events(events, execution(updates=[update]))
     assert fixed[0]["CallbackStartedDetails"] == {
-        "CallbackId": "id-1", "Timeout": 300, "HeartbeatTimeout": 30
+        "CallbackId": "id-1",
+        "Timeout": 300,
+        "HeartbeatTimeout": 30,
     }
 
 
@@ -98,11 +113,15 @@ def test_lambda_error_reads_the_function_error_the_runner_wrapped() -> None:
         + json.dumps(payload)
     )
     error = SimpleNamespace(message=message, type="DurableFunctionsTestError")
-    assert lambda_error(error) == {"ErrorType": "Runtime.ExitError",
-                                   "ErrorMessage": "exit status 129"}
+    assert lambda_error(error) == {
+        "ErrorType": "Runtime.ExitError",
+        "ErrorMessage": "exit status 129",
+    }
     unrelated = SimpleNamespace(message="connection refused", type="URLError")
-    assert lambda_error(unrelated) == {"ErrorType": "URLError",
-                                       "ErrorMessage": "connection refused"}
+    assert lambda_error(unrelated) == {
+        "ErrorType": "URLError",
+        "ErrorMessage": "connection refused",
+    }
 
 
 def test_captured_logs_answer_for_one_execution(tmp_path: Path) -> None:

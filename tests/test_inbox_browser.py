@@ -182,4 +182,3 @@ def test_the_inbox_in_a_browser(stack: StackConfig, tmp_path: Path) -> None:
             page.screenshot(path=str(shots / f"inbox-revoked-{size}.png"), full_page=True)
             page.close()
         browser.close()
-

@@ -27,8 +27,15 @@ def key_link(page_html: str, key: str) -> dict[str, str]:
 
 def page(at: int, cursor: str, next_page: str, back: str) -> str:
     return inbox_page(
-        reviewer="legal@example.com", base="/inbox/T", rows=rows(3), at=at, stage="",
-        doc_type="", page=cursor, next_page=next_page, back=back,
+        reviewer="legal@example.com",
+        base="/inbox/T",
+        rows=rows(3),
+        at=at,
+        stage="",
+        doc_type="",
+        page=cursor,
+        next_page=next_page,
+        back=back,
     )
 
 

@@ -33,9 +33,13 @@ def digests(state: Path) -> list[dict]:
 
 
 def digest_item(period: int) -> dict:
-    item = aws.client("dynamodb").get_item(
-        TableName=load_settings().links_table, Key={"pk": {"S": digest_pk(LEGAL, period)}}
-    ).get("Item")
+    item = (
+        aws.client("dynamodb")
+        .get_item(
+            TableName=load_settings().links_table, Key={"pk": {"S": digest_pk(LEGAL, period)}}
+        )
+        .get("Item")
+    )
     return from_ddb(item) if item else {}
 
 

@@ -43,26 +43,11 @@ from tests.support.waiting import wait_until
 pytestmark = pytest.mark.slow
 
 
-
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
     state = tmp_path_factory.mktemp("stack")
     with running_stack(fast_config(state, 18780 + (os.getpid() % 200) * 20)) as config:
         yield config
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def test_invoice_flows_from_upload_to_finalized(stack: StackConfig) -> None:
@@ -190,8 +175,6 @@ def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
         control.use_stack(state)
         final = wait_for(doc_id, {"archived"}, run_id, timeout=60)
         assert final["reason"] == "review-timeout"
-
-
 
 
 def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfig) -> None:

@@ -42,8 +42,7 @@ def _field_names() -> dict[str, tuple[str, ...]]:
     order = rules.for_type("purchase-order")
     assert invoice is not None and order is not None
     # A credit note is read with the invoice's fields (docflow has no separate type for it).
-    return {"invoice": invoice.names, "credit-note": invoice.names,
-            "purchase-order": order.names}
+    return {"invoice": invoice.names, "credit-note": invoice.names, "purchase-order": order.names}
 
 
 FIELD_NAMES = _field_names()

@@ -60,19 +60,34 @@ def section(html: str, page: int) -> str:
 
 def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
     fields = {
-        "invoice_number": {"value": "INV-7", "confidence": 0.95, "page": 1,
-                           "box": [0.1, 0.05, 0.3, 0.07]},
-        "total_amount": {"value": "99.00", "confidence": 0.6, "page": 1,
-                         "box": [0.6, 0.5, 0.75, 0.52]},
+        "invoice_number": {
+            "value": "INV-7",
+            "confidence": 0.95,
+            "page": 1,
+            "box": [0.1, 0.05, 0.3, 0.07],
+        },
+        "total_amount": {
+            "value": "99.00",
+            "confidence": 0.6,
+            "page": 1,
+            "box": [0.6, 0.5, 0.75, 0.52],
+        },
         # The bedrock engine reads values without saying where.
         "vendor_name": {"value": "Acme", "confidence": 0.9, "page": 1, "box": None},
-        "due_date": {"value": "2026-04-03", "confidence": 0.9, "page": 7,
-                     "box": [0.1, 0.2, 0.2, 0.22]},
+        "due_date": {
+            "value": "2026-04-03",
+            "confidence": 0.9,
+            "page": 7,
+            "box": [0.1, 0.2, 0.2, 0.22],
+        },
     }
     summary = apply_corrections(
         {"fields": fields},
-        {"corrections": {"total_amount": "100.00"}, "reviewer": "a@example.com",
-         "decidedAt": "2026-11-30T10:00:00+00:00"},
+        {
+            "corrections": {"total_amount": "100.00"},
+            "reviewer": "a@example.com",
+            "decidedAt": "2026-11-30T10:00:00+00:00",
+        },
     )
     corrected = summary["fields"]["total_amount"]
     assert (corrected["value"], corrected["original"], corrected["box"]) == (
@@ -86,7 +101,7 @@ def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
         '<a class="box" id="box-invoice_number" href="#field-invoice_number" '
         'style="left:10.00%;top:5.00%;width:20.00%;height:2.00%"'
     ) in page_1
-    assert 'id="box-total_amount"' in page_1 and 'left:60.00%;top:50.00%' in page_1
+    assert 'id="box-total_amount"' in page_1 and "left:60.00%;top:50.00%" in page_1
     assert 'id="box-vendor_name"' not in html
     # Each boxed field links to its outline; the one on a page of the next screen goes there.
     assert 'href="#box-invoice_number">Show where it was read on page 1</a>' in html
@@ -174,8 +189,6 @@ def test_a_click_on_a_field_marks_its_box_in_a_real_browser(desk: Desk, tmp_path
         error = page.locator("#doctype .error-message")
         assert error.inner_text() == "Choose the document's type" and error.is_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.locator(".group:has(#doctype)").screenshot(
-            path=str(shots / "review-triage-error.png")
-        )
+        page.locator(".group:has(#doctype)").screenshot(path=str(shots / "review-triage-error.png"))
         browser.close()
     assert not desk.callbacks.sent  # looking and a refused form decide nothing

@@ -28,9 +28,11 @@ The parties hereby agree to the terms and conditions.
 Card on file: 4111 1111 1111 1111
 Governing law: Delaware."""
 # Where the screenshots go: the README shows the ones this test took.
-SHOTS = Path(os.environ.get("DOCFLOW_SCREENSHOTS", "")) if os.environ.get(
-    "DOCFLOW_SCREENSHOTS"
-) else None
+SHOTS = (
+    Path(os.environ.get("DOCFLOW_SCREENSHOTS", ""))
+    if os.environ.get("DOCFLOW_SCREENSHOTS")
+    else None
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +43,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
         yield config
 
 
-def test_review_in_a_browser_on_a_phone_and_a_desktop(
-    stack: StackConfig, tmp_path: Path
-) -> None:
+def test_review_in_a_browser_on_a_phone_and_a_desktop(stack: StackConfig, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     shots = SHOTS or tmp_path

@@ -345,6 +345,7 @@ def test_only_the_recorder_publishes_domain_events_and_only_to_the_stacks_bus() 
     assert rule["EventPattern"]["source"] == ["docflow"]
     assert set(rule["EventPattern"]["detail-type"]) == set(DETAIL_TYPES.values())
 
+
 @pytest.mark.parametrize(
     ("engine", "granted"),
     [
@@ -495,9 +496,7 @@ def test_the_service_role_trusts_bedrock_for_this_account_and_reads_only_the_pil
         for a in actions(s)
     }
     assert granted["s3:GetObject"] == [{"Fn::Sub": "${ArtifactBucket.Arn}/piles/jobs/*/input/*"}]
-    assert granted["s3:PutObject"] == [
-        {"Fn::Sub": "${ArtifactBucket.Arn}/piles/jobs/*/output/*"}
-    ]
+    assert granted["s3:PutObject"] == [{"Fn::Sub": "${ArtifactBucket.Arn}/piles/jobs/*/output/*"}]
     assert set(granted) == {"s3:GetObject", "s3:PutObject", "s3:ListBucket"}
 
 
@@ -577,6 +576,8 @@ def test_the_pile_model_may_be_a_foundation_model_or_an_inference_profile(
         assert [m["Fn::Sub"] for m in models] == [
             "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${PileModelId}"
         ]
+
+
 def test_the_inbox_is_a_base_table_keyed_by_reviewer_and_waiting_since() -> None:
     table = RESOURCES["InboxTable"]["Properties"]
     assert table["KeySchema"] == [
@@ -618,9 +619,10 @@ def test_the_inbox_table_is_granted_to_its_writers_and_readers_only() -> None:
         assert grants["table"] == wanted.get(name, set()), name
         assert not grants["index"], name
     # The put is a transaction that checks the link slot is still open.
-    assert "dynamodb:ConditionCheckItem" in _grants("OrchestratorFunction", "ReviewLinksTable")[
-        "table"
-    ]
+    assert (
+        "dynamodb:ConditionCheckItem"
+        in _grants("OrchestratorFunction", "ReviewLinksTable")["table"]
+    )
     for name in functions():
         assert not _grants(name, "ReviewLinksTable")["index"], name
     # The callback API reads a page's stage records in one batch; it writes nothing new.

@@ -237,8 +237,9 @@ def test_a_machine_pick_adds_the_types_own_stages(desk: Desk) -> None:
     assert out["triage"]["by"] == "service:sorter"
     names = [op.name for op in result.get_all_operations()]
     assert "route after triage" in names and "extract after triage" not in names
-    stages = [h["payload"]["stageName"] for h in history(out["documentId"])
-              if h["status"] == "approved"]
+    stages = [
+        h["payload"]["stageName"] for h in history(out["documentId"]) if h["status"] == "approved"
+    ]
     assert stages == ["triage", "legal"]
 
 
@@ -263,9 +264,12 @@ def test_parse_decision_checks_the_pick() -> None:
         return parse_decision(json.dumps(value), choices)
 
     assert parse({"approved": True, "docType": "invoice"})["docType"] == "invoice"
-    for bad in ({"approved": True}, {"approved": True, "docType": "spaceship"},
-                {"approved": True, "docType": ["invoice"]},
-                {"approved": True, "docType": "unclassifiable"}):
+    for bad in (
+        {"approved": True},
+        {"approved": True, "docType": "spaceship"},
+        {"approved": True, "docType": ["invoice"]},
+        {"approved": True, "docType": "unclassifiable"},
+    ):
         decision = parse(bad)
         assert decision["invalid"] and not decision["approved"], bad
     # A pick on a stage that is not triage is invalid too; none is fine there.

@@ -86,8 +86,14 @@ def score(docs: list[Document], results: list[dict[str, Any]]) -> dict[str, Any]
                     silent_wrong += wrong
                     silent_missing += not wrong
                 misses.append(
-                    {"doc": doc.ident, "field": name, "truth": truth, "got": value,
-                     "confidence": got.get("confidence"), "reviewed": reviewed}
+                    {
+                        "doc": doc.ident,
+                        "field": name,
+                        "truth": truth,
+                        "got": value,
+                        "confidence": got.get("confidence"),
+                        "reviewed": reviewed,
+                    }
                 )
 
     def rate(key: str) -> float | None:

@@ -269,8 +269,9 @@ class Settled:
     @property
     def pending_finalized(self) -> int:
         return sum(
-            1 for d in self.pending if self.after_approval.get(d.run_id, {}).get("status")
-            == "finalized"
+            1
+            for d in self.pending
+            if self.after_approval.get(d.run_id, {}).get("status") == "finalized"
         )
 
     @property

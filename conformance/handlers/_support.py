@@ -89,8 +89,9 @@ def in_own_process(handler: Callable[..., Any]) -> Callable[..., Any]:
             pass  # the process ended without an answer: it crashed
         finally:
             process.join()
-        raise ProcessExited(f"RequestId: {context.aws_request_id} Error: exit status "
-                            f"{process.exitcode}")
+        raise ProcessExited(
+            f"RequestId: {context.aws_request_id} Error: exit status {process.exitcode}"
+        )
 
     run.__wrapped__ = handler  # type: ignore[attr-defined]
     return run

@@ -61,8 +61,10 @@ def h_1_3(event: Any, context: DurableContext) -> str:
 @durable_execution
 def h_1_4(event: Any, context: DurableContext) -> dict[str, Any]:
     return context.step(
-        lambda _: {"user": {"name": event["name"], "tags": list(event["tags"])},
-                   "count": len(event["tags"])}
+        lambda _: {
+            "user": {"name": event["name"], "tags": list(event["tags"])},
+            "count": len(event["tags"]),
+        }
     )
 
 
@@ -139,9 +141,7 @@ def h_1_11(event: Any, context: DurableContext) -> str:
 
 @durable_execution
 def h_1_12(event: Any, context: DurableContext) -> str:
-    return context.step(
-        _fails_until(99, "never"), config=StepConfig(_retry_every_second(4))
-    )
+    return context.step(_fails_until(99, "never"), config=StepConfig(_retry_every_second(4)))
 
 
 @durable_execution

@@ -70,8 +70,12 @@ def h_7_7(event: Any, context: DurableContext) -> Any:
         raise RuntimeError("the submitter could not deliver the callback id")
 
     retry = create_retry_strategy(
-        RetryStrategyConfig(max_attempts=2, initial_delay=Duration.from_seconds(1),
-                            backoff_rate=1, jitter_strategy=JitterStrategy.NONE)
+        RetryStrategyConfig(
+            max_attempts=2,
+            initial_delay=Duration.from_seconds(1),
+            backoff_rate=1,
+            jitter_strategy=JitterStrategy.NONE,
+        )
     )
     config = WaitForCallbackConfig(retry_strategy=retry)
     return context.wait_for_callback(always_throws, name=event, config=config)

@@ -127,9 +127,7 @@ class Rules:
         )
 
 
-def _stage(
-    name: str, spec: dict[str, Any], stage_timeout_s: int, digest_people: set[str]
-) -> Stage:
+def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int, digest_people: set[str]) -> Stage:
     timeout = stage_timeout_s or int(spec["timeout_seconds"])
     remind = int(spec.get("remind_after_seconds", 0))
     everyone = [*spec["reviewers"], *spec.get("escalate_to", [])]
@@ -354,8 +352,7 @@ class RulesClassifier:
         if self.rules.quality_stage and low_confidence:
             because.setdefault(self.rules.quality_stage, "quality")
         stages = [
-            {**self.rules.stages[name].to_dict(), "because": rule}
-            for name, rule in because.items()
+            {**self.rules.stages[name].to_dict(), "because": rule} for name, rule in because.items()
         ]
         return {
             "docType": doc_type,

@@ -43,7 +43,7 @@ JSON_SHAPES = {
     '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
     '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
     "down": '{"stopped": bool}',
-    "status": "the `up` object without \"recovery\"",
+    "status": 'the `up` object without "recovery"',
     "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',
     "run": '[{"documentId", "version", "path", "status", "pages": int|null, '
     '"engines": [name], "docType", "sensitive": {detector: count}, "stage", '
@@ -81,7 +81,7 @@ JSON_SHAPES = {
     "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
     '"pending": int (items waiting on the reviewer)}',
     "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
-    'first revocation\'s; revoking again changes nothing)}',
+    "first revocation's; revoking again changes nothing)}",
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '

@@ -94,9 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_paths(args, "incoming/")
 
 
-def run_paths(
-    args: argparse.Namespace, prefix: str, after_table: Any = None
-) -> int:
+def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) -> int:
     """Upload under `prefix`, wait until each document settles, print the table (or --json);
     `after_table(submitted)` prints more below the table."""
     config = stack(args, start=True)

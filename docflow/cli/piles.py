@@ -56,8 +56,14 @@ def cmd_jobs(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     shown = [
-        [r["jobId"] or "-", r["status"] or "-", r["records"], r["succeeded"] or "-",
-         r["failed"] if r["failed"] is not None else "-", r["createdAt"] or "-"]
+        [
+            r["jobId"] or "-",
+            r["status"] or "-",
+            r["records"],
+            r["succeeded"] or "-",
+            r["failed"] if r["failed"] is not None else "-",
+            r["createdAt"] or "-",
+        ]
         for r in rows
     ]
     print(table(shown, ["job", "status", "records", "succeeded", "failed", "created"]))

@@ -51,8 +51,13 @@ def read_currency(
     """The currency label's value, else the one printed beside the amounts, else anywhere."""
     for seg in segments:
         if seg.field == "currency" and (code := currency_in(seg.text.upper())):
-            return FoundField(code, SAME_LINE * factors.get(seg.cell.page, 1.0), seg.cell.page,
-                              box=seg.cell.box, raw=seg.cell.text)
+            return FoundField(
+                code,
+                SAME_LINE * factors.get(seg.cell.page, 1.0),
+                seg.cell.page,
+                box=seg.cell.box,
+                raw=seg.cell.text,
+            )
     seen: Counter[str] = Counter()
     first: dict[str, Candidate] = {}
     for cand in amounts:
@@ -157,6 +162,11 @@ def with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundFiel
             line = " ".join(c.text for c in cells)
             m = _POINT_OF_SALE.search(fold_keep_length(line))
             if m and number.value in line[m.end() :]:
-                return FoundField(f"{m[1]}-{number.value}", number.confidence, number.page,
-                                  box=number.box, raw=number.raw)
+                return FoundField(
+                    f"{m[1]}-{number.value}",
+                    number.confidence,
+                    number.page,
+                    box=number.box,
+                    raw=number.raw,
+                )
     return number

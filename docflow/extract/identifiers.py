@@ -52,8 +52,8 @@ def repair(token: str) -> str:
             out.append(group)
             continue
         chars = list(group)
-        numeric_part = prefix_seen and digits >= 2 and all(
-            c.isdigit() or c in _CONFUSED for c in group
+        numeric_part = (
+            prefix_seen and digits >= 2 and all(c.isdigit() or c in _CONFUSED for c in group)
         )
         for i, char in enumerate(chars):
             if char not in _CONFUSED:

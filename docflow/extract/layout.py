@@ -211,8 +211,12 @@ def below(page: Page, cell: Cell, max_lines: int = 3) -> list[tuple[int, Cell]]:
                 break
         else:
             boxed = [
-                o for o in page.lines[index]
-                if box_end is not None and down == 1 and o.x0 >= cell.x1 and o.x1 <= box_end
+                o
+                for o in page.lines[index]
+                if box_end is not None
+                and down == 1
+                and o.x0 >= cell.x1
+                and o.x1 <= box_end
                 and any(c.isalnum() for c in o.text)
             ]
             if boxed:

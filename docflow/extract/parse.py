@@ -36,8 +36,18 @@ for _locale in DATE_LOCALES:
         for _number, _name in get_month_names(_width, locale=_locale).items():
             _MONTHS.setdefault(_fold(_name).rstrip("."), _number)
 # Short forms printed on invoices that CLDR spells otherwise.
-for _name, _number in {"sept": 9, "janv": 1, "fevr": 2, "fev": 2, "avr": 4, "juil": 7,
-                       "marz": 3, "maerz": 3, "setiembre": 9, "mrz": 3}.items():
+for _name, _number in {
+    "sept": 9,
+    "janv": 1,
+    "fevr": 2,
+    "fev": 2,
+    "avr": 4,
+    "juil": 7,
+    "marz": 3,
+    "maerz": 3,
+    "setiembre": 9,
+    "mrz": 3,
+}.items():
     _MONTHS.setdefault(_name, _number)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 
@@ -60,9 +70,25 @@ _AMOUNT = re.compile(
 _SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "R$": "BRL", "US$": "USD", "$": "USD", "¥": "JPY"}
 # What price-parser reports as a currency, for signs that are not ISO codes. `kr` and `Fr.`
 # name several currencies and are left out: the document must say which.
-_SIGNS = {"rs": "INR", "rs.": "INR", "₹": "INR", "zł": "PLN", "zl": "PLN", "r$": "BRL",
-          "€": "EUR", "£": "GBP", "¥": "JPY", "us$": "USD", "a$": "AUD", "c$": "CAD",
-          "s$": "SGD", "kč": "CZK", "lei": "RON", "ft": "HUF", "rm": "MYR"}
+_SIGNS = {
+    "rs": "INR",
+    "rs.": "INR",
+    "₹": "INR",
+    "zł": "PLN",
+    "zl": "PLN",
+    "r$": "BRL",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "us$": "USD",
+    "a$": "AUD",
+    "c$": "CAD",
+    "s$": "SGD",
+    "kč": "CZK",
+    "lei": "RON",
+    "ft": "HUF",
+    "rm": "MYR",
+}
 _CODE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
 _PERCENT_AFTER = re.compile(r"^\s*%")
 

@@ -134,8 +134,15 @@ def _read(
     box = seg.cell.sub_box(seg.start + span[0], seg.start + span[1])
     return [
         Candidate(
-            seg.field, value, confidence * ocr, seg.cell.page, seg.cell.text, seg.order, box,
-            repaired, ocr,
+            seg.field,
+            value,
+            confidence * ocr,
+            seg.cell.page,
+            seg.cell.text,
+            seg.order,
+            box,
+            repaired,
+            ocr,
         )
     ]
 

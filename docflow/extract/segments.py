@@ -91,8 +91,9 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
                 if kind == TEXT and (not starts or (value.strip() and ":" not in rest[:3])):
                     continue
                 found.append(
-                    Segment(*common, value.strip(), cell, start, order, base, hit.quality, ocr,
-                            starts)
+                    Segment(
+                        *common, value.strip(), cell, start, order, base, hit.quality, ocr, starts
+                    )
                 )
                 if kind == ID and hit.field == "invoice_number":
                     found.extend(_date_after_number(cell, start, end, order, hit, ocr))
@@ -119,8 +120,20 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
                 found.extend(_amount_to_the_right(page, cell, named[0], ocr))
             if _PLACE_AND_DATE.search(cell.text) and (right := right_of(page, cell)) is not None:
                 order = page.number * 1_000_000 + cell.line * 100 + position * 10
-                found.append(Segment("invoice_date", False, right.text, right, 0, order,
-                                     WEAK_LABEL, 1.0, ocr, True))
+                found.append(
+                    Segment(
+                        "invoice_date",
+                        False,
+                        right.text,
+                        right,
+                        0,
+                        order,
+                        WEAK_LABEL,
+                        1.0,
+                        ocr,
+                        True,
+                    )
+                )
     return found
 
 
@@ -136,15 +149,39 @@ def _number_to_the_right(
     m = _NUMBER_KEY.match(right.text) if right is not None else None
     if right is None or not m or not m.group().strip():
         return []
-    found = [Segment(hit.field, False, right.text[m.end() :], right, m.end(), order, WEAK_LABEL,
-                     hit.quality, ocr, True)]
+    found = [
+        Segment(
+            hit.field,
+            False,
+            right.text[m.end() :],
+            right,
+            m.end(),
+            order,
+            WEAK_LABEL,
+            hit.quality,
+            ocr,
+            True,
+        )
+    ]
     # `... || Nr. 47110815 || vom || 01.12.2025`: the date of the number, beside it.
     after = right_of(page, right)
     if after is not None and _DATE_OF.match(after.text):
         dated = after if find_dates(after.text) else right_of(page, after)
         if dated is not None and find_dates(dated.text):
-            found.append(Segment("invoice_date", True, dated.text, dated, 0, order, NEXT_LINE,
-                                 hit.quality, ocr, False))
+            found.append(
+                Segment(
+                    "invoice_date",
+                    True,
+                    dated.text,
+                    dated,
+                    0,
+                    order,
+                    NEXT_LINE,
+                    hit.quality,
+                    ocr,
+                    False,
+                )
+            )
     return found
 
 
@@ -169,8 +206,11 @@ def _amount_to_the_right(page: Page, cell: Cell, hit: LabelHit, ocr: bool) -> li
     if any(c.isalpha() for c in _CURRENCY_SIGNS.sub("", right.text)):
         return []
     order = page.number * 1_000_000 + cell.line * 100 + 99
-    return [Segment(hit.field, hit.strong, right.text, right, 0, order, SAME_LINE, hit.quality,
-                    ocr, True)]
+    return [
+        Segment(
+            hit.field, hit.strong, right.text, right, 0, order, SAME_LINE, hit.quality, ocr, True
+        )
+    ]
 
 
 # What may stand beside an amount in its cell: a code or a sign (`RM 68.87`, `Rs. 450`).
@@ -196,8 +236,11 @@ def _date_after_number(
     if len(parts) < 2 or not find_dates(parts[1][:40]):
         return []
     offset = start + value.index(parts[1])
-    return [Segment("invoice_date", True, parts[1], cell, offset, order, SAME_LINE, hit.quality,
-                    ocr, False)]
+    return [
+        Segment(
+            "invoice_date", True, parts[1], cell, offset, order, SAME_LINE, hit.quality, ocr, False
+        )
+    ]
 
 
 def _neighbours(
@@ -243,8 +286,19 @@ def _name_under(
         if not m:
             continue
         if under.text[m.end() :].strip():
-            return [Segment(*common, under.text[m.end() :].strip(), under, m.end(), order,
-                            NEXT_LINE, quality, ocr, True)]
+            return [
+                Segment(
+                    *common,
+                    under.text[m.end() :].strip(),
+                    under,
+                    m.end(),
+                    order,
+                    NEXT_LINE,
+                    quality,
+                    ocr,
+                    True,
+                )
+            ]
         right = right_of(page, under)
         if right is not None:
             return [Segment(*common, right.text, right, 0, order, NEXT_LINE, quality, ocr, True)]

@@ -163,8 +163,10 @@ def _score(page: Page, cell: Cell, tallest: float, domains: list[str]) -> tuple[
     if any(has_tax_id(u.text) for _d, u in below(page, cell, max_lines=4)):
         score += 0.08
     words = re.findall(r"[a-z0-9]+", fold(LEGAL_FORM.sub(" ", value)))
-    if any(d.replace("-", "") in words or fuzz.ratio(d.replace("-", ""), "".join(words)) >= 80
-           for d in domains):
+    if any(
+        d.replace("-", "") in words or fuzz.ratio(d.replace("-", ""), "".join(words)) >= 80
+        for d in domains
+    ):
         score += 0.35  # the customer has a legal form too; the document's domain is ours
     if _ADDRESS.search(value):
         score -= 0.30  # a street or a town, not a name

@@ -137,9 +137,7 @@ def claim_job(step: StepContext, job: str) -> dict[str, Any]:
             Bucket=bucket, Key=input_prefix(job) + part_file(part), Body=body.encode("utf-8")
         )
     listing = [{"runId": r["runId"], "callbackId": r["callbackId"]} for r in mine]
-    store.put_object(
-        Bucket=bucket, Key=records_key(job), Body=json.dumps(listing).encode("utf-8")
-    )
+    store.put_object(Bucket=bucket, Key=records_key(job), Body=json.dumps(listing).encode("utf-8"))
     return {"job": job, "count": len(mine), "recordsKey": records_key(job)}
 
 
@@ -161,7 +159,9 @@ def start_job(step: StepContext, job: str, count: int) -> dict[str, Any]:
                     "s3InputFormat": "JSONL",
                 }
             },
-            outputDataConfig={"s3OutputDataConfig": {"s3Uri": f"s3://{bucket}/{output_prefix(job)}"}},
+            outputDataConfig={
+                "s3OutputDataConfig": {"s3Uri": f"s3://{bucket}/{output_prefix(job)}"}
+            },
             timeoutDurationInHours=settings.pile_job_timeout_hours,
         )["jobArn"]
     except ClientError as exc:

@@ -219,8 +219,12 @@ class Pool:
             self.ddb.put_item(
                 TableName=self.table,
                 Item=to_ddb(
-                    {"pk": WAIT_LEASE, "holder": holder, "until": until_epoch,
-                     "expiresAt": until_epoch + 86_400}
+                    {
+                        "pk": WAIT_LEASE,
+                        "holder": holder,
+                        "until": until_epoch,
+                        "expiresAt": until_epoch + 86_400,
+                    }
                 ),
                 ConditionExpression="attribute_not_exists(pk) OR #u < :now OR holder = :me",
                 ExpressionAttributeNames={"#u": "until"},

@@ -61,8 +61,17 @@ class TesseractReader:
 
     def ocr_words(self, png: bytes) -> tuple[str, float, tuple[Word, ...]]:
         try:
-            command = ["tesseract", "stdin", "stdout", "-l", self.language, "--psm", f"{self.psm}",
-                       "-c", "thresholding_method=2"]
+            command = [
+                "tesseract",
+                "stdin",
+                "stdout",
+                "-l",
+                self.language,
+                "--psm",
+                f"{self.psm}",
+                "-c",
+                "thresholding_method=2",
+            ]
             with OCR_SLOTS:
                 done = subprocess.run(
                     [*command, "tsv"],

@@ -262,7 +262,6 @@ def _status(current: dict[str, Any] | None) -> str | None:
     return current.get("status") if current else None
 
 
-
 def _cancellation_codes(exc: ClientError) -> list[str]:
     if aws.error_code(exc) != "TransactionCanceledException":
         return []

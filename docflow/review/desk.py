@@ -48,6 +48,8 @@ MAX_COMMENT = 1000
 # "gone" means the execution is between two rounds (its next one will read the votes), not
 # that the run ended.
 ROUND_SLACK_S = 2
+
+
 @dataclass(frozen=True)
 class LinkView:
     claims: Claims

@@ -221,4 +221,3 @@ class LinkStore:
 def _slot_pk(request: ReviewRequest, reviewer: str) -> str:
     """One link per (run, stage, reviewer), whichever round asks for it."""
     return slot_pk(request.doc.run_id, request.stage_index, reviewer)
-

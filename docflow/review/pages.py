@@ -27,6 +27,7 @@ DETECTOR_NAMES = {
     "email": "an e-mail address",
 }
 
+
 @dataclass(frozen=True)
 class ShownPage:
     number: int

@@ -123,4 +123,3 @@ class RegisterStore:
             TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
         ).get("Item")
         return from_ddb(item) if item else None
-

@@ -288,4 +288,3 @@ def close_inbox(table: str, item: dict[str, Any]) -> None:
 def _last_voter(item: dict[str, Any]) -> str:
     votes = votes_list(item)
     return votes[-1]["reviewer"] if votes else ""
-

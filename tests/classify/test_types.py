@@ -9,6 +9,7 @@ from tests.support.invoices import CREDIT_NOTE, FACTUUR, HOTEL
 RULES = load_rules(DEFAULT_RULES)
 CLASSIFIER = RulesClassifier(RULES)
 
+
 def classify(text: str) -> dict:
     return CLASSIFIER.classify(CLASSIFIER.extract(text), None)
 

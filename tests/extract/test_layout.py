@@ -92,16 +92,19 @@ def test_an_ocr_repair_lowers_the_confidence_and_is_checked() -> None:
     assert number.confidence < RULES.fields.threshold("invoice_number")
     summary = {n: f.summary() for n, f in found.fields.items()}
     spec = RULES.fields.for_type("invoice")
-    codes = {(c["field"], c["code"]) for c in check_fields(summary, spec, RULES.fields, (),
-                                                            found.repairs)}
+    codes = {
+        (c["field"], c["code"])
+        for c in check_fields(summary, spec, RULES.fields, (), found.repairs)
+    }
     assert ("invoice_number", "ocr-repair") in codes
     # On a text layer the letter is what was printed: no repair.
     assert values(text)["invoice_number"] == "INV-O005"
 
 
 def test_a_tax_line_that_does_not_parse_is_unreadable() -> None:
-    found = extract("INVOICE\nInvoice number: A-1\nSubtotal: 100.00 EUR\nVAT 20%: 2O,OO\n"
-                    "Total: 120.00 EUR")
+    found = extract(
+        "INVOICE\nInvoice number: A-1\nSubtotal: 100.00 EUR\nVAT 20%: 2O,OO\nTotal: 120.00 EUR"
+    )
     assert "tax_amount" not in found.fields
     assert {"field": "tax_amount", "reason": "label found, value unreadable"} in found.rejected
 
@@ -115,11 +118,18 @@ def test_a_form_box_gives_the_value_right_aligned_under_its_label() -> None:
         return Word(text, (x0, y0, x0 + 0.012 * len(text), y0 + 0.01))
 
     words = [
-        word("Nº", 0.80, 0.03), word("000.000.046", 0.83, 0.03),
-        word("VALOR", 0.03, 0.30), word("DO", 0.10, 0.30), word("ICMS", 0.13, 0.30),
-        word("VALOR", 0.40, 0.30), word("TOTAL", 0.47, 0.30), word("DA", 0.54, 0.30),
-        word("NOTA", 0.57, 0.30), word("UF", 0.90, 0.30),
-        word("171,60", 0.30, 0.315), word("1.950,00", 0.78, 0.315),
+        word("Nº", 0.80, 0.03),
+        word("000.000.046", 0.83, 0.03),
+        word("VALOR", 0.03, 0.30),
+        word("DO", 0.10, 0.30),
+        word("ICMS", 0.13, 0.30),
+        word("VALOR", 0.40, 0.30),
+        word("TOTAL", 0.47, 0.30),
+        word("DA", 0.54, 0.30),
+        word("NOTA", 0.57, 0.30),
+        word("UF", 0.90, 0.30),
+        word("171,60", 0.30, 0.315),
+        word("1.950,00", 0.78, 0.315),
     ]
     page = PageInput(1, "", "textlayer", 100.0, words=words)
     found = RulesEngine().extract([page], NAMES).fields

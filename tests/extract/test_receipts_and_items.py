@@ -94,5 +94,7 @@ def test_on_a_scan_a_speck_between_a_label_and_its_value_is_passed_over() -> Non
     text = "\n".join(" ".join(w for w, _ in line) for line in lines)
     found = values(text, line_words(lines), engine="tesseract")
     assert (found["net_amount"], found["tax_amount"], found["total_amount"]) == (
-        "68.87", "4.13", "73.00"
+        "68.87",
+        "4.13",
+        "73.00",
     )

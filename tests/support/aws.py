@@ -45,4 +45,3 @@ class Stack:
 
 def result_json(result: Any) -> dict[str, Any]:
     return json.loads(result.result)
-

@@ -27,7 +27,6 @@ def not_blank(png: bytes) -> bool:
     return high - low > 100  # ink on paper, not one flat colour
 
 
-
 def launch(playwright: Any) -> Any:
     """A headless Chromium from the system's package (`playwright install` cannot download)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)

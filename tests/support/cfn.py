@@ -32,7 +32,7 @@ class Resolver:
             return node
         if len(node) != 1:
             return {k: v for k, v in ((k, self(v)) for k, v in node.items()) if v is not NO_VALUE}
-        (key, arg), = node.items()
+        ((key, arg),) = node.items()
         if key == "Ref":
             return NO_VALUE if arg == "AWS::NoValue" else self.values.get(arg, f"<{arg}>")
         if key in ("Condition", "Fn::Condition"):  # `!Condition` in a condition

@@ -101,7 +101,6 @@ def history(document_id: str) -> list[dict]:
     return ReadModel(load_settings().table_name).show(document_id)["history"]
 
 
-
 def intake_drained(config: StackConfig) -> bool:
     """No intake message waiting or in flight: every event that reached the queue has been
     through the starter (moto delivers S3 -> EventBridge -> SQS inside the PutObject call)."""

@@ -38,4 +38,3 @@ def model() -> ReadModel:
 
 def state(doc: DocumentRef) -> dict[str, Any]:
     return model().show(doc.document_id)["state"]
-

@@ -90,7 +90,6 @@ def make_views(callbacks: RunnerCallbacks) -> ReviewViews:
     return views
 
 
-
 @dataclass
 class Desk:
     """A reviewer's desk on the testing runner: start runs, find the mailed links, wait."""
@@ -152,4 +151,3 @@ def post_decision(token: str, decision: str, comment: str = "", reason: str = "o
         urlencode(form),
         **{"content-type": "application/x-www-form-urlencoded"},
     )
-

@@ -14,4 +14,3 @@ def wait_until(
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting{': ' + what if what else ''}"
         time.sleep(interval)
-

@@ -120,7 +120,6 @@ def _action(environ: dict[str, Any], body: bytes) -> str | None:
     if target:
         return str(target).rsplit(".", 1)[-1]
     if environ.get("REQUEST_METHOD") == "POST" and b"Action=" in body[:200]:
-
         found = parse_qs(body[:2000].decode("latin-1")).get("Action")
         return found[0] if found else None
     return None
@@ -194,7 +193,6 @@ def _journaled(inner: Any) -> Any:
 def _install_wsgi_hook() -> None:
     # moto loads only where it is served or patched (a second of start-up elsewhere)
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication
-
 
     make_moto_server_serial()
     current = DomainDispatcherApplication.__call__

@@ -130,7 +130,9 @@ class RunnerInvoker:
         )
 
     def invoke(
-        self, function_name: str, event_file_path: str | None = None,
+        self,
+        function_name: str,
+        event_file_path: str | None = None,
         parameters: list[str] | None = None,
     ) -> Any:
         arn = self._start(function_name, event_file_path)
@@ -141,8 +143,11 @@ class RunnerInvoker:
             if execution.get("Status") in TERMINAL:
                 break
             time.sleep(0.25)
-        output = {"StatusCode": 200, "Payload": execution.get("Result") or "",
-                  "DurableExecutionArn": arn}
+        output = {
+            "StatusCode": 200,
+            "Payload": execution.get("Result") or "",
+            "DurableExecutionArn": arn,
+        }
         if execution.get("Status") != "SUCCEEDED":
             output["FunctionError"] = "Unhandled"
         return self._result(function_name, output)
@@ -228,10 +233,14 @@ def run_requirements(
     from aws_durable_execution_conformance_tests.validate import validate_description
 
     lambda_client = boto3.client(
-        "lambda", endpoint_url=runner_url, region_name="us-east-1",
-        aws_access_key_id="local", aws_secret_access_key="local",  # noqa: S106 - loopback
-        config=Config(retries={"mode": "standard", "max_attempts": 5},
-                      max_pool_connections=workers * 4),
+        "lambda",
+        endpoint_url=runner_url,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",  # noqa: S106 - loopback
+        config=Config(
+            retries={"mode": "standard", "max_attempts": 5}, max_pool_connections=workers * 4
+        ),
     )
     invoker = RunnerInvoker(runner_url, lambda_client)
     clients = local_clients(lambda_client, log_file)

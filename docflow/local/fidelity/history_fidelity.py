@@ -68,7 +68,7 @@ def lambda_error(error: Any) -> dict[str, Any]:
     message = getattr(error, "message", None) or str(error)
     payload: dict[str, Any] = {}
     if _FAILED_INVOKE in message:
-        raw = message[message.find("{", message.find(_FAILED_INVOKE)):]
+        raw = message[message.find("{", message.find(_FAILED_INVOKE)) :]
         try:
             payload = json.loads(raw)
         except ValueError:

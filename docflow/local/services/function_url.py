@@ -92,7 +92,6 @@ class FunctionUrlFrontend:
             return
         path, _, query = request.path.partition("?")
         if path == "/dashboard" or path.startswith("/dashboard/"):
-
             return serve(request, self.config, path, query)  # the operators' page, not the API
         event = {
             "version": "2.0",

@@ -56,7 +56,6 @@ class MotoService:
         # moto loads only where it is served or patched (a second of start-up elsewhere)
         from moto.server import ThreadedMotoServer
 
-
         make_moto_server_serial()
         watch_sqs_arrivals()  # the intake poller waits on these, not on a fixed pause
         self.config = config
@@ -208,7 +207,6 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())
-
 
     unclean = recovery.begin(config.state)
     moto = MotoService(config)

@@ -54,8 +54,9 @@ def degrade(page: Image.Image, rng: random.Random) -> Image.Image:
     """One scanned-looking greyscale image of a rendered page."""
     img = page.convert("L")
     # Skew of up to 1.2 degrees, filled with paper white as a flatbed scan would be.
-    img = img.rotate(rng.uniform(-1.2, 1.2), resample=Image.Resampling.BICUBIC,
-                     expand=False, fillcolor=250)
+    img = img.rotate(
+        rng.uniform(-1.2, 1.2), resample=Image.Resampling.BICUBIC, expand=False, fillcolor=250
+    )
     img = img.filter(ImageFilter.GaussianBlur(radius=rng.uniform(0.5, 0.9)))
     # Exposure: slightly grey paper and slightly faded ink.
     lo, hi = rng.randint(10, 35), rng.randint(225, 245)
@@ -85,9 +86,18 @@ def make_scan(folder: str, name: str) -> Path:
         ]
     finally:
         doc.close()
-    pages[0].save(out, "PDF", resolution=DPI, save_all=True, append_images=pages[1:],
-                  quality=55, creationDate=FIXED_DATE, modDate=FIXED_DATE,
-                  title=f"scan of {name}", producer="make_scans.py")
+    pages[0].save(
+        out,
+        "PDF",
+        resolution=DPI,
+        save_all=True,
+        append_images=pages[1:],
+        quality=55,
+        creationDate=FIXED_DATE,
+        modDate=FIXED_DATE,
+        title=f"scan of {name}",
+        producer="make_scans.py",
+    )
     return out
 
 
