@@ -306,3 +306,29 @@ def test_the_risk_stage_shows_the_reasons_beside_their_pages(desk: Desk) -> None
     assert "liability is unlimited" not in section(1)
     assert post_decision(desk.links(doc, stage=1)[0], "approve")["statusCode"] == 200
     assert desk.result(arn)["status"] == "finalized"
+
+
+def test_a_newer_version_ends_an_older_run_waiting_at_its_second_stage(desk: Desk) -> None:
+    # The register lists every stage's wait; a run whose first stage was decided has two, and
+    # the newer run must end the open one (not stop on the decided one) and go on.
+    old = desk.stack.upload("in/po.pdf", pdfs.text_pdf(pdfs.PURCHASE_ORDER))
+    old_arn = desk.start(old)
+    assert post_decision(desk.links(old, stage=0)[0], "approve")["statusCode"] == 200
+    finance_link = desk.links(old, stage=1)[0]
+    assert call("GET", f"/review/{finance_link}")["statusCode"] == 200
+
+    new = newer(old, desk.stack, pdfs.text_pdf(pdfs.PURCHASE_ORDER + "\nQuantity: 41 units"))
+    new_arn = desk.start(new)
+
+    ended = result_json(desk.runner.wait_for_result(old_arn, timeout=60))
+    assert (ended["status"], ended["reason"]) == ("archived", "superseded")
+    answer = call("GET", f"/review/{finance_link}")
+    assert answer["statusCode"] == 409
+    assert "A newer version of this document replaced" in answer["body"]
+    # The newer run goes on to its own first stage and through both.
+    assert post_decision(desk.links(new, stage=0)[0], "approve")["statusCode"] == 200
+    assert post_decision(desk.links(new, stage=1)[0], "approve")["statusCode"] == 200
+    assert desk.result(new_arn)["status"] == "finalized"
+    # Ended stages leave the register's open waits, decided ones included.
+    entry = RegisterStore(load_settings().links_table).get_wait(f"REG#{new.document_id}") or {}
+    assert not entry.get("openWaits")

@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import from_ddb, to_ddb
-from docflow.review.stages import StageStore
+from docflow.review.stages import StageStore, end_open_wait
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class RegisterStore:
     def open_waits_before(self, doc: DocumentRef) -> list[OpenWait]:
         item = self._get(f"REG#{doc.document_id}") or {}
         waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
-        return sorted(w for w in waits if w.run_order < doc.run_order)
+        return sorted((w for w in waits if w.run_order < doc.run_order), key=lambda w: w.entry)
 
     def add_wait(self, doc: DocumentRef, pk: str) -> bool:
         """List a stage's wait (its stage record, `docflow.review.stages`) as open; False (and
@@ -103,12 +103,7 @@ class RegisterStore:
         return True
 
     def end_wait(self, doc_id: str, wait: OpenWait) -> None:
-        self._ddb.update_item(
-            TableName=self.table,
-            Key=to_ddb({"pk": f"REG#{doc_id}"}),
-            UpdateExpression="DELETE openWaits :entry",
-            ExpressionAttributeValues={":entry": {"SS": [wait.entry]}},
-        )
+        end_open_wait(self._ddb, self.table, doc_id, wait.entry)
 
     def get_wait(self, pk: str) -> dict[str, Any] | None:
         return self._get(pk)

@@ -236,10 +236,10 @@ class StageStore:
             if aws.error_code(exc) != "ConditionalCheckFailedException":
                 raise
             item = self.get(pk) or {}
-            close_inbox(self.table, item)
+            close_ended(self.table, item)
             return False, item
         item = from_ddb(answer["Attributes"])
-        close_inbox(self.table, item)
+        close_ended(self.table, item)
         return True, item
 
     def settle(self, pk: str, decider: str = "") -> dict[str, Any]:
@@ -257,7 +257,7 @@ class StageStore:
                 ending = {"how": TIMED_OUT}
             _, item = self.set_ending(pk, ending)
         else:
-            close_inbox(self.table, item)  # a request wrote the ending and may have died
+            close_ended(self.table, item)  # a request wrote the ending and may have died
         return dict(item.get("ending") or {"how": TIMED_OUT})
 
     def mark_woken(self, pk: str) -> None:
@@ -274,6 +274,30 @@ class StageStore:
             TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
         ).get("Item")
         return from_ddb(item) if item else None
+
+
+def close_ended(table: str, item: dict[str, Any]) -> None:
+    """An ended stage leaves its reviewers' inboxes and the register's open waits (so a newer
+    run of the document has only the waits still open to end)."""
+    close_inbox(table, item)
+    if item.get("ending") and item.get("documentId") and item.get("runOrder"):
+        end_open_wait(
+            aws.client("dynamodb"),
+            table,
+            str(item["documentId"]),
+            f"{item['runOrder']}|{item['pk']}",
+        )
+
+
+def end_open_wait(ddb: Any, table: str, document_id: str, entry: str) -> None:
+    """Take one "<runOrder>|<stage pk>" entry out of the register's open waits; a set DELETE,
+    so repeating it (a retried step, a request and a step both ending the stage) is harmless."""
+    ddb.update_item(
+        TableName=table,
+        Key=to_ddb({"pk": f"REG#{document_id}"}),
+        UpdateExpression="DELETE openWaits :entry",
+        ExpressionAttributeValues={":entry": {"SS": [entry]}},
+    )
 
 
 def close_inbox(table: str, item: dict[str, Any]) -> None:
