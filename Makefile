@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean
+.PHONY: run test lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,10 +49,21 @@ $(SAM_VENV)/bin/sam:
 	$(SAM_VENV)/bin/pip install -q --upgrade pip
 	$(SAM_VENV)/bin/pip install -q aws-sam-cli==1.170.0 cfn-lint==1.58.0
 
-lint: setup $(SAM_VENV)/bin/sam
+# checkov pins packages that clash with the project's (and with SAM CLI's): its own environment.
+CHECKOV_VENV := .checkov-venv
+$(CHECKOV_VENV)/bin/checkov:
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install -q --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install -q checkov==3.3.30
+
+# checkov fails on any finding not in .checkov.baseline (each accepted one is listed there, with
+# its reason; docs/security.md).
+lint: setup $(SAM_VENV)/bin/sam $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/ruff check .
 	$(SAM) validate --lint --region us-east-1
 	$(SAM_VENV)/bin/cfn-lint template.yaml
+	$(CHECKOV_VENV)/bin/checkov -f template.yaml --framework cloudformation \
+	  --baseline .checkov.baseline --quiet --compact --skip-download
 
 build: $(SAM_VENV)/bin/sam
 	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(SAM) build --region us-east-1
@@ -72,10 +83,25 @@ bench-smoke-rest: setup system-deps conformance-deps
 clean:
 	rm -rf .aws-sam .docflow
 
+# requirements/lambda.txt: requirements/lambda.in's ranges compiled for python3.13 manylinux
+# x86_64, every dependency pinned with its hashes (uv, in its own environment). Pins already in
+# lambda.txt stay; `make lambda-lock LOCK_FLAGS=--upgrade` moves them to the newest in range.
+UV_VENV := .uv-venv
+LOCK_FLAGS ?=
+$(UV_VENV)/bin/uv:
+	$(PYTHON) -m venv $(UV_VENV)
+	$(UV_VENV)/bin/pip install -q uv==0.13.9
+
+lambda-lock: $(UV_VENV)/bin/uv
+	$(UV_VENV)/bin/uv pip compile requirements/lambda.in -o requirements/lambda.txt -q \
+	  --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux2014 \
+	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
+
 # ---- sam build (BuildMethod: makefile). Each function gets its handler package and the shared
-# library, with python3.13 manylinux wheels installed by pip --platform (works from any Python).
+# library, with python3.13 manylinux wheels installed by pip --platform (works from any Python),
+# each checked against its hash in requirements/lambda.txt.
 LAMBDA_PIP := $(PYTHON) -m pip install -q --platform manylinux2014_x86_64 --implementation cp \
-	--python-version 3.13 --only-binary=:all: --upgrade -r requirements/lambda.txt
+	--python-version 3.13 --only-binary=:all: --upgrade --require-hashes -r requirements/lambda.txt
 
 define lambda_build
 	$(LAMBDA_PIP) -t "$(ARTIFACTS_DIR)"

@@ -84,10 +84,10 @@ class Settings:
     event_bus_name: str = ""
     # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
     extract_engine: str = "rules"
-    extract_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    extract_model_id: str = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
     # Summary and risk per document: rules (local, deterministic) or bedrock (Converse).
     enrich_engine: str = "rules"
-    enrich_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    enrich_model_id: str = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
     # The model's on-demand quota share for enrich, across every execution (DynamoDB, in the
     # reader lease table); 0 = no budget (calls are only throttle-retried).
     enrich_tokens_per_minute: int = 20_000
@@ -106,7 +106,7 @@ class Settings:
     # Rounds of (wait for the event, then poll) before the batcher stops the job and sends its
     # documents on-demand; each round costs about four durable operations.
     pile_poll_rounds: int = 48
-    pile_model_id: str = "anthropic.claude-3-haiku-20240307-v1:0"
+    pile_model_id: str = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
     pile_role_arn: str = ""
     # The batcher a filling pool starts (the alias ARN in AWS); "" starts none.
     batcher_function: str = ""

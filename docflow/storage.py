@@ -12,6 +12,7 @@ import json
 import threading
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlencode
 
 from botocore.exceptions import ClientError
 
@@ -20,6 +21,18 @@ from docflow.errors import EMPTY_FILE, SOURCE_MISSING, TOO_LARGE, IntakeError
 from docflow.ids import DocumentRef
 
 _MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "404", "NoSuchBucket", "InvalidArgument"}
+
+# An S3 lifecycle filter matches only a key's beginning, and page text and previews sit beside
+# the finalized record under docs/<id>/<version>/: they carry this tag, by which the artifact
+# bucket's rules (template.yaml, PageTextExpirationDays and PreviewExpirationDays) expire them.
+EXPIRY_TAG = "docflow-expiry"
+PAGE_TEXT_EXPIRY = "page-text"
+PREVIEW_EXPIRY = "preview"
+
+
+def expiry_tagging(kind: str) -> str:
+    """The `Tagging` argument of a PutObject whose object expires as `kind`."""
+    return urlencode({EXPIRY_TAG: kind})
 
 
 def job_prefix(job: str) -> str:
@@ -176,12 +189,13 @@ class DocumentStore:
             _cache.put(ident, data)
         return data
 
-    def put_text(self, key: str, text: str) -> None:
+    def put_text(self, key: str, text: str, expiry: str | None = None) -> None:
         self._s3.put_object(
             Bucket=self.artifact_bucket,
             Key=key,
             Body=text.encode("utf-8"),
             ContentType="text/plain; charset=utf-8",
+            **({"Tagging": expiry_tagging(expiry)} if expiry else {}),
         )
 
     def get_text(self, key: str) -> str:
@@ -191,12 +205,13 @@ class DocumentStore:
     def get_json(self, key: str) -> Any:
         return json.loads(self.get_text(key))
 
-    def put_json(self, key: str, value: Any) -> None:
+    def put_json(self, key: str, value: Any, expiry: str | None = None) -> None:
         self._s3.put_object(
             Bucket=self.artifact_bucket,
             Key=key,
             Body=json.dumps(value, sort_keys=True, separators=(",", ":")).encode("utf-8"),
             ContentType="application/json",
+            **({"Tagging": expiry_tagging(expiry)} if expiry else {}),
         )
 
 

@@ -97,6 +97,8 @@ def provision(
     resources = load_template()["Resources"]
     created: dict[str, str] = {}
     for logical, spec in resources.items():
+        if "Condition" in spec:  # off by default (access logs): the local stack is the default
+            continue
         kind, props = spec["Type"], spec.get("Properties", {})
         if kind == "AWS::DynamoDB::Table":
             created[logical] = _table(names(logical), props)

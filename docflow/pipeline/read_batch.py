@@ -21,7 +21,7 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
 from docflow.runtime import runtime
-from docflow.storage import batch_manifest_key, page_text_key, page_words_key
+from docflow.storage import PAGE_TEXT_EXPIRY, batch_manifest_key, page_text_key, page_words_key
 
 
 @durable_step
@@ -39,12 +39,13 @@ def read_page_batch(
             for number in range(first, last + 1):
                 result = rt.reader.read(pdf, number)
                 key = page_text_key(doc, number)
-                rt.store.put_text(key, result.text)
+                rt.store.put_text(key, result.text, expiry=PAGE_TEXT_EXPIRY)
                 words_key = None
                 if result.words:
                     words_key = page_words_key(doc, number)
                     rows = [w.to_row() for w in result.words]
-                    rt.store.put_json(words_key, {"page": number, "words": rows})
+                    words = {"page": number, "words": rows}
+                    rt.store.put_json(words_key, words, expiry=PAGE_TEXT_EXPIRY)
                 engines[result.engine] += 1
                 # Per page, so the review page can say which page a detector fired on.
                 found = rt.classifier.extract(result.text)

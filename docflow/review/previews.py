@@ -20,7 +20,7 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
 from docflow.review.redact import cover, ocr_boxes, text_layer_boxes
-from docflow.storage import DocumentStore, artifact_prefix
+from docflow.storage import PREVIEW_EXPIRY, DocumentStore, artifact_prefix, expiry_tagging
 
 PREVIEW_WIDTH = 1000
 MAX_PREVIEW_BYTES = 400_000
@@ -93,5 +93,6 @@ class PreviewStore:
             Body=png,
             ContentType="image/png",
             CacheControl="private, max-age=31536000, immutable",
+            Tagging=expiry_tagging(PREVIEW_EXPIRY),  # the bucket's lifecycle expires it
         )
         return png, False
