@@ -26,7 +26,7 @@ from aws_durable_execution_sdk_python import (
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
-from docflow.pipeline.classify import classify_document, document_summary
+from docflow.pipeline.classify import classify_document, document_summary, every_page_blank
 from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
@@ -53,6 +53,9 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
+
+# A document none of whose pages has ink: a terminal failure that says so, not a triage.
+BLANK_DOCUMENT = "blank-document"
 
 
 @durable_execution
@@ -102,6 +105,9 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     batches = read_pages(context, doc, split["batches"])
     if "error" in batches:
         return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
+    blank = every_page_blank(batches["results"])  # from the checkpointed batch summaries
+    if blank:
+        return fail(context, doc, BLANK_DOCUMENT, blank)
 
     found = context.step(classify_document(doc, batches["results"]), name="classify")
     summary, stages = document_summary(found), found["stages"]
