@@ -31,9 +31,24 @@ def stack(args: argparse.Namespace, start: bool = False, port_base: int | None =
             control.up(state, port_base=port_base)
         except control.StackStartError as exc:
             raise StackDidNotStart(str(exc)) from None
-    elif not control.running_pid(state):
+    elif not control.running_pid(state) or not _answers(state):
         raise StackNotRunning()
     return control.use_stack(state)
+
+
+def _answers(state: Path) -> bool:
+    """moto's port accepts a connection: a stack whose supervisor lives but whose servers are
+    gone (being stopped, or killed but for one part) is not running for a command, and
+    botocore would otherwise retry against it for many seconds."""
+    import socket
+
+    from docflow.local.config import StackConfig
+
+    try:
+        with socket.create_connection(("127.0.0.1", StackConfig.load(state).moto_port), 2):
+            return True
+    except OSError:
+        return False
 
 
 def model() -> ReadModel:
@@ -51,7 +66,7 @@ def maybe_local(args: argparse.Namespace) -> Any:
     from docflow.local.stack import control
 
     if control.running_pid(Path(args.state)):
-        return stack(args)
+        return stack(args)  # StackNotRunning when its servers do not answer
     if getattr(args, "local", False) or not os.environ.get("DOCFLOW_TABLE_NAME"):
         raise StackNotRunning()
     return None

@@ -36,8 +36,8 @@ def waiting_within_deadline(item: dict[str, Any], now: datetime | None = None) -
 
 def open_operation(events: list[dict[str, Any]]) -> str | None:
     """Pure: the operation a history is on, from its events: the last one started and not
-    ended, named under its outermost open parent (`read pages > batch 3`); None when every
-    started operation has ended."""
+    ended, named under its outermost open parent (`read pages > batch-3`; a wait for a
+    callback is its name alone, `review-0`); None when every started operation has ended."""
     names: dict[str, str] = {}
     parents: dict[str, str | None] = {}
     open_ids: dict[str, int] = {}
@@ -58,10 +58,11 @@ def open_operation(events: list[dict[str, Any]]) -> str | None:
     chain = [last]
     while parents.get(chain[-1]) and parents[chain[-1]] in names:
         chain.append(str(parents[chain[-1]]))
-    top = chain[-1]
-    if top == last:
-        return names.get(last)
-    return f"{names.get(top, top)} > {names.get(last, last)}"
+    top, inner = names.get(chain[-1], chain[-1]), names.get(last, last)
+    # The SDK names an operation's own parts after it (`review-0 create callback id`).
+    if chain[-1] == last or inner.startswith(f"{top} "):
+        return top
+    return f"{top} > {inner}"
 
 
 def execution_view(run_id: str) -> tuple[str | None, str | None]:

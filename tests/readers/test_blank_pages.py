@@ -72,5 +72,5 @@ def test_a_document_of_blank_pages_fails_saying_every_page_is_blank(stack: Stack
     out = result_json(result)
     assert (out["status"], out["reason"]) == ("failed", "blank-document")
     state = ReadModel(load_settings().table_name).show(doc.document_id)["state"]
-    assert state["reason"] == "blank-document"
+    assert state["reason"] == "blank-document" and state["engines"] == {BLANK: 3}
     assert "every page of the document is blank (3 pages" in state["message"]
