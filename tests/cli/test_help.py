@@ -61,3 +61,15 @@ def test_version() -> None:
         timeout=60,
     )
     assert done.stdout.startswith("docflow ") and done.stdout.strip() != "docflow"
+
+
+def test_docs_cli_md_carries_every_json_shape_and_exit_status() -> None:
+    from pathlib import Path
+
+    from docflow.cli.shapes import JSON_SHAPES
+
+    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
+    for name, shape in JSON_SHAPES.items():
+        assert f"`docflow {name} --json`:\n\n```\n{shape}\n```" in page, name
+    for status in ("| 3 |", "| 4 |", "| 5 |", "| 6 |", "DOCFLOW_LOCAL_PORT_BASE", "aws s3 cp"):
+        assert status in page
