@@ -123,11 +123,8 @@ def step_time(cost: Mapping[str, Any]) -> str:
     if steps is None or timed is None or timed >= steps:
         return f"{cost.get('stepMs', 0)} ms of steps"
     if not timed:
-        return "step time not measured here (Lambda not priced)"
-    return (
-        f"{cost.get('stepMs', 0)} ms of steps ({timed} of {steps} steps timed; the rest, "
-        "and their Lambda time, not measured here)"
-    )
+        return "step time not measured (so no Lambda cost)"
+    return f"{cost.get('stepMs', 0)} ms of steps ({timed} of {steps} timed, the rest not measured)"
 
 
 def format_cost(cost: Mapping[str, Any]) -> str:

@@ -36,14 +36,14 @@ def test_steps_stamped_at_one_instant_are_not_timed_and_the_line_says_so() -> No
     cost = estimate(usage_from(ops, []), "report")
     assert (cost["steps"], cost["stepsTimed"], cost["stepMs"]) == (2, 0, 0)
     line = format_cost(cost)
-    assert "0 ms" not in line and "step time not measured here" in line
+    assert "0 ms" not in line and "step time not measured (so no Lambda cost)" in line
 
 
 def test_a_partly_timed_run_says_how_many_steps_its_time_covers() -> None:
     ops = {s.operation_id: s for s in (step("split", 0), step("batch-0", 1500))}
     cost = estimate(usage_from(ops, []), "report")
     assert (cost["steps"], cost["stepsTimed"], cost["stepMs"]) == (2, 1, 1500)
-    assert "1500 ms of steps (1 of 2 steps timed" in format_cost(cost)
+    assert "1500 ms of steps (1 of 2 timed, the rest not measured)" in format_cost(cost)
 
 
 def test_a_fully_timed_run_reads_as_before() -> None:

@@ -37,12 +37,15 @@ def ports_taken_message(config: StackConfig, taken: list[tuple[str, int]]) -> st
         other = str(free_port_base(base + 20, span=11))
     except RuntimeError:
         other = "N"
+    if (config.state / "stack.json").exists():  # the folder keeps its ports: move them
+        how = f"`docflow --state {config.state} up --port-base {other}`"
+    else:
+        how = f"`DOCFLOW_LOCAL_PORT_BASE={other} docflow up` (or `up --port-base {other}`)"
     return (
         f"port{'s' if len(taken) > 1 else ''} {names} in use by another program, so the local "
         f"stack cannot start. It listens on ports {base} to {base + 10} (the port base and the "
-        f"next 10): start it on others with `docflow --state {config.state} up --port-base "
-        f"{other}` ({other} is free now; the folder keeps it), or for a new state folder set "
-        f"DOCFLOW_LOCAL_PORT_BASE={other}; or stop the program that holds the port"
+        f"next 10): start it on others with {how} ({other} is free now; the state folder "
+        "keeps it), or stop the program that holds the port"
     )
 
 
