@@ -108,7 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the local stack's folder: its data, logs and ports (default: $DOCFLOW_STATE or "
         ".docflow)",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="one of these (`docflow COMMAND --help` for its options, output and statuses):",
+    )
 
     def add(name: str, fn: Any, help_text: str, local: bool = False) -> argparse.ArgumentParser:
         p = sub.add_parser(

@@ -35,6 +35,8 @@ def test_the_top_level_help_keeps_its_last_paragraph_and_lists_the_environment()
 
 
 def test_every_option_and_positional_has_help_and_every_command_its_exit_statuses() -> None:
+    for action in build_parser()._actions:
+        assert action.help and action.help != argparse.SUPPRESS, action.dest
     for name, parser in subcommands().items():
         for action in parser._actions:
             assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
