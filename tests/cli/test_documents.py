@@ -7,8 +7,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from docflow import aws
-from docflow.cli.documents import object_keys, pages_read
+from docflow.cli.documents import object_keys, pages_read, run_status
 from docflow.cli.refs import document_id
 from docflow.cli.stuck import open_operation, waiting_within_deadline
 from docflow.ids import DocumentRef
@@ -100,3 +102,15 @@ def test_the_operation_a_run_is_on_is_the_last_it_started_and_did_not_end() -> N
     ]
     assert open_operation(waiting) == "review-0"
     assert open_operation(reading[:3]) is None
+
+
+def test_run_exits_5_when_a_document_failed_and_1_on_a_timeout_saying_it_goes_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    done, failed, reading = ({"status": s} for s in ("finalized", "failed", "reading"))
+    assert run_status([done, {"status": "pending-review"}], 600) == 0
+    assert run_status([done, reading], 600) == 1
+    said = capsys.readouterr().err
+    assert "timed out after 600 s with 1 document still processing; processing goes on" in said
+    assert run_status([failed, reading], 600) == 5
+    assert "1 document failed" in capsys.readouterr().err
