@@ -61,6 +61,9 @@ class Usage:
     pages: Mapping[str, int]
     memory_mb: int = DEFAULT_MEMORY_MB
     extra: Mapping[str, int] = field(default_factory=dict)
+    # Steps, and those the service timed (start and end stamped apart); None: not counted.
+    steps: int | None = None
+    steps_timed: int | None = None
 
     @property
     def textract_calls(self) -> int:
@@ -98,6 +101,11 @@ def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
         "operations": usage.operations,
         "retries": usage.retries,
         "stepMs": usage.step_ms,
+        **(
+            {"steps": usage.steps, "stepsTimed": usage.steps_timed}
+            if usage.steps is not None
+            else {}
+        ),
         "memoryMb": usage.memory_mb,
         "pages": dict(sorted(usage.pages.items())),
         "textractCalls": usage.textract_calls,
@@ -107,9 +115,21 @@ def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
     }
 
 
+def step_time(cost: Mapping[str, Any]) -> str:
+    """The step time as far as it was measured: a step the runner stamped at one instant (the
+    local runner, when its start and end checkpoints arrive together) has no time, and saying
+    `0 ms` (and $0 of Lambda) would claim one."""
+    steps, timed = cost.get("steps"), cost.get("stepsTimed")
+    if steps is None or timed is None or timed >= steps:
+        return f"{cost.get('stepMs', 0)} ms of steps"
+    if not timed:
+        return "step time not measured (so no Lambda cost)"
+    return f"{cost.get('stepMs', 0)} ms of steps ({timed} of {steps} timed, the rest not measured)"
+
+
 def format_cost(cost: Mapping[str, Any]) -> str:
     """One line for people: `$0.001560 (12 operations, 840 ms of steps, 1 Textract page)`."""
-    parts = [f"{cost.get('operations', 0)} operations", f"{cost.get('stepMs', 0)} ms of steps"]
+    parts = [f"{cost.get('operations', 0)} operations", step_time(cost)]
     if cost.get("textractCalls"):
         parts.append(f"{cost['textractCalls']} Textract pages")
     tokens = int(cost.get("bedrockInputTokens", 0)) + int(cost.get("bedrockOutputTokens", 0))

@@ -153,6 +153,13 @@ class OpenPdf:
 
     def render_png(self, page_number: int, dpi: int) -> bytes:
         """The page as a grayscale PNG, for OCR."""
+        image = self.render_gray(page_number, dpi)
+        out = io.BytesIO()
+        image.save(out, format="PNG", optimize=False, compress_level=1)
+        return out.getvalue()
+
+    def render_gray(self, page_number: int, dpi: int) -> Image.Image:
+        """The page as a grayscale image at `dpi` (bounded to MAX_RENDER_PIXELS)."""
         with PDFIUM_LOCK:
             try:
                 page = self._pdf[page_number - 1]
@@ -168,9 +175,7 @@ class OpenPdf:
                 raise IntakeError(
                     f"page {page_number} cannot be rendered: {exc}", UNRENDERABLE_PAGE
                 ) from exc
-        out = io.BytesIO()
-        image.save(out, format="PNG", optimize=False, compress_level=1)
-        return out.getvalue()
+        return image
 
     def render_preview(self, page_number: int, width: int) -> tuple[Image.Image, float]:
         """The page in colour, `width` pixels wide at most, and the scale (pixels per point)."""

@@ -26,7 +26,12 @@ from aws_durable_execution_sdk_python import (
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
-from docflow.pipeline.classify import classify_document, document_summary
+from docflow.pipeline.classify import (
+    classify_document,
+    document_summary,
+    every_page_blank,
+    summarize_batches,
+)
 from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
@@ -53,6 +58,9 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
+
+# A document none of whose pages has ink: a terminal failure that says so, not a triage.
+BLANK_DOCUMENT = "blank-document"
 
 
 @durable_execution
@@ -102,6 +110,10 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     batches = read_pages(context, doc, split["batches"])
     if "error" in batches:
         return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
+    blank = every_page_blank(batches["results"])  # from the checkpointed batch summaries
+    if blank:
+        read = {"engines": summarize_batches(batches["results"])["engines"]}
+        return fail(context, doc, BLANK_DOCUMENT, blank, read)
 
     found = context.step(classify_document(doc, batches["results"]), name="classify")
     summary, stages = document_summary(found), found["stages"]
@@ -218,8 +230,17 @@ def record(
     )
 
 
-def fail(context: DurableContext, doc: DocumentRef, reason: str, message: str) -> dict[str, Any]:
-    record(context, doc, FAILED, "failed", {"reason": reason, "message": message[:500]})
+def fail(
+    context: DurableContext,
+    doc: DocumentRef,
+    reason: str,
+    message: str,
+    shown: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Record the failure; `shown`: what the run found before it (a blank document's pages by
+    engine), for the read model."""
+    payload = {**(shown or {}), "reason": reason, "message": message[:500]}
+    record(context, doc, FAILED, "failed", payload)
     return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
 
 

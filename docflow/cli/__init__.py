@@ -1,7 +1,8 @@
 """The `docflow` command: run the local stack, put documents through it, ask the read model.
 
-    docflow up | down | status
-    docflow submit PATH... [--key K]
+    docflow up | down | status           start, stop, inspect the local stack (status: how
+                                         to point your own AWS client at it)
+    docflow submit PATH... [--key K]     upload documents and return at once
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
     docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
     docflow jobs                         the batch inference jobs the batcher started
@@ -13,160 +14,174 @@
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
-Every reporting command takes --json; `docflow CMD --help` shows the shape it prints.
+DOC is a document id (d-...), an S3 key (incoming/invoice.pdf) or an S3 URI
+(s3://docflow-documents/incoming/invoice.pdf).
+
+Every reporting command takes --json; `docflow CMD --help` shows the shape it prints and the
+command's exit statuses.
 Against AWS instead of the local stack, set DOCFLOW_TABLE_NAME (and credentials) and use the
-query commands.
+query commands (pending, stuck, failed, show, reprocess, jobs).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from typing import Any
 
 from docflow.cli import documents, piles, queries, reviewers, stack
-from docflow.cli.output import stdout_closed
-
-LIST_ITEM = (
-    '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
-    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt"} '
-    "(absent values are null; a link id names a link, the link is only in the mail)"
+from docflow.cli.exits import (
+    DOCUMENT_FAILED,
+    INTERRUPTED,
+    NOT_FOUND,
+    NOT_STARTED,
+    STOPPED,
+    TIMED_OUT,
+    USAGE,
+    DocumentNotFound,
+    StackDidNotStart,
+    StackNotRunning,
+    exit_codes_help,
 )
-# The shape each command prints with --json: a contract, also in README.md.
-JSON_SHAPES = {
-    "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
-    '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
-    '"intakeMaxConcurrency", "intakeBatches", "intakeEmptyReceives", "hostRestarts", '
-    '"journalBytes", "journalRecords", "journalFsyncs", "compactions"}, "recovery": {} '
-    'after a clean stop, else {"uncleanStop", "at", "journalRecordsReplayed", '
-    '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
-    '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
-    "down": '{"stopped": bool}',
-    "status": 'the `up` object without "recovery"',
-    "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',
-    "run": '[{"documentId", "version", "path", "status", "pages": int|null, '
-    '"engines": [name], "docType", "sensitive": {detector: count}, "stage", '
-    '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
-    "COST as in `show`; the links themselves are printed from the local mailbox",
-    "backfill": "the rows of `run`",
-    "jobs": '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
-    '"failed": int|null, "createdAt", "modelId"}], newest last; succeeded and failed are the '
-    "job's manifest counts, null until it ended",
-    "pending": f"[ITEM, ...] or, when there is a next page, "
-    f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
-    "stuck": "as `pending`",
-    "failed": "as `pending`",
-    "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
-    "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, the summary "
-    "fields reports carried (pages, engines, docType, sensitive, reason, resultKey, ...) and, "
-    'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
-    '"memoryMb", "pages": {engine: n}, "textractCalls", "bedrockCalls", '
-    '"bedrockInputTokens", "bedrockOutputTokens", "bedrockBatchCalls", '
-    '"bedrockBatchInputTokens", "bedrockBatchOutputTokens", "analyzeExpensePages", "usdBy": '
-    '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
-    'adds "fields": {name: {"value", "confidence", "page", "box": [x0, y0, x1, y1] (page-'
-    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt") '
-    'and "fieldChecks": [{"field", "code", "message"}]; after triage "docType" is the '
-    'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
-    'once enriched (after classify): "enrichment": {"mode": "on-demand"|'
-    '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
-    'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
-    'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
-    '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
-    '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
-    "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
-    "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',
-    "dashboard": '{"url": str, "running": bool}',
-    "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
-    '"pending": int (items waiting on the reviewer)}',
-    "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
-    "first revocation's; revoking again changes nothing)}",
-    "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
-    'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
-    '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
-    'it), "documentId", "version", "runId", "status", "at", "reason", "resultKey", "key", '
-    'and per type: finalized "summary", "fields", "cost"; archived "cost"; '
-    'review-requested "stageIndex", "stageName", "reviewDeadline"; review-decided '
-    '"stageIndex", "stageName", "decision", "decidedAt"}}',
-}
+from docflow.cli.output import stdout_closed
+from docflow.cli.shapes import JSON_SHAPES
+
+ENVIRONMENT = """environment:
+  DOCFLOW_LOCAL_PORT_BASE  the local stack's first port (default 8780): it listens on that
+                           port and the next 10 (moto +0, runner +1, function host +2,
+                           Bedrock +5 and +6, review links +10). Read when a state folder is
+                           new; `docflow up --port-base N` moves an existing folder's ports
+  DOCFLOW_STATE            the state folder when --state is not given (default .docflow)
+  DOCFLOW_RULES_PATH       a rules file for the local stack's functions, read by `docflow up`
+                           and kept until another is named (empty: the shipped rules)
+  DOCFLOW_EXTRACT_ENGINE   fields: rules (default), textract-expense or bedrock; and
+  DOCFLOW_ENRICH_ENGINE    summary and risk: rules (default) or bedrock; both read by
+                           `docflow up` (the local stack emulates Textract and Bedrock)
+  DOCFLOW_PILE_PREFIX      the key prefix `backfill` uploads under (default backfill/)
+  DOCFLOW_TABLE_NAME       with AWS credentials and no local stack running: the read model
+                           the query commands ask (pending, stuck, failed, show, jobs)
+  DOCFLOW_ORCHESTRATOR_FUNCTION  the function `reprocess` invokes in AWS
+"""
+
+
+EXTRA_CODES = (
+    f"{NOT_FOUND} no such document; {DOCUMENT_FAILED} a document failed; {TIMED_OUT} "
+    f"--timeout ran out; {NOT_STARTED} the stack could not start"
+)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docflow")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+DOC_HELP = "a document id (d-...), an S3 key (incoming/x.pdf) or an S3 URI (s3://bucket/key)"
+PATHS_HELP = "PDF files, or folders (their files, not their subfolders)"
+Add = Any  # add(name, fn, help, local=False) -> the command's parser
 
 
 def build_parser() -> argparse.ArgumentParser:
+    doc = (__doc__ or "").strip()
     parser = argparse.ArgumentParser(
         prog="docflow",
-        description=(__doc__ or "").splitlines()[0],
-        epilog="\n".join((__doc__ or "").splitlines()[2:14]),
+        description=doc.splitlines()[0],
+        epilog="\n".join(doc.splitlines()[2:])
+        + "\n\n"
+        + ENVIRONMENT
+        + "\n"
+        + textwrap.fill(
+            exit_codes_help("any") + f"; {EXTRA_CODES} (`docflow CMD --help` says which)", 92
+        )
+        + "\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--state", default=".docflow", help="local stack folder")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"docflow {_version()}")
+    parser.add_argument(
+        "--state",
+        default=os.environ.get("DOCFLOW_STATE", ".docflow"),
+        help="the local stack's folder: its data, logs and ports (default: $DOCFLOW_STATE or "
+        ".docflow)",
+    )
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="one of these (`docflow COMMAND --help` for its options, output and statuses):",
+    )
 
-    def add(name: str, fn: Any, help_text: str) -> argparse.ArgumentParser:
+    def add(name: str, fn: Any, help_text: str, local: bool = False) -> argparse.ArgumentParser:
         p = sub.add_parser(
             name,
             help=help_text,
-            description=help_text,
-            epilog=textwrap.fill(f"--json prints: {JSON_SHAPES[name]}", 88),
+            description=textwrap.fill(help_text, 92),
+            epilog=textwrap.fill(f"--json prints: {JSON_SHAPES[name]}", 92)
+            + "\n\n"
+            + textwrap.fill(exit_codes_help(name), 92),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         p.add_argument("--json", action="store_true", help="print JSON (shape below)")
-        p.add_argument("--local", action="store_true", help="query the local stack")
+        if local:  # only where the read model could also be AWS's
+            p.add_argument(
+                "--local",
+                action="store_true",
+                help="ask the local stack only, never AWS (it runs by default when up)",
+            )
         p.set_defaults(fn=fn)
         return p
 
-    add("up", stack.cmd_up, "start the local stack")
+    _stack_commands(add)
+    _document_commands(add)
+    _query_commands(add)
+    _reviewer_commands(add)
+    return parser
+
+
+def _timeout(p: argparse.ArgumentParser, seconds: int) -> None:
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=seconds,
+        metavar="SECONDS",
+        help=f"stop waiting after this many seconds (default {seconds}); the documents "
+        "still processing go on",
+    )
+
+
+def _pages(p: argparse.ArgumentParser, default: int) -> None:
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=default,
+        metavar="N",
+        help=f"at most N documents a page (default {default})",
+    )
+    p.add_argument(
+        "--next-token", metavar="TOKEN", help="the next page: the token the previous page printed"
+    )
+
+
+def _stack_commands(add: Add) -> None:
+    p = add("up", stack.cmd_up, "start the local stack (ports: DOCFLOW_LOCAL_PORT_BASE)")
+    p.add_argument(
+        "--port-base",
+        type=int,
+        metavar="PORT",
+        help="move the stack to ports PORT to PORT+10 (kept in the state folder); the "
+        "default is the folder's, or DOCFLOW_LOCAL_PORT_BASE for a new folder (8780)",
+    )
     add("down", stack.cmd_down, "stop the local stack (its state is kept)")
-    add("status", stack.cmd_status, "is the local stack running")
-    p = add("submit", documents.cmd_submit, "upload documents and return at once")
-    p.add_argument("paths", nargs="+")
-    p.add_argument("--key")
-    p = add(
-        "run",
-        documents.cmd_run,
-        "upload documents and wait until each settles (progress on stderr: redrawn on a "
-        "terminal, one line per change otherwise)",
+    add(
+        "status",
+        stack.cmd_status,
+        "is the local stack running, and how to point your own AWS client (aws, boto3) at it",
     )
-    p.add_argument("paths", nargs="+")
-    p.add_argument("--timeout", type=float, default=600)
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    p = add(
-        "backfill",
-        piles.cmd_backfill,
-        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) and wait "
-        "like `run`: a batcher groups the documents into Bedrock batch inference jobs (at least "
-        "DOCFLOW_PILE_MIN_RECORDS a job; a smaller pool goes on-demand after "
-        "DOCFLOW_PILE_MAX_WAIT_SECONDS); prints the table and which job answered each",
-    )
-    p.add_argument("paths", nargs="+")
-    p.add_argument("--timeout", type=float, default=900)
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    p = add("jobs", piles.cmd_jobs, "Bedrock batch inference jobs, with status and record counts")
-    p.add_argument("--limit", type=int, default=100)
-    for name, fn, text in (
-        ("pending", queries.cmd_pending, "documents waiting on a reviewer"),
-        ("failed", queries.cmd_failed, "failed documents"),
-    ):
-        p = add(name, fn, text)
-        p.add_argument("--limit", type=int, default=50)
-        p.add_argument("--next-token")
-    p = add("stuck", queries.cmd_stuck, "non-terminal documents not updated for a while")
-    p.add_argument("--older-than", default="15m")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--next-token")
-    p = add("show", queries.cmd_show, "a document's current state, cost and history")
-    p.add_argument("document")
-    p = add("reprocess", queries.cmd_reprocess, "a new run of a document's latest version")
-    p.add_argument("document")
-    add("mail", stack.cmd_mail, "review e-mails sent through the local SES")
-    p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
-    p.add_argument("address")
-    p = add(
-        "reviewers",
-        reviewers.cmd_reviewers,
-        "revoke a reviewer: their inbox and review links answer 403 from now on",
-    )
-    p.add_argument("action", choices=["revoke"])
-    p.add_argument("address")
+    add("mail", stack.cmd_mail, "review e-mails sent through the local SES, as text, oldest first")
     add("dashboard", stack.cmd_dashboard, "print the local operators' dashboard URL")
     p = add(
         "events",
@@ -177,10 +192,92 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--type",
         choices=["finalized", "archived", "failed", "review-requested", "review-decided"],
+        help="only events of this detail-type",
     )
-    for action in sub.choices.values():
-        action.formatter_class = argparse.RawDescriptionHelpFormatter
-    return parser
+
+
+def _document_commands(add: Add) -> None:
+    p = add("submit", documents.cmd_submit, "upload documents and return at once")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    p.add_argument(
+        "--key",
+        metavar="KEY",
+        help="the S3 key to upload one document to (default incoming/<file name>)",
+    )
+    p = add(
+        "run",
+        documents.cmd_run,
+        "upload documents under incoming/ and wait until each settles (progress on stderr: "
+        "redrawn on a terminal, otherwise a line per change and one a minute while reading)",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    _timeout(p, 600)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p = add(
+        "backfill",
+        piles.cmd_backfill,
+        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) and wait "
+        "like `run`: a batcher groups the documents into Bedrock batch inference jobs (at least "
+        "DOCFLOW_PILE_MIN_RECORDS a job; a smaller pool goes on-demand after "
+        "DOCFLOW_PILE_MAX_WAIT_SECONDS); prints the table and which job answered each",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    _timeout(p, 900)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p = add(
+        "reprocess", queries.cmd_reprocess, "a new run of a document's latest version", local=True
+    )
+    p.add_argument("document", metavar="DOC", help=DOC_HELP)
+
+
+def _query_commands(add: Add) -> None:
+    p = add(
+        "jobs",
+        piles.cmd_jobs,
+        "Bedrock batch inference jobs, with status and record counts",
+        local=True,
+    )
+    p.add_argument(
+        "--limit", type=int, default=100, metavar="N", help="at most N jobs (default 100)"
+    )
+    for name, fn, text in (
+        ("pending", queries.cmd_pending, "documents waiting on a reviewer, longest first"),
+        ("failed", queries.cmd_failed, "failed documents, newest first"),
+    ):
+        _pages(add(name, fn, text, local=True), 50)
+    p = add(
+        "stuck",
+        queries.cmd_stuck,
+        "documents in progress with no report for a while, and the operation each is on "
+        "(waiting on a reviewer before the stage's deadline is not stuck)",
+        local=True,
+    )
+    p.add_argument(
+        "--older-than",
+        default="15m",
+        metavar="AGE",
+        help="no report for at least this long: 90s, 15m, 2h or 3d (default 15m)",
+    )
+    _pages(p, 50)
+    p = add(
+        "show",
+        queries.cmd_show,
+        "a document's current state, why it is there, its cost and its history",
+        local=True,
+    )
+    p.add_argument("document", metavar="DOC", help=DOC_HELP)
+
+
+def _reviewer_commands(add: Add) -> None:
+    p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
+    p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
+    p = add(
+        "reviewers",
+        reviewers.cmd_reviewers,
+        "revoke a reviewer: their inbox and review links answer 403 from now on",
+    )
+    p.add_argument("action", choices=["revoke"], help="what to do (revoke)")
+    p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,10 +289,25 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return stdout_closed()
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
+    except StackNotRunning as exc:
+        print(f"docflow: {exc}", file=sys.stderr)
+        return STOPPED
+    except StackDidNotStart as exc:
+        print(f"docflow: {exc}", file=sys.stderr)
+        return NOT_STARTED
+    except DocumentNotFound as exc:
+        print(f"docflow: {exc}", file=sys.stderr)
+        return NOT_FOUND
     except (ValueError, RuntimeError) as exc:
         print(f"docflow: {exc}", file=sys.stderr)
-        return 2
+        return USAGE
+    except Exception as exc:
+        # The stack stopped (or was never started) under a command that reached for it.
+        if stack.is_unreachable(exc):
+            print(f"docflow: {StackNotRunning()}", file=sys.stderr)
+            return STOPPED
+        raise
 
 
-__all__ = ["build_parser", "main"]
+__all__ = ["JSON_SHAPES", "build_parser", "main"]

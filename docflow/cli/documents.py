@@ -8,16 +8,20 @@ reason; nothing here imports upward).
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from docflow.cli.output import Progress, bar, print_json, table
+from docflow.cli.exits import DOCUMENT_FAILED, OK, TIMED_OUT
+from docflow.cli.output import SETTLED, Progress, bar, print_json, table
 from docflow.cli.stack import model, stack
 from docflow.cost import format_cost
-from docflow.readmodel.transitions import PENDING_REVIEW, TERMINAL
+from docflow.readmodel.transitions import FAILED, PENDING_REVIEW, READING
 
-SETTLED = {*TERMINAL, PENDING_REVIEW}
+# How often `run` asks S3 how many pages a document being read has (a list of its pages).
+PAGES_EVERY_S = 2.0
 
 
 def files(paths: list[str]) -> list[Path]:
@@ -33,8 +37,39 @@ def files(paths: list[str]) -> list[Path]:
         elif path.is_file():
             found.append(path)
         else:
-            raise SystemExit(f"docflow: {raw}: no such file or directory")
+            raise ValueError(f"{raw}: no such file or directory")
+    if not found:
+        raise ValueError(f"no documents in {', '.join(paths)}")
     return found
+
+
+def object_keys(paths: list[Path], prefix: str) -> tuple[list[tuple[Path, str]], list[str]]:
+    """Pure: each file once (the same file named twice is uploaded once), with its S3 key:
+    `prefix` + its name, or, where two different files share a name, `prefix` + its path from
+    the folder the two have in common, so neither replaces the other. Also the notes that say
+    so, for stderr."""
+    unique: dict[Path, Path] = {}
+    notes: list[str] = []
+    for path in paths:
+        real = path.resolve()
+        if real in unique:
+            notes.append(f"{path} is named more than once: uploaded once")
+        else:
+            unique[real] = path
+    by_name: dict[str, list[Path]] = {}
+    for real in unique:
+        by_name.setdefault(real.name, []).append(real)
+    keys: dict[Path, str] = {}
+    for name, same in by_name.items():
+        if len(same) == 1:
+            keys[same[0]] = f"{prefix}{name}"
+            continue
+        common = Path(os.path.commonpath([p.parent for p in same]))
+        for real in same:
+            keys[real] = f"{prefix}{real.relative_to(common).as_posix()}"
+        shown = ", ".join(f"{unique[r]} -> {keys[r]}" for r in same)
+        notes.append(f"{len(same)} files are named {name}; each gets its own key: {shown}")
+    return [(unique[r], keys[r]) for r in unique], notes
 
 
 def upload(paths: list[Path], key: str | None, prefix: str = "incoming/") -> list[dict[str, Any]]:
@@ -43,11 +78,15 @@ def upload(paths: list[Path], key: str | None, prefix: str = "incoming/") -> lis
     from docflow.local.resources import LocalNames
 
     bucket = LocalNames(prefix="docflow")("DocumentBucket")
-    if key and len(paths) != 1:
-        raise SystemExit("docflow: --key names one document; give one path")
+    if key and len({p.resolve() for p in paths}) != 1:
+        raise ValueError("--key names one document; give one path")
+    keyed, notes = object_keys(paths, prefix)
+    if key:
+        keyed = [(keyed[0][0], key)]
+    for note in notes:
+        print(f"docflow: {note}", file=sys.stderr)
     submitted = []
-    for path in paths:
-        object_key = key or f"{prefix}{path.name}"
+    for path, object_key in keyed:
         answer = aws.client("s3").put_object(Bucket=bucket, Key=object_key, Body=path.read_bytes())
         doc = DocumentRef(
             bucket,
@@ -81,13 +120,19 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def pages_read(prefix: str) -> int:
+    """Pages of a run read so far: its page texts in S3 (`NNNNN.txt`; the words files beside
+    them are not pages)."""
     from docflow import aws
     from docflow.settings import load_settings
 
-    answer = aws.client("s3").list_objects_v2(
-        Bucket=load_settings().artifact_bucket, Prefix=f"{prefix}/pages/"
+    pages = (
+        aws.client("s3")
+        .get_paginator("list_objects_v2")
+        .paginate(Bucket=load_settings().artifact_bucket, Prefix=f"{prefix}/pages/")
     )
-    return int(answer.get("KeyCount", 0))
+    return sum(
+        1 for page in pages for item in page.get("Contents", []) if item["Key"].endswith(".txt")
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -103,6 +148,8 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
     deadline = time.monotonic() + args.timeout
     states: dict[str, dict[str, Any]] = {}
     progress = Progress(enabled=not args.quiet)
+    pages: dict[str, int] = {}
+    counted_at: dict[str, float] = {}
     while True:
         # Only the documents not yet settled, a hundred to a request: the polling must not
         # load the stack that is doing the work.
@@ -119,8 +166,20 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
         for s in submitted:
             state = states.get(s["documentId"], {})
             status = state.get("status", "queued")
-            shown = bar(pages_read(s["prefix"]), state.get("pages")) if progress.tty else ""
-            lines.append((Path(s["path"]).name, shown, status))
+            # Pages are counted (a list in S3) only while the document is being read, and
+            # not on every poll: once read, its page count is the state's.
+            clock = time.monotonic()
+            if status == READING and clock - counted_at.get(s["runId"], 0) >= PAGES_EVERY_S:
+                pages[s["runId"]] = pages_read(s["prefix"])
+                counted_at[s["runId"]] = clock
+            total = state.get("pages")
+            done = total if status not in (READING, "queued", "received") else None
+            done = done if done is not None else pages.get(s["runId"], 0)
+            if progress.tty:
+                shown = bar(done, total)
+            else:
+                shown = f"{done}/{total} pages" if status == READING and total else ""
+            lines.append((s["key"].removeprefix(prefix), shown, status))
         progress.update(lines, settled, len(submitted))
         if settled == len(submitted) or time.monotonic() > deadline:
             break
@@ -131,8 +190,9 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
     else:
         rows = [
             [
-                Path(r["path"]).name,
-                r["pages"] or "-",
+                r["documentId"],
+                r["key"],
+                pages_cell(r),
                 ",".join(r["engines"]) or "-",
                 r["docType"] or "-",
                 sensitive(r["sensitive"]),
@@ -142,12 +202,50 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
             ]
             for r in results
         ]
-        headers = ["document", "pages", "engines", "type", "sensitive", "status", "cost", "reason"]
+        headers = [
+            "document",
+            "key",
+            "pages",
+            "engines",
+            "type",
+            "sensitive",
+            "status",
+            "cost",
+            "reason",
+        ]
         print(table(rows, headers))
         if after_table is not None:
             after_table(submitted)
         print_review_links(config, results, submitted)
-    return 0 if all(r["status"] in SETTLED for r in results) else 1
+    return run_status(results, args.timeout)
+
+
+def run_status(results: list[dict[str, Any]], timeout_s: float) -> int:
+    """The exit status of `run`: a failed document first, then a timeout; said on stderr."""
+    open_ = [r for r in results if r["status"] not in SETTLED]
+    failed = [r for r in results if r["status"] == FAILED]
+    if open_:
+        print(
+            f"docflow: timed out after {timeout_s:g} s with {len(open_)} document"
+            f"{'s' if len(open_) != 1 else ''} still processing; processing goes on "
+            "(`docflow show DOC` follows one, `docflow stuck` lists slow ones)",
+            file=sys.stderr,
+        )
+    if failed:
+        print(
+            f"docflow: {len(failed)} document{'s' if len(failed) != 1 else ''} failed "
+            "(`docflow show DOC` says why)",
+            file=sys.stderr,
+        )
+        return DOCUMENT_FAILED
+    return TIMED_OUT if open_ else OK
+
+
+def pages_cell(row: dict[str, Any]) -> str:
+    if not row["pages"]:
+        return "-"
+    blank = row.get("blankPages") or 0
+    return f"{row['pages']} ({blank} blank)" if blank else str(row["pages"])
 
 
 def print_review_links(
@@ -171,7 +269,7 @@ def print_review_links(
         stage = max((m.stage_index for m in mine), default=-1)
         for m in mine:
             if m.stage_index == stage:
-                print(f"review {Path(r['path']).name} ({m.reviewer}): {m.url}")
+                print(f"review {s['key']} ({m.reviewer}): {m.url}")
 
 
 def sensitive(found: dict[str, int]) -> str:
@@ -183,8 +281,11 @@ def result_row(submitted: dict[str, Any], state: dict[str, Any]) -> dict[str, An
         "documentId": submitted["documentId"],
         "version": submitted["version"],
         "path": submitted["path"],
+        "key": submitted["key"],
+        "bucket": submitted["bucket"],
         "status": state.get("status", "queued"),
         "pages": state.get("pages"),
+        "blankPages": int((state.get("engines") or {}).get("blank", 0)),
         "engines": sorted((state.get("engines") or {}).keys()),
         "docType": state.get("docType"),
         "sensitive": state.get("sensitive") or {},

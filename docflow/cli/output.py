@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
-# Exit status when the reader of stdout went away (`docflow pending | head`): what a
-# process killed by SIGPIPE reports, as `cat` or `grep` would.
-BROKEN_PIPE_EXIT = 141
+from docflow.cli.exits import BROKEN_PIPE as BROKEN_PIPE_EXIT
+from docflow.readmodel.transitions import PENDING_REVIEW, TERMINAL
+
+# Where `docflow run` stops waiting on a document: an end, or a person's turn.
+SETTLED = frozenset({*TERMINAL, PENDING_REVIEW})
 
 
 def print_json(value: Any) -> None:
@@ -20,12 +23,27 @@ def print_json_line(value: Any) -> None:
     print(json.dumps(value, sort_keys=True, default=str), flush=True)
 
 
+def width(text: str) -> int:
+    """Columns `text` takes on a terminal: a CJK character takes two, a combining mark none
+    (wcwidth); a character it cannot measure (a control character) counts as one."""
+    from wcwidth import wcswidth
+
+    measured = wcswidth(text)
+    return measured if measured >= 0 else sum(max(0, wcswidth(c)) or 1 for c in text)
+
+
+def pad(text: str, columns: int) -> str:
+    return text + " " * max(0, columns - width(text))
+
+
 def table(rows: list[list[Any]], headers: list[str]) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=False)]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False))
-    out = [line, "  ".join("-" * w for w in widths)]
-    out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
-    return "\n".join(out)
+    """Columns aligned by display width, so `請求書.pdf` lines up with `invoice.pdf`. The last
+    column is not padded (no trailing blanks)."""
+    cells = [[str(c) for c in row] for row in [headers, *rows]]
+    widths = [max(width(c) for c in col) for col in zip(*cells, strict=False)]
+    lines = ["  ".join(pad(c, w) for c, w in zip(r, widths, strict=False)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 def stdout_closed() -> int:
@@ -50,28 +68,45 @@ def bar(done: int, total: int | None, width: int = 20) -> str:
 
 
 class Progress:
-    """`docflow run`'s progress on stderr: redrawn in place on a terminal, otherwise one plain
-    line each time a document's status changes (logs and CI read those)."""
+    """`docflow run`'s progress on stderr: redrawn in place on a terminal; otherwise one plain
+    line each time a document's status changes, and, while a document has not settled, a
+    line for it every `every_s` seconds with its pages read (logs and CI read those: a long
+    scan is not silent for minutes)."""
 
-    def __init__(self, stream: Any = None, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        stream: Any = None,
+        enabled: bool = True,
+        every_s: float = 60.0,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.stream = stream or sys.stderr
         self.tty = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
         self.enabled = enabled
         self.drawn = 0
         self.last: dict[str, str] = {}
+        self.every_s = every_s
+        self.clock = clock
+        self.said_at: dict[str, float] = {}
 
     def update(self, lines: list[tuple[str, str, str]], settled: int, total: int) -> None:
-        """`lines`: (name, bar, status) per document."""
+        """`lines`: (name, progress, status) per document; progress is a bar on a terminal,
+        otherwise words such as `120/300 pages` (or "")."""
         if not self.enabled:
             return
         if self.tty:
-            text = [f"{name[:32]:32} {progress} {status}" for name, progress, status in lines]
+            text = [f"{pad(name[:32], 32)} {progress} {status}" for name, progress, status in lines]
             text.append(f"settled {settled}/{total}")
             self.stream.write(("\x1b[F\x1b[K" * self.drawn) + "\n".join(text) + "\n")
             self.drawn = len(text)
         else:
-            for name, _, status in lines:
-                if self.last.get(name) != status:
+            now = self.clock()
+            for name, progress, status in lines:
+                changed = self.last.get(name) != status
+                due = status not in SETTLED and now - self.said_at.get(name, now) >= self.every_s
+                if changed or due:
                     self.last[name] = status
-                    self.stream.write(f"{name}: {status} (settled {settled}/{total})\n")
+                    self.said_at[name] = now
+                    shown = f"{status}, {progress}" if progress and due else status
+                    self.stream.write(f"{name}: {shown} (settled {settled}/{total})\n")
         self.stream.flush()

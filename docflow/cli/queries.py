@@ -11,28 +11,35 @@ import argparse
 from typing import Any
 
 from docflow.cli.documents import cost_line
+from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import print_json, table
+from docflow.cli.refs import document_id
 from docflow.cli.stack import maybe_local, model
 from docflow.readmodel.queries import parse_age
+from docflow.readmodel.transitions import PENDING_REVIEW
 
 
-def listing(args: argparse.Namespace, page: Any, kind: str) -> int:
-    items = [
-        {
-            "documentId": i.get("documentId"),
-            "version": i.get("version"),
-            "key": i.get("key"),
-            "status": i.get("status"),
-            "stage": i.get("stageName"),
-            "pendingSince": i.get("pendingSince"),
-            "updatedAt": i.get("updatedAt"),
-            "reviewers": i.get("reviewers", []),
-            "reviewLinks": i.get("reviewLinks", []),
-            "reason": i.get("reason"),
-            "failedAt": i.get("failedAt"),
-        }
-        for i in page.items
-    ]
+def list_item(i: dict[str, Any]) -> dict[str, Any]:
+    """A read-model item as the listings print it (LIST_ITEM in the --json shapes)."""
+    return {
+        "documentId": i.get("documentId"),
+        "version": i.get("version"),
+        "key": i.get("key"),
+        "status": i.get("status"),
+        "stage": i.get("stageName"),
+        "pendingSince": i.get("pendingSince"),
+        "updatedAt": i.get("updatedAt"),
+        "reviewers": i.get("reviewers", []),
+        "reviewLinks": i.get("reviewLinks", []),
+        "reason": i.get("reason"),
+        "failedAt": i.get("failedAt"),
+    }
+
+
+def listing(
+    args: argparse.Namespace, page: Any, kind: str, items: list[dict[str, Any]] | None = None
+) -> int:
+    items = items if items is not None else [list_item(i) for i in page.items]
     if args.json:
         print_json(items if not page.next_token else {"items": items, "nextToken": page.next_token})
         return 0
@@ -40,11 +47,15 @@ def listing(args: argparse.Namespace, page: Any, kind: str) -> int:
         print(f"no {kind} documents")
     else:
         when = {"pending": "pendingSince", "stuck": "updatedAt", "failed": "failedAt"}[kind]
-        extra = {"pending": "stage", "stuck": "status", "failed": "reason"}[kind]
+        extra = {"pending": ["stage"], "stuck": ["status", "operation"], "failed": ["reason"]}
+        columns = extra[kind]
         print(
             table(
-                [[i["documentId"], i["key"] or "", i[extra] or "", i[when] or ""] for i in items],
-                ["document", "key", extra, when],
+                [
+                    [i["documentId"], i["key"] or "", *(i[c] or "-" for c in columns), i[when]]
+                    for i in items
+                ],
+                ["document", "key", *columns, when],
             )
         )
     if page.next_token:
@@ -58,9 +69,11 @@ def cmd_pending(args: argparse.Namespace) -> int:
 
 
 def cmd_stuck(args: argparse.Namespace) -> int:
+    from docflow.cli.stuck import stuck_items
+
     maybe_local(args)
     page = model().stuck(parse_age(args.older_than), args.limit, args.next_token)
-    return listing(args, page, "stuck")
+    return listing(args, page, "stuck", stuck_items(page.items))
 
 
 def cmd_failed(args: argparse.Namespace) -> int:
@@ -87,26 +100,23 @@ def print_enrichment(state: dict[str, Any]) -> None:
 
 def cmd_show(args: argparse.Namespace) -> int:
     maybe_local(args)
-    shown = model().show(args.document)
+    shown = model().show(document_id(args.document))
     if args.json:
         print_json(shown)
-        return 0 if shown["state"] else 4
+        return 0 if shown["state"] else NOT_FOUND
     if not shown["state"]:
-        print(f"no document {args.document}")
-        return 4
+        raise DocumentNotFound(args.document)
     state = shown["state"]
-    for key in (
-        "documentId",
-        "key",
-        "version",
-        "status",
-        "docType",
-        "pages",
-        "reason",
-        "updatedAt",
-    ):
+    for key in ("documentId", "key", "version", "status", "docType"):
         if state.get(key) is not None:
             print(f"{key:11} {state[key]}")
+    if state.get("pages") is not None:
+        blank = int((state.get("engines") or {}).get("blank", 0))
+        print(f"{'pages':11} {state['pages']}" + (f" ({blank} blank)" if blank else ""))
+    for line in why(state):
+        print(line)
+    if state.get("updatedAt"):
+        print(f"{'updatedAt':11} {state['updatedAt']}")
     cost = cost_line(state)
     if cost:
         print(f"{'cost':11} {cost}")
@@ -116,7 +126,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(
         table(
             [
-                [h["at"], h["status"], h["stage"], h["cause"], h["runId"][-10:]]
+                [h["at"], h["status"], stage_label(h), h["cause"], h["runId"][-10:]]
                 for h in shown["history"]
             ],
             ["at", "status", "stage", "cause", "run"],
@@ -127,8 +137,43 @@ def cmd_show(args: argparse.Namespace) -> int:
         votes = (h.get("payload") or {}).get("votes") or []
         if len(votes) > 1:
             said = ", ".join(f"{v['reviewer']} {v['decision']} {v['at']}" for v in votes)
-            print(f"votes {h['stage']}: {said}")
+            print(f"votes {stage_label(h)}: {said}")
     return 0
+
+
+def stage_label(report: dict[str, Any]) -> str:
+    """A history row's stage: a review stage by its name (`legal`), not its slot
+    (`review-0`)."""
+    name = (report.get("payload") or {}).get("stageName")
+    return str(name) if name else str(report.get("stage", ""))
+
+
+def why(state: dict[str, Any]) -> list[str]:
+    """Lines that say why the document is where it is: a failure's reason and message, the
+    stage waiting and on whom, who decided a stage that ended it, with the reason and
+    comment."""
+    lines = []
+    status = state.get("status")
+    if state.get("reason"):
+        lines.append(f"{'reason':11} {state['reason']}")
+    if status == "failed" and state.get("message"):
+        lines.append(f"{'message':11} {state['message']}")
+    if status == PENDING_REVIEW:
+        who = ", ".join(state.get("reviewers") or []) or "-"
+        due = f", due {state['reviewDeadline']}" if state.get("reviewDeadline") else ""
+        lines.append(f"{'waiting':11} stage {state.get('stageName') or '-'} on {who}{due}")
+    elif state.get("decision") in ("rejected", "timed-out") or state.get("rejectReason"):
+        said = [f"stage {state.get('stageName') or '-'} {state.get('decision', '')}".rstrip()]
+        if state.get("reviewer"):
+            said.append(f"by {state['reviewer']}")
+        if state.get("decidedAt"):
+            said.append(f"at {state['decidedAt']}")
+        lines.append(f"{'decision':11} {' '.join(said)}")
+        if state.get("rejectReason"):
+            lines.append(f"{'reasonCode':11} {state['rejectReason']}")
+        if state.get("comment"):
+            lines.append(f"{'comment':11} {state['comment']}")
+    return lines
 
 
 def print_fields(state: dict[str, Any]) -> None:
@@ -156,9 +201,9 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     from docflow.ids import DocumentRef
 
     config = maybe_local(args)
-    state = model().show(args.document)["state"]
+    state = model().show(document_id(args.document))["state"]
     if not state or not state.get("bucket") or not state.get("key"):
-        raise SystemExit(f"docflow: no document {args.document} to reprocess")
+        raise DocumentNotFound(args.document)
     sequencer, event_ms, generation = state["runOrder"].split(":")
     doc = DocumentRef(
         state["bucket"],

@@ -14,17 +14,41 @@ import time
 from pathlib import Path
 from typing import Any
 
+from docflow.cli.exits import StackDidNotStart, StackNotRunning
+from docflow.cli.mailtext import mail_lines
 from docflow.cli.output import print_json, print_json_line
 from docflow.readmodel.queries import ReadModel
 
 
-def stack(args: argparse.Namespace, start: bool = False) -> Any:
+def stack(args: argparse.Namespace, start: bool = False, port_base: int | None = None) -> Any:
+    """This process pointed at the local stack: started first with `start`, otherwise it must
+    be running (StackNotRunning)."""
     from docflow.local.stack import control
 
     state = Path(args.state)
     if start:
-        control.up(state)
+        try:
+            control.up(state, port_base=port_base)
+        except control.StackStartError as exc:
+            raise StackDidNotStart(str(exc)) from None
+    elif not control.running_pid(state) or not _answers(state):
+        raise StackNotRunning()
     return control.use_stack(state)
+
+
+def _answers(state: Path) -> bool:
+    """moto's port accepts a connection: a stack whose supervisor lives but whose servers are
+    gone (being stopped, or killed but for one part) is not running for a command, and
+    botocore would otherwise retry against it for many seconds."""
+    import socket
+
+    from docflow.local.config import StackConfig
+
+    try:
+        with socket.create_connection(("127.0.0.1", StackConfig.load(state).moto_port), 2):
+            return True
+    except OSError:
+        return False
 
 
 def model() -> ReadModel:
@@ -34,19 +58,34 @@ def model() -> ReadModel:
 
 
 def maybe_local(args: argparse.Namespace) -> Any:
-    """Query the local stack when it runs (or --local), otherwise the configured AWS."""
+    """The local stack when it runs; otherwise AWS's read model if DOCFLOW_TABLE_NAME names
+    one (and --local was not given); otherwise StackNotRunning. Returns the stack's config, or
+    None for AWS."""
+    import os
+
     from docflow.local.stack import control
 
-    if args.local or control.running_pid(Path(args.state)):
-        return stack(args)
+    if control.running_pid(Path(args.state)):
+        return stack(args)  # StackNotRunning when its servers do not answer
+    if getattr(args, "local", False) or not os.environ.get("DOCFLOW_TABLE_NAME"):
+        raise StackNotRunning()
     return None
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """A botocore error that means nothing listens at the endpoint (a stack that stopped
+    under the command). Matched by name: botocore loads only when a command needs it."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    return bool(names & {"EndpointConnectionError", "ConnectionClosedError"})
 
 
 def cmd_up(args: argparse.Namespace) -> int:
     from docflow.local.stack import control, recovery
 
     starting = control.running_pid(Path(args.state)) is None
-    config = control.up(Path(args.state))
+    if not starting and args.port_base is not None:
+        raise ValueError("the stack is running: `docflow down` first to move its ports")
+    config = stack(args, start=True, port_base=args.port_base)
     info = control.status(Path(args.state))
     # After an unclean stop (a kill), what the start brought back; {} when nothing to say.
     found = control.recovered(Path(args.state)) if starting else {}
@@ -70,22 +109,73 @@ def cmd_down(args: argparse.Namespace) -> int:
     return 0
 
 
+def aws_access(config: Any) -> dict[str, Any]:
+    """What a user's own AWS client (the aws CLI, boto3) needs to talk to this stack."""
+    env = config.client_env()
+    names = config.names
+    return {
+        "endpointUrl": env["AWS_ENDPOINT_URL"],
+        "region": env["AWS_DEFAULT_REGION"],
+        "accessKeyId": env["AWS_ACCESS_KEY_ID"],
+        "secretAccessKey": env["AWS_SECRET_ACCESS_KEY"],
+        "documentBucket": names("DocumentBucket"),
+        "incomingPrefix": "incoming/",
+        "artifactBucket": names("ArtifactBucket"),
+        "tableName": names("ReadModelTable"),
+        "env": {
+            k: env[k]
+            for k in (
+                "AWS_ENDPOINT_URL",
+                "AWS_DEFAULT_REGION",
+                "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY",
+            )
+        },
+    }
+
+
 def cmd_status(args: argparse.Namespace) -> int:
+    from docflow.local.config import StackConfig
     from docflow.local.stack import control
 
-    info = control.status(Path(args.state))
+    state = Path(args.state)
+    config = StackConfig.load(state)
+    info = {
+        **control.status(state),
+        "portBase": config.port_base,
+        "log": str(state / "stackd.log"),
+        "aws": aws_access(config),
+    }
     if args.json:
         print_json(info)
-    else:
-        print("running" if info["running"] else "stopped")
-        for key in ("moto", "runner", "host", "review", "state"):
-            print(f"  {key:7} {info[key]}")
+        return 0 if info["running"] else 3
+    print("running" if info["running"] else "stopped (`docflow up` starts it)")
+    for key in ("moto", "runner", "host", "review", "state", "log"):
+        print(f"  {key:7} {info[key]}")
+    print(f"  ports   {config.port_base} to {config.port_base + 10} (DOCFLOW_LOCAL_PORT_BASE)")
+    access = info["aws"]
+    print()
+    print("Your own AWS client (aws CLI, boto3) reaches the local stack with:")
+    for name, value in access["env"].items():
+        print(f"  export {name}={value}")
+    print(f"  document bucket  {access['documentBucket']} (upload under incoming/ to start a run)")
+    print(f"  read model table {access['tableName']}")
+    print(f"  artifact bucket  {access['artifactBucket']}")
+    print()
+    print("for example:")
+    print(
+        f"  aws --endpoint-url {access['endpointUrl']} s3 cp invoice.pdf "
+        f"s3://{access['documentBucket']}/incoming/invoice.pdf"
+    )
+    print("  docflow show incoming/invoice.pdf")
     return 0 if info["running"] else 3
 
 
 def cmd_mail(args: argparse.Namespace) -> int:
-    config = stack(args)
-    path = config.state / "mail.json"
+    from docflow.local.config import StackConfig
+
+    # The stack's mailbox is a file in its folder: readable with the stack stopped.
+    path = StackConfig.load(Path(args.state)).state / "mail.json"
     mail = json.loads(path.read_text()) if path.exists() else []
     if args.json:
         print_json(mail)
@@ -93,7 +183,8 @@ def cmd_mail(args: argparse.Namespace) -> int:
     if not mail:
         print("no mail yet")
     for m in mail:
-        print(f"To: {', '.join(m['to'])}\nSubject: {m['subject']}\n\n{m['body']}\n{'-' * 60}")
+        print("\n".join(mail_lines(m)))
+        print("-" * 60)
     return 0
 
 

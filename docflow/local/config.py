@@ -73,6 +73,17 @@ class StackConfig:
     def batch_port(self) -> int:
         return self.port_base + 6
 
+    def ports(self) -> dict[str, int]:
+        """Every port the stack listens on, by the part that listens."""
+        return {
+            "moto": self.moto_port,
+            "runner": self.runner_port,
+            "host": self.host_port,
+            "converse": self.converse_port,
+            "batchInference": self.batch_port,
+            "review": self.review_port,
+        }
+
     @property
     def moto_url(self) -> str:
         return f"http://127.0.0.1:{self.moto_port}"

@@ -11,6 +11,7 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 from docflow.classify import merge_features
 from docflow.ids import DocumentRef
 from docflow.pipeline.triage import offer_types
+from docflow.readers.blank import BLANK
 from docflow.runtime import runtime
 
 
@@ -29,6 +30,18 @@ def summarize_batches(batches: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "engines": dict(sorted(engines.items())),
         "ocrConfidence": ocr_confidence,
     }
+
+
+def every_page_blank(batches: Sequence[dict[str, Any]]) -> str | None:
+    """Pure: the failure message when no page of the document has any ink, else None."""
+    pages = sum(b["pages"] for b in batches)
+    blank = sum(b["engines"].get(BLANK, 0) for b in batches)
+    if not pages or blank < pages:
+        return None
+    return (
+        f"every page of the document is blank ({pages} page{'s' if pages != 1 else ''}, no "
+        "ink on any): nothing to read or classify"
+    )
 
 
 @durable_step

@@ -12,6 +12,10 @@ operations   every operation so far, plus the two the run still makes (this step
 retries      step attempts beyond the first (each retry is billed as an operation)
 stepMs       milliseconds between each step's start and end, as the service timed them
              (a retried step counts from its first attempt, so back-off waits are included)
+steps        the steps, and stepsTimed those whose start and end the service stamped apart:
+             the local runner stamps a step whose start and end checkpoints arrive together
+             at one instant, so its time is not measured (stepMs and the Lambda figure leave
+             it out, and `docflow show` says so) rather than measured as 0
 pages        pages read, by engine, from the checkpointed batch summaries
 """
 
@@ -34,7 +38,7 @@ def usage_from(
     extra: Mapping[str, int] | None = None,
 ) -> Usage:
     """Pure: usage from an operation map (SDK `Operation`s) and the batch summaries."""
-    count, retries, step_ms = 0, 0, 0
+    count, retries, step_ms, steps, timed = 0, 0, 0, 0, 0
     for op in operations.values():
         kind = getattr(op.operation_type, "value", str(op.operation_type))
         if kind == "EXECUTION":
@@ -42,11 +46,13 @@ def usage_from(
         count += 1
         if kind != "STEP":
             continue
+        steps += 1
         details = op.step_details
         if details is not None and details.attempt:
             retries += max(0, int(details.attempt) - 1)
-        if op.start_timestamp and op.end_timestamp:
+        if op.start_timestamp and op.end_timestamp and op.end_timestamp > op.start_timestamp:
             step_ms += int((op.end_timestamp - op.start_timestamp).total_seconds() * 1000)
+            timed += 1
     pages: Counter[str] = Counter()
     for batch in batches:
         pages.update(batch.get("engines", {}))
@@ -56,6 +62,8 @@ def usage_from(
         retries=retries,
         step_ms=step_ms,
         pages=dict(pages),
+        steps=steps,
+        steps_timed=timed,
         memory_mb=memory,
         extra=dict(extra or {}),
     )

@@ -20,6 +20,7 @@ from docflow.classify import merge_features
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
+from docflow.readers.blank import BLANK
 from docflow.runtime import runtime
 from docflow.storage import PAGE_TEXT_EXPIRY, batch_manifest_key, page_text_key, page_words_key
 
@@ -50,7 +51,8 @@ def read_page_batch(
                 # Per page, so the review page can say which page a detector fired on.
                 found = rt.classifier.extract(result.text)
                 features.append(found)
-                if result.engine != "textlayer":
+                # A blank page was not read by OCR: its confidence says nothing of the OCR.
+                if result.engine not in ("textlayer", BLANK):
                     ocr_confidence_sum += result.confidence
                     ocr_pages += 1
                 pages.append(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docflow.readers.auto import AutoReader
 from docflow.readers.base import PageReader
+from docflow.readers.blank import BlankPageSkipper
 from docflow.readers.limiter import CappedReader, LeaseSemaphore
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.textlayer import TextLayerReader
@@ -13,6 +14,11 @@ from docflow.settings import Settings
 
 
 def _ocr(kind: str, settings: Settings, languages: str) -> PageReader:
+    # A page without ink is never sent to OCR: seconds of tesseract, or a billed Textract call.
+    return BlankPageSkipper(_ocr_engine(kind, settings, languages))
+
+
+def _ocr_engine(kind: str, settings: Settings, languages: str) -> PageReader:
     if kind == "textract":
         textract = TextractReader(dpi=settings.ocr_dpi)
         if settings.reader_concurrency_cap:

@@ -8,10 +8,12 @@ that serializes moto's requests, so each one is consistent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +120,12 @@ def export_mail(path: Path) -> None:
 
     with MOTO_LOCK:
         sent = list(ses_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].sent_messages)
+    # SES keeps no send time that moto exposes: a message is dated when an export first
+    # sees it (every few seconds), and keeps that date in later exports.
+    seen: dict[str, str] = {}
+    with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+        seen = {m["id"]: m["sentAt"] for m in json.loads(path.read_text()) if m.get("sentAt")}
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     mail = [
         {
             "id": m.id,
@@ -125,6 +133,7 @@ def export_mail(path: Path) -> None:
             "to": m.destinations.get("ToAddresses", []),
             "subject": m.subject,
             "body": m.body,
+            "sentAt": seen.get(m.id, now),
         }
         for m in sent
         if hasattr(m, "subject")

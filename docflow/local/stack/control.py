@@ -17,6 +17,38 @@ from docflow.local.config import StackConfig
 DEFAULT_STATE = Path(os.environ.get("DOCFLOW_STATE", ".docflow"))
 
 
+class StackStartError(RuntimeError):
+    """The stack did not start; the message says why and what to do about it."""
+
+
+def taken_ports(config: StackConfig) -> list[tuple[str, int]]:
+    """The stack's ports another program listens on now."""
+    from docflow.local.tools.ports import can_serve
+
+    return [(name, port) for name, port in config.ports().items() if not can_serve(port)]
+
+
+def ports_taken_message(config: StackConfig, taken: list[tuple[str, int]]) -> str:
+    from docflow.local.tools.ports import free_port_base
+
+    names = ", ".join(f"{port} ({name})" for name, port in taken)
+    base = config.port_base
+    try:
+        other = str(free_port_base(base + 20, span=11))
+    except RuntimeError:
+        other = "N"
+    if (config.state / "stack.json").exists():  # the folder keeps its ports: move them
+        how = f"`docflow --state {config.state} up --port-base {other}`"
+    else:
+        how = f"`DOCFLOW_LOCAL_PORT_BASE={other} docflow up` (or `up --port-base {other}`)"
+    return (
+        f"port{'s' if len(taken) > 1 else ''} {names} in use by another program, so the local "
+        f"stack cannot start. It listens on ports {base} to {base + 10} (the port base and the "
+        f"next 10): start it on others with {how} ({other} is free now; the state folder "
+        "keeps it), or stop the program that holds the port"
+    )
+
+
 def _alive(pid: int) -> bool:
     _reap(pid)  # a stack this process started is its child: reap it, or it lingers as a zombie
     try:
@@ -52,15 +84,26 @@ def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
     return config
 
 
-def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
+def up(
+    state: Path = DEFAULT_STATE, timeout_s: float = 120, port_base: int | None = None
+) -> StackConfig:
+    """Start the stack in `state` unless it runs; `port_base` moves its ports (kept in the
+    folder). Raises StackStartError, at once when a port is taken."""
     config = StackConfig.load(state)
     if running_pid(state):
         return config
+    if port_base is not None:
+        config.port_base = port_base
+    _kill_orphaned_host(state)  # before the port check: an orphaned host holds its port
+    taken = taken_ports(config)
+    if taken:
+        raise StackStartError(ports_taken_message(config, taken))
     use_rules_from_env(config)
     config.save()
     (state / "stackd.ready").unlink(missing_ok=True)
-    _kill_orphaned_host(state)
-    log = (state / "stackd.log").open("ab")
+    log_path = state / "stackd.log"
+    log = log_path.open("ab")
+    started_at = log.tell()  # what this start writes, not the last start's
     process = subprocess.Popen(
         [sys.executable, "-m", "docflow.local.stack.stackd", "--state", str(state)],
         stdout=log,
@@ -75,11 +118,15 @@ def up(state: Path = DEFAULT_STATE, timeout_s: float = 120) -> StackConfig:
     deadline = time.monotonic() + timeout_s
     while not running_pid(state):
         if process.poll() is not None:
-            tail = (state / "stackd.log").read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"the local stack failed to start:\n{tail}")
+            with log_path.open("rb") as written:
+                written.seek(started_at)
+                tail = written.read().decode(errors="replace")[-2000:]
+            raise StackStartError(f"the local stack failed to start (log: {log_path}):\n{tail}")
         if time.monotonic() > deadline:
             process.kill()
-            raise RuntimeError("the local stack did not start in time; see .docflow/stackd.log")
+            raise StackStartError(
+                f"the local stack did not start in {timeout_s:.0f} s; see {log_path}"
+            )
         time.sleep(0.2)
     return config
 
@@ -113,6 +160,9 @@ def _kill_orphaned_host(state: Path) -> None:
     if b"docflow.local.services.host" in cmdline:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5  # gone, and its port with it, before the port check
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def recovered(state: Path = DEFAULT_STATE) -> dict[str, Any]:

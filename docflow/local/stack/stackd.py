@@ -46,9 +46,11 @@ from docflow.local.services.function_url import FunctionUrlFrontend
 from docflow.local.services.intake_poller import IntakePoller
 from docflow.local.services.operators import EventConsumer, QueueSampler
 from docflow.local.services.schedules import Schedules
-from docflow.local.stack import recovery
+from docflow.local.stack import control, recovery
 
 SNAPSHOT_EVERY_S = 2.0
+# How long moto's server may take to listen before the supervisor gives up on it.
+MOTO_BIND_S = 30.0
 
 
 class MotoService:
@@ -72,7 +74,16 @@ class MotoService:
             self.recovered = self.durable.recover()  # before the first request is served
         else:  # "snapshot": the pickle every few seconds, kept to measure against
             moto_state.restore(self.snapshot)
-        self.server.start()
+        # moto binds in a thread of its own: when the bind fails that thread ends and start()
+        # waits forever for a ready signal. Waited for here with a bound, so the supervisor
+        # exits (and `docflow up` says why) instead of hanging.
+        starting = threading.Thread(target=self.server.start, daemon=True)
+        starting.start()
+        starting.join(MOTO_BIND_S)
+        if starting.is_alive():
+            raise SystemExit(
+                f"moto could not listen on port {self.config.moto_port}; the local stack stops"
+            )
 
     def save(self) -> None:
         """Called every few seconds: the mail export, and the snapshot or a due compaction."""
@@ -204,6 +215,11 @@ def main() -> None:
     parser.add_argument("--state", default=".docflow")
     args = parser.parse_args()
     config = StackConfig.load(Path(args.state))
+    # A port another program holds ends the start here, before anything binds or recovers
+    # (`docflow up` checks too; this covers a start that raced it, or one started by hand).
+    taken = control.taken_ports(config)
+    if taken:
+        raise SystemExit(control.ports_taken_message(config, taken))
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     os.environ.update(config.client_env())
     os.environ.update(config.function_env())

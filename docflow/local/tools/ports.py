@@ -33,3 +33,17 @@ def free_port_base(
         if all(is_free(base + offset) for offset in range(span)):
             return base
     raise RuntimeError(f"no free block of {span} ports from {first}")
+
+
+def can_serve(port: int) -> bool:
+    """Could a server listen on this loopback port now? Probed as the stack's servers bind
+    (SO_REUSEADDR, as werkzeug and http.server set it), so the connections a stack that just
+    stopped left in TIME_WAIT do not count as taken, and a listener does."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen(1)
+        except OSError:
+            return False
+    return True

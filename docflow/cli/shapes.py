@@ -1,0 +1,78 @@
+"""What each `docflow` command prints with --json: a contract, in each command's --help and in
+docs/cli.md. A change here is a change for every script that reads the output."""
+
+LIST_ITEM = (
+    '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
+    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt"} '
+    "(absent values are null; a link id names a link, the link is only in the mail)"
+)
+JSON_SHAPES = {
+    "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
+    '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
+    '"intakeMaxConcurrency", "intakeBatches", "intakeEmptyReceives", "hostRestarts", '
+    '"journalBytes", "journalRecords", "journalFsyncs", "compactions"}, "recovery": {} '
+    'after a clean stop, else {"uncleanStop", "at", "journalRecordsReplayed", '
+    '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
+    '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
+    "down": '{"stopped": bool}',
+    "status": 'the `up` object without "recovery", plus "portBase": int, "log": the '
+    'supervisor\'s log file, and "aws": {"endpointUrl", "region", "accessKeyId", '
+    '"secretAccessKey", "documentBucket", "incomingPrefix", "artifactBucket", "tableName", '
+    '"env": {VARIABLE: value}} (what your own AWS client needs to use the local stack: '
+    '`aws --endpoint-url`, or the variables in "env")',
+    "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',
+    "run": '[{"documentId", "version", "path", "key", "bucket", "status", "pages": int|null, '
+    '"blankPages": int, "engines": [name], "docType", "sensitive": {detector: count}, "stage", '
+    '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
+    "COST as in `show`; the links themselves are printed from the local mailbox",
+    "backfill": "the rows of `run`",
+    "jobs": '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
+    '"failed": int|null, "createdAt", "modelId"}], newest last; succeeded and failed are the '
+    "job's manifest counts, null until it ended",
+    "pending": f"[ITEM, ...] or, when there is a next page, "
+    f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
+    "stuck": 'as `pending`, ITEM with "operation": the durable operation the run is on '
+    '(its name, e.g. "read pages" or "review-0") or null when the execution has none open, '
+    'and "executionStatus" (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED, or null when no '
+    "execution has the run's name); a document waiting on a reviewer before its "
+    "reviewDeadline is not stuck",
+    "failed": "as `pending`",
+    "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
+    "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, the summary "
+    'fields reports carried (pages, engines (blank pages count as the engine "blank"), '
+    "docType, sensitive, reason, message (a failure's), stageName, reviewer, comment and "
+    "rejectReason (a decided stage's), resultKey, ...) and, "
+    'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
+    '"steps", "stepsTimed" (steps whose start and end the runner timed apart: when it is '
+    'below "steps", "stepMs" and usdBy.lambda leave the rest out), "memoryMb", "pages": '
+    '{engine: n}, "textractCalls", "bedrockCalls", '
+    '"bedrockInputTokens", "bedrockOutputTokens", "bedrockBatchCalls", '
+    '"bedrockBatchInputTokens", "bedrockBatchOutputTokens", "analyzeExpensePages", "usdBy": '
+    '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
+    'adds "fields": {name: {"value", "confidence", "page", "box": [x0, y0, x1, y1] (page-'
+    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt") '
+    'and "fieldChecks": [{"field", "code", "message"}]; after triage "docType" is the '
+    'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
+    'once enriched (after classify): "enrichment": {"mode": "on-demand"|'
+    '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
+    'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
+    'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
+    '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
+    '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
+    "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
+    "mail": '[{"id", "from", "to": [address], "subject", "body" (HTML), "sentAt" (ISO '
+    "8601, when the stack's mailbox export first saw it: to within a few seconds)}], oldest "
+    "first, as the local SES accepted them",
+    "dashboard": '{"url": str, "running": bool}',
+    "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
+    '"pending": int (items waiting on the reviewer)}',
+    "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
+    "first revocation's; revoking again changes nothing)}",
+    "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
+    'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
+    '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
+    'it), "documentId", "version", "runId", "status", "at", "reason", "resultKey", "key", '
+    'and per type: finalized "summary", "fields", "cost"; archived "cost"; '
+    'review-requested "stageIndex", "stageName", "reviewDeadline"; review-decided '
+    '"stageIndex", "stageName", "decision", "decidedAt"}}',
+}

@@ -1,0 +1,92 @@
+"""The commands on a stack that is not running: one line that says so and status 3, never a
+traceback; `docflow up` with a port taken fails at once, naming the port and how to move the
+ports; the supervisor itself exits rather than hang when it cannot listen."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from docflow.local.config import StackConfig
+from docflow.local.tools.ports import free_port_base
+
+STOPPED_LINE = "docflow: the local stack is not running; `docflow up` starts it\n"
+READ_COMMANDS = [
+    ["pending"],
+    ["pending", "--local"],
+    ["failed"],
+    ["stuck", "--older-than", "1s"],
+    ["show", "incoming/x.pdf"],
+    ["jobs"],
+    ["reprocess", "d-0123456789abcdef01234567"],
+    ["inbox", "legal@example.com"],
+    ["reviewers", "revoke", "legal@example.com"],
+]
+
+
+def docflow(
+    state: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "docflow.cli", "--state", str(state), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+
+
+def without_aws_read_model() -> dict[str, str]:
+    """A user's shell: no read model named for AWS (the test session names one)."""
+    return {k: v for k, v in os.environ.items() if k != "DOCFLOW_TABLE_NAME"}
+
+
+def test_read_commands_on_a_stopped_stack_say_so_in_one_line(tmp_path: Path) -> None:
+    env = without_aws_read_model()
+    for args in READ_COMMANDS:
+        done = docflow(tmp_path, *args, env=env)
+        assert (done.returncode, done.stderr, done.stdout) == (3, STOPPED_LINE, ""), args
+
+
+def test_a_stack_that_stopped_under_a_command_gets_the_same_line(tmp_path: Path) -> None:
+    """The ready file names a live process (this one), but nothing listens on the ports."""
+    StackConfig(state=tmp_path, port_base=free_port_base(27200)).save()
+    (tmp_path / "stackd.ready").write_text(str(os.getpid()))
+    done = docflow(tmp_path, "pending", env=without_aws_read_model())
+    assert (done.returncode, done.stderr) == (3, STOPPED_LINE)
+
+
+def test_up_with_a_port_taken_fails_at_once_naming_it_and_how_to_move(tmp_path: Path) -> None:
+    base = free_port_base(27300)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", base + 10))  # the review port
+        holder.listen(1)
+        env = {**os.environ, "DOCFLOW_LOCAL_PORT_BASE": str(base)}
+        done = docflow(tmp_path, "up", env=env)
+    assert done.returncode == 6, done.stderr
+    assert f"port {base + 10} (review) in use by another program" in done.stderr
+    assert re.search(r"`DOCFLOW_LOCAL_PORT_BASE=\d+ docflow up`", done.stderr), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "stackd.pid").exists()  # nothing was started
+
+
+def test_the_supervisor_exits_when_moto_cannot_listen(tmp_path: Path) -> None:
+    config = StackConfig(state=tmp_path, port_base=free_port_base(27400))
+    config.save()
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", config.moto_port))
+        holder.listen(1)
+        done = subprocess.run(
+            [sys.executable, "-m", "docflow.local.stack.stackd", "--state", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=150,
+            check=False,
+        )
+    assert done.returncode != 0
+    assert f"port {config.moto_port} (moto) in use" in done.stderr
