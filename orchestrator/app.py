@@ -27,7 +27,12 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import classify_document, document_summary
-from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
+from docflow.pipeline.enrich import (
+    add_usage,
+    batch_wait,
+    enrich_document,
+    leave_pile_on_failure,
+)
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
@@ -219,6 +224,7 @@ def record(
 
 
 def fail(context: DurableContext, doc: DocumentRef, reason: str, message: str) -> dict[str, Any]:
+    leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
     record(context, doc, FAILED, "failed", {"reason": reason, "message": message[:500]})
     return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
 

@@ -49,10 +49,8 @@ JSON_SHAPES = {
     '"engines": [name], "docType", "sensitive": {detector: count}, "stage", '
     '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
     "COST as in `show`; the links themselves are printed from the local mailbox",
-    "backfill": "the rows of `run`",
-    "jobs": '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
-    '"failed": int|null, "createdAt", "modelId"}], newest last; succeeded and failed are the '
-    "job's manifest counts, null until it ended",
+    "backfill": piles.BACKFILL_JSON,
+    "jobs": piles.JOBS_JSON,
     "pending": f"[ITEM, ...] or, when there is a next page, "
     f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
     "stuck": "as `pending`",
@@ -132,16 +130,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "backfill",
         piles.cmd_backfill,
-        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) and wait "
-        "like `run`: a batcher groups the documents into Bedrock batch inference jobs (at least "
-        "DOCFLOW_PILE_MIN_RECORDS a job; a smaller pool goes on-demand after "
-        "DOCFLOW_PILE_MAX_WAIT_SECONDS); prints the table and which job answered each",
+        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) as one "
+        'pile of known size (a new folder, its manifest first: {"expected": N}) and wait '
+        "like `run`. A pile of at least a job's minimum (DOCFLOW_PILE_MIN_RECORDS, 100) goes "
+        "into Bedrock batch inference jobs as soon as all its documents reach the pool (or "
+        "DOCFLOW_PILE_MAX_WAIT_SECONDS after the first, if some never do); a smaller pile goes "
+        "on-demand at once (reason below-batch-minimum). Prints the table, the jobs that hold "
+        "the pile with their record counts, and why any document went on-demand",
     )
     p.add_argument("paths", nargs="+")
     p.add_argument("--timeout", type=float, default=900)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    p = add("jobs", piles.cmd_jobs, "Bedrock batch inference jobs, with status and record counts")
-    p.add_argument("--limit", type=int, default=100)
+    p = add(
+        "jobs",
+        piles.cmd_jobs,
+        "every Bedrock batch inference job the batcher started, with status and record counts",
+    )
+    p.add_argument("--limit", type=int, default=None, help="at most this many (default: all)")
     for name, fn, text in (
         ("pending", queries.cmd_pending, "documents waiting on a reviewer"),
         ("failed", queries.cmd_failed, "failed documents"),
