@@ -182,3 +182,44 @@ def test_a_pile_below_the_minimum_goes_on_demand_at_once_with_its_reason(
     assert [enrichment(r).get("mode") for r in results] == ["on-demand"] * 3
     assert {enrichment(r).get("onDemandReason") for r in results} == {"below-batch-minimum"}
     assert emulator.stats.jobs == 0
+
+
+class RecordingStarter:
+    """Stands in for the durable runner (named as such): records the keys it is asked to start."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def start(self, doc: DocumentRef) -> bool:
+        self.keys.append(doc.key)
+        return True
+
+
+def test_a_manifest_starts_no_document() -> None:
+    from docflow.local.tools.uploads import object_created_event
+    from starter import app
+
+    recording = RecordingStarter()
+    keys = ["backfill/p1/_manifest.json", "backfill/p1/a.pdf", "backfill/_manifest.json"]
+    records = [
+        {
+            "messageId": str(i),
+            "receiptHandle": f"r{i}",
+            "body": json.dumps(object_created_event(DocumentRef("bucket", key, "v1"))),
+            "attributes": {},
+            "messageAttributes": {},
+            "md5OfBody": "",
+            "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:docflow-intake",
+            "awsRegion": "us-east-1",
+        }
+        for i, key in enumerate(keys)
+    ]
+    app.use_starter(recording)
+    try:
+        answer = app.handler({"Records": records}, None)
+    finally:
+        app.use_starter(None)
+    assert answer == {"batchItemFailures": []}
+    # Only a manifest in a pile's folder is one; directly under the prefix it is a document.
+    assert recording.keys == ["backfill/p1/a.pdf", "backfill/_manifest.json"]
