@@ -52,7 +52,7 @@ def reports(folder: Path, n: int) -> Path:
     folder.mkdir()
     for i in range(n):
         (folder / f"report-{i:03d}.pdf").write_bytes(
-            text_pdf(f"QUARTERLY REPORT {folder.name} {i}", "Summary of the quarter's findings.")
+            text_pdf(f"QUARTERLY REPORT {folder.name} {i}\nSummary of the quarter's findings.")
         )
     return folder
 

@@ -50,7 +50,7 @@ def upload(pile: Pile, folder: str, n: int, first: int = 0) -> list[tuple[Docume
     bucket = pile.names("DocumentBucket")
     started = []
     for i in range(first, first + n):
-        data = pdfs.text_pdf(f"QUARTERLY REPORT {i}", "Summary of the findings for the quarter.")
+        data = pdfs.text_pdf(f"QUARTERLY REPORT {i}\nSummary of the findings for the quarter.")
         key = f"backfill/{folder}/report-{i:04d}.pdf"
         put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=data)
         doc = DocumentRef(bucket, key, put["VersionId"], sequencer=f"{i + 1:08X}")
