@@ -69,7 +69,8 @@ JSON_SHAPES = {
     'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
     'once enriched (after classify): "enrichment": {"mode": "on-demand"|'
     '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
-    'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
+    'full enrichment in S3), "jobId" (batch only), "onDemandReason" (a pile document '
+    'enriched on-demand: why, docs/piles-backfill.md), "reason" (incomplete only)} and, when '
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
     '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
