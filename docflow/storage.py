@@ -96,6 +96,15 @@ def enrich_request_key(doc: DocumentRef) -> str:
     return f"{artifact_prefix(doc)}/enrich-request.json"
 
 
+PILE_MANIFEST = "_manifest.json"
+
+
+def pile_manifest_key(pile_prefix: str, pile: str) -> str:
+    """A pile's manifest in the document bucket: `{"expected": N}`, uploaded before its
+    documents, under the same folder (`<pile prefix><pile>/`)."""
+    return f"{pile_prefix}{pile}/{PILE_MANIFEST}"
+
+
 def enrich_batch_input_key(doc: DocumentRef) -> str:
     """A pile document's batch record `modelInput` (prompted JSON), read by the batcher."""
     return f"{artifact_prefix(doc)}/enrich-batch-input.json"

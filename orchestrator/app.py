@@ -32,7 +32,12 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
-from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
+from docflow.pipeline.enrich import (
+    add_usage,
+    batch_wait,
+    enrich_document,
+    leave_pile_on_failure,
+)
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
@@ -240,6 +245,7 @@ def fail(
     """Record the failure; `shown`: what the run found before it (a blank document's pages by
     engine), for the read model."""
     payload = {**(shown or {}), "reason": reason, "message": message[:500]}
+    leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
     record(context, doc, FAILED, "failed", payload)
     return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
 

@@ -18,6 +18,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from docflow.intake import LambdaStarter, LocalRunnerStarter, Starter, document_from_message
 from docflow.observability import logger
+from docflow.piles.manifest import is_manifest
 from docflow.settings import load_settings
 
 _starter: Starter | None = None
@@ -48,6 +49,10 @@ def use_starter(value: Starter | None) -> None:
 
 def start_one(record: SQSRecord) -> None:
     doc = document_from_message(record.body)
+    if is_manifest(doc.key, load_settings().pile_prefix):
+        # A pile's size, read by its documents' enrich steps: not a document itself.
+        logger.info("pile manifest: no execution", extra=doc.log_keys())
+        return
     started = starter().start(doc)
     logger.info("intake", extra={**doc.log_keys(), "started": started})
 

@@ -258,7 +258,9 @@ class PoolStandIn:
     def callback_timeout_s(self, settings: object) -> int:
         return 60
 
-    def register(self, doc: object, callback_id: str, request_key: str) -> None:
+    def register(
+        self, doc: object, callback_id: str, request_key: str, pile: object = None
+    ) -> None:
         self.registered.append((doc.run_id, callback_id, request_key))  # type: ignore[attr-defined]
 
 

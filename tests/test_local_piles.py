@@ -1,7 +1,7 @@
 """`docflow backfill` and `docflow jobs` on the real local stack: the pile's documents wait in
 the pool, the batcher (started by the registration that filled it) runs a job on the batch
 emulator, the job's state-change event comes back through the local EventBridge rule, and a
-pile smaller than a job's minimum goes on-demand after the maximum wait."""
+pile smaller than a job's minimum goes on-demand at once."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def reports(folder: Path, n: int, tag: str) -> Path:
 def test_a_pile_goes_through_a_batch_job_and_a_small_one_on_demand(
     stack: StackConfig, tmp_path: Path
 ) -> None:
-    rows = docflow(stack, "backfill", str(reports(tmp_path / "pile", 3, "pile")))
+    rows = docflow(stack, "backfill", str(reports(tmp_path / "pile", 3, "pile")))["documents"]
     assert [r["status"] for r in rows] == ["finalized"] * 3
     states = [docflow(stack, "show", r["documentId"])["state"] for r in rows]
     assert {s["enrichment"]["mode"] for s in states} == {"batch"}
@@ -71,8 +71,9 @@ def test_a_pile_goes_through_a_batch_job_and_a_small_one_on_demand(
     assert (job["status"], job["records"], job["succeeded"]) == ("Completed", 3, 3)
     assert {s["enrichment"]["jobId"] for s in states} == {job["jobId"]}
 
-    (alone,) = docflow(stack, "backfill", str(reports(tmp_path / "alone", 1, "alone")))
+    (alone,) = docflow(stack, "backfill", str(reports(tmp_path / "alone", 1, "alone")))["documents"]
     assert alone["status"] == "finalized"
     state = docflow(stack, "show", alone["documentId"])["state"]
     assert state["enrichment"]["mode"] == "on-demand"
+    assert state["enrichment"]["onDemandReason"] == "below-batch-minimum"
     assert len(docflow(stack, "jobs")) == 1  # no job for a pool below the minimum

@@ -216,10 +216,13 @@ def _document_commands(add: Add) -> None:
     p = add(
         "backfill",
         piles.cmd_backfill,
-        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) and wait "
-        "like `run`: a batcher groups the documents into Bedrock batch inference jobs (at least "
-        "DOCFLOW_PILE_MIN_RECORDS a job; a smaller pool goes on-demand after "
-        "DOCFLOW_PILE_MAX_WAIT_SECONDS); prints the table and which job answered each",
+        "upload a pile under the pile prefix (DOCFLOW_PILE_PREFIX, default backfill/) as one "
+        'pile of known size (a new folder, its manifest first: {"expected": N}) and wait '
+        "like `run`. A pile of at least a job's minimum (DOCFLOW_PILE_MIN_RECORDS, 100) goes "
+        "into Bedrock batch inference jobs as soon as all its documents reach the pool (or "
+        "DOCFLOW_PILE_MAX_WAIT_SECONDS after the first, if some never do); a smaller pile goes "
+        "on-demand at once (reason below-batch-minimum). Prints the table, the jobs that hold "
+        "the pile with their record counts, and why any document went on-demand",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
     _timeout(p, 900)
@@ -234,11 +237,11 @@ def _query_commands(add: Add) -> None:
     p = add(
         "jobs",
         piles.cmd_jobs,
-        "Bedrock batch inference jobs, with status and record counts",
+        "every Bedrock batch inference job the batcher started, with status and record counts",
         local=True,
     )
     p.add_argument(
-        "--limit", type=int, default=100, metavar="N", help="at most N jobs (default 100)"
+        "--limit", type=int, default=None, metavar="N", help="at most N jobs (default: all)"
     )
     for name, fn, text in (
         ("pending", queries.cmd_pending, "documents waiting on a reviewer, longest first"),

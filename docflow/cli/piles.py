@@ -1,52 +1,147 @@
-"""`docflow backfill | jobs`: a pile through the local stack, and the batch jobs it made."""
+"""`docflow backfill | jobs`: a pile through the local stack, and the batch jobs it made.
+
+`backfill` submits its files as one pile of known size: a new folder under the pile prefix,
+its manifest (`{"expected": N}`, docflow.piles.manifest) first, then the N documents, so the
+pool knows how many records to expect and the batcher starts the job when they are all in.
+"""
 
 from __future__ import annotations
 
 import argparse
+import io
+import json
+import secrets
 from collections import Counter
+from contextlib import redirect_stdout
+from datetime import UTC, datetime
 from typing import Any
 
-from docflow.cli.documents import run_paths
 from docflow.cli.output import print_json, table
+from docflow.cli.shapes import BACKFILL_JSON, JOBS_JSON
 from docflow.cli.stack import maybe_local
+
+# What a user reads for each on-demand reason (docflow.piles.outcomes, pipeline.enrich).
+WHY = {
+    "below-batch-minimum": "the pile is smaller than a batch job's minimum ({minimum} records)",
+    "pool-timeout": "the pool's maximum wait ({wait} s) passed with too few records for a job",
+    "record-error": "the batch job answered the record with an error",
+    "invalid-answer": "the batch answer did not match the enrichment's schema",
+    "job-expired": "the batch job expired before it ran",
+    "job-failed": "the batch job failed",
+    "job-stopped": "the batch job was stopped",
+    "batch-wait-ended": "the wait for the batch job ended without an answer",
+}
+
+
+def new_pile() -> str:
+    """A fresh folder per submission: a pile is submitted once (its manifest counts it)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"pile-{stamp}-{secrets.token_hex(3)}"
 
 
 def cmd_backfill(args: argparse.Namespace) -> int:
+    from docflow import aws
+    from docflow.cli.documents import files, run_paths
+    from docflow.cli.stack import stack
+    from docflow.local.resources import LocalNames
+    from docflow.piles.manifest import PileManifest
     from docflow.settings import load_settings
+    from docflow.storage import pile_manifest_key
 
-    return run_paths(args, load_settings().pile_prefix, after_table=print_jobs_of)
+    paths = files(args.paths)
+    if not paths:
+        raise SystemExit("docflow: backfill: no documents in the paths given")
+    twice = sorted(n for n, k in Counter(p.name for p in paths).items() if k > 1)
+    if twice:
+        # One key per file name in the pile's folder: a second one would replace the first.
+        raise SystemExit(f"docflow: backfill: file names given twice: {', '.join(twice)}")
+    stack(args, start=True)
+    settings = load_settings()
+    pile = new_pile()
+    manifest = PileManifest(pile, len(paths))
+    # The manifest before the documents: each document's enrich step reads it.
+    aws.client("s3").put_object(
+        Bucket=LocalNames(prefix="docflow")("DocumentBucket"),
+        Key=pile_manifest_key(settings.pile_prefix, pile),
+        Body=manifest.to_json(),
+        ContentType="application/json",
+    )
+    folder = f"{settings.pile_prefix}{pile}/"
+    if not args.json:
+        print(f"pile {folder}: {len(paths)} documents", flush=True)
+        return int(run_paths(args, folder, after_table=print_pile))
+    # `run`'s JSON rows, captured to be this command's "documents".
+    captured = io.StringIO()
+    with redirect_stdout(captured):
+        code = int(run_paths(args, folder))
+    rows = json.loads(captured.getvalue() or "[]")
+    summary = pile_summary(rows)
+    print_json({"pile": folder, "expected": manifest.expected, "documents": rows, **summary})
+    return code
 
 
-def print_jobs_of(submitted: list[dict[str, Any]]) -> None:
-    """Which batch job answered each document (none: it went on-demand)."""
+def pile_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The jobs that hold the pile's documents, and why the others went on-demand."""
+    from docflow.cli.stack import model
     from docflow.piles.pool import Pool
 
     pool = Pool()
-    jobs: Counter[str] = Counter()
-    for s in submitted:
-        record = pool.record(s["runId"]) or {}
-        jobs[str(record.get("jobArn", "")).rsplit("/", 1)[-1] or "-"] += 1
-    for job, n in sorted(jobs.items()):
-        label = f"batch job {job}" if job != "-" else "not in a batch job"
-        print(f"{label}: {n} document{'s' if n != 1 else ''}")
+    states = model().states(r["documentId"] for r in rows)
+    in_job: Counter[str] = Counter()
+    why: Counter[str] = Counter()
+    for r in rows:
+        state = states.get(r["documentId"]) or {}
+        # The pool's record of this run: which job it was sent in (none: it never was).
+        record = pool.record(str(state["runId"])) if state.get("runId") else None
+        if record and record.get("jobArn"):
+            in_job[str(record["jobName"])] += 1
+        how = state.get("enrichment") or {}
+        if how.get("mode") == "on-demand":
+            why[str(how.get("onDemandReason") or "unknown")] += 1
+    jobs = [
+        {**job_row(pool.job(name) or {"jobName": name}), "documents": n}
+        for name, n in sorted(in_job.items())
+    ]
+    return {"jobs": jobs, "onDemand": dict(sorted(why.items()))}
 
 
-def job_rows(limit: int = 100) -> list[dict[str, Any]]:
+def print_pile(rows: list[dict[str, Any]]) -> None:
+    from docflow.settings import load_settings
+
+    settings = load_settings()
+    summary = pile_summary(rows)
+    for job in summary["jobs"]:
+        answered = job["succeeded"] if job["succeeded"] is not None else "-"
+        print(
+            f"batch job {job['jobName']} ({job['jobId']}): {job['status']}, "
+            f"{job['records']} records ({job['documents']} of this pile), {answered} answered"
+        )
+    if not summary["jobs"]:
+        print("no batch job was made for this pile")
+    for reason, n in summary["onDemand"].items():
+        text = WHY.get(reason, reason).format(
+            minimum=settings.pile_min_records, wait=settings.pile_max_wait_seconds
+        )
+        print(f"on-demand: {n} document{'s' if n != 1 else ''} ({reason}: {text})")
+
+
+def job_row(j: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jobName": j.get("jobName"),
+        "jobId": j.get("jobId"),
+        "status": j.get("status"),
+        "records": j.get("records", 0),
+        "succeeded": j.get("successRecordCount"),
+        "failed": j.get("errorRecordCount"),
+        "createdAt": j.get("createdAt"),
+        "modelId": j.get("modelId"),
+    }
+
+
+def job_rows(limit: int | None = None) -> list[dict[str, Any]]:
     from docflow.piles.pool import Pool
 
-    return [
-        {
-            "jobName": j.get("jobName"),
-            "jobId": j.get("jobId"),
-            "status": j.get("status"),
-            "records": j.get("records", 0),
-            "succeeded": j.get("successRecordCount"),
-            "failed": j.get("errorRecordCount"),
-            "createdAt": j.get("createdAt"),
-            "modelId": j.get("modelId"),
-        }
-        for j in Pool().jobs(limit)
-    ]
+    return [job_row(j) for j in Pool().jobs(limit)]
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
@@ -55,16 +150,24 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
+    if not rows:
+        print("no batch jobs yet")
+        return 0
     shown = [
         [
+            r["jobName"] or "-",
             r["jobId"] or "-",
             r["status"] or "-",
             r["records"],
-            r["succeeded"] or "-",
+            r["succeeded"] if r["succeeded"] is not None else "-",
             r["failed"] if r["failed"] is not None else "-",
             r["createdAt"] or "-",
         ]
         for r in rows
     ]
-    print(table(shown, ["job", "status", "records", "succeeded", "failed", "created"]))
+    headers = ["job", "id", "status", "records", "succeeded", "failed", "created"]
+    print(table(shown, headers))
     return 0
+
+
+__all__ = ["cmd_backfill", "cmd_jobs"]

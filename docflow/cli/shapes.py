@@ -6,6 +6,18 @@ LIST_ITEM = (
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
 )
+BACKFILL_JSON = (
+    '{"pile": the pile\'s folder (s3 key prefix), "expected": int (the manifest\'s count), '
+    '"documents": [the rows of `run`], "jobs": [JOB + "documents": int (this pile\'s '
+    'documents in it)], "onDemand": {reason: int} (documents enriched on-demand, by why: '
+    '"below-batch-minimum", "pool-timeout", "record-error", "invalid-answer", "job-expired", '
+    '"job-failed", "job-stopped", "batch-wait-ended")}; JOB as in `jobs`'
+)
+JOBS_JSON = (
+    '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
+    '"failed": int|null, "createdAt", "modelId"}], oldest first; succeeded and failed are the '
+    "job's manifest counts, null until it ended"
+)
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
@@ -25,10 +37,8 @@ JSON_SHAPES = {
     '"blankPages": int, "engines": [name], "docType", "sensitive": {detector: count}, "stage", '
     '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
     "COST as in `show`; the links themselves are printed from the local mailbox",
-    "backfill": "the rows of `run`",
-    "jobs": '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
-    '"failed": int|null, "createdAt", "modelId"}], newest last; succeeded and failed are the '
-    "job's manifest counts, null until it ended",
+    "backfill": BACKFILL_JSON,
+    "jobs": JOBS_JSON,
     "pending": f"[ITEM, ...] or, when there is a next page, "
     f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
     "stuck": 'as `pending`, ITEM with "operation": the durable operation the run is on '
@@ -55,7 +65,8 @@ JSON_SHAPES = {
     'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
     'once enriched (after classify): "enrichment": {"mode": "on-demand"|'
     '"batch", "engine": "rules"|"bedrock", "status": "complete"|"incomplete", "key" (the '
-    'full enrichment in S3), "jobId" (batch only), "reason" (incomplete only)} and, when '
+    'full enrichment in S3), "jobId" (batch only), "onDemandReason" (a pile document '
+    'enriched on-demand: why, docs/piles-backfill.md), "reason" (incomplete only)} and, when '
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
     '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',

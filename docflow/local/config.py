@@ -41,10 +41,14 @@ class StackConfig:
     # "snapshot": a pickle every few seconds, as before: kept only to measure against.
     moto_durability: str = "journal"
     # The path for piles, in seconds rather than hours: each batch job status lasts this long,
-    # a pool smaller than a job's minimum waits this long, the batcher polls a job this often,
-    # and the schedule starts a batcher this often. A share of records can fail on purpose.
+    # the batcher polls a job this often, and the schedule starts a batcher this often. A pile
+    # `docflow backfill` submits is batched as soon as all its documents reach the pool; the
+    # maximum wait bounds a pile that never completes (or one of unknown size). It must outlast
+    # the time a pile takes to reach the enrich step here (intake runs four at a time: a
+    # hundred one-page documents take a minute or two on a loaded machine), or the first
+    # documents of a pile would give up on it. A share of records can fail on purpose.
     batch_status_s: float = 2.0
-    pile_max_wait_s: int = 20
+    pile_max_wait_s: int = 300
     pile_poll_s: int = 10
     pile_schedule_s: int = 15
     batch_fail_rate: float = 0.0

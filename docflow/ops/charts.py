@@ -12,6 +12,16 @@ from html import escape
 
 COLOURS = ("#0972d3", "#037f0c", "#8d6605", "#d91515", "#7d2ea6", "#096f64", "#5f6b7a")
 WIDTH, HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 380, 150, 44, 18, 8
+# How wide a character of the charts' 10 px sans-serif may draw, in viewBox units (a little
+# over what the common sans-serif fonts draw): the y-axis is as wide as its label needs.
+WIDE, UPPER, OTHER = 9.5, 7.5, 6.2
+# The font the widths above assume, on the SVG itself, so a chart drawn anywhere keeps it.
+FONT = 'font-family="system-ui, sans-serif" font-size="10"'
+
+
+def label_width(text: str) -> float:
+    """An upper bound on the drawn width of `text` at the charts' font (viewBox units)."""
+    return sum(WIDE if c in "mwMW" else UPPER if c.isupper() else OTHER for c in text)
 
 
 def _number(value: float) -> str:
@@ -35,16 +45,17 @@ def line_chart(
 ) -> str:
     """One line per series over equal time buckets; `labels` are the first and last times.
     The legend shows each series' total, or for a gauge (a depth, an age) its latest reading."""
-    plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - PAD_TOP
     top = max((max(v, default=0) for v in series.values()), default=0) or 1
+    top_label = f"{_number(top)}{unit}"
+    left = max(PAD_LEFT, round(label_width(top_label)) + 6)
+    plot_w, plot_h = WIDTH - left - 6, HEIGHT - PAD_BOTTOM - PAD_TOP
     parts = [
-        f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">',
-        f'<line x1="{PAD_LEFT}" y1="{PAD_TOP + plot_h}" x2="{WIDTH - 6}" '
+        f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" {FONT} role="img" aria-label="{escape(title)}">',
+        f'<line x1="{left}" y1="{PAD_TOP + plot_h}" x2="{WIDTH - 6}" '
         f'y2="{PAD_TOP + plot_h}" stroke="#aab7b8"/>',
-        f'<text x="{PAD_LEFT - 4}" y="{PAD_TOP + 8}" text-anchor="end">'
-        f"{escape(_number(top))}{escape(unit)}</text>",
-        f'<text x="{PAD_LEFT - 4}" y="{PAD_TOP + plot_h}" text-anchor="end">0</text>',
-        f'<text x="{PAD_LEFT}" y="{HEIGHT - 4}">{escape(labels[0])}</text>',
+        f'<text x="{left - 4}" y="{PAD_TOP + 8}" text-anchor="end">{escape(top_label)}</text>',
+        f'<text x="{left - 4}" y="{PAD_TOP + plot_h}" text-anchor="end">0</text>',
+        f'<text x="{left}" y="{HEIGHT - 4}">{escape(labels[0])}</text>',
         f'<text x="{WIDTH - 6}" y="{HEIGHT - 4}" text-anchor="end">{escape(labels[1])}</text>',
     ]
     for index, (name, values) in enumerate(series.items()):
@@ -52,7 +63,7 @@ def line_chart(
             continue
         step = plot_w / max(len(values) - 1, 1)
         points = " ".join(
-            f"{PAD_LEFT + i * step:.1f},{PAD_TOP + plot_h - (v / top) * plot_h:.1f}"
+            f"{left + i * step:.1f},{PAD_TOP + plot_h - (v / top) * plot_h:.1f}"
             for i, v in enumerate(values)
         )
         colour = COLOURS[index % len(COLOURS)]
@@ -70,7 +81,7 @@ def bar_chart(title: str, values: Mapping[str, float], unit: str = "") -> str:
     top = max((v for _, v in ordered), default=0) or 1
     row_h = 20
     height = max(row_h * len(ordered), row_h) + 4
-    parts = [f'<svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{escape(title)}">']
+    parts = [f'<svg viewBox="0 0 {WIDTH} {height}" {FONT} role="img" aria-label="{escape(title)}">']
     if not ordered:
         parts.append(f'<text x="0" y="14">{escape("no data yet")}</text>')
     for index, (name, value) in enumerate(ordered):

@@ -144,7 +144,7 @@ def fetch(model: ReadModel, kind: str, limit: int, token: str | None, older_than
 CAPTIONS = {
     "pending": "Waiting on a reviewer, oldest first.",
     "stuck": "Not finished and quiet for longer than {older}, oldest first.",
-    "failed": "Latest failures first.",
+    "failed": "Newest first, each with the reason it failed.",
 }
 EMPTY = {
     "pending": "No document is waiting on a reviewer.",

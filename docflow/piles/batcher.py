@@ -26,6 +26,7 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.piles import sized
 from docflow.piles.outcomes import ON_DEMAND, send_result
 from docflow.piles.pool import CLAIMED, DONE, PENDING, SENT, Pool
 from docflow.settings import load_settings
@@ -46,15 +47,51 @@ def job_name(batcher: str, index: int) -> str:
     return f"docflow-{batcher}-{index}"[:63]
 
 
+class Holds:
+    """Whether a pending record waits for the rest of its pile: a record of a pile of known
+    size is held back from every batcher (not counted, claimed or sent on-demand) until the
+    pile is complete or its first record has waited the maximum. One read per pile."""
+
+    def __init__(self, pool: Pool, max_wait_s: int, now: datetime) -> None:
+        self.pool, self.max_wait_s, self.now = pool, max_wait_s, now
+        self._open: dict[str, bool] = {}
+
+    def held(self, record: dict[str, Any]) -> bool:
+        pile = record.get("pile")
+        if not pile:
+            return False
+        if pile not in self._open:
+            item = self.pool.pile(str(pile)) or {}
+            complete = sized.complete(item)
+            first = item.get("firstAt")
+            overdue = bool(first) and self.now >= datetime.fromisoformat(str(first)) + timedelta(
+                seconds=self.max_wait_s
+            )
+            self._open[pile] = not complete and not overdue
+        return self._open[pile]
+
+
+def holds(pool: Pool) -> Holds:
+    return Holds(pool, load_settings().pile_max_wait_seconds, datetime.now(UTC))
+
+
 @durable_step
 def look_at_pool(step: StepContext) -> dict[str, Any]:
-    """How many records wait, and since when (the oldest's registration time)."""
+    """How many records a batcher may take now, and since when the oldest of them waits;
+    records held for the rest of their pile are counted apart."""
     pool = Pool()
-    oldest = next(pool.listed(PENDING, limit=1), None)
+    held = holds(pool)
+    free, waiting = [], 0
+    for record in pool.listed(PENDING):
+        if held.held(record):
+            waiting += 1
+        else:
+            free.append(str(record.get("registeredAt", "")))
     return {
-        "pending": pool.count(PENDING),
-        "oldest": (oldest or {}).get("registeredAt", ""),
-        "now": datetime.now(UTC).isoformat(timespec="microseconds"),
+        "pending": len(free),
+        "held": waiting,
+        "oldest": min(free, default=""),
+        "now": held.now.isoformat(timespec="microseconds"),
     }
 
 
@@ -85,9 +122,10 @@ def send_small_pool_on_demand(step: StepContext, claimer: str, cutoff_iso: str) 
     retry re-sends to callbacks already completed, which is not an error.
     """
     pool = Pool()
+    held = holds(pool)
     mine = pool.of_job(CLAIMED, claimer)
     for record in pool.listed(PENDING):
-        if record["registeredAt"] > cutoff_iso:
+        if record["registeredAt"] > cutoff_iso or held.held(record):
             continue  # listed by when it last moved; a released claim may be older
         if pool.move(record["runId"], PENDING, CLAIMED, jobName=claimer):
             mine.append(record)
@@ -107,13 +145,32 @@ def runtime_results(records: list[dict[str, Any]], result: dict[str, Any]) -> in
 def claim_job(step: StepContext, job: str) -> dict[str, Any]:
     """Claim up to the job maximum of the oldest pending records for `job` and write its input.
 
-    A pool that another batcher drained below the minimum meanwhile is released again (the
-    claims go back to pending) and no job is made.
+    One batcher claims at a time (the claim lease): two batchers started together (the
+    schedule's and a complete pile's) would otherwise split one pile into two halves, each
+    below the minimum. The one that finds the lease held claims nothing and makes no job;
+    the holder takes everything free. A pool that another batcher drained below the minimum
+    meanwhile is released again (the claims go back to pending) and no job is made.
     """
     settings, pool = load_settings(), Pool()
+    if not pool.take_claim(job):
+        # An earlier attempt's claims (its lease lapsed meanwhile) go back for the holder.
+        mine = pool.of_job(CLAIMED, job)
+        for record in mine:
+            pool.move(record["runId"], CLAIMED, PENDING, job=job, jobName="")
+        return {"job": job, "count": 0, "released": len(mine), "busy": True}
+    try:
+        return _claim(settings, pool, job)
+    finally:
+        pool.drop_claim(job)
+
+
+def _claim(settings: Any, pool: Pool, job: str) -> dict[str, Any]:
+    held = holds(pool)
     mine = pool.of_job(CLAIMED, job)
     if len(mine) < settings.pile_max_records:
         for record in pool.listed(PENDING):
+            if held.held(record):
+                continue
             if pool.move(record["runId"], PENDING, CLAIMED, jobName=job):
                 mine.append(record)
                 if len(mine) >= settings.pile_max_records:

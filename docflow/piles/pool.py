@@ -10,10 +10,19 @@ its batch model input. Its `listing` walks one way only, each move a conditional
 so no record is in two jobs and none is answered twice. One item per job, `job#<name>`,
 holds the job's ARN, status, counts and the callback id the batcher waits on for the job's
 state-change event (never a document's). `lease#pool-wait` names the one batcher waiting for
-a small pool to fill. `counter#registered` numbers registrations: every
-`pile_min_records`-th one starts a batcher named for it, so a filling pool starts one batcher
-per fill, however often a submitter re-runs. The callback ids are not secrets that open
-anything beyond completing that one wait, and nothing here is a link.
+a small pool to fill; `lease#claim` the one batcher claiming records (so two batchers that
+start together do not split a pile into two jobs below the minimum).
+
+A pile of known size (docflow.piles.manifest) has one item, `pile#<name>`: its `expected`
+count (set, never added to: a manifest read twice does not double it), the records
+`registered` so far and when the first one came (`firstAt`). A record and its pile's count
+are written in one transaction, conditional on the record being new, so a redelivered document
+or a re-run submitter counts once. Its records are held back from every batcher until the
+pile is complete or its first record has waited the maximum; the registration that completes
+it starts the pile's batcher. Records of no known pile are numbered by `counter#registered`:
+every `pile_min_records`-th one starts a batcher named for it, so a filling pool starts one
+batcher per fill, however often a submitter re-runs. The callback ids are not secrets that
+open anything beyond completing that one wait, and nothing here is a link.
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.ids import DocumentRef
+from docflow.piles import leases, sized
+from docflow.piles.manifest import PileManifest, batcher_name
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
 from docflow.settings import Settings, load_settings
 
@@ -35,6 +46,8 @@ JOB = "job"
 INDEX = "by-listing"
 COUNTER = "counter#registered"
 WAIT_LEASE = "lease#pool-wait"
+CLAIM_LEASE = "lease#claim"
+CLAIM_LEASE_S = 120  # longer than a claim step takes; a crashed claimer's lease lapses
 # Done records are kept a while for `docflow jobs` and audits, then expire.
 DONE_TTL_S = 30 * 24 * 3600
 
@@ -45,6 +58,10 @@ def record_pk(run_id: str) -> str:
 
 def job_pk(job_name: str) -> str:
     return f"job#{job_name}"
+
+
+def pile_pk(pile: str) -> str:
+    return f"pile#{pile}"
 
 
 def now_iso() -> str:
@@ -69,11 +86,19 @@ class Pool:
         return aws.client("dynamodb")
 
     # ------------------------------------------------------------------ records
-    def register(self, doc: DocumentRef, callback_id: str, request_key: str) -> Registered:
+    def register(
+        self,
+        doc: DocumentRef,
+        callback_id: str,
+        request_key: str,
+        pile: PileManifest | None = None,
+    ) -> Registered:
         """Add the document's record once per run id; a second call returns the first's."""
         found = self.record(doc.run_id)
         if found is not None:
             return Registered(doc.run_id, int(found.get("seq", 0)), new=False)
+        if pile is not None:
+            return self._register_in_pile(doc, callback_id, request_key, pile)
         seq = int(
             self.ddb.update_item(
                 TableName=self.table,
@@ -83,25 +108,42 @@ class Pool:
                 ReturnValues="UPDATED_NEW",
             )["Attributes"]["registered"]["N"]
         )
-        item = {
-            "pk": record_pk(doc.run_id),
-            "kind": "record",
-            "runId": doc.run_id,
-            "documentId": doc.document_id,
-            "version": doc.version,
-            "key": doc.key,
-            "callbackId": callback_id,
-            "requestKey": request_key,
-            "listing": PENDING,
-            "listedAt": now_iso(),
-            "registeredAt": now_iso(),
-            "seq": seq,
-        }
+        item = {**_record_item(doc, callback_id, request_key, now_iso()), "seq": seq}
         if not put_new(self.ddb, self.table, item):
             # A concurrent re-run of the same submitter won; its number stands.
             found = self.record(doc.run_id) or {}
             return Registered(doc.run_id, int(found.get("seq", 0)), new=False)
         return Registered(doc.run_id, seq, new=True)
+
+    def _register_in_pile(
+        self, doc: DocumentRef, callback_id: str, request_key: str, pile: PileManifest
+    ) -> Registered:
+        item = {
+            **_record_item(doc, callback_id, request_key, now_iso()),
+            "pile": pile.pile,
+            "seq": 0,  # not numbered: a pile of known size starts its own batcher
+        }
+        new = sized.register(self.ddb, self.table, item, pile_pk(pile.pile), pile)
+        return Registered(doc.run_id, 0, new=new)
+
+    def withdraw(self, doc: DocumentRef, pile: PileManifest) -> bool:
+        """The document of `pile` ended before it registered (it failed to be read): count it
+        as in, so the rest of the pile need not wait for it. Once per run; never for a run
+        that registered."""
+        return sized.withdraw(
+            self.ddb,
+            self.table,
+            record_pk(doc.run_id),
+            f"gone#{doc.run_id}",
+            pile_pk(pile.pile),
+            pile,
+        )
+
+    def pile(self, pile: str) -> dict[str, Any] | None:
+        answer = self.ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pile_pk(pile)}), ConsistentRead=True
+        )
+        return from_ddb(answer["Item"]) if "Item" in answer else None
 
     def record(self, run_id: str) -> dict[str, Any] | None:
         answer = self.ddb.get_item(
@@ -214,27 +256,15 @@ class Pool:
         """Become the one batcher that waits for a small pool to fill (until `until_epoch`);
         False while another holds that wait. Scheduled batchers that find it held do not wait
         too, so a slow pool never has a crowd of idle batchers."""
-        now = int(datetime.now(UTC).timestamp())
-        try:
-            self.ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(
-                    {
-                        "pk": WAIT_LEASE,
-                        "holder": holder,
-                        "until": until_epoch,
-                        "expiresAt": until_epoch + 86_400,
-                    }
-                ),
-                ConditionExpression="attribute_not_exists(pk) OR #u < :now OR holder = :me",
-                ExpressionAttributeNames={"#u": "until"},
-                ExpressionAttributeValues=to_ddb({":now": now, ":me": holder}),
-            )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        return leases.take(self.ddb, self.table, WAIT_LEASE, holder, until_epoch)
+
+    def take_claim(self, holder: str) -> bool:
+        """Become the one batcher claiming records now; False while another claims."""
+        until = int(datetime.now(UTC).timestamp()) + CLAIM_LEASE_S
+        return leases.take(self.ddb, self.table, CLAIM_LEASE, holder, until)
+
+    def drop_claim(self, holder: str) -> None:
+        leases.drop(self.ddb, self.table, CLAIM_LEASE, holder)
 
     # ------------------------------------------------------------------ jobs
     def put_job(self, job_name: str, **attrs: Any) -> dict[str, Any]:
@@ -260,25 +290,69 @@ class Pool:
         )
         return from_ddb(answer["Item"]) if "Item" in answer else None
 
-    def jobs(self, limit: int = 100) -> list[dict[str, Any]]:
+    def jobs(self, limit: int | None = 100) -> list[dict[str, Any]]:
         return list(self.listed(JOB, limit))
 
 
-def register(doc: DocumentRef, callback_id: str, request_key: str) -> dict[str, Any]:
-    """The enrich step's submitter: put the document in the pool, and when this registration
-    fills the pool (every `pile_min_records`-th), start a batcher named for that fill.
+def _record_item(doc: DocumentRef, callback_id: str, request_key: str, now: str) -> dict[str, Any]:
+    return {
+        "pk": record_pk(doc.run_id),
+        "kind": "record",
+        "runId": doc.run_id,
+        "documentId": doc.document_id,
+        "version": doc.version,
+        "key": doc.key,
+        "callbackId": callback_id,
+        "requestKey": request_key,
+        "listing": PENDING,
+        "listedAt": now,
+        "registeredAt": now,
+    }
+
+
+def register(
+    doc: DocumentRef,
+    callback_id: str,
+    request_key: str,
+    pile: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The enrich step's submitter: put the document in the pool. In a pile of known size
+    (`pile`, as the `enrich` step checkpointed it), the registration that completes the pile
+    starts the pile's batcher; otherwise the one that fills the pool (every
+    `pile_min_records`-th) starts a batcher named for that fill.
 
     Idempotent on the run id: a submitter that runs twice registers once and starts, at
-    most, the same batcher again, which its name de-duplicates.
+    most, the same batcher again, which its name de-duplicates (a re-run after a crash
+    between the registration and the start still starts it).
     """
     from docflow.piles.start import start_batcher  # the starter needs the Lambda client
 
     settings = load_settings()
-    done = Pool(settings.pile_table).register(doc, callback_id, request_key)
+    pool = Pool(settings.pile_table)
+    manifest = PileManifest.from_dict(pile) if pile else None
+    done = pool.register(doc, callback_id, request_key, manifest)
     started = ""
-    if done.seq and done.seq % settings.pile_min_records == 0:
+    if manifest is not None:
+        if sized.complete(pool.pile(manifest.pile)):
+            started = start_batcher(batcher_name(manifest.pile))
+    elif done.seq and done.seq % settings.pile_min_records == 0:
         started = start_batcher(f"pile-fill-{done.seq // settings.pile_min_records}")
     return {"runId": done.run_id, "seq": done.seq, "new": done.new, "batcher": started}
+
+
+def withdraw(doc: DocumentRef, pile: dict[str, Any]) -> dict[str, Any]:
+    """A document of a pile of known size ended before its enrich step (it could not be
+    read): count it as in and, when that completes the pile, start the pile's batcher, so the
+    rest of the pile does not wait the maximum for it. Idempotent, as `register` is."""
+    from docflow.piles.start import start_batcher  # the starter needs the Lambda client
+
+    manifest = PileManifest.from_dict(pile)
+    pool = Pool(load_settings().pile_table)
+    withdrawn = pool.withdraw(doc, manifest)
+    started = ""
+    if sized.complete(pool.pile(manifest.pile)):
+        started = start_batcher(batcher_name(manifest.pile))
+    return {"withdrawn": withdrawn, "batcher": started}
 
 
 def callback_timeout_s(settings: Settings) -> int:

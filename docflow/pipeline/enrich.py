@@ -28,10 +28,14 @@ DOCFLOW_PILE_PREFIX, when `docflow.piles.pool` can be imported, takes the pile p
   1. the `enrich` step writes the batch record's `modelInput` (prompted JSON, Converse shape,
      `request.build_batch_model_input`) to S3 at `storage.enrich_batch_input_key(doc)` and
      checkpoints `pool.callback_timeout_s(settings)` (the pool's maximum wait plus the job's
-     timeout), so the batcher reads the prompt from S3, not from a checkpoint;
+     timeout), so the batcher reads the prompt from S3, not from a checkpoint; it also reads
+     the pile's manifest (`docflow.piles.manifest`) once and checkpoints the pile's size
+     (`pile`: {"name", "expected"}, or None when unknown). A pile smaller than a job's minimum
+     takes the on-demand path at once, its enrichment saying `onDemandReason:
+     below-batch-minimum`;
   2. `context.wait_for_callback(submitter, name="enrich batch",
      config=WaitForCallbackConfig(timeout=that many seconds))`, whose submitter calls
-     `docflow.piles.pool.register(doc, callback_id, request_key)`; register must be
+     `docflow.piles.pool.register(doc, callback_id, request_key, pile)`; register must be
      idempotent (the submitter step may run again with the same callback id);
   3. the callback's result is JSON, either
        {"status": "ok", "enrichment": {...the full enrichment...}, "jobId": "...",
@@ -41,7 +45,8 @@ DOCFLOW_PILE_PREFIX, when `docflow.piles.pool` can be imported, takes the pile p
   4. "ok" with an enrichment that matches the schema is written with mode `batch`, the job
      id and batch-priced tokens; anything else (on-demand, an invalid enrichment, a callback
      failure or timeout, a submitter that kept failing) goes through the on-demand path
-     above, so no document is left without an enrichment.
+     above, so no document is left without an enrichment; its enrichment's `onDemandReason`
+     is the result's reason (or `batch-wait-ended`, `invalid-answer`).
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from aws_durable_execution_sdk_python import CallbackError, DurableContext
+from aws_durable_execution_sdk_python import CallbackError, DurableContext, DurableOperationError
 from aws_durable_execution_sdk_python.config import Duration, StepConfig, WaitForCallbackConfig
 from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
 
@@ -61,6 +66,8 @@ from docflow.pipeline.enrich_steps import (
     call_model,
     facts_of,
     give_up,
+    in_pile_folder,
+    leave_pile,
     prepare_enrichment,
     record_batch_answer,
 )
@@ -97,6 +104,8 @@ def enrich_document(
         usage = add_usage(usage, done.get("usage", {}))
         if done.get("ok"):
             return enriched_part(done, usage)
+        # The on-demand path below records why (a checkpointed value: the callback's result).
+        prepared = {**prepared, "onDemandReason": done.get("reason") or "batch-unanswered"}
     answer: dict[str, Any] = {}
     for call in (1, 2):  # the second call's answer is always the last word
         admission = admit(context, prepared, call) if prepared.get("budget") else None
@@ -144,13 +153,15 @@ def from_pile(
 
     try:
         raw = context.wait_for_callback(
-            lambda callback_id, _ctx: pool.register(doc, callback_id, prepared["batchKey"]),
+            lambda callback_id, _ctx: pool.register(
+                doc, callback_id, prepared["batchKey"], prepared.get("pile")
+            ),
             name="enrich batch",
             config=WaitForCallbackConfig(timeout=Duration.from_seconds(prepared["pileTimeoutS"])),
         )
     except CallbackError as exc:
         context.logger.warning("pile path ended, going on-demand", extra={"error": str(exc)[:200]})
-        return {"ok": False}
+        return {"ok": False, "reason": "batch-wait-ended"}
     try:
         result = json.loads(raw) if raw else {}
     except ValueError:
@@ -158,8 +169,23 @@ def from_pile(
     if not isinstance(result, dict) or result.get("status") != "ok":
         reason = result.get("reason") if isinstance(result, dict) else "not-an-object"
         context.logger.info("batch sent the document on-demand", extra={"reason": reason})
-        return {"ok": False}
-    return context.step(record_batch_answer(doc, result), name="enrich batch result")
+        return {"ok": False, "reason": str(reason or "not-an-object")}
+    done = context.step(record_batch_answer(doc, result), name="enrich batch result")
+    return done if done.get("ok") else {**done, "reason": "invalid-answer"}
+
+
+def leave_pile_on_failure(context: DurableContext, doc: DocumentRef) -> None:
+    """A pile document that fails before its enrich step never registers in the pool: say so
+    to its pile, so the others need not wait the maximum for it. Decided from the key (the
+    execution's input); a pool that cannot be reached only costs that wait."""
+    from docflow.settings import load_settings
+
+    if not in_pile_folder(doc, load_settings()):
+        return
+    try:
+        context.step(leave_pile(doc), name="leave the pile")
+    except DurableOperationError as exc:
+        context.logger.warning("pile not told of the failure", extra={"error": str(exc)[:200]})
 
 
 def batch_wait(seconds: int) -> dict[str, Any]:

@@ -47,6 +47,25 @@ MODEL_ATTEMPTS = 2  # step attempts of one call; the last one degrades to review
 REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every reason
 MESSAGE_SHOWN = 160
 ON_DEMAND, BATCH = "on-demand", "batch"
+# Why a pile document enriched on-demand, when it was not the batch's answer (the pool's own
+# reasons, docflow.piles.outcomes, come back in the callback result).
+BELOW_MINIMUM = "below-batch-minimum"
+
+
+def pile_manifest(doc: DocumentRef, settings: Any) -> dict[str, Any] | None:
+    """The size of the pile `doc` is in ({"name", "expected"}), None when it is not known."""
+    try:
+        from docflow.piles.manifest import read_manifest
+    except ImportError:  # a build whose docflow.piles predates manifests: size unknown
+        return None
+    found = read_manifest(doc.bucket, doc.key, settings.pile_prefix)
+    return found.to_dict() if found else None
+
+
+def in_pile_folder(doc: DocumentRef, settings: Any) -> bool:
+    """Whether `doc` is in a pile's folder (a pile that may have a manifest)."""
+    rest = doc.key.removeprefix(settings.pile_prefix)
+    return rest != doc.key and "/" in rest.strip("/")
 
 
 def pile_callback_timeout_s(settings: Any) -> int | None:
@@ -101,11 +120,20 @@ def prepare_enrichment(
     pile_timeout = (
         pile_callback_timeout_s(settings) if doc.key.startswith(settings.pile_prefix) else None
     )
+    pile, why = None, ""
+    if pile_timeout is not None:
+        pile = pile_manifest(doc, settings)
+        if pile is not None and pile["expected"] < settings.pile_min_records:
+            # A pile no job would take: on-demand now, not after the pool's maximum wait.
+            pile_timeout, why = None, BELOW_MINIMUM
     document = enrich_input(doc, facts, plan)
     if engine.name != "bedrock" and pile_timeout is None:
         # Free and deterministic: no request, no budget, no second step.
-        return finish(doc, engine.enrich(document), ON_DEMAND, attempt=1, last=True)
+        answer = engine.enrich(document)
+        return finish(doc, answer, ON_DEMAND, attempt=1, last=True, on_demand_reason=why)
     plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0}
+    if why:
+        plan_out["onDemandReason"] = why
     if engine.name == "bedrock":
         request = build_request(document.pages)
         rt.store.put_json(enrich_request_key(doc), request)
@@ -117,7 +145,7 @@ def prepare_enrichment(
         )
     if pile_timeout is not None:
         rt.store.put_json(enrich_batch_input_key(doc), build_batch_model_input(document.pages))
-        plan_out.update(batchKey=enrich_batch_input_key(doc), pileTimeoutS=pile_timeout)
+        plan_out.update(batchKey=enrich_batch_input_key(doc), pileTimeoutS=pile_timeout, pile=pile)
     step.logger.info(
         "enrichment planned", extra={k: v for k, v in plan_out.items() if k != "model"}
     )
@@ -161,14 +189,30 @@ def call_model(
         if step.attempt < MODEL_ATTEMPTS:
             raise
         failed = EnrichAnswer(engine.name, None, [f"{type(exc).__name__}: {str(exc)[:200]}"])
-        return finish(doc, failed, ON_DEMAND, attempt=call, last=True, reason="engine-failed")
+        return finish(
+            doc,
+            failed,
+            ON_DEMAND,
+            attempt=call,
+            last=True,
+            reason="engine-failed",
+            on_demand_reason=str(prepared.get("onDemandReason", "")),
+        )
     if admission and admission.get("admitted"):
         spent = answer.usage.get("inputTokens", 0) + answer.usage.get("outputTokens", 0)
         _budget(prepared["model"], prepared["budget"]).record(
             int(admission["window"]), int(admission["tokens"]), spent
         )
     last = answer.valid or call >= 2
-    return finish(doc, answer, ON_DEMAND, attempt=call, last=last, reason="invalid-answer")
+    return finish(
+        doc,
+        answer,
+        ON_DEMAND,
+        attempt=call,
+        last=last,
+        reason="invalid-answer",
+        on_demand_reason=str(prepared.get("onDemandReason", "")),
+    )
 
 
 @durable_step
@@ -195,6 +239,19 @@ def record_batch_answer(
 
 
 @durable_step
+def leave_pile(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
+    """A pile document that failed before its enrich step: counted as in, so the rest of a
+    pile of known size goes on without waiting the maximum for it."""
+    settings = runtime().settings
+    pile = pile_manifest(doc, settings)
+    if pile is None or pile["expected"] < settings.pile_min_records:
+        return {"withdrawn": False}  # size unknown, or a pile that never waited
+    from docflow.piles.pool import withdraw
+
+    return withdraw(doc, pile)
+
+
+@durable_step
 def give_up(step: StepContext, doc: DocumentRef, engine: str, reason: str) -> dict[str, Any]:
     answer = EnrichAnswer(engine, None, [reason])
     return finish(doc, answer, ON_DEMAND, attempt=0, last=True, reason=reason)
@@ -209,8 +266,10 @@ def finish(
     last: bool,
     reason: str = "",
     job_id: str = "",
+    on_demand_reason: str = "",
 ) -> dict[str, Any]:
     """Write the enrichment when this is the last word on it; return the small part.
+    `on_demand_reason` says why a pile document was enriched on-demand.
 
     Not the last word (a first invalid answer, an invalid batch answer): nothing is written,
     the caller asks again. The small part is what the read model and review pages show.
@@ -229,6 +288,8 @@ def finish(
     }
     if job_id:
         how["jobId"] = job_id
+    if on_demand_reason and mode == ON_DEMAND:
+        how["onDemandReason"] = on_demand_reason
     if not answer.valid:
         how["reason"] = reason
     rt.store.put_json(

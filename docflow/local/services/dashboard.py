@@ -122,6 +122,7 @@ def charts(points: list[Point], config: StackConfig, now: float) -> str:
 
     orchestrator = _is("AWS/Lambda", "Duration", FunctionName="docflow-orchestrator")
     errors = _is("AWS/Lambda", "Errors", FunctionName="docflow-orchestrator")
+    internal = _is("docflow", "DocumentsFailedByReason", reason="internal-error")
     intake, dlq = config.names("IntakeQueue"), config.names("IntakeDeadLetterQueue")
     documents = {
         "DocumentsReceived": "received",
@@ -181,7 +182,22 @@ def charts(points: list[Point], config: StackConfig, now: float) -> str:
         ),
         line_chart(
             "Orchestrator errors",
-            series(recent, start, lambda p: "errors" if errors(p) else None),
+            # Both, always: a step that kept failing ends its document `internal-error` and
+            # its invocation well, so invocation errors alone show none beside such failures.
+            zero_filled(
+                ("invocation errors", "documents failed: internal-error"),
+                series(
+                    recent,
+                    start,
+                    lambda p: (
+                        "invocation errors"
+                        if errors(p)
+                        else "documents failed: internal-error"
+                        if internal(p)
+                        else None
+                    ),
+                ),
+            ),
             labels,
         ),
         line_chart(
@@ -197,6 +213,14 @@ def charts(points: list[Point], config: StackConfig, now: float) -> str:
         ),
     ]
     return "".join(f"<section>{panel}</section>" for panel in panels)
+
+
+def zero_filled(
+    names: Iterable[str], found: dict[str, list[float]], buckets: int = WINDOW_MIN
+) -> dict[str, list[float]]:
+    """Every series in `names`, those without a data point as zeros: a count that is zero is
+    an answer ("total 0"), not a missing panel."""
+    return {name: found.get(name) or [0.0] * buckets for name in names}
 
 
 def _totals(points: Iterable[Point], metric: str, dim: str) -> dict[str, float]:

@@ -1,0 +1,100 @@
+"""`docflow backfill` on the real local stack with its shipped pile settings (a job needs 100
+records, as the service's default minimum): a pile of 120 one-page documents is batched whole
+once all of them reach the pool, and a pile of 30 goes on-demand at once, saying why."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docflow import aws
+from docflow.local.config import StackConfig
+from docflow.local.tools.pdfgen import text_pdf
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+from docflow.storage import records_key
+from tests.support.live_stack import running_stack
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
+    base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE") or 0) or 24780 + os.getpid() % 100 * 20
+    # The shipped defaults for piles (minimum, maximum wait, schedule): what a user gets.
+    config = StackConfig(state=tmp_path_factory.mktemp("backfill"), port_base=base)
+    with running_stack(config) as running:
+        yield running
+
+
+def docflow(stack: StackConfig, *args: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def reports(folder: Path, n: int) -> Path:
+    """One-page reports with a text layer: no OCR, no review stage, cheap to run."""
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"report-{i:03d}.pdf").write_bytes(
+            text_pdf(f"QUARTERLY REPORT {folder.name} {i}\nSummary of the quarter's findings.")
+        )
+    return folder
+
+
+def enrichments(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    states = ReadModel(load_settings().table_name).states(r["documentId"] for r in rows)
+    return [(states[r["documentId"]] or {}).get("enrichment") or {} for r in rows]
+
+
+def test_a_pile_below_the_minimum_goes_on_demand_at_once(
+    stack: StackConfig, tmp_path: Path
+) -> None:
+    answer = docflow(stack, "backfill", str(reports(tmp_path / "small", 30)))
+
+    assert answer["expected"] == 30 and len(answer["documents"]) == 30
+    assert {r["status"] for r in answer["documents"]} == {"finalized"}
+    assert answer["jobs"] == [] and answer["onDemand"] == {"below-batch-minimum": 30}
+    how = enrichments(answer["documents"])
+    assert {(e.get("mode"), e.get("onDemandReason")) for e in how} == {
+        ("on-demand", "below-batch-minimum")
+    }
+    assert docflow(stack, "jobs") == []  # no job was made, nor waited for
+
+
+def test_a_pile_of_120_is_batched_whole(stack: StackConfig, tmp_path: Path) -> None:
+    answer = docflow(stack, "backfill", str(reports(tmp_path / "pile", 120)))
+    rows = answer["documents"]
+
+    assert {r["status"] for r in rows} == {"finalized"}  # every document settled
+    assert max(j["documents"] for j in answer["jobs"]) >= 100
+    listed = {j["jobName"]: j for j in docflow(stack, "jobs")}
+    for job in answer["jobs"]:
+        seen = listed[job["jobName"]]
+        assert seen["status"] == "Completed"
+        assert seen["succeeded"] == seen["records"] == job["records"]
+    how = enrichments(rows)
+    assert Counter(e.get("mode") for e in how) == {"batch": 120}
+    # No document in two jobs: the jobs' own record lists, as their input was written.
+    owners: Counter[str] = Counter()
+    for name in listed:
+        body = aws.client("s3").get_object(
+            Bucket=load_settings().artifact_bucket, Key=records_key(name)
+        )["Body"]
+        owners.update(r["runId"] for r in json.loads(body.read()))
+    assert owners and max(owners.values()) == 1
