@@ -25,14 +25,14 @@ from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
 
-from callback_api.views import ReviewViews
 from docflow.extract.corrections import validate_corrections
 from docflow.observability import logger
-from docflow.review.inbox_links import InboxRefused
-from docflow.review.message_pages import decided_page, refusal_page, released_page
-from docflow.review.refusals import REJECT_REASONS, ReviewRefused
-from docflow.review.templating import SECURITY_HEADERS
-from docflow.review.triage import UNCLASSIFIABLE, choices_of, type_problem
+from docflow.review.access.inbox_links import InboxRefused
+from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
+from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
+from docflow.review.web.message_pages import decided_page, refusal_page, released_page
+from docflow.review.web.templating import SECURITY_HEADERS
+from docflow.review.web.views import ReviewViews
 from docflow.settings import load_settings
 
 app = LambdaFunctionUrlResolver()

@@ -17,9 +17,9 @@ from docflow.enrich.factory import build_enricher
 from docflow.extract import FieldEngine, build_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
-from docflow.review.callbacks import CallbackSender, LambdaCallbackSender
-from docflow.review.link_notifier import build_notifier
-from docflow.review.notifier import ReviewNotifier
+from docflow.review.notify.link_notifier import build_notifier
+from docflow.review.stage.callbacks import CallbackSender, LambdaCallbackSender
+from docflow.review.stage.requests import ReviewNotifier
 from docflow.settings import Settings, load_settings
 from docflow.storage import DocumentStore
 

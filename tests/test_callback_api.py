@@ -17,8 +17,8 @@ import callback_api.app as api
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
-from docflow.review.keys import build_key_source
-from docflow.review.signing import Claims, KeyRing, mint, sign_body
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import Claims, KeyRing, mint, sign_body
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
@@ -200,7 +200,7 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
         )
         from docflow import aws
         from docflow.readmodel.table import to_ddb
-        from docflow.review.signing import token_hash
+        from docflow.review.access.signing import token_hash
 
         aws.client("dynamodb").put_item(
             TableName=s.links_table,

@@ -20,7 +20,7 @@ from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
-from docflow.review.register import RegisterStore
+from docflow.review.stage.register import RegisterStore
 from docflow.settings import load_settings
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import (

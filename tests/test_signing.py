@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docflow.review.signing import (
+from docflow.review.access.signing import (
     BadSignature,
     Claims,
     ExpiredToken,

@@ -18,8 +18,8 @@ from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.review import parse_decision
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.table import to_ddb
-from docflow.review.keys import build_key_source
-from docflow.review.signing import Claims, mint, sign_body, token_hash
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import Claims, mint, sign_body, token_hash
 from docflow.settings import load_settings
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import Desk, call, open_desk

@@ -26,13 +26,13 @@ from typing import Any
 
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
-from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.raw_http import raw_status
-from docflow.review.inbox_links import InboxLinks
-from docflow.review.keys import build_key_source
-from docflow.review.signing import Claims, KeyRing, mint
+from docflow.review.access.inbox_links import InboxLinks
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import Claims, KeyRing, mint
+from docflow.review.web.inbox_views import encode_page
 from docflow.settings import load_settings
 
 SEED = 7

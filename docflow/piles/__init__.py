@@ -5,7 +5,7 @@ submitter), `start` (starting a batcher under a deterministic name), `batcher` (
 steps: look at the pool, claim records into a job, write its JSONL input, start the job),
 `jobwait` (the job's state-change event and the poll that stands in for it), `collect`
 (reading the job's output and completing each document's callback), `outcomes` (the callback
-results, the contract with the enrich step). May import docflow.enrich, docflow.review.callbacks,
-docflow.readmodel.table, docflow.intake, docflow.ids, docflow.settings and docflow.aws; never
-docflow.pipeline or anything under docflow.local.
+results, the contract with the enrich step). May import docflow.enrich,
+docflow.review.stage.callbacks, docflow.readmodel.table, docflow.intake, docflow.ids,
+docflow.settings and docflow.aws; never docflow.pipeline or anything under docflow.local.
 """

@@ -13,8 +13,8 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.ids import DocumentRef
-from docflow.review.links import LinkStore
-from docflow.review.register import RegisterStore
+from docflow.review.access.links import LinkStore
+from docflow.review.stage.register import RegisterStore
 from docflow.runtime import runtime
 
 # The ErrorType an older run's review callback fails with; the orchestrator archives on it.

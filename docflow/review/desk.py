@@ -18,30 +18,30 @@ from docflow.ids import DocumentRef
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
-from docflow.review.callbacks import CallbackGone, CallbackSender
-from docflow.review.claims import ClaimStore
-from docflow.review.decisions import decision_payload
-from docflow.review.inbox import InboxIndex
-from docflow.review.keys import KeySource
-from docflow.review.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
-from docflow.review.refusals import (
+from docflow.review.access.keys import KeySource
+from docflow.review.access.links import OPEN, SUPERSEDED, USED, AlreadyDecided, LinkStore
+from docflow.review.access.refusals import (
     REJECT_REASONS,
     REVOKED_MESSAGE,
     SUPERSEDED_MESSAGE,
     ReviewRefused,
     stage_over,
 )
-from docflow.review.register import RegisterStore
-from docflow.review.revocation import Revocations
-from docflow.review.signing import Claims, TokenError, check_body_signature, verify
-from docflow.review.stages import (
+from docflow.review.access.revocation import Revocations
+from docflow.review.access.signing import Claims, TokenError, check_body_signature, verify
+from docflow.review.stage.callbacks import CallbackGone, CallbackSender
+from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.inbox import InboxIndex
+from docflow.review.stage.presence import ClaimStore
+from docflow.review.stage.records import (
     DECIDED,
     StageClosed,
     StageStore,
     decision_of,
     tally,
 )
-from docflow.review.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
+from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 
 MAX_COMMENT = 1000
 # A round's callback times out at `roundEndsAt`; from a little before, a callback that answers

@@ -13,10 +13,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
-from docflow.review.evidence import PageFacts, Segment
-from docflow.review.stages import tally
-from docflow.review.templating import env, when
-from docflow.review.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
+from docflow.review.stage.records import tally
+from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
+from docflow.review.web.evidence import PageFacts, Segment
+from docflow.review.web.templating import env, when
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5

@@ -18,7 +18,7 @@ with `quorum` and `rejectLimit`), so exactly one vote can cross the line, a clic
 is counted once, and a vote that lands while the execution is between two waits is found by its
 next wait (whose registration is refused once an ending exists) or by the stage's last step.
 An ending, once written (or found written), takes the stage out of its reviewers' inboxes
-(`docflow.review.inbox`), in the same step or request. Nothing stored is a working link: link
+(`docflow.review.stage.inbox`), in the same step or request. Nothing stored is a working link: link
 pks are SHA-256 hashes of tokens. The item is the
 register's "wait" for this stage too (`register.add_wait` lists its pk as an open wait).
 """
@@ -32,7 +32,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
-from docflow.review.inbox import InboxIndex
+from docflow.review.stage.inbox import InboxIndex
 
 KEEP_S = 30 * 24 * 3600
 DECIDED, TIMED_OUT, SUPERSEDED = "decided", "timed-out", "superseded"

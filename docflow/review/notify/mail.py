@@ -6,7 +6,7 @@ from html import escape
 from typing import Protocol
 
 from docflow import aws
-from docflow.review.notifier import ReviewRequest
+from docflow.review.stage.requests import ReviewRequest
 
 
 class Mailer(Protocol):

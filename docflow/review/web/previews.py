@@ -19,7 +19,7 @@ from PIL import Image
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
-from docflow.review.redact import cover, ocr_boxes, text_layer_boxes
+from docflow.review.web.redact import cover, ocr_boxes, text_layer_boxes
 from docflow.storage import DocumentStore, artifact_prefix
 
 PREVIEW_WIDTH = 1000

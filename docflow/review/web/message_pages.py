@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from docflow.review.templating import env
-from docflow.review.triage import UNCLASSIFIABLE
+from docflow.review.stage.triage import UNCLASSIFIABLE
+from docflow.review.web.templating import env
 
 
 def message_page(title: str, lines: list[str], closing: str = "") -> str:

@@ -12,7 +12,7 @@ from typing import Protocol
 from aws_lambda_powertools.utilities import parameters
 
 from docflow import aws
-from docflow.review.signing import KeyRing
+from docflow.review.access.signing import KeyRing
 from docflow.settings import Settings
 
 CACHE_SECONDS = 300

@@ -6,7 +6,7 @@ content that has been replaced. Two kinds of item, in the links table:
 
     REG#<documentId>          latestRunOrder, latestRunId, and `openWaits`: a string set of
                               "<runOrder>|<wait pk>", one per review stage still waiting
-    STAGE#<runId>#<index>     one stage's wait: the stage record of `docflow.review.stages`
+    STAGE#<runId>#<index>     one stage's wait: the stage record of `docflow.review.stage.records`
                               (the current callback id, the run and stage, the pks of its links
                               (token hashes), the votes, and once known how the stage ended)
 
@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import from_ddb, to_ddb
-from docflow.review.stages import StageStore
+from docflow.review.stage.records import StageStore
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,8 @@ class RegisterStore:
         return sorted(w for w in waits if w.run_order < doc.run_order)
 
     def add_wait(self, doc: DocumentRef, pk: str) -> bool:
-        """List a stage's wait (its stage record, `docflow.review.stages`) as open; False (and
-        the stage marked superseded) if a newer run already exists."""
+        """List a stage's wait (its stage record, `docflow.review.stage.records`) as open; False
+        (and the stage marked superseded) if a newer run already exists."""
         try:
             self._ddb.update_item(
                 TableName=self.table,

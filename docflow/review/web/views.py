@@ -11,18 +11,18 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from callback_api.inbox import InboxChoices, InboxViews
 from docflow import aws
 from docflow.classify import load_rules
 from docflow.reporting import build_reporter
-from docflow.review.callbacks import LambdaCallbackSender
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.links import LinkStore
+from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
 from docflow.review.desk import LinkView, ReviewDesk
-from docflow.review.evidence import EvidenceStore, mask, review_order
-from docflow.review.keys import build_key_source
-from docflow.review.links import LinkStore
-from docflow.review.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
-from docflow.review.previews import PreviewStore
-from docflow.review.refusals import REJECT_REASONS, ReviewRefused
+from docflow.review.stage.callbacks import LambdaCallbackSender
+from docflow.review.web.evidence import EvidenceStore, mask, review_order
+from docflow.review.web.inbox_views import InboxChoices, InboxViews
+from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
+from docflow.review.web.previews import PreviewStore
 from docflow.settings import Settings
 from docflow.storage import DocumentStore
 

@@ -2,28 +2,35 @@
 registered with the stage's current wait, listed in the reviewer's inbox, and mailed once per
 (stage, reviewer, kind), unless the reviewer takes a digest instead or was revoked.
 
-Nothing here is stored: the links live in `docflow.review.links`, the stage's votes and current
-callback in `docflow.review.stages`, the document's newest run in `docflow.review.register`.
+Nothing here is stored: the links live in `docflow.review.access.links`, the stage's votes and
+current callback in `docflow.review.stage.records`, the document's newest run in
+`docflow.review.stage.register`.
 """
 
 from __future__ import annotations
 
 import time
 
-from docflow.review.inbox import DIGEST, InboxIndex, notify_mode
-from docflow.review.keys import KeySource, build_key_source
-from docflow.review.links import (
+from docflow.review.access.keys import KeySource, build_key_source
+from docflow.review.access.links import (
     IssuedLink,
     LinkStore,
     StageOver,
     SupersededRun,
     link_id,
 )
-from docflow.review.mail import Mailer, SesMailer, escalation_email, reminder_email, review_email
-from docflow.review.notifier import ReviewNotifier, ReviewRequest
-from docflow.review.register import RegisterStore
-from docflow.review.revocation import Revocations
-from docflow.review.stages import StageClosed, StageStore, stage_pk
+from docflow.review.access.revocation import Revocations
+from docflow.review.notify.mail import (
+    Mailer,
+    SesMailer,
+    escalation_email,
+    reminder_email,
+    review_email,
+)
+from docflow.review.stage.inbox import DIGEST, InboxIndex, notify_mode
+from docflow.review.stage.records import StageClosed, StageStore, stage_pk
+from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.requests import ReviewNotifier, ReviewRequest
 from docflow.settings import Settings
 
 
@@ -109,7 +116,7 @@ class LinkNotifier:
                 link.slot_pk, link.reviewer, pk, self._inbox_facts(request, link, deadline)
             )
             if notify_mode(stage, link.reviewer) == DIGEST:
-                continue  # the digest job mails them (docflow.review.digest)
+                continue  # the digest job mails them (docflow.review.notify.digest)
             if self.revocations.is_revoked(link.reviewer):
                 continue
             self._mail(request, link, link.reviewer in extra, extra)

@@ -7,7 +7,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.review.stages import DECIDED, TIMED_OUT
+from docflow.review.stage.records import DECIDED, TIMED_OUT
 
 REVOKED_MESSAGE = (
     "This link was revoked: its reviewer no longer reviews documents here. "

@@ -14,7 +14,7 @@ A base table and not a secondary index: a Query on a partition key reads only th
 partition (on DynamoDB and in moto, which walks every item of a table for an index query),
 and it can be strongly consistent, so a reviewer who just voted never sees the item again.
 
-The reviewer's link slot in the links table (`docflow.review.links`) anchors the item: it
+The reviewer's link slot in the links table (`docflow.review.access.links`) anchors the item: it
 keeps `inboxSk` (the item's sort key, set once, so a retried write lands on the same item)
 and `inboxClosed` (set when the reviewer votes or the stage ends, never removed). Adding is a
 transaction that puts the item only while the slot is not closed; closing sets `inboxClosed`

@@ -1,6 +1,6 @@
 """Inbox links: one signed link per reviewer to the list of what waits on them.
 
-The token is a review token (`docflow.review.signing`: same format, same key ring, same
+The token is a review token (`docflow.review.access.signing`: same format, same key ring, same
 rotation) with purpose "inbox", the reviewer's address, an expiry and a nonce, and no document:
 the review desk refuses it as a review link and the inbox refuses review links. Two items in the
 links table, as for review links:
@@ -23,7 +23,15 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
-from docflow.review.signing import Claims, KeyRing, TokenError, mint, new_nonce, token_hash, verify
+from docflow.review.access.signing import (
+    Claims,
+    KeyRing,
+    TokenError,
+    mint,
+    new_nonce,
+    token_hash,
+    verify,
+)
 
 INBOX = "inbox"
 

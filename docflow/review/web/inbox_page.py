@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from docflow.review.inbox import since_of
-from docflow.review.templating import env, when
+from docflow.review.stage.inbox import since_of
+from docflow.review.web.templating import env, when
 
 WHY = {
     "fields": "a key field needs a check",

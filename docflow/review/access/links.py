@@ -1,12 +1,12 @@
 """Review links: minting them once per (run, stage, reviewer) and storing what they stand for.
-(`docflow.review.link_notifier` mails them.)
+(`docflow.review.notify.link_notifier` mails them.)
 
 Two kinds of item in the links table:
     SLOT#<sha(run id#stage)>#<sha(reviewer)>  the link's non-secret parts (key id, nonce,
                                               expiry) and `sent`, the e-mails that went out
                                               ("request", "remind-<n>", "escalated"); while
                                               the stage waits on the reviewer, also their
-                                              inbox item (`docflow.review.inbox`)
+                                              inbox item (`docflow.review.stage.inbox`)
     LINK#<sha(token)>                         what the link stands for: the stage record it
                                               votes in (`stagePk`), the document and stage,
                                               and its state (open -> deciding -> used, or
@@ -29,10 +29,10 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
-from docflow.review.inbox import slot_pk
-from docflow.review.notifier import ReviewRequest
-from docflow.review.signing import Claims, KeyRing, mint, new_nonce, token_hash
-from docflow.review.stages import stage_pk
+from docflow.review.access.signing import Claims, KeyRing, mint, new_nonce, token_hash
+from docflow.review.stage.inbox import slot_pk
+from docflow.review.stage.records import stage_pk
+from docflow.review.stage.requests import ReviewRequest
 
 OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
 # A claim that was never completed (the process died mid-decision) may be taken over after this.

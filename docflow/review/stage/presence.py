@@ -1,6 +1,6 @@
 """Claims: who is looking at a stage's document now, so colleagues do not do the same work.
 
-A claim is an attribute of the stage record (`docflow.review.stages`):
+A claim is an attribute of the stage record (`docflow.review.stage.records`):
 
     claim = {"reviewer", "since", "until"}   epoch seconds; expired once `until` has passed
 

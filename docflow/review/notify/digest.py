@@ -27,11 +27,11 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import to_ddb
-from docflow.review.inbox import DIGEST, InboxIndex
-from docflow.review.inbox_links import InboxLinks
-from docflow.review.keys import KeySource
-from docflow.review.mail import Mailer
-from docflow.review.revocation import Revocations
+from docflow.review.access.inbox_links import InboxLinks
+from docflow.review.access.keys import KeySource
+from docflow.review.access.revocation import Revocations
+from docflow.review.notify.mail import Mailer
+from docflow.review.stage.inbox import DIGEST, InboxIndex
 
 LEASE_S = 300
 MAX_LISTED = 50

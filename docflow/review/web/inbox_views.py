@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from docflow.review.claims import live_claim
-from docflow.review.inbox import InboxIndex, inbox_pk, stage_of
-from docflow.review.inbox_links import InboxLinks, InboxRefused
-from docflow.review.inbox_page import InboxRow, inbox_page, row
-from docflow.review.keys import KeySource
-from docflow.review.refusals import REVOKED_MESSAGE
-from docflow.review.revocation import Revocations
-from docflow.review.signing import Claims, KeyRing, mint
+from docflow.review.access.inbox_links import InboxLinks, InboxRefused
+from docflow.review.access.keys import KeySource
+from docflow.review.access.refusals import REVOKED_MESSAGE
+from docflow.review.access.revocation import Revocations
+from docflow.review.access.signing import Claims, KeyRing, mint
+from docflow.review.stage.inbox import InboxIndex, inbox_pk, stage_of
+from docflow.review.stage.presence import live_claim
+from docflow.review.web.inbox_page import InboxRow, inbox_page, row
 
 MAX_FILTER = 64
 # Earlier pages' cursors (see inbox_page): URL-safe base64 or `~`, joined by `.`.
