@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from docflow.classify import Classifier, RulesClassifier, load_rules
-from docflow.classify.rules import check_against_settings
 from docflow.enrich import Enricher
 from docflow.enrich.factory import build_enricher
 from docflow.extract import FieldEngine, build_engine
@@ -20,6 +19,7 @@ from docflow.reporting import Reporter, build_reporter
 from docflow.review.notify.link_notifier import build_notifier
 from docflow.review.stage.callbacks import CallbackSender, LambdaCallbackSender
 from docflow.review.stage.requests import ReviewNotifier
+from docflow.rules.model import check_against_settings
 from docflow.settings import Settings, load_settings
 from docflow.storage import DocumentStore
 

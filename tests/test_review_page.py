@@ -241,7 +241,7 @@ def test_no_working_link_outside_the_mailbox(
 def test_a_reviewer_corrects_a_field_on_the_page(
     monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, stack: Stack
 ) -> None:
-    from docflow.classify.rules import DEFAULT_RULES
+    from docflow.rules.model import DEFAULT_RULES
 
     monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))  # the shipped [fields] table
     monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")

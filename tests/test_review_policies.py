@@ -15,13 +15,13 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 import callback_api.app as api
-from docflow.classify.rules import load_rules
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.pipeline.review_stage import review_rounds
 from docflow.readmodel.queries import ReadModel
 from docflow.review.stage.records import StageStore
+from docflow.rules.model import load_rules
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import SettingsError, load_settings
 from orchestrator.app import handler

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from docflow.classify.rules import RulesClassifier, load_rules, merge_features
+from docflow.rules.model import RulesClassifier, load_rules, merge_features
 
 
 class Classifier(Protocol):

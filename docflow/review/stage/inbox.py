@@ -54,7 +54,7 @@ def slot_pk(run_id: str, stage_index: int, reviewer: str) -> str:
 
 def notify_mode(stage: dict[str, Any], reviewer: str) -> str:
     """How a stage's reviewer hears of it: "each" (a mail per document, reminders,
-    escalations) or "digest" (one mail per period; `docflow.classify.rules` sets both keys)."""
+    escalations) or "digest" (one mail per period; `docflow.rules.model` sets both keys)."""
     if stage.get("notify") == DIGEST or reviewer in stage.get("digest", []):
         return DIGEST
     return EACH

@@ -19,8 +19,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.classify.detectors import find_all
 from docflow.ids import DocumentRef
+from docflow.rules.detectors import find_all
 from docflow.storage import artifact_prefix, page_text_key
 
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from docflow.classify.detectors import find_all
 from docflow.pdf import PDFIUM_LOCK, OpenPdf
+from docflow.rules.detectors import find_all
 
 PAD = 3  # pixels around a covered value, so no descender or edge of a digit shows
 OCR_PAD = 6  # more for boxes read from pixels

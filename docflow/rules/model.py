@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docflow.classify.detectors import DETECTORS
 from docflow.extract.spec import NO_FIELDS, FieldRules, parse_field_rules
+from docflow.rules.detectors import DETECTORS
 from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
