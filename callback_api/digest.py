@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from docflow.classify import load_rules
 from docflow.observability import logger
 from docflow.review.access.keys import build_key_source
 from docflow.review.notify.digest import DigestJob
 from docflow.review.notify.mail import SesMailer
+from docflow.rules.model import load_rules
 from docflow.settings import load_settings
 
 

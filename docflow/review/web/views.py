@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docflow import aws
-from docflow.classify import load_rules
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
@@ -23,6 +22,7 @@ from docflow.review.web.evidence import EvidenceStore, mask, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
 from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
 from docflow.review.web.previews import PreviewStore
+from docflow.rules.model import load_rules
 from docflow.settings import Settings
 from docflow.storage import DocumentStore
 
