@@ -169,7 +169,7 @@ def test_a_click_that_won_the_race_still_cannot_finalize_replaced_content(desk: 
     token = desk.links(old)[0]
     # A newer run has raised the register but not yet ended the wait when the click lands.
     new = newer(old, desk.stack, pdfs.text_pdf(legal_only + " v2"))
-    assert RegisterStore(load_settings().links_table).claim_latest(new)
+    assert RegisterStore(load_settings().links_table).record_latest(new)
     assert post_decision(token, "approve")["statusCode"] == 200
     out = desk.result(arn)
     assert (out["status"], out["reason"]) == ("archived", "superseded")

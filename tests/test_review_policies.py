@@ -376,7 +376,7 @@ def test_a_newer_run_recorded_as_the_stage_opens_mails_nothing(
 
     def raced(self: RegisterStore, doc: DocumentRef, pk: str) -> bool:
         newer = DocumentRef(doc.bucket, doc.key, doc.version_id, sequencer="FFFF")
-        assert self.claim_latest(newer)
+        assert self.record_latest(newer)
         return real(self, doc, pk)
 
     monkeypatch.setattr(RegisterStore, "add_wait", raced)

@@ -27,7 +27,7 @@ def end_older_runs(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
     rt = runtime()
     register = RegisterStore(rt.settings.links_table)
     links = LinkStore(rt.settings.links_table)
-    latest = register.claim_latest(doc)
+    latest = register.record_latest(doc)
     ended = 0
     for wait in register.open_waits_before(doc):
         item = register.get_wait(wait.pk)

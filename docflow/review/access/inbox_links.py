@@ -24,8 +24,8 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.review.access.signing import (
-    Claims,
     KeyRing,
+    TokenClaims,
     TokenError,
     mint,
     new_nonce,
@@ -49,8 +49,8 @@ def _slot_pk(reviewer: str) -> str:
     return f"INBOXSLOT#{hashlib.sha256(reviewer.encode('utf-8')).hexdigest()}"
 
 
-def inbox_claims(reviewer: str, expires_at: int, nonce: str) -> Claims:
-    return Claims(
+def inbox_claims(reviewer: str, expires_at: int, nonce: str) -> TokenClaims:
+    return TokenClaims(
         document_id="",
         version="",
         run_id="",

@@ -29,14 +29,15 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
-from docflow.review.access.signing import Claims, KeyRing, mint, new_nonce, token_hash
+from docflow.review.access.signing import KeyRing, TokenClaims, mint, new_nonce, token_hash
 from docflow.review.stage.inbox import slot_pk
 from docflow.review.stage.records import stage_pk
 from docflow.review.stage.requests import ReviewRequest
 
 OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
-# A claim that was never completed (the process died mid-decision) may be taken over after this.
-CLAIM_TIMEOUT_S = 60
+# A link's single use that was spent but never completed (the process died mid-decision) may be
+# spent again after this. The stored attribute keeps its name, `claimedAt`.
+SPEND_TIMEOUT_S = 60
 # Used links stay readable a while after expiry, so a second click still says "already used".
 KEEP_AFTER_EXPIRY_S = 30 * 24 * 3600
 
@@ -97,7 +98,7 @@ class LinkStore:
             slot = fresh
         else:
             slot = self._get(slot_key["pk"]) or fresh
-        claims = Claims(
+        claims = TokenClaims(
             document_id=request.doc.document_id,
             version=request.doc.version,
             run_id=request.doc.run_id,
@@ -162,8 +163,8 @@ class LinkStore:
     def get(self, token: str) -> dict[str, Any] | None:
         return self._get(f"LINK#{token_hash(token)}")
 
-    def claim(self, token: str) -> dict[str, Any]:
-        """Take the link for a decision; exactly one concurrent caller wins."""
+    def spend(self, token: str) -> dict[str, Any]:
+        """Spend the link's single use on a decision; exactly one concurrent caller wins."""
         now = int(time.time())
         try:
             answer = self._ddb.update_item(
@@ -180,7 +181,7 @@ class LinkStore:
                         ":deciding": DECIDING,
                         ":open": OPEN,
                         ":now": now,
-                        ":stale": now - CLAIM_TIMEOUT_S,
+                        ":stale": now - SPEND_TIMEOUT_S,
                     }
                 ),
                 ReturnValues="ALL_NEW",
@@ -200,8 +201,9 @@ class LinkStore:
             ExpressionAttributeValues=to_ddb({":used": USED, ":decision": decision}),
         )
 
-    def release(self, token: str) -> None:
-        """Give a claimed link back when the callback could not be sent for a passing reason."""
+    def refund(self, token: str) -> None:
+        """Give a spent link its use back when the callback could not be sent for a passing
+        reason."""
         self._ddb.update_item(
             TableName=self.table,
             Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),

@@ -87,7 +87,7 @@ class KeyRing:
 
 
 @dataclass(frozen=True)
-class Claims:
+class TokenClaims:
     document_id: str
     version: str
     run_id: str
@@ -115,7 +115,7 @@ class Claims:
         }
 
     @classmethod
-    def from_wire(cls, wire: Any) -> Claims:
+    def from_wire(cls, wire: Any) -> TokenClaims:
         try:
             claims = cls(
                 document_id=str(wire["d"]),
@@ -147,13 +147,13 @@ def _sign(key: bytes, signed_part: str) -> str:
     return _b64(hmac.new(key, signed_part.encode("ascii"), hashlib.sha256).digest())
 
 
-def mint(claims: Claims, ring: KeyRing) -> str:
+def mint(claims: TokenClaims, ring: KeyRing) -> str:
     body = _b64(json.dumps(claims.to_wire(), separators=(",", ":"), sort_keys=True).encode())
     signed = f"v1.{ring.current}.{body}"
     return f"{signed}.{_sign(ring.keys[ring.current], signed)}"
 
 
-def verify(token: str, ring: KeyRing, now: float | None = None) -> Claims:
+def verify(token: str, ring: KeyRing, now: float | None = None) -> TokenClaims:
     """The token's claims, or a TokenError saying why not (signature before anything else)."""
     if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
         raise MalformedToken("the link is not a docflow review link")
@@ -171,7 +171,7 @@ def verify(token: str, ring: KeyRing, now: float | None = None) -> Claims:
         wire = json.loads(_unb64(body))
     except (ValueError, binascii.Error) as exc:
         raise MalformedToken("the link's claims cannot be read") from exc
-    claims = Claims.from_wire(wire)
+    claims = TokenClaims.from_wire(wire)
     if claims.expires_at <= (time.time() if now is None else now):
         raise ExpiredToken("the link has expired")
     return claims

@@ -1,14 +1,16 @@
-"""Claims: who is looking at a stage's document now, so colleagues do not do the same work.
+"""Presence: who is looking at a stage's document now, so colleagues do not do the same work.
 
-A claim is an attribute of the stage record (`docflow.review.stage.records`):
+A presence is an attribute of the stage record (`docflow.review.stage.records`), stored under
+its original name `claim` (the table's shape, the inbox JSON's `claim` key and the setting
+`DOCFLOW_REVIEW_CLAIM_S` keep it):
 
     claim = {"reviewer", "since", "until"}   epoch seconds; expired once `until` has passed
 
 Opening the review page (GET, which also sends the execution's heartbeat) takes or renews the
-reviewer's claim for `Settings.review_claim_s`; a release button (POST) gives it back. Taking is
-one conditional update (no claim, an expired one, or the reviewer's own), so two reviewers who
-open the document at once get one claim between them. A claim never blocks a decision: the
-desk does not read it; the first valid decision still wins, once.
+reviewer's presence for `Settings.review_claim_s`; a release button (POST) gives it back.
+Taking is one conditional update (nobody there, an expired presence, or the reviewer's own), so
+two reviewers who open the document at once get one presence between them. A presence never
+blocks a decision: the desk does not read it; the first valid decision still wins, once.
 """
 
 from __future__ import annotations
@@ -22,27 +24,27 @@ from docflow import aws
 from docflow.readmodel.table import from_ddb, to_ddb
 
 
-def live_claim(item: dict[str, Any], now: float | None = None) -> dict[str, Any] | None:
-    """The stage's claim if it has not expired."""
-    claim = item.get("claim") or {}
+def live_presence(item: dict[str, Any], now: float | None = None) -> dict[str, Any] | None:
+    """Who is looking at the stage's document, if their presence has not expired."""
+    presence = item.get("claim") or {}
     now = time.time() if now is None else now
-    return claim if claim and int(claim.get("until", 0)) > now else None
+    return presence if presence and int(presence.get("until", 0)) > now else None
 
 
-class ClaimStore:
-    def __init__(self, table: str, claim_s: int) -> None:
-        self.table, self.claim_s = table, claim_s
+class PresenceStore:
+    def __init__(self, table: str, presence_s: int) -> None:
+        self.table, self.presence_s = table, presence_s
 
     @property
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
     def take(self, stage_pk: str, reviewer: str) -> dict[str, Any] | None:
-        """Claim the stage for the reviewer, or renew their claim; the claim that stands
+        """Mark the reviewer as looking, or renew their presence; the presence that stands
         afterwards (someone else's, when theirs is live), or None if the stage has no record."""
         now = int(time.time())
-        until = now + self.claim_s
-        try:  # renew our own claim, keeping `since`
+        until = now + self.presence_s
+        try:  # renew our own presence, keeping `since`
             return self._update(
                 stage_pk,
                 "SET claim.#until = :until",
@@ -52,7 +54,7 @@ class ClaimStore:
             )
         except _Refused:
             pass
-        try:  # take a free or expired claim
+        try:  # nobody there, or an expired presence: take it
             return self._update(
                 stage_pk,
                 "SET claim = :claim",
@@ -62,10 +64,10 @@ class ClaimStore:
                 {"#until": "until"},
             )
         except _Refused as refused:
-            return live_claim(refused.item)
+            return live_presence(refused.item)
 
     def release(self, stage_pk: str, reviewer: str) -> bool:
-        """Give the reviewer's claim back; False if they did not hold it."""
+        """End the reviewer's presence; False if they were not the one looking."""
         try:
             self._update(
                 stage_pk,
@@ -102,7 +104,7 @@ class ClaimStore:
                 raise
             old = exc.response.get("Item")
             raise _Refused(from_ddb(old) if old else {}) from exc
-        return live_claim(from_ddb(answer["Attributes"]))
+        return live_presence(from_ddb(answer["Attributes"]))
 
 
 class _Refused(Exception):

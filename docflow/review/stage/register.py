@@ -52,7 +52,7 @@ class RegisterStore:
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
-    def claim_latest(self, doc: DocumentRef) -> bool:
+    def record_latest(self, doc: DocumentRef) -> bool:
         """Record this run as the document's newest; False if a newer one is already recorded."""
         try:
             self._ddb.update_item(

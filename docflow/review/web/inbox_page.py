@@ -36,17 +36,17 @@ class InboxRow:
     since: str
     deadline: str
     overdue: bool
-    claim: str  # "" or who is looking at it, since when
+    presence: str  # "" or who is looking at it, since when
 
 
-def claim_text(claim: dict[str, Any] | None, me: str) -> str:
-    if not claim:
+def presence_text(presence: dict[str, Any] | None, me: str) -> str:
+    if not presence:
         return ""
-    who = "You are" if claim.get("reviewer") == me else f"{claim.get('reviewer')} is"
-    return f"{who} looking at this since {when(int(claim.get('since', 0)))}"
+    who = "You are" if presence.get("reviewer") == me else f"{presence.get('reviewer')} is"
+    return f"{who} looking at this since {when(int(presence.get('since', 0)))}"
 
 
-def row(item: dict[str, Any], url: str, claim: dict[str, Any] | None, me: str) -> InboxRow:
+def row(item: dict[str, Any], url: str, presence: dict[str, Any] | None, me: str) -> InboxRow:
     deadline = int(item.get("deadline") or 0)
     since = since_of(item)
     return InboxRow(
@@ -58,7 +58,7 @@ def row(item: dict[str, Any], url: str, claim: dict[str, Any] | None, me: str) -
         since=since[:16].replace("T", " ") + " UTC" if since else "",
         deadline=when(deadline) if deadline else "",
         overdue=bool(deadline) and deadline < time.time(),
-        claim=claim_text(claim, me),
+        presence=presence_text(presence, me),
     )
 
 

@@ -4,7 +4,7 @@
 Every answer first checks the inbox link (signature, expiry, purpose, stored hash) and the
 reviewer's revocation; a refused link lists nothing and answers 403. Items come from one
 consistent Query of the reviewer's partition of the inbox table and one BatchGetItem of their
-stage records (claims, and endings whose closing of the item has not finished); each item's
+stage records (who is looking, and endings whose closing of the item has not finished); each item's
 review link is re-minted from its slot's key id and nonce, never read from storage.
 """
 
@@ -22,9 +22,9 @@ from docflow.review.access.inbox_links import InboxLinks, InboxRefused
 from docflow.review.access.keys import KeySource
 from docflow.review.access.refusals import REVOKED_MESSAGE
 from docflow.review.access.revocation import Revocations
-from docflow.review.access.signing import Claims, KeyRing, mint
+from docflow.review.access.signing import KeyRing, TokenClaims, mint
 from docflow.review.stage.inbox import InboxIndex, inbox_pk, stage_of
-from docflow.review.stage.presence import live_claim
+from docflow.review.stage.presence import live_presence
 from docflow.review.web.inbox_page import InboxRow, inbox_page, row
 
 MAX_FILTER = 64
@@ -80,7 +80,7 @@ def review_token(item: dict[str, Any], reviewer: str, ring: KeyRing) -> str | No
     the key that signed it has left the key ring (the link no longer verifies anyway)."""
     if str(item.get("kid", "")) not in ring.keys:
         return None
-    claims = Claims(
+    claims = TokenClaims(
         document_id=str(item["documentId"]),
         version=str(item["version"]),
         run_id=str(item["runId"]),
@@ -146,7 +146,7 @@ class InboxViews:
             minted = review_token(item, reviewer, ring)
             if minted:
                 url = f"/review/{minted}?inbox={quote(token)}"
-                rows.append(row(item, url, live_claim(record), reviewer))
+                rows.append(row(item, url, live_presence(record), reviewer))
         html = inbox_page(
             reviewer=reviewer,
             base=f"/inbox/{token}",

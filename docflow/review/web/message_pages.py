@@ -1,4 +1,4 @@
-"""The short pages after an action or instead of one: a decision recorded, a claim released, a
+"""The short pages after an action or instead of one: a decision recorded, a presence released, a
 link refused (with how the stage ended, when it did)."""
 
 from __future__ import annotations

@@ -209,7 +209,7 @@ def review_page(
     field_errors: dict[str, str] | None = None,
     type_error: str = "",
     doc_type_picked: str = "",
-    claim: dict[str, Any] | None = None,
+    presence: dict[str, Any] | None = None,
     inbox: str = "",
     confirm: str = "",
 ) -> str:
@@ -288,8 +288,8 @@ def review_page(
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
-        claim=_claim_line(claim, str(link.get("reviewer", ""))),
-        claim_mine=bool(claim) and (claim or {}).get("reviewer") == link.get("reviewer"),
+        presence=_presence_line(presence, str(link.get("reviewer", ""))),
+        presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
         inbox=inbox,
         inbox_url=f"/inbox/{inbox}" if inbox else "",
         # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
@@ -305,10 +305,10 @@ def _here(base: str, inbox: str, **more: str) -> str:
     return f"{base}?{query}" if query else base
 
 
-def _claim_line(claim: dict[str, Any] | None, me: str) -> str:
-    if not claim:
+def _presence_line(presence: dict[str, Any] | None, me: str) -> str:
+    if not presence:
         return ""
-    since = when(int(claim.get("since", 0)))
-    if claim.get("reviewer") == me:
+    since = when(int(presence.get("since", 0)))
+    if presence.get("reviewer") == me:
         return f"You are looking at this since {since}; other reviewers see that."
-    return f"{claim.get('reviewer')} is looking at this since {since}."
+    return f"{presence.get('reviewer')} is looking at this since {since}."

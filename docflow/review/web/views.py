@@ -55,7 +55,7 @@ class ReviewViews:
             links,
             LambdaCallbackSender(),
             build_reporter(s),
-            claim_s=s.review_claim_s,
+            presence_s=s.review_claim_s,
         )
         types = (*(t.name for t in rules.types), *(["unknown"] if rules.triage_stage else []))
         choices = InboxChoices(stages=tuple(sorted(rules.stages)), types=tuple(types))
@@ -112,7 +112,7 @@ class ReviewViews:
             field_errors=field_errors,
             type_error=type_error,
             doc_type_picked=doc_type,
-            claim=view.claim,
+            presence=view.presence,
             inbox=inbox,
             confirm=confirm,
         )
