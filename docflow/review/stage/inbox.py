@@ -247,7 +247,7 @@ class InboxIndex:
                 return total
 
     def records(self, pks: list[str]) -> dict[str, dict[str, Any]]:
-        """Links-table items by pk (stage records: their claims and endings), 100 a batch."""
+        """Links-table items by pk (stage records: who is looking, and endings), 100 a batch."""
         found: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(pks))
         for i in range(0, len(unique), 100):
