@@ -14,11 +14,11 @@ import _common
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import to_ddb
-from docflow.review.inbox import InboxIndex, inbox_pk, iso, slot_pk
-from docflow.review.links import LinkStore
-from docflow.review.notifier import ReviewRequest
-from docflow.review.signing import KeyRing, new_nonce
-from docflow.review.stages import StageStore, stage_pk
+from docflow.review.access.links import LinkStore
+from docflow.review.access.signing import KeyRing, new_nonce
+from docflow.review.stage.inbox import InboxIndex, inbox_pk, iso, slot_pk
+from docflow.review.stage.records import StageStore, stage_pk
+from docflow.review.stage.requests import ReviewRequest
 
 REVIEWER = "clerk@example.com"
 STAGE = {"name": "fields", "reviewers": [REVIEWER], "timeoutSeconds": 172800}

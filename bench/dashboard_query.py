@@ -30,8 +30,8 @@ from docflow.readmodel.recorder import next_state
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.table import to_ddb
 from docflow.readmodel.transitions import CLASSIFIED, FAILED, FINALIZED, PENDING_REVIEW
-from docflow.review.inbox import InboxIndex
-from docflow.review.keys import build_key_source
+from docflow.review.access.keys import build_key_source
+from docflow.review.stage.inbox import InboxIndex
 from docflow.settings import load_settings
 
 

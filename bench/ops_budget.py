@@ -33,7 +33,7 @@ from docflow.local.fidelity.durable_stats import checkpoint_stats
 from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pipeline.review_stage import review_rounds
-from docflow.review.stages import StageStore, stage_pk
+from docflow.review.stage.records import StageStore, stage_pk
 from docflow.settings import load_settings
 from orchestrator.app import handler
 

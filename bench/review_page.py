@@ -42,9 +42,9 @@ from reportlab.pdfgen import canvas
 
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import page_image
-from docflow.review.inbox import InboxIndex
-from docflow.review.inbox_links import InboxLinks
-from docflow.review.keys import build_key_source
+from docflow.review.access.inbox_links import InboxLinks
+from docflow.review.access.keys import build_key_source
+from docflow.review.stage.inbox import InboxIndex
 from docflow.settings import load_settings
 
 CLAUSES = [

@@ -37,7 +37,7 @@ import _common
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.classify import RulesClassifier, load_rules, merge_features
+from docflow.classify import RulesClassifier, merge_features
 from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames
@@ -46,6 +46,7 @@ from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pdf import open_pdf
 from docflow.readers import build_reader
+from docflow.rules.model import load_rules
 from docflow.settings import load_settings
 from orchestrator.app import handler
 

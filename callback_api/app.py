@@ -1,11 +1,12 @@
 """The reviewers' door: a Lambda Function URL (AuthType NONE; the signed link is the check).
+Routes only: what each answers is built in `docflow.review.web` (views, forms, answers).
 
     GET  /review/{token}            the review page; sends a heartbeat; decides nothing
     GET  /review/{token}/pages/{n}  page n's preview (PNG), rendered once, then cached in S3
     GET  /review/{token}/original   a redirect to a presigned download, made at the click
     POST /review/{token}            the page's Approve / Reject: consumes the link, resumes the run
                                     (a triage page's Approve sends the picked `docType`)
-    POST /review/{token}/release    gives back the reviewer's claim on the document
+    POST /review/{token}/release    the reviewer is no longer looking at the document
     POST /callbacks/{token}         a service completing a machine link, HMAC-signed, time window
                                     (`{"approved", "comment", "docType"}`; docType on triage only)
     GET  /inbox/{token}             a reviewer's pending items (`?stage=&type=&page=&at=&back=`),
@@ -21,18 +22,16 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
 
-from callback_api.views import ReviewViews
-from docflow.extract.corrections import validate_corrections
 from docflow.observability import logger
-from docflow.review.inbox_links import InboxRefused
-from docflow.review.message_pages import decided_page, refusal_page, released_page
-from docflow.review.refusals import REJECT_REASONS, ReviewRefused
-from docflow.review.templating import SECURITY_HEADERS
-from docflow.review.triage import UNCLASSIFIABLE, choices_of, type_problem
+from docflow.review.access.inbox_links import InboxRefused
+from docflow.review.access.refusals import ReviewRefused
+from docflow.review.web import forms
+from docflow.review.web.answers import Answer, inbox_answer, refusal, review_answer
+from docflow.review.web.templating import SECURITY_HEADERS
+from docflow.review.web.views import ReviewViews
 from docflow.settings import load_settings
 
 app = LambdaFunctionUrlResolver()
@@ -57,18 +56,16 @@ def _wants_json() -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def _answer(status: int, html: str, data: dict[str, Any]) -> Response:
+def _send(answer: Answer) -> Response:
     if _wants_json():
-        return Response(status, "application/json", json.dumps(data), dict(SECURITY_HEADERS))
-    return Response(status, "text/html; charset=utf-8", html, dict(SECURITY_HEADERS))
+        body = json.dumps(answer.data)
+        return Response(answer.status, "application/json", body, dict(SECURITY_HEADERS))
+    html = "text/html; charset=utf-8"
+    return Response(answer.status, html, answer.html, dict(SECURITY_HEADERS))
 
 
 def _refuse(status: int, code: str, message: str, link: dict[str, Any] | None = None) -> Response:
-    earlier = (link or {}).get("decision")
-    data: dict[str, Any] = {"error": code, "message": message}
-    if earlier:
-        data["decision"] = earlier
-    return _answer(status, refusal_page(status, message, link), data)
+    return _send(refusal(status, code, message, link))
 
 
 def _body() -> bytes:
@@ -92,10 +89,6 @@ def _query(name: str) -> str:
     return (app.current_event.query_string_parameters or {}).get(name, "")
 
 
-def _inbox_form(form: dict[str, list[str]]) -> str:
-    return (form.get("inbox") or [""])[0][:2200]
-
-
 @app.get("/inbox/<token>")
 def inbox(token: str) -> Response:
     at = _query("at")
@@ -107,38 +100,13 @@ def inbox(token: str) -> Response:
         at=int(at) if at.isdigit() and len(at) < 4 else 0,
         back=_query("back")[:4096],
     )
-    data = {
-        "reviewer": screen.reviewer,
-        "items": [
-            {
-                "open": r.url,
-                "name": r.name,
-                "docType": r.doc_type,
-                "stage": r.stage,
-                "why": r.why,
-                "since": r.since,
-                "deadline": r.deadline,
-                "overdue": r.overdue,
-                "claim": r.claim,
-            }
-            for r in screen.rows
-        ],
-        "nextPage": screen.next_page or None,
-    }
-    return _answer(200, screen.html, data)
+    return _send(inbox_answer(screen))
 
 
 @app.get("/review/<token>")
 def show(token: str) -> Response:
     page = views().review(token, _offset(), inbox=_query("inbox")[:2200], confirm=_query("confirm"))
-    data = {
-        "documentId": page.view.claims.document_id,
-        "stage": page.view.claims.stage_name,
-        "waiting": True,
-        "summary": page.view.link.get("summary", {}),
-        "pages": page.order,
-    }
-    return _answer(200, page.html, data)
+    return _send(review_answer(page))
 
 
 @app.get("/review/<token>/pages/<number>")
@@ -159,86 +127,14 @@ def original(token: str) -> Response:
 def decide(token: str) -> Response:
     if _too_big():
         return _refuse(413, "too-large", "the request body is too large")
-    form = parse_qs(_body().decode("utf-8", "replace"), max_num_fields=30)
-    choice = (form.get("decision") or [""])[0]
-    reason = (form.get("reason") or [""])[0]
-    comment = (form.get("comment") or [""])[0]
-    submitted = {k[6:]: v[0].strip() for k, v in form.items() if k.startswith("field.")}
-    if choice not in ("approve", "reject"):
-        return _refuse(400, "no-decision", "choose Approve or Reject")
-    if choice == "reject" and reason not in REJECT_REASONS:
-        # The error goes next to the field it concerns, on the page the reviewer was on.
-        message = "Choose why you reject the document"
-        page = views().review(
-            token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
-        )
-        return _answer(400, page.html, {"error": "no-reason", "message": message})
-    summary = (views().desk.link(token).get("summary") or {}) if choice == "approve" else {}
-    doc_type = (form.get("docType") or [""])[0]
-    choices = choices_of(summary)
-    if choices:  # triage: the type is a required choice, its error next to it
-        problem = type_problem(doc_type, choices)
-        if problem:
-            page = views().review(
-                token,
-                0,
-                error=problem,
-                comment=comment,
-                type_error=problem,
-                doc_type=doc_type,
-                inbox=_inbox_form(form),
-            )
-            return _answer(400, page.html, {"error": "bad-doc-type", "message": problem})
-        if doc_type == UNCLASSIFIABLE:  # "none of these": archived as unclassifiable
-            decision = views().desk.decide(token, False, comment, UNCLASSIFIABLE)
-            return _answer(200, decided_page(decision, REJECT_REASONS), {"decision": decision})
-    corrections: dict[str, str] = {}
-    if choice == "approve" and submitted and not choices:
-        fields = summary.get("fields") or {}
-        corrections, errors = validate_corrections(
-            fields, {k: v for k, v in submitted.items() if v}
-        )
-        if errors:  # a bad value decides nothing; each message sits by its field
-            page = views().review(
-                token,
-                0,
-                error="Correct the values marked below",
-                comment=comment,
-                submitted_fields=submitted,
-                field_errors=errors,
-                inbox=_inbox_form(form),
-            )
-            return _answer(400, page.html, {"error": "bad-fields", "fields": errors})
-    picked = doc_type if choices else ""
-    decision = views().desk.decide(
-        token, choice == "approve", comment, reason, corrections, doc_type=picked
-    )
-    # From the inbox: offer the reviewer's next item (their own inbox link only).
-    via, next_item = _inbox_form(form), None
-    if via and views().inbox.same_reviewer(via, decision["reviewer"]):
-        link = views().desk.link_facts(token)
-        next_item = views().inbox.next_item(via, decision["reviewer"], str(link.get("stagePk")))
-    else:
-        via = ""
-    html = decided_page(decision, REJECT_REASONS, next_item, f"/inbox/{via}" if via else "")
-    data: dict[str, Any] = {"decision": decision}
-    if next_item:
-        data["next"] = next_item["url"]
-    return _answer(200, html, data)
+    return _send(forms.decide(views(), token, _body().decode("utf-8", "replace")))
 
 
 @app.post("/review/<token>/release")
 def release(token: str) -> Response:
     if _too_big():
         return _refuse(413, "too-large", "the request body is too large")
-    form = parse_qs(_body().decode("utf-8", "replace"), max_num_fields=5)
-    view = views().desk.release(token)
-    via = _inbox_form(form)
-    if via and not views().inbox.same_reviewer(via, view.claims.reviewer):
-        via = ""
-    name = str(view.link.get("key", "")).rsplit("/", 1)[-1]
-    html = released_page(name, f"/inbox/{via}" if via else "")
-    return _answer(200, html, {"released": True})
+    return _send(forms.release(views(), token, _body().decode("utf-8", "replace")))
 
 
 @app.post("/callbacks/<token>")

@@ -1,5 +1,5 @@
 """The reviewers' digest job, run by a Schedule (the template's `ReviewDigestFunction`; the
-local stack's schedule loop invokes it the same way). The job is docflow.review.digest: one
+local stack's schedule loop invokes it the same way). The job is docflow.review.notify.digest: one
 mail per digest reviewer and period, whichever run sends it; this only wires it up.
 """
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from docflow.classify import load_rules
 from docflow.observability import logger
-from docflow.review.digest import DigestJob
-from docflow.review.keys import build_key_source
-from docflow.review.mail import SesMailer
+from docflow.review.access.keys import build_key_source
+from docflow.review.notify.digest import DigestJob
+from docflow.review.notify.mail import SesMailer
+from docflow.rules.model import load_rules
 from docflow.settings import load_settings
 
 

@@ -10,16 +10,16 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-from docflow.classify import Classifier, RulesClassifier, load_rules
-from docflow.classify.rules import check_against_settings
+from docflow.classify import Classifier, RulesClassifier
 from docflow.enrich import Enricher
 from docflow.enrich.factory import build_enricher
 from docflow.extract import FieldEngine, build_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
-from docflow.review.callbacks import CallbackSender, LambdaCallbackSender
-from docflow.review.link_notifier import build_notifier
-from docflow.review.notifier import ReviewNotifier
+from docflow.review.notify.link_notifier import build_notifier
+from docflow.review.stage.callbacks import CallbackSender, LambdaCallbackSender
+from docflow.review.stage.requests import ReviewNotifier
+from docflow.rules.model import Rules, check_against_settings, load_rules
 from docflow.settings import Settings, load_settings
 from docflow.storage import DocumentStore
 
@@ -27,6 +27,7 @@ from docflow.storage import DocumentStore
 @dataclass(frozen=True)
 class Runtime:
     settings: Settings
+    rules: Rules  # the rules file, read and checked once; the classifier applies the same
     store: DocumentStore
     reader: PageReader
     classifier: Classifier
@@ -53,6 +54,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
     check_against_settings(rules, settings)
     return Runtime(
         settings=settings,
+        rules=rules,
         store=DocumentStore(settings.artifact_bucket),
         reader=build_reader(settings, rules.ocr_languages),
         classifier=RulesClassifier(rules),

@@ -37,7 +37,7 @@ class Settings:
     artifact_bucket: str = "docflow-artifacts"
     table_name: str = "docflow-status"
     links_table: str = "docflow-review-links"
-    # Each reviewer's pending items, one partition per reviewer (docflow.review.inbox).
+    # Each reviewer's pending items, one partition per reviewer (docflow.review.stage.inbox).
     inbox_table: str = "docflow-inbox"
     # Pages are read in batches so that durable operations grow with pages / batch, not pages.
     page_batch_size: int = 10
@@ -67,7 +67,7 @@ class Settings:
     review_base_url: str = "http://127.0.0.1:8790"
     review_sender: str = "docflow@example.com"
     review_link_ttl_s: int = 7 * 24 * 3600
-    # A reviewer's inbox link (docflow.review.inbox_links) lives this long; the digest and
+    # A reviewer's inbox link (docflow.review.access.inbox_links) lives this long; the digest and
     # `docflow inbox` hand out the same link until it has less than half of it left.
     inbox_link_ttl_s: int = 30 * 24 * 3600
     # Opening a document claims it for this long (renewed on every open of its page).

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from docflow import aws
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.resources import LocalNames, _table, load_template
 from docflow.local.tools.sandbox import moto_sandbox
+from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from tests.support.aws import TEST_ENV, Stack
 

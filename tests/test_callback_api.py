@@ -17,8 +17,8 @@ import callback_api.app as api
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
-from docflow.review.keys import build_key_source
-from docflow.review.signing import Claims, KeyRing, mint, sign_body
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import KeyRing, TokenClaims, mint, sign_body
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
@@ -145,14 +145,14 @@ def test_refusals(review: Review) -> None:
     s = load_settings()
     ring = build_key_source(s).ring()
     expired = mint(
-        Claims("d-x", "v", "r", 0, "legal", "a@example.com", int(time.time()) - 5, "n"), ring
+        TokenClaims("d-x", "v", "r", 0, "legal", "a@example.com", int(time.time()) - 5, "n"), ring
     )
     foreign = mint(
-        Claims("d-x", "v", "r", 0, "legal", "a@example.com", int(time.time()) + 99, "n"),
+        TokenClaims("d-x", "v", "r", 0, "legal", "a@example.com", int(time.time()) + 99, "n"),
         KeyRing.from_json(KeyRing.generate_json("k1")),
     )
     unknown_link = mint(
-        Claims("d-x", "v", "r", 0, "legal", "a@example.com", int(time.time()) + 99, "n"), ring
+        TokenClaims("d-x", "v", "r", 0, "legal", "a@example.com", int(time.time()) + 99, "n"), ring
     )
     cases = [
         (call("GET", "/review/not-a-token"), 400),
@@ -185,7 +185,7 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
         callback_id = runner.wait_for_callback(arn, name="review-0 create callback id")
         # Hand the callback to a service as a machine link (as a stage of "service:" reviewers).
         token = mint(
-            Claims(
+            TokenClaims(
                 doc.document_id,
                 doc.version,
                 doc.run_id,
@@ -200,7 +200,7 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
         )
         from docflow import aws
         from docflow.readmodel.table import to_ddb
-        from docflow.review.signing import token_hash
+        from docflow.review.access.signing import token_hash
 
         aws.client("dynamodb").put_item(
             TableName=s.links_table,

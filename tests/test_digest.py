@@ -15,13 +15,13 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 import callback_api.app as api
 import callback_api.digest as digest_function
-from docflow.classify.rules import load_rules
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
-from docflow.review.digest import DigestJob
-from docflow.review.inbox import InboxIndex
-from docflow.review.keys import build_key_source
-from docflow.review.mail import SesMailer
+from docflow.review.access.keys import build_key_source
+from docflow.review.notify.digest import DigestJob
+from docflow.review.notify.mail import SesMailer
+from docflow.review.stage.inbox import InboxIndex
+from docflow.rules.model import load_rules
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler

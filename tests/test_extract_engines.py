@@ -13,7 +13,6 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.classify.rules import DEFAULT_RULES, load_rules
 from docflow.extract import PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.extract.fields import field_schema
@@ -22,6 +21,7 @@ from docflow.local.emulators.expense import ExpenseEmulator
 from docflow.local.tools import pdfgen as pdfs
 from docflow.pdf import open_pdf
 from docflow.readmodel.queries import ReadModel
+from docflow.rules.model import DEFAULT_RULES, load_rules
 from docflow.runtime import use_runtime
 from docflow.settings import Settings, load_settings
 from orchestrator.app import handler

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from docflow.classify.rules import DEFAULT_RULES, load_rules
 from docflow.extract.base import PageInput
 from docflow.extract.checks import check_fields
 from docflow.extract.corrections import validate_corrections
@@ -16,6 +15,7 @@ from docflow.extract.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine
 from docflow.pipeline.extract import apply_corrections
 from docflow.pipeline.review import parse_decision
+from docflow.rules.model import DEFAULT_RULES, load_rules
 
 RULES = load_rules(DEFAULT_RULES)
 INVOICE = RULES.fields.types["invoice"]

@@ -16,15 +16,15 @@ from urllib.parse import quote, urlencode
 import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
-from docflow.review.inbox import InboxIndex
-from docflow.review.inbox_links import InboxLinks, inbox_claims
-from docflow.review.keys import build_key_source
-from docflow.review.revocation import Revocations
-from docflow.review.signing import KeyRing, mint, new_nonce
+from docflow.review.access.inbox_links import InboxLinks, inbox_claims
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.revocation import Revocations
+from docflow.review.access.signing import KeyRing, mint, new_nonce
+from docflow.review.stage.inbox import InboxIndex
+from docflow.review.web.inbox_views import encode_page
 from docflow.settings import load_settings
 from tests.support.aws import RULES_FAST, Stack
 from tests.support.review_desk import RunnerCallbacks, call, open_desk, wait_until

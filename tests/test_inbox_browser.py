@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.config import StackConfig
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.ports import free_port_base
 from docflow.local.tools.uploads import put_document
+from docflow.rules.model import DEFAULT_RULES
 from tests.support.browser import launch, press_access_key
 from tests.support.live_stack import running_stack, wait_for
 

@@ -8,7 +8,7 @@ import html
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from docflow.review.inbox_page import InboxRow, inbox_page
+from docflow.review.web.inbox_page import InboxRow, inbox_page
 
 
 def rows(n: int) -> list[InboxRow]:

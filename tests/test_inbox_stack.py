@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from docflow import aws
-from docflow.classify.rules import DEFAULT_RULES
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import links_in, stack_mail
 from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.ports import free_port_base
 from docflow.readmodel.table import from_ddb
-from docflow.review.digest import digest_pk
+from docflow.review.notify.digest import digest_pk
+from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from tests.support.live_stack import LEGAL_ONLY, fast_config, running_stack, upload_doc, wait_for
 from tests.support.waiting import wait_until

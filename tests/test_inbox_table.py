@@ -8,11 +8,11 @@ import time
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.review.inbox import InboxIndex, stage_of
-from docflow.review.keys import build_key_source
-from docflow.review.links import LinkStore
-from docflow.review.notifier import ReviewRequest
-from docflow.review.stages import stage_pk
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.links import LinkStore
+from docflow.review.stage.inbox import InboxIndex, stage_of
+from docflow.review.stage.records import stage_pk
+from docflow.review.stage.requests import ReviewRequest
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 

@@ -23,7 +23,7 @@ from docflow.local.tools.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
 from docflow.local.tools.raw_http import raw_status
 from docflow.local.tools.uploads import object_created_event
 from docflow.readmodel.queries import ReadModel
-from docflow.review.links import link_id
+from docflow.review.access.links import link_id
 from docflow.settings import load_settings
 from tests.support.live_stack import (
     LEGAL_ONLY,

@@ -15,9 +15,9 @@ import pytest
 
 from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.extract import apply_corrections
-from docflow.review.evidence import PageFacts
-from docflow.review.pages import Routing, box_style, review_page
-from docflow.review.refusals import REJECT_REASONS
+from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.web.evidence import PageFacts
+from docflow.review.web.pages import Routing, box_style, review_page
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 from tests.support.browser import launch, not_blank

@@ -20,7 +20,7 @@ from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
-from docflow.review.register import RegisterStore
+from docflow.review.stage.register import RegisterStore
 from docflow.settings import load_settings
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import (
@@ -169,7 +169,7 @@ def test_a_click_that_won_the_race_still_cannot_finalize_replaced_content(desk: 
     token = desk.links(old)[0]
     # A newer run has raised the register but not yet ended the wait when the click lands.
     new = newer(old, desk.stack, pdfs.text_pdf(legal_only + " v2"))
-    assert RegisterStore(load_settings().links_table).claim_latest(new)
+    assert RegisterStore(load_settings().links_table).record_latest(new)
     assert post_decision(token, "approve")["statusCode"] == 200
     out = desk.result(arn)
     assert (out["status"], out["reason"]) == ("archived", "superseded")
@@ -241,7 +241,7 @@ def test_no_working_link_outside_the_mailbox(
 def test_a_reviewer_corrects_a_field_on_the_page(
     monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, stack: Stack
 ) -> None:
-    from docflow.classify.rules import DEFAULT_RULES
+    from docflow.rules.model import DEFAULT_RULES
 
     monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))  # the shipped [fields] table
     monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "30")

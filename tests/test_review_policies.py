@@ -15,13 +15,13 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 import callback_api.app as api
-from docflow.classify.rules import load_rules
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.pipeline.review_stage import review_rounds
 from docflow.readmodel.queries import ReadModel
-from docflow.review.stages import StageStore
+from docflow.review.stage.records import StageStore
+from docflow.rules.model import load_rules
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import SettingsError, load_settings
 from orchestrator.app import handler
@@ -370,13 +370,13 @@ def test_a_newer_run_recorded_as_the_stage_opens_mails_nothing(
 ) -> None:
     """The newer run raises the register between the older run's first step and its stage:
     the stage's submitter finds it, closes its links, mails nothing, and the run archives."""
-    from docflow.review.register import RegisterStore
+    from docflow.review.stage.register import RegisterStore
 
     real = RegisterStore.add_wait
 
     def raced(self: RegisterStore, doc: DocumentRef, pk: str) -> bool:
         newer = DocumentRef(doc.bucket, doc.key, doc.version_id, sequencer="FFFF")
-        assert self.claim_latest(newer)
+        assert self.record_latest(newer)
         return real(self, doc, pk)
 
     monkeypatch.setattr(RegisterStore, "add_wait", raced)
@@ -390,7 +390,7 @@ def test_a_newer_run_recorded_as_the_stage_opens_mails_nothing(
 def test_concurrent_votes_cross_the_line_once(stack: Stack) -> None:
     """Three approvals at once on a 2-of-3 stage: two count, exactly one of them decides, and
     the third is refused; each reviewer's vote is counted at most once."""
-    from docflow.review.stages import StageClosed, tally
+    from docflow.review.stage.records import StageClosed, tally
 
     store = StageStore(load_settings().links_table)
     store.create("STAGE#run#0", {"runId": "run"}, [A, B, C], 2, 2_000_000_000)

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docflow.review.signing import (
+from docflow.review.access.signing import (
     BadSignature,
-    Claims,
     ExpiredToken,
     KeyRing,
     MalformedToken,
+    TokenClaims,
     TokenError,
     UnknownKey,
     mint,
@@ -23,7 +23,7 @@ from docflow.review.signing import (
 )
 
 RING = KeyRing.from_json(KeyRing.generate_json("k1"))
-CLAIMS = Claims(
+CLAIMS = TokenClaims(
     "d-1", "v1", "doc-1", 0, "legal", "legal@example.com", int(time.time()) + 3600, "nonce-1"
 )
 
@@ -61,7 +61,7 @@ def test_tampered_signature_and_key_id() -> None:
 
 
 def test_expired() -> None:
-    token = mint(Claims(**{**CLAIMS.__dict__, "expires_at": int(time.time()) - 1}), RING)
+    token = mint(TokenClaims(**{**CLAIMS.__dict__, "expires_at": int(time.time()) - 1}), RING)
     with pytest.raises(ExpiredToken) as caught:
         verify(token, RING)
     assert caught.value.status == 410

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from docflow.classify.rules import load_rules
 from docflow.local.resources import load_template
 from docflow.observability import METRICS, NAMESPACE, SERVICE_DIMENSION
 from docflow.readmodel.event_shapes import DETAIL_TYPES
+from docflow.rules.model import load_rules
 from docflow.settings import Settings
 from tests.support.cfn import Resolver
 
@@ -75,7 +75,7 @@ def test_execution_timeout_outlasts_the_longest_review_path() -> None:
     orchestrator = functions()["OrchestratorFunction"]
     assert orchestrator["DurableConfig"]["ExecutionTimeout"] == {"Ref": "ExecutionTimeoutSeconds"}
     # The functions refuse to start with a combination that would cut reviews short.
-    from docflow.classify.rules import check_against_settings
+    from docflow.rules.model import check_against_settings
     from docflow.settings import SettingsError
 
     with pytest.raises(SettingsError, match="longest review path"):

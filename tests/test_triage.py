@@ -18,8 +18,8 @@ from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.review import parse_decision
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.table import to_ddb
-from docflow.review.keys import build_key_source
-from docflow.review.signing import Claims, mint, sign_body, token_hash
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import TokenClaims, mint, sign_body, token_hash
 from docflow.settings import load_settings
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import Desk, call, open_desk
@@ -179,7 +179,7 @@ def machine_link(desk: Desk, doc: object, callback_id: str) -> tuple[str, bytes]
     deployment hands one to a service; returns the token and the current signing key."""
     s = load_settings()
     ring = build_key_source(s).ring()
-    claims = Claims(
+    claims = TokenClaims(
         doc.document_id,  # type: ignore[attr-defined]
         doc.version,  # type: ignore[attr-defined]
         doc.run_id,  # type: ignore[attr-defined]

@@ -26,13 +26,13 @@ from typing import Any
 
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
-from callback_api.inbox import encode_page
 from docflow.ids import DocumentRef
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.raw_http import raw_status
-from docflow.review.inbox_links import InboxLinks
-from docflow.review.keys import build_key_source
-from docflow.review.signing import Claims, KeyRing, mint
+from docflow.review.access.inbox_links import InboxLinks
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import KeyRing, TokenClaims, mint
+from docflow.review.web.inbox_views import encode_page
 from docflow.settings import load_settings
 
 SEED = 7
@@ -54,9 +54,11 @@ def _link(stack: Stack, doc: DocumentRef) -> str:
     return links[0].token
 
 
-def _claims_of(token: str) -> Claims:
+def _claims_of(token: str) -> TokenClaims:
     body = token.split(".")[2]
-    return Claims.from_wire(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
+    return TokenClaims.from_wire(
+        json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    )
 
 
 def inbox_attacks(
@@ -71,12 +73,14 @@ def inbox_attacks(
 
     def inbox_expired() -> Attack:
         claims = _claims_of(inbox)
-        old = Claims(**{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)})
+        old = TokenClaims(
+            **{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)}
+        )
         return Attack("inbox-expired", "GET", f"/inbox/{mint(old, ring)}")
 
     def inbox_forged() -> Attack:
         claims = _claims_of(inbox)
-        other = Claims(**{**claims.__dict__, "reviewer": "mallory@example.com"})
+        other = TokenClaims(**{**claims.__dict__, "reviewer": "mallory@example.com"})
         signed_by = rng.choice([ring, KeyRing(current="k1", keys={"k1": rng.randbytes(32)})])
         return Attack("inbox-forged", "GET", f"/inbox/{mint(other, signed_by)}")
 
@@ -154,7 +158,7 @@ def attacks(
 
     def forged() -> Attack:
         claims = _claims_of(rng.choice(live))
-        changed = Claims(
+        changed = TokenClaims(
             **{
                 **claims.__dict__,
                 "expires_at": claims.expires_at + 10**6,
@@ -169,7 +173,9 @@ def attacks(
     def expired() -> Attack:
         # Signed with the service's own key, but out of date: only the expiry is wrong.
         claims = _claims_of(rng.choice(live))
-        old = Claims(**{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)})
+        old = TokenClaims(
+            **{**claims.__dict__, "expires_at": int(time.time()) - rng.randint(1, 10**6)}
+        )
         token = mint(old, ring)
         if rng.random() < 0.4:
             return Attack("expired", "GET", f"/review/{token}{under(token)}")

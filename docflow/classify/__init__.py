@@ -1,11 +1,13 @@
-"""Classifiers behind one interface; the rules engine ships, driven by `rules.toml`."""
+"""Classifiers behind one interface; the rules engine ships, driven by the rules file
+(`docflow.rules`: its model, its detectors). Classifying only: reading and checking the rules
+file is not done here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from docflow.classify.rules import RulesClassifier, load_rules, merge_features
+from docflow.classify.engine import RulesClassifier, merge_features
 
 
 class Classifier(Protocol):
@@ -20,4 +22,4 @@ class Classifier(Protocol):
         ...
 
 
-__all__ = ["Classifier", "RulesClassifier", "load_rules", "merge_features"]
+__all__ = ["Classifier", "RulesClassifier", "merge_features"]

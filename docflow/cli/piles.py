@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docflow.cli.output import print_json, table
-from docflow.cli.shapes import BACKFILL_JSON, JOBS_JSON
 from docflow.cli.stack import maybe_local
 
 # What a user reads for each on-demand reason (docflow.piles.outcomes, pipeline.enrich).

@@ -17,9 +17,9 @@ from docflow.cli.stack import stack
 
 
 def cmd_inbox(args: argparse.Namespace) -> int:
-    from docflow.review.inbox import InboxIndex
-    from docflow.review.inbox_links import InboxLinks
-    from docflow.review.keys import build_key_source
+    from docflow.review.access.inbox_links import InboxLinks
+    from docflow.review.access.keys import build_key_source
+    from docflow.review.stage.inbox import InboxIndex
     from docflow.settings import load_settings
 
     config = stack(args)
@@ -39,7 +39,7 @@ def cmd_inbox(args: argparse.Namespace) -> int:
 
 
 def cmd_reviewers(args: argparse.Namespace) -> int:
-    from docflow.review.revocation import Revocations
+    from docflow.review.access.revocation import Revocations
     from docflow.settings import load_settings
 
     stack(args)

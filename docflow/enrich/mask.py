@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from docflow.classify.detectors import find_all
+from docflow.rules.detectors import find_all
 
 
 def mask_text(text: str) -> str:

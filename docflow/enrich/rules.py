@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docflow.classify.detectors import FINDERS
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
 from docflow.enrich.schema import ABSTRACT_MAX
 from docflow.extract.parse import find_dates, fold
 from docflow.extract.rules import COMPANY_SUFFIX
+from docflow.rules.detectors import FINDERS
 
 MAX_PARTIES = 8
 MAX_DATES = 10

@@ -1,6 +1,6 @@
 """Which fields each document type has, which are required, and how sure an engine must be.
 
-Read from the rules file's `[fields]` table (see `docflow/classify/rules.toml`); a type with no
+Read from the rules file's `[fields]` table (see `docflow/rules/rules.toml`); a type with no
 entry there has no `extract` step at all.
 """
 

@@ -17,7 +17,7 @@ import yaml
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.review.signing import KeyRing
+from docflow.review.access.signing import KeyRing
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 

@@ -8,7 +8,7 @@ deterministic name), `batcher` (the batcher's steps: look at the pool, claim rec
 job, write its JSONL input, start the job), `jobwait` (the job's state-change event and the
 poll that stands in for it), `collect` (reading the job's output and completing each
 document's callback), `outcomes` (the callback results, the contract with the enrich step).
-May import docflow.enrich, docflow.review.callbacks, docflow.readmodel.table, docflow.intake,
+May import docflow.enrich, docflow.review.stage.callbacks, docflow.readmodel.table, docflow.intake,
 docflow.ids, docflow.storage, docflow.observability, docflow.settings and docflow.aws; never
 docflow.pipeline or anything under docflow.local.
 """

@@ -17,7 +17,7 @@ import json
 import threading
 from typing import Any
 
-from docflow.review.callbacks import CallbackGone, CallbackSender, LambdaCallbackSender
+from docflow.review.stage.callbacks import CallbackGone, CallbackSender, LambdaCallbackSender
 
 OK, ON_DEMAND = "ok", "on-demand"
 # The job's end status -> why its unanswered records go on-demand.

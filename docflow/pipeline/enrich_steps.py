@@ -95,7 +95,7 @@ def _pages(doc: DocumentRef, plan: Sequence[Sequence[int]], pages: int) -> list[
 def enrich_input(
     doc: DocumentRef, facts: Mapping[str, Any], plan: Sequence[Sequence[int]]
 ) -> EnrichInput:
-    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    rules = runtime().rules
     return EnrichInput(
         pages=_pages(doc, plan, int(facts["pages"])),
         doc_type=str(facts.get("docType", "unknown")),
@@ -317,8 +317,8 @@ def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
     the review page shows in the route. Decided inside the step, so it is checkpointed.
     """
-    rules = runtime().classifier.rules  # type: ignore[attr-defined]
-    name = getattr(rules, "risk_stage", None)
+    rules = runtime().rules
+    name = rules.risk_stage
     if not name:
         return []
     how = small["enrichment"]

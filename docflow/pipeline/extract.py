@@ -66,7 +66,7 @@ def extract_fields(
     step: StepContext, doc: DocumentRef, doc_type: str, plan: list[list[int]]
 ) -> dict[str, Any]:
     rt = runtime()
-    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
+    rules = rt.rules.fields
     spec = rules.for_type(doc_type)
     if spec is None:
         return {"fields": {}, "checks": [], "stages": []}
@@ -125,7 +125,7 @@ def extract_fields(
         observability.count(
             "ExtractOutputTokens", extraction.usage["outputTokens"], engine=engine.name
         )
-    all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]
+    all_stages = rt.rules.stages
     stages = (
         [{**all_stages[rules.stage].to_dict(), "because": "fields"}]
         if checks and rules.stage

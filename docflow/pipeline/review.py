@@ -14,8 +14,8 @@ from docflow.extract.corrections import validate_corrections
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
-from docflow.review.notifier import ReviewRequest
-from docflow.review.triage import CHOICES_KEY, UNCLASSIFIABLE, type_problem
+from docflow.review.stage.requests import ReviewRequest
+from docflow.review.stage.triage import CHOICES_KEY, UNCLASSIFIABLE, type_problem
 from docflow.runtime import runtime
 
 

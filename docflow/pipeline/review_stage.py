@@ -7,7 +7,7 @@ round's wait times out, the next round's submitter makes its callback the stage'
 and sends that event's e-mail; nothing runs, and nothing is billed, in between. The plan is a
 pure function of the checkpointed stage, so replays take the same rounds.
 
-Votes live in the stage record (`docflow.review.stages`), not in the callback: the deciding
+Votes live in the stage record (`docflow.review.stage.records`), not in the callback: the deciding
 vote wakes the current callback, and a vote that lands between two rounds is found by the next
 round (its registration is refused, `StageOver`) or by the stage's last step (`settle`), which
 writes `timed-out` only if the tally is still open. So a click that races a timer is never
@@ -41,10 +41,10 @@ from docflow.ids import DocumentRef
 from docflow.pipeline.review import parse_decision, request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
-from docflow.review.decisions import decision_payload
-from docflow.review.links import StageOver, SupersededRun
-from docflow.review.stages import DECIDED, StageStore, stage_pk
-from docflow.review.triage import UNCLASSIFIABLE
+from docflow.review.access.links import StageOver, SupersededRun
+from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.records import DECIDED, StageStore, stage_pk
+from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.runtime import runtime
 
 _NOTIFY_BACKOFF = create_retry_strategy(

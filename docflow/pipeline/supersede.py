@@ -13,8 +13,8 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.ids import DocumentRef
-from docflow.review.links import LinkStore
-from docflow.review.register import RegisterStore
+from docflow.review.access.links import LinkStore
+from docflow.review.stage.register import RegisterStore
 from docflow.runtime import runtime
 
 # The ErrorType an older run's review callback fails with; the orchestrator archives on it.
@@ -27,7 +27,7 @@ def end_older_runs(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
     rt = runtime()
     register = RegisterStore(rt.settings.links_table)
     links = LinkStore(rt.settings.links_table)
-    latest = register.claim_latest(doc)
+    latest = register.record_latest(doc)
     ended = 0
     for wait in register.open_waits_before(doc):
         item = register.get_wait(wait.pk)

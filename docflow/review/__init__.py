@@ -1,7 +1,15 @@
-"""Human review: signed links and their store, the notifier that mails them, the stage records
-(votes, rounds), the register of each document's newest run, the review desk the callback API
-runs, and the review page (templates, evidence, previews, redaction); a reviewer's inbox (its
-table of what waits on them, inbox links, claims, revocations, the digest job). May
-import the read model and reporting, classify (detectors), extract (field kinds, corrections),
-pdf, storage, settings and the AWS adapters; never the pipeline, the runtime, the local stack
-or a handler."""
+"""Human review, in four rooms and a door.
+
+    stage/   what a review stage is and remembers (ground floor of the room)
+    access/  who may act on a link, and the links themselves
+    notify/  telling reviewers: mail, the link notifier, the digest
+    web/     what reviewers see and send: pages, forms, answers, templates
+    desk.py  the door the callback API knocks on; it composes the token gate, the execution's
+             liveness, counting a vote (`votes.py`, beside it) and a machine request's check
+
+Imports run downward only: stage <- access <- notify; the door (desk, votes) uses stage and
+access; web uses all of those. The whole room may import the read model and reporting, the
+rules file and its detectors (docflow.rules), extract (field kinds, corrections), pdf,
+storage, ids, settings and the AWS adapters; never the pipeline, the runtime, the local stack
+or a handler (checked by tests/review/test_rooms.py).
+"""

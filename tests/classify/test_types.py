@@ -3,7 +3,8 @@ they cannot place, or are unsure of, to the `triage` stage instead of finalizing
 
 from __future__ import annotations
 
-from docflow.classify.rules import DEFAULT_RULES, RulesClassifier, load_rules
+from docflow.classify import RulesClassifier
+from docflow.rules.model import DEFAULT_RULES, load_rules
 from tests.support.invoices import CREDIT_NOTE, FACTUUR, HOTEL
 
 RULES = load_rules(DEFAULT_RULES)

@@ -10,12 +10,13 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from docflow.classify.rules import DEFAULT_RULES, RulesClassifier, load_rules
+from docflow.classify import RulesClassifier
 from docflow.extract.base import PageInput
 from docflow.extract.fields import FIELD_KINDS
 from docflow.extract.rules import RulesEngine
 from docflow.pdf import open_pdf
 from docflow.readers.textlayer import TextLayerReader
+from docflow.rules.model import DEFAULT_RULES, load_rules
 
 # language: (vendor, title, customer label, customer, [(label, printed value)], truth)
 CASES = {

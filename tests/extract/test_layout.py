@@ -4,11 +4,11 @@ whose reader gave no word positions (laid out from their text)."""
 
 from __future__ import annotations
 
-from docflow.classify.rules import DEFAULT_RULES, load_rules
 from docflow.extract.base import PageInput
 from docflow.extract.checks import check_fields
 from docflow.extract.fields import FIELD_KINDS
 from docflow.extract.rules import RulesEngine
+from docflow.rules.model import DEFAULT_RULES, load_rules
 from tests.support.invoices import FACTUUR, HOTEL
 
 RULES = load_rules(DEFAULT_RULES)

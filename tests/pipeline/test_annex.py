@@ -72,7 +72,7 @@ def test_a_200_page_annex_extracts_from_its_first_pages_in_bounded_memory(
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
 
-    max_pages = runtime().classifier.rules.fields.max_pages  # type: ignore[attr-defined]
+    max_pages = runtime().rules.fields.max_pages
     assert engine.pages_given == [max_pages]
     assert extracted["fields"]["total_amount"]["value"] == "1100.00"
     assert peak < 32 * 1024 * 1024, f"extract peaked at {peak / 2**20:.1f} MiB"

@@ -15,15 +15,15 @@ from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 import callback_api.app as api
-from callback_api.views import ReviewViews
 from docflow.ids import DocumentRef
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.reporting import build_reporter
-from docflow.review.callbacks import CallbackGone
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.links import LinkStore
 from docflow.review.desk import ReviewDesk
-from docflow.review.keys import build_key_source
-from docflow.review.links import LinkStore
+from docflow.review.stage.callbacks import CallbackGone
+from docflow.review.web.views import ReviewViews
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler

@@ -16,7 +16,7 @@ from docflow.ids import DocumentRef
 from docflow.local.resources import load_template
 from docflow.local.tools import pdfgen
 from docflow.pipeline.read_batch import read_page_batch
-from docflow.review.previews import PreviewStore, preview_key
+from docflow.review.web.previews import PreviewStore, preview_key
 from docflow.settings import Settings, load_settings
 from docflow.storage import (
     EXPIRY_TAG,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from docflow.classify.rules import RulesClassifier, load_rules
+from docflow.classify import RulesClassifier
 from docflow.enrich.base import EnrichInput
 from docflow.enrich.base import PageText as EnrichPage
 from docflow.enrich.request import TOOL as ENRICH_TOOL
@@ -35,6 +35,7 @@ from docflow.enrich.rules import RulesEnricher
 from docflow.extract.base import PageInput
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.rules.model import load_rules
 
 _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
 

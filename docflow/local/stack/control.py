@@ -142,7 +142,7 @@ def use_rules_from_env(config: StackConfig) -> None:
         config.extra_env.pop("DOCFLOW_RULES_PATH", None)
         return
     # The rules pull in the extract engines and boto3: loaded only when a rules file is named.
-    from docflow.classify.rules import load_rules
+    from docflow.rules.model import load_rules
 
     path = Path(raw).expanduser().resolve()
     load_rules(path)  # SettingsError names the file and the stage

@@ -29,7 +29,7 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools.queued import deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
-from docflow.review.callbacks import CallbackGone
+from docflow.review.stage.callbacks import CallbackGone
 from docflow.settings import load_settings
 
 ROLE_ARN = "arn:aws:iam::123456789012:role/docflow-batch-inference"

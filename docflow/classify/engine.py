@@ -1,0 +1,81 @@
+"""The rules classifier: document types by keywords and patterns, review stages by rules.
+
+Classification is split in two so that no step ever re-reads a document's text: each page
+batch extracts small *features* (hit counts per type and per detector) from the text it has
+just read, and the classify step merges those counts and decides. Features hold counts only,
+so nothing sensitive reaches a checkpoint. The rules themselves (their file, its model and its
+checks) live in `docflow.rules.model`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from docflow.rules.detectors import DETECTORS
+from docflow.rules.model import Rules
+
+UNKNOWN = "unknown"
+
+
+class RulesClassifier:
+    name = "rules"
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    def extract(self, text: str) -> dict[str, dict[str, int]]:
+        """Counts for one stretch of text; `merge_features` adds them up across batches."""
+        types = {t.name: n for t in self.rules.types if (n := t.hits(text))}
+        sensitive = {d: n for d in self.rules.detectors if (n := DETECTORS[d](text))}
+        return {"types": types, "sensitive": sensitive}
+
+    def classify(self, features: Mapping[str, Any], ocr_confidence: float | None) -> dict[str, Any]:
+        """Decide type, confidence and review stages from merged features (JSON in and out)."""
+        hits: Mapping[str, int] = features.get("types", {})
+        sensitive: Mapping[str, int] = features.get("sensitive", {})
+        doc_type, confidence = UNKNOWN, 0.0
+        # Each stage with the rule that routed the document to it, for the reviewer to see.
+        because: dict[str, str] = {}
+        ranked = sorted(
+            (t for t in self.rules.types if hits.get(t.name, 0) >= t.min_hits),
+            key=lambda t: (-hits[t.name], t.name),
+        )
+        if ranked:
+            best = ranked[0]
+            doc_type = best.name
+            confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
+        triage = self.rules.triage_stage
+        if triage and (not ranked or confidence < self.rules.triage_min_confidence):
+            # Nobody finalizes a document whose type nobody knows: a person picks it.
+            because[triage] = "unknown-type" if not ranked else "type-unsure"
+        if ranked:
+            for name in ranked[0].stages:
+                because.setdefault(name, "type")
+        if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
+            because.setdefault(self.rules.sensitive_stage, "sensitive")
+        low_confidence = ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
+        if self.rules.quality_stage and low_confidence:
+            because.setdefault(self.rules.quality_stage, "quality")
+        stages = [
+            {**self.rules.stages[name].to_dict(), "because": rule} for name, rule in because.items()
+        ]
+        return {
+            "docType": doc_type,
+            "confidence": confidence,
+            "sensitive": dict(sorted(sensitive.items())),
+            "lowConfidence": low_confidence,
+            "stages": stages,
+            # Whether the type has fields to extract: decided here so that the orchestrator
+            # branches on a checkpointed value, not on the rules file it happens to load.
+            "extract": doc_type in self.rules.fields.types,
+        }
+
+
+def merge_features(parts: Iterable[Mapping[str, Mapping[str, int]]]) -> dict[str, dict[str, int]]:
+    merged: dict[str, dict[str, int]] = {"types": {}, "sensitive": {}}
+    for part in parts:
+        for group in ("types", "sensitive"):
+            for name, count in part.get(group, {}).items():
+                merged[group][name] = merged[group].get(name, 0) + int(count)
+    return merged

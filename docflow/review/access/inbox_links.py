@@ -1,0 +1,131 @@
+"""Inbox links: one signed link per reviewer to the list of what waits on them.
+
+The token is a review token (`docflow.review.access.signing`: same format, same key ring, same
+rotation) with purpose "inbox", the reviewer's address, an expiry and a nonce, and no document:
+the review desk refuses it as a review link and the inbox refuses review links. Two items in the
+links table, as for review links:
+
+    INBOXSLOT#<sha(reviewer)>   the link's non-secret parts (key id, nonce, expiry), so the
+                                digest and `docflow inbox` re-mint the very same link until it
+                                nears its expiry; then a new slot, a new link
+    INBOXLINK#<sha(token)>      the reviewer the link stands for, until it expires (TTL)
+
+Nothing stored is a working link: a token can be re-minted only with the signing key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.review.access.signing import (
+    KeyRing,
+    TokenClaims,
+    TokenError,
+    mint,
+    new_nonce,
+    token_hash,
+    verify,
+)
+
+INBOX = "inbox"
+
+
+class InboxRefused(Exception):
+    """An inbox link that lists nothing: 403 whatever the reason (tampered, expired, another
+    purpose, unknown, revoked), so a guesser learns nothing from the status."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code = 403, code
+
+
+def _slot_pk(reviewer: str) -> str:
+    return f"INBOXSLOT#{hashlib.sha256(reviewer.encode('utf-8')).hexdigest()}"
+
+
+def inbox_claims(reviewer: str, expires_at: int, nonce: str) -> TokenClaims:
+    return TokenClaims(
+        document_id="",
+        version="",
+        run_id="",
+        stage_index=0,
+        stage_name="",
+        reviewer=reviewer,
+        expires_at=expires_at,
+        nonce=nonce,
+        purpose=INBOX,
+    )
+
+
+class InboxLinks:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def issue(self, reviewer: str, ring: KeyRing, ttl_s: int) -> str:
+        """The reviewer's inbox link: the same one while more than half its life is left."""
+        now = int(time.time())
+        pk = _slot_pk(reviewer)
+        slot = self._get(pk)
+        if slot is None or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
+            fresh = {
+                "pk": pk,
+                "kid": ring.current,
+                "nonce": new_nonce(),
+                "linkExpiresAt": now + ttl_s,
+                "expiresAt": now + ttl_s,
+            }
+            old = slot["linkExpiresAt"] if slot else 0
+            try:  # two issuers at once: one new slot, and both mint from it
+                self._ddb.put_item(
+                    TableName=self.table,
+                    Item=to_ddb(fresh),
+                    ConditionExpression="attribute_not_exists(pk) OR linkExpiresAt = :old",
+                    ExpressionAttributeValues=to_ddb({":old": old}),
+                )
+                slot = fresh
+            except ClientError as exc:
+                if aws.error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+                slot = self._get(pk) or fresh
+        claims = inbox_claims(reviewer, int(slot["linkExpiresAt"]), str(slot["nonce"]))
+        token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
+        self._ddb.put_item(
+            TableName=self.table,
+            Item=to_ddb(
+                {
+                    "pk": f"INBOXLINK#{token_hash(token)}",
+                    "reviewer": reviewer,
+                    "expiresAt": int(slot["linkExpiresAt"]),
+                }
+            ),
+        )
+        return token
+
+    def check(self, token: str, ring: KeyRing) -> str:
+        """The reviewer an inbox link names, or InboxRefused."""
+        try:
+            claims = verify(token, ring)
+        except TokenError as exc:
+            raise InboxRefused(exc.code, "this inbox link cannot be used") from exc
+        if claims.purpose != INBOX:
+            raise InboxRefused("wrong-door", "this link is not an inbox link")
+        stored = self._get(f"INBOXLINK#{token_hash(token)}")
+        if stored is None or stored.get("reviewer") != claims.reviewer:
+            raise InboxRefused("unknown-link", "this inbox link is not known here")
+        return claims.reviewer
+
+    def _get(self, pk: str) -> dict[str, Any] | None:
+        item = self._ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
+        ).get("Item")
+        return from_ddb(item) if item else None

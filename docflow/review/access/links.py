@@ -1,0 +1,225 @@
+"""Review links: minting them once per (run, stage, reviewer) and storing what they stand for.
+(`docflow.review.notify.link_notifier` mails them.)
+
+Two kinds of item in the links table:
+    SLOT#<sha(run id#stage)>#<sha(reviewer)>  the link's non-secret parts (key id, nonce,
+                                              expiry) and `sent`, the e-mails that went out
+                                              ("request", "remind-<n>", "escalated"); while
+                                              the stage waits on the reviewer, also their
+                                              inbox item (`docflow.review.stage.inbox`)
+    LINK#<sha(token)>                         what the link stands for: the stage record it
+                                              votes in (`stagePk`), the document and stage,
+                                              and its state (open -> deciding -> used, or
+                                              superseded when a newer version replaced it)
+The read model, logs and metrics name a link only by `link_id`, a 12-character prefix of the
+token's hash. (The stage's votes and current callback are in `stages`, the document's newest
+run in `register`.) Nothing stored is a working link: a token can be re-minted only with the
+signing key, and every round of a stage re-mints the very same token from its slot (HMAC is
+deterministic), so a reminder carries the link of the first e-mail, and a retried round sends
+no e-mail twice and no second, different link.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.table import from_ddb, put_new, to_ddb
+from docflow.review.access.signing import KeyRing, TokenClaims, mint, new_nonce, token_hash
+from docflow.review.stage.inbox import slot_pk
+from docflow.review.stage.records import stage_pk
+from docflow.review.stage.requests import ReviewRequest
+
+OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
+# A link's single use that was spent but never completed (the process died mid-decision) may be
+# spent again after this. The stored attribute keeps its name, `claimedAt`.
+SPEND_TIMEOUT_S = 60
+# Used links stay readable a while after expiry, so a second click still says "already used".
+KEEP_AFTER_EXPIRY_S = 30 * 24 * 3600
+
+
+def link_id(token: str) -> str:
+    """What the read model, logs and metrics may say about a link: a short hash of it."""
+    return token_hash(token)[:12]
+
+
+class SupersededRun(Exception):
+    """A newer run of the document exists: this stage's links were closed, none mailed."""
+
+
+class StageOver(Exception):
+    """The stage already has an ending (a vote decided it between two waits, or a newer run
+    superseded it): the execution reads the ending instead of waiting again."""
+
+
+class AlreadyDecided(Exception):
+    def __init__(self, link: dict[str, Any]) -> None:
+        super().__init__("the link was already used")
+        self.link = link
+
+
+@dataclass(frozen=True)
+class IssuedLink:
+    reviewer: str
+    token: str
+    sent: frozenset[str]  # the e-mails that already went out with this link
+
+    slot_pk: str = ""  # the link's slot, which is also the reviewer's inbox item
+
+    @property
+    def pk(self) -> str:
+        return f"LINK#{token_hash(self.token)}"
+
+
+class LinkStore:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def issue(self, request: ReviewRequest, reviewer: str, ring: KeyRing, ttl_s: int) -> IssuedLink:
+        """The reviewer's link for this stage: minted once, re-minted identically after."""
+        slot_key = {"pk": _slot_pk(request, reviewer)}
+        expires_at = int(time.time()) + ttl_s
+        fresh = {
+            **slot_key,
+            "kid": ring.current,
+            "nonce": new_nonce(),
+            "linkExpiresAt": expires_at,
+            "expiresAt": expires_at + KEEP_AFTER_EXPIRY_S,
+        }
+        if put_new(self._ddb, self.table, fresh):
+            slot = fresh
+        else:
+            slot = self._get(slot_key["pk"]) or fresh
+        claims = TokenClaims(
+            document_id=request.doc.document_id,
+            version=request.doc.version,
+            run_id=request.doc.run_id,
+            stage_index=request.stage_index,
+            stage_name=request.stage_name,
+            reviewer=reviewer,
+            expires_at=int(slot["linkExpiresAt"]),
+            nonce=str(slot["nonce"]),
+        )
+        token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
+        link = {
+            "pk": f"LINK#{token_hash(token)}",
+            "documentId": request.doc.document_id,
+            "version": request.doc.version,
+            "runId": request.doc.run_id,
+            "runOrder": request.doc.run_order,
+            "bucket": request.doc.bucket,
+            "key": request.doc.key,
+            "stageIndex": request.stage_index,
+            "stageName": request.stage_name,
+            "reviewer": reviewer,
+            "reviewers": [*request.stage["reviewers"], *request.stage.get("escalateTo", [])],
+            "summary": request.summary,
+            # The stage record holds the votes and the execution's current callback.
+            "stagePk": stage_pk(request.doc.run_id, request.stage_index),
+            "waitPk": stage_pk(request.doc.run_id, request.stage_index),
+            "state": OPEN,
+            "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
+        }
+        put_new(self._ddb, self.table, link)  # the same token again: already there
+        return IssuedLink(
+            reviewer=reviewer,
+            token=token,
+            sent=frozenset(slot.get("sent", ())),
+            slot_pk=slot_key["pk"],
+        )
+
+    def mark_sent(self, request: ReviewRequest, reviewer: str, tags: set[str]) -> None:
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": _slot_pk(request, reviewer)}),
+            UpdateExpression="ADD sent :tags",
+            ExpressionAttributeValues={":tags": {"SS": sorted(tags)}},
+        )
+
+    def close_superseded(self, pk: str) -> None:
+        """A newer version replaced the document: the link stops working, unless a click
+        already holds it (that click's callback then races the cancel; one of them wins)."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression="SET #s = :superseded",
+                ConditionExpression="#s = :open",
+                ExpressionAttributeNames={"#s": "state"},
+                ExpressionAttributeValues=to_ddb({":superseded": SUPERSEDED, ":open": OPEN}),
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
+                raise
+
+    def get(self, token: str) -> dict[str, Any] | None:
+        return self._get(f"LINK#{token_hash(token)}")
+
+    def spend(self, token: str) -> dict[str, Any]:
+        """Spend the link's single use on a decision; exactly one concurrent caller wins."""
+        now = int(time.time())
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
+                UpdateExpression="SET #s = :deciding, claimedAt = :now",
+                ConditionExpression=(
+                    "attribute_exists(pk) AND "
+                    "(#s = :open OR (#s = :deciding AND claimedAt < :stale))"
+                ),
+                ExpressionAttributeNames={"#s": "state"},
+                ExpressionAttributeValues=to_ddb(
+                    {
+                        ":deciding": DECIDING,
+                        ":open": OPEN,
+                        ":now": now,
+                        ":stale": now - SPEND_TIMEOUT_S,
+                    }
+                ),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                raise AlreadyDecided(self.get(token) or {}) from exc
+            raise
+        return from_ddb(answer["Attributes"])
+
+    def complete(self, token: str, decision: dict[str, Any]) -> None:
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
+            UpdateExpression="SET #s = :used, decision = :decision",
+            ExpressionAttributeNames={"#s": "state"},
+            ExpressionAttributeValues=to_ddb({":used": USED, ":decision": decision}),
+        )
+
+    def refund(self, token: str) -> None:
+        """Give a spent link its use back when the callback could not be sent for a passing
+        reason."""
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
+            UpdateExpression="SET #s = :open REMOVE claimedAt",
+            ConditionExpression="#s = :deciding",
+            ExpressionAttributeNames={"#s": "state"},
+            ExpressionAttributeValues=to_ddb({":open": OPEN, ":deciding": DECIDING}),
+        )
+
+    def _get(self, pk: str) -> dict[str, Any] | None:
+        item = self._ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
+        ).get("Item")
+        return from_ddb(item) if item else None
+
+
+def _slot_pk(request: ReviewRequest, reviewer: str) -> str:
+    """One link per (run, stage, reviewer), whichever round asks for it."""
+    return slot_pk(request.doc.run_id, request.stage_index, reviewer)

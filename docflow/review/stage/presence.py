@@ -1,0 +1,113 @@
+"""Presence: who is looking at a stage's document now, so colleagues do not do the same work.
+
+A presence is an attribute of the stage record (`docflow.review.stage.records`), stored under
+its original name `claim` (the table's shape, the inbox JSON's `claim` key and the setting
+`DOCFLOW_REVIEW_CLAIM_S` keep it):
+
+    claim = {"reviewer", "since", "until"}   epoch seconds; expired once `until` has passed
+
+Opening the review page (GET, which also sends the execution's heartbeat) takes or renews the
+reviewer's presence for `Settings.review_claim_s`; a release button (POST) gives it back.
+Taking is one conditional update (nobody there, an expired presence, or the reviewer's own), so
+two reviewers who open the document at once get one presence between them. A presence never
+blocks a decision: the desk does not read it; the first valid decision still wins, once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.table import from_ddb, to_ddb
+
+
+def live_presence(item: dict[str, Any], now: float | None = None) -> dict[str, Any] | None:
+    """Who is looking at the stage's document, if their presence has not expired."""
+    presence = item.get("claim") or {}
+    now = time.time() if now is None else now
+    return presence if presence and int(presence.get("until", 0)) > now else None
+
+
+class PresenceStore:
+    def __init__(self, table: str, presence_s: int) -> None:
+        self.table, self.presence_s = table, presence_s
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def take(self, stage_pk: str, reviewer: str) -> dict[str, Any] | None:
+        """Mark the reviewer as looking, or renew their presence; the presence that stands
+        afterwards (someone else's, when theirs is live), or None if the stage has no record."""
+        now = int(time.time())
+        until = now + self.presence_s
+        try:  # renew our own presence, keeping `since`
+            return self._update(
+                stage_pk,
+                "SET claim.#until = :until",
+                "attribute_exists(pk) AND attribute_not_exists(ending) AND claim.#who = :me",
+                {":until": until, ":me": reviewer},
+                {"#until": "until", "#who": "reviewer"},
+            )
+        except _Refused:
+            pass
+        try:  # nobody there, or an expired presence: take it
+            return self._update(
+                stage_pk,
+                "SET claim = :claim",
+                "attribute_exists(pk) AND attribute_not_exists(ending) AND "
+                "(attribute_not_exists(claim) OR claim.#until <= :now)",
+                {":claim": {"reviewer": reviewer, "since": now, "until": until}, ":now": now},
+                {"#until": "until"},
+            )
+        except _Refused as refused:
+            return live_presence(refused.item)
+
+    def release(self, stage_pk: str, reviewer: str) -> bool:
+        """End the reviewer's presence; False if they were not the one looking."""
+        try:
+            self._update(
+                stage_pk,
+                "REMOVE claim",
+                "attribute_exists(pk) AND claim.#who = :me",
+                {":me": reviewer},
+                {"#who": "reviewer"},
+            )
+        except _Refused:
+            return False
+        return True
+
+    def _update(
+        self,
+        pk: str,
+        update: str,
+        condition: str,
+        values: dict[str, Any],
+        names: dict[str, str],
+    ) -> dict[str, Any] | None:
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression=update,
+                ConditionExpression=condition,
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=to_ddb(values),
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            old = exc.response.get("Item")
+            raise _Refused(from_ddb(old) if old else {}) from exc
+        return live_presence(from_ddb(answer["Attributes"]))
+
+
+class _Refused(Exception):
+    def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__("condition failed")
+        self.item = item

@@ -1,0 +1,314 @@
+"""The stage record: one review stage of one run, its votes, and how it ended.
+
+One item per (run, stage) in the links table:
+
+    STAGE#<runId>#<stage index>   the run and stage; `reviewers` (the originals, plus the
+                                  escalation reviewers once escalated); `quorum` and
+                                  `rejectLimit` (the rejections the stage can take and still
+                                  approve); `approvals`, `rejections` and `votes` (reviewer ->
+                                  approved, at, comment, rejectReason, corrections, a
+                                  triage pick's docType); `links` (token hashes,
+                                  so a newer run can close them); `callbackId`, `round` and
+                                  `roundEndsAt` of the execution's CURRENT wait; `deadline`; and,
+                                  once known, `ending` (decided, timed-out or superseded)
+
+Votes are durable data and the callback is only a wake-up: a vote is written here first, once
+per reviewer and only while the tally is still open (one conditional update compares the counts
+with `quorum` and `rejectLimit`), so exactly one vote can cross the line, a click racing a timer
+is counted once, and a vote that lands while the execution is between two waits is found by its
+next wait (whose registration is refused once an ending exists) or by the stage's last step.
+An ending, once written (or found written), takes the stage out of its reviewers' inboxes
+(`docflow.review.stage.inbox`), in the same step or request. Nothing stored is a working link: link
+pks are SHA-256 hashes of tokens. The item is the
+register's "wait" for this stage too (`register.add_wait` lists its pk as an open wait).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.table import from_ddb, put_new, to_ddb
+from docflow.review.stage.inbox import InboxIndex
+
+KEEP_S = 30 * 24 * 3600
+DECIDED, TIMED_OUT, SUPERSEDED = "decided", "timed-out", "superseded"
+
+
+def stage_pk(run_id: str, stage_index: int) -> str:
+    return f"STAGE#{run_id}#{stage_index}"
+
+
+class StageClosed(Exception):
+    """The stage already has an ending (or its tally is already decided)."""
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__("the stage is already decided")
+        self.item = item
+
+
+def tally(item: dict[str, Any]) -> dict[str, Any]:
+    """Where the stage's votes stand: `decided` is "approved", "rejected" or ""."""
+    approvals, rejections = int(item.get("approvals", 0)), int(item.get("rejections", 0))
+    quorum, limit = int(item.get("quorum", 1)), int(item.get("rejectLimit", 0))
+    decided = "approved" if approvals >= quorum else "rejected" if rejections > limit else ""
+    return {
+        "approvals": approvals,
+        "rejections": rejections,
+        "quorum": quorum,
+        "reviewers": len(item.get("reviewers", [])),
+        "needed": max(0, quorum - approvals),
+        "decided": decided,
+    }
+
+
+def votes_list(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every vote, oldest first, as the history records it."""
+    out = []
+    for reviewer, vote in (item.get("votes") or {}).items():
+        entry = {
+            "reviewer": reviewer,
+            "decision": "approved" if vote.get("approved") else "rejected",
+            "at": str(vote.get("at", "")),
+        }
+        for key in ("comment", "rejectReason"):
+            if vote.get(key):
+                entry[key] = str(vote[key])
+        out.append(entry)
+    return sorted(out, key=lambda v: (v["at"], v["reviewer"]))
+
+
+def decision_of(item: dict[str, Any], decider: str) -> dict[str, Any]:
+    """The stage's decision as the execution receives it (callback or last step)."""
+    state = tally(item)
+    vote = (item.get("votes") or {}).get(decider, {})
+    decision: dict[str, Any] = {
+        "approved": state["decided"] == "approved",
+        "reviewer": decider,
+        "comment": str(vote.get("comment", "")),
+        "decidedAt": str(vote.get("at", "")),
+        "votes": votes_list(item),
+        "quorum": state["quorum"],
+    }
+    if not decision["approved"] and vote.get("rejectReason"):
+        decision["rejectReason"] = str(vote["rejectReason"])
+    if decision["approved"] and vote.get("docType"):
+        decision["docType"] = str(vote["docType"])  # the type a triage reviewer picked
+    if decision["approved"] and vote.get("corrections"):
+        # The deciding reviewer's corrected fields (validated on the page) travel with it.
+        decision["corrections"] = dict(vote["corrections"])
+    return decision
+
+
+class StageStore:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def create(
+        self,
+        pk: str,
+        ids: dict[str, Any],
+        reviewers: list[str],
+        quorum: int,
+        deadline: int,
+    ) -> None:
+        """The stage's record, once (a retried first wait finds it there)."""
+        item = {
+            "pk": pk,
+            **ids,
+            "reviewers": reviewers,
+            # Without a quorum the first decision, either way, decides: one approval or one
+            # rejection. With one, rejection comes when approval can no longer reach it.
+            "quorum": quorum or 1,
+            "rejectLimit": len(reviewers) - quorum if quorum else 0,
+            "quorumSet": bool(quorum),
+            "approvals": 0,
+            "rejections": 0,
+            "votes": {},
+            "links": [],
+            "deadline": deadline,
+            "expiresAt": deadline + KEEP_S,
+        }
+        put_new(self._ddb, self.table, item)  # a repeated step finds its stage already there
+
+    def register_round(
+        self,
+        pk: str,
+        callback_id: str,
+        round_number: int,
+        round_ends_at: int,
+        links: list[str],
+    ) -> dict[str, Any]:
+        """Make this round's callback the one a deciding vote wakes. Refused (StageClosed) once
+        the stage has an ending or a decided tally: the execution then reads the ending.
+
+        Values are set whole (the full link and reviewer lists), so a retry repeats nothing.
+        """
+        names = {"#r": "round", "#q": "quorum"}
+        values: dict[str, Any] = {
+            ":cb": callback_id,
+            ":k": round_number,
+            ":ends": round_ends_at,
+            ":links": links,
+        }
+        update = "SET callbackId = :cb, #r = :k, roundEndsAt = :ends, links = :links"
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression=update,
+                ConditionExpression=(
+                    "attribute_exists(pk) AND attribute_not_exists(ending) "
+                    "AND approvals < #q AND rejections <= rejectLimit "
+                    "AND (attribute_not_exists(#r) OR #r <= :k)"
+                ),
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=to_ddb(values),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                raise StageClosed(self.get(pk) or {}) from exc
+            raise
+        return from_ddb(answer["Attributes"])
+
+    def escalate(self, pk: str, everyone: list[str]) -> None:
+        """Widen the stage to the escalation reviewers; idempotent (the list is set whole, and
+        the reject limit is recomputed from it, not incremented)."""
+        item = self.get(pk) or {}
+        quorum = int(item.get("quorum", 1))
+        limit = len(everyone) - quorum if item.get("quorumSet") else 0
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression="SET reviewers = :all, rejectLimit = :limit",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
+                ExpressionAttributeValues=to_ddb({":all": everyone, ":limit": limit}),
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                raise StageClosed(self.get(pk) or {}) from exc
+            raise
+
+    def vote(self, pk: str, reviewer: str, vote: dict[str, Any]) -> dict[str, Any]:
+        """Count one reviewer's vote, once, while the tally is open; the item after it."""
+        counter = "approvals" if vote["approved"] else "rejections"
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression=f"SET votes.#who = :vote ADD {counter} :one",
+                ConditionExpression=(
+                    "attribute_exists(pk) AND attribute_not_exists(ending) "
+                    "AND attribute_not_exists(votes.#who) "
+                    "AND approvals < #q AND rejections <= rejectLimit"
+                ),
+                ExpressionAttributeNames={"#who": reviewer, "#q": "quorum"},
+                ExpressionAttributeValues=to_ddb({":vote": vote, ":one": 1}),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                raise StageClosed(self.get(pk) or {}) from exc
+            raise
+        return from_ddb(answer["Attributes"])
+
+    def set_ending(self, pk: str, ending: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        """Write how the stage ended; the first account stands. Returns (written, item)."""
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": pk}),
+                UpdateExpression="SET ending = :o",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
+                ExpressionAttributeValues=to_ddb({":o": {**ending, "at": int(time.time())}}),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            item = self.get(pk) or {}
+            close_ended(self.table, item)
+            return False, item
+        item = from_ddb(answer["Attributes"])
+        close_ended(self.table, item)
+        return True, item
+
+    def settle(self, pk: str, decider: str = "") -> dict[str, Any]:
+        """The stage's ending, writing it first if nobody has: decided if the tally is (a vote
+        that crossed the line while the execution was between waits), else timed out."""
+        item = self.get(pk) or {}
+        if not item:
+            return {"how": TIMED_OUT}
+        if not item.get("ending"):
+            state = tally(item)
+            if state["decided"]:
+                decider = decider or _last_voter(item)
+                ending = {"how": DECIDED, **decision_of(item, decider)}
+            else:
+                ending = {"how": TIMED_OUT}
+            _, item = self.set_ending(pk, ending)
+        else:
+            close_ended(self.table, item)  # a request wrote the ending and may have died
+        return dict(item.get("ending") or {"how": TIMED_OUT})
+
+    def mark_woken(self, pk: str) -> None:
+        """The decision reached the execution's callback (or nothing waits on it any more)."""
+        self._ddb.update_item(
+            TableName=self.table,
+            Key=to_ddb({"pk": pk}),
+            UpdateExpression="SET woken = :yes",
+            ExpressionAttributeValues=to_ddb({":yes": True}),
+        )
+
+    def get(self, pk: str) -> dict[str, Any] | None:
+        item = self._ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
+        ).get("Item")
+        return from_ddb(item) if item else None
+
+
+def close_ended(table: str, item: dict[str, Any]) -> None:
+    """An ended stage leaves its reviewers' inboxes and the register's open waits (so a newer
+    run of the document has only the waits still open to end)."""
+    close_inbox(table, item)
+    if item.get("ending") and item.get("documentId") and item.get("runOrder"):
+        end_open_wait(
+            aws.client("dynamodb"),
+            table,
+            str(item["documentId"]),
+            f"{item['runOrder']}|{item['pk']}",
+        )
+
+
+def end_open_wait(ddb: Any, table: str, document_id: str, entry: str) -> None:
+    """Take one "<runOrder>|<stage pk>" entry out of the register's open waits; a set DELETE,
+    so repeating it (a retried step, a request and a step both ending the stage) is harmless."""
+    ddb.update_item(
+        TableName=table,
+        Key=to_ddb({"pk": f"REG#{document_id}"}),
+        UpdateExpression="DELETE openWaits :entry",
+        ExpressionAttributeValues={":entry": {"SS": [entry]}},
+    )
+
+
+def close_inbox(table: str, item: dict[str, Any]) -> None:
+    """An ended stage leaves every inbox it was in (everyone it asked, escalation included)."""
+    if not item.get("runId") or not item.get("ending"):
+        return
+    how = str((item.get("ending") or {}).get("how", "ended"))
+    reviewers = list(item.get("reviewers") or [])
+    InboxIndex(table).close(str(item["runId"]), int(item.get("stageIndex", 0)), reviewers, how)
+
+
+def _last_voter(item: dict[str, Any]) -> str:
+    votes = votes_list(item)
+    return votes[-1]["reviewer"] if votes else ""

@@ -1,0 +1,120 @@
+"""The review register: which run of a document is the newest, and which review waits are open.
+
+A newer version of a document (new bytes under its key, or `docflow reprocess`) must end the
+reviews of older runs: otherwise their links keep working and an old run could finalize
+content that has been replaced. Two kinds of item, in the links table:
+
+    REG#<documentId>          latestRunOrder, latestRunId, and `openWaits`: a string set of
+                              "<runOrder>|<wait pk>", one per review stage still waiting
+    STAGE#<runId>#<index>     one stage's wait: the stage record of `docflow.review.stage.records`
+                              (the current callback id, the run and stage, the pks of its links
+                              (token hashes), the votes, and once known how the stage ended)
+
+Nothing stored is a working link: link pks are SHA-256 hashes of tokens. The order of writes
+is what makes the race safe: a new run first raises `latestRunOrder`, then ends the waits it
+finds; a stage registers its wait only while no newer run is recorded. Either the new run sees
+the wait, or the wait sees the new run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.review.stage.records import StageStore, end_open_wait
+
+
+@dataclass(frozen=True)
+class OpenWait:
+    run_order: str
+    pk: str
+
+    @property
+    def entry(self) -> str:
+        return f"{self.run_order}|{self.pk}"
+
+    @classmethod
+    def parse(cls, entry: str) -> OpenWait:
+        run_order, _, pk = entry.rpartition("|")
+        return cls(run_order, pk)
+
+
+class RegisterStore:
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    @property
+    def _ddb(self) -> Any:
+        return aws.client("dynamodb")
+
+    def record_latest(self, doc: DocumentRef) -> bool:
+        """Record this run as the document's newest; False if a newer one is already recorded."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"REG#{doc.document_id}"}),
+                UpdateExpression="SET latestRunOrder = :mine, latestRunId = :run",
+                ConditionExpression=(
+                    "attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine"
+                ),
+                ExpressionAttributeValues=to_ddb({":mine": doc.run_order, ":run": doc.run_id}),
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def is_latest(self, doc: DocumentRef) -> bool:
+        item = self._get(f"REG#{doc.document_id}")
+        return item is None or str(item.get("latestRunOrder", "")) <= doc.run_order
+
+    def open_waits_before(self, doc: DocumentRef) -> list[OpenWait]:
+        item = self._get(f"REG#{doc.document_id}") or {}
+        waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
+        return sorted((w for w in waits if w.run_order < doc.run_order), key=lambda w: w.entry)
+
+    def add_wait(self, doc: DocumentRef, pk: str) -> bool:
+        """List a stage's wait (its stage record, `docflow.review.stage.records`) as open; False
+        (and the stage marked superseded) if a newer run already exists."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"REG#{doc.document_id}"}),
+                UpdateExpression="ADD openWaits :entry",
+                ConditionExpression=(
+                    "attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine"
+                ),
+                ExpressionAttributeValues={
+                    ":entry": {"SS": [OpenWait(doc.run_order, pk).entry]},
+                    ":mine": {"S": doc.run_order},
+                },
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                self.set_ending(pk, {"how": "superseded"})
+                return False
+            raise
+        return True
+
+    def end_wait(self, doc_id: str, wait: OpenWait) -> None:
+        end_open_wait(self._ddb, self.table, doc_id, wait.entry)
+
+    def get_wait(self, pk: str) -> dict[str, Any] | None:
+        return self._get(pk)
+
+    def set_ending(self, pk: str, ending: dict[str, Any]) -> None:
+        """How the stage ended (decided by whom, superseded); the first account stands. The
+        stage leaves its reviewers' inboxes either way (a repeat finishes what a crash left)."""
+        StageStore(self.table).set_ending(pk, ending)
+
+    def _get(self, pk: str) -> dict[str, Any] | None:
+        item = self._ddb.get_item(
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
+        ).get("Item")
+        return from_ddb(item) if item else None

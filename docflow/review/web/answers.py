@@ -1,0 +1,66 @@
+"""What a route of the callback API answers, before it is an HTTP response: a status, the page,
+and the same facts as JSON for a caller that asks for JSON (`Accept: application/json`).
+
+The JSON shapes of the reviewers' door live here, one function each, so the routes only
+choose one: a refusal (`{"error", "message", "decision"?}`), the review page
+(`{"documentId", "stage", "waiting", "summary", "pages"}`) and the inbox
+(`{"reviewer", "items": [{"open", "name", "docType", "stage", "why", "since", "deadline",
+"overdue", "claim"}], "nextPage"}`; `claim` is who is looking at the item).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from docflow.review.web.inbox_views import InboxScreen
+from docflow.review.web.message_pages import refusal_page
+from docflow.review.web.views import ReviewScreen
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    html: str
+    data: dict[str, Any]
+
+
+def refusal(status: int, code: str, message: str, link: dict[str, Any] | None = None) -> Answer:
+    earlier = (link or {}).get("decision")
+    data: dict[str, Any] = {"error": code, "message": message}
+    if earlier:
+        data["decision"] = earlier
+    return Answer(status, refusal_page(status, message, link), data)
+
+
+def review_answer(page: ReviewScreen) -> Answer:
+    data = {
+        "documentId": page.view.claims.document_id,
+        "stage": page.view.claims.stage_name,
+        "waiting": True,
+        "summary": page.view.link.get("summary", {}),
+        "pages": page.order,
+    }
+    return Answer(200, page.html, data)
+
+
+def inbox_answer(screen: InboxScreen) -> Answer:
+    data = {
+        "reviewer": screen.reviewer,
+        "items": [
+            {
+                "open": r.url,
+                "name": r.name,
+                "docType": r.doc_type,
+                "stage": r.stage,
+                "why": r.why,
+                "since": r.since,
+                "deadline": r.deadline,
+                "overdue": r.overdue,
+                "claim": r.presence,  # the JSON shape keeps its key
+            }
+            for r in screen.rows
+        ],
+        "nextPage": screen.next_page or None,
+    }
+    return Answer(200, screen.html, data)

@@ -1,0 +1,136 @@
+"""What the review page shows about a document besides its pictures: which pages caused the
+review, and the text of a page with every detected sensitive value masked.
+
+Read from what the pipeline already stored under the document version's prefix: the batch
+manifests (per page: engine, OCR confidence, detector counts; never a value) and the page
+texts. The page index built from the manifests is cached beside them, at
+`docs/<documentId>/<version>/review/pages.json` (derived from immutable inputs, so immutable
+itself). Masking happens here, on the way to the page: the full value of a card, SSN, IBAN
+or address is never in the page, the read model, a log or a checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.rules.detectors import find_all
+from docflow.storage import artifact_prefix, page_text_key
+
+MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    page: int
+    engine: str
+    confidence: float
+    sensitive: dict[str, int]
+
+    def low_confidence(self, threshold: float) -> bool:
+        return self.engine != "textlayer" and self.confidence < threshold
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "page": self.page,
+            "engine": self.engine,
+            "confidence": self.confidence,
+            "sensitive": self.sensitive,
+        }
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of page text, or (with `detector`) a masked value standing for a detected one."""
+
+    text: str
+    detector: str = ""
+
+
+def mask(text: str, detectors: tuple[str, ...] | None = None) -> list[Segment]:
+    segments: list[Segment] = []
+    at = 0
+    for finding in find_all(text, detectors):
+        if finding.start > at:
+            segments.append(Segment(text[at : finding.start]))
+        segments.append(Segment(finding.masked, finding.detector))
+        at = finding.end
+    if at < len(text):
+        segments.append(Segment(text[at:]))
+    return segments
+
+
+def review_order(
+    pages: list[PageFacts], threshold: float, review_on: tuple[str, ...]
+) -> tuple[list[int], int]:
+    """Pages that caused the review first (a detector that routes to review fired, or OCR was
+    unsure), then the rest in document order; and how many caused it."""
+    flagged = [
+        p.page
+        for p in pages
+        if any(p.sensitive.get(d) for d in review_on) or p.low_confidence(threshold)
+    ]
+    chosen = set(flagged)
+    return flagged + [p.page for p in pages if p.page not in chosen], len(flagged)
+
+
+class EvidenceStore:
+    def __init__(self, artifact_bucket: str) -> None:
+        self.bucket = artifact_bucket
+
+    @property
+    def _s3(self) -> Any:
+        return aws.client("s3")
+
+    def pages(self, doc: DocumentRef) -> list[PageFacts]:
+        cache = f"{artifact_prefix(doc)}/review/pages.json"
+        raw = self._get(cache)
+        if raw is None:
+            raw = json.dumps([p.to_dict() for p in self._from_manifests(doc)]).encode()
+            self._s3.put_object(
+                Bucket=self.bucket, Key=cache, Body=raw, ContentType="application/json"
+            )
+        return [
+            PageFacts(int(p["page"]), str(p["engine"]), float(p["confidence"]), p["sensitive"])
+            for p in json.loads(raw)
+        ]
+
+    def text(self, doc: DocumentRef, page: int) -> str:
+        raw = self._get(page_text_key(doc, page))
+        return "" if raw is None else raw.decode("utf-8", "replace")[:MAX_TEXT_CHARS]
+
+    def _from_manifests(self, doc: DocumentRef) -> list[PageFacts]:
+        prefix = f"{artifact_prefix(doc)}/batches/"
+        keys: list[str] = []
+        for page in self._s3.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket, Prefix=prefix
+        ):
+            keys.extend(o["Key"] for o in page.get("Contents", []))
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            manifests = list(pool.map(self._get, sorted(keys)))
+        facts = [
+            PageFacts(
+                int(p["page"]),
+                str(p.get("engine", "")),
+                float(p.get("confidence", 0.0)),
+                {str(k): int(v) for k, v in (p.get("sensitive") or {}).items()},
+            )
+            for raw in manifests
+            if raw
+            for p in json.loads(raw).get("pages", [])
+        ]
+        return sorted(facts, key=lambda f: f.page)
+
+    def _get(self, key: str) -> bytes | None:
+        try:
+            return self._s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+        except ClientError as exc:
+            if aws.error_code(exc) in ("NoSuchKey", "404"):
+                return None
+            raise

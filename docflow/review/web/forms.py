@@ -1,0 +1,103 @@
+"""The review page's forms, read and answered: Approve / Reject (with a reason, a comment, field
+corrections or a triage pick) and Release. A form that is not complete yet decides nothing: its
+error goes back on the page the reviewer was on, next to the field it concerns; a complete
+one goes to the desk, and from the inbox the answer offers the reviewer's next item.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from docflow.extract.corrections import validate_corrections
+from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
+from docflow.review.web.answers import Answer, refusal
+from docflow.review.web.message_pages import decided_page, released_page
+from docflow.review.web.views import ReviewViews
+
+
+def _inbox_form(form: dict[str, list[str]]) -> str:
+    return (form.get("inbox") or [""])[0][:2200]
+
+
+def decide(views: ReviewViews, token: str, body: str) -> Answer:
+    """POST /review/{token}: the page's Approve or Reject."""
+    form = parse_qs(body, max_num_fields=30)
+    choice = (form.get("decision") or [""])[0]
+    reason = (form.get("reason") or [""])[0]
+    comment = (form.get("comment") or [""])[0]
+    submitted = {k[6:]: v[0].strip() for k, v in form.items() if k.startswith("field.")}
+    if choice not in ("approve", "reject"):
+        return refusal(400, "no-decision", "choose Approve or Reject")
+    if choice == "reject" and reason not in REJECT_REASONS:
+        # The error goes next to the field it concerns, on the page the reviewer was on.
+        message = "Choose why you reject the document"
+        page = views.review(
+            token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
+        )
+        return Answer(400, page.html, {"error": "no-reason", "message": message})
+    summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
+    doc_type = (form.get("docType") or [""])[0]
+    choices = choices_of(summary)
+    if choices:  # triage: the type is a required choice, its error next to it
+        problem = type_problem(doc_type, choices)
+        if problem:
+            page = views.review(
+                token,
+                0,
+                error=problem,
+                comment=comment,
+                type_error=problem,
+                doc_type=doc_type,
+                inbox=_inbox_form(form),
+            )
+            return Answer(400, page.html, {"error": "bad-doc-type", "message": problem})
+        if doc_type == UNCLASSIFIABLE:  # "none of these": archived as unclassifiable
+            decision = views.desk.decide(token, False, comment, UNCLASSIFIABLE)
+            return Answer(200, decided_page(decision, REJECT_REASONS), {"decision": decision})
+    corrections: dict[str, str] = {}
+    if choice == "approve" and submitted and not choices:
+        fields = summary.get("fields") or {}
+        corrections, errors = validate_corrections(
+            fields, {k: v for k, v in submitted.items() if v}
+        )
+        if errors:  # a bad value decides nothing; each message sits by its field
+            page = views.review(
+                token,
+                0,
+                error="Correct the values marked below",
+                comment=comment,
+                submitted_fields=submitted,
+                field_errors=errors,
+                inbox=_inbox_form(form),
+            )
+            return Answer(400, page.html, {"error": "bad-fields", "fields": errors})
+    picked = doc_type if choices else ""
+    decision = views.desk.decide(
+        token, choice == "approve", comment, reason, corrections, doc_type=picked
+    )
+    # From the inbox: offer the reviewer's next item (their own inbox link only).
+    via, next_item = _inbox_form(form), None
+    if via and views.inbox.same_reviewer(via, decision["reviewer"]):
+        link = views.desk.link_facts(token)
+        next_item = views.inbox.next_item(via, decision["reviewer"], str(link.get("stagePk")))
+    else:
+        via = ""
+    html = decided_page(decision, REJECT_REASONS, next_item, f"/inbox/{via}" if via else "")
+    data: dict[str, Any] = {"decision": decision}
+    if next_item:
+        data["next"] = next_item["url"]
+    return Answer(200, html, data)
+
+
+def release(views: ReviewViews, token: str, body: str) -> Answer:
+    """POST /review/{token}/release: the reviewer is no longer looking at the document."""
+    form = parse_qs(body, max_num_fields=5)
+    view = views.desk.release(token)
+    via = _inbox_form(form)
+    if via and not views.inbox.same_reviewer(via, view.claims.reviewer):
+        via = ""
+    name = str(view.link.get("key", "")).rsplit("/", 1)[-1]
+    html = released_page(name, f"/inbox/{via}" if via else "")
+    return Answer(200, html, {"released": True})

@@ -1,0 +1,79 @@
+"""The short pages after an action or instead of one: a decision recorded, a presence released, a
+link refused (with how the stage ended, when it did)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docflow.review.stage.triage import UNCLASSIFIABLE
+from docflow.review.web.templating import env
+
+
+def message_page(title: str, lines: list[str], closing: str = "") -> str:
+    return env.get_template("message.html").render(title=title, lines=lines, closing=closing)
+
+
+def decided_page(
+    decision: dict[str, Any],
+    reasons: dict[str, str],
+    next_item: dict[str, str] | None = None,
+    inbox_url: str = "",
+) -> str:
+    """The confirmation; from the inbox, with the next item (focused: Enter opens it)."""
+    page = _decided(decision, reasons)
+    if not inbox_url:
+        return page
+    nav = env.get_template("next.html").render(next_item=next_item, inbox_url=inbox_url)
+    return page.replace("</main>", nav + "</main>", 1)
+
+
+def released_page(name: str, inbox_url: str = "", back: str = "") -> str:
+    lines = [f"You released {name}: other reviewers no longer see you on it."]
+    page = message_page("Released", lines, "Opening the document again claims it again.")
+    if not inbox_url:
+        return page
+    nav = env.get_template("next.html").render(next_item=None, inbox_url=inbox_url)
+    return page.replace("</main>", nav + "</main>", 1)
+
+
+def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
+    verb = "approved" if decision.get("approved") else "rejected"
+    stage = decision.get("stage") or {}
+    if stage and not stage.get("decided"):
+        # A quorum stage: this vote counted, the stage is not decided yet.
+        noun = "approval" if decision.get("approved") else "rejection"
+        lines = [
+            f"Your {noun} is recorded ({decision['decidedAt']}).",
+            f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
+            f"waiting for {stage['needed']} more.",
+        ]
+        thanks = "Thank you. You can close this page."
+        return message_page(f"Your {noun} is recorded", lines, thanks)
+    if decision.get("rejectReason") == UNCLASSIFIABLE:
+        lines = [
+            f"You said none of the document types fits ({decision['decidedAt']}).",
+            "The document is archived as unclassifiable.",
+        ]
+        return message_page("Document archived", lines, "Thank you. You can close this page.")
+    lines = [f"You {verb} the document at {decision['decidedAt']}."]
+    if decision.get("docType"):
+        lines = [
+            f"You approved the document as type {decision['docType']} at {decision['decidedAt']}.",
+            "Its own review stages and key fields, where it has any, come next.",
+        ]
+    if decision.get("rejectReason"):
+        lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
+    return message_page(f"Document {verb}", lines, "Thank you. You can close this page.")
+
+
+def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
+    lines = [message]
+    if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
+        d = earlier["decision"]
+        verb = "approved" if d.get("approved") else "rejected"
+        lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
+    titles = {409: "This review is closed", 410: "This link has expired"}
+    if message.startswith("This link was revoked"):
+        return message_page("This link was revoked (403)", lines)
+    title = titles.get(status, "This link cannot be used")
+    return message_page(f"{title} ({status})", lines)

@@ -1,0 +1,314 @@
+"""The reviewer's HTML pages, rendered from the templates beside this file (Jinja2, escaping on).
+
+The review page is the whole decision on one screen: why the document is at this stage, its
+pages (previews and masked text, the pages that caused the review first), earlier decisions,
+a download of the original, and the form. No script, no external resource: the CSP allows
+images from the page's own origin and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
+from docflow.review.stage.records import tally
+from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
+from docflow.review.web.evidence import PageFacts, Segment
+from docflow.review.web.templating import env, when
+
+PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
+DOWNLOAD_MINUTES = 5
+DETECTOR_NAMES = {
+    "card_number": "a card number",
+    "us_ssn": "a US social security number",
+    "iban": "an IBAN",
+    "email": "an e-mail address",
+}
+
+
+@dataclass(frozen=True)
+class ShownPage:
+    number: int
+    engine: str
+    segments: list[Segment]
+    findings: bool
+    tags: list[dict[str, str]] = field(default_factory=list)
+    # Where the key fields on this page were read: {name, label, style} for each outline.
+    boxes: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Routing:
+    """What the rules say about this document, for the "why" panel."""
+
+    review_on: tuple[str, ...]
+    min_confidence: float
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _pages_list(numbers: list[int], limit: int = 12) -> str:
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    more = len(numbers) - limit
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
+    lines = []
+    by_detector: dict[str, list[int]] = {}
+    for page in pages:
+        for detector, count in sorted(page.sensitive.items()):
+            if count:
+                by_detector.setdefault(detector, []).append(page.page)
+    for detector, numbers in sorted(by_detector.items()):
+        what = DETECTOR_NAMES.get(detector, detector)
+        routed = " (this routes documents to review)" if detector in routing.review_on else ""
+        lines.append(f"{what[:1].upper()}{what[1:]} on page {_pages_list(numbers)}{routed}.")
+    low = [p.page for p in pages if p.low_confidence(routing.min_confidence)]
+    if low:
+        lines.append(
+            f"OCR was unsure (confidence below {routing.min_confidence:g}) on "
+            f"{'page' if len(low) == 1 else 'pages'} {_pages_list(low)}."
+        )
+    return lines
+
+
+def fields_rows(
+    summary: dict[str, Any], submitted: dict[str, str], errors: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The extracted fields as the page shows them: found ones and the ones a check says are
+    missing or unreadable; the low ones marked; a reviewer's submitted value kept on error."""
+    fields: dict[str, Any] = summary.get("fields") or {}
+    checks: dict[str, list[str]] = {}
+    for check in summary.get("fieldChecks") or []:
+        checks.setdefault(str(check.get("field", "")), []).append(str(check.get("message", "")))
+    names = [n for n in FIELD_KINDS if n in fields or n in checks]
+    rows = []
+    for name in names:
+        found = fields.get(name) or {}
+        value = submitted.get(name, found.get("value", ""))
+        rows.append(
+            {
+                "name": name,
+                "label": name.replace("_", " ").capitalize(),
+                "hint": DESCRIPTIONS.get(name, ""),
+                "value": "" if value is None else str(value),
+                "confidence": found.get("confidence"),
+                "page": found.get("page"),
+                "low": name in checks,
+                "checks": checks.get(name, []),
+                "error": errors.get(name, ""),
+                # Where it was read, as CSS over the page preview ("" when not known).
+                "box": box_style(found.get("box")),
+                "found": bool(found.get("value")),
+            }
+        )
+    return rows
+
+
+def box_style(box: Any) -> str:
+    """A field's box `[x0, y0, x1, y1]` (page-relative, top-left origin) as the outline's
+    position in percent of the preview, or "" when there is no usable box."""
+    if not isinstance(box, list | tuple) or len(box) != 4:
+        return ""
+    try:
+        x0, y0, x1, y1 = (min(1.0, max(0.0, float(v))) for v in box)
+    except (TypeError, ValueError):
+        return ""
+    if x1 <= x0 or y1 <= y0:
+        return ""
+    return (
+        f"left:{x0 * 100:.2f}%;top:{y0 * 100:.2f}%;"
+        f"width:{(x1 - x0) * 100:.2f}%;height:{(y1 - y0) * 100:.2f}%"
+    )
+
+
+def _place_boxes(
+    rows: list[dict[str, Any]], order: list[int], window: list[int], base: str
+) -> dict[int, list[dict[str, str]]]:
+    """Give each boxed field its link (to its outline on this screen, or on the screen that
+    shows its page) and return the outlines per page shown."""
+    per_page: dict[int, list[dict[str, str]]] = {}
+    for row in rows:
+        page = row["page"]
+        if not row["box"] or page not in order:
+            row["box"] = ""
+            continue
+        anchor = f"#box-{row['name']}"
+        row["href"] = anchor if page in window else f"{base}?from={order.index(page)}{anchor}"
+        if page in window:
+            outline = {"name": row["name"], "label": row["label"], "style": row["box"]}
+            per_page.setdefault(page, []).append(outline)
+    return per_page
+
+
+def _why(because: str, doc_type: str, findings: list[str]) -> str:
+    if because == "fields":
+        return "a key field needs a person's check (see Key fields)"
+    if because == "type":
+        return f"every document of type {doc_type} goes here"
+    if because == "sensitive":
+        return "a detector found sensitive data (see below)"
+    if because == "quality":
+        return "the text could not be read with confidence (see below)"
+    if because.startswith("risk: "):  # the enrich step's reasons, each with its page
+        return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
+    if because.startswith("enrichment-incomplete"):
+        return "the summary and risk could not be made: please assess the risk yourself"
+    if because == "unknown-type":
+        return "no document type fits it: a person picks its type"
+    if because == "type-unsure":
+        return f"it may not be of type {doc_type}: a person picks its type"
+    return "named by the rules"
+
+
+def _risk_tags(summary: dict[str, Any]) -> dict[int, list[dict[str, str]]]:
+    """The enrich step's risk reasons, as tags on the pages they point to."""
+    tags: dict[int, list[dict[str, str]]] = {}
+    for reason in (summary.get("risk") or {}).get("reasons") or []:
+        text = f"risk: {reason.get('message') or reason.get('code')}"
+        tags.setdefault(int(reason.get("page", 1)), []).append({"kind": "alert", "text": text})
+    return tags
+
+
+def _tags(page: PageFacts, routing: Routing) -> list[dict[str, str]]:
+    tags = []
+    for detector, count in sorted(page.sensitive.items()):
+        if count:
+            kind = "alert" if detector in routing.review_on else ""
+            name = DETECTOR_NAMES.get(detector, detector)
+            tags.append({"kind": kind, "text": f"{name} ×{count}" if count > 1 else name})
+    if page.low_confidence(routing.min_confidence):
+        tags.append({"kind": "warn", "text": f"OCR confidence {page.confidence:.0f}"})
+    if page.engine != "textlayer":
+        tags.append({"kind": "", "text": f"read by {page.engine}"})
+    return tags
+
+
+def review_page(
+    *,
+    link: dict[str, Any],
+    base: str,
+    pages: list[PageFacts],
+    order: list[int],
+    shown_from: int,
+    texts: dict[int, list[Segment]],
+    routing: Routing,
+    deadline: int | None,
+    flagged: int,
+    reasons: dict[str, str],
+    stage: dict[str, Any] | None = None,
+    error: str = "",
+    chosen_reason: str = "",
+    comment: str = "",
+    submitted_fields: dict[str, str] | None = None,
+    field_errors: dict[str, str] | None = None,
+    type_error: str = "",
+    doc_type_picked: str = "",
+    presence: dict[str, Any] | None = None,
+    inbox: str = "",
+    confirm: str = "",
+) -> str:
+    summary = link.get("summary") or {}
+    doc_type = str(summary.get("docType", "unknown"))
+    findings = findings_lines(pages, routing)
+    stage_index = int(link.get("stageIndex", 0))
+    route_spec = summary.get("route") or [{"name": link.get("stageName", ""), "because": ""}]
+    route = [
+        {
+            "name": step.get("name", ""),
+            "why": _why(str(step.get("because", "")), doc_type, findings),
+            "current": i == stage_index,
+        }
+        for i, step in enumerate(route_spec)
+    ]
+    facts = {p.page: p for p in pages}
+    risky = _risk_tags(summary)
+    window = order[shown_from : shown_from + PAGE_WINDOW]
+    # A triage page asks for the type only: the picked type's fields are read afterwards.
+    choices = choices_of(summary)
+    rows = [] if choices else fields_rows(summary, submitted_fields or {}, field_errors or {})
+    boxes = _place_boxes(rows, order, window, base)
+    shown = [
+        ShownPage(
+            number=n,
+            engine=facts[n].engine if n in facts else "",
+            segments=texts.get(n, []),
+            findings=any(s.detector for s in texts.get(n, [])),
+            tags=[*(_tags(facts[n], routing) if n in facts else []), *risky.get(n, [])],
+            boxes=boxes.get(n, []),
+        )
+        for n in window
+    ]
+    # Who is asked now (escalation widens it), and for a quorum stage where the votes stand.
+    record = stage or {}
+    asked = record.get("reviewers") or link.get("reviewers", [])
+    others = [r for r in asked if r != link.get("reviewer")]
+    quorum = ""
+    if record.get("quorumSet"):
+        state = tally(record)
+        quorum = (
+            f"{state['quorum']} approvals of {state['reviewers']} reviewers; "
+            f"{state['approvals']} so far"
+            + (f", {state['rejections']} rejected" if state["rejections"] else "")
+        )
+    name = str(link.get("key", "")).rsplit("/", 1)[-1]
+    return env.get_template("review.html").render(
+        title=f"Review {name}",
+        name=name,
+        base=base,
+        stage=link.get("stageName", ""),
+        stage_number=stage_index + 1,
+        route=route,
+        doc_type=doc_type,
+        page_count=len(order),
+        reviewer=link.get("reviewer", ""),
+        others=", ".join(others),
+        quorum=quorum,
+        deadline=when(deadline) if deadline else "",
+        findings=findings,
+        decisions=summary.get("decisions") or [],
+        pages=shown,
+        shown_from=shown_from,
+        window=PAGE_WINDOW,
+        more=shown_from + PAGE_WINDOW < len(order),
+        flagged=flagged,
+        reasons=list(reasons.items()),
+        error=error,
+        field_rows=rows,
+        field_errors=field_errors or {},
+        type_choices=choices,
+        none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
+        type_error=type_error,
+        doc_type_picked=doc_type_picked,
+        chosen_reason=chosen_reason,
+        comment=comment,
+        download_minutes=DOWNLOAD_MINUTES,
+        presence=_presence_line(presence, str(link.get("reviewer", ""))),
+        presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
+        inbox=inbox,
+        inbox_url=f"/inbox/{inbox}" if inbox else "",
+        # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
+        ask_approve=_here(base, inbox, confirm="approve"),
+        ask_reject=_here(base, inbox, confirm="reject"),
+        back=_here(base, inbox),
+        confirm=confirm if confirm in ("approve", "reject") else "",
+    )
+
+
+def _here(base: str, inbox: str, **more: str) -> str:
+    query = urlencode({k: v for k, v in {"inbox": inbox, **more}.items() if v})
+    return f"{base}?{query}" if query else base
+
+
+def _presence_line(presence: dict[str, Any] | None, me: str) -> str:
+    if not presence:
+        return ""
+    since = when(int(presence.get("since", 0)))
+    if presence.get("reviewer") == me:
+        return f"You are looking at this since {since}; other reviewers see that."
+    return f"{presence.get('reviewer')} is looking at this since {since}."

@@ -1,0 +1,150 @@
+"""What the callback API shows under a token: the review page, previews, the download.
+
+Each entry point first asks the desk whether the link may be shown (`open`, which also sends
+the heartbeat) or may still see the document (`access`); only then does it read S3.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from docflow import aws
+from docflow.reporting import build_reporter
+from docflow.review.access.keys import build_key_source
+from docflow.review.access.links import LinkStore
+from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
+from docflow.review.desk import LinkView, ReviewDesk
+from docflow.review.stage.callbacks import LambdaCallbackSender
+from docflow.review.web.evidence import EvidenceStore, mask, review_order
+from docflow.review.web.inbox_views import InboxChoices, InboxViews
+from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
+from docflow.review.web.previews import PreviewStore
+from docflow.rules.model import load_rules
+from docflow.settings import Settings
+from docflow.storage import DocumentStore
+
+
+@dataclass(frozen=True)
+class ReviewScreen:
+    view: LinkView
+    html: str
+    order: list[int]
+
+
+class ReviewViews:
+    def __init__(
+        self,
+        desk: ReviewDesk,
+        evidence: EvidenceStore,
+        previews: PreviewStore,
+        routing: Routing,
+        inbox: InboxViews | None = None,
+    ) -> None:
+        self.desk, self.evidence, self.previews, self.routing = desk, evidence, previews, routing
+        self.inbox = inbox or InboxViews(desk.keys, desk.links.table)
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> ReviewViews:
+        rules = load_rules(s.rules_path or None, s.stage_timeout_s)
+        links = LinkStore(s.links_table)
+        desk = ReviewDesk(
+            build_key_source(s),
+            links,
+            LambdaCallbackSender(),
+            build_reporter(s),
+            presence_s=s.review_claim_s,
+        )
+        types = (*(t.name for t in rules.types), *(["unknown"] if rules.triage_stage else []))
+        choices = InboxChoices(stages=tuple(sorted(rules.stages)), types=tuple(types))
+        return cls(
+            desk,
+            EvidenceStore(s.artifact_bucket),
+            PreviewStore(DocumentStore(s.artifact_bucket), s.max_bytes),
+            Routing(rules.review_on, rules.min_confidence),
+            InboxViews(desk.keys, links.table, choices=choices),
+        )
+
+    def review(
+        self,
+        token: str,
+        offset: int,
+        error: str = "",
+        reason: str = "",
+        comment: str = "",
+        submitted_fields: dict[str, str] | None = None,
+        field_errors: dict[str, str] | None = None,
+        type_error: str = "",
+        doc_type: str = "",
+        inbox: str = "",
+        confirm: str = "",
+    ) -> ReviewScreen:
+        view = self.desk.open(token)
+        # The way back to the inbox only for this reviewer's own inbox link.
+        if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
+            inbox = ""
+        doc = view.doc
+        pages = self.evidence.pages(doc)
+        order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
+        offset = min(offset, max(0, len(order) - 1))
+        window = order[offset : offset + PAGE_WINDOW]
+        with ThreadPoolExecutor(max_workers=len(window) or 1) as pool:
+            read = pool.map(lambda n: self.evidence.text(doc, n), window)
+            texts = dict(zip(window, read, strict=True))
+        html = review_page(
+            link=view.link,
+            base=f"/review/{token}",
+            pages=pages,
+            order=order,
+            shown_from=offset,
+            texts={n: mask(t) for n, t in texts.items()},
+            routing=self.routing,
+            deadline=view.deadline,
+            stage=view.stage,
+            flagged=flagged,
+            reasons=REJECT_REASONS,
+            error=error,
+            chosen_reason=reason,
+            comment=comment,
+            submitted_fields=submitted_fields,
+            field_errors=field_errors,
+            type_error=type_error,
+            doc_type_picked=doc_type,
+            presence=view.presence,
+            inbox=inbox,
+            confirm=confirm,
+        )
+        return ReviewScreen(view, html, order)
+
+    def preview(self, token: str, number: str) -> tuple[bytes, bool]:
+        view = self.desk.access(token)
+        page = int(number) if number.isdigit() and len(number) < 7 else 0
+        pages = int((view.link.get("summary") or {}).get("pages") or 0)
+        if not 1 <= page <= pages:
+            raise ReviewRefused(404, "no-such-page", "this document has no such page")
+
+        def found_something() -> bool:
+            facts = {p.page: p for p in self.evidence.pages(view.doc)}.get(page)
+            return facts is not None and any(facts.sensitive.values())
+
+        return self.previews.get(view.doc, page, found_something)
+
+    def download_url(self, token: str) -> str:
+        view = self.desk.access(token)
+        doc = view.doc
+        name = PurePosixPath(doc.key).name.replace('"', "") or "document.pdf"
+        params: dict[str, Any] = {
+            "Bucket": doc.bucket,
+            "Key": doc.key,
+            "ResponseContentDisposition": f'attachment; filename="{name}"',
+            "ResponseContentType": "application/pdf",
+        }
+        if doc.version != "null":
+            params["VersionId"] = doc.version
+        return str(
+            aws.client("s3").generate_presigned_url(
+                "get_object", Params=params, ExpiresIn=DOWNLOAD_MINUTES * 60
+            )
+        )
