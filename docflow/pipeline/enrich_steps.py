@@ -29,6 +29,7 @@ from docflow.enrich.mask import mask_strings
 from docflow.enrich.request import build_batch_model_input, build_request, estimate_tokens
 from docflow.enrich.schema import validate_enrichment
 from docflow.ids import DocumentRef
+from docflow.piles import pool
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import (
@@ -49,12 +50,8 @@ MESSAGE_SHOWN = 160
 ON_DEMAND, BATCH = "on-demand", "batch"
 
 
-def pile_callback_timeout_s(settings: Any) -> int | None:
-    """The pile path's callback timeout, or None while docflow.piles is not installed."""
-    try:
-        from docflow.piles import pool
-    except ImportError:  # the batcher (docflow/piles) is not part of this build yet
-        return None
+def pile_callback_timeout_s(settings: Any) -> int:
+    """The pile path's callback timeout (how long a pile document waits for its batch job)."""
     return int(pool.callback_timeout_s(settings))
 
 
