@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 # AWS's conformance requirements for durable executions (bench/conformance.py and
-# tests/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
+# tests/e2e/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
 # so it cannot be an ordinary dependency in pyproject.toml.
 CONFORMANCE_STAMP := $(VENV)/.conformance-1.0.0
 $(CONFORMANCE_STAMP): $(STAMP)

@@ -18,7 +18,7 @@ from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 from docflow.local.services.loop import Loop
 from docflow.local.tools.ports import free_port, free_port_base, is_free
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_free_port_base_skips_a_block_with_a_taken_port() -> None:
