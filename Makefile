@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean
+.PHONY: run test test-fast lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ system-deps:
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+
+# The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
+# slowest fifteen named. `make test` still runs everything.
+test-fast: setup system-deps conformance-deps
+	$(BIN)/pytest -m "not slow and not browser" --durations=15
 
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples
