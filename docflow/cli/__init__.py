@@ -33,7 +33,7 @@ LIST_ITEM = (
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
 )
-# The shape each command prints with --json: a contract, also in README.md.
+# The shape each command prints with --json: a contract, also in docs/command-line.md.
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '

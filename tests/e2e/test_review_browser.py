@@ -26,7 +26,7 @@ This agreement is made between the parties named below.
 The parties hereby agree to the terms and conditions.
 Card on file: 4111 1111 1111 1111
 Governing law: Delaware."""
-# Where the screenshots go: the README shows the ones this test took.
+# Where the screenshots go: docs/reviewers.md shows the ones this test took.
 SHOTS = (
     Path(os.environ.get("DOCFLOW_SCREENSHOTS", ""))
     if os.environ.get("DOCFLOW_SCREENSHOTS")

@@ -286,7 +286,7 @@ def _expected_seconds(path: Path) -> int:
 
 
 def summary(results: list[RequirementResult], seconds: float) -> dict[str, Any]:
-    """The benchmark's JSON shape (documented in bench/conformance.py --help and README)."""
+    """The benchmark's JSON shape (in bench/conformance.py --help and docs/platform-notes.md)."""
     suites: dict[str, dict[str, int]] = {}
     for o in results:
         counts = suites.setdefault(o.suite, {"passed": 0, "failed": 0, "skipped": 0})
