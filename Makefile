@@ -56,6 +56,8 @@ $(SAM_VENV)/bin/sam:
 
 lint: setup $(SAM_VENV)/bin/sam
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(SAM) validate --lint --region us-east-1
 	$(SAM_VENV)/bin/cfn-lint template.yaml
 

@@ -144,7 +144,9 @@ def from_pile(
 
     try:
         raw = context.wait_for_callback(
-            lambda callback_id, _ctx: pool.register(doc, callback_id, prepared["batchKey"]),
+            # The SDK types a submitter as returning None; its submitter step checkpoints what
+            # this one returns (the pool's registration), as it always has.
+            lambda callback_id, _ctx: pool.register(doc, callback_id, prepared["batchKey"]),  # type: ignore[arg-type]  # returns a value
             name="enrich batch",
             config=WaitForCallbackConfig(timeout=Duration.from_seconds(prepared["pileTimeoutS"])),
         )

@@ -73,7 +73,7 @@ def _pages(doc: DocumentRef, plan: Sequence[Sequence[int]], pages: int) -> list[
 def enrich_input(
     doc: DocumentRef, facts: Mapping[str, Any], plan: Sequence[Sequence[int]]
 ) -> EnrichInput:
-    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    rules = runtime().classifier.rules  # type: ignore[attr-defined]  # a RulesClassifier's, always
     return EnrichInput(
         pages=_pages(doc, plan, int(facts["pages"])),
         doc_type=str(facts.get("docType", "unknown")),
@@ -124,7 +124,7 @@ def prepare_enrichment(
 def _budget(model: str, limit: int) -> TokenBudget:
     rt = runtime()
     if rt.token_budget is not None:
-        return rt.token_budget  # type: ignore[no-any-return]
+        return rt.token_budget
     return TokenBudget(rt.settings.reader_lease_table, model, limit)
 
 
@@ -253,7 +253,7 @@ def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
     the review page shows in the route. Decided inside the step, so it is checkpointed.
     """
-    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    rules = runtime().classifier.rules  # type: ignore[attr-defined]  # a RulesClassifier's, always
     name = getattr(rules, "risk_stage", None)
     if not name:
         return []

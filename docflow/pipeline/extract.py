@@ -11,6 +11,7 @@ so the orchestrator's stage list is made of checkpointed values and replays iden
 from __future__ import annotations
 
 from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
@@ -66,7 +67,7 @@ def extract_fields(
     step: StepContext, doc: DocumentRef, doc_type: str, plan: list[list[int]]
 ) -> dict[str, Any]:
     rt = runtime()
-    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
+    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]  # a RulesClassifier's, always
     spec = rules.for_type(doc_type)
     if spec is None:
         return {"fields": {}, "checks": [], "stages": []}
@@ -84,7 +85,7 @@ def extract_fields(
                 text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
                 engine=p["engine"],
                 confidence=float(p["confidence"]),
-                image=(lambda n=p["page"]: pdf.render_png(n, rt.settings.ocr_dpi)) if pdf else None,
+                image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
                 words=_words(p),
             )
             for p in meta
@@ -125,7 +126,7 @@ def extract_fields(
         observability.count(
             "ExtractOutputTokens", extraction.usage["outputTokens"], engine=engine.name
         )
-    all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]
+    all_stages = rt.classifier.rules.stages  # type: ignore[attr-defined]  # a RulesClassifier's, always
     stages = (
         [{**all_stages[rules.stage].to_dict(), "because": "fields"}]
         if checks and rules.stage

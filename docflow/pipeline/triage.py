@@ -39,7 +39,7 @@ def offer_types(result: dict[str, Any], rules: Any) -> dict[str, Any]:
 @durable_step
 def route_for_type(step: StepContext, doc_type: str) -> dict[str, Any]:
     """The picked type's own review stages and whether it has fields, from the rules file."""
-    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    rules = runtime().classifier.rules  # type: ignore[attr-defined]  # a RulesClassifier's, always
     spec = next((t for t in rules.types if t.name == doc_type), None)
     names = spec.stages if spec else ()
     stages = [{**rules.stages[n].to_dict(), "because": "type"} for n in names]

@@ -77,7 +77,7 @@ class RegisterStore:
     def open_waits_before(self, doc: DocumentRef) -> list[OpenWait]:
         item = self._get(f"REG#{doc.document_id}") or {}
         waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
-        return sorted(w for w in waits if w.run_order < doc.run_order)
+        return sorted((w for w in waits if w.run_order < doc.run_order), key=lambda w: w.entry)
 
     def add_wait(self, doc: DocumentRef, pk: str) -> bool:
         """List a stage's wait (its stage record, `docflow.review.stages`) as open; False (and
