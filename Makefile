@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock
+.PHONY: run test test-fast lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 # AWS's conformance requirements for durable executions (bench/conformance.py and
-# tests/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
+# tests/e2e/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
 # so it cannot be an ordinary dependency in pyproject.toml.
 CONFORMANCE_STAMP := $(VENV)/.conformance-1.0.0
 $(CONFORMANCE_STAMP): $(STAMP)
@@ -38,6 +38,11 @@ system-deps:
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+
+# The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
+# slowest fifteen named. `make test` still runs everything.
+test-fast: setup system-deps conformance-deps
+	$(BIN)/pytest -m "not slow and not browser" --durations=15
 
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples
@@ -60,6 +65,8 @@ $(CHECKOV_VENV)/bin/checkov:
 # its reason; docs/security.md).
 lint: setup $(SAM_VENV)/bin/sam $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(SAM) validate --lint --region us-east-1
 	$(SAM_VENV)/bin/cfn-lint template.yaml
 	$(CHECKOV_VENV)/bin/checkov -f template.yaml --framework cloudformation \

@@ -9,9 +9,9 @@
 
 Each document is generated (text-layer pages), uploaded to moto and run on the durable testing
 runner; the figures are read from the runner's recorded operations. With review stages, each
-stage has the README's policy shape at a second's scale (2 of 3, three reminders, then an
-escalation: five rounds) and is decided only in its last round, the most operations a stage of
-that policy can take; the row adds `reviewStages` and `roundsPerStage`.
+stage has the policy shape of docs/reviewers.md at a second's scale (2 of 3, three reminders,
+then an escalation: five rounds) and is decided only in its last round, the most operations a
+stage of that policy can take; the row adds `reviewStages` and `roundsPerStage`.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ SCENARIOS: dict[str, Callable[[bool], dict[str, Any]]] = {
     "hostile": hostile.run,
     "burst": burst.run,
     "stack-crash": stack_crash.run,
-    # Not in the default set: the burst twice, journaled and snapshotted moto (README).
+    # Not in the default set: the burst twice, journaled and snapshotted moto (bench/README.md).
     "burst-durability": burst.compare,
 }
 DEFAULT = [name for name in SCENARIOS if name != "burst-durability"]

@@ -196,7 +196,7 @@ class Settings:
             if raw is None or raw == "":
                 continue
             values[f.name] = _parse(name, raw, type(getattr(cls, f.name)))
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]  # each value parsed to its field's type
 
 
 def _parse(name: str, raw: str, kind: type) -> object:

@@ -64,13 +64,13 @@ def handler(event: Any, context: DurableContext) -> dict[str, Any]:
     on_demand = fill_or_release(
         context, name, settings.pile_min_records, settings.pile_max_wait_seconds
     )
-    started = []
+    started: list[dict[str, Any]] = []
     for index in range(MAX_JOBS):
-        job = job_name(name, index)
-        claim = context.step(claim_job(job), name=f"claim job {index}")
+        named = job_name(name, index)
+        claim = context.step(claim_job(named), name=f"claim job {index}")
         if claim["count"] == 0:
             break
-        started.append(context.step(start_job(job, claim["count"]), name=f"start job {index}"))
+        started.append(context.step(start_job(named, claim["count"]), name=f"start job {index}"))
     jobs = []
     for index, job in enumerate(started):
         status = wait_for_job(
@@ -135,7 +135,7 @@ def wait_for_job(
     for round_ in range(rounds):
         try:
             raw = context.wait_for_callback(
-                lambda callback_id, _ctx, job_=job["job"]: remember_callback(job_, callback_id),
+                lambda callback_id, _ctx: remember_callback(job["job"], callback_id),
                 name=f"job {index} event {round_}",
                 config=WaitForCallbackConfig(
                     timeout=Duration.from_seconds(poll_s), retry_strategy=_SUBMIT_RETRY

@@ -14,6 +14,7 @@ from aws_lambda_powertools.utilities.batch import (
     EventType,
     process_partial_response,
 )
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from docflow.intake import LambdaStarter, LocalRunnerStarter, Starter, document_from_message
@@ -57,7 +58,7 @@ def start_one(record: SQSRecord) -> None:
     logger.info("intake", extra={**doc.log_keys(), "started": started})
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
     # A processor per invocation: it holds the batch it is working on, and one shared by
     # invocations running side by side (the local function host runs them on threads of one
     # process) let one invocation work through another's batch while its own went unstarted

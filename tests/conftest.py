@@ -14,7 +14,18 @@ from docflow.local.resources import LocalNames, _table, load_template
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
+from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    markers.set_current(item)  # before its fixtures, which may start a stack or a browser
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    markers.set_current(None)
 
 
 @pytest.fixture

@@ -99,7 +99,7 @@ def run(smoke: bool) -> dict[str, Any]:
         "runs_finalized_twice": settled.runs_finalized_twice,
         "finalize_records": settled.finalize_records,
         "finalized_runs": settled.finalized_runs,
-        # At-least-once by design (README): reported, not judged.
+        # At-least-once by design (docs/reliability.md): reported, not judged.
         "review_emails": settled.review_emails,
         "review_emails_sent_twice": settled.review_emails_sent_twice,
     }

@@ -71,7 +71,7 @@ class RulesEnricher:
     def enrich(self, document: EnrichInput) -> EnrichAnswer:
         pages = [p for p in document.pages if p.text.strip()]
         reasons = risk_reasons(document, pages)
-        weight = sum(RULES[r["code"]][0] for r in reasons)
+        weight = sum(RULES[str(r["code"])][0] for r in reasons)
         level = "high" if weight >= HIGH else "medium" if weight >= MEDIUM else "low"
         heading = title(pages, document.doc_type)
         enrichment = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import combinations, product
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 TOLERANCE = Decimal("0.01")
 TOP = 4  # distinct values tried per field
@@ -24,22 +24,31 @@ MAX_RATE = Decimal("0.35")
 
 
 class AmountCandidate(Protocol):
-    name: str
-    value: str
-    confidence: float
-    order: int
+    # Read-only, so a frozen dataclass (the rules engine's `Candidate`) is one.
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def order(self) -> int: ...
 
 
-def _distinct(cands: Sequence[AmountCandidate]) -> list[AmountCandidate]:
-    best: dict[str, AmountCandidate] = {}
+# The caller's own candidate type goes in and comes back out.
+C = TypeVar("C", bound=AmountCandidate)
+
+
+def _distinct(cands: Sequence[C]) -> list[C]:
+    best: dict[str, C] = {}
     for c in sorted(cands, key=lambda c: (-c.confidence, -c.order)):
         best.setdefault(c.value, c)
     return list(best.values())[:TOP]
 
 
 def reconcile(
-    by_name: dict[str, list[AmountCandidate]],
-) -> tuple[dict[str, tuple[AmountCandidate, ...]], bool, bool]:
+    by_name: dict[str, list[C]],
+) -> tuple[dict[str, tuple[C, ...]], bool, bool]:
     """({field: the candidates chosen (two for a sum of two lines)}, reconciled?, whether the
     tax's sign was turned to match a negative net and total).
 
@@ -53,7 +62,7 @@ def reconcile(
     # Two tax lines (CGST + SGST, two rates) or two net lines (goods + shipping): their sum.
     net_options = _with_pairs(nets, by_name.get("net_amount", []))
     tax_options = _with_pairs(taxes, by_name.get("tax_amount", []))
-    best: tuple[float, dict[str, tuple[AmountCandidate, ...]], bool] | None = None
+    best: tuple[float, dict[str, tuple[C, ...]], bool] | None = None
     for net, tax, (total,) in product(net_options, tax_options, [(t,) for t in totals]):
         net_value = sum((Decimal(n.value) for n in net), Decimal(0))
         tax_value = sum((Decimal(t.value) for t in tax), Decimal(0))
@@ -82,13 +91,12 @@ def _mean(cands: tuple[AmountCandidate, ...]) -> float:
     return sum(c.confidence for c in cands) / len(cands)
 
 
-def _with_pairs(
-    best: list[AmountCandidate], every: Sequence[AmountCandidate]
-) -> list[tuple[AmountCandidate, ...]]:
+def _with_pairs(best: list[C], every: Sequence[C]) -> list[tuple[C, ...]]:
     ordered = sorted(every, key=lambda c: c.order)[:6]
-    pairs = [p for p in combinations(ordered, 2) if p[0].order // 100 != p[1].order // 100]
-    return [(c,) for c in best] + pairs
+    options: list[tuple[C, ...]] = [(c,) for c in best]
+    options += [p for p in combinations(ordered, 2) if p[0].order // 100 != p[1].order // 100]
+    return options
 
 
-def picked_all(picked: dict[str, tuple[AmountCandidate, ...]]) -> list[AmountCandidate]:
+def picked_all(picked: dict[str, tuple[C, ...]]) -> list[C]:
     return [c for parts in picked.values() for c in parts]

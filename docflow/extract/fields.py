@@ -51,10 +51,6 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def kind_of(name: str) -> str:
-    return FIELD_KINDS[name]
-
-
 def field_schema(names: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """The JSON schema a model's answer must match: one object per field the document type has.
 

@@ -234,7 +234,7 @@ def parse_date_loosely(text: str, order: str | None, languages: tuple[str, ...])
     }
     if order:
         settings["DATE_ORDER"] = order.upper()
-    found = dateparser.parse(text[:40], languages=list(languages), settings=settings)  # type: ignore[arg-type]
+    found = dateparser.parse(text[:40], languages=list(languages), settings=settings)
     return found.date().isoformat() if found and 1990 <= found.year <= 2100 else None
 
 

@@ -199,9 +199,8 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         by_name.setdefault(cand.name, []).append(cand)
     chosen: dict[str, FoundField] = {}
     repaired: dict[str, str] = {}
-    picked, reconciled, flipped = reconcile(by_name)  # type: ignore[arg-type]
-    for name, cands in picked.items():
-        parts: tuple[Candidate, ...] = cands  # type: ignore[assignment]
+    picked, reconciled, flipped = reconcile(by_name)
+    for name, parts in picked.items():
         total = sum((Decimal(c.value) for c in parts), Decimal(0))
         if flipped and name == "tax_amount":
             total = -total

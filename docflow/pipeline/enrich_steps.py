@@ -29,6 +29,8 @@ from docflow.enrich.mask import mask_strings
 from docflow.enrich.request import build_batch_model_input, build_request, estimate_tokens
 from docflow.enrich.schema import validate_enrichment
 from docflow.ids import DocumentRef
+from docflow.piles import pool
+from docflow.piles.manifest import read_manifest
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import (
@@ -54,10 +56,6 @@ BELOW_MINIMUM = "below-batch-minimum"
 
 def pile_manifest(doc: DocumentRef, settings: Any) -> dict[str, Any] | None:
     """The size of the pile `doc` is in ({"name", "expected"}), None when it is not known."""
-    try:
-        from docflow.piles.manifest import read_manifest
-    except ImportError:  # a build whose docflow.piles predates manifests: size unknown
-        return None
     found = read_manifest(doc.bucket, doc.key, settings.pile_prefix)
     return found.to_dict() if found else None
 
@@ -68,12 +66,8 @@ def in_pile_folder(doc: DocumentRef, settings: Any) -> bool:
     return rest != doc.key and "/" in rest.strip("/")
 
 
-def pile_callback_timeout_s(settings: Any) -> int | None:
-    """The pile path's callback timeout, or None while docflow.piles is not installed."""
-    try:
-        from docflow.piles import pool
-    except ImportError:  # the batcher (docflow/piles) is not part of this build yet
-        return None
+def pile_callback_timeout_s(settings: Any) -> int:
+    """The pile path's callback timeout (how long a pile document waits for its batch job)."""
     return int(pool.callback_timeout_s(settings))
 
 
@@ -155,7 +149,7 @@ def prepare_enrichment(
 def _budget(model: str, limit: int) -> TokenBudget:
     rt = runtime()
     if rt.token_budget is not None:
-        return rt.token_budget  # type: ignore[no-any-return]
+        return rt.token_budget
     return TokenBudget(rt.settings.reader_lease_table, model, limit)
 
 

@@ -11,6 +11,7 @@ so the orchestrator's stage list is made of checkpointed values and replays iden
 from __future__ import annotations
 
 from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
@@ -84,7 +85,7 @@ def extract_fields(
                 text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
                 engine=p["engine"],
                 confidence=float(p["confidence"]),
-                image=(lambda n=p["page"]: pdf.render_png(n, rt.settings.ocr_dpi)) if pdf else None,
+                image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
                 words=_words(p),
             )
             for p in meta

@@ -43,7 +43,7 @@ BATCH_STEP = StepConfig(
 
 def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> dict[str, Any]:
     """`{"results": [batch summary, ...]}` in page order, or `{"error": {reason, message}}`."""
-    done = context.map(
+    done: BatchResult[dict[str, Any]] = context.map(
         plan,
         lambda ctx, batch, index, _: ctx.step(
             read_page_batch(doc, index, batch[0], batch[1]),

@@ -89,12 +89,6 @@ class TesseractReader:
         return parse_tsv_words(done.stdout.decode("utf-8", "replace"))
 
 
-def parse_tsv(tsv: str) -> tuple[str, float]:
-    """Words grouped into lines in reading order, and their mean confidence."""
-    text, mean, _ = parse_tsv_words(tsv)
-    return text, mean
-
-
 def parse_tsv_words(tsv: str) -> tuple[str, float, tuple[Word, ...]]:
     """The text (words grouped into lines in reading order), the mean word confidence, and
     the words with page-relative boxes (the level-1 row gives the image's size)."""

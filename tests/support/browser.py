@@ -8,6 +8,8 @@ from typing import Any
 
 from PIL import Image
 
+from tests.support import markers
+
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -29,6 +31,7 @@ def not_blank(png: bytes) -> bool:
 
 def launch(playwright: Any) -> Any:
     """A headless Chromium from the system's package (`playwright install` cannot download)."""
+    markers.require("browser", "Chromium")
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
 
 

@@ -17,10 +17,12 @@ from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.ports import free_port_base
 from docflow.local.tools.sandbox import reset_process_state
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.support import markers
 
 
 @contextlib.contextmanager
@@ -28,6 +30,7 @@ def running_stack(config: StackConfig, rules: Path | None = None) -> Iterator[St
     """`docflow up` on `config` with the rules file `rules` (None: the shipped rules), this
     process pointed at it; afterwards `docflow down` and the environment and cached clients as
     they were before."""
+    markers.require("slow", "a live local stack")
     saved = dict(os.environ)
     # Named here, never inherited: an in-process test's rules left in this process's environment
     # must not become the stack's (an empty value means the shipped rules).
@@ -47,6 +50,12 @@ def running_stack(config: StackConfig, rules: Path | None = None) -> Iterator[St
 LEGAL_ONLY = """SERVICES AGREEMENT
 This agreement is made between the parties named below.
 The parties hereby agree to the terms and conditions. Governing law: Delaware."""
+
+
+def free_base() -> int:
+    """A free block of ports for one stack, searched from a start of this process's own, so
+    two test sessions at once do not race for the same block."""
+    return free_port_base(20000 + (os.getpid() % 1000) * 20)
 
 
 def fast_config(state: Path, port_base: int, **env: str) -> StackConfig:

@@ -17,7 +17,6 @@ import os
 import struct
 import threading
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
 _HEADER = struct.Struct(">II")
@@ -41,10 +40,6 @@ def read_records(path: Path) -> tuple[list[bytes], int, bool]:
         records.append(data[start:end])
         offset = end
     return records, offset, offset != len(data)
-
-
-def iter_records(path: Path) -> Iterator[bytes]:
-    yield from read_records(path)[0]
 
 
 def fsync_dir(path: Path) -> None:

@@ -61,7 +61,8 @@ def save(path: Path, generation: int = 0, fsync: bool = True) -> None:
     with MOTO_LOCK:
         state: dict[str, Any] = {GENERATION: generation}
         for name in SERVICES:
-            backend = get_backend(name)
+            # moto types get_backend by one Literal per service; SERVICES is a tuple of str.
+            backend = get_backend(name)  # type: ignore[call-overload]  # a str, not a Literal
             state[name] = {
                 account: {region: backend[account][region] for region in backend[account]}
                 for account in backend

@@ -104,6 +104,10 @@ class Job:
         return answer
 
 
+# An input file's records. Named outside the class, whose `list` action hides the builtin there.
+Records = list[dict[str, Any]]
+
+
 class BedrockBatchEmulator(LoopbackEmulator):
     def __init__(
         self,
@@ -214,7 +218,7 @@ class BedrockBatchEmulator(LoopbackEmulator):
         except Exception as exc:  # a broken input file fails the job, as the service does
             self._end(job, "Failed", f"{type(exc).__name__}: {exc}"[:200])
 
-    def _read_input(self, job: Job) -> dict[str, list[dict[str, Any]]]:
+    def _read_input(self, job: Job) -> dict[str, Records]:
         """Input file name -> its records (the input URI is a file or a folder)."""
         bucket, prefix = _split(job.input_uri)
         s3 = aws.client("s3")
@@ -223,13 +227,13 @@ class BedrockBatchEmulator(LoopbackEmulator):
         else:
             listed = s3.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", [])
             keys = sorted(o["Key"] for o in listed if o["Key"].endswith(".jsonl"))
-        files: dict[str, list[dict[str, Any]]] = {}
+        files: dict[str, Records] = {}
         for key in keys:
             body = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8")
             files[key.rsplit("/", 1)[-1]] = [json.loads(x) for x in body.splitlines() if x.strip()]
         total = sum(len(v) for v in files.values())
         job.counts = {"totalRecordCount": total}
-        return files  # type: ignore[return-value]
+        return files
 
     def _answer(self, job: Job, files: Any) -> None:
         bucket, prefix = _split(job.output_uri)

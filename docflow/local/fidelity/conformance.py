@@ -13,7 +13,7 @@ it is used as a library: `validate_description` gets
   logical id), and `CapturedLogs` answers CloudWatch Logs' filter_log_events from the JSON
   log lines the requirement handlers append to a file (conformance/handlers/_support.py).
 
-Used by bench/conformance.py (every requirement) and tests/test_conformance.py (the ones for
+Used by bench/conformance.py (every requirement) and tests/e2e/test_conformance.py (the ones for
 the operations the orchestrator uses).
 """
 
@@ -43,7 +43,7 @@ TERMINAL = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED", "CANCELLED"
 SYNC_INVOKE_TIMEOUT_S = 180.0
 # The host hosts requirement 1-7's handler as "conformance-1-7" (conformance/handlers).
 FUNCTION_PREFIX = function_name("")
-# Where the conformance stack looks for free ports: above the range tests/test_local_stack.py uses.
+# Where the conformance stack starts looking for a free block of ports.
 FIRST_PORT = int(os.environ.get("DOCFLOW_CONFORMANCE_PORT_BASE", "23000"))
 
 
@@ -286,7 +286,7 @@ def _expected_seconds(path: Path) -> int:
 
 
 def summary(results: list[RequirementResult], seconds: float) -> dict[str, Any]:
-    """The benchmark's JSON shape (documented in bench/conformance.py --help and README)."""
+    """The benchmark's JSON shape (in bench/conformance.py --help and docs/platform-notes.md)."""
     suites: dict[str, dict[str, int]] = {}
     for o in results:
         counts = suites.setdefault(o.suite, {"passed": 0, "failed": 0, "skipped": 0})

@@ -199,8 +199,9 @@ def apply(executor: Any) -> None:
 
     original_param = handlers.GetDurableExecutionHistoryHandler._parse_query_param
 
-    def parse_query_param(self: Any, request: Any, name: str) -> str | None:
-        value = original_param(self, request, name)
-        return "true" if value is None and name == "IncludeExecutionData" else value
+    def parse_query_param(self: Any, request: Any, param_name: str) -> str | None:
+        value = original_param(self, request, param_name)
+        return "true" if value is None and param_name == "IncludeExecutionData" else value
 
-    handlers.GetDurableExecutionHistoryHandler._parse_query_param = parse_query_param
+    history = handlers.GetDurableExecutionHistoryHandler
+    history._parse_query_param = parse_query_param  # type: ignore[method-assign]  # the patch

@@ -73,7 +73,8 @@ def _undo_transactions_by_item() -> None:
     original = models.DynamoDBBackend.transact_write_items
     if getattr(original, _PATCHED, False):
         return
-    models.copy = _TablesAreNotCopied()  # type: ignore[assignment]
+    # moto's models call copy.deepcopy on whole tables; this stand-in module copies nothing.
+    models.copy = _TablesAreNotCopied()  # type: ignore[assignment]  # not the copy module
 
     @functools.wraps(original)
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
@@ -90,7 +91,7 @@ def _undo_transactions_by_item() -> None:
             raise
 
     setattr(transact_write_items, _PATCHED, True)
-    models.DynamoDBBackend.transact_write_items = transact_write_items
+    models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]  # patch
 
 
 def _before(backend: Any, item: dict[str, Any]) -> tuple[str, Any, Any] | None:

@@ -28,7 +28,7 @@ def make_moto_dispatch_cached() -> None:
             return modules
 
         setattr(list_of_moto_modules, _PATCHED, True)
-        backends.list_of_moto_modules = list_of_moto_modules  # type: ignore[assignment]
+        backends.list_of_moto_modules = list_of_moto_modules
 
     if not getattr(responses.method_names_from_class, _PATCHED, False):
         original = responses.method_names_from_class
@@ -39,4 +39,4 @@ def make_moto_dispatch_cached() -> None:
             return list(cached(clazz))  # a copy: a caller may change its list
 
         setattr(method_names_from_class, _PATCHED, True)
-        responses.method_names_from_class = method_names_from_class  # type: ignore[assignment]
+        responses.method_names_from_class = method_names_from_class

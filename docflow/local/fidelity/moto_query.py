@@ -42,10 +42,10 @@ def make_queries_read_one_partition() -> None:
     @functools.wraps(original_all)
     def all_items(self: Any) -> list[Any]:
         table, partition = getattr(_asked, "partition", None) or (None, None)
-        if table is self:  # moto's Query sorts what it keeps by the sort key itself
+        if table is self and partition is not None:  # moto's Query sorts what it keeps itself
             return list(partition.values())
         return original_all(self)
 
     setattr(query, _PATCHED, True)
-    Table.query = query
-    Table.all_items = all_items
+    Table.query = query  # type: ignore[method-assign]  # the patch itself
+    Table.all_items = all_items  # type: ignore[method-assign]  # the patch itself

@@ -48,7 +48,7 @@ def make_s3_sequencers_grow() -> None:
     original_targets = Rule.send_to_targets
 
     @functools.wraps(original_targets)
-    def send_to_targets(self: Any, event: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+    def send_to_targets(self: Any, event: Any, *args: Any, **kwargs: Any) -> Any:
         sequencer = getattr(_current, "sequencer", None)
         obj = (event.get("detail") or {}).get("object") if isinstance(event, dict) else None
         if sequencer and isinstance(obj, dict) and "sequencer" in obj:
@@ -57,4 +57,4 @@ def make_s3_sequencers_grow() -> None:
 
     setattr(send_with_sequencer, _PATCHED, True)
     s3_notifications._send_event_bridge_message = send_with_sequencer
-    Rule.send_to_targets = send_to_targets  # type: ignore[method-assign]
+    Rule.send_to_targets = send_to_targets  # type: ignore[method-assign,assignment]  # the patch

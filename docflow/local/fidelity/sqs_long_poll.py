@@ -70,4 +70,4 @@ def watch_sqs_arrivals() -> None:
         return message
 
     setattr(send_message, _PATCHED, True)
-    SQSBackend.send_message = send_message  # type: ignore[method-assign]
+    SQSBackend.send_message = send_message  # type: ignore[method-assign]  # the patch itself

@@ -5,6 +5,7 @@ reviewer and period however often it runs), invoked asynchronously every `schedu
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from docflow import aws
 from docflow.local.services.loop import Loop
@@ -12,7 +13,7 @@ from docflow.local.services.loop import Loop
 
 class Schedules(Loop):
     # (function, payload): as the template's Schedule events name them.
-    TASKS = (
+    TASKS: tuple[tuple[str, dict[str, Any]], ...] = (
         ("docflow-status-recorder", {"task": "reconcile"}),
         ("docflow-status-recorder", {"task": "emit-review-metrics"}),
         ("docflow-review-digest", {}),

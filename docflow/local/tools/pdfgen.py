@@ -4,10 +4,11 @@ and broken files."""
 from __future__ import annotations
 
 import io
+from typing import cast
 
 from PIL import Image, ImageDraw, ImageFont
 from pypdf import PdfWriter
-from pypdf.generic import NameObject, NumberObject
+from pypdf.generic import DictionaryObject, NameObject, NumberObject
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
@@ -15,7 +16,7 @@ from reportlab.pdfgen import canvas
 
 def _lines(c: canvas.Canvas, text: str, size: int = 12) -> None:
     c.setFont("Helvetica", size)
-    y = 720
+    y = 720.0
     for line in text.splitlines():
         c.drawString(72, y, line)
         y -= size * 1.5
@@ -79,7 +80,8 @@ def truncated_pdf() -> bytes:
 def unloadable_page_pdf() -> bytes:
     """Claims two pages and holds one: PDFium cannot load (so never draw) the second."""
     writer = PdfWriter(clone_from=io.BytesIO(text_pdf("invoice number one")))
-    writer._root_object["/Pages"][NameObject("/Count")] = NumberObject(2)
+    pages = cast("DictionaryObject", writer._root_object["/Pages"])  # the page tree's root
+    pages[NameObject("/Count")] = NumberObject(2)
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()

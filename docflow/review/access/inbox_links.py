@@ -77,7 +77,7 @@ class InboxLinks:
         pk = _slot_pk(reviewer)
         slot = self._get(pk)
         if slot is None or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
-            fresh = {
+            fresh: dict[str, Any] = {
                 "pk": pk,
                 "kid": ring.current,
                 "nonce": new_nonce(),

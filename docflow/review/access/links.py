@@ -87,7 +87,7 @@ class LinkStore:
         """The reviewer's link for this stage: minted once, re-minted identically after."""
         slot_key = {"pk": _slot_pk(request, reviewer)}
         expires_at = int(time.time()) + ttl_s
-        fresh = {
+        fresh: dict[str, Any] = {
             **slot_key,
             "kid": ring.current,
             "nonce": new_nonce(),

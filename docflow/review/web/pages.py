@@ -47,10 +47,6 @@ class Routing:
     min_confidence: float
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _pages_list(numbers: list[int], limit: int = 12) -> str:
     shown = ", ".join(str(n) for n in numbers[:limit])
     more = len(numbers) - limit

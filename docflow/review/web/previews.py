@@ -52,8 +52,13 @@ def encode_bounded(image: Image.Image, max_bytes: int = MAX_PREVIEW_BYTES) -> by
 
 
 def _is_gray(image: Image.Image) -> bool:
-    small = image.resize((64, 64))
-    return all(abs(r - g) < 12 and abs(g - b) < 12 for r, g, b in small.getdata())
+    # The pixels as RGB bytes (getdata() is deprecated in Pillow 13, and its stubs do not
+    # iterate).
+    rgb = image.resize((64, 64)).tobytes()
+    return all(
+        abs(rgb[i] - rgb[i + 1]) < 12 and abs(rgb[i + 1] - rgb[i + 2]) < 12
+        for i in range(0, len(rgb), 3)
+    )
 
 
 class PreviewStore:

@@ -1,9 +1,9 @@
 """The local stack's shared pieces: the free-port picker, the emulators' loopback base, the
-periodic loop, and the rule that product code never imports the tests."""
+periodic loop, and the imports between its rooms (the whole product's import rules are in
+tests/house/test_imports.py)."""
 
 from __future__ import annotations
 
-import ast
 import json
 import socket
 import threading
@@ -17,8 +17,9 @@ from docflow.local.config import StackConfig
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 from docflow.local.services.loop import Loop
 from docflow.local.tools.ports import free_port, free_port_base, is_free
+from tests.support.imports import imported_modules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_free_port_base_skips_a_block_with_a_taken_port() -> None:
@@ -101,36 +102,6 @@ def test_a_tick_that_raises_does_not_end_the_loop(tmp_path: Path) -> None:
         loop.stop()
 
 
-def _imported_modules(path: Path) -> set[str]:
-    """Modules a file imports, and the dotted names it hands to a loader as strings."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and node.value.startswith("tests.")
-            and " " not in node.value
-        ):
-            names.add(node.value)
-    return names
-
-
-def test_product_code_never_imports_the_tests() -> None:
-    product = [p for d in ("docflow", "conformance") for p in (ROOT / d).rglob("*.py")]
-    assert product
-    offenders = {
-        str(p.relative_to(ROOT)): sorted(
-            m for m in _imported_modules(p) if m.split(".")[0].split(":")[0] == "tests"
-        )
-        for p in product
-    }
-    assert {k: v for k, v in offenders.items() if v} == {}
-
-
 # What each room of docflow/local may import of docflow/local (its __init__ says the same).
 BASE = {"config", "resources"}
 MAY_IMPORT = {
@@ -150,7 +121,7 @@ def test_imports_in_docflow_local_run_downward() -> None:
         for path in (local / room).glob("*.py"):
             used = {
                 m.split(".")[2]
-                for m in _imported_modules(path)
+                for m in imported_modules(path)
                 if m.startswith("docflow.local.") and len(m.split(".")) > 2
             }
             if used - allowed:

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +17,10 @@ import pytest
 from docflow.local.config import StackConfig
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import make_pdf
-from docflow.local.tools.ports import free_port_base
 from docflow.local.tools.uploads import put_document
 from docflow.rules.model import DEFAULT_RULES
 from tests.support.browser import launch, press_access_key
-from tests.support.live_stack import running_stack, wait_for
-
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+from tests.support.live_stack import wait_for
 
 LEGAL, COUNSEL, PRIVACY = "legal@example.com", "counsel@example.com", "privacy@example.com"
 CONTRACT = """SERVICES AGREEMENT {n}
@@ -37,55 +33,47 @@ SIZES = (("phone", 390, 844), ("desktop", 1280, 800))
 COLLEAGUE: dict[str, str] = {}
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("inbox-stack")
-    rules = state.parent / "inbox-rules.toml"
+def inbox_rules(folder: Path) -> Path:
+    """The shipped rules with a second legal reviewer, and no triage: the memo (no type fits
+    it) goes straight to privacy, whose links get revoked."""
+    rules = folder / "inbox-rules.toml"
     text = DEFAULT_RULES.read_text().replace(
         'reviewers = ["legal@example.com"]', f'reviewers = ["{LEGAL}", "{COUNSEL}"]'
     )
-    # No triage: the memo (no type fits it) goes straight to privacy, whose links get revoked.
     triage = text.index("[triage]\n")
     rules.write_text(text[:triage] + text[text.index("\n\n", triage) + 2 :])
-    saved = os.environ.get("DOCFLOW_RULES_PATH")
-    os.environ["DOCFLOW_RULES_PATH"] = str(rules)
-    try:
-        config = StackConfig(state=state, port_base=free_port_base(26000))
-        with running_stack(config, rules=rules) as config:
-            yield config
-    finally:
-        if saved is None:
-            os.environ.pop("DOCFLOW_RULES_PATH", None)
-        else:
-            os.environ["DOCFLOW_RULES_PATH"] = saved
+    return rules
 
 
-def contracts(stack: StackConfig, prefix: str, count: int) -> list[str]:
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack(rules=inbox_rules)]
+
+
+def contracts(live_stack: StackConfig, prefix: str, count: int) -> list[str]:
     """Upload contracts one after another (the inbox is oldest first); their file names.
     Each one's colleague link (counsel's) goes into COLLEAGUE by file name."""
     names = []
     for n in range(count):
         name = f"{prefix}-{n + 1}.pdf"
         doc = put_document(
-            stack.names("DocumentBucket"), f"incoming/{name}", make_pdf([CONTRACT.format(n=n)])
+            live_stack.names("DocumentBucket"), f"incoming/{name}", make_pdf([CONTRACT.format(n=n)])
         )
         wait_for(doc.document_id, {"pending-review"}, doc.run_id)
-        links = wait_for_links(stack.state, 2, run_id=doc.run_id, stage_index=0)
+        links = wait_for_links(live_stack.state, 2, run_id=doc.run_id, stage_index=0)
         COLLEAGUE[name] = next(link.url for link in links if link.reviewer == COUNSEL)
         names.append(name)
     return names
 
 
-def inbox_url(stack: StackConfig, reviewer: str) -> str:
+def inbox_url(live_stack: StackConfig, reviewer: str) -> str:
     """As a person running the stack gets it: `docflow inbox ADDRESS --json`."""
-    shape = json.loads(docflow(stack, "inbox", reviewer, "--json"))
+    shape = json.loads(docflow(live_stack, "inbox", reviewer, "--json"))
     assert shape["reviewer"] == reviewer
     assert set(shape) == {"reviewer", "url", "expiresAt", "pending"}
     return str(shape["url"])
 
 
-def docflow(stack: StackConfig, *args: str) -> str:
-    command = [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args]
+def docflow(live_stack: StackConfig, *args: str) -> str:
+    command = [sys.executable, "-m", "docflow.cli", "--state", str(live_stack.state), *args]
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
 
@@ -93,15 +81,18 @@ def names_on(page: Any) -> list[str]:
     return page.locator("ol.inbox a.open").all_inner_texts()
 
 
-def test_the_inbox_in_a_browser(stack: StackConfig, tmp_path: Path) -> None:
+def test_the_inbox_in_a_browser(live_stack: StackConfig, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
-    memo = put_document(stack.names("DocumentBucket"), "incoming/memo.pdf", make_pdf([MEMO]))
+    memo = put_document(live_stack.names("DocumentBucket"), "incoming/memo.pdf", make_pdf([MEMO]))
     wait_for(memo.document_id, {"pending-review"}, memo.run_id)
-    walks = {"phone": contracts(stack, "phone", 3), "desktop": contracts(stack, "desktop", 3)}
-    legal = inbox_url(stack, LEGAL)
+    walks = {
+        "phone": contracts(live_stack, "phone", 3),
+        "desktop": contracts(live_stack, "desktop", 3),
+    }
+    legal = inbox_url(live_stack, LEGAL)
 
     with sync_playwright() as p:
         browser = launch(p)
@@ -169,9 +160,9 @@ def test_the_inbox_in_a_browser(stack: StackConfig, tmp_path: Path) -> None:
             page.close()
 
         # Revoked: the inbox and the review links answer 403 with a page that says so.
-        privacy = inbox_url(stack, PRIVACY)
-        (memo_link,) = wait_for_links(stack.state, 1, run_id=memo.run_id, stage_index=0)
-        revoked = json.loads(docflow(stack, "reviewers", "revoke", PRIVACY, "--json"))
+        privacy = inbox_url(live_stack, PRIVACY)
+        (memo_link,) = wait_for_links(live_stack.state, 1, run_id=memo.run_id, stage_index=0)
+        revoked = json.loads(docflow(live_stack, "reviewers", "revoke", PRIVACY, "--json"))
         assert revoked["revoked"] and revoked["reviewer"] == PRIVACY
         for size, width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})

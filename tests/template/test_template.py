@@ -300,7 +300,7 @@ def test_dashboard_names_only_resources_and_parameters_the_template_defines() ->
 
 
 def test_every_metric_in_the_registry_is_emitted_by_some_code() -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     source = "\n".join(
         p.read_text()
         for folder in ("docflow", "status_recorder", "orchestrator", "starter", "callback_api")
@@ -649,5 +649,5 @@ def test_the_digest_runs_on_a_schedule_with_mail_and_the_review_tables_only() ->
         "ses:SendEmail",
         "ses:SendRawEmail",
     }
-    makefile = (Path(__file__).parent.parent / "Makefile").read_text()
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
     assert "build-ReviewDigestFunction:" in makefile

@@ -14,12 +14,18 @@ from docflow import aws
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import links_in, stack_mail
 from docflow.local.tools.pdfgen import make_pdf
-from docflow.local.tools.ports import free_port_base
 from docflow.readmodel.table import from_ddb
 from docflow.review.notify.digest import digest_pk
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
-from tests.support.live_stack import LEGAL_ONLY, fast_config, running_stack, upload_doc, wait_for
+from tests.support.live_stack import (
+    LEGAL_ONLY,
+    fast_config,
+    free_base,
+    running_stack,
+    upload_doc,
+    wait_for,
+)
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -51,7 +57,7 @@ def test_the_digest_is_sent_once_per_period_across_a_restart(tmp_path: Path) -> 
     )
     saved = os.environ.get("DOCFLOW_RULES_PATH")
     os.environ["DOCFLOW_RULES_PATH"] = str(rules)
-    config = fast_config(tmp_path / "state", free_port_base(26400))
+    config = fast_config(tmp_path / "state", free_base())
     try:
         with running_stack(config, rules=rules):
             docs = [

@@ -4,11 +4,9 @@ and the dashboard page in a real Chromium."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +15,14 @@ import pytest
 from docflow.local.config import StackConfig
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from tests.support.browser import launch
-from tests.support.live_stack import LEGAL_ONLY, fast_config, http, running_stack
+from tests.support.live_stack import LEGAL_ONLY, http
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("ops-stack")
-    with running_stack(fast_config(state, 23780 + (os.getpid() % 200) * 20)) as config:
-        yield config
+pytestmark = [pytest.mark.slow, pytest.mark.live_stack(fast=True)]
 
 
-def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess[str]:
+def docflow(live_stack: StackConfig, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args],
+        [sys.executable, "-m", "docflow.cli", "--state", str(live_stack.state), *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -40,12 +31,12 @@ def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def ran(stack: StackConfig, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def ran(live_stack: StackConfig, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("docs")
     (folder / "invoice.pdf").write_bytes(make_pdf([INVOICE]))
     (folder / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
     (folder / "notes.txt").write_bytes(b"not a pdf")
-    done = docflow(stack, "run", str(folder), "--json")
+    done = docflow(live_stack, "run", str(folder), "--json")
     assert done.returncode == 5, done.stderr  # notes.txt failed: `run` says so in its status
     rows = {Path(r["path"]).name: r for r in json.loads(done.stdout)}
     return {"rows": rows, "stderr": done.stderr}
@@ -61,18 +52,18 @@ def test_run_shows_plain_progress_and_each_settled_cost(ran: dict[str, Any]) -> 
     assert invoice["cost"]["pages"] == {"textlayer": 1}
 
 
-def test_show_prints_the_cost(stack: StackConfig, ran: dict[str, Any]) -> None:
-    shown = docflow(stack, "show", ran["rows"]["invoice.pdf"]["documentId"])
+def test_show_prints_the_cost(live_stack: StackConfig, ran: dict[str, Any]) -> None:
+    shown = docflow(live_stack, "show", ran["rows"]["invoice.pdf"]["documentId"])
     (line,) = [x for x in shown.stdout.splitlines() if x.startswith("cost")]
     assert "$" in line and "operations" in line
 
 
-def test_events_lists_each_transition_once(stack: StackConfig, ran: dict[str, Any]) -> None:
+def test_events_lists_each_transition_once(live_stack: StackConfig, ran: dict[str, Any]) -> None:
     invoice = ran["rows"]["invoice.pdf"]["documentId"]
     deadline = time.monotonic() + 30
     events: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
-        events = json.loads(docflow(stack, "events", "--json").stdout)
+        events = json.loads(docflow(live_stack, "events", "--json").stdout)
         if any(e["detail"]["documentId"] == invoice for e in events):
             break
         time.sleep(1)
@@ -89,12 +80,12 @@ def test_events_lists_each_transition_once(stack: StackConfig, ran: dict[str, An
 
 @pytest.mark.browser
 def test_the_dashboard_lists_pending_and_failed_documents(
-    stack: StackConfig, ran: dict[str, Any], tmp_path: Path
+    live_stack: StackConfig, ran: dict[str, Any], tmp_path: Path
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    answer = json.loads(docflow(stack, "dashboard", "--json").stdout)
-    assert answer == {"url": f"{stack.review_url}/dashboard", "running": True}
+    answer = json.loads(docflow(live_stack, "dashboard", "--json").stdout)
+    assert answer == {"url": f"{live_stack.review_url}/dashboard", "running": True}
     assert http("POST", answer["url"], {"x": "1"})[0] == 405
     pending, failed = ran["rows"]["legal.pdf"], ran["rows"]["notes.txt"]
     with sync_playwright() as p:

@@ -88,7 +88,7 @@ def test_textract_expense_reads_fields_under_the_cap(stack: Stack, endpoint: End
     assert emulator.stats.throttled > 0 and emulator.stats.answered == 4
     # Bounded by the cap. Whether two calls overlapped depends on the scheduler (a 2-core
     # machine under load may serialize them), so only the bound is asserted here; the cap's
-    # own tests (tests/test_limiter.py) show it reached.
+    # own tests (tests/readers/test_limiter.py) show it reached.
     assert 1 <= emulator.stats.peak_in_flight <= 2
 
 

@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from tests.support.live_stack import (
     LEGAL_ONLY,
     executions_named,
     fast_config,
+    free_base,
     history,
     http,
     intake_drained,
@@ -40,18 +40,11 @@ from tests.support.live_stack import (
 )
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.live_stack(fast=True)]
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("stack")
-    with running_stack(fast_config(state, 18780 + (os.getpid() % 200) * 20)) as config:
-        yield config
-
-
-def test_invoice_flows_from_upload_to_finalized(stack: StackConfig) -> None:
-    doc_id, run_id = upload(stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
+def test_invoice_flows_from_upload_to_finalized(live_stack: StackConfig) -> None:
+    doc_id, run_id = upload(live_stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
     state = wait_for(doc_id, {"finalized"}, run_id)
     assert (state["docType"], state["pages"]) == ("invoice", 1)
     assert [h["status"] for h in history(doc_id)] == [
@@ -62,14 +55,14 @@ def test_invoice_flows_from_upload_to_finalized(stack: StackConfig) -> None:
     ]
 
 
-def test_review_links_resume_the_run_and_a_get_decides_nothing(stack: StackConfig) -> None:
+def test_review_links_resume_the_run_and_a_get_decides_nothing(live_stack: StackConfig) -> None:
     doc_id, run_id = upload(
-        stack, "incoming/contract.pdf", make_pdf([("scan", CONTRACT_WITH_CARD)])
+        live_stack, "incoming/contract.pdf", make_pdf([("scan", CONTRACT_WITH_CARD)])
     )
     state = wait_for(doc_id, {"pending-review"}, run_id)
     assert state["stageName"] == "legal" and state["sensitive"] == {"card_number": 1}
     assert {link["reviewer"] for link in state["reviewLinks"]} == {"legal@example.com"}
-    url = review_url(stack, run_id)
+    url = review_url(live_stack, run_id)
     for _ in range(2):
         status, page = http("GET", url)
         assert status == 200 and "Approve" in page
@@ -80,11 +73,11 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(stack: StackConfi
     while state["stageName"] != "privacy":
         state = wait_for(doc_id, {"pending-review"}, run_id)
     assert http("POST", url, {"decision": "approve"})[0] == 409  # used
-    assert http("POST", review_url(stack, run_id, stage=1), {"decision": "approve"})[0] == 200
+    assert http("POST", review_url(live_stack, run_id, stage=1), {"decision": "approve"})[0] == 200
     wait_for(doc_id, {"finalized"}, run_id)
 
     def sent() -> list[dict]:  # the stack exports sent mail with its snapshot, every two seconds
-        path = stack.state / "mail.json"
+        path = live_stack.state / "mail.json"
         mail = json.loads(path.read_text()) if path.exists() else []
         return [m for m in mail if "contract.pdf" in m["subject"]]
 
@@ -92,27 +85,29 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(stack: StackConfi
     assert sorted(m["to"][0] for m in sent()) == ["legal@example.com", "privacy@example.com"]
 
 
-def test_duplicate_upload_events_start_one_run(stack: StackConfig) -> None:
-    doc = upload_doc(stack, "incoming/dup.pdf", make_pdf([INVOICE]))
+def test_duplicate_upload_events_start_one_run(live_stack: StackConfig) -> None:
+    doc = upload_doc(live_stack, "incoming/dup.pdf", make_pdf([INVOICE]))
     doc_id, run_id = doc.document_id, doc.run_id
     key_event = object_created_event(doc)
-    queue = aws.client("sqs").get_queue_url(QueueName=stack.names("IntakeQueue"))["QueueUrl"]
+    queue = aws.client("sqs").get_queue_url(QueueName=live_stack.names("IntakeQueue"))["QueueUrl"]
     for _ in range(4):
         aws.client("sqs").send_message(QueueUrl=queue, MessageBody=json.dumps(key_event))
     wait_for(doc_id, {"finalized"}, run_id)
-    wait_until(lambda: intake_drained(stack), timeout=60, what="the duplicates through the starter")
+    wait_until(
+        lambda: intake_drained(live_stack), timeout=60, what="the duplicates through the starter"
+    )
     assert len(executions_named(doc.execution_name)) == 1
     assert [h["status"] for h in history(doc_id)].count("received") == 1
     claims = aws.client("dynamodb").get_item(
-        TableName=stack.claims_table, Key={"pk": {"S": f"START#{run_id}"}}
+        TableName=live_stack.claims_table, Key={"pk": {"S": f"START#{run_id}"}}
     )
     assert claims["Item"]["state"]["S"] == "started"
 
 
-def test_unparseable_intake_message_lands_in_the_dlq(stack: StackConfig) -> None:
+def test_unparseable_intake_message_lands_in_the_dlq(live_stack: StackConfig) -> None:
     sqs = aws.client("sqs")
-    queue = sqs.get_queue_url(QueueName=stack.names("IntakeQueue"))["QueueUrl"]
-    dlq = sqs.get_queue_url(QueueName=stack.names("IntakeDeadLetterQueue"))["QueueUrl"]
+    queue = sqs.get_queue_url(QueueName=live_stack.names("IntakeQueue"))["QueueUrl"]
+    dlq = sqs.get_queue_url(QueueName=live_stack.names("IntakeDeadLetterQueue"))["QueueUrl"]
     sqs.send_message(QueueUrl=queue, MessageBody="{not json")
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -124,14 +119,14 @@ def test_unparseable_intake_message_lands_in_the_dlq(stack: StackConfig) -> None
     raise AssertionError("the bad message never reached the DLQ")
 
 
-def test_restart_while_pending_then_approve(stack: StackConfig) -> None:
-    doc_id, run_id = upload(stack, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
+def test_restart_while_pending_then_approve(live_stack: StackConfig) -> None:
+    doc_id, run_id = upload(live_stack, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
     before = wait_for(doc_id, {"pending-review"}, run_id)
-    url = review_url(stack, run_id)
+    url = review_url(live_stack, run_id)
 
-    assert control.down(stack.state)
-    control.up(stack.state)
-    control.use_stack(stack.state)
+    assert control.down(live_stack.state)
+    control.up(live_stack.state)
+    control.use_stack(live_stack.state)
 
     state = wait_for(doc_id, {"pending-review"}, run_id)  # nothing was lost
     assert state["reviewLinks"] == before["reviewLinks"]
@@ -139,13 +134,13 @@ def test_restart_while_pending_then_approve(stack: StackConfig) -> None:
     wait_for(doc_id, {"finalized"}, run_id)
 
 
-def test_a_new_version_under_review_ends_the_old_runs_review(stack: StackConfig) -> None:
-    old = upload_doc(stack, "incoming/replaced.pdf", make_pdf([LEGAL_ONLY]))
+def test_a_new_version_under_review_ends_the_old_runs_review(live_stack: StackConfig) -> None:
+    old = upload_doc(live_stack, "incoming/replaced.pdf", make_pdf([LEGAL_ONLY]))
     wait_for(old.document_id, {"pending-review"}, old.run_id)
-    url = review_url(stack, old.run_id)
+    url = review_url(live_stack, old.run_id)
     assert http("GET", url)[0] == 200
 
-    new = upload_doc(stack, "incoming/replaced.pdf", make_pdf([LEGAL_ONLY + "\nAmended."]))
+    new = upload_doc(live_stack, "incoming/replaced.pdf", make_pdf([LEGAL_ONLY + "\nAmended."]))
     wait_for(new.document_id, {"pending-review"}, new.run_id)
     deadline = time.monotonic() + 60
     while not any(
@@ -160,14 +155,14 @@ def test_a_new_version_under_review_ends_the_old_runs_review(stack: StackConfig)
     assert http("POST", url, {"decision": "approve"})[0] == 409
     state = ReadModel(load_settings().table_name).show(old.document_id)["state"]
     assert (state["runId"], state["status"]) == (new.run_id, "pending-review")
-    assert http("POST", review_url(stack, new.run_id), {"decision": "approve"})[0] == 200
+    assert http("POST", review_url(live_stack, new.run_id), {"decision": "approve"})[0] == 200
     wait_for(new.document_id, {"finalized"}, new.run_id)
 
 
 def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
     state = tmp_path / "short"
-    port_base = 18780 + (os.getpid() % 200) * 20 + 11
-    with running_stack(fast_config(state, port_base, DOCFLOW_STAGE_TIMEOUT_S="10")) as config:
+    # A second stack beside the module's: free_base skips the block the first one holds.
+    with running_stack(fast_config(state, free_base(), DOCFLOW_STAGE_TIMEOUT_S="10")) as config:
         doc_id, run_id = upload(config, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
         wait_for(doc_id, {"pending-review"}, run_id)
         control.down(state)
@@ -177,9 +172,9 @@ def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
         assert final["reason"] == "review-timeout"
 
 
-def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfig) -> None:
+def test_starter_batch_with_duplicates_and_a_malformed_message(live_stack: StackConfig) -> None:
     """The starter as the event source mapping calls it: one bad record fails alone."""
-    doc = upload_doc(stack, "incoming/batch.pdf", make_pdf([INVOICE]))
+    doc = upload_doc(live_stack, "incoming/batch.pdf", make_pdf([INVOICE]))
     event = object_created_event(doc)
     records = [
         {
@@ -213,9 +208,9 @@ def test_starter_batch_with_duplicates_and_a_malformed_message(stack: StackConfi
     assert [h["status"] for h in history(doc.document_id)].count("received") == 1
 
 
-def docflow(stack: StackConfig, *args: str, status: int = 0) -> Any:
+def docflow(live_stack: StackConfig, *args: str, status: int = 0) -> Any:
     done = subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args, "--json"],
+        [sys.executable, "-m", "docflow.cli", "--state", str(live_stack.state), *args, "--json"],
         capture_output=True,
         text=True,
         check=False,
@@ -225,12 +220,12 @@ def docflow(stack: StackConfig, *args: str, status: int = 0) -> Any:
     return json.loads(done.stdout)
 
 
-def test_the_docflow_command(stack: StackConfig, tmp_path: Path) -> None:
+def test_the_docflow_command(live_stack: StackConfig, tmp_path: Path) -> None:
     (tmp_path / "invoice.pdf").write_bytes(make_pdf([INVOICE]))
     (tmp_path / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
     (tmp_path / "notes.txt").write_bytes(b"not a pdf")
     # notes.txt fails: `run` exits 5 (a document failed)
-    rows = {Path(r["path"]).name: r for r in docflow(stack, "run", str(tmp_path), status=5)}
+    rows = {Path(r["path"]).name: r for r in docflow(live_stack, "run", str(tmp_path), status=5)}
     for row in rows.values():
         assert {"documentId", "path", "status", "pages", "docType", "reviewLinks", "reason"} <= set(
             row
@@ -243,32 +238,32 @@ def test_the_docflow_command(stack: StackConfig, tmp_path: Path) -> None:
     legal = rows["legal.pdf"]
     assert legal["status"] == "pending-review" and legal["reviewLinks"]
 
-    pending = {p["documentId"]: p for p in docflow(stack, "pending")}
+    pending = {p["documentId"]: p for p in docflow(live_stack, "pending")}
     mine = pending[legal["documentId"]]
     assert {"documentId", "version", "stage", "pendingSince", "reviewLinks"} <= set(mine)
     assert mine["reviewLinks"] == legal["reviewLinks"]
     # The links themselves are only in the mail, and `docflow mail --json` lists it.
-    mail = docflow(stack, "mail")
+    mail = docflow(live_stack, "mail")
     assert all({"to", "subject", "body"} <= set(m) for m in mail)
     ids = {link["linkId"] for link in legal["reviewLinks"]}
     # This run's links: an earlier test ran other bytes under the same key (an older run).
-    run_id = docflow(stack, "show", legal["documentId"])["state"]["runId"]
+    run_id = docflow(live_stack, "show", legal["documentId"])["state"]["runId"]
     assert ids == {link_id(m.token) for m in links_in(mail) if m.run_id == run_id}
     assert "/review/" not in json.dumps(pending)
-    failed = docflow(stack, "failed")
+    failed = docflow(live_stack, "failed")
     assert rows["notes.txt"]["documentId"] in {f["documentId"] for f in failed}
 
     invoice = rows["invoice.pdf"]["documentId"]
-    before = docflow(stack, "show", invoice)["state"]["runId"]
-    again = docflow(stack, "reprocess", invoice)
+    before = docflow(live_stack, "show", invoice)["state"]["runId"]
+    again = docflow(live_stack, "reprocess", invoice)
     assert again["started"] and again["generation"] == 1
     state = wait_for(invoice, {"finalized"}, again["runId"])
     assert state["runId"] != before  # the new run superseded the old one
 
 
-def test_same_content_again_starts_nothing_new_content_supersedes(stack: StackConfig) -> None:
+def test_same_content_again_starts_nothing_new_content_supersedes(live_stack: StackConfig) -> None:
     s3 = aws.client("s3")
-    bucket, key = stack.names("DocumentBucket"), "incoming/versions.pdf"
+    bucket, key = live_stack.names("DocumentBucket"), "incoming/versions.pdf"
     data = make_pdf([INVOICE])
     first = s3.put_object(Bucket=bucket, Key=key, Body=data)
     doc = DocumentRef(bucket, key, first["VersionId"], content_tag=first["ETag"].strip('"'))
@@ -276,7 +271,7 @@ def test_same_content_again_starts_nothing_new_content_supersedes(stack: StackCo
 
     again = s3.put_object(Bucket=bucket, Key=key, Body=data)  # the same bytes again
     assert again["VersionId"] != first["VersionId"] and again["ETag"] == first["ETag"]
-    wait_until(lambda: intake_drained(stack), timeout=60, what="the event through the starter")
+    wait_until(lambda: intake_drained(live_stack), timeout=60, what="the event through the starter")
     same = DocumentRef(bucket, key, again["VersionId"], content_tag=again["ETag"].strip('"'))
     assert same.execution_name == doc.execution_name  # the run is named for the content
     assert len(executions_named(doc.execution_name)) == 1
@@ -290,26 +285,26 @@ def test_same_content_again_starts_nothing_new_content_supersedes(stack: StackCo
     assert runs == {doc.run_id, new_doc.run_id}
 
 
-def test_host_killed_mid_document_then_the_run_resumes(stack: StackConfig) -> None:
+def test_host_killed_mid_document_then_the_run_resumes(live_stack: StackConfig) -> None:
     """SIGKILL the functions' host while pages are being read: the supervisor restarts it,
     the runner retries the invocation, the run replays from its checkpoints and finishes."""
     import signal
 
     pages = [("scan", INVOICE) if n % 2 else INVOICE for n in range(8)]
-    doc = upload_doc(stack, "incoming/crash.pdf", make_pdf(pages))
+    doc = upload_doc(live_stack, "incoming/crash.pdf", make_pdf(pages))
     wait_for(doc.document_id, {"reading"}, doc.run_id)
-    old_pid = int((stack.state / "host.pid").read_text())
+    old_pid = int((live_stack.state / "host.pid").read_text())
     os.kill(old_pid, signal.SIGKILL)
     state = wait_for(doc.document_id, {"finalized"}, doc.run_id, timeout=120)
     assert state["pages"] == 8
-    assert int((stack.state / "host.pid").read_text()) != old_pid  # a new host did the rest
+    assert int((live_stack.state / "host.pid").read_text()) != old_pid  # a new host did the rest
     statuses = [h["status"] for h in history(doc.document_id)]
     assert statuses == ["received", "reading", "classified", "finalized"]
 
 
-def test_the_function_url_refuses_what_a_function_url_would(stack: StackConfig) -> None:
+def test_the_function_url_refuses_what_a_function_url_would(live_stack: StackConfig) -> None:
     """Refused before the function runs: over 6 MB, chunked, unreadable lengths, garbage."""
-    port, path = stack.review_port, b"/review/v1.k1.abc.def"
+    port, path = live_stack.review_port, b"/review/v1.k1.abc.def"
     too_big = b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Length: 7000000\r\n\r\n"
     chunked = (
         b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
@@ -321,21 +316,21 @@ def test_the_function_url_refuses_what_a_function_url_would(stack: StackConfig) 
     assert raw_status(port, b"GARBAGE\r\n\r\n") == 400
 
 
-def test_the_stack_reports_what_its_parts_measured(stack: StackConfig) -> None:
-    doc_id, run_id = upload(stack, "incoming/stats.pdf", make_pdf([INVOICE]))
+def test_the_stack_reports_what_its_parts_measured(live_stack: StackConfig) -> None:
+    doc_id, run_id = upload(live_stack, "incoming/stats.pdf", make_pdf([INVOICE]))
     wait_for(doc_id, {"finalized"}, run_id)
     # The stats are written with each snapshot.
-    wait_until(lambda: docflow(stack, "status")["stats"].get("intakeBatches", 0) >= 1, 30, 0.5)
-    stats = docflow(stack, "status")["stats"]
+    wait_until(lambda: docflow(live_stack, "status")["stats"].get("intakeBatches", 0) >= 1, 30, 0.5)
+    stats = docflow(live_stack, "status")["stats"]
     assert 1 <= stats["intakeInFlightPeak"] <= stats["intakeMaxConcurrency"]
     assert stats["intakeBatches"] >= 1
 
 
-def test_an_execution_stopped_from_outside_is_reconciled(stack: StackConfig) -> None:
+def test_an_execution_stopped_from_outside_is_reconciled(live_stack: StackConfig) -> None:
     """The run cannot report an end it never saw; the recorder's reconcile pass asks the
     durable runner and records it."""
     pages = [("scan", INVOICE)] * 10
-    doc = upload_doc(stack, "incoming/stopped.pdf", make_pdf(pages))
+    doc = upload_doc(live_stack, "incoming/stopped.pdf", make_pdf(pages))
     wait_for(doc.document_id, {"reading"}, doc.run_id)
     runner = aws.client("lambda")
     found = runner.list_durable_executions_by_function(
@@ -353,19 +348,22 @@ def history_of_run(doc: DocumentRef) -> list[dict]:
     return [h for h in history(doc.document_id) if h["runId"] == doc.run_id]
 
 
-def test_a_stale_start_claim_whose_run_exists_starts_nothing(stack: StackConfig) -> None:
+def test_a_stale_start_claim_whose_run_exists_starts_nothing(live_stack: StackConfig) -> None:
     """The local runner does not de-duplicate execution names; a starter that died between
     starting a run and marking its claim must not lead the next one to start it again."""
     from docflow.intake import LocalRunnerStarter
     from docflow.readmodel.table import to_ddb
 
-    doc = upload_doc(stack, "incoming/stale-claim.pdf", make_pdf([INVOICE]))
+    doc = upload_doc(live_stack, "incoming/stale-claim.pdf", make_pdf([INVOICE]))
     wait_for(doc.document_id, {"finalized"}, doc.run_id)
     claim = {"pk": f"START#{doc.execution_name}", "state": "starting"}
     aws.client("dynamodb").put_item(
-        TableName=stack.claims_table, Item=to_ddb({**claim, "claimedAt": int(time.time()) - 120})
+        TableName=live_stack.claims_table,
+        Item=to_ddb({**claim, "claimedAt": int(time.time()) - 120}),
     )
-    starter = LocalRunnerStarter(stack.runner_url, "docflow-orchestrator", stack.claims_table, 3600)
+    starter = LocalRunnerStarter(
+        live_stack.runner_url, "docflow-orchestrator", live_stack.claims_table, 3600
+    )
 
     assert starter.start(doc) is False
     runs = aws.client("lambda").list_durable_executions_by_function(
@@ -373,6 +371,6 @@ def test_a_stale_start_claim_whose_run_exists_starts_nothing(stack: StackConfig)
     )["DurableExecutions"]
     assert len(runs) == 1
     item = aws.client("dynamodb").get_item(
-        TableName=stack.claims_table, Key=to_ddb({"pk": claim["pk"]})
+        TableName=live_stack.claims_table, Key=to_ddb({"pk": claim["pk"]})
     )
     assert item["Item"]["state"]["S"] == "started"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,16 +17,16 @@ from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.support.browser import launch, not_blank
-from tests.support.live_stack import running_stack, wait_for
+from tests.support.live_stack import wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack]
 
 FORM = """CARDHOLDER AGREEMENT
 This agreement is made between the parties named below.
 The parties hereby agree to the terms and conditions.
 Card on file: 4111 1111 1111 1111
 Governing law: Delaware."""
-# Where the screenshots go: the README shows the ones this test took.
+# Where the screenshots go: docs/reviewers.md shows the ones this test took.
 SHOTS = (
     Path(os.environ.get("DOCFLOW_SCREENSHOTS", ""))
     if os.environ.get("DOCFLOW_SCREENSHOTS")
@@ -35,26 +34,20 @@ SHOTS = (
 )
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("browser-stack")
-    port_base = 21780 + (os.getpid() % 150) * 20
-    with running_stack(StackConfig(state=state, port_base=port_base)) as config:
-        yield config
-
-
-def test_review_in_a_browser_on_a_phone_and_a_desktop(stack: StackConfig, tmp_path: Path) -> None:
+def test_review_in_a_browser_on_a_phone_and_a_desktop(
+    live_stack: StackConfig, tmp_path: Path
+) -> None:
     from playwright.sync_api import sync_playwright
 
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     doc = put_document(
-        stack.names("DocumentBucket"),
+        live_stack.names("DocumentBucket"),
         "incoming/cardholder-agreement.pdf",
         make_pdf([("scan", FORM), "Annex A\nSchedule of fees, page two."]),
     )
     wait_for(doc.document_id, {"pending-review"}, doc.run_id)
-    (link,) = wait_for_links(stack.state, 1, run_id=doc.run_id, stage_index=0)
+    (link,) = wait_for_links(live_stack.state, 1, run_id=doc.run_id, stage_index=0)
 
     with sync_playwright() as p:
         browser = launch(p)

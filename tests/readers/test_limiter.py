@@ -16,7 +16,8 @@ from tests.support.aws import Stack
 
 class SlowService:
     """Stands in for the rate-limited service, without OCR, so the cap's bookkeeping is tested
-    fast; tests/test_textract_local.py runs the real reader against the Textract emulator."""
+    fast; tests/readers/test_textract_local.py runs the real reader against the Textract
+    emulator."""
 
     name = "fake-slow-service"
 

@@ -10,8 +10,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -25,25 +23,11 @@ from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.live_stack]
 
 CONTRACT = """SERVICES AGREEMENT No. 7
 This agreement is made between the parties named below.
 The parties hereby agree to the terms and conditions. Governing law: Delaware."""
-
-
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[StackConfig]:
-    saved = dict(os.environ)
-    config = StackConfig(state=tmp_path / "state", port_base=16780 + (os.getpid() % 200) * 20)
-    config.save()
-    control.up(config.state)
-    control.use_stack(config.state)
-    yield config
-    control.down(config.state)
-    os.environ.clear()
-    os.environ.update(saved)
-    reset_process_state()
 
 
 def _kill_every_process(config: StackConfig) -> None:
@@ -70,9 +54,9 @@ def _wait(ids: list[str], wanted: dict[str, set[str]], timeout: float) -> dict[s
 
 
 def test_every_acknowledged_document_settles_after_the_stack_is_killed(
-    stack: StackConfig,
+    live_stack: StackConfig,
 ) -> None:
-    bucket = stack.names("DocumentBucket")
+    bucket = live_stack.names("DocumentBucket")
     files = [(f"crash/inv-{n}.pdf", make_pdf([f"{INVOICE}\nReference {n}"])) for n in range(6)]
     files.append(("crash/scan.pdf", make_pdf([INVOICE, ("scan", f"{INVOICE}\nPage two")])))
     files.append(("crash/contract.pdf", make_pdf([CONTRACT])))
@@ -85,10 +69,10 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
     while not any(s.get("status") for s in _states(ids).values()):
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    _kill_every_process(stack)
+    _kill_every_process(live_stack)
 
     up = subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), "up"],
+        [sys.executable, "-m", "docflow.cli", "--state", str(live_stack.state), "up"],
         capture_output=True,
         text=True,
         check=True,
@@ -107,7 +91,7 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
 
     with urlopen(
         Request(
-            wait_for_links(stack.state, 1, run_id=states[review]["runId"])[0].url,
+            wait_for_links(live_stack.state, 1, run_id=states[review]["runId"])[0].url,
             urlencode({"decision": "approve"}).encode(),
         ),
         timeout=30,
@@ -115,13 +99,13 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
         assert answer.status == 200
     assert _wait([review], {review: {"finalized"}}, 60)[review]["status"] == "finalized"
 
-    db = sqlite3.connect(f"file:{stack.state / 'executions.sqlite'}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{live_stack.state / 'executions.sqlite'}?mode=ro", uri=True)
     with contextlib.closing(db):
         executions = dict(db.execute("SELECT execution_name, status FROM executions").fetchall())
     assert {d.execution_name for d in docs} == set(executions)
-    finals = aws.client("s3").list_objects_v2(Bucket=stack.names("ArtifactBucket"), Prefix="docs/")[
-        "Contents"
-    ]
+    finals = aws.client("s3").list_objects_v2(
+        Bucket=live_stack.names("ArtifactBucket"), Prefix="docs/"
+    )["Contents"]
     assert sum(o["Key"].endswith("/final.json") for o in finals) == len(docs)
     model = ReadModel(load_settings().table_name)
     for i in ids:  # one finalize per run, none failed on the way (source-missing and the like)

@@ -6,11 +6,8 @@ pile smaller than a job's minimum goes on-demand at once."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,28 +15,23 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.tools.pdfgen import text_pdf
-from tests.support.live_stack import fast_config, running_stack
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("piles")
-    config = replace(
-        fast_config(state, 22780 + (os.getpid() % 100) * 20, DOCFLOW_PILE_MIN_RECORDS="3"),
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.live_stack(
+        fast=True,
+        env={"DOCFLOW_PILE_MIN_RECORDS": "3"},
         batch_status_s=0.5,
         pile_max_wait_s=4,
         pile_poll_s=5,
         pile_schedule_s=3,
-    )
-    with running_stack(config) as running:
-        yield running
+    ),
+]
 
 
-def docflow(stack: StackConfig, *args: str) -> Any:
+def docflow(live_stack: StackConfig, *args: str) -> Any:
     done = subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args, "--json"],
+        [sys.executable, "-m", "docflow.cli", "--state", str(live_stack.state), *args, "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -61,19 +53,20 @@ def reports(folder: Path, n: int, tag: str) -> Path:
 
 
 def test_a_pile_goes_through_a_batch_job_and_a_small_one_on_demand(
-    stack: StackConfig, tmp_path: Path
+    live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    rows = docflow(stack, "backfill", str(reports(tmp_path / "pile", 3, "pile")))["documents"]
+    rows = docflow(live_stack, "backfill", str(reports(tmp_path / "pile", 3, "pile")))["documents"]
     assert [r["status"] for r in rows] == ["finalized"] * 3
-    states = [docflow(stack, "show", r["documentId"])["state"] for r in rows]
+    states = [docflow(live_stack, "show", r["documentId"])["state"] for r in rows]
     assert {s["enrichment"]["mode"] for s in states} == {"batch"}
-    (job,) = docflow(stack, "jobs")
+    (job,) = docflow(live_stack, "jobs")
     assert (job["status"], job["records"], job["succeeded"]) == ("Completed", 3, 3)
     assert {s["enrichment"]["jobId"] for s in states} == {job["jobId"]}
 
-    (alone,) = docflow(stack, "backfill", str(reports(tmp_path / "alone", 1, "alone")))["documents"]
+    alone_pile = str(reports(tmp_path / "alone", 1, "alone"))
+    (alone,) = docflow(live_stack, "backfill", alone_pile)["documents"]
     assert alone["status"] == "finalized"
-    state = docflow(stack, "show", alone["documentId"])["state"]
+    state = docflow(live_stack, "show", alone["documentId"])["state"]
     assert state["enrichment"]["mode"] == "on-demand"
     assert state["enrichment"]["onDemandReason"] == "below-batch-minimum"
-    assert len(docflow(stack, "jobs")) == 1  # no job for a pool below the minimum
+    assert len(docflow(live_stack, "jobs")) == 1  # no job for a pool below the minimum

@@ -1,0 +1,67 @@
+"""What a source file imports, read from its syntax tree (nothing is imported to find out), and
+the unit of the house each module belongs to: a handler package, `docflow`'s top-level package
+or module (`review`, `pipeline`, `settings` ...), a room of the local stack (`local.tools`)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HANDLERS = ("orchestrator", "starter", "callback_api", "status_recorder")
+PRODUCT = ("docflow", *HANDLERS, "conformance")
+OURS = (*PRODUCT, "tests", "bench")
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Modules a file imports (deferred imports inside functions included), and the dotted
+    names it hands to a loader as strings."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "docflow":  # `from docflow import aws`: the module is docflow.aws
+                names |= {f"docflow.{alias.name}" for alias in node.names}
+            else:
+                names.add(node.module)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("tests.")
+            and " " not in node.value
+        ):
+            names.add(node.value)
+    return names
+
+
+def unit(module: str) -> str:
+    """`docflow.review.links` -> `review`; `docflow.local.tools.ports` -> `local.tools`;
+    `callback_api.app` -> `callback_api`; `docflow` -> `docflow`."""
+    parts = module.split(":", maxsplit=1)[0].split(".")
+    if parts[0] != "docflow" or len(parts) == 1:
+        return parts[0]
+    if parts[1] == "local" and len(parts) > 2:
+        return f"local.{parts[2]}"
+    return parts[1]
+
+
+def module_of(path: Path) -> str:
+    dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return dotted.removesuffix(".__init__")
+
+
+def unit_imports(tops: tuple[str, ...] = PRODUCT) -> dict[str, dict[str, set[str]]]:
+    """{unit: {unit it imports: the files that do}} over every file under `tops`; only our own
+    units (the product, tests, bench), never a unit's imports of itself."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for top in tops:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            here = unit(module_of(path))
+            graph.setdefault(here, {})
+            for module in imported_modules(path):
+                there = unit(module)
+                if module.split(".")[0] in OURS and there != here:
+                    name = str(path.relative_to(ROOT))
+                    graph[here].setdefault(there, set()).add(name)
+    return graph
