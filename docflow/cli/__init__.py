@@ -1,6 +1,8 @@
 """The `docflow` command: run the local stack, put documents through it, ask the read model.
 
     docflow up | down | status
+    docflow deploy [--source DIR]       publish a checkout as the next version; live -> it
+    docflow versions [prune]            versions and the open executions each holds
     docflow submit PATH... [--key K]
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
     docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
@@ -25,12 +27,12 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack
+from docflow.cli import documents, piles, queries, reviewers, stack, versions
 from docflow.cli.output import stdout_closed
 
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
-    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt"} '
+    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", "functionVersion"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
 )
 # The shape each command prints with --json: a contract, also in README.md.
@@ -43,6 +45,8 @@ JSON_SHAPES = {
     '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
     '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
     "down": '{"stopped": bool}',
+    "deploy": versions.DEPLOY_SHAPE,
+    "versions": versions.VERSIONS_SHAPE,
     "status": 'the `up` object without "recovery"',
     "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',
     "run": '[{"documentId", "version", "path", "status", "pages": int|null, '
@@ -58,7 +62,8 @@ JSON_SHAPES = {
     "stuck": "as `pending`",
     "failed": "as `pending`",
     "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
-    "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, the summary "
+    "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, functionVersion "
+    '(the function version the execution started and resumes on: "1", "2", ...), the summary '
     "fields reports carried (pages, engines, docType, sensitive, reason, resultKey, ...) and, "
     'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
     '"memoryMb", "pages": {engine: n}, "textractCalls", "bedrockCalls", '
@@ -96,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docflow",
         description=(__doc__ or "").splitlines()[0],
-        epilog="\n".join((__doc__ or "").splitlines()[2:14]),
+        epilog="\n".join((__doc__ or "").splitlines()[2:16]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--state", default=".docflow", help="local stack folder")
@@ -117,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("up", stack.cmd_up, "start the local stack")
     add("down", stack.cmd_down, "stop the local stack (its state is kept)")
     add("status", stack.cmd_status, "is the local stack running")
+    versions.add_commands(add)
     p = add("submit", documents.cmd_submit, "upload documents and return at once")
     p.add_argument("paths", nargs="+")
     p.add_argument("--key")

@@ -30,6 +30,7 @@ def listing(args: argparse.Namespace, page: Any, kind: str) -> int:
             "reviewLinks": i.get("reviewLinks", []),
             "reason": i.get("reason"),
             "failedAt": i.get("failedAt"),
+            "functionVersion": i.get("functionVersion"),
         }
         for i in page.items
     ]
