@@ -32,7 +32,8 @@ from docflow.cli.output import stdout_closed
 
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
-    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", "functionVersion"} '
+    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
+    '"functionVersion"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
 )
 # The shape each command prints with --json: a contract, also in README.md.

@@ -22,11 +22,11 @@ def resolve_aliases_at_start(executor: Any, state: Path) -> None:
     store = VersionStore(state)
     create = executor._create_execution
 
-    def create_pinned(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+    def create_pinned(input: Any, *args: Any, **kwargs: Any) -> Any:
         if input.function_qualifier == LIVE:
             live = store.live()
             if live is not None:
-                input = dataclasses.replace(input, function_qualifier=str(live))  # noqa: A001
+                input = dataclasses.replace(input, function_qualifier=str(live))
         return create(input, *args, **kwargs)
 
     executor._create_execution = create_pinned

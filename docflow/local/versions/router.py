@@ -65,7 +65,7 @@ class Worker:
     def start(self, env: dict[str, str]) -> None:
         self.port_file.unlink(missing_ok=True)
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(  # noqa: S603 - our interpreter and bootstrap
+            self.process = subprocess.Popen(
                 [
                     sys.executable,
                     str(WORKER_MAIN),

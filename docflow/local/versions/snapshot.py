@@ -114,7 +114,7 @@ def check_imports(code: Path, env: dict[str, str]) -> None:
     the failing import's last lines when it does not load."""
     command = [sys.executable, str(WORKER_MAIN), "--code", str(code), "--check"]
     try:
-        done = subprocess.run(  # noqa: S603 - our interpreter, our bootstrap, a folder path
+        done = subprocess.run(
             command,
             env={**env, "PYTHONPATH": "", "PYTHONDONTWRITEBYTECODE": "1"},
             capture_output=True,
