@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean
+.PHONY: run test lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,12 @@ bench-smoke-rest: setup system-deps conformance-deps
 
 clean:
 	rm -rf .aws-sam .docflow
+
+# Executions suspended at each kind of wait, recorded from this release into
+# tests/data/histories/<version>-<commit>/: tests/orchestrator/test_replay_histories.py replays
+# every set against the current code. Run it when a release ships (docs/upgrading.md).
+histories: setup
+	$(BIN)/python -m tests.support.record_histories $(if $(RELEASE),--release $(RELEASE))
 
 # ---- sam build (BuildMethod: makefile). Each function gets its handler package and the shared
 # library, with python3.13 manylinux wheels installed by pip --platform (works from any Python).
