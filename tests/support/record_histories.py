@@ -213,9 +213,9 @@ def suspended(runner: DurableFunctionTestRunner, arn: str, waits_at: str) -> lis
             if op.operation_type.value == "STEP"
         )
         wanted = "STARTED" if target and target[0].operation_type.value == "WAIT" else "SUCCEEDED"
-        if target and target[0].status.value == wanted and settled:
-            if time.monotonic() - quiet_since > 1.0:
-                return operations
+        quiet = time.monotonic() - quiet_since > 1.0
+        if target and target[0].status.value == wanted and settled and quiet:
+            return operations
         time.sleep(0.1)
     raise RuntimeError(f"the execution never settled at {waits_at!r}: {[o.name for o in last]}")
 
@@ -259,9 +259,8 @@ def main() -> None:
             history = record(scenario, scratch, release)
             path = target / f"{scenario.name}.json"
             path.write_text(json.dumps(history, indent=1, sort_keys=True) + "\n")
-            print(
-                f"{path.relative_to(HISTORIES.parent.parent.parent)}: {len(history['operations'])} operations, {path.stat().st_size} bytes"
-            )
+            size = path.stat().st_size
+            print(f"{scenario.name}: {len(history['operations'])} operations, {size} bytes")
     finally:
         for leftover in scratch.glob("*"):
             leftover.unlink()
