@@ -47,6 +47,9 @@ MODEL_ATTEMPTS = 2  # step attempts of one call; the last one degrades to review
 REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every reason
 MESSAGE_SHOWN = 160
 ON_DEMAND, BATCH = "on-demand", "batch"
+# `risk` of `finish`: read the rules file now (the rules engine, in the step that planned it,
+# and a run whose plan carries no risk stage, from before plans carried one).
+FROM_RULES = "from-rules"
 
 
 def pile_callback_timeout_s(settings: Any) -> int | None:
@@ -105,7 +108,9 @@ def prepare_enrichment(
     if engine.name != "bedrock" and pile_timeout is None:
         # Free and deterministic: no request, no budget, no second step.
         return finish(doc, engine.enrich(document), ON_DEMAND, attempt=1, last=True)
-    plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0}
+    # The enrichment ends after a wait (the budget's, a batch job's): the risk stage it may add
+    # is the one the rules name now, checkpointed, not the one they name when it ends.
+    plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0, "riskStage": risk_stage()}
     if engine.name == "bedrock":
         request = build_request(document.pages)
         rt.store.put_json(enrich_request_key(doc), request)
@@ -161,19 +166,35 @@ def call_model(
         if step.attempt < MODEL_ATTEMPTS:
             raise
         failed = EnrichAnswer(engine.name, None, [f"{type(exc).__name__}: {str(exc)[:200]}"])
-        return finish(doc, failed, ON_DEMAND, attempt=call, last=True, reason="engine-failed")
+        return finish(
+            doc,
+            failed,
+            ON_DEMAND,
+            attempt=call,
+            last=True,
+            reason="engine-failed",
+            risk=planned(prepared),
+        )
     if admission and admission.get("admitted"):
         spent = answer.usage.get("inputTokens", 0) + answer.usage.get("outputTokens", 0)
         _budget(prepared["model"], prepared["budget"]).record(
             int(admission["window"]), int(admission["tokens"]), spent
         )
     last = answer.valid or call >= 2
-    return finish(doc, answer, ON_DEMAND, attempt=call, last=last, reason="invalid-answer")
+    return finish(
+        doc,
+        answer,
+        ON_DEMAND,
+        attempt=call,
+        last=last,
+        reason="invalid-answer",
+        risk=planned(prepared),
+    )
 
 
 @durable_step
 def record_batch_answer(
-    step: StepContext, doc: DocumentRef, result: dict[str, Any]
+    step: StepContext, doc: DocumentRef, result: dict[str, Any], risk: Any = FROM_RULES
 ) -> dict[str, Any]:
     """The batcher's callback result for this document (status ok), held to the schema."""
     enrichment = result.get("enrichment")
@@ -190,14 +211,30 @@ def record_batch_answer(
     )
     # An invalid batch answer is not the last word: the on-demand path takes over.
     return finish(
-        doc, answer, BATCH, attempt=1, last=answer.valid, job_id=str(result.get("jobId", ""))
+        doc,
+        answer,
+        BATCH,
+        attempt=1,
+        last=answer.valid,
+        job_id=str(result.get("jobId", "")),
+        risk=risk,
     )
 
 
 @durable_step
-def give_up(step: StepContext, doc: DocumentRef, engine: str, reason: str) -> dict[str, Any]:
+def give_up(
+    step: StepContext, doc: DocumentRef, engine: str, reason: str, risk: Any = FROM_RULES
+) -> dict[str, Any]:
     answer = EnrichAnswer(engine, None, [reason])
-    return finish(doc, answer, ON_DEMAND, attempt=0, last=True, reason=reason)
+    return finish(
+        doc,
+        answer,
+        ON_DEMAND,
+        attempt=0,
+        last=True,
+        reason=reason,
+        risk=risk,
+    )
 
 
 def finish(
@@ -209,6 +246,7 @@ def finish(
     last: bool,
     reason: str = "",
     job_id: str = "",
+    risk: Any = FROM_RULES,
 ) -> dict[str, Any]:
     """Write the enrichment when this is the last word on it; return the small part.
 
@@ -247,18 +285,30 @@ def finish(
     if answer.usage.get("outputTokens"):
         observability.count("EnrichOutputTokens", answer.usage["outputTokens"], mode=mode)
     small = shown(enrichment, how)
-    return {"ok": answer.valid, "shown": small, "stages": risk_stages(small), "usage": usage}
+    stages = risk_stages(small, risk)
+    return {"ok": answer.valid, "shown": small, "stages": stages, "usage": usage}
 
 
-def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
+def risk_stage() -> dict[str, Any] | None:
+    """The rules file's risk stage (None: the rules name none), to checkpoint with the plan."""
+    rules = runtime().classifier.rules  # type: ignore[attr-defined]
+    name = getattr(rules, "risk_stage", None)
+    return rules.stages[name].to_dict() if name else None
+
+
+def planned(prepared: Mapping[str, Any]) -> Any:
+    """The risk stage the plan checkpointed, or FROM_RULES for a plan without one."""
+    return prepared.get("riskStage", FROM_RULES)
+
+
+def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[dict[str, Any]]:
     """The rules file's risk stage when the risk is high or the enrichment is incomplete.
 
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
     the review page shows in the route. Decided inside the step, so it is checkpointed.
     """
-    rules = runtime().classifier.rules  # type: ignore[attr-defined]
-    name = getattr(rules, "risk_stage", None)
-    if not name:
+    spec = risk_stage() if risk == FROM_RULES else risk
+    if not spec:
         return []
     how = small["enrichment"]
     if how["status"] != "complete":
@@ -268,7 +318,7 @@ def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
         because = f"risk: {reasons}"
     else:
         return []
-    return [{**rules.stages[name].to_dict(), "because": because}]
+    return [{**spec, "because": because}]
 
 
 def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, Any]:
