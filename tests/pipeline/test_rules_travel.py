@@ -132,3 +132,52 @@ def test_a_triage_pick_takes_the_stages_the_rules_had_when_the_document_started(
     approve(legal)
     out = desk.result(arn)
     assert (out["status"], out["docType"]) == ("finalized", "contract")
+
+
+LIABILITY = (
+    "MASTER SERVICES AGREEMENT\nThe parties hereby agree to the terms and conditions below. "
+    "Governing law: Delaware.",
+    "LIABILITY\nThe supplier's liability under this agreement is unlimited.",
+)
+
+
+def high_risk_enrichment() -> dict:
+    """A valid enrichment whose risk is high, as a batch job would answer it."""
+    from docflow.enrich.base import EnrichInput, PageText
+    from docflow.enrich.rules import RulesEnricher
+
+    pages = [PageText(n + 1, text) for n, text in enumerate(LIABILITY)]
+    answer = RulesEnricher().enrich(EnrichInput(pages, "contract", page_count=len(pages)))
+    assert answer.valid and answer.enrichment["risk"]["level"] == "high"
+    return dict(answer.enrichment)
+
+
+def test_a_risk_stage_added_after_a_batch_wait_is_the_one_the_document_started_with(
+    stack: Stack, rules_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from docflow.readmodel.queries import ReadModel
+
+    rules_file.write_text(DEFAULT_RULES.read_text())
+    monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "600")
+    monkeypatch.setenv("DOCFLOW_PILE_ROLE_ARN", "arn:aws:iam::123456789012:role/batch")
+    monkeypatch.setenv("DOCFLOW_PILE_MAX_WAIT_SECONDS", "600")
+    load_settings.cache_clear()
+    with open_desk(stack) as desk:
+        doc = desk.stack.upload("backfill/msa.pdf", pdfs.text_pdf(*LIABILITY))
+        arn = desk.start(doc)
+        callback = desk.runner.wait_for_callback(arn, name="enrich batch create callback id")
+
+        shipped = DEFAULT_RULES.read_text()
+        before = '[stages.risk]\nreviewers = ["risk@example.com"]'
+        assert before in shipped
+        after = '[stages.risk]\nreviewers = ["new-risk@example.com"]'
+        change_rules(desk, rules_file, shipped.replace(before, after))
+
+        answer = {"status": "ok", "enrichment": high_risk_enrichment(), "jobId": "job-1"}
+        desk.runner.send_callback_success(callback, json.dumps(answer).encode())
+        desk.links(doc, stage=0)
+        state = ReadModel(load_settings().table_name).show(doc.document_id)["state"]
+        risk = [s for s in state["stages"] if s["name"] == "risk"]
+        assert [s["reviewers"] for s in risk] == [["risk@example.com"]]
