@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -20,8 +19,8 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
-from docflow.local.versions.snapshot import checkout_root, packages_in
 from docflow.local.versions.store import VersionStore
+from tests.support.checkouts import copy_checkout
 from tests.support.live_stack import (
     LEGAL_ONLY,
     executions_named,
@@ -36,19 +35,6 @@ from tests.support.live_stack import (
 
 pytestmark = pytest.mark.slow
 RENAMED = ('name="split"', 'name="split pages"')
-
-
-def copy_checkout(target: Path, replace: tuple[str, str] | None = None) -> Path:
-    """A copy of this checkout's packages, with one edit in orchestrator/app.py."""
-    root = checkout_root()
-    for package in packages_in(root):
-        shutil.copytree(root / package, target / package, ignore=shutil.ignore_patterns("__py*"))
-    if replace:
-        app = target / "orchestrator" / "app.py"
-        text = app.read_text()
-        assert replace[0] in text
-        app.write_text(text.replace(replace[0], replace[1]))
-    return target
 
 
 def docflow(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
