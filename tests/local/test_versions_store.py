@@ -98,3 +98,16 @@ def test_racing_first_resumes_pin_an_old_execution_to_one_version(
         t.join()
     store.publish(source, ENV)  # live moves on; the pin does not
     assert set(pins) == {1} and store.pin(arn) == 1 and store.pinned() == {arn: 1}
+
+
+def test_up_says_when_the_checkout_is_not_what_live_runs(tmp_path: Path, source: Path) -> None:
+    from docflow.local.versions.deploy import checkout_note
+
+    store = VersionStore(tmp_path)
+    assert checkout_note(tmp_path) is None  # nothing deployed yet: the first up publishes
+    store.publish(source, ENV)
+    assert checkout_note(tmp_path) is None  # live is this checkout's code
+    changed = copy_checkout(tmp_path / "changed", ('name="split"', 'name="split pages"'))
+    store.publish(changed, ENV)
+    note = checkout_note(tmp_path)
+    assert note is not None and "version 2" in note and "docflow deploy" in note
