@@ -12,6 +12,8 @@ router.py     the functions' host as the durable runner sees it: routes each inv
 alias.py      the durable runner resolves `live` to a version number when an execution
               starts, as Lambda does, so every resume names the version the run started on
 
-Imports: the standard library and docflow.local.config only (the router must not import
-function code: that lives in the workers).
+deploy.py     what `docflow deploy`, `docflow versions [prune]` and `docflow up` do with them
+
+Imports: the standard library, each other and docflow.function_versions; imported by the stack
+and the CLI. The router imports no function code: that runs in the workers.
 """
