@@ -6,11 +6,14 @@ proves its resume ran the old code."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.versions.store import VersionStore
 from tests.support.checkouts import copy_checkout
@@ -45,6 +49,15 @@ def docflow(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         check=False,
     )
+
+
+def kill_stack(config: StackConfig) -> None:
+    """SIGKILL the supervisor and the functions' host, as a crash would."""
+    for name in ("stackd.pid", "host.pid"):
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int((config.state / name).read_text()), signal.SIGKILL)
+    while control.running_pid(config.state):
+        time.sleep(0.05)
 
 
 def versions(state: Path) -> list[dict[str, Any]]:
@@ -77,6 +90,15 @@ def test_a_waiting_run_finishes_on_its_version_and_new_runs_on_the_new_one(
     ]
     refused = docflow(state, "versions", "prune", "--version", "1")
     assert refused.returncode == 2 and "held by 1 open execution" in refused.stderr
+
+    # Killed, then started again: the versions, the alias and the waiting run's pin survive.
+    kill_stack(stack)
+    control.up(state)
+    control.use_stack(state)
+    assert [(v["version"], v["live"], v["openExecutions"]) for v in versions(state)] == [
+        (1, False, 1),
+        (2, True, 0),
+    ]
 
     assert http("POST", review_url(stack, waiting_run), {"decision": "approve"})[0] == 200
     finished = wait_for(waiting, {"finalized", "failed"}, waiting_run)
