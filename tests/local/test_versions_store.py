@@ -111,3 +111,28 @@ def test_up_says_when_the_checkout_is_not_what_live_runs(tmp_path: Path, source:
     store.publish(changed, ENV)
     note = checkout_note(tmp_path)
     assert note is not None and "version 2" in note and "docflow deploy" in note
+
+
+def test_the_host_runs_a_version_in_its_own_worker_and_retires_it_once_pruned(
+    tmp_path: Path, source: Path
+) -> None:
+    import urllib.request
+
+    from docflow.local.versions.router import Router
+
+    store = VersionStore(tmp_path)
+    store.publish(source, ENV)
+    store.publish(source, ENV)
+    router = Router(tmp_path)
+    try:
+        worker = router.worker(1)
+        url = f"http://127.0.0.1:{worker.port}/health"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            assert answer.status == 200
+        assert router.worker(1) is worker  # one worker per version, reused
+        assert router.retire_pruned() == []
+        store.remove(1)
+        assert router.retire_pruned() == [1]
+        assert not worker.alive()
+    finally:
+        router.stop()

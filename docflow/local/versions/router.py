@@ -140,6 +140,15 @@ class Router:
                 self.workers[version] = worker
             return worker
 
+    def retire_pruned(self) -> list[int]:
+        """Stop the workers of versions pruned since they started; which ones it stopped."""
+        with self.lock:
+            gone = [v for v in self.workers if self.store.get(v) is None]
+            stopped = [self.workers.pop(v) for v in gone]
+        for worker in stopped:
+            worker.stop()
+        return gone
+
     def stop(self) -> None:
         for worker in list(self.workers.values()):
             worker.stop()
@@ -235,9 +244,13 @@ def main() -> None:
 
     def watch() -> None:
         # A stack killed with SIGKILL cannot stop its host: the host stops itself (its
-        # workers then see it gone and stop too).
+        # workers then see it gone and stop too). A pruned version's worker is stopped here.
+        ticks = 0
         while os.getppid() == parent:
             time.sleep(0.5)
+            ticks += 1
+            if ticks % 10 == 0:
+                router.retire_pruned()
         stop()
 
     threading.Thread(target=watch, daemon=True).start()
