@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock
+.PHONY: run test test-fast lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -103,6 +103,12 @@ lambda-lock: $(UV_VENV)/bin/uv
 	$(UV_VENV)/bin/uv pip compile requirements/lambda.in -o requirements/lambda.txt -q \
 	  --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux2014 \
 	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
+
+# Executions suspended at each kind of wait, recorded from this release into
+# tests/data/histories/<version>-<commit>/: tests/orchestrator/test_replay_histories.py replays
+# every set against the current code. Run it when a release ships (docs/upgrading.md).
+histories: setup
+	$(BIN)/python -m tests.support.record_histories $(if $(RELEASE),--release $(RELEASE))
 
 # ---- sam build (BuildMethod: makefile). Each function gets its handler package and the shared
 # library, with python3.13 manylinux wheels installed by pip --platform (works from any Python),

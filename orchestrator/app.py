@@ -48,7 +48,7 @@ from docflow.pipeline.extract import (
 from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
-from docflow.pipeline.record import record_status
+from docflow.pipeline.record import function_version, record_status
 from docflow.pipeline.review_stage import decision_record, review_route, wait_for_decision
 from docflow.pipeline.split import split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
@@ -93,7 +93,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         doc,
         RECEIVED,
         "intake",
-        {"bucket": doc.bucket, "key": doc.key, "etag": doc.content_tag},
+        {"bucket": doc.bucket, "key": doc.key, "etag": doc.content_tag}
+        | {"functionVersion": function_version(context)},  # the version it runs to the end
     )
 
     # A newer version ends the reviews older runs wait on; a run that is itself older stops.

@@ -2,6 +2,8 @@
 
     docflow up | down | status           start, stop, inspect the local stack (status: how
                                          to point your own AWS client at it)
+    docflow deploy [--source DIR]        publish a checkout as the next version; live -> it
+    docflow versions [prune]             versions and the open executions each holds
     docflow submit PATH... [--key K]     upload documents and return at once
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
     docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
@@ -31,7 +33,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack
+from docflow.cli import documents, piles, queries, reviewers, stack, versions
 from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
@@ -181,6 +183,7 @@ def _stack_commands(add: Add) -> None:
         stack.cmd_status,
         "is the local stack running, and how to point your own AWS client (aws, boto3) at it",
     )
+    versions.add_commands(add)
     add("mail", stack.cmd_mail, "review e-mails sent through the local SES, as text, oldest first")
     add("dashboard", stack.cmd_dashboard, "print the local operators' dashboard URL")
     p = add(

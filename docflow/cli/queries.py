@@ -33,6 +33,7 @@ def list_item(i: dict[str, Any]) -> dict[str, Any]:
         "reviewLinks": i.get("reviewLinks", []),
         "reason": i.get("reason"),
         "failedAt": i.get("failedAt"),
+        "functionVersion": i.get("functionVersion"),
     }
 
 

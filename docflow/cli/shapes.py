@@ -3,7 +3,8 @@ docs/cli.md. A change here is a change for every script that reads the output.""
 
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
-    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt"} '
+    '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
+    '"functionVersion"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
 )
 BACKFILL_JSON = (
@@ -18,6 +19,17 @@ JOBS_JSON = (
     '"failed": int|null, "createdAt", "modelId"}], oldest first; succeeded and failed are the '
     "job's manifest counts, null until it ended"
 )
+DEPLOY_SHAPE = (
+    '{"version": int, "source": folder, "digest": sha256 of the code, "publishedAt", '
+    '"live": true}; a refused deploy prints `docflow: ...` on stderr, exits 2, and live '
+    "stays where it was"
+)
+VERSIONS_SHAPE = (
+    '[{"version": int, "live": bool, "openExecutions": int|null (null: the local stack is '
+    'stopped, so nobody can say), "source", "digest", "publishedAt"}] oldest first (in AWS '
+    'source, digest and publishedAt are null); `prune` prints [{"version", "removed": bool, '
+    '"reason": "" | "live" | "held by N open execution(s)"}]'
+)
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
@@ -27,6 +39,8 @@ JSON_SHAPES = {
     '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
     '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',
     "down": '{"stopped": bool}',
+    "deploy": DEPLOY_SHAPE,
+    "versions": VERSIONS_SHAPE,
     "status": 'the `up` object without "recovery", plus "portBase": int, "log": the '
     'supervisor\'s log file, and "aws": {"endpointUrl", "region", "accessKeyId", '
     '"secretAccessKey", "documentBucket", "incomingPrefix", "artifactBucket", "tableName", '
@@ -48,7 +62,8 @@ JSON_SHAPES = {
     "reviewDeadline is not stuck",
     "failed": "as `pending`",
     "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
-    "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, the summary "
+    "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, functionVersion "
+    '(the function version the execution started and resumes on: "1", "2", ...), the summary '
     'fields reports carried (pages, engines (blank pages count as the engine "blank"), '
     "docType, sensitive, reason, message (a failure's), stageName, reviewer, comment and "
     "rejectReason (a decided stage's), resultKey, ...) and, "

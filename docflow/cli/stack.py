@@ -90,6 +90,10 @@ def cmd_up(args: argparse.Namespace) -> int:
     # After an unclean stop (a kill), what the start brought back; {} when nothing to say.
     found = control.recovered(Path(args.state)) if starting else {}
     found = found if found.get("uncleanStop") else {}
+    from docflow.local.versions.deploy import checkout_note
+
+    if note := checkout_note(config.state):  # the stack runs deployed versions, not the tree
+        print(f"docflow: {note}", file=sys.stderr)
     if args.json:
         print_json({**info, "recovery": found})
         return 0

@@ -6,6 +6,9 @@ stack/        the supervisor (`stackd`), starting and stopping it, the recovery 
 services/     what the stack plays of AWS: the functions' host, the Function URL frontend,
               the intake poller (the event source mapping), the schedules and operators' loops,
               the dashboard page
+versions/     function versions as `AutoPublishAlias` keeps them: `docflow deploy`'s copies
+              under the state folder, the `live` alias, the host that runs each version in a
+              worker of its own, and the runner resolving `live` when an execution starts
 durability/   what makes the stack survive a kill: the journal, durable moto state, snapshots
 fidelity/     what corrects or measures the local tools against AWS: moto's atomic writes,
               history and callback fidelity, timers re-armed after a restart, the conformance

@@ -84,10 +84,20 @@ def _deadline(item: Mapping[str, Any], now: datetime) -> str:
     return f"<span class=late>{text} (overdue)</span>" if late else text
 
 
+# The function version the document's execution started on (and resumes on): a column, so an
+# operator draining an old version sees which documents still hold it.
+VERSION_HEADER = "Code version"
+
+
+def _version(item: Mapping[str, Any]) -> str:
+    return escape(str(item.get("functionVersion") or ""))
+
+
 def rows_for(kind: str, items: list[dict[str, Any]], now: datetime) -> tuple[list[str], list]:
     """Headers and cells (already escaped HTML) for one list."""
     if kind == "pending":
         headers = ["Document", "Type", "Stage", "Reviewers", "Waiting since", "Deadline"]
+        headers.append(VERSION_HEADER)
         cells = [
             [
                 _document(i),
@@ -96,11 +106,12 @@ def rows_for(kind: str, items: list[dict[str, Any]], now: datetime) -> tuple[lis
                 escape(", ".join(str(r) for r in i.get("reviewers") or [])),
                 _when(i.get("pendingSince"), now),
                 _deadline(i, now),
+                _version(i),
             ]
             for i in items
         ]
     elif kind == "stuck":
-        headers = ["Document", "Type", "Status", "Stage", "Last report"]
+        headers = ["Document", "Type", "Status", "Stage", "Last report", VERSION_HEADER]
         cells = [
             [
                 _document(i),
@@ -108,17 +119,19 @@ def rows_for(kind: str, items: list[dict[str, Any]], now: datetime) -> tuple[lis
                 escape(str(i.get("status") or "")),
                 escape(str(i.get("stage") or "")),
                 _when(i.get("updatedAt"), now),
+                _version(i),
             ]
             for i in items
         ]
     else:
-        headers = ["Document", "Reason", "Message", "Failed at"]
+        headers = ["Document", "Reason", "Message", "Failed at", VERSION_HEADER]
         cells = [
             [
                 _document(i),
                 escape(str(i.get("reason") or "")),
                 escape(str(i.get("message") or "")[:200]),
                 _when(i.get("failedAt"), now),
+                _version(i),
             ]
             for i in items
         ]

@@ -68,6 +68,7 @@ from docflow.pipeline.enrich_steps import (
     give_up,
     in_pile_folder,
     leave_pile,
+    planned,
     prepare_enrichment,
     record_batch_answer,
 )
@@ -111,8 +112,9 @@ def enrich_document(
         admission = admit(context, prepared, call) if prepared.get("budget") else None
         if admission is not None and not admission["admitted"]:
             name = "enrich over budget"
+            risk = planned(prepared)
             return enriched_part(
-                context.step(give_up(doc, prepared["engine"], "budget"), name=name), usage
+                context.step(give_up(doc, prepared["engine"], "budget", risk), name=name), usage
             )
         answer = context.step(
             call_model(doc, facts, plan, prepared, admission, call),
@@ -172,7 +174,8 @@ def from_pile(
         reason = result.get("reason") if isinstance(result, dict) else "not-an-object"
         context.logger.info("batch sent the document on-demand", extra={"reason": reason})
         return {"ok": False, "reason": str(reason or "not-an-object")}
-    done = context.step(record_batch_answer(doc, result), name="enrich batch result")
+    risk = planned(prepared)  # the risk stage as the rules had it when the wait began
+    done = context.step(record_batch_answer(doc, result, risk), name="enrich batch result")
     return done if done.get("ok") else {**done, "reason": "invalid-answer"}
 
 

@@ -52,6 +52,9 @@ ON_DEMAND, BATCH = "on-demand", "batch"
 # Why a pile document enriched on-demand, when it was not the batch's answer (the pool's own
 # reasons, docflow.piles.outcomes, come back in the callback result).
 BELOW_MINIMUM = "below-batch-minimum"
+# `risk` of `finish`: read the rules file now (the rules engine, in the step that planned it,
+# and a run whose plan carries no risk stage, from before plans carried one).
+FROM_RULES = "from-rules"
 
 
 def pile_manifest(doc: DocumentRef, settings: Any) -> dict[str, Any] | None:
@@ -125,7 +128,9 @@ def prepare_enrichment(
         # Free and deterministic: no request, no budget, no second step.
         answer = engine.enrich(document)
         return finish(doc, answer, ON_DEMAND, attempt=1, last=True, on_demand_reason=why)
-    plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0}
+    # The enrichment ends after a wait (the budget's, a batch job's): the risk stage it may add
+    # is the one the rules name now, checkpointed, not the one they name when it ends.
+    plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0, "riskStage": risk_stage()}
     if why:
         plan_out["onDemandReason"] = why
     if engine.name == "bedrock":
@@ -191,6 +196,7 @@ def call_model(
             last=True,
             reason="engine-failed",
             on_demand_reason=str(prepared.get("onDemandReason", "")),
+            risk=planned(prepared),
         )
     if admission and admission.get("admitted"):
         spent = answer.usage.get("inputTokens", 0) + answer.usage.get("outputTokens", 0)
@@ -206,12 +212,13 @@ def call_model(
         last=last,
         reason="invalid-answer",
         on_demand_reason=str(prepared.get("onDemandReason", "")),
+        risk=planned(prepared),
     )
 
 
 @durable_step
 def record_batch_answer(
-    step: StepContext, doc: DocumentRef, result: dict[str, Any]
+    step: StepContext, doc: DocumentRef, result: dict[str, Any], risk: Any = FROM_RULES
 ) -> dict[str, Any]:
     """The batcher's callback result for this document (status ok), held to the schema."""
     enrichment = result.get("enrichment")
@@ -228,7 +235,13 @@ def record_batch_answer(
     )
     # An invalid batch answer is not the last word: the on-demand path takes over.
     return finish(
-        doc, answer, BATCH, attempt=1, last=answer.valid, job_id=str(result.get("jobId", ""))
+        doc,
+        answer,
+        BATCH,
+        attempt=1,
+        last=answer.valid,
+        job_id=str(result.get("jobId", "")),
+        risk=risk,
     )
 
 
@@ -246,9 +259,19 @@ def leave_pile(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
 
 
 @durable_step
-def give_up(step: StepContext, doc: DocumentRef, engine: str, reason: str) -> dict[str, Any]:
+def give_up(
+    step: StepContext, doc: DocumentRef, engine: str, reason: str, risk: Any = FROM_RULES
+) -> dict[str, Any]:
     answer = EnrichAnswer(engine, None, [reason])
-    return finish(doc, answer, ON_DEMAND, attempt=0, last=True, reason=reason)
+    return finish(
+        doc,
+        answer,
+        ON_DEMAND,
+        attempt=0,
+        last=True,
+        reason=reason,
+        risk=risk,
+    )
 
 
 def finish(
@@ -261,6 +284,7 @@ def finish(
     reason: str = "",
     job_id: str = "",
     on_demand_reason: str = "",
+    risk: Any = FROM_RULES,
 ) -> dict[str, Any]:
     """Write the enrichment when this is the last word on it; return the small part.
     `on_demand_reason` says why a pile document was enriched on-demand.
@@ -302,18 +326,30 @@ def finish(
     if answer.usage.get("outputTokens"):
         observability.count("EnrichOutputTokens", answer.usage["outputTokens"], mode=mode)
     small = shown(enrichment, how)
-    return {"ok": answer.valid, "shown": small, "stages": risk_stages(small), "usage": usage}
+    stages = risk_stages(small, risk)
+    return {"ok": answer.valid, "shown": small, "stages": stages, "usage": usage}
 
 
-def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
+def risk_stage() -> dict[str, Any] | None:
+    """The rules file's risk stage (None: the rules name none), to checkpoint with the plan."""
+    rules = runtime().rules
+    name = rules.risk_stage
+    return rules.stages[name].to_dict() if name else None
+
+
+def planned(prepared: Mapping[str, Any]) -> Any:
+    """The risk stage the plan checkpointed, or FROM_RULES for a plan without one."""
+    return prepared.get("riskStage", FROM_RULES)
+
+
+def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[dict[str, Any]]:
     """The rules file's risk stage when the risk is high or the enrichment is incomplete.
 
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
     the review page shows in the route. Decided inside the step, so it is checkpointed.
     """
-    rules = runtime().rules
-    name = rules.risk_stage
-    if not name:
+    spec = risk_stage() if risk == FROM_RULES else risk
+    if not spec:
         return []
     how = small["enrichment"]
     if how["status"] != "complete":
@@ -323,7 +359,7 @@ def risk_stages(small: dict[str, Any]) -> list[dict[str, Any]]:
         because = f"risk: {reasons}"
     else:
         return []
-    return [{**rules.stages[name].to_dict(), "because": because}]
+    return [{**spec, "because": because}]
 
 
 def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,13 @@ from docflow.readmodel.transitions import ARCHIVED, FAILED, FINALIZED, RECEIVED
 from docflow.runtime import runtime
 
 
+def function_version(context: Any) -> str:
+    """The version of the function this execution runs (Lambda's `function_version`: the
+    number an alias resolved to when the execution started)."""
+    lambda_context = getattr(context, "lambda_context", None)
+    return str(getattr(lambda_context, "function_version", None) or "$LATEST")
+
+
 @durable_step
 def record_status(
     step: StepContext,

@@ -3,11 +3,14 @@ stage for a person to pick its type; this module turns the pick into the rest of
 
 - `offer_types` (inside the classify step): the triage stage carries `choices`, the rules
   file's type names, so the page, the callback API and `parse_decision` check a pick against
-  the same checkpointed list.
+  the same checkpointed list, and `routes`, each type's review stages (with their reviewers
+  and timeouts) and whether it has fields, as the rules file said when the document started.
 - `after_triage` (in the orchestrator, after an approved triage stage): the document takes the
-  picked type; the step `route after triage` reads that type's own review stages from the rules
-  file, and `extract after triage` reads its fields when it has any. Both are steps, so a replay
-  uses their checkpoints, never the rules file it happens to load then. The type's stages and
+  picked type; the step `route after triage` takes that type's stages from the checkpointed
+  `routes` (a rules file changed while the document waited at triage applies to documents
+  that start after it, not to this one; a run started before `routes` existed reads the rules
+  file, as it always did), and `extract after triage` reads its fields when it has any. Both
+  are steps, so a replay uses their checkpoints. The type's stages and
   the extraction's `fields` stage join the stages still to run; stages the classifier planned
   for a type it guessed (and that guess's fields) are dropped when the reviewer picked another.
 """
@@ -32,19 +35,39 @@ def offer_types(result: dict[str, Any], rules: Any) -> dict[str, Any]:
     if not name or not any(s["name"] == name for s in result["stages"]):
         return result
     choices = [t.name for t in rules.types]
-    stages = [{**s, "choices": choices} if s["name"] == name else s for s in result["stages"]]
+    routes = routes_by_type(rules)
+    stages = [
+        {**s, "choices": choices, "routes": routes} if s["name"] == name else s
+        for s in result["stages"]
+    ]
     return {**result, "stages": stages}
 
 
+def routes_by_type(rules: Any) -> dict[str, Any]:
+    """Pure: what a pick of each type would add, as the rules say now: `{"types": {type:
+    [stage name]}, "stages": {name: stage}, "extract": [types with fields]}` (each stage once)."""
+    names = {t.name: list(t.stages) for t in rules.types}
+    used = sorted({n for stage_names in names.values() for n in stage_names})
+    return {
+        "types": names,
+        "stages": {n: rules.stages[n].to_dict() for n in used},
+        "extract": sorted(t for t in names if t in rules.fields.types),
+    }
+
+
 @durable_step
-def route_for_type(step: StepContext, doc_type: str) -> dict[str, Any]:
-    """The picked type's own review stages and whether it has fields, from the rules file."""
-    rules = runtime().rules
-    spec = next((t for t in rules.types if t.name == doc_type), None)
-    names = spec.stages if spec else ()
-    stages = [{**rules.stages[n].to_dict(), "because": "type"} for n in names]
+def route_for_type(
+    step: StepContext, doc_type: str, routes: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The picked type's own review stages and whether it has fields: from the routes the
+    classify step checkpointed, or (a run started before it did) from the rules file."""
+    if routes is None:
+        rules = runtime().rules
+        routes = routes_by_type(rules)
+    names = routes["types"].get(doc_type, [])
+    stages = [{**routes["stages"][n], "because": "type"} for n in names]
     step.logger.info("type picked at triage", extra={"docType": doc_type, "stages": list(names)})
-    return {"stages": stages, "extract": doc_type in rules.fields.types}
+    return {"stages": stages, "extract": doc_type in routes["extract"]}
 
 
 def after_triage(
@@ -69,7 +92,8 @@ def after_triage(
     summary = {**summary, "docType": chosen, "triage": picked}
     if "fields" in summary:  # the guess's fields: none of them hold for the picked type
         summary = {**summary, "fields": {}, "fieldChecks": []}
-    route = context.step(route_for_type(chosen), name="route after triage")
+    routes = stages[index].get("routes")  # checkpointed at classify (None: an older run)
+    route = context.step(route_for_type(chosen, routes), name="route after triage")
     added: list[dict[str, Any]] = []
     if route["extract"]:
         extracted = context.step(

@@ -23,6 +23,9 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "bucket": str,
     "key": str,
     "etag": str,
+    # The function version the execution started on (and every resume runs): "1", "2", ...
+    # in AWS and on the local stack, "$LATEST" when it was invoked without a version.
+    "functionVersion": str,
     "pages": int,
     "bytes": int,
     "batches": int,

@@ -23,11 +23,14 @@ HOUSE: dict[str, set[str]] = {
     "intake": GROUND | {"readmodel", "executions"},
     "readers": GROUND | {"readmodel"},
     "extract": GROUND | {"readers", "readmodel"},
-    "classify": GROUND | {"extract", "readers", "readmodel"},
-    "enrich": GROUND | {"classify", "extract", "readers", "readmodel"},
-    "review": GROUND | {"readmodel", "reporting", "classify", "extract"},
+    # The rules file's model and the detectors; it reads the [fields] table's model.
+    "rules": GROUND | {"extract"},
+    "classify": GROUND | {"rules", "extract", "readers", "readmodel"},
+    "enrich": GROUND | {"rules", "classify", "extract", "readers", "readmodel"},
+    "review": GROUND | {"rules", "readmodel", "reporting", "classify", "extract"},
     "piles": GROUND | {"enrich", "review", "intake", "readmodel"},
-    "runtime": GROUND | {"readers", "classify", "extract", "enrich", "review", "reporting"},
+    "runtime": GROUND
+    | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"},
 }
 KNOWN = set(HOUSE) | {"pipeline", "cli", "local", "docflow"}
 

@@ -27,6 +27,8 @@ from docflow.settings import load_settings
 from tests.support.aws import TEST_ENV
 from tests.support.browser import launch, not_blank
 
+pytestmark = pytest.mark.browser  # drives a real Chromium
+
 SCREENSHOTS = Path(__file__).parent.parent / "screenshots"
 NOW = time.time()  # the recorder stamps the listed failures with the clock too
 # Every <text> of every chart: how far it reaches outside its SVG's viewBox (0: inside).

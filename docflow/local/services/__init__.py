@@ -1,5 +1,6 @@
-"""What the local stack plays of AWS, each run by the supervisor: the functions' host (a child
-process, `python -m docflow.local.services.host`), the Function URL frontend, the intake poller
+"""What the local stack plays of AWS, each run by the supervisor: the functions' host (one
+worker process per deployed version runs `host.py`, behind `docflow.local.versions.router`),
+the Function URL frontend, the intake poller
 (the SQS event source mapping), the periodic loops (the template's schedules, the operators'
 queue sampler and event consumer, on one `loop.Loop` base) and the dashboard page. May import
 the product packages, the base (config, resources), tools, durability and fidelity; never

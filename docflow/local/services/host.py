@@ -42,6 +42,7 @@ TIMEOUTS = {"docflow-orchestrator": 900, "docflow-batcher": 900}
 # More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:
 # the conformance benchmark hosts its requirement handlers beside the project's functions.
 EXTRA_FUNCTIONS_ENV = "DOCFLOW_LOCAL_EXTRA_FUNCTIONS"
+VERSION_ENV = "DOCFLOW_FUNCTION_VERSION"
 _INVOKE = re.compile(r"^/2015-03-31/functions/([^/]+)/invocations$")
 _handlers: dict[str, Callable[..., Any]] = {}
 _lock = threading.Lock()
@@ -65,7 +66,9 @@ class LambdaContext:
 
     def __init__(self, name: str, timeout_s: int) -> None:
         self.function_name = name
-        self.function_version = "$LATEST"
+        # The version this worker serves (docflow.local.versions): Lambda reports the version
+        # that runs, whatever alias it was invoked by.
+        self.function_version = os.environ.get(VERSION_ENV) or "$LATEST"
         self.invoked_function_arn = f"arn:aws:lambda:us-east-1:123456789012:function:{name}"
         self.memory_limit_in_mb = 2048
         self.aws_request_id = str(uuid.uuid4())

@@ -157,7 +157,7 @@ def _kill_orphaned_host(state: Path) -> None:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return
-    if b"docflow.local.services.host" in cmdline:
+    if b"docflow.local.versions.router" in cmdline or b"docflow.local.services.host" in cmdline:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 5  # gone, and its port with it, before the port check

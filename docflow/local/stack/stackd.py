@@ -6,7 +6,8 @@ moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every
 durable runner       the testing SDK's web runner with its sqlite store; on start it
                      re-arms what a restart forgets (execution and callback timeouts) and
                      replays every unfinished execution
-function host        `docflow.local.services.host`, a child process, restarted if it dies
+function host        `docflow.local.versions.router`, a child process, restarted if it dies;
+                     it runs each deployed version in a worker of its own
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
                      batch failures, redrive to the DLQ by receive count
 schedules            the template's Schedule events (the recorder's reconcile pass and
@@ -47,6 +48,8 @@ from docflow.local.services.intake_poller import IntakePoller
 from docflow.local.services.operators import EventConsumer, QueueSampler
 from docflow.local.services.schedules import Schedules
 from docflow.local.stack import control, recovery
+from docflow.local.versions.alias import resolve_aliases_at_start
+from docflow.local.versions.deploy import ensure_deployed
 
 SNAPSHOT_EVERY_S = 2.0
 # How long moto's server may take to listen before the supervisor gives up on it.
@@ -122,12 +125,14 @@ class DurableRunner:
         )
 
         self.rearmed: dict[str, int] = {}
+        self.state = config.state
 
     def start(self) -> None:
         self.runner.start()
         widen_invocation_pool(self.runner._executor)  # as Lambda: many invocations at once
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
+        resolve_aliases_at_start(self.runner._executor, self.state)  # a run keeps its version
         threading.Thread(target=self.runner.serve_forever, daemon=True).start()
         self.rearmed = timers.rearm(self.runner._executor, self.runner._store)
 
@@ -149,7 +154,8 @@ class FunctionHost:
         self.process = subprocess.Popen(
             [
                 sys.executable,
-                *("-m", "docflow.local.services.host"),
+                *("-m", "docflow.local.versions.router"),
+                *("--state", str(self.config.state)),
                 *("--port", str(self.config.host_port)),
             ],
             env=self.env,
@@ -231,6 +237,7 @@ def main() -> None:
     config.create_local_only_tables()
     emulators = start_bedrock_emulators(config)
     runner = DurableRunner(config)
+    ensure_deployed(config.state, {**os.environ})  # a first `up` publishes version 1
     host = FunctionHost(config, {**os.environ})
     host.start()
     config.wait_for(config.host_url + "/health")
