@@ -7,6 +7,7 @@
     docflow jobs                         the batch inference jobs the batcher started
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
+    docflow trace DOC [--version V]     the run's durable operations as a timeline
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
@@ -25,8 +26,9 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack
+from docflow.cli import documents, piles, queries, reviewers, stack, trace
 from docflow.cli.output import stdout_closed
+from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
 
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
@@ -76,6 +78,7 @@ JSON_SHAPES = {
     '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
+    "trace": TRACE_SHAPE,
     "mail": '[{"to": [address], "subject", "body", ...}] as the local SES accepted them',
     "dashboard": '{"url": str, "running": bool}',
     "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
@@ -96,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docflow",
         description=(__doc__ or "").splitlines()[0],
-        epilog="\n".join((__doc__ or "").splitlines()[2:14]),
+        epilog="\n".join((__doc__ or "").splitlines()[2:15]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--state", default=".docflow", help="local stack folder")
@@ -157,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("document")
     p = add("reprocess", queries.cmd_reprocess, "a new run of a document's latest version")
     p.add_argument("document")
+    p = add("trace", trace.cmd_trace, "a run's durable operations as a timeline (docs/trace.md)")
+    p.add_argument("document")
+    p.add_argument("--version", help="trace this version's latest run (default: the current run)")
     add("mail", stack.cmd_mail, "review e-mails sent through the local SES")
     p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
     p.add_argument("address")

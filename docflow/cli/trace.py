@@ -1,0 +1,36 @@
+"""`docflow trace DOC [--version V] [--json]`: the durable execution's own timeline.
+
+Imports the read model, boto3 and the trace modules inside the command, as the other commands
+do, so `docflow --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from docflow.cli.output import print_json
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from docflow.cli.documents import cost_line
+    from docflow.cli.stack import maybe_local, model
+    from docflow.trace import history, report, text
+
+    maybe_local(args)
+    shown = model().show(args.document)
+    if not shown["state"]:
+        print(f"no document {args.document}", file=sys.stderr)
+        return 4
+    run_id = report.run_for(shown, args.version)
+    try:
+        fold = history.read(run_id)
+    except history.NoExecution as exc:
+        print(f"docflow: {exc} (past the execution's retention?)", file=sys.stderr)
+        return 4
+    trace = report.build(shown, run_id, args.version, fold, cost_line)
+    if args.json:
+        print_json(trace)
+    else:
+        print(text.render(trace))
+    return 0
