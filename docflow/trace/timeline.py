@@ -234,8 +234,19 @@ class Fold:
             op = self.operations[op_id]
             parent = self.operations.get(op.parent or "")
             (parent.children if parent else roots).append(op)
+        settle_retries(roots, self.execution.end is not None)
         mark_critical(roots, self.execution.end or _latest(roots))
         return roots
+
+
+def settle_retries(ops: list[Operation], enclosing_ended: bool) -> None:
+    """A StepFailed that announced a next attempt is the step's last word once whatever holds
+    it has ended (the testing runner puts RetryDetails with a delay on the final failure too)."""
+    for op in ops:
+        if op.status == RETRYING and enclosing_ended:
+            op.status = FAILED
+            op.end = op.attempts[-1].end if op.attempts else op.end
+        settle_retries(op.children, op.end is not None or enclosing_ended)
 
 
 def _latest(ops: list[Operation]) -> datetime | None:
