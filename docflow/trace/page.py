@@ -15,6 +15,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from botocore.exceptions import ClientError
+
+from docflow import aws
 from docflow.trace import history, report, svg
 from docflow.trace.text import flat
 
@@ -38,6 +41,8 @@ def trace_of(model: Any, document_id: str, version: str | None) -> tuple[dict, d
         fold = history.read(run_id)
     except (ValueError, history.NoExecution) as exc:
         return shown, None, str(exc)
+    except ClientError as exc:  # no access to the history (IAM), or no such API: say which
+        return shown, None, f"the history could not be read ({aws.error_code(exc)})"
     return shown, report.build(shown, run_id, version, fold, cost_line), ""
 
 

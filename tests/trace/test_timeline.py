@@ -117,3 +117,20 @@ def test_an_open_review_is_spelled_out_from_the_read_model() -> None:
         "waiting on legal@example.com (legal) for 2 d 3 h, times out in 20 h 59 min"
     ]
     assert "TOKEN-XYZ" not in str(trace)
+
+
+def test_a_stuck_run_says_which_operation_it_is_on_and_why() -> None:
+    from docflow.trace.stuck import explain
+
+    fold = Fold()
+    fold.add(
+        [
+            {"EventType": "ExecutionStarted", "Id": "x", "Name": "run", "EventTimestamp": T0},
+            ev("StepStarted", "split", 0),
+            ev("StepSucceeded", "split", 1),
+            ev("StepStarted", "classify", 2),
+        ]
+    )
+    said = explain(fold, "15m", T0 + timedelta(minutes=40))
+    assert said["operation"] == "classify" and said["kind"] == "step"
+    assert "has run 39 min 58 s" in said["why"]
