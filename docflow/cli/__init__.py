@@ -7,7 +7,7 @@
     docflow jobs                         the batch inference jobs the batcher started
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
-    docflow trace DOC [--version V]     the run's durable operations as a timeline
+    docflow trace DOC [--version V]      the run's durable operations as a timeline
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on

@@ -11,7 +11,6 @@ question about one document, never a dashboard list's (the lists read the read m
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +18,6 @@ from docflow import aws
 from docflow.trace.timeline import Fold
 
 PAGE_EVENTS = 1000  # the API's largest page
-LOCAL_FUNCTION = "docflow-orchestrator"
 
 
 class NoExecution(LookupError):
@@ -28,7 +26,10 @@ class NoExecution(LookupError):
 
 
 def orchestrator_function() -> str:
-    return os.environ.get("DOCFLOW_ORCHESTRATOR_FUNCTION", LOCAL_FUNCTION)
+    """The orchestrator's function name, as the recorder's reconcile pass lists it."""
+    from docflow.settings import load_settings
+
+    return load_settings().orchestrator_name
 
 
 def execution_of(run_id: str, function: str | None = None) -> dict[str, Any]:

@@ -86,7 +86,7 @@ def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
     ]
     if trace:
         ex = trace["execution"]
-        rows.append(_row("run", f"{trace['runId']} ({ex['status']})"))
+        rows.append(_row("run", f"{trace['runId']} (execution {ex['status']})"))
         rows.append(
             _row(
                 "operations",

@@ -13,7 +13,7 @@ from docflow.trace.text import flat, span
 from docflow.trace.timeline import when
 
 WIDTH = 560
-ROW = 30
+ROW = 36
 INDENT = 10
 COLOURS = {
     "critical": "#0972d3",
@@ -40,7 +40,7 @@ def render(trace: dict[str, Any], now: datetime | None = None, max_rows: int = 4
     rows = list(flat(trace["operations"]))
     hidden = max(len(rows) - max_rows, 0)
     rows = rows[:max_rows]
-    height = ROW * len(rows) + 24 + (16 if hidden else 0)
+    height = ROW * len(rows) + 28 + (16 if hidden else 0)
     out = [
         f'<svg class="timeline" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-label="timeline of {len(rows)} operations over {escape(human(total))}">',
@@ -48,17 +48,22 @@ def render(trace: dict[str, Any], now: datetime | None = None, max_rows: int = 4
         f"{escape(human(total))}</text>",
     ]
     for n, op in enumerate(rows):
-        y = 24 + n * ROW
+        y = 28 + n * ROW
         x0 = op["depth"] * INDENT
         span_w = WIDTH - x0
         begin = when(op["start"])
         end = when(op["end"]) or now
         tries = len(op.get("attempts") or [])
-        label = f"{op['name']} · {op['kind']} · {op['status']} · {human(op['durationSeconds'])}"
+        # Short enough for a phone: the kind unless a step, the status unless it succeeded.
+        label = f"{op['name']} · {human(op['durationSeconds'])}"
+        if op["kind"] != "step":
+            label += f" · {op['kind']}"
+        if op["status"] != "succeeded":
+            label += f" · {op['status']}"
         if tries > 1:
             label += f" · {tries} attempts"
         weight = ' font-weight="600"' if op["critical"] else ""
-        out.append(f'<text x="{x0}" y="{y + 11}"{weight}>{escape(label)}</text>')
+        out.append(f'<text x="{x0}" y="{y + 14}"{weight}>{escape(label)}</text>')
         if begin is None:
             continue
         a = x0 + (begin - start).total_seconds() / total * span_w
@@ -66,7 +71,7 @@ def render(trace: dict[str, Any], now: datetime | None = None, max_rows: int = 4
         w = max(b - a, 2.0)
         title = f"{op['name']}: {op['start']} to {op['end'] or 'now'}"
         out.append(
-            f'<rect x="{a:.1f}" y="{y + 15}" width="{w:.1f}" height="9" rx="2" '
+            f'<rect x="{a:.1f}" y="{y + 19}" width="{w:.1f}" height="9" rx="2" '
             f'fill="{_colour(op)}"><title>{escape(title)}</title></rect>'
         )
         for attempt in op.get("attempts") or []:
@@ -75,7 +80,7 @@ def render(trace: dict[str, Any], now: datetime | None = None, max_rows: int = 4
                 if at is not None:
                     ax = x0 + (at - start).total_seconds() / total * span_w
                     out.append(
-                        f'<line x1="{ax:.1f}" x2="{ax:.1f}" y1="{y + 13}" y2="{y + 26}" '
+                        f'<line x1="{ax:.1f}" x2="{ax:.1f}" y1="{y + 17}" y2="{y + 30}" '
                         f'stroke="{COLOURS["failed"]}" stroke-width="2"/>'
                     )
     if hidden:

@@ -195,7 +195,8 @@ def browse(stack: StackConfig, legal: str, broken: str, long: str, tmp_path: Pat
         page.locator(f'#failed a[href="/dashboard/doc/{broken}"]').click()
         assert page.url.endswith(f"/dashboard/doc/{broken}")
         assert "ThrottledError" in page.locator("#attempts").inner_text()
-        assert page.locator("svg.timeline rect").count() >= 8
+        assert page.locator("svg.timeline rect").count() >= 6
+        assert page.locator('svg.timeline rect[fill="#d91515"]').count() >= 1  # the failed batch
         for doc, name in ((legal, "reviewed"), (broken, "failed"), (long, "thirty")):
             for width, size in ((1280, "desktop"), (390, "phone")):
                 page.set_viewport_size({"width": width, "height": 900})
