@@ -63,6 +63,7 @@ def fragment(
         open=open_list(trace, why),
         timeline=svg.render(trace, now) if trace else "",
         attempts=failures(trace),
+        reviews=reviews_list(trace),
         history=history_table(shown, trace),
         fields=fields_table(state),
     )
@@ -135,6 +136,31 @@ def failures(trace: dict[str, Any] | None) -> str:
     if not items:
         return "<p>No failed attempts.</p>"
     return "<ul class=errors>" + "".join(items) + "</ul>"
+
+
+def reviews_list(trace: dict[str, Any] | None) -> str:
+    """Each review stage's wait: who, since when, and what they decided (never a comment)."""
+    items = []
+    for op in flat(trace["operations"] if trace else []):
+        review = op.get("review")
+        if not review:
+            continue
+        who = ", ".join(review.get("reviewers") or []) or "-"
+        text = (
+            f"{review.get('stageName') or review['stageIndex']}: {who}; link sent "
+            f"{review.get('linkSentAt') or '-'}"
+        )
+        if review.get("decision"):
+            text += (
+                f"; {review['decision']} by {review.get('decidedBy') or '-'} at "
+                f"{review.get('decidedAt')} after {report.human(review.get('waitedSeconds'))}"
+            )
+        else:
+            text += f"; open for {report.human(op['durationSeconds'])}"
+        items.append(f"<li>{escape(text)}</li>")
+    if not items:
+        return "<p>No review stage in this run.</p>"
+    return "<ul class=reviews>" + "".join(items) + "</ul>"
 
 
 def history_table(shown: dict[str, Any], trace: dict[str, Any] | None) -> str:
