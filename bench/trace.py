@@ -5,8 +5,9 @@
 
 Starts a stack in a temporary folder (ports from DOCFLOW_LOCAL_PORT_BASE), runs the document
 to its end, then times the trace (`docflow trace --json` in a fresh process, which includes
-the interpreter's start) and the document page (one GET), several times each, and prints the
-median and the worst beside the history's event and operation counts. Prints JSON.
+the interpreter's start and imports; and the same work in this process: read model, history
+pages, fold, JSON) and the document page (one GET), several times each, and prints the median
+and the worst beside the history's event and operation counts. Prints JSON.
 """
 
 from __future__ import annotations
@@ -70,7 +71,18 @@ def main() -> None:
                 with urllib.request.urlopen(url, timeout=60) as answer:
                     answer.read()
 
+            def in_process() -> None:
+                from docflow.cli.documents import cost_line
+                from docflow.readmodel.queries import ReadModel
+                from docflow.settings import load_settings
+                from docflow.trace import history, report
+
+                shown = ReadModel(load_settings().table_name).show(doc.document_id)
+                run_id = report.run_for(shown, None)
+                json.dumps(report.build(shown, run_id, None, history.read(run_id), cost_line))
+
             cli_ms, page_ms = timed(cli, args.repeat), timed(page, args.repeat)
+            inproc_ms = timed(in_process, args.repeat)
     print(
         json.dumps(
             {
@@ -79,6 +91,8 @@ def main() -> None:
                 "operations": trace["execution"]["operations"],
                 "trace_cli_ms_median": round(statistics.median(cli_ms), 1),
                 "trace_cli_ms_max": round(max(cli_ms), 1),
+                "trace_in_process_ms_median": round(statistics.median(inproc_ms), 1),
+                "trace_in_process_ms_max": round(max(inproc_ms), 1),
                 "page_ms_median": round(statistics.median(page_ms), 1),
                 "page_ms_max": round(max(page_ms), 1),
                 "repeat": args.repeat,
