@@ -10,6 +10,7 @@
     docflow jobs                         the batch inference jobs the batcher started
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
+    docflow trace DOC [--version V]      the run's durable operations as a timeline
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
@@ -33,7 +34,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack, versions
+from docflow.cli import documents, piles, queries, reviewers, stack, trace, versions
 from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
@@ -234,6 +235,18 @@ def _document_commands(add: Add) -> None:
         "reprocess", queries.cmd_reprocess, "a new run of a document's latest version", local=True
     )
     p.add_argument("document", metavar="DOC", help=DOC_HELP)
+    p = add(
+        "trace",
+        trace.cmd_trace,
+        "a run's durable operations as a timeline (docs/trace.md)",
+        local=True,
+    )
+    p.add_argument("document", metavar="DOC", help=DOC_HELP)
+    p.add_argument(
+        "--version",
+        metavar="V",
+        help="trace this S3 version's latest run (default: the document's current run)",
+    )
 
 
 def _query_commands(add: Add) -> None:

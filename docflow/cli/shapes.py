@@ -1,6 +1,8 @@
 """What each `docflow` command prints with --json: a contract, in each command's --help and in
 docs/cli.md. A change here is a change for every script that reads the output."""
 
+from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
+
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
@@ -85,6 +87,7 @@ JSON_SHAPES = {
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
     '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
+    "trace": TRACE_SHAPE,
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"id", "from", "to": [address], "subject", "body" (HTML), "sentAt" (ISO '
     "8601, when the stack's mailbox export first saw it: to within a few seconds)}], oldest "

@@ -29,6 +29,7 @@ LISTS = ("pending", "stuck", "failed")
 MAX_LIMIT = 100
 DEFAULT_STUCK_AFTER = "1h"
 Pager = Callable[[str, str], str]  # (list name, next token) -> the "next page" control
+Linker = Callable[[str, str], str]  # (document id, escaped label) -> a link to its page
 
 
 class WidgetError(ValueError):
@@ -66,10 +67,12 @@ def _when(value: str | None, now: datetime) -> str:
     return f"{escape(value[:19].replace('T', ' '))} UTC ({escape(_age(value, now))} ago)"
 
 
-def _document(item: Mapping[str, Any]) -> str:
+def _document(item: Mapping[str, Any], link: Linker | None = None) -> str:
     key = str(item.get("key") or "")
     name = key.rsplit("/", 1)[-1] or str(item.get("documentId", ""))
-    return f"{escape(name)}<br><span class=id>{escape(str(item.get('documentId', '')))}</span>"
+    doc_id = str(item.get("documentId", ""))
+    shown = f"{escape(name)}<br><span class=id>{escape(doc_id)}</span>"
+    return link(doc_id, shown) if link and doc_id else shown
 
 
 def _deadline(item: Mapping[str, Any], now: datetime) -> str:
@@ -93,14 +96,16 @@ def _version(item: Mapping[str, Any]) -> str:
     return escape(str(item.get("functionVersion") or ""))
 
 
-def rows_for(kind: str, items: list[dict[str, Any]], now: datetime) -> tuple[list[str], list]:
+def rows_for(
+    kind: str, items: list[dict[str, Any]], now: datetime, link: Linker | None = None
+) -> tuple[list[str], list]:
     """Headers and cells (already escaped HTML) for one list."""
     if kind == "pending":
         headers = ["Document", "Type", "Stage", "Reviewers", "Waiting since", "Deadline"]
         headers.append(VERSION_HEADER)
         cells = [
             [
-                _document(i),
+                _document(i, link),
                 escape(str(i.get("docType") or "")),
                 escape(str(i.get("stageName") or i.get("stage") or "")),
                 escape(", ".join(str(r) for r in i.get("reviewers") or [])),
@@ -114,7 +119,7 @@ def rows_for(kind: str, items: list[dict[str, Any]], now: datetime) -> tuple[lis
         headers = ["Document", "Type", "Status", "Stage", "Last report", VERSION_HEADER]
         cells = [
             [
-                _document(i),
+                _document(i, link),
                 escape(str(i.get("docType") or "")),
                 escape(str(i.get("status") or "")),
                 escape(str(i.get("stage") or "")),
@@ -127,7 +132,7 @@ def rows_for(kind: str, items: list[dict[str, Any]], now: datetime) -> tuple[lis
         headers = ["Document", "Reason", "Message", "Failed at", VERSION_HEADER]
         cells = [
             [
-                _document(i),
+                _document(i, link),
                 escape(str(i.get("reason") or "")),
                 escape(str(i.get("message") or "")[:200]),
                 _when(i.get("failedAt"), now),
@@ -175,6 +180,7 @@ def render_list(
     older_than: str = DEFAULT_STUCK_AFTER,
     pager: Pager | None = None,
     now: datetime | None = None,
+    link: Linker | None = None,
 ) -> str:
     """One list as an HTML fragment (the widget's answer, or a section of the local page)."""
     if kind not in LISTS:
@@ -183,7 +189,7 @@ def render_list(
         raise WidgetError(f"limit must be a whole number 1..{MAX_LIMIT}")
     page = fetch(model, kind, limit, token, older_than)
     now = now or datetime.now(UTC)
-    headers, cells = rows_for(kind, page.items, now)
+    headers, cells = rows_for(kind, page.items, now, link)
     caption = (CAPTIONS if cells else EMPTY)[kind].format(older=older_than)
     more = pager(kind, page.next_token) if pager and page.next_token else ""
     return template("widget.html").substitute(
@@ -205,12 +211,29 @@ def cloudwatch_pager(endpoint: str, params: Mapping[str, Any]) -> Pager:
     return pager
 
 
+def cloudwatch_link(endpoint: str) -> Linker:
+    """A row's document opens its page in a popup (this function answers `{"document"}`)."""
+
+    def link(document_id: str, label: str) -> str:
+        body = json.dumps({"document": document_id})
+        return (
+            f'<a class="btn">{label}</a><cwdb-action action="call" endpoint="{escape(endpoint)}"'
+            f' display="popup">{escape(body, quote=False)}</cwdb-action>'
+        )
+
+    return link
+
+
 def handle(event: Any, model: ReadModel, endpoint: str) -> Any:
     """The widget function's answer to one CloudWatch invocation."""
     if not isinstance(event, dict):
         return "<p>docflow widget: unexpected event</p>"
     if event.get("describe"):
         return describe()  # Markdown, shown in the console's widget editor
+    if event.get("document"):  # a row's link: the document page (docflow.trace.page)
+        from docflow.trace.page import fragment
+
+        return fragment(model, str(event["document"]), event.get("version"))
     params = {k: event[k] for k in ("list", "limit", "olderThan") if k in event}
     try:
         return render_list(
@@ -220,6 +243,7 @@ def handle(event: Any, model: ReadModel, endpoint: str) -> Any:
             token=event.get("nextToken") or None,
             older_than=str(event.get("olderThan", DEFAULT_STUCK_AFTER)),
             pager=cloudwatch_pager(endpoint, params),
+            link=cloudwatch_link(endpoint),
         )
     except ValueError as exc:  # WidgetError, a bad age or a foreign page token
         return f"<p>docflow widget: {escape(str(exc))}</p>"

@@ -24,6 +24,7 @@ from docflow.ops.charts import bar_chart, line_chart
 from docflow.ops.widgets import render_list, template
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from docflow.trace.page import local_link
 
 PATH = "/dashboard"
 WINDOW_MIN = 60
@@ -252,7 +253,13 @@ def render(config: StackConfig, query: str, now: float | None = None) -> str:
     def section(kind: str) -> str:
         try:
             return render_list(
-                model, kind, limit=20, token=params.get(kind), older_than=stuck_after, pager=pager
+                model,
+                kind,
+                limit=20,
+                token=params.get(kind),
+                older_than=stuck_after,
+                pager=pager,
+                link=local_link,
             )
         except ValueError as exc:
             return f"<p>{escape(str(exc))}</p>"
@@ -297,6 +304,14 @@ def piles_section(limit: int = 10) -> str:
 
 def answer(config: StackConfig, method: str, path: str, query: str) -> tuple[int, dict, bytes]:
     """(status, headers, body) for a request under /dashboard."""
+    if path.startswith(PATH + "/doc/") and method in ("GET", "HEAD"):
+        from docflow.trace.page import local_answer  # the document page (docs/trace.md)
+
+        try:
+            status, page = local_answer(path, query)
+        except Exception as exc:  # as below: say which part broke
+            return 503, {"Content-Type": "text/plain; charset=utf-8"}, repr(exc).encode()
+        return status, dict(HEADERS), page
     if path.rstrip("/") != PATH:
         return 404, {"Content-Type": "text/plain; charset=utf-8"}, b"not found"
     if method not in ("GET", "HEAD"):

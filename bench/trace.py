@@ -1,0 +1,106 @@
+"""`docflow trace --json` of a long document and its dashboard page, on the real local stack.
+
+    python bench/trace.py            a 1,000-page document (text layer)
+    python bench/trace.py --smoke    a 40-page document
+
+Starts a stack in a temporary folder (ports from DOCFLOW_LOCAL_PORT_BASE), runs the document
+to its end, then times the trace (`docflow trace --json` in a fresh process, which includes
+the interpreter's start and imports; and the same work in this process: read model, history
+pages, fold, JSON) and the document page (one GET), several times each, and prints the median
+and the worst beside the history's event and operation counts. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from docflow.local.config import StackConfig
+from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from tests.support.live_stack import running_stack, upload_doc, wait_for
+
+
+def timed(fn, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--pages", type=int)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    pages = args.pages or (40 if args.smoke else 1000)
+    base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE", "19500"))
+    with tempfile.TemporaryDirectory() as folder:
+        config = StackConfig(state=Path(folder) / "stack", port_base=base)
+        with running_stack(config):
+            doc = upload_doc(config, "incoming/long.pdf", make_pdf([INVOICE] * pages))
+            wait_for(doc.document_id, {"finalized", "failed", "archived"}, doc.run_id, 1800)
+            command = [sys.executable, "-m", "docflow.cli", "--state", str(config.state)]
+            trace: dict = {}
+
+            def cli() -> None:
+                nonlocal trace
+                done = subprocess.run(
+                    [*command, "trace", doc.document_id, "--json"],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                trace = json.loads(done.stdout)
+
+            url = f"{config.review_url}/dashboard/doc/{doc.document_id}"
+
+            def page() -> None:
+                with urllib.request.urlopen(url, timeout=60) as answer:
+                    answer.read()
+
+            def in_process() -> None:
+                from docflow.cli.documents import cost_line
+                from docflow.readmodel.queries import ReadModel
+                from docflow.settings import load_settings
+                from docflow.trace import history, report
+
+                shown = ReadModel(load_settings().table_name).show(doc.document_id)
+                run_id = report.run_for(shown, None)
+                json.dumps(report.build(shown, run_id, None, history.read(run_id), cost_line))
+
+            cli_ms, page_ms = timed(cli, args.repeat), timed(page, args.repeat)
+            inproc_ms = timed(in_process, args.repeat)
+    print(
+        json.dumps(
+            {
+                "pages": pages,
+                "historyEvents": trace["execution"]["events"],
+                "operations": trace["execution"]["operations"],
+                "trace_cli_ms_median": round(statistics.median(cli_ms), 1),
+                "trace_cli_ms_max": round(max(cli_ms), 1),
+                "trace_in_process_ms_median": round(statistics.median(inproc_ms), 1),
+                "trace_in_process_ms_max": round(max(inproc_ms), 1),
+                "page_ms_median": round(statistics.median(page_ms), 1),
+                "page_ms_max": round(max(page_ms), 1),
+                "repeat": args.repeat,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+"""The dashboard's document page: the run's timeline (SVG) beside the read model's history, the
+open wait in words, each failed attempt's error, the document's fields and cost.
+
+Served locally at `/dashboard/doc/<document id>[?version=V]`; in AWS the custom widget
+function answers `{"document": ID}` with the same fragment (`fragment`), which the lists open
+in a popup. Server-rendered from `templates/`, no script, every value escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.trace import history, report, svg
+from docflow.trace.text import flat
+
+TEMPLATES = Path(__file__).with_name("templates")
+DOC_ID = re.compile(r"^d-[0-9a-f]{24}$")
+
+
+def template(name: str) -> Template:
+    return Template((TEMPLATES / name).read_text(encoding="utf-8"))
+
+
+def trace_of(model: Any, document_id: str, version: str | None) -> tuple[dict, dict | None, str]:
+    """(read model's show, the trace or None, why there is none)."""
+    from docflow.cli.documents import cost_line
+
+    shown = model.show(document_id)
+    if not shown["state"]:
+        return shown, None, "The read model has no such document."
+    try:
+        run_id = report.run_for(shown, version)
+        fold = history.read(run_id)
+    except (ValueError, history.NoExecution) as exc:
+        return shown, None, str(exc)
+    except ClientError as exc:  # no access to the history (IAM), or no such API: say which
+        return shown, None, f"the history could not be read ({aws.error_code(exc)})"
+    return shown, report.build(shown, run_id, version, fold, cost_line), ""
+
+
+def fragment(
+    model: Any, document_id: str, version: str | None = None, now: datetime | None = None
+) -> str:
+    """The page's body (no <html>): what the CloudWatch widget returns."""
+    now = now or datetime.now(UTC)
+    if not DOC_ID.match(document_id):
+        return "<p>Not a document id.</p>"
+    shown, trace, why = trace_of(model, document_id, version)
+    state = shown.get("state") or {}
+    if not state:
+        return f"<p>{escape(why)}</p>"
+    return template("document.html").substitute(
+        name=escape(str(state.get("key") or document_id)),
+        summary=summary(state, trace),
+        open=open_list(trace, why),
+        timeline=svg.render(trace, now) if trace else "",
+        attempts=failures(trace),
+        reviews=reviews_list(trace),
+        history=history_table(shown, trace),
+        fields=fields_table(state),
+    )
+
+
+def page(model: Any, document_id: str, version: str | None = None) -> str:
+    return template("page.html").substitute(
+        title=escape(document_id), body=fragment(model, document_id, version)
+    )
+
+
+def _row(label: str, value: Any) -> str:
+    return f"<tr><th>{escape(label)}</th><td>{escape(str(value))}</td></tr>"
+
+
+def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
+    rows = [
+        _row(k, state[k])
+        for k in ("documentId", "version", "status", "docType", "pages", "reason", "updatedAt")
+        if state.get(k) is not None
+    ]
+    if trace:
+        ex = trace["execution"]
+        rows.append(_row("run", f"{trace['runId']} (execution {ex['status']})"))
+        rows.append(
+            _row(
+                "operations",
+                f"{ex['operations']} in {report.human(ex['durationSeconds'])} "
+                f"({ex['events']} history events)",
+            )
+        )
+        if trace.get("costLine"):
+            rows.append(_row("cost", trace["costLine"]))
+        if trace.get("criticalPath"):
+            rows.append(_row("critical path", " → ".join(trace["criticalPath"][:12])))
+    return "<table class=kv>" + "".join(rows) + "</table>"
+
+
+def open_list(trace: dict[str, Any] | None, why: str) -> str:
+    if trace is None:
+        return f"<p>No execution history: {escape(why)}</p>"
+    said = trace.get("open") or []
+    if not said:
+        return "<p>Nothing open: the run has ended.</p>"
+    return "<ul class=open>" + "".join(f"<li>{escape(s)}</li>" for s in said) + "</ul>"
+
+
+def failures(trace: dict[str, Any] | None) -> str:
+    if trace is None:
+        return ""
+    items = []
+    for op in flat(trace["operations"]):
+        for a in op.get("attempts") or []:
+            if a.get("error"):
+                items.append(
+                    f"<li><b>{escape(op['name'])}</b> attempt {a['attempt']} "
+                    f"({escape(str(a.get('end') or ''))}): "
+                    f"{escape(a['error']['type'])}: {escape(a['error']['message'])}</li>"
+                )
+        if op.get("error") and not op.get("attempts"):
+            items.append(
+                f"<li><b>{escape(op['name'])}</b> {escape(op['status'])}: "
+                f"{escape(op['error']['type'])}: {escape(op['error']['message'])}</li>"
+            )
+    error = trace["execution"].get("error")
+    if error:
+        items.append(
+            f"<li><b>execution</b>: {escape(error['type'])}: {escape(error['message'])}</li>"
+        )
+    if not items:
+        return "<p>No failed attempts.</p>"
+    return "<ul class=errors>" + "".join(items) + "</ul>"
+
+
+def reviews_list(trace: dict[str, Any] | None) -> str:
+    """Each review stage's wait: who, since when, and what they decided (never a comment)."""
+    items = []
+    for op in flat(trace["operations"] if trace else []):
+        review = op.get("review")
+        if not review:
+            continue
+        who = ", ".join(review.get("reviewers") or []) or "-"
+        text = (
+            f"{review.get('stageName') or review['stageIndex']}: {who}; link sent "
+            f"{review.get('linkSentAt') or '-'}"
+        )
+        if review.get("decision"):
+            text += (
+                f"; {review['decision']} by {review.get('decidedBy') or '-'} at "
+                f"{review.get('decidedAt')} after {report.human(review.get('waitedSeconds'))}"
+            )
+        else:
+            text += f"; open for {report.human(op['durationSeconds'])}"
+        items.append(f"<li>{escape(text)}</li>")
+    if not items:
+        return "<p>No review stage in this run.</p>"
+    return "<ul class=reviews>" + "".join(items) + "</ul>"
+
+
+def history_table(shown: dict[str, Any], trace: dict[str, Any] | None) -> str:
+    run = trace["runId"] if trace else None
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{escape(str(h.get(k) or ''))}</td>" for k in ("at", "status", "stage", "cause")
+        )
+        + "</tr>"
+        for h in shown.get("history") or []
+        if run is None or h.get("runId") == run
+    )
+    head = "<tr><th>at</th><th>status</th><th>stage</th><th>by</th></tr>"
+    return f"<table>{head}{rows}</table>"
+
+
+def fields_table(state: dict[str, Any]) -> str:
+    fields = state.get("fields") or {}
+    if not fields:
+        return "<p>No extracted fields.</p>"
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{escape(str(f.get('value')))}</td>"
+        f"<td>{float(f.get('confidence') or 0):.2f}</td></tr>"
+        for name, f in sorted(fields.items())
+    )
+    return f"<table><tr><th>field</th><th>value</th><th>confidence</th></tr>{rows}</table>"
+
+
+def local_answer(path: str, query: str) -> tuple[int, bytes]:
+    """The local dashboard's `/dashboard/doc/<id>`: (status, HTML)."""
+    from urllib.parse import parse_qs
+
+    from docflow.readmodel.queries import ReadModel
+    from docflow.settings import load_settings
+
+    document_id = path.rstrip("/").rsplit("/", 1)[-1]
+    if not DOC_ID.match(document_id):
+        return 404, b"not a document id"
+    versions = parse_qs(query).get("version")
+    version = versions[0] if versions else None
+    model = ReadModel(load_settings().table_name)
+    return 200, page(model, document_id, version).encode()
+
+
+def local_href(document_id: str) -> str:
+    return f"/dashboard/doc/{escape(document_id)}"
+
+
+def local_link(document_id: str, label: str) -> str:
+    """The local dashboard lists' link to a document's page (`label` is escaped HTML)."""
+    return f'<a href="{local_href(document_id)}">{label}</a>'
