@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
+from botocore.exceptions import ClientError
 
 from docflow.observability import logger
 from docflow.review.access.inbox_links import InboxRefused
@@ -179,6 +180,15 @@ def refused(exc: ReviewRefused) -> Response:
 def inbox_refused(exc: InboxRefused) -> Response:
     logger.info("inbox request refused", extra={"status": exc.status, "code": exc.code})
     return _refuse(exc.status, exc.code, str(exc))
+
+
+@app.exception_handler(ClientError)
+def service_error(exc: ClientError) -> Response:
+    """An AWS call failed in a way that is not the reviewer's (a missing permission, a service
+    error): the link was given back before this, so the reviewer may try again."""
+    code = str(exc.response.get("Error", {}).get("Code", ""))
+    logger.error("review request failed on an AWS call", extra={"error": code})
+    return _refuse(503, "try-again", "the review service could not finish this; try again later")
 
 
 @app.exception_handler(UnicodeError)
