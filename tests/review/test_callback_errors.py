@@ -39,7 +39,7 @@ ACCESS_DENIED = (
 class _Answering(BaseHTTPRequestHandler):
     answer: tuple[int, dict, dict] = ACCESS_DENIED
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         status, body, headers = type(self).answer
         raw = json.dumps(body).encode()
         self.send_response(status)
@@ -115,7 +115,7 @@ def test_an_access_denied_leaves_the_link_usable(
     lambda_endpoint.answer = ACCESS_DENIED
     doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
 
-    def desk(stack: Stack, runner, callbacks) -> Desk:  # noqa: ANN001
+    def desk(stack: Stack, runner, callbacks) -> Desk:
         callbacks.__class__ = DeniedThenAllowed
         return Desk(stack, runner, callbacks)
 
