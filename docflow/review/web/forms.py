@@ -13,6 +13,7 @@ from docflow.extract.corrections import validate_corrections
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.web.answers import Answer, refusal
+from docflow.review.web.evidence import masked_value
 from docflow.review.web.message_pages import decided_page, released_page
 from docflow.review.web.views import ReviewViews
 
@@ -59,8 +60,11 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
     corrections: dict[str, str] = {}
     if choice == "approve" and submitted and not choices:
         fields = summary.get("fields") or {}
+        # A value sent back as the page showed it (masked, when a detector found something in
+        # it) is no correction.
+        shown = {k: masked_value(str((fields.get(k) or {}).get("value") or "")) for k in fields}
         corrections, errors = validate_corrections(
-            fields, {k: v for k, v in submitted.items() if v}
+            fields, {k: v for k, v in submitted.items() if v and v != shown.get(k)}
         )
         if errors:  # a bad value decides nothing; each message sits by its field
             page = views.review(

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.stage.records import tally
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
-from docflow.review.web.evidence import PageFacts, Segment
+from docflow.review.web.evidence import PageFacts, Segment, masked_value
 from docflow.review.web.templating import env, when
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
@@ -90,7 +90,10 @@ def fields_rows(
     rows = []
     for name in names:
         found = fields.get(name) or {}
-        value = submitted.get(name, found.get("value", ""))
+        # The extracted value passes the detectors like the page text; a reviewer's own
+        # submitted value comes back as typed.
+        read = found.get("value")
+        value = submitted[name] if name in submitted else masked_value(str(read or ""))
         rows.append(
             {
                 "name": name,

@@ -18,7 +18,7 @@ from docflow.review.access.links import LinkStore
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
 from docflow.review.desk import LinkView, ReviewDesk
 from docflow.review.stage.callbacks import LambdaCallbackSender
-from docflow.review.web.evidence import EvidenceStore, mask, review_order
+from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
 from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
 from docflow.review.web.previews import PreviewStore
@@ -99,7 +99,7 @@ class ReviewViews:
             pages=pages,
             order=order,
             shown_from=offset,
-            texts={n: mask(t) for n, t in texts.items()},
+            texts={n: masked_cut(t) for n, t in texts.items()},
             routing=self.routing,
             deadline=view.deadline,
             stage=view.stage,
