@@ -120,8 +120,10 @@ def preview(token: str, number: str) -> Response:
 @app.get("/review/<token>/original")
 def original(token: str) -> Response:
     url = views().download_url(token)
-    # The presigned URL lives only in this answer: never stored, valid a few minutes.
-    return Response(302, "text/plain", "", {**SECURITY_HEADERS, "Location": url})
+    # The presigned URL lives only in this answer: never stored (no-store: nor by a browser
+    # or a proxy), valid a few minutes; the download is in the document's history.
+    headers = {**SECURITY_HEADERS, "Location": url, "Cache-Control": "no-store"}
+    return Response(302, "text/plain", "", headers)
 
 
 @app.post("/review/<token>")

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.ids import DocumentRef
+from docflow.ids import DocumentRef, event_id
+from docflow.readmodel.schema import Report, RunIds
+from docflow.readmodel.transitions import DOWNLOADED, seq_for
 from docflow.reporting import Reporter
 from docflow.review.access.gate import TokenGate
 from docflow.review.access.keys import KeySource
@@ -110,6 +112,36 @@ class ReviewDesk:
             raise ReviewRefused(409, "deciding", "a decision on this link is under way", link)
         self._refuse_if_stage_over(link)
         return LinkView(claims, link)
+
+    def record_download(self, view: LinkView) -> None:
+        """The download of the original in the document's history: who, at which stage, which
+        object (bucket, key, version), when; never the token. One entry per click (the event
+        id names the reviewer and the second)."""
+        claims, link = view.claims, view.link
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        seq = seq_for(DOWNLOADED, claims.stage_index)
+        doc = RunIds(claims.document_id, claims.version, link["runId"], link["runOrder"])
+        self.reporter.report(
+            Report(
+                document_id=doc.document_id,
+                version=doc.version,
+                run_id=doc.run_id,
+                run_order=doc.run_order,
+                event_id=event_id(doc.run_id, DOWNLOADED, f"{claims.reviewer}#{at}"),
+                stage=f"review-{claims.stage_index}",
+                status=DOWNLOADED,
+                seq=seq,
+                at=at,
+                cause="callback-api",
+                payload={
+                    "reviewer": claims.reviewer,
+                    "stageIndex": claims.stage_index,
+                    "stageName": claims.stage_name,
+                    "bucket": str(link.get("bucket", "")),
+                    "key": str(link.get("key", "")),
+                },
+            )
+        )
 
     def _refuse_if_stage_over(self, link: dict[str, Any]) -> dict[str, Any]:
         wait = self.liveness.wait_of(link)

@@ -132,14 +132,20 @@ class ReviewViews:
         return self.previews.get(view.doc, page, found_something)
 
     def download_url(self, token: str) -> str:
+        """A presigned download of the original, made at the click, after the download is
+        in the document's history (who, which stage, which object; no token): a download
+        that cannot be recorded does not happen."""
         view = self.desk.access(token)
         doc = view.doc
+        self.desk.record_download(view)
         name = PurePosixPath(doc.key).name.replace('"', "") or "document.pdf"
         params: dict[str, Any] = {
             "Bucket": doc.bucket,
             "Key": doc.key,
             "ResponseContentDisposition": f'attachment; filename="{name}"',
             "ResponseContentType": "application/pdf",
+            # Nor a browser nor a proxy keeps the original: each download is a recorded click.
+            "ResponseCacheControl": "no-store",
         }
         if doc.version != "null":
             params["VersionId"] = doc.version
