@@ -6,6 +6,8 @@ Routes only: what each answers is built in `docflow.review.web` (views, forms, a
     GET  /review/{token}/original   a redirect to a presigned download, made at the click
     POST /review/{token}            the page's Approve / Reject: consumes the link, resumes the run
                                     (a triage page's Approve sends the picked `docType`)
+    POST /review/{token}/presence   "I'm reviewing this": the reviewer is looking at the document
+                                    (a GET never says so: it may be a mail scanner's prefetch)
     POST /review/{token}/release    the reviewer is no longer looking at the document
     POST /callbacks/{token}         a service completing a machine link, HMAC-signed, time window
                                     (`{"approved", "comment", "docType"}`; docType on triage only)
@@ -133,6 +135,13 @@ def decide(token: str) -> Response:
     return _send(forms.decide(views(), token, _body().decode("utf-8", "replace")))
 
 
+@app.post("/review/<token>/presence")
+def look(token: str) -> Response:
+    if _too_big():
+        return _refuse(413, "too-large", "the request body is too large")
+    return _send(forms.look(views(), token, _body().decode("utf-8", "replace")))
+
+
 @app.post("/review/<token>/release")
 def release(token: str) -> Response:
     if _too_big():
@@ -158,6 +167,7 @@ def machine(token: str) -> Response:
 
 
 @app.route("/review/<token>", method=OTHER_METHODS)
+@app.route("/review/<token>/presence", method=[*OTHER_METHODS, "GET"])
 @app.route("/review/<token>/release", method=[*OTHER_METHODS, "GET"])
 @app.route("/inbox/<token>", method=[*OTHER_METHODS, "POST"])
 @app.route("/review/<token>/pages/<number>", method=[*OTHER_METHODS, "POST"])

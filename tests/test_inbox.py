@@ -89,13 +89,14 @@ def decide(path: str, **form: str) -> dict:
 
 
 def both_open(*tokens: str) -> list[dict]:
-    """The review pages of these links, opened at the same moment."""
+    """The review pages of these links, both reviewers saying "I'm reviewing this" at the same
+    moment (a GET marks nobody as looking)."""
     answers: list[dict] = []
     start = threading.Barrier(len(tokens))
 
     def open_one(token: str) -> None:
         start.wait()
-        answers.append(call("GET", f"/review/{token}"))
+        answers.append(call("POST", f"/review/{token}/presence", ""))
 
     threads = [threading.Thread(target=open_one, args=(t,)) for t in tokens]
     for t in threads:
@@ -199,10 +200,10 @@ def test_a_claim_shows_to_the_other_reviewer_and_never_blocks_a_decision(desk: D
 def test_release_gives_the_claim_back(desk: Desk) -> None:
     doc = contract(desk, "epsilon")
     links = desk.links(doc, want=2)
-    assert "You are looking at this" in call("GET", f"/review/{links[LEGAL]}")["body"]
+    assert "You are looking at this" in decide(f"/review/{links[LEGAL]}/presence")["body"]
     released = decide(f"/review/{links[LEGAL]}/release")
     assert released["statusCode"] == 200 and "You released epsilon.pdf" in released["body"]
-    assert "You are looking at this" in call("GET", f"/review/{links[COUNSEL]}")["body"]
+    assert "You are looking at this" in decide(f"/review/{links[COUNSEL]}/presence")["body"]
     assert call("GET", f"/review/{links[LEGAL]}/release")["statusCode"] == 405
 
 

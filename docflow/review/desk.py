@@ -30,7 +30,7 @@ from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackSender
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
-from docflow.review.stage.presence import PresenceStore
+from docflow.review.stage.presence import PresenceStore, live_presence
 from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
@@ -84,16 +84,21 @@ class ReviewDesk:
             self._closed,
         )
 
-    def open(self, token: str) -> LinkView:
-        """GET: show what is to be decided, keep the wait alive, and mark this reviewer as
-        looking at the document (or renew their presence; someone else's live presence
-        stands). Decides nothing."""
+    def open(self, token: str, look: bool = False) -> LinkView:
+        """Show what is to be decided and keep the wait alive; decides nothing.
+
+        Only `look` (a POST: the page's "I'm reviewing this" button) marks this reviewer as
+        looking at the document, or renews their presence (someone else's live presence
+        stands): a GET may be a mail scanner's prefetch, which must not tell colleagues that
+        someone is on it. A GET shows whoever is looking."""
         claims, link = self.gate.check(token, "review")
         wait = self._refuse_if_stage_over(link)
         if not self.liveness.alive(link, wait):
             raise self._closed(link)
         deadline = int(wait["deadline"]) if wait.get("deadline") else None
-        presence = self.presence.take(str(wait["pk"]), claims.reviewer) if wait.get("pk") else None
+        presence = live_presence(wait) if wait else None
+        if look and wait.get("pk"):
+            presence = self.presence.take(str(wait["pk"]), claims.reviewer)
         return LinkView(claims, link, deadline, wait or None, presence)
 
     def release(self, token: str) -> LinkView:

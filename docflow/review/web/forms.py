@@ -95,6 +95,15 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
     return Answer(200, html, data)
 
 
+def look(views: ReviewViews, token: str, body: str) -> Answer:
+    """POST /review/{token}/presence: the page's "I'm reviewing this" button. The reviewer's
+    first interaction with the page, so a GET (a mail scanner's prefetch) never says someone
+    is looking; the answer is the page again, with the presence."""
+    form = parse_qs(body, max_num_fields=5)
+    page = views.review(token, 0, inbox=_inbox_form(form), look=True)
+    return Answer(200, page.html, {"presence": page.view.presence})
+
+
 def release(views: ReviewViews, token: str, body: str) -> Answer:
     """POST /review/{token}/release: the reviewer is no longer looking at the document."""
     form = parse_qs(body, max_num_fields=5)

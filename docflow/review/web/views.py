@@ -80,8 +80,9 @@ class ReviewViews:
         doc_type: str = "",
         inbox: str = "",
         confirm: str = "",
+        look: bool = False,
     ) -> ReviewScreen:
-        view = self.desk.open(token)
+        view = self.desk.open(token, look)
         # The way back to the inbox only for this reviewer's own inbox link.
         if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
             inbox = ""
