@@ -74,6 +74,10 @@ class Settings:
     review_claim_s: int = 15 * 60
     signing_secret_id: str = ""
     signing_key_source: str = "secretsmanager"
+    # Each machine integration's own HMAC secret, `{"service:<name>": "<secret>", ...}`, read
+    # the way the signing key ring is (`signing_key_source`); with "env", from
+    # DOCFLOW_INTEGRATION_SECRETS. Never the reviewers' key ring.
+    integration_secret_id: str = ""
     callback_max_body_bytes: int = 16 * 1024
     # The reconcile pass: which function's executions to ask about, and how long a document
     # must have been quiet before its execution is checked.

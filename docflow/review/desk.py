@@ -21,9 +21,9 @@ from docflow.readmodel.schema import Report, RunIds
 from docflow.readmodel.transitions import DOWNLOADED, seq_for
 from docflow.reporting import Reporter
 from docflow.review.access.gate import TokenGate
-from docflow.review.access.keys import KeySource
+from docflow.review.access.keys import IntegrationSecrets, KeySource
 from docflow.review.access.links import OPEN, LinkStore
-from docflow.review.access.machine import authenticate
+from docflow.review.access.machine import Secrets, SeenSignatures, authenticate
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused, stage_over
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
@@ -35,6 +35,7 @@ from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 from docflow.review.votes import VoteCounter
+from docflow.settings import load_settings
 
 MAX_COMMENT = 1000
 
@@ -66,8 +67,11 @@ class ReviewDesk:
         reporter: Reporter,
         register: RegisterStore | None = None,
         presence_s: int = 15 * 60,
+        integrations: Secrets | None = None,
     ) -> None:
         self.keys, self.links, self.callbacks, self.reporter = keys, links, callbacks, reporter
+        # Each machine integration's own secret (`access.keys.IntegrationSecrets`).
+        self.integrations = integrations or IntegrationSecrets(load_settings())
         self.register = register or RegisterStore(links.table)
         self.stages = StageStore(links.table)
         self.presence = PresenceStore(links.table, presence_s)
@@ -212,12 +216,23 @@ class ReviewDesk:
         window_s: int,
         now: float | None = None,
     ) -> dict[str, Any]:
-        """POST from a service: body signed over `<timestamp>.<body>` within a replay window.
+        """POST from a service: signed with its integration's own secret over
+        `<timestamp>.<token hash>.<body>`, within a replay window, never seen before.
         On a triage link an approval names the type, `"docType"`: one of the link's
         `typeChoices`, or `unclassifiable` to archive the document."""
         claims, link = self.gate.check(token, "machine")
         now = time.time() if now is None else now
-        result = authenticate(self.keys, body, timestamp, signature, window_s, now)
+        result = authenticate(
+            self.integrations,
+            SeenSignatures(self.links.table),
+            claims.reviewer,
+            token,
+            body,
+            timestamp,
+            signature,
+            window_s,
+            now,
+        )
         decision = {
             "approved": result["approved"],
             "reviewer": claims.reviewer,
