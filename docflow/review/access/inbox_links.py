@@ -76,7 +76,9 @@ class InboxLinks:
         now = int(time.time())
         pk = _slot_pk(reviewer)
         slot = self._get(pk)
-        if slot is None or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
+        # A slot whose key id was retired from the ring cannot mint a link that verifies.
+        retired = slot is not None and str(slot.get("kid")) not in ring.keys
+        if slot is None or retired or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
             fresh = {
                 "pk": pk,
                 "kid": ring.current,
