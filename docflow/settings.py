@@ -68,8 +68,9 @@ class Settings:
     review_sender: str = "docflow@example.com"
     review_link_ttl_s: int = 7 * 24 * 3600
     # A reviewer's inbox link (docflow.review.access.inbox_links) lives this long; the digest and
-    # `docflow inbox` hand out the same link until it has less than half of it left.
-    inbox_link_ttl_s: int = 30 * 24 * 3600
+    # `docflow inbox` hand out the same link until it has less than half of it left. A week:
+    # the link lists and opens everything waiting on the reviewer.
+    inbox_link_ttl_s: int = 7 * 24 * 3600
     # Opening a document claims it for this long (renewed on every open of its page).
     review_claim_s: int = 15 * 60
     signing_secret_id: str = ""

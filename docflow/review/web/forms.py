@@ -18,12 +18,9 @@ from docflow.review.web.message_pages import decided_page, released_page
 from docflow.review.web.views import ReviewViews
 
 
-def _inbox_form(form: dict[str, list[str]]) -> str:
-    return (form.get("inbox") or [""])[0][:2200]
-
-
-def decide(views: ReviewViews, token: str, body: str) -> Answer:
-    """POST /review/{token}: the page's Approve or Reject."""
+def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer:
+    """POST /review/{token}: the page's Approve or Reject. `inbox`: the inbox link of this
+    browser (its cookie, never a form field), for the way back and the next item."""
     form = parse_qs(body, max_num_fields=30)
     choice = (form.get("decision") or [""])[0]
     reason = (form.get("reason") or [""])[0]
@@ -34,9 +31,7 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
     if choice == "reject" and reason not in REJECT_REASONS:
         # The error goes next to the field it concerns, on the page the reviewer was on.
         message = "Choose why you reject the document"
-        page = views.review(
-            token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
-        )
+        page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
         return Answer(400, page.html, {"error": "no-reason", "message": message})
     summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
     doc_type = (form.get("docType") or [""])[0]
@@ -51,7 +46,7 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
                 comment=comment,
                 type_error=problem,
                 doc_type=doc_type,
-                inbox=_inbox_form(form),
+                inbox=inbox,
             )
             return Answer(400, page.html, {"error": "bad-doc-type", "message": problem})
         if doc_type == UNCLASSIFIABLE:  # "none of these": archived as unclassifiable
@@ -74,7 +69,7 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
                 comment=comment,
                 submitted_fields=submitted,
                 field_errors=errors,
-                inbox=_inbox_form(form),
+                inbox=inbox,
             )
             return Answer(400, page.html, {"error": "bad-fields", "fields": errors})
     picked = doc_type if choices else ""
@@ -82,35 +77,33 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
         token, choice == "approve", comment, reason, corrections, doc_type=picked
     )
     # From the inbox: offer the reviewer's next item (their own inbox link only).
-    via, next_item = _inbox_form(form), None
+    via, next_item = inbox, None
     if via and views.inbox.same_reviewer(via, decision["reviewer"]):
         link = views.desk.link_facts(token)
         next_item = views.inbox.next_item(via, decision["reviewer"], str(link.get("stagePk")))
     else:
         via = ""
-    html = decided_page(decision, REJECT_REASONS, next_item, f"/inbox/{via}" if via else "")
+    html = decided_page(decision, REJECT_REASONS, next_item, "/inbox" if via else "")
     data: dict[str, Any] = {"decision": decision}
     if next_item:
         data["next"] = next_item["url"]
     return Answer(200, html, data)
 
 
-def look(views: ReviewViews, token: str, body: str) -> Answer:
+def look(views: ReviewViews, token: str, inbox: str = "") -> Answer:
     """POST /review/{token}/presence: the page's "I'm reviewing this" button. The reviewer's
     first interaction with the page, so a GET (a mail scanner's prefetch) never says someone
     is looking; the answer is the page again, with the presence."""
-    form = parse_qs(body, max_num_fields=5)
-    page = views.review(token, 0, inbox=_inbox_form(form), look=True)
+    page = views.review(token, 0, inbox=inbox, look=True)
     return Answer(200, page.html, {"presence": page.view.presence})
 
 
-def release(views: ReviewViews, token: str, body: str) -> Answer:
+def release(views: ReviewViews, token: str, inbox: str = "") -> Answer:
     """POST /review/{token}/release: the reviewer is no longer looking at the document."""
-    form = parse_qs(body, max_num_fields=5)
     view = views.desk.release(token)
-    via = _inbox_form(form)
+    via = inbox
     if via and not views.inbox.same_reviewer(via, view.claims.reviewer):
         via = ""
     name = str(view.link.get("key", "")).rsplit("/", 1)[-1]
-    html = released_page(name, f"/inbox/{via}" if via else "")
+    html = released_page(name, "/inbox" if via else "")
     return Answer(200, html, {"released": True})

@@ -293,18 +293,18 @@ def review_page(
         download_minutes=DOWNLOAD_MINUTES,
         presence=_presence_line(presence, str(link.get("reviewer", ""))),
         presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
-        inbox=inbox,
-        inbox_url=f"/inbox/{inbox}" if inbox else "",
+        # The way back names no inbox link: `/inbox` answers from the browser's cookie.
+        inbox_url="/inbox" if inbox else "",
         # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
-        ask_approve=_here(base, inbox, confirm="approve"),
-        ask_reject=_here(base, inbox, confirm="reject"),
-        back=_here(base, inbox),
+        ask_approve=_here(base, confirm="approve"),
+        ask_reject=_here(base, confirm="reject"),
+        back=_here(base),
         confirm=confirm if confirm in ("approve", "reject") else "",
     )
 
 
-def _here(base: str, inbox: str, **more: str) -> str:
-    query = urlencode({k: v for k, v in {"inbox": inbox, **more}.items() if v})
+def _here(base: str, **more: str) -> str:
+    query = urlencode({k: v for k, v in more.items() if v})
     return f"{base}?{query}" if query else base
 
 
