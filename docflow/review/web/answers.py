@@ -51,6 +51,7 @@ def inbox_answer(screen: InboxScreen) -> Answer:
             {
                 "open": r.url,
                 "name": r.name,
+                "folder": r.folder,
                 "docType": r.doc_type,
                 "stage": r.stage,
                 "why": r.why,

@@ -23,6 +23,9 @@ WHY = {
     "quality": "the text could not be read with confidence",
     "escalated": "escalated to you: nobody decided in time",
     "rules": "named by the rules",
+    # A triage stage's reasons (docflow.classify): which type it is, a person says.
+    "unknown-type": "no document type fits: pick one",
+    "type-unsure": "the type is unsure: pick one",
 }
 
 
@@ -37,6 +40,7 @@ class InboxRow:
     deadline: str
     overdue: bool
     presence: str  # "" or who is looking at it, since when
+    folder: str = ""  # the upload's folder ("" at the bucket's top): same names told apart
 
 
 def presence_text(presence: dict[str, Any] | None, me: str) -> str:
@@ -52,6 +56,7 @@ def row(item: dict[str, Any], url: str, presence: dict[str, Any] | None, me: str
     return InboxRow(
         url=url,
         name=str(item.get("docName", "")),
+        folder=str(item.get("docFolder", "")),
         doc_type=str(item.get("docType", "")),
         stage=str(item.get("stageName", "")),
         why=WHY.get(str(item.get("why", "")), str(item.get("why", ""))),

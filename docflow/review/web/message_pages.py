@@ -73,7 +73,8 @@ def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = Non
         verb = "approved" if d.get("approved") else "rejected"
         lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
     titles = {409: "This review is closed", 410: "This link has expired"}
+    # The heading says what happened in words; the HTTP status is the response's, not the
+    # reader's.
     if message.startswith("This link was revoked"):
-        return message_page("This link was revoked (403)", lines)
-    title = titles.get(status, "This link cannot be used")
-    return message_page(f"{title} ({status})", lines)
+        return message_page("This link was revoked", lines)
+    return message_page(titles.get(status, "This link cannot be used"), lines)

@@ -77,6 +77,17 @@ def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
     return lines
 
 
+# Words a field's name holds that are written in capitals (`po_number` is the "PO number").
+_ACRONYMS = {"po": "PO", "iban": "IBAN", "vat": "VAT", "id": "ID", "ssn": "SSN"}
+
+
+def field_label(name: str) -> str:
+    """A field's name as a person reads it: `po_number` -> "PO number"."""
+    words = [_ACRONYMS.get(w, w) for w in name.split("_")]
+    first = words[0] if words[0].isupper() else words[0].capitalize()
+    return " ".join([first, *words[1:]])
+
+
 def fields_rows(
     summary: dict[str, Any], submitted: dict[str, str], errors: dict[str, str]
 ) -> list[dict[str, Any]]:
@@ -87,6 +98,8 @@ def fields_rows(
     for check in summary.get("fieldChecks") or []:
         checks.setdefault(str(check.get("field", "")), []).append(str(check.get("message", "")))
     names = [n for n in FIELD_KINDS if n in fields or n in checks]
+    # A check's message names the field by its label, not its code name.
+    checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
     rows = []
     for name in names:
         found = fields.get(name) or {}
@@ -97,7 +110,7 @@ def fields_rows(
         rows.append(
             {
                 "name": name,
-                "label": name.replace("_", " ").capitalize(),
+                "label": field_label(name),
                 "hint": DESCRIPTIONS.get(name, ""),
                 "value": "" if value is None else str(value),
                 "confidence": found.get("confidence"),
@@ -280,9 +293,12 @@ def review_page(
         window=PAGE_WINDOW,
         more=shown_from + PAGE_WINDOW < len(order),
         flagged=flagged,
+        # Pages with no ink (engine `blank`): nothing to read on them, said once at the top.
+        blank_pages=[p.page for p in pages if p.engine == "blank"],
         reasons=list(reasons.items()),
         error=error,
         field_rows=rows,
+        field_labels={r["name"]: r["label"] for r in rows},
         field_errors=field_errors or {},
         type_choices=choices,
         none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
