@@ -46,7 +46,13 @@ def test_labels_checks_and_the_closed_heading(stack: Stack, shipped: None) -> No
         assert "total_amount is there" not in page
         form = urlencode({"decision": "approve", "field.total_amount": "1,100.00"})
         headers = {"content-type": "application/x-www-form-urlencoded"}
-        assert call("POST", f"/review/{token}", form, **headers)["statusCode"] == 200
+        assert f'href="/review/{token}/pages/1"' in page and "Open page 1 full size" in page
+        done = call("POST", f"/review/{token}", form, **headers)
+        assert done["statusCode"] == 200
+        # The confirmation repeats what was approved: the correction and the values read.
+        assert "The values you approved" in done["body"]
+        assert "<dt>Total amount</dt><dd>1100.00</dd>" in done["body"]
+        assert "<dt>PO number</dt><dd>PO-7781</dd>" in done["body"]
         closed = call("GET", f"/review/{token}")
         assert closed["statusCode"] == 409
         assert "<h1>This review is closed</h1>" in closed["body"]

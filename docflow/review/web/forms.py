@@ -10,11 +10,13 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from docflow.extract.corrections import validate_corrections
+from docflow.extract.fields import FIELD_KINDS
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.web.answers import Answer, refusal
 from docflow.review.web.evidence import masked_value
 from docflow.review.web.message_pages import decided_page, released_page
+from docflow.review.web.pages import field_label
 from docflow.review.web.views import ReviewViews
 
 
@@ -83,11 +85,26 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
         next_item = views.inbox.next_item(via, decision["reviewer"], str(link.get("stagePk")))
     else:
         via = ""
-    html = decided_page(decision, REJECT_REASONS, next_item, "/inbox" if via else "")
+    approved = _approved_values(summary, corrections) if choice == "approve" else []
+    html = decided_page(decision, REJECT_REASONS, next_item, "/inbox" if via else "", approved)
     data: dict[str, Any] = {"decision": decision}
     if next_item:
         data["next"] = next_item["url"]
     return Answer(200, html, data)
+
+
+def _approved_values(summary: dict[str, Any], corrections: dict[str, str]) -> list[tuple[str, str]]:
+    """The key fields as approved (a correction in place of what was read), masked as the page
+    showed them."""
+    fields = summary.get("fields") or {}
+    names = [n for n in FIELD_KINDS if n in fields or n in corrections]
+    return [
+        (
+            field_label(n),
+            masked_value(str(corrections.get(n) or (fields.get(n) or {}).get("value") or "")),
+        )
+        for n in names
+    ]
 
 
 def look(views: ReviewViews, token: str, inbox: str = "") -> Answer:

@@ -9,8 +9,12 @@ from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.review.web.templating import env
 
 
-def message_page(title: str, lines: list[str], closing: str = "") -> str:
-    return env.get_template("message.html").render(title=title, lines=lines, closing=closing)
+def message_page(
+    title: str, lines: list[str], closing: str = "", values: list[tuple[str, str]] | None = None
+) -> str:
+    return env.get_template("message.html").render(
+        title=title, lines=lines, closing=closing, values=values or []
+    )
 
 
 def decided_page(
@@ -18,9 +22,14 @@ def decided_page(
     reasons: dict[str, str],
     next_item: dict[str, str] | None = None,
     inbox_url: str = "",
+    values: list[tuple[str, str]] | None = None,
 ) -> str:
-    """The confirmation; from the inbox, with the next item (focused: Enter opens it)."""
+    """The confirmation; from the inbox, with the next item (focused: Enter opens it).
+    `values`: the key fields approved, (label, value as shown), repeated for the record."""
     page = _decided(decision, reasons)
+    if values and decision.get("approved"):
+        table = env.get_template("values.html").render(values=values)
+        page = page.replace("</section>", table + "</section>", 1)
     if not inbox_url:
         return page
     nav = env.get_template("next.html").render(next_item=next_item, inbox_url=inbox_url)
