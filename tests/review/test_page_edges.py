@@ -5,6 +5,7 @@ apart by their folder, a triage item's reason in words."""
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlencode
 
 import pytest
@@ -53,6 +54,9 @@ def test_labels_checks_and_the_closed_heading(stack: Stack, shipped: None) -> No
         assert "The values you approved" in done["body"]
         assert "<dt>Total amount</dt><dd>1100.00</dd>" in done["body"]
         assert "<dt>PO number</dt><dd>PO-7781</dd>" in done["body"]
+        # One date format on the pages ("01 Dec 2026, 10:00 UTC"), never a raw ISO stamp.
+        assert re.search(r"at \d\d [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC", done["body"])
+        assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:", done["body"])
         closed = call("GET", f"/review/{token}")
         assert closed["statusCode"] == 409
         assert "<h1>This review is closed</h1>" in closed["body"]
@@ -75,5 +79,9 @@ def test_blank_pages_and_same_named_items(stack: Stack) -> None:
         inbox = InboxLinks(s.links_table).issue(legal, build_key_source(s).ring(), 3600)
         listed = json.loads(call("GET", f"/inbox/{inbox}", accept="application/json")["body"])
         assert sorted(i["folder"] for i in listed["items"]) == ["in/north", "in/south"]
+        for item in listed["items"]:  # JSON keeps ISO 8601
+            assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d.*", item["since"])
+            assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", item["deadline"])
         html = call("GET", f"/inbox/{inbox}")["body"]
+        assert not re.search(r"\d{4}-\d\d-\d\d[T ]\d\d:", html)
         assert "in in/north/" in html and "in in/south/" in html

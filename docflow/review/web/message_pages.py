@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from docflow.review.stage.triage import UNCLASSIFIABLE
-from docflow.review.web.templating import env
+from docflow.review.web.templating import env, when_iso
 
 
 def message_page(
@@ -29,7 +29,7 @@ def decided_page(
     page = _decided(decision, reasons)
     if values and decision.get("approved"):
         table = env.get_template("values.html").render(values=values)
-        page = page.replace("</section>", table + "</section>", 1)
+        page = page.replace('<p class="note">', table + '<p class="note">', 1)
     if not inbox_url:
         return page
     nav = env.get_template("next.html").render(next_item=next_item, inbox_url=inbox_url)
@@ -52,7 +52,7 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
         # A quorum stage: this vote counted, the stage is not decided yet.
         noun = "approval" if decision.get("approved") else "rejection"
         lines = [
-            f"Your {noun} is recorded ({decision['decidedAt']}).",
+            f"Your {noun} is recorded ({when_iso(decision['decidedAt'])}).",
             f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
             f"waiting for {stage['needed']} more.",
         ]
@@ -60,14 +60,15 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
         return message_page(f"Your {noun} is recorded", lines, thanks)
     if decision.get("rejectReason") == UNCLASSIFIABLE:
         lines = [
-            f"You said none of the document types fits ({decision['decidedAt']}).",
+            f"You said none of the document types fits ({when_iso(decision['decidedAt'])}).",
             "The document is archived as unclassifiable.",
         ]
         return message_page("Document archived", lines, "Thank you. You can close this page.")
-    lines = [f"You {verb} the document at {decision['decidedAt']}."]
+    at = when_iso(decision["decidedAt"])
+    lines = [f"You {verb} the document at {at}."]
     if decision.get("docType"):
         lines = [
-            f"You approved the document as type {decision['docType']} at {decision['decidedAt']}.",
+            f"You approved the document as type {decision['docType']} at {at}.",
             "Its own review stages and key fields, where it has any, come next.",
         ]
     if decision.get("rejectReason"):
@@ -80,7 +81,9 @@ def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = Non
     if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
         d = earlier["decision"]
         verb = "approved" if d.get("approved") else "rejected"
-        lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
+        lines.append(
+            f"It was {verb} by {d.get('reviewer', '')} at {when_iso(str(d.get('decidedAt', '')))}."
+        )
     titles = {409: "This review is closed", 410: "This link has expired"}
     # The heading says what happened in words; the HTTP status is the response's, not the
     # reader's.
