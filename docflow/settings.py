@@ -68,12 +68,17 @@ class Settings:
     review_sender: str = "docflow@example.com"
     review_link_ttl_s: int = 7 * 24 * 3600
     # A reviewer's inbox link (docflow.review.access.inbox_links) lives this long; the digest and
-    # `docflow inbox` hand out the same link until it has less than half of it left.
-    inbox_link_ttl_s: int = 30 * 24 * 3600
+    # `docflow inbox` hand out the same link until it has less than half of it left. A week:
+    # the link lists and opens everything waiting on the reviewer.
+    inbox_link_ttl_s: int = 7 * 24 * 3600
     # Opening a document claims it for this long (renewed on every open of its page).
     review_claim_s: int = 15 * 60
     signing_secret_id: str = ""
     signing_key_source: str = "secretsmanager"
+    # Each machine integration's own HMAC secret, `{"service:<name>": "<secret>", ...}`, read
+    # the way the signing key ring is (`signing_key_source`); with "env", from
+    # DOCFLOW_INTEGRATION_SECRETS. Never the reviewers' key ring.
+    integration_secret_id: str = ""
     callback_max_body_bytes: int = 16 * 1024
     # The reconcile pass: which function's executions to ask about, and how long a document
     # must have been quiet before its execution is checked.

@@ -28,7 +28,7 @@ from docflow.readmodel.table import (
     history_sk,
     to_ddb,
 )
-from docflow.readmodel.transitions import FAILED, PENDING_REVIEW, TERMINAL, is_allowed
+from docflow.readmodel.transitions import FAILED, NOTES, PENDING_REVIEW, TERMINAL, is_allowed
 
 ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
 _MAX_RACES = 20
@@ -48,6 +48,8 @@ class RecordVerdict:
 
 def decide(current: dict[str, Any] | None, report: Report) -> tuple[str, str]:
     """Pure: does `report` move the current state? Returns (ACCEPTED|STALE, reason)."""
+    if report.status in NOTES:
+        return STALE, "a note joins the history only"
     if current is None:
         return ACCEPTED, "first report"
     if report.run_order > current["runOrder"]:
@@ -114,6 +116,8 @@ def plan(
 ) -> tuple[str, str, dict[str, Any] | None]:
     """Pure: the verdict on `report` and the state to store (None: history only)."""
     verdict, reason = decide(current, report)
+    if report.status in NOTES:
+        return verdict, reason, None
     if verdict == ACCEPTED:
         return verdict, reason, next_state(current, report)
     late = (

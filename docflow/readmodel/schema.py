@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from docflow.ids import event_id
-from docflow.readmodel.transitions import STATUSES, seq_for
+from docflow.readmodel.transitions import NOTES, STATUSES, seq_for
 
 MAX_PAYLOAD_BYTES = 8 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9._:#-]{1,128}$")
@@ -127,8 +127,8 @@ class Report:
         ):
             raise ReportError("runOrder", "must look like <32 hex>:<13 digits>:<6 digits>")
         status = raw.get("status")
-        if status not in STATUSES:
-            raise ReportError("status", f"must be one of {', '.join(STATUSES)}")
+        if status not in STATUSES and status not in NOTES:
+            raise ReportError("status", f"must be one of {', '.join((*STATUSES, *NOTES))}")
         stage = raw.get("stage")
         if not isinstance(stage, str) or not 0 < len(stage) <= 64:
             raise ReportError("stage", "is required, at most 64 characters")

@@ -35,6 +35,11 @@ STATUSES = (
 )
 TERMINAL = frozenset({FINALIZED, ARCHIVED, FAILED})
 
+# Notes: history entries that are no step of the lifecycle and never move the state (who
+# downloaded a review's original, and when).
+DOWNLOADED = "downloaded"
+NOTES = frozenset({DOWNLOADED})
+
 # Direct transitions. Anything can fail until it is terminal.
 ALLOWED: dict[str, frozenset[str]] = {
     RECEIVED: frozenset({READING, FAILED}),
@@ -88,9 +93,13 @@ def seq_for(status: str, stage_index: int | None = None) -> int:
         return 10_001  # after anything else the run may have said
     if status in _FIXED_SEQ:
         return _FIXED_SEQ[status]
+    if status in NOTES and stage_index is None:
+        raise ValueError(f"note {status!r} needs a stage index 0..{MAX_STAGES - 1}")
     if stage_index is None or not 0 <= stage_index < MAX_STAGES:
         raise ValueError(f"status {status!r} needs a stage index 0..{MAX_STAGES - 1}")
     base = _STAGE_BASE + _STAGE_STEP * stage_index
+    if status in NOTES:
+        return base + 1  # while the stage waits, before its decision
     return base if status == PENDING_REVIEW else base + 5
 
 

@@ -16,23 +16,26 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.ids import DocumentRef
+from docflow.ids import DocumentRef, event_id
+from docflow.readmodel.schema import Report, RunIds
+from docflow.readmodel.transitions import DOWNLOADED, seq_for
 from docflow.reporting import Reporter
 from docflow.review.access.gate import TokenGate
-from docflow.review.access.keys import KeySource
+from docflow.review.access.keys import IntegrationSecrets, KeySource
 from docflow.review.access.links import OPEN, LinkStore
-from docflow.review.access.machine import authenticate
+from docflow.review.access.machine import Secrets, SeenSignatures, authenticate
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused, stage_over
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackSender
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
-from docflow.review.stage.presence import PresenceStore
+from docflow.review.stage.presence import PresenceStore, live_presence
 from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 from docflow.review.votes import VoteCounter
+from docflow.settings import load_settings
 
 MAX_COMMENT = 1000
 
@@ -64,8 +67,11 @@ class ReviewDesk:
         reporter: Reporter,
         register: RegisterStore | None = None,
         presence_s: int = 15 * 60,
+        integrations: Secrets | None = None,
     ) -> None:
         self.keys, self.links, self.callbacks, self.reporter = keys, links, callbacks, reporter
+        # Each machine integration's own secret (`access.keys.IntegrationSecrets`).
+        self.integrations = integrations or IntegrationSecrets(load_settings())
         self.register = register or RegisterStore(links.table)
         self.stages = StageStore(links.table)
         self.presence = PresenceStore(links.table, presence_s)
@@ -82,16 +88,21 @@ class ReviewDesk:
             self._closed,
         )
 
-    def open(self, token: str) -> LinkView:
-        """GET: show what is to be decided, keep the wait alive, and mark this reviewer as
-        looking at the document (or renew their presence; someone else's live presence
-        stands). Decides nothing."""
+    def open(self, token: str, look: bool = False) -> LinkView:
+        """Show what is to be decided and keep the wait alive; decides nothing.
+
+        Only `look` (a POST: the page's "I'm reviewing this" button) marks this reviewer as
+        looking at the document, or renews their presence (someone else's live presence
+        stands): a GET may be a mail scanner's prefetch, which must not tell colleagues that
+        someone is on it. A GET shows whoever is looking."""
         claims, link = self.gate.check(token, "review")
         wait = self._refuse_if_stage_over(link)
         if not self.liveness.alive(link, wait):
             raise self._closed(link)
         deadline = int(wait["deadline"]) if wait.get("deadline") else None
-        presence = self.presence.take(str(wait["pk"]), claims.reviewer) if wait.get("pk") else None
+        presence = live_presence(wait) if wait else None
+        if look and wait.get("pk"):
+            presence = self.presence.take(str(wait["pk"]), claims.reviewer)
         return LinkView(claims, link, deadline, wait or None, presence)
 
     def release(self, token: str) -> LinkView:
@@ -110,6 +121,36 @@ class ReviewDesk:
             raise ReviewRefused(409, "deciding", "a decision on this link is under way", link)
         self._refuse_if_stage_over(link)
         return LinkView(claims, link)
+
+    def record_download(self, view: LinkView) -> None:
+        """The download of the original in the document's history: who, at which stage, which
+        object (bucket, key, version), when; never the token. One entry per click (the event
+        id names the reviewer and the second)."""
+        claims, link = view.claims, view.link
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        seq = seq_for(DOWNLOADED, claims.stage_index)
+        doc = RunIds(claims.document_id, claims.version, link["runId"], link["runOrder"])
+        self.reporter.report(
+            Report(
+                document_id=doc.document_id,
+                version=doc.version,
+                run_id=doc.run_id,
+                run_order=doc.run_order,
+                event_id=event_id(doc.run_id, DOWNLOADED, f"{claims.reviewer}#{at}"),
+                stage=f"review-{claims.stage_index}",
+                status=DOWNLOADED,
+                seq=seq,
+                at=at,
+                cause="callback-api",
+                payload={
+                    "reviewer": claims.reviewer,
+                    "stageIndex": claims.stage_index,
+                    "stageName": claims.stage_name,
+                    "bucket": str(link.get("bucket", "")),
+                    "key": str(link.get("key", "")),
+                },
+            )
+        )
 
     def _refuse_if_stage_over(self, link: dict[str, Any]) -> dict[str, Any]:
         wait = self.liveness.wait_of(link)
@@ -175,12 +216,23 @@ class ReviewDesk:
         window_s: int,
         now: float | None = None,
     ) -> dict[str, Any]:
-        """POST from a service: body signed over `<timestamp>.<body>` within a replay window.
+        """POST from a service: signed with its integration's own secret over
+        `<timestamp>.<token hash>.<body>`, within a replay window, never seen before.
         On a triage link an approval names the type, `"docType"`: one of the link's
         `typeChoices`, or `unclassifiable` to archive the document."""
         claims, link = self.gate.check(token, "machine")
         now = time.time() if now is None else now
-        result = authenticate(self.keys, body, timestamp, signature, window_s, now)
+        result = authenticate(
+            self.integrations,
+            SeenSignatures(self.links.table),
+            claims.reviewer,
+            token,
+            body,
+            timestamp,
+            signature,
+            window_s,
+            now,
+        )
         decision = {
             "approved": result["approved"],
             "reviewer": claims.reviewer,

@@ -110,6 +110,7 @@ def test_the_inbox_in_a_browser(live_stack: StackConfig, tmp_path: Path) -> None
             first = walks[size][0]
             colleague = browser.new_page(viewport={"width": width, "height": height})
             colleague.goto(COLLEAGUE[first])
+            colleague.click("#look")  # "I'm reviewing this": a GET alone says nothing
             assert "You are looking at this since" in colleague.locator("#claim").inner_text()
             page.goto(legal)
             item = page.locator("ol.inbox li", has_text=first)

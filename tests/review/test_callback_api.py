@@ -174,7 +174,11 @@ def test_refusals(review: Review) -> None:
     assert json.loads(as_json["body"])["error"] == "malformed"
 
 
-def test_machine_callback_signed_within_window(stack: Stack) -> None:
+def test_machine_callback_signed_within_window(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "indexer-" + "s" * 40  # the integration's own secret, not a reviewers' key
+    monkeypatch.setenv("DOCFLOW_INTEGRATION_SECRETS", json.dumps({"service:indexer": secret}))
     doc = stack.upload("in/contract.pdf", pdfs.text_pdf(pdfs.CONTRACT_WITH_CARD))
     s = load_settings()
     ring = build_key_source(s).ring()
@@ -218,7 +222,18 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
         )
         body = json.dumps({"approved": True, "comment": "indexed"}).encode()
         now = str(int(time.time()))
-        key = ring.keys[ring.current]
+        key = secret.encode()
+        reviewers_key = ring.keys[ring.current]
+        with_reviewers_key = call(
+            "POST",
+            f"/callbacks/{token}",
+            body,
+            **{
+                "x-docflow-timestamp": now,
+                "x-docflow-signature": sign_body(reviewers_key, now, token, body),
+            },
+        )
+        assert with_reviewers_key["statusCode"] == 403
 
         stale = call(
             "POST",
@@ -226,7 +241,7 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
             body,
             **{
                 "x-docflow-timestamp": str(int(time.time()) - 3600),
-                "x-docflow-signature": sign_body(key, str(int(time.time()) - 3600), body),
+                "x-docflow-signature": sign_body(key, str(int(time.time()) - 3600), token, body),
             },
         )
         forged = call(
@@ -242,14 +257,14 @@ def test_machine_callback_signed_within_window(stack: Stack) -> None:
             "POST",
             f"/callbacks/{token}",
             body,
-            **{"x-docflow-timestamp": now, "x-docflow-signature": sign_body(key, now, body)},
+            **{"x-docflow-timestamp": now, "x-docflow-signature": sign_body(key, now, token, body)},
         )
         assert good["statusCode"] == 200
         replay = call(
             "POST",
             f"/callbacks/{token}",
             body,
-            **{"x-docflow-timestamp": now, "x-docflow-signature": sign_body(key, now, body)},
+            **{"x-docflow-timestamp": now, "x-docflow-signature": sign_body(key, now, token, body)},
         )
         assert replay["statusCode"] == 409
         assert len(callbacks.sent) == 1

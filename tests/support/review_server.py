@@ -42,6 +42,8 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (answer.get("headers") or {}).items():
             if name.lower() != "content-length":
                 self.send_header(name, value)
+        for cookie in answer.get("cookies") or []:  # as a Function URL sends them
+            self.send_header("Set-Cookie", cookie)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

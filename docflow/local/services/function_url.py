@@ -98,7 +98,11 @@ class FunctionUrlFrontend:
             "routeKey": "$default",
             "rawPath": path,
             "rawQueryString": query,
-            "headers": {k.lower(): v for k, v in request.headers.items()},
+            "headers": {k.lower(): v for k, v in request.headers.items() if k.lower() != "cookie"},
+            # As a Function URL hands them over: one string per cookie, out of the headers.
+            "cookies": [
+                c.strip() for c in (request.headers.get("Cookie") or "").split(";") if c.strip()
+            ],
             "requestContext": {
                 "http": {
                     "method": request.command,
@@ -132,6 +136,8 @@ class FunctionUrlFrontend:
         headers = result.get("headers") or {}
         for key, value in headers.items():
             request.send_header(key, str(value))
+        for cookie in result.get("cookies") or []:
+            request.send_header("Set-Cookie", str(cookie))
         if "content-type" not in {k.lower() for k in headers}:
             request.send_header("Content-Type", "text/plain; charset=utf-8")
         request.send_header("Content-Length", str(len(raw)))

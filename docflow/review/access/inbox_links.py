@@ -76,7 +76,9 @@ class InboxLinks:
         now = int(time.time())
         pk = _slot_pk(reviewer)
         slot = self._get(pk)
-        if slot is None or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
+        # A slot whose key id was retired from the ring cannot mint a link that verifies.
+        retired = slot is not None and str(slot.get("kid")) not in ring.keys
+        if slot is None or retired or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
             fresh: dict[str, Any] = {
                 "pk": pk,
                 "kid": ring.current,
@@ -110,6 +112,29 @@ class InboxLinks:
             ),
         )
         return token
+
+    def revoke(self, token: str, ring: KeyRing) -> None:
+        """End this one inbox link (a forwarded or leaked one): its stored hash goes, and so
+        does the reviewer's slot if it still mints this link, so the next digest hands out a
+        new one. The reviewer's review links and their other inbox links keep working
+        (revoking the reviewer is `access.revocation`)."""
+        self._ddb.delete_item(
+            TableName=self.table, Key=to_ddb({"pk": f"INBOXLINK#{token_hash(token)}"})
+        )
+        try:
+            claims = verify(token, ring)
+        except TokenError:
+            return  # expired or foreign: nothing mints it any more
+        try:
+            self._ddb.delete_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": _slot_pk(claims.reviewer)}),
+                ConditionExpression="nonce = :nonce",
+                ExpressionAttributeValues=to_ddb({":nonce": claims.nonce}),
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
+                raise
 
     def check(self, token: str, ring: KeyRing) -> str:
         """The reviewer an inbox link names, or InboxRefused."""

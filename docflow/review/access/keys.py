@@ -6,6 +6,7 @@ without a deploy and a warm function does not call the secret store per request.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Protocol
 
@@ -50,6 +51,36 @@ class EnvKeys:
         if not raw:
             raise RuntimeError("DOCFLOW_SIGNING_KEYS is not set")
         return KeyRing.from_json(raw)
+
+
+class IntegrationSecrets:
+    """Each machine integration's own secret (`{"service:<name>": "<secret>"}`), fetched and
+    cached as the key ring is: one leaked integration secret signs for that integration only,
+    and no reviewer's key signs a machine request."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.source, self.secret_id = settings.signing_key_source, settings.integration_secret_id
+        self._provider: parameters.BaseProvider | None = None
+
+    def secret_for(self, integration: str) -> bytes | None:
+        value = self._all().get(integration)
+        return value.encode("utf-8") if isinstance(value, str) and len(value) >= 32 else None
+
+    def _all(self) -> dict[str, object]:
+        if self.source == "env" or not self.secret_id:
+            # The local stack and tests (the template always names the secret); none at all:
+            # every machine request is refused.
+            raw: object = os.environ.get("DOCFLOW_INTEGRATION_SECRETS", "") or "{}"
+        elif self.source == "ssm":
+            self._provider = self._provider or parameters.SSMProvider(aws.client("ssm"))
+            raw = self._provider.get(self.secret_id, decrypt=True, max_age=CACHE_SECONDS)
+        else:
+            self._provider = self._provider or parameters.SecretsProvider(
+                boto3_client=aws.client("secretsmanager")
+            )
+            raw = self._provider.get(self.secret_id, max_age=CACHE_SECONDS)
+        doc = json.loads(str(raw))
+        return doc if isinstance(doc, dict) else {}
 
 
 def build_key_source(settings: Settings) -> KeySource:

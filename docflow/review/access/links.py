@@ -83,6 +83,36 @@ class LinkStore:
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
+    def _replace_slot(self, old: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+        """A slot whose key id is gone gets `fresh`'s key id, nonce and expiry, and forgets
+        the mails sent with its old link, unless another issuer did it first. An update, not a
+        put: the slot is also the reviewer's inbox item, whose other attributes stay."""
+        try:
+            answer = self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": fresh["pk"]}),
+                UpdateExpression=(
+                    "SET kid = :kid, nonce = :nonce, linkExpiresAt = :until, expiresAt = :keep"
+                    " REMOVE sent"
+                ),
+                ConditionExpression="kid = :old",
+                ExpressionAttributeValues=to_ddb(
+                    {
+                        ":kid": fresh["kid"],
+                        ":nonce": fresh["nonce"],
+                        ":until": fresh["linkExpiresAt"],
+                        ":keep": fresh["expiresAt"],
+                        ":old": str(old.get("kid")),
+                    }
+                ),
+                ReturnValues="ALL_NEW",
+            )
+            return from_ddb(answer["Attributes"])
+        except ClientError as exc:
+            if aws.error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            return self._get(str(fresh["pk"])) or fresh
+
     def issue(self, request: ReviewRequest, reviewer: str, ring: KeyRing, ttl_s: int) -> IssuedLink:
         """The reviewer's link for this stage: minted once, re-minted identically after."""
         slot_key = {"pk": _slot_pk(request, reviewer)}
@@ -98,6 +128,10 @@ class LinkStore:
             slot = fresh
         else:
             slot = self._get(slot_key["pk"]) or fresh
+            if str(slot.get("kid")) not in ring.keys:
+                # Its key was retired from the ring: the old link cannot verify any more, so
+                # the reminder carries a fresh one (minted once: two issuers agree on it).
+                slot = self._replace_slot(slot, fresh)
         claims = TokenClaims(
             document_id=request.doc.document_id,
             version=request.doc.version,

@@ -1,19 +1,59 @@
-"""A service's request on a machine link: signed over `<timestamp>.<body>` with one of the
-current signing keys, sent within a replay window, with a JSON body that has a boolean
-`approved`. What it decides is the desk's business; this only says whether to believe it."""
+"""A service's request on a machine link: signed with that integration's own secret over
+`<timestamp>.<token hash>.<body>`, sent within a replay window, never seen before, with a
+JSON body that has a boolean `approved`. What it decides is the desk's business; this only
+says whether to believe it.
+
+A signature is remembered until its window ends (a conditional put in the links table, with a
+TTL), so the same signed request sent twice is refused even before the link's single use
+would refuse it, and even on a link that does not spend its use (a refused body).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from docflow.review.access.keys import KeySource
+from botocore.exceptions import ClientError
+
+from docflow import aws
+from docflow.readmodel.table import to_ddb
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.access.signing import check_body_signature
 
 
+class Secrets(Protocol):
+    def secret_for(self, integration: str) -> bytes | None: ...
+
+
+class SeenSignatures:
+    """Signatures already accepted, each kept until its replay window ends."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    def first_time(self, signature: str, until: int) -> bool:
+        try:
+            # UpdateItem creates the item as a put would, under the permission the callback
+            # API already has on this table.
+            aws.client("dynamodb").update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": f"MSIG#{signature}"}),
+                UpdateExpression="SET expiresAt = :until",
+                ConditionExpression="attribute_not_exists(pk)",
+                ExpressionAttributeValues=to_ddb({":until": until}),
+            )
+        except ClientError as exc:
+            if aws.error_code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+
 def authenticate(
-    keys: KeySource,
+    secrets: Secrets,
+    seen: SeenSignatures,
+    integration: str,
+    token: str,
     body: bytes,
     timestamp: str,
     signature: str,
@@ -29,11 +69,11 @@ def authenticate(
         ) from None
     if abs(now - sent_at) > window_s:
         raise ReviewRefused(403, "stale-request", "the request is outside the replay window")
-    ring = keys.ring()
-    if not signature or not any(
-        check_body_signature(k, timestamp, body, signature) for k in ring.keys.values()
-    ):
+    key = secrets.secret_for(integration)
+    if not key or not signature or not check_body_signature(key, timestamp, token, body, signature):
         raise ReviewRefused(403, "bad-signature", "the request signature does not match")
+    if not seen.first_time(signature.strip().lower(), sent_at + window_s + 1):
+        raise ReviewRefused(409, "replayed", "this signed request was already received")
     try:
         result = json.loads(body)
     except ValueError:

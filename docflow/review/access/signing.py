@@ -186,10 +186,15 @@ def new_nonce() -> str:
     return secrets.token_urlsafe(12)
 
 
-def sign_body(key: bytes, timestamp: str, body: bytes) -> str:
-    """Machine callbacks: HMAC over `<timestamp>.<body>`, hex-encoded."""
-    return hmac.new(key, timestamp.encode("ascii") + b"." + body, hashlib.sha256).hexdigest()
+def sign_body(key: bytes, timestamp: str, token: str, body: bytes) -> str:
+    """Machine callbacks: HMAC-SHA256 over `<timestamp>.<token hash>.<body>`, hex-encoded.
+    The link's token hash is signed too, so a signed body cannot be replayed on another link
+    of the same integration."""
+    signed = f"{timestamp}.{token_hash(token)}.".encode("ascii") + body
+    return hmac.new(key, signed, hashlib.sha256).hexdigest()
 
 
-def check_body_signature(key: bytes, timestamp: str, body: bytes, signature: str) -> bool:
-    return hmac.compare_digest(sign_body(key, timestamp, body), signature.strip().lower())
+def check_body_signature(
+    key: bytes, timestamp: str, token: str, body: bytes, signature: str
+) -> bool:
+    return hmac.compare_digest(sign_body(key, timestamp, token, body), signature.strip().lower())

@@ -138,6 +138,8 @@ class LinkNotifier:
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
             "docName": request.doc.key.rsplit("/", 1)[-1],
+            # Where it was uploaded: two items named alike are told apart by their folder.
+            "docFolder": request.doc.key.rsplit("/", 1)[0] if "/" in request.doc.key else "",
             "docType": str(summary.get("docType", "unknown")),
             "why": "escalated" if link.reviewer in extra else str(because or "rules"),
             "deadline": deadline,

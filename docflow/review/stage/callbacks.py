@@ -1,9 +1,16 @@
 """Sending a waiting execution its callback: the durable service's three callback calls.
 
-One rule for every answer, in AWS and on the local runner alike: a client error (any 4xx,
-whatever its code: "not found", "not active", "conflict", "timed out") means the execution is
-no longer waiting on this callback, so it is `CallbackGone`; throttling and 5xx are passing
-and are retried by botocore, then raised.
+Only the answers that mean "nothing waits on this callback" are `CallbackGone`. The Lambda
+service model (botocore's `send_durable_execution_callback_*`) lists two client errors:
+`CallbackTimeoutException` (the callback timed out) and `InvalidParameterValueException` (no
+such open callback: completed, or its execution ended). The durable testing runner answers
+the same two and also `ResourceNotFoundException` (unknown callback) and
+`ExecutionConflictException` (409, the callback is already completed), with a body whose
+error type botocore does not read, so its code arrives as the bare status ("404", "408",
+"409"). Every other error
+(AccessDenied from a missing IAM permission, a bad signature, KMS, throttling, 5xx) is raised
+as it is: the caller answers with a 5xx and the reviewer's link stays usable, so a
+misconfiguration never spends a decision.
 """
 
 from __future__ import annotations
@@ -14,8 +21,17 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 
-_PASSING = frozenset(
-    {"ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "Throttling"}
+GONE_CODES = frozenset(
+    {
+        "CallbackTimeoutException",
+        "InvalidParameterValueException",
+        "ResourceNotFoundException",
+        "ExecutionConflictException",
+        "ConflictException",
+        "404",
+        "408",
+        "409",
+    }
 )
 
 
@@ -32,9 +48,9 @@ class CallbackSender(Protocol):
 
 
 def is_gone(exc: ClientError) -> bool:
-    error = exc.response.get("Error", {})
-    status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
-    return 400 <= status < 500 and status != 429 and error.get("Code") not in _PASSING
+    """Does the service's answer mean the callback no longer waits? By its code only: a 4xx
+    such as AccessDenied says nothing about the execution."""
+    return aws.error_code(exc) in GONE_CODES
 
 
 class LambdaCallbackSender:

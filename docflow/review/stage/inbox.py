@@ -5,7 +5,7 @@ reviewer's inbox is one partition, read in sort-key order:
 
     pk   "INBOX#<reviewer>"
     sk   "<waiting since, ISO ms>#<stage pk>"    oldest first, unique per stage
-    slotPk, documentId, version, runId, stageIndex, stageName, docName, docType, why,
+    slotPk, documentId, version, runId, stageIndex, stageName, docName, docFolder, docType, why,
     deadline, notify ("each" or "digest")       what the inbox shows
     kid, nonce, linkExpiresAt                   the link slot's, which re-mint the review link
     expiresAt                                   the slot's: TTL, after the link has expired

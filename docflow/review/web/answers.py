@@ -51,11 +51,12 @@ def inbox_answer(screen: InboxScreen) -> Answer:
             {
                 "open": r.url,
                 "name": r.name,
+                "folder": r.folder,
                 "docType": r.doc_type,
                 "stage": r.stage,
                 "why": r.why,
-                "since": r.since,
-                "deadline": r.deadline,
+                "since": r.since_iso,  # ISO 8601 in JSON; the page shows its own format
+                "deadline": r.deadline_iso,
                 "overdue": r.overdue,
                 "claim": r.presence,  # the JSON shape keeps its key
             }

@@ -66,6 +66,31 @@ def mask(text: str, detectors: tuple[str, ...] | None = None) -> list[Segment]:
     return segments
 
 
+def masked_cut(text: str, limit: int = MAX_TEXT_CHARS) -> list[Segment]:
+    """The page's text masked, then cut to `limit` characters: masking first sees every value
+    whole (one cut through a card number would leave two halves no detector finds), and the
+    cut never splits a masked value."""
+    kept: list[Segment] = []
+    left = limit
+    for segment in mask(text):
+        if left <= 0:
+            break
+        if segment.detector:
+            if len(segment.text) > left:
+                break
+            kept.append(segment)
+        else:
+            kept.append(Segment(segment.text[:left]))
+        left -= len(kept[-1].text)
+    return kept
+
+
+def masked_value(value: str) -> str:
+    """An extracted field's value as the page may show it: a detected value (a card number
+    read as an "invoice number") masked as it is in the page text."""
+    return "".join(s.text for s in mask(value))
+
+
 def review_order(
     pages: list[PageFacts], threshold: float, review_on: tuple[str, ...]
 ) -> tuple[list[int], int]:
@@ -103,7 +128,8 @@ class EvidenceStore:
 
     def text(self, doc: DocumentRef, page: int) -> str:
         raw = self._get(page_text_key(doc, page))
-        return "" if raw is None else raw.decode("utf-8", "replace")[:MAX_TEXT_CHARS]
+        # Whole: the view masks it first and cuts it after (`masked_cut`).
+        return "" if raw is None else raw.decode("utf-8", "replace")
 
     def _from_manifests(self, doc: DocumentRef) -> list[PageFacts]:
         prefix = f"{artifact_prefix(doc)}/batches/"

@@ -10,19 +10,19 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from docflow.extract.corrections import validate_corrections
+from docflow.extract.fields import FIELD_KINDS
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.web.answers import Answer, refusal
+from docflow.review.web.evidence import masked_value
 from docflow.review.web.message_pages import decided_page, released_page
+from docflow.review.web.pages import field_label
 from docflow.review.web.views import ReviewViews
 
 
-def _inbox_form(form: dict[str, list[str]]) -> str:
-    return (form.get("inbox") or [""])[0][:2200]
-
-
-def decide(views: ReviewViews, token: str, body: str) -> Answer:
-    """POST /review/{token}: the page's Approve or Reject."""
+def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer:
+    """POST /review/{token}: the page's Approve or Reject. `inbox`: the inbox link of this
+    browser (its cookie, never a form field), for the way back and the next item."""
     form = parse_qs(body, max_num_fields=30)
     choice = (form.get("decision") or [""])[0]
     reason = (form.get("reason") or [""])[0]
@@ -33,9 +33,7 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
     if choice == "reject" and reason not in REJECT_REASONS:
         # The error goes next to the field it concerns, on the page the reviewer was on.
         message = "Choose why you reject the document"
-        page = views.review(
-            token, 0, error=message, reason=reason, comment=comment, inbox=_inbox_form(form)
-        )
+        page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
         return Answer(400, page.html, {"error": "no-reason", "message": message})
     summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
     doc_type = (form.get("docType") or [""])[0]
@@ -50,7 +48,7 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
                 comment=comment,
                 type_error=problem,
                 doc_type=doc_type,
-                inbox=_inbox_form(form),
+                inbox=inbox,
             )
             return Answer(400, page.html, {"error": "bad-doc-type", "message": problem})
         if doc_type == UNCLASSIFIABLE:  # "none of these": archived as unclassifiable
@@ -59,8 +57,11 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
     corrections: dict[str, str] = {}
     if choice == "approve" and submitted and not choices:
         fields = summary.get("fields") or {}
+        # A value sent back as the page showed it (masked, when a detector found something in
+        # it) is no correction.
+        shown = {k: masked_value(str((fields.get(k) or {}).get("value") or "")) for k in fields}
         corrections, errors = validate_corrections(
-            fields, {k: v for k, v in submitted.items() if v}
+            fields, {k: v for k, v in submitted.items() if v and v != shown.get(k)}
         )
         if errors:  # a bad value decides nothing; each message sits by its field
             page = views.review(
@@ -70,7 +71,7 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
                 comment=comment,
                 submitted_fields=submitted,
                 field_errors=errors,
-                inbox=_inbox_form(form),
+                inbox=inbox,
             )
             return Answer(400, page.html, {"error": "bad-fields", "fields": errors})
     picked = doc_type if choices else ""
@@ -78,26 +79,48 @@ def decide(views: ReviewViews, token: str, body: str) -> Answer:
         token, choice == "approve", comment, reason, corrections, doc_type=picked
     )
     # From the inbox: offer the reviewer's next item (their own inbox link only).
-    via, next_item = _inbox_form(form), None
+    via, next_item = inbox, None
     if via and views.inbox.same_reviewer(via, decision["reviewer"]):
         link = views.desk.link_facts(token)
         next_item = views.inbox.next_item(via, decision["reviewer"], str(link.get("stagePk")))
     else:
         via = ""
-    html = decided_page(decision, REJECT_REASONS, next_item, f"/inbox/{via}" if via else "")
+    approved = _approved_values(summary, corrections) if choice == "approve" else []
+    html = decided_page(decision, REJECT_REASONS, next_item, "/inbox" if via else "", approved)
     data: dict[str, Any] = {"decision": decision}
     if next_item:
         data["next"] = next_item["url"]
     return Answer(200, html, data)
 
 
-def release(views: ReviewViews, token: str, body: str) -> Answer:
+def _approved_values(summary: dict[str, Any], corrections: dict[str, str]) -> list[tuple[str, str]]:
+    """The key fields as approved (a correction in place of what was read), masked as the page
+    showed them."""
+    fields = summary.get("fields") or {}
+    names = [n for n in FIELD_KINDS if n in fields or n in corrections]
+    return [
+        (
+            field_label(n),
+            masked_value(str(corrections.get(n) or (fields.get(n) or {}).get("value") or "")),
+        )
+        for n in names
+    ]
+
+
+def look(views: ReviewViews, token: str, inbox: str = "") -> Answer:
+    """POST /review/{token}/presence: the page's "I'm reviewing this" button. The reviewer's
+    first interaction with the page, so a GET (a mail scanner's prefetch) never says someone
+    is looking; the answer is the page again, with the presence."""
+    page = views.review(token, 0, inbox=inbox, look=True)
+    return Answer(200, page.html, {"presence": page.view.presence})
+
+
+def release(views: ReviewViews, token: str, inbox: str = "") -> Answer:
     """POST /review/{token}/release: the reviewer is no longer looking at the document."""
-    form = parse_qs(body, max_num_fields=5)
     view = views.desk.release(token)
-    via = _inbox_form(form)
+    via = inbox
     if via and not views.inbox.same_reviewer(via, view.claims.reviewer):
         via = ""
     name = str(view.link.get("key", "")).rsplit("/", 1)[-1]
-    html = released_page(name, f"/inbox/{via}" if via else "")
+    html = released_page(name, "/inbox" if via else "")
     return Answer(200, html, {"released": True})

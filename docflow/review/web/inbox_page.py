@@ -10,11 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
 from docflow.review.stage.inbox import since_of
-from docflow.review.web.templating import env, when
+from docflow.review.web.templating import env, when, when_iso
 
 WHY = {
     "fields": "a key field needs a check",
@@ -23,6 +24,9 @@ WHY = {
     "quality": "the text could not be read with confidence",
     "escalated": "escalated to you: nobody decided in time",
     "rules": "named by the rules",
+    # A triage stage's reasons (docflow.classify): which type it is, a person says.
+    "unknown-type": "no document type fits: pick one",
+    "type-unsure": "the type is unsure: pick one",
 }
 
 
@@ -37,6 +41,10 @@ class InboxRow:
     deadline: str
     overdue: bool
     presence: str  # "" or who is looking at it, since when
+    folder: str = ""  # the upload's folder ("" at the bucket's top): same names told apart
+    # The same two times in ISO 8601, for the JSON answer ("" when unknown).
+    since_iso: str = ""
+    deadline_iso: str = ""
 
 
 def presence_text(presence: dict[str, Any] | None, me: str) -> str:
@@ -52,10 +60,15 @@ def row(item: dict[str, Any], url: str, presence: dict[str, Any] | None, me: str
     return InboxRow(
         url=url,
         name=str(item.get("docName", "")),
+        folder=str(item.get("docFolder", "")),
         doc_type=str(item.get("docType", "")),
         stage=str(item.get("stageName", "")),
         why=WHY.get(str(item.get("why", "")), str(item.get("why", ""))),
-        since=since[:16].replace("T", " ") + " UTC" if since else "",
+        since=when_iso(since) if since else "",
+        since_iso=since,
+        deadline_iso=(
+            datetime.fromtimestamp(deadline, UTC).isoformat(timespec="seconds") if deadline else ""
+        ),
         deadline=when(deadline) if deadline else "",
         overdue=bool(deadline) and deadline < time.time(),
         presence=presence_text(presence, me),

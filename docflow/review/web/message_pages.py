@@ -6,11 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from docflow.review.stage.triage import UNCLASSIFIABLE
-from docflow.review.web.templating import env
+from docflow.review.web.templating import env, when_iso
 
 
-def message_page(title: str, lines: list[str], closing: str = "") -> str:
-    return env.get_template("message.html").render(title=title, lines=lines, closing=closing)
+def message_page(
+    title: str, lines: list[str], closing: str = "", values: list[tuple[str, str]] | None = None
+) -> str:
+    return env.get_template("message.html").render(
+        title=title, lines=lines, closing=closing, values=values or []
+    )
 
 
 def decided_page(
@@ -18,9 +22,14 @@ def decided_page(
     reasons: dict[str, str],
     next_item: dict[str, str] | None = None,
     inbox_url: str = "",
+    values: list[tuple[str, str]] | None = None,
 ) -> str:
-    """The confirmation; from the inbox, with the next item (focused: Enter opens it)."""
+    """The confirmation; from the inbox, with the next item (focused: Enter opens it).
+    `values`: the key fields approved, (label, value as shown), repeated for the record."""
     page = _decided(decision, reasons)
+    if values and decision.get("approved"):
+        table = env.get_template("values.html").render(values=values)
+        page = page.replace('<p class="note">', table + '<p class="note">', 1)
     if not inbox_url:
         return page
     nav = env.get_template("next.html").render(next_item=next_item, inbox_url=inbox_url)
@@ -43,7 +52,7 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
         # A quorum stage: this vote counted, the stage is not decided yet.
         noun = "approval" if decision.get("approved") else "rejection"
         lines = [
-            f"Your {noun} is recorded ({decision['decidedAt']}).",
+            f"Your {noun} is recorded ({when_iso(decision['decidedAt'])}).",
             f"The stage needs {stage['quorum']} approvals and has {stage['approvals']}: "
             f"waiting for {stage['needed']} more.",
         ]
@@ -51,14 +60,15 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
         return message_page(f"Your {noun} is recorded", lines, thanks)
     if decision.get("rejectReason") == UNCLASSIFIABLE:
         lines = [
-            f"You said none of the document types fits ({decision['decidedAt']}).",
+            f"You said none of the document types fits ({when_iso(decision['decidedAt'])}).",
             "The document is archived as unclassifiable.",
         ]
         return message_page("Document archived", lines, "Thank you. You can close this page.")
-    lines = [f"You {verb} the document at {decision['decidedAt']}."]
+    at = when_iso(decision["decidedAt"])
+    lines = [f"You {verb} the document at {at}."]
     if decision.get("docType"):
         lines = [
-            f"You approved the document as type {decision['docType']} at {decision['decidedAt']}.",
+            f"You approved the document as type {decision['docType']} at {at}.",
             "Its own review stages and key fields, where it has any, come next.",
         ]
     if decision.get("rejectReason"):
@@ -71,9 +81,12 @@ def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = Non
     if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
         d = earlier["decision"]
         verb = "approved" if d.get("approved") else "rejected"
-        lines.append(f"It was {verb} by {d.get('reviewer', '')} at {d.get('decidedAt', '')}.")
+        lines.append(
+            f"It was {verb} by {d.get('reviewer', '')} at {when_iso(str(d.get('decidedAt', '')))}."
+        )
     titles = {409: "This review is closed", 410: "This link has expired"}
+    # The heading says what happened in words; the HTTP status is the response's, not the
+    # reader's.
     if message.startswith("This link was revoked"):
-        return message_page("This link was revoked (403)", lines)
-    title = titles.get(status, "This link cannot be used")
-    return message_page(f"{title} ({status})", lines)
+        return message_page("This link was revoked", lines)
+    return message_page(titles.get(status, "This link cannot be used"), lines)

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.stage.records import tally
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
-from docflow.review.web.evidence import PageFacts, Segment
+from docflow.review.web.evidence import PageFacts, Segment, masked_value
 from docflow.review.web.templating import env, when
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
@@ -73,6 +73,17 @@ def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
     return lines
 
 
+# Words a field's name holds that are written in capitals (`po_number` is the "PO number").
+_ACRONYMS = {"po": "PO", "iban": "IBAN", "vat": "VAT", "id": "ID", "ssn": "SSN"}
+
+
+def field_label(name: str) -> str:
+    """A field's name as a person reads it: `po_number` -> "PO number"."""
+    words = [_ACRONYMS.get(w, w) for w in name.split("_")]
+    first = words[0] if words[0].isupper() else words[0].capitalize()
+    return " ".join([first, *words[1:]])
+
+
 def fields_rows(
     summary: dict[str, Any], submitted: dict[str, str], errors: dict[str, str]
 ) -> list[dict[str, Any]]:
@@ -83,14 +94,19 @@ def fields_rows(
     for check in summary.get("fieldChecks") or []:
         checks.setdefault(str(check.get("field", "")), []).append(str(check.get("message", "")))
     names = [n for n in FIELD_KINDS if n in fields or n in checks]
+    # A check's message names the field by its label, not its code name.
+    checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
     rows = []
     for name in names:
         found = fields.get(name) or {}
-        value = submitted.get(name, found.get("value", ""))
+        # The extracted value passes the detectors like the page text; a reviewer's own
+        # submitted value comes back as typed.
+        read = found.get("value")
+        value = submitted[name] if name in submitted else masked_value(str(read or ""))
         rows.append(
             {
                 "name": name,
-                "label": name.replace("_", " ").capitalize(),
+                "label": field_label(name),
                 "hint": DESCRIPTIONS.get(name, ""),
                 "value": "" if value is None else str(value),
                 "confidence": found.get("confidence"),
@@ -273,9 +289,12 @@ def review_page(
         window=PAGE_WINDOW,
         more=shown_from + PAGE_WINDOW < len(order),
         flagged=flagged,
+        # Pages with no ink (engine `blank`): nothing to read on them, said once at the top.
+        blank_pages=[p.page for p in pages if p.engine == "blank"],
         reasons=list(reasons.items()),
         error=error,
         field_rows=rows,
+        field_labels={r["name"]: r["label"] for r in rows},
         field_errors=field_errors or {},
         type_choices=choices,
         none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
@@ -286,18 +305,18 @@ def review_page(
         download_minutes=DOWNLOAD_MINUTES,
         presence=_presence_line(presence, str(link.get("reviewer", ""))),
         presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
-        inbox=inbox,
-        inbox_url=f"/inbox/{inbox}" if inbox else "",
+        # The way back names no inbox link: `/inbox` answers from the browser's cookie.
+        inbox_url="/inbox" if inbox else "",
         # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
-        ask_approve=_here(base, inbox, confirm="approve"),
-        ask_reject=_here(base, inbox, confirm="reject"),
-        back=_here(base, inbox),
+        ask_approve=_here(base, confirm="approve"),
+        ask_reject=_here(base, confirm="reject"),
+        back=_here(base),
         confirm=confirm if confirm in ("approve", "reject") else "",
     )
 
 
-def _here(base: str, inbox: str, **more: str) -> str:
-    query = urlencode({k: v for k, v in {"inbox": inbox, **more}.items() if v})
+def _here(base: str, **more: str) -> str:
+    query = urlencode({k: v for k, v in more.items() if v})
     return f"{base}?{query}" if query else base
 
 

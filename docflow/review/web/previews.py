@@ -4,12 +4,14 @@ Cached at `docs/<documentId>/<version>/previews/<page>-w<width>.png` in the arti
 the key names immutable bytes (one version of one page at one width), so a render that runs
 twice writes the same object twice, and a cached preview never needs invalidating. A preview
 is a picture of the document with every detected sensitive value covered in black
-(`redact`), and the callback API serves it only to a link that may still decide.
+(`redact`), where the reading's own words say it is, and the callback API serves it only to a
+link that may still decide.
 """
 
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -19,16 +21,24 @@ from PIL import Image
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
-from docflow.review.web.redact import cover, ocr_boxes, text_layer_boxes
-from docflow.storage import PREVIEW_EXPIRY, DocumentStore, artifact_prefix, expiry_tagging
+from docflow.readers.base import Word
+from docflow.review.web.redact import Box, cover, text_layer_boxes, word_boxes
+from docflow.storage import (
+    PREVIEW_EXPIRY,
+    DocumentStore,
+    artifact_prefix,
+    expiry_tagging,
+    page_words_key,
+)
 
 PREVIEW_WIDTH = 1000
 MAX_PREVIEW_BYTES = 400_000
 
 
 def preview_key(doc: DocumentRef, page: int, width: int = PREVIEW_WIDTH) -> str:
-    # "-c": detected values covered. A change to what is covered gets a new suffix.
-    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-c.png"
+    # "-r": detected values covered where the reading found them. A change to what is covered
+    # gets a new suffix.
+    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-r.png"
 
 
 def encode_bounded(image: Image.Image, max_bytes: int = MAX_PREVIEW_BYTES) -> bytes:
@@ -76,21 +86,22 @@ class PreviewStore:
         """The page's preview, detected values covered, and whether it came from the cache.
 
         `found_something()`, asked only when rendering: did the page's reading count a
-        detected value (then a scanned page is worth reading again to find where it sits)?
+        detected value? If it did and no box for it can be found, the whole page is covered:
+        a preview never shows what the text masks.
         """
         key = preview_key(doc, page)
-        try:
-            cached = self._s3.get_object(Bucket=self.store.artifact_bucket, Key=key)
-            return cached["Body"].read(), True
-        except ClientError as exc:
-            if aws.error_code(exc) not in ("NoSuchKey", "404"):
-                raise
+        cached = self._get(key)
+        if cached is not None:
+            return cached, True
+        words = self._words(doc, page)
         data = self.store.source_bytes(doc, self.max_source_bytes)
         with open_pdf(data) as pdf:
             image, scale = pdf.render_preview(page, PREVIEW_WIDTH)
-            boxes = text_layer_boxes(pdf, page, scale)
-        if boxes is None and found_something():
-            boxes = ocr_boxes(image)
+            boxes: list[Box] | None = (
+                word_boxes(words, *image.size) if words else text_layer_boxes(pdf, page, scale)
+            )
+        if not boxes and found_something():
+            boxes = [Box(0, 0, *image.size)]
         png = encode_bounded(cover(image, boxes or []))
         self._s3.put_object(
             Bucket=self.store.artifact_bucket,
@@ -101,3 +112,17 @@ class PreviewStore:
             Tagging=expiry_tagging(PREVIEW_EXPIRY),  # the bucket's lifecycle expires it
         )
         return png, False
+
+    def _words(self, doc: DocumentRef, page: int) -> list[Word]:
+        """The words with boxes of the reading that gave the page its text ([] if none)."""
+        raw = self._get(page_words_key(doc, page))
+        rows = json.loads(raw).get("words", []) if raw else []
+        return [Word.from_row(r) for r in rows]
+
+    def _get(self, key: str) -> bytes | None:
+        try:
+            return self._s3.get_object(Bucket=self.store.artifact_bucket, Key=key)["Body"].read()
+        except ClientError as exc:
+            if aws.error_code(exc) not in ("NoSuchKey", "404"):
+                raise
+            return None

@@ -1,21 +1,21 @@
 """Covering detected sensitive values on a page preview, so the picture keeps the promise the
 text makes: the full value of a card, SSN, IBAN or address never reaches the review page.
 
-Where the value is found: on a page with a text layer, PDFium's character boxes for the
-detector's match; on a scanned page, tesseract's word boxes over the preview itself (run only
-on pages whose reading found something, so most previews cost no OCR).
+Where the value is found: in the words, with their boxes, of the reading that found it (the
+pipeline stores them beside each page's text), so the picture is covered exactly where the
+text says the value is, whichever engine read the page, and a preview needs no OCR (Lambda has
+no tesseract). PDFium's character boxes of the text layer are the way for a page read before
+its words were stored.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import subprocess
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from docflow.pdf import PDFIUM_LOCK, OpenPdf
+from docflow.readers.base import Word
 from docflow.rules.detectors import find_all
 
 PAD = 3  # pixels around a covered value, so no descender or edge of a digit shows
@@ -83,53 +83,37 @@ def _lines(chars: list[CharBox], height: float, scale: float) -> list[Box]:
     ]
 
 
-def ocr_boxes(image: Image.Image, timeout_s: float = 60) -> list[Box]:
-    """Boxes of every detected value that tesseract reads on the picture itself."""
-    out = io.BytesIO()
-    image.convert("L").save(out, format="PNG")
-    done = subprocess.run(
-        ["tesseract", "stdin", "stdout", "--psm", "3", "tsv"],
-        input=out.getvalue(),
-        capture_output=True,
-        timeout=timeout_s,
-        env={"OMP_THREAD_LIMIT": "1", "PATH": "/usr/bin:/bin:/usr/local/bin"},
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError("tesseract could not read the preview to cover its values")
-    words: list[tuple[int, int, Box]] = []  # (start, end) in the rebuilt text, box
-    parts: list[str] = []
-    at, line_key = 0, None
-    for row in csv.DictReader(
-        io.StringIO(done.stdout.decode("utf-8", "replace")), delimiter="\t", quoting=csv.QUOTE_NONE
-    ):
-        word = (row.get("text") or "").strip()
-        if row.get("level") != "5" or not word:
-            continue
-        key = (row["block_num"], row["par_num"], row["line_num"])
-        if parts:
-            sep = " " if key == line_key else "\n"
-            parts.append(sep)
-            at += 1
-        line_key = key
-        left, top = int(row["left"]), int(row["top"])
-        box = Box(left, top, left + int(row["width"]), top + int(row["height"]))
-        words.append((at, at + len(word), box))
-        parts.append(word)
-        at += len(word)
-    text = "".join(parts)
-    boxes = []
+def word_boxes(words: list[Word], width: int, height: int) -> list[Box]:
+    """Boxes (in preview pixels) of every detected value in the reading's words.
+
+    The words are joined by single spaces, in reading order, so a value the reading found in
+    its text is found again here, over the same words; one band per line of a value's words.
+    """
+    spans: list[tuple[int, int, Word]] = []
+    at = 0
+    for word in words:
+        spans.append((at, at + len(word.text), word))
+        at += len(word.text) + 1
+    text = " ".join(w.text for w in words)
+    boxes: list[Box] = []
     for finding in find_all(text):
-        hit = [b for s, e, b in words if s < finding.end and e > finding.start]
-        if hit:  # one band across the value's words: OCR's word boxes can fall short
-            boxes.append(
-                Box(
-                    min(b.left for b in hit) - OCR_PAD,
-                    min(b.top for b in hit) - OCR_PAD,
-                    max(b.right for b in hit) + OCR_PAD,
-                    max(b.bottom for b in hit) + OCR_PAD,
-                )
+        hit = [w for s, e, w in spans if s < finding.end and e > finding.start]
+        lines: list[list[Word]] = []
+        for word in hit:
+            middle = (word.box[1] + word.box[3]) / 2
+            if lines and lines[-1][0].box[1] <= middle <= lines[-1][0].box[3]:
+                lines[-1].append(word)
+            else:
+                lines.append([word])
+        boxes.extend(
+            Box(
+                min(w.box[0] for w in line) * width - OCR_PAD,
+                min(w.box[1] for w in line) * height - OCR_PAD,
+                max(w.box[2] for w in line) * width + OCR_PAD,
+                max(w.box[3] for w in line) * height + OCR_PAD,
             )
+            for line in lines
+        )
     return boxes
 
 

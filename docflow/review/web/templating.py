@@ -27,4 +27,17 @@ env = Environment(
 
 
 def when(epoch: int) -> str:
+    """The pages' one date format (JSON answers keep ISO 8601)."""
     return datetime.fromtimestamp(epoch, UTC).strftime("%d %b %Y, %H:%M UTC")
+
+
+def when_iso(stamp: str) -> str:
+    """An ISO 8601 time (a decision's `decidedAt`, an inbox item's `since`) in the pages'
+    format; as given if it is not one."""
+    try:
+        parsed = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return when(int(parsed.timestamp()))

@@ -18,7 +18,7 @@ from docflow.review.access.links import LinkStore
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
 from docflow.review.desk import LinkView, ReviewDesk
 from docflow.review.stage.callbacks import LambdaCallbackSender
-from docflow.review.web.evidence import EvidenceStore, mask, review_order
+from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
 from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
 from docflow.review.web.previews import PreviewStore
@@ -80,8 +80,9 @@ class ReviewViews:
         doc_type: str = "",
         inbox: str = "",
         confirm: str = "",
+        look: bool = False,
     ) -> ReviewScreen:
-        view = self.desk.open(token)
+        view = self.desk.open(token, look)
         # The way back to the inbox only for this reviewer's own inbox link.
         if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
             inbox = ""
@@ -99,7 +100,7 @@ class ReviewViews:
             pages=pages,
             order=order,
             shown_from=offset,
-            texts={n: mask(t) for n, t in texts.items()},
+            texts={n: masked_cut(t) for n, t in texts.items()},
             routing=self.routing,
             deadline=view.deadline,
             stage=view.stage,
@@ -132,14 +133,20 @@ class ReviewViews:
         return self.previews.get(view.doc, page, found_something)
 
     def download_url(self, token: str) -> str:
+        """A presigned download of the original, made at the click, after the download is
+        in the document's history (who, which stage, which object; no token): a download
+        that cannot be recorded does not happen."""
         view = self.desk.access(token)
         doc = view.doc
+        self.desk.record_download(view)
         name = PurePosixPath(doc.key).name.replace('"', "") or "document.pdf"
         params: dict[str, Any] = {
             "Bucket": doc.bucket,
             "Key": doc.key,
             "ResponseContentDisposition": f'attachment; filename="{name}"',
             "ResponseContentType": "application/pdf",
+            # Nor a browser nor a proxy keeps the original: each download is a recorded click.
+            "ResponseCacheControl": "no-store",
         }
         if doc.version != "null":
             params["VersionId"] = doc.version
