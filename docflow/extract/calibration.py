@@ -89,10 +89,16 @@ def probability(name: str, evidence: Mapping[str, Any], table: Mapping[str, Any]
     score = float(evidence.get("score", 0.0))
     if not model:
         return score
-    z = float(model["intercept"]) + sum(
-        w * x for w, x in zip(model["coef"], features(evidence), strict=True)
-    )
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    x = features(evidence)
+    # The engine's score is the prior (an offset): the fit corrects it where the labelled
+    # documents say it is too sure or too shy, and stays near it where they say little.
+    z = x[0] + float(model["intercept"]) + sum(w * v for w, v in zip(model["coef"], x, strict=True))
+    p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    # Evidence against a value (an OCR repair, an undecidable day/month order, a rival
+    # reading) is a doubt a person settles: the fit, which saw few of them, never makes such
+    # a value surer than the engine scored it.
+    doubted = evidence.get("repaired") or evidence.get("rivals") or evidence.get("form") == 0
+    return min(p, score) if doubted else p
 
 
 def calibrate(

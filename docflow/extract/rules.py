@@ -51,6 +51,7 @@ from docflow.extract.evidence import (
 from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.identifiers import read_identifier
 from docflow.extract.layout import Page, from_text, from_words
+from docflow.extract.matching import find_labels
 from docflow.extract.parse import (
     currency_in,
     find_amounts,
@@ -126,8 +127,12 @@ class RulesEngine:
             found["net_amount"] = net
         wanted = {n: f for n, f in found.items() if n in names}
         # A label that starts its cell with nothing readable after it: a smudged value, which
-        # the checks must send to a person even when the field is not required.
-        labelled = {s.field for s in segments if (s.strong and s.starts_cell)}
+        # the checks must send to a person even when the field is not required. On a text
+        # layer nothing is smudged: a label with nothing at all after it (`Bestellnummer:`
+        # and a blank) is a form field left empty, not a value lost.
+        labelled = {
+            s.field for s in segments if s.strong and s.starts_cell and (s.ocr or _printed(s))
+        }
         rejected = [
             {"field": n, "reason": "label found, value unreadable"}
             for n in sorted(labelled)
@@ -138,6 +143,16 @@ class RulesEngine:
         result.findings = [f for f in findings if f["field"] in names]
         result.thresholds = {n: t for n, t in limits.items() if n in names}
         return result
+
+
+def _printed(seg: Segment) -> bool:
+    """Something is printed after the label in its own cell (`Total due: ####`); a segment
+    of a neighbouring cell (the label's value looked for beside or under it) starts at 0."""
+    if seg.start == 0:
+        return False
+    hits = [h for h in find_labels(seg.cell.text, False) if h.end <= seg.start]
+    after = seg.cell.text[hits[-1].end if hits else seg.start :]
+    return bool(after.strip(" :.-\t"))
 
 
 def _cross_checked(

@@ -11,13 +11,14 @@ from decimal import Decimal
 
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-from docflow import aws
 from docflow.extract.orders import PO_MATCH, OrderRules, compare, confirmed
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
+from docflow.readmodel.transitions import FINALIZED, PENDING_REVIEW
 from docflow.settings import load_settings
 from orchestrator.app import handler
 from tests.support.aws import Stack, result_json
+from tests.support.waiting import wait_until
 
 RULES = OrderRules(Decimal("0.01"), Decimal("0.05"))
 
@@ -141,14 +142,19 @@ def test_an_invoice_matching_its_order_has_confident_amounts(
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         _finalize_order(stack, runner)
         doc = stack.upload("in/invoice-match.pdf", pdfs.text_pdf(CITING))
-        arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
-        out = result_json(runner.wait_for_result(arn, timeout=60))
-    assert out["status"] == "finalized", out
+        runner.run_async(input=stack.event(doc), execution_timeout=120)
+        # It finalizes, or waits in review for a field the order does not confirm (the
+        # vendor's name, a date): either way its fields are in the read model.
+        wait_until(lambda: _settled(doc.document_id) is not None, timeout=120, what="settled")
+        state = _settled(doc.document_id)
+        assert state is not None
     for name in ("total_amount", "net_amount", "tax_amount", "currency"):
-        assert out["fields"][name]["confidence"] >= PO_MATCH
-    state = ReadModel(load_settings().table_name).show(out["documentId"])["state"]
-    s3 = aws.client("s3")
-    bucket = load_settings().artifact_bucket
-    final = json.loads(s3.get_object(Bucket=bucket, Key=state["resultKey"])["Body"].read())
-    detail = s3.get_object(Bucket=bucket, Key=final["artifacts"] + "/fields.json")["Body"]
-    assert json.loads(detail.read())["order"]["verdict"] == "match"
+        assert state["fields"][name]["confidence"] >= PO_MATCH, name
+    assert not [
+        c for c in state.get("fieldChecks", []) if c["field"] in ("total_amount", "tax_amount")
+    ]
+
+
+def _settled(document_id: str) -> dict | None:
+    state = ReadModel(load_settings().table_name).show(document_id)["state"]
+    return state if state and state.get("status") in (PENDING_REVIEW, FINALIZED) else None
