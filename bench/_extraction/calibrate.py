@@ -3,11 +3,12 @@ them honestly (leave-one-issuer-out).
 
 A *record* is one document's run with what the fit needs: its truth, the fields the engine
 gave (value, evidence, derived), the checks other than `low-confidence`, and its stages. The
-fit is scikit-learn's logistic regression per field over `docflow.extract.calibration`'s
-features (Platt scaling widened to a few evidence signals); the thresholds are chosen, per
+fit is a logistic regression per field over `docflow.extract.calibration`'s features (Platt
+scaling widened to a few evidence signals), with the engine's score as its offset, an L2
+penalty and sign bounds, minimized with scipy's L-BFGS-B; the thresholds are chosen, per
 field, for the most documents straight through with no silent wrong and no silent missing
 value on the records fitted (coordinate descent over each field's confidences). The table
-is written as JSON for `docflow.extract.calibration`, which reads it with no scikit-learn.
+is written as JSON for `docflow.extract.calibration`, which reads it with no scipy.
 
 Measuring on the documents one fitted on flatters: `cross_validate` fits once per issuer on
 every other issuer's documents (the made scans of an original share its issuer, so neither
@@ -157,7 +158,7 @@ def choose_thresholds(
     silent wrong and no silent missing value on these records (coordinate descent from a
     start where every wrong value is below its own field's threshold; ties keep the higher,
     safer threshold)."""
-    import numpy as np  # comes with scikit-learn
+    import numpy as np  # comes with scipy
 
     names = list(names)
     confs = np.full((len(records), len(names)), np.inf)  # an absent field routes nothing
