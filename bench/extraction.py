@@ -1,27 +1,51 @@
-"""Accuracy of the `extract` step with the `rules` engine, on a generated and a real labelled set.
+"""Straight-through and accuracy of the `extract` step with the `rules` engine, on a generated
+and a real labelled set.
 
     python bench/extraction.py            generated: 7 languages x text-layer/scanned x 12,
                                           real: every document in tests/data/real_invoices
     python bench/extraction.py --smoke    generated: 7 x 2 x 1, real: its text-layer documents
     python bench/extraction.py --per-cell N --workers W --verbose
     python bench/extraction.py --only real --match '_scan|receipt' --verbose
+    python bench/extraction.py --report DIR    also write DIR/extraction.json and the
+                                          reliability diagram DIR/extraction-reliability.png
+    python bench/extraction.py --fit      refit docflow/extract/calibration.json on this run
+    python bench/extraction.py --reads DIR    keep each document's page reads in DIR and
+                                          reuse them (a rules change measured in seconds;
+                                          never for the figures of record)
 
 Every document is a real PDF (a text layer, or a scan read by real tesseract with the rules
 file's languages), uploaded to moto and put through the pipeline's own step bodies in order:
-split, read the page batches, classify, extract. The last line of stdout is one JSON object,
-`{"generated": {...}, "real": {...}, "seconds": s}`, both sections of the same shape:
+split, read the page batches, classify, extract. The last line of stdout is one JSON object:
+
+    {"generated": {"cold": {...}, "cross_validated": {...}, "warm": null},
+     "real":      {"cold": {...}, "cross_validated": {...}, "warm": null},
+     "calibration": {"table": "fitted" | "refitted", "thresholds": {field: t}},
+     "seconds": s}
+
+`cold` (an empty supplier registry, no learned profiles; the shipped calibration table):
 
     documents, fields                 documents, and printed fields (truth not null) scored
+    straight_through                  share of documents finalized with no `fields`/`triage`
+                                      review and every printed field right (the headline)
+    review_rate                       share of documents given a `fields`/`triage` stage
+    silent_wrong                      wrong values in documents no person saw (target 0)
+    silent_missing                    printed fields absent in documents no person saw (0)
     exact_match                       share of printed fields read exactly (normal form)
     text_layer_exact_match, scanned_exact_match
     ece                               expected calibration error of the extracted fields'
                                       confidences (10 bins, every field given a value)
-    silent_wrong                      wrong values in documents that went through no `fields`
-                                      or `triage` review (target 0)
-    silent_missing                    printed fields not found, in documents with no review
-    routed                            share of documents given a `fields`/`triage` stage
     classified                        share of documents classified as their true type
-    by_language {lang: rate}, by_field {name: rate}
+    by_language {lang: {documents, straight_through, review_rate, exact_match, silent_wrong,
+                        silent_missing}}
+    by_field {name: {fields, exact_match, ece, silent_wrong, silent_missing, flagged}}
+
+`cross_validated`: straight_through, review_rate, silent_wrong, silent_missing, ece, when
+each issuer's documents are scored with a calibration and thresholds fitted on every other
+issuer's documents of both sets (leave-one-issuer-out, `bench/_extraction/calibrate.py`):
+the figure to trust, since the shipped table was fitted on these very documents.
+
+`warm` is the supplier-registry figure (learned profiles, each supplier's first document
+reviewed): null until that measure is hooked in.
 
 `--verbose` prints each miss on stderr. How values compare: `bench/_extraction/scoring.py`.
 """
@@ -35,14 +59,19 @@ import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import _common
+from _extraction.calibrate import Record, cross_validate, fit_all
 from _extraction.generated import Document, corpus
+from _extraction.reads import ReadCache
 from _extraction.real import real_documents
-from _extraction.scoring import score
+from _extraction.reliability import draw_reliability
+from _extraction.scoring import ece, judge, score
 
 from docflow import aws
+from docflow.extract.fields import FIELD_KINDS
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
@@ -61,11 +90,12 @@ class _Step:
         def warning(*_: Any, **__: Any) -> None: ...
 
 
-def run_one(doc: Document, bucket: str) -> dict[str, Any]:
+def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[str, Any]:
     from docflow.pipeline.classify import classify_document
     from docflow.pipeline.extract import extract_fields
     from docflow.pipeline.read_batch import read_page_batch
     from docflow.pipeline.split import split_document
+    from docflow.runtime import runtime
 
     key = f"bench/{doc.ident}.pdf"
     put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
@@ -73,20 +103,60 @@ def run_one(doc: Document, bucket: str) -> dict[str, Any]:
     step = _Step()
     split = split_document(ref)(step)
     if not split["ok"]:
-        return {"docType": "failed", "fields": {}, "checks": [], "stages": []}
+        return {"docType": "failed", "fields": {}, "checks": [], "stages": [], "evidence": {}}
     plan = split["batches"]
-    batches = [read_page_batch(ref, i, first, last)(step) for i, (first, last) in enumerate(plan)]
+    batches = reads.restore(doc.pdf, ref) if reads else None
+    if batches is None:
+        batches = [
+            read_page_batch(ref, i, first, last)(step) for i, (first, last) in enumerate(plan)
+        ]
+        if reads:
+            reads.keep(doc.pdf, ref, plan, batches)
     found = classify_document(ref, batches)(step)
     stages = found["stages"]
     if not found.get("extract"):
-        return {"docType": found["docType"], "fields": {}, "checks": [], "stages": stages}
+        out = {"docType": found["docType"], "fields": {}, "checks": [], "stages": stages}
+        return {**out, "evidence": {}}
     extracted = extract_fields(ref, found["docType"], plan)(step)
-    return {"docType": found["docType"], **extracted, "stages": [*stages, *extracted["stages"]]}
+    detail = runtime().store.get_json(extracted["key"])
+    evidence = {n: f.get("evidence", {}) for n, f in detail["fields"].items()}
+    return {
+        "docType": found["docType"],
+        **extracted,
+        "stages": [*stages, *extracted["stages"]],
+        "evidence": evidence,
+    }
 
 
-def run_set(docs: list[Document], bucket: str, workers: int) -> list[dict[str, Any]]:
+def run_set(
+    docs: list[Document], bucket: str, workers: int, reads: ReadCache | None
+) -> list[dict[str, Any]]:
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda d: run_one(d, bucket), docs))
+        return list(pool.map(lambda d: run_one(d, bucket, reads), docs))
+
+
+def _issuer(doc: Document) -> str:
+    # The generated set's issuer is its vendor; the real set's, its truth's `issuer`.
+    return getattr(doc, "issuer", "") or str(doc.truth.get("vendor_name") or doc.ident)
+
+
+def _figures(docs: list[Document], results: list[dict[str, Any]]) -> dict[str, Any]:
+    verdicts = [judge(d, r) for d, r in zip(docs, results, strict=True)]
+    n = len(verdicts)
+    pairs = [
+        (float(f["confidence"] or 0.0), f["ok"])
+        for v in verdicts
+        for f in v["fields"].values()
+        if f["scored"]
+    ]
+    return {
+        "straight_through": round(sum(v["straight_through"] for v in verdicts) / n, 4),
+        "review_rate": round(sum(v["reviewed"] for v in verdicts) / n, 4),
+        "silent_wrong": sum(v["silent_wrong"] for v in verdicts),
+        "silent_missing": sum(v["silent_missing"] for v in verdicts),
+        "ece": ece(pairs),
+        "_pairs": pairs,
+    }
 
 
 def main() -> None:
@@ -97,6 +167,9 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print each miss on stderr")
     parser.add_argument("--only", choices=("generated", "real"), help="run one set")
     parser.add_argument("--match", help="only the documents whose name matches this regex")
+    parser.add_argument("--report", help="a folder for extraction.json and the PNG")
+    parser.add_argument("--fit", action="store_true", help="refit the calibration table")
+    parser.add_argument("--reads", help="a folder to keep and reuse page reads in (dev only)")
     args = parser.parse_args()
     _common.quiet()
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseracts side by side, one thread each
@@ -112,16 +185,57 @@ def main() -> None:
     names = LocalNames(prefix="bench")
     env = {"DOCFLOW_OCR_DPI": "300", "DOCFLOW_RULES_PATH": "", "DOCFLOW_EXTRACT_ENGINE": "rules"}
     out: dict[str, Any] = {}
+    reads = ReadCache(Path(args.reads)) if args.reads else None
+    runs: dict[str, list[dict[str, Any]]] = {}
     with moto_sandbox(names, env):
         bucket = names("DocumentBucket")
         for name, docs in sets.items():
-            scored = score(docs, run_set(docs, bucket, args.workers))
-            misses = scored.pop("_misses")
-            if args.verbose:
-                for miss in misses:
-                    print(name, json.dumps(miss, ensure_ascii=False), file=sys.stderr)
-            out[name] = scored
+            runs[name] = run_set(docs, bucket, args.workers, reads)
+    records = [
+        Record(name, _issuer(doc), doc, result, result["evidence"])
+        for name, docs in sets.items()
+        for doc, result in zip(docs, runs[name], strict=True)
+    ]
+    from docflow.extract.calibration import TABLE, load_table
+    from docflow.extract.calibration import thresholds as fitted_thresholds
+
+    names_ = list(FIELD_KINDS)
+    table_name = "fitted"
+    if args.fit:
+        table = fit_all(records, names_)
+        table["fitted_on"] = {k: len(v) for k, v in sets.items()}
+        TABLE.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+        load_table.cache_clear()
+        table_name = "refitted"
+        # What the refitted table gives on the same run (a tuned, in-sample figure).
+        limits = fitted_thresholds(table)
+        from _extraction.calibrate import applied
+
+        runs = {
+            name: [applied(r, table, limits) for r in records if r.set == name] for name in sets
+        }
+    validated = cross_validate(records, names_) if len(records) > 1 else []
+    pngs: dict[str, list[tuple[float, bool]]] = {}
+    for name, docs in sets.items():
+        scored = score(docs, runs[name])
+        misses = scored.pop("_misses")
+        pngs[f"{name}, shipped table"] = scored.pop("_pairs")
+        if args.verbose:
+            for miss in misses:
+                print(name, json.dumps(miss, ensure_ascii=False), file=sys.stderr)
+        held = [v for r, v in zip(records, validated, strict=False) if r.set == name]
+        section: dict[str, Any] = {"cold": scored, "cross_validated": None, "warm": None}
+        if len(held) == len(docs):
+            section["cross_validated"] = _figures(docs, held)
+            pngs[f"{name}, leave-one-issuer-out"] = section["cross_validated"].pop("_pairs")
+        out[name] = section
+    out["calibration"] = {"table": table_name, "thresholds": fitted_thresholds(load_table())}
     out["seconds"] = round(time.monotonic() - started, 1)
+    if args.report:
+        folder = Path(args.report)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "extraction.json").write_text(json.dumps(out, indent=1) + "\n")
+        draw_reliability(pngs, folder / "extraction-reliability.png")
     _common.emit(out)
 
 

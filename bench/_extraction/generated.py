@@ -51,6 +51,7 @@ class Document:
     text: str
     truth: dict[str, str] = field(default_factory=dict)
     pdf: bytes = b""
+    issuer: str = ""  # who issued it: the unit the calibration is cross-validated by
 
 
 def fmt_amount(value: Decimal, currency: str, language: str, rnd: random.Random) -> str:
@@ -198,7 +199,8 @@ def make_document(index: int, language: str, scanned: bool, rnd: random.Random) 
             lines.append(f"{label}: {value}")
     lines.append(noise[2])
     ident = f"{language}-{'scan' if scanned else 'text'}-{index:03d}"
-    return Document(ident, language, doc_type, layout, scanned, "\n".join(lines), truth)
+    text = "\n".join(lines)
+    return Document(ident, language, doc_type, layout, scanned, text, truth, issuer=vendor)
 
 
 def _scan(text: str, rnd: random.Random, dpi: int = 300) -> Image.Image:

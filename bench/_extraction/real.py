@@ -26,6 +26,7 @@ def real_documents(root: Path = REAL) -> list[Document]:
                 text="",
                 truth=dict(truth["fields"]),  # None: the document does not show the field
                 pdf=pdf.read_bytes(),
+                issuer=truth["issuer"],
             )
         )
     return docs

@@ -1,4 +1,5 @@
-"""Scoring an extraction run against its truth: exact match, calibration, silent errors.
+"""Scoring an extraction run against its truth: straight-through, exact match, calibration,
+silent errors.
 
 The comparer is our own rather than `stickler-eval`: every engine answers in the normal forms
 of `docflow/extract/fields.py` (ISO dates, two-place amounts, ISO 4217 codes), so a value is
@@ -8,16 +9,26 @@ numpy, munkres) would add nothing but tolerance we do not want. The one exceptio
 a name as printed, and a name is printed in more than one case and spacing on one document
 (`LE FOURNISSEUR` in the letterhead, `Le Fournisseur` in the footer).
 
-    exact_match           share of printed fields (truth not null) read exactly
-    scanned_exact_match   the same, on scans only (text_layer_exact_match: on the others)
-    ece                   expected calibration error of the extracted fields' confidences
-                          (10 equal-width bins, over every field an engine gave a value)
+A value the engine marked `derived` (a net amount computed as total minus tax) where the
+document prints no such field is neither right nor wrong: it is not a printed field. Where
+the document prints it, it is compared like any other value.
+
+    straight_through      share of documents finalized with no `fields`/`triage` review and
+                          every printed field read exactly (the headline figure)
+    review_rate           share of documents given a `fields` or `triage` review stage
     silent_wrong          wrong values (a different value, or one the document does not
-                          print) in documents that went through no `fields`/`triage` review
-    silent_missing        printed fields not found, in documents with no such review
-    routed                share of documents given a `fields` or `triage` review stage
-    by_language, by_field exact match per language and per field
+                          print) in documents that went through no such review (target 0)
+    silent_missing        printed fields not found, in documents with no such review (0)
+    exact_match           share of printed fields (truth not null) read exactly
+    text_layer_exact_match, scanned_exact_match   the same, on text-layer pages or on scans
+    ece                   expected calibration error of the extracted fields' confidences
+                          (10 equal-width bins, over every value an engine gave)
     classified            share of documents classified as their true type
+    by_language {lang: {documents, straight_through, review_rate, exact_match, silent_wrong,
+                        silent_missing}}
+    by_field {name: {fields, exact_match, ece, silent_wrong, silent_missing, flagged}}
+                          `flagged`: share of the field's values sent to a person by a check
+                          on that field
 """
 
 from __future__ import annotations
@@ -25,9 +36,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
-
-from _extraction.generated import Document
 
 REVIEWS = {"fields", "triage"}
 
@@ -46,13 +56,11 @@ def same(name: str, got: str | None, truth: str | None) -> bool:
     return got == truth
 
 
-def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float | None:
+def ece(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> float | None:
     if not pairs:
         return None
     total = 0.0
-    for b in range(bins):
-        low, high = b / bins, (b + 1) / bins
-        inside = [(c, ok) for c, ok in pairs if low <= c < high or (b == bins - 1 and c == 1.0)]
+    for _low, _high, inside in reliability(pairs, bins):
         if inside:
             confidence = sum(c for c, _ in inside) / len(inside)
             accuracy = sum(ok for _, ok in inside) / len(inside)
@@ -60,57 +68,133 @@ def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float | None:
     return round(total, 4)
 
 
-def score(docs: list[Document], results: list[dict[str, Any]]) -> dict[str, Any]:
-    hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    pairs: list[tuple[float, bool]] = []
-    silent_wrong = silent_missing = routed = classified = 0
-    misses: list[dict[str, Any]] = []
-    for doc, result in zip(docs, results, strict=True):
-        reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
-        routed += reviewed
-        classified += result["docType"] == doc.doc_type
-        for name, truth in doc.truth.items():
-            got = result["fields"].get(name) or {}
-            value = got.get("value")
-            ok = same(name, value, truth)
-            if value is not None:
-                pairs.append((float(got.get("confidence", 0.0)), ok))
-            if truth is not None:
-                mode = "scanned" if doc.scanned else "text"
-                for key in (f"field:{name}", f"lang:{doc.language}", f"mode:{mode}", "all"):
-                    hits[key][0] += ok
-                    hits[key][1] += 1
-            if not ok:
-                wrong = value is not None
-                if not reviewed:
-                    silent_wrong += wrong
-                    silent_missing += not wrong
-                misses.append(
-                    {
-                        "doc": doc.ident,
-                        "field": name,
-                        "truth": truth,
-                        "got": value,
-                        "confidence": got.get("confidence"),
-                        "reviewed": reviewed,
-                    }
-                )
+def reliability(
+    pairs: Sequence[tuple[float, bool]], bins: int = 10
+) -> list[tuple[float, float, list[tuple[float, bool]]]]:
+    """The pairs in equal-width confidence bins: (low, high, pairs in it)."""
+    out = []
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        inside = [(c, ok) for c, ok in pairs if low <= c < high or (b == bins - 1 and c >= 1.0)]
+        out.append((low, high, inside))
+    return out
 
-    def rate(key: str) -> float | None:
-        return round(hits[key][0] / hits[key][1], 4) if hits[key][1] else None
 
+def judge(doc: Any, result: dict[str, Any]) -> dict[str, Any]:
+    """One document's verdict: reviewed?, each printed field right?, its silent errors."""
+    reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
+    flagged = {c.get("field") for c in result.get("checks", [])}
+    fields: dict[str, dict[str, Any]] = {}
+    for name, truth in doc.truth.items():
+        got = result["fields"].get(name) or {}
+        value = got.get("value")
+        derived = bool(got.get("derived"))
+        ok = same(name, value, truth) or (derived and truth is None)
+        fields[name] = {
+            "truth": truth,
+            "value": value,
+            "confidence": got.get("confidence"),
+            "ok": ok,
+            "printed": truth is not None,
+            "scored": value is not None and not (derived and truth is None),
+            "wrong": not ok and value is not None,
+            "missing": not ok and value is None,
+            "flagged": name in flagged or "*" in flagged,
+        }
+    all_right = all(f["ok"] for f in fields.values())
+    return {
+        "reviewed": reviewed,
+        "straight_through": not reviewed and all_right,
+        "silent_wrong": 0 if reviewed else sum(f["wrong"] for f in fields.values()),
+        "silent_missing": 0 if reviewed else sum(f["missing"] for f in fields.values()),
+        "classified": result["docType"] == doc.doc_type,
+        "fields": fields,
+    }
+
+
+def _rate(a: int | float, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def _docs_figures(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(verdicts)
+    printed = [f for v in verdicts for f in v["fields"].values() if f["printed"]]
+    return {
+        "documents": n,
+        "straight_through": _rate(sum(v["straight_through"] for v in verdicts), n),
+        "review_rate": _rate(sum(v["reviewed"] for v in verdicts), n),
+        "exact_match": _rate(sum(f["ok"] for f in printed), len(printed)),
+        "silent_wrong": sum(v["silent_wrong"] for v in verdicts),
+        "silent_missing": sum(v["silent_missing"] for v in verdicts),
+    }
+
+
+def score(docs: Sequence[Any], results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    verdicts = [judge(d, r) for d, r in zip(docs, results, strict=True)]
+    pairs = [
+        (float(f["confidence"] or 0.0), f["ok"])
+        for v in verdicts
+        for f in v["fields"].values()
+        if f["scored"]
+    ]
+    top = _docs_figures(verdicts)
+
+    def exact(keep: Any) -> float | None:
+        chosen = [
+            f
+            for d, v in zip(docs, verdicts, strict=True)
+            if keep(d)
+            for f in v["fields"].values()
+            if f["printed"]
+        ]
+        return _rate(sum(f["ok"] for f in chosen), len(chosen))
+
+    by_language: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for doc, verdict in zip(docs, verdicts, strict=True):
+        by_language[doc.language].append(verdict)
+    by_field: dict[str, list[tuple[dict[str, Any], bool]]] = defaultdict(list)
+    for verdict in verdicts:
+        for name, f in verdict["fields"].items():
+            by_field[name].append((f, verdict["reviewed"]))
+    misses = [
+        {
+            "doc": doc.ident,
+            "field": name,
+            "truth": f["truth"],
+            "got": f["value"],
+            "confidence": f["confidence"],
+            "reviewed": verdict["reviewed"],
+        }
+        for doc, verdict in zip(docs, verdicts, strict=True)
+        for name, f in verdict["fields"].items()
+        if not f["ok"]
+    ]
     return {
         "documents": len(docs),
-        "fields": hits["all"][1],
-        "exact_match": rate("all"),
-        "text_layer_exact_match": rate("mode:text"),
-        "scanned_exact_match": rate("mode:scanned"),
+        "fields": sum(f["printed"] for v in verdicts for f in v["fields"].values()),
+        **{k: top[k] for k in ("straight_through", "review_rate")},
+        "silent_wrong": top["silent_wrong"],
+        "silent_missing": top["silent_missing"],
+        "exact_match": top["exact_match"],
+        "text_layer_exact_match": exact(lambda d: not d.scanned),
+        "scanned_exact_match": exact(lambda d: d.scanned),
         "ece": ece(pairs),
-        "silent_wrong": silent_wrong,
-        "silent_missing": silent_missing,
-        "routed": round(routed / len(docs), 4) if docs else None,
-        "classified": round(classified / len(docs), 4) if docs else None,
-        "by_language": {k[5:]: rate(k) for k in sorted(hits) if k.startswith("lang:")},
-        "by_field": {k[6:]: rate(k) for k in sorted(hits) if k.startswith("field:")},
+        "classified": _rate(sum(v["classified"] for v in verdicts), len(verdicts)),
+        "by_language": {k: _docs_figures(v) for k, v in sorted(by_language.items())},
+        "by_field": {k: _field_figures(v) for k, v in sorted(by_field.items())},
         "_misses": misses,
+        "_pairs": pairs,
+    }
+
+
+def _field_figures(rows: list[tuple[dict[str, Any], bool]]) -> dict[str, Any]:
+    printed = [f for f, _ in rows if f["printed"]]
+    given = [f for f, _ in rows if f["scored"]]
+    return {
+        "fields": len(printed),
+        "exact_match": _rate(sum(f["ok"] for f in printed), len(printed)),
+        "ece": ece([(float(f["confidence"] or 0.0), f["ok"]) for f in given]),
+        "silent_wrong": sum(f["wrong"] for f, reviewed in rows if not reviewed),
+        "silent_missing": sum(f["missing"] for f, reviewed in rows if not reviewed),
+        "flagged": _rate(sum(f["flagged"] for f in given), len(given)),
     }

@@ -38,21 +38,31 @@ class FoundField:
     page: int
     box: list[float] | None = None  # [x0, y0, x1, y1], page-relative, top-left origin
     raw: str = ""  # the text the value was read from, for the S3 record only
+    # What the confidence was computed from (`docflow.extract.calibration`): small named
+    # signals, open to more (a supplier registry's or a learned profile's match). S3 only.
+    evidence: dict[str, Any] = field(default_factory=dict)
+    # Not printed: computed from other fields (a net amount as total minus tax).
+    derived: bool = False
 
     def summary(self) -> dict[str, Any]:
         """What checkpoints and the read model carry: the value, its confidence and where it
         was read (page and box, four numbers); never the raw text."""
-        return {
+        out = {
             "value": self.value,
             "confidence": round(self.confidence, 3),
             "page": self.page,
             "box": [round(v, 4) for v in self.box] if self.box else None,
         }
+        if self.derived:
+            out["derived"] = True
+        return out
 
     def detail(self) -> dict[str, Any]:
         out = self.summary()
         if self.raw:
             out["raw"] = self.raw[:200]
+        if self.evidence:
+            out["evidence"] = dict(self.evidence)
         return out
 
 
@@ -66,6 +76,12 @@ class Extraction:
     language: str | None = None
     # Fields whose value needed an OCR repair (`INV-O005` -> `INV-0005`): name -> as read.
     repairs: dict[str, str] = field(default_factory=dict)
+    # Checks the engine's own cross-checks raised (`checks.py` reason objects): a tax line it
+    # could not read, amounts whose currency sign OCR read as a digit.
+    findings: list[dict[str, str]] = field(default_factory=list)
+    # Per-field thresholds that belong to this engine's calibrated confidences; the rules
+    # file's own `[fields.thresholds]` still win.
+    thresholds: dict[str, float] = field(default_factory=dict)
 
 
 class FieldEngine(Protocol):

@@ -8,6 +8,12 @@ A reason is `{"field", "code", "message"}` with code one of:
     amounts-disagree    net + tax differs from total by more than 0.01
     due-before-invoice  the due date is earlier than the invoice date
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
+    unread-tax-line     the page prints a tax line with a rate and an amount, and no tax
+                        amount was read (added from the engine's findings, `crosscheck.py`)
+    ocr-currency-sign   every amount of a scanned page starts with one 4 or 8: a currency
+                        sign OCR read as a digit (the engine's findings)
+    order-mismatch      the purchase order the invoice cites, finalized earlier, names another
+                        supplier, currency or total (`docflow/extract/orders.py`)
     engine-failed       the engine gave no answer at all (added by the extract step)
 """
 
@@ -39,7 +45,10 @@ def check_fields(
     rules: FieldRules,
     unreadable: Collection[str] = (),
     repaired: Mapping[str, str] | None = None,
+    fitted: Mapping[str, float] | None = None,
 ) -> list[dict[str, str]]:
+    """The reasons to send these fields to a person; `fitted` are the engine's calibrated
+    per-field thresholds (the rules file's own thresholds win over them)."""
     reasons: list[dict[str, str]] = []
     for name, was in sorted((repaired or {}).items()):
         if name in fields:
@@ -56,7 +65,7 @@ def check_fields(
     for name in spec.names:
         if name in fields:
             confidence = float(fields[name].get("confidence", 0.0))
-            threshold = rules.threshold(name)
+            threshold = rules.threshold(name, fitted)
             if confidence < threshold:
                 reasons.append(
                     _reason(

@@ -57,6 +57,7 @@ def read_currency(
                 seg.cell.page,
                 box=seg.cell.box,
                 raw=seg.cell.text,
+                evidence={"source": "label"},
             )
     seen: Counter[str] = Counter()
     first: dict[str, Candidate] = {}
@@ -75,19 +76,41 @@ def read_currency(
             code = dollar_country(pages) or code
         base = 0.85 if symbol_only else 0.93
         factor = factors.get(cand.page, 1.0)
-        return FoundField(code, base * factor, cand.page, box=cand.box, raw=cand.raw)
+        source = "dollar-sign" if symbol_only else "beside-amounts"
+        return FoundField(
+            code,
+            base * factor,
+            cand.page,
+            box=cand.box,
+            raw=cand.raw,
+            evidence={"source": source, "amounts": seen[code]},
+        )
     if len(seen) > 1:
         code, _ = seen.most_common(1)[0]
-        return FoundField(code, UNSURE, first[code].page, box=first[code].box, raw=first[code].raw)
+        return FoundField(
+            code,
+            UNSURE,
+            first[code].page,
+            box=first[code].box,
+            raw=first[code].raw,
+            evidence={"source": "mixed-signs"},
+        )
     for page in pages:
         if code := _beside_amounts(page.text) or currency_in(_WORDS.sub(" ", page.text)):
             if code == "USD" and "USD" not in page.text:
                 code = dollar_country(pages) or code
-            return FoundField(code, FALLBACK * factors.get(page.page, 1.0), page.page)
+            return FoundField(
+                code,
+                FALLBACK * factors.get(page.page, 1.0),
+                page.page,
+                evidence={"source": "page"},
+            )
     # No sign and no code anywhere: a fiscal document of a country that prints its tax
     # numbers (a Brazilian NF-e's CNPJ) is in that country's money, which a person confirms.
     if code := dollar_country(pages):
-        return FoundField(code, UNSURE, pages[0].page if pages else 1)
+        return FoundField(
+            code, UNSURE, pages[0].page if pages else 1, evidence={"source": "country"}
+        )
     return None
 
 
@@ -140,12 +163,26 @@ def unlabelled(
     dates = find_dates(pages[0].text) if pages and "invoice_date" not in labelled else []
     if dates and not dates[0].ambiguous:
         conf = FALLBACK * 0.85 * factors.get(pages[0].page, 1.0)
-        out.append(Candidate("invoice_date", dates[0].iso, conf, pages[0].page, "", 10**9))
+        out.append(
+            Candidate(
+                "invoice_date",
+                dates[0].iso,
+                conf,
+                pages[0].page,
+                "",
+                10**9,
+                evidence={"source": "unlabelled"},
+            )
+        )
     for page in pages:
         for name, pattern in _FALLBACK_IDS.items():
             if name not in labelled and (m := pattern.search(page.text)):
                 conf = FALLBACK * factors.get(page.page, 1.0)
-                out.append(Candidate(name, m[0], conf, page.page, m[0], 10**9))
+                out.append(
+                    Candidate(
+                        name, m[0], conf, page.page, m[0], 10**9, evidence={"source": "unlabelled"}
+                    )
+                )
     return out
 
 
@@ -168,5 +205,6 @@ def with_point_of_sale(number: FoundField, layouts: Sequence[Page]) -> FoundFiel
                     number.page,
                     box=number.box,
                     raw=number.raw,
+                    evidence={**number.evidence, "point_of_sale": True},
                 )
     return number

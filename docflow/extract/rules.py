@@ -26,10 +26,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 
 from docflow.extract.amounts import LIFT, RECONCILED, picked_all, reconcile
 from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.calibration import calibrate, load_table
+from docflow.extract.calibration import thresholds as fitted_thresholds
+from docflow.extract.crosscheck import (
+    derive_net,
+    rate_verdict,
+    sign_digit,
+    tax_lines,
+    unread_tax_line,
+    without_sign_digit,
+)
 from docflow.extract.evidence import (
     date_order,
     detect_language,
@@ -40,6 +51,7 @@ from docflow.extract.evidence import (
 from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.identifiers import read_identifier
 from docflow.extract.layout import Page, from_text, from_words
+from docflow.extract.matching import find_labels
 from docflow.extract.parse import (
     currency_in,
     find_amounts,
@@ -98,14 +110,29 @@ class RulesEngine:
             guess = guess_vendor(layouts, factor)
             if guess:
                 found["vendor_name"] = FoundField(
-                    guess.value, guess.confidence, guess.page, box=guess.box, raw=guess.raw
+                    guess.value,
+                    guess.confidence,
+                    guess.page,
+                    box=guess.box,
+                    raw=guess.raw,
+                    evidence={"source": guess.source, "ocr": round(factor, 3)},
                 )
         if currency and "currency" not in found:
             found["currency"] = currency
+        found, findings = _cross_checked(found, layouts, pages, ocr)
+        table = load_table()
+        limits = fitted_thresholds(table)
+        found = calibrate(found, table)
+        if (net := derive_net(found, limits)) is not None and "net_amount" in names:
+            found["net_amount"] = net
         wanted = {n: f for n, f in found.items() if n in names}
         # A label that starts its cell with nothing readable after it: a smudged value, which
-        # the checks must send to a person even when the field is not required.
-        labelled = {s.field for s in segments if (s.strong and s.starts_cell)}
+        # the checks must send to a person even when the field is not required. On a text
+        # layer nothing is smudged: a label with nothing at all after it (`Bestellnummer:`
+        # and a blank) is a form field left empty, not a value lost.
+        labelled = {
+            s.field for s in segments if s.strong and s.starts_cell and (s.ocr or _printed(s))
+        }
         rejected = [
             {"field": n, "reason": "label found, value unreadable"}
             for n in sorted(labelled)
@@ -113,7 +140,53 @@ class RulesEngine:
         ]
         result = Extraction(self.name, fields=wanted, rejected=rejected, language=language)
         result.repairs = {n: o for n, o in repaired.items() if n in names}
+        result.findings = [f for f in findings if f["field"] in names]
+        result.thresholds = {n: t for n, t in limits.items() if n in names}
         return result
+
+
+def _printed(seg: Segment) -> bool:
+    """Something is printed after the label in its own cell (`Total due: ####`); a segment
+    of a neighbouring cell (the label's value looked for beside or under it) starts at 0."""
+    if seg.start == 0:
+        return False
+    hits = [h for h in find_labels(seg.cell.text, False) if h.end <= seg.start]
+    after = seg.cell.text[hits[-1].end if hits else seg.start :]
+    return bool(after.strip(" :.-\t"))
+
+
+def _cross_checked(
+    found: dict[str, FoundField],
+    layouts: Sequence[Page],
+    pages: Sequence[PageInput],
+    ocr: dict[int, bool],
+) -> tuple[dict[str, FoundField], list[dict[str, str]]]:
+    """The fields with the page-wide evidence added (`crosscheck.py`), and the findings that
+    send the document to a person."""
+    out = {
+        name: replace(f, evidence={**f.evidence, "scanned": ocr.get(f.page, False)})
+        for name, f in found.items()
+    }
+    findings: list[dict[str, str]] = []
+    lines = tax_lines(layouts)
+    if (verdict := rate_verdict(out, lines)) is not None:
+        tax = out["tax_amount"]
+        out["tax_amount"] = replace(tax, evidence={**tax.evidence, "tax_rate": verdict})
+    if (unread := unread_tax_line(out, lines)) is not None:
+        findings.append(unread)
+    signed = sign_digit({p.page: p.text for p in pages if ocr.get(p.page)})
+    if signed is not None:
+        page, digit = signed
+        out = without_sign_digit(out, digit)
+        findings.append(
+            {
+                "field": "total_amount",
+                "code": "ocr-currency-sign",
+                "message": f"every amount on page {page} starts with {digit}: a currency "
+                "sign read as a digit?",
+            }
+        )
+    return out, findings
 
 
 def _read(
@@ -132,6 +205,14 @@ def _read(
     if kind == TEXT and seg.ocr and language not in (None, "en"):
         confidence *= OCR_ACCENTS
     box = seg.cell.sub_box(seg.start + span[0], seg.start + span[1])
+    evidence = {
+        "source": "label" if seg.strong else "weak-label",
+        "position": round(base, 3),
+        "label": round(seg.quality, 3),
+        "form": 0.0 if scale is None else round(scale, 3),
+        "ocr": round(ocr, 3),
+        "repaired": bool(repaired),
+    }
     return [
         Candidate(
             seg.field,
@@ -143,6 +224,7 @@ def _read(
             box,
             repaired,
             ocr,
+            evidence,
         )
     ]
 
@@ -209,8 +291,20 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         ocr = min(c.ocr for c in parts)
         weakest = min(c.confidence for c in picked_all(picked))
         confidence = max(min(c.confidence for c in parts), min(RECONCILED * ocr, weakest + LIFT))
+        evidence = {
+            **lead.evidence,
+            "ocr": round(ocr, 3),
+            "reconciled": True,
+            "parts": len(parts),
+            "agree": _agreeing(by_name[name], value),
+        }
         chosen[name] = FoundField(
-            value, confidence, lead.page, box=lead.box, raw=" + ".join(c.raw for c in parts)
+            value,
+            confidence,
+            lead.page,
+            box=lead.box,
+            raw=" + ".join(c.raw for c in parts),
+            evidence=evidence,
         )
     for name, cands in by_name.items():
         if name in chosen or (reconciled and FIELD_KINDS[name] == AMOUNT):
@@ -222,12 +316,28 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         # beside `VALOR DO IPI 0,00` says the document's tax is not zero.
         best = max(cands, key=lambda c: (round(c.confidence, 2), _nonzero(c), later * c.order))
         confidence = best.confidence
-        if len({c.value for c in cands if c.confidence >= best.confidence - 0.1}) > 1:
+        rivals = len({c.value for c in cands if c.confidence >= best.confidence - 0.1}) > 1
+        if rivals:
             confidence = min(confidence, UNSURE)
         if best.repaired:
             repaired[name] = best.repaired
-        chosen[name] = FoundField(best.value, confidence, best.page, box=best.box, raw=best.raw)
+        evidence = {
+            **best.evidence,
+            "ocr": round(best.ocr, 3),
+            "reconciled": False,
+            "rivals": rivals,
+            "values": len({c.value for c in cands}),
+            "agree": _agreeing(cands, best.value),
+        }
+        chosen[name] = FoundField(
+            best.value, confidence, best.page, box=best.box, raw=best.raw, evidence=evidence
+        )
     return chosen, repaired
+
+
+def _agreeing(cands: Sequence[Candidate], value: str) -> int:
+    """How many different labels read this same value (independent readings agree)."""
+    return len({c.order for c in cands if c.value == value})
 
 
 _LABEL_OF = re.compile(r"[\W\d_]+$")

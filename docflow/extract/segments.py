@@ -12,7 +12,8 @@ Position scores, before the label's quality and the OCR factor:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.layout import Cell, Page, below, right_of
@@ -41,6 +42,9 @@ class Candidate:
     box: list[float] | None = None
     repaired: str | None = None
     ocr: float = 1.0  # the OCR factor its confidence carries
+    # Where the value came from (`source`, `position`, `label` quality, `form`), for the
+    # calibration of its confidence (`docflow.extract.calibration`).
+    evidence: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

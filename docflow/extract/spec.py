@@ -7,10 +7,11 @@ entry there has no `extract` step at all.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from docflow.extract.fields import FIELD_KINDS
+from docflow.extract.orders import OrderRules
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,17 @@ class FieldRules:
     # Fields are read from the first pages only: an invoice's header and totals are there,
     # and a 2,000-page appendix must not cost 2,000 engine calls.
     max_pages: int
+    # How an invoice is matched to the purchase order it cites (`[fields.orders]`).
+    orders: OrderRules = field(default_factory=OrderRules)
 
-    def threshold(self, name: str) -> float:
-        return self.thresholds.get(name, self.min_confidence)
+    def threshold(self, name: str, fitted: Mapping[str, float] | None = None) -> float:
+        """The rules file's own threshold for the field, else the one fitted with the engine's
+        calibration (`Extraction.thresholds`), else `min_confidence`."""
+        if name in self.thresholds:
+            return self.thresholds[name]
+        if fitted and name in fitted:
+            return fitted[name]
+        return self.min_confidence
 
     def for_type(self, doc_type: str) -> TypeFields | None:
         return self.types.get(doc_type)
@@ -63,4 +72,5 @@ def parse_field_rules(raw: Mapping[str, Any] | None) -> FieldRules:
     max_pages = int(raw.get("max_pages", 5))
     if not 1 <= max_pages <= 50:
         raise ValueError("fields.max_pages must be 1..50")
-    return FieldRules(types, raw.get("stage"), min_confidence, thresholds, max_pages)
+    orders = OrderRules.parse(raw.get("orders"))
+    return FieldRules(types, raw.get("stage"), min_confidence, thresholds, max_pages, orders)

@@ -72,6 +72,7 @@ class VendorGuess:
     page: int
     box: list[float] | None
     raw: str
+    source: str = "issuer"  # `sender-line`: the first part of a DIN 5008 sender line
 
 
 def customer_cells(page: Page) -> set[int]:
@@ -138,7 +139,8 @@ def guess_vendor(pages: Sequence[Page], ocr_factor: float) -> VendorGuess | None
     if sender is not None:
         cell, value = sender
         score = 0.80 + (0.12 if LEGAL_FORM.search(value) else 0.0)
-        return VendorGuess(value, min(0.95, score) * ocr_factor, cell.page, cell.box, cell.text)
+        confidence = min(0.95, score) * ocr_factor
+        return VendorGuess(value, confidence, cell.page, cell.box, cell.text, "sender-line")
     if not candidates:
         return None
     tallest = max(c.height for c in candidates)

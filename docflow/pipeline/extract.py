@@ -21,9 +21,11 @@ from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create
 from docflow import observability
 from docflow.extract import Extraction, PageInput, build_engine
 from docflow.extract.checks import check_fields
+from docflow.extract.orders import OrderVerdict, compare, confirmed
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
 from docflow.readers.base import Word
+from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
@@ -98,8 +100,16 @@ def extract_fields(
             failure = f"{type(exc).__name__}: {str(exc)[:200]}"
             extraction = Extraction(engine=engine.name)
     fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
+    order = _cited_order(fields, doc_type, rules.orders)
+    if order is not None and order.verdict == "match":
+        fields = confirmed(fields)
     unreadable = {r["field"] for r in extraction.rejected}
-    checks = check_fields(fields, spec, rules, unreadable, extraction.repairs)
+    checks = check_fields(
+        fields, spec, rules, unreadable, extraction.repairs, extraction.thresholds
+    )
+    checks.extend(extraction.findings)
+    if order is not None and order.verdict == "mismatch":
+        checks.append(order.check(fields))
     if failure:
         checks.insert(
             0, {"field": "*", "code": "engine-failed", "message": f"{engine.name}: {failure}"}
@@ -114,6 +124,7 @@ def extract_fields(
             "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())},
             "rejected": extraction.rejected,
             "checks": checks,
+            "order": order.__dict__ if order is not None else None,
             "usage": extraction.usage,
             "writtenAt": now_iso(),
         },
@@ -148,6 +159,16 @@ def extract_fields(
         "key": key,
         "usage": meter_usage(extraction.engine, extraction.usage, len(pages)),
     }
+
+
+def _cited_order(fields: dict[str, Any], doc_type: str, rules: Any) -> OrderVerdict | None:
+    """The invoice against the finalized purchase order it cites, if docflow has one (a
+    Query on the read model's `orders` index; its answer is checkpointed with the step's)."""
+    number = (fields.get("po_number") or {}).get("value")
+    if doc_type == "purchase-order" or not number:
+        return None
+    orders = ReadModel(runtime().settings.table_name).finalized_orders(str(number))
+    return compare(fields, orders, rules)
 
 
 def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int]:

@@ -13,15 +13,17 @@ from docflow import aws
 from docflow.readmodel.table import (
     ACTIVE_INDEX,
     FAILED_INDEX,
+    ORDERS_INDEX,
     PENDING_INDEX,
     STATE_SK,
     doc_pk,
     from_ddb,
+    order_pk,
     to_ddb,
 )
 
 _BATCH_GET_KEYS = 100  # BatchGetItem's most keys a request
-_INTERNAL = ("pk", "sk", "pendingPk", "activePk", "failedPk", "expiresAt")
+_INTERNAL = ("pk", "sk", "pendingPk", "activePk", "failedPk", "orderPk", "expiresAt")
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,18 @@ class ReadModel:
             KeyConditionExpression="activePk = :a AND updatedAt < :cutoff",
             ExpressionAttributeValues=to_ddb({":a": "ACTIVE", ":cutoff": cutoff}),
         )
+
+    def finalized_orders(self, number: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The finalized purchase orders with this number (a Query on the `orders` index),
+        newest first; a handful at most, so one page."""
+        return self._query(
+            limit,
+            None,
+            IndexName=ORDERS_INDEX,
+            KeyConditionExpression="orderPk = :o",
+            ExpressionAttributeValues=to_ddb({":o": order_pk(number)}),
+            ScanIndexForward=False,
+        ).items
 
     def failed(self, limit: int = 50, token: str | None = None) -> Page:
         """Failed documents, most recent first."""

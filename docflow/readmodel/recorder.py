@@ -26,9 +26,17 @@ from docflow.readmodel.table import (
     doc_pk,
     from_ddb,
     history_sk,
+    order_pk,
     to_ddb,
 )
-from docflow.readmodel.transitions import FAILED, NOTES, PENDING_REVIEW, TERMINAL, is_allowed
+from docflow.readmodel.transitions import (
+    FAILED,
+    FINALIZED,
+    NOTES,
+    PENDING_REVIEW,
+    TERMINAL,
+    is_allowed,
+)
 
 ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
 _MAX_RACES = 20
@@ -98,6 +106,10 @@ def next_state(current: dict[str, Any] | None, report: Report) -> dict[str, Any]
         state.pop("failedPk", None)
         state.pop("failedAt", None)
     state.setdefault("firstSeenAt", report.at)
+    # A finalized purchase order is found by its number when an invoice cites it.
+    number = ((state.get("fields") or {}).get("po_number") or {}).get("value")
+    if report.status == FINALIZED and state.get("docType") == "purchase-order" and number:
+        state["orderPk"] = order_pk(str(number))
     return state
 
 

@@ -7,6 +7,8 @@ Sparse global secondary indexes hold only the items a dashboard question is abou
     pending  (pendingPk = "PENDING", pendingSince)  documents waiting on a reviewer
     active   (activePk  = "ACTIVE",  updatedAt)     non-terminal documents, oldest first
     failed   (failedPk  = "FAILED",  failedAt)      failed documents
+    orders   (orderPk   = "ORDER#<number>", updatedAt)  finalized purchase orders by their
+                                                    number, for the invoices that cite them
 The table itself is declared once, in template.yaml; `docflow.local.resources` creates it from
 there for the local stack and the tests.
 """
@@ -26,6 +28,7 @@ STATE_SK = "STATE"
 PENDING_INDEX = "pending"
 ACTIVE_INDEX = "active"
 FAILED_INDEX = "failed"
+ORDERS_INDEX = "orders"
 TTL_ATTRIBUTE = "expiresAt"
 
 _serializer = TypeSerializer()
@@ -34,6 +37,12 @@ _deserializer = TypeDeserializer()
 
 def doc_pk(document_id: str) -> str:
     return f"DOC#{document_id}"
+
+
+def order_pk(number: str) -> str:
+    """The `orders` index key of a purchase order's number: upper case, no spaces, so
+    `po 4711` and `PO4711` are one order."""
+    return "ORDER#" + "".join(number.split()).upper()
 
 
 def history_sk(run_order: str, seq: int, event_id: str) -> str:

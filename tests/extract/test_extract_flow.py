@@ -9,6 +9,7 @@ import json
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
+from docflow.extract.calibration import thresholds
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
@@ -47,14 +48,12 @@ def test_invoice_finalizes_with_its_fields(stack: Stack, shipped_rules: None) ->
     step = result.get_step("extract").result
     assert "raw" not in json.dumps(step)  # the checkpoint carries the summary only
     state = read_model().show(out["documentId"])["state"]
-    # net + tax = total holds, so the amounts read 0.97 (0.95 before reconciliation); each
-    # field carries where it was read: its page and its box, page-relative.
+    # net + tax = total holds, so the amounts score 0.97 (0.95 before reconciliation), which
+    # the shipped calibration puts above the total's fitted threshold; each field carries
+    # where it was read: its page and its box, page-relative.
     total = state["fields"]["total_amount"]
-    assert {k: total[k] for k in ("value", "confidence", "page")} == {
-        "value": "1100.00",
-        "confidence": 0.97,
-        "page": 1,
-    }
+    assert {k: total[k] for k in ("value", "page")} == {"value": "1100.00", "page": 1}
+    assert total["confidence"] >= thresholds()["total_amount"]
     x0, y0, x1, y1 = total["box"]
     assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
     final = s3_json(state["resultKey"])
@@ -70,9 +69,8 @@ def test_unreadable_total_is_corrected_by_a_reviewer(stack: Stack, shipped_rules
         callback_id = runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
         waiting = read_model().pending().items
         assert [w["stageName"] for w in waiting] == ["fields"]
-        assert [(c["field"], c["code"]) for c in waiting[0]["fieldChecks"]] == [
-            ("total_amount", "unreadable")
-        ]
+        codes = [(c["field"], c["code"]) for c in waiting[0]["fieldChecks"]]
+        assert ("total_amount", "unreadable") in codes
         decision = {
             "approved": True,
             "reviewer": "accounts@example.com",

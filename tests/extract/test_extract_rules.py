@@ -68,8 +68,10 @@ def test_percentages_are_not_amounts() -> None:
 
 
 def fields_of(text: str, engine: str = "textlayer", confidence: float = 100.0) -> dict:
+    """{field: (value, the engine's own score)}: the score, before its calibration
+    (`docflow/extract/calibration.py`), is what these rules set."""
     found = RulesEngine().extract([PageInput(1, text, engine, confidence)], list(FIELD_KINDS))
-    return {n: (f.value, round(f.confidence, 2)) for n, f in found.fields.items()}
+    return {n: (f.value, round(f.evidence["score"], 2)) for n, f in found.fields.items()}
 
 
 def test_german_invoice_with_a_two_column_line_and_line_items() -> None:

@@ -80,7 +80,8 @@ def test_the_picked_type_is_recorded_and_its_fields_are_read(desk: Desk) -> None
     shown = json.loads(call("GET", f"/review/{fields_token}", accept="application/json")["body"])
     assert shown["stage"] == "fields" and shown["summary"]["docType"] == "invoice"
     assert shown["summary"]["fields"]["invoice_number"]["value"] == "NW-5521"
-    assert [c["code"] for c in shown["summary"]["fieldChecks"]] == ["missing"]
+    checks = [(c["field"], c["code"]) for c in shown["summary"]["fieldChecks"]]
+    assert ("total_amount", "missing") in checks  # (and any field under its fitted threshold)
     post(fields_token, **{"decision": "approve", "field.total_amount": "240.00"})
 
     result = desk.runner.wait_for_result(arn, timeout=60)

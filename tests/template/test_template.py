@@ -214,6 +214,7 @@ def test_read_model_table_has_the_dashboard_indexes() -> None:
         "pending",
         "active",
         "failed",
+        "orders",  # finalized purchase orders by number, for the invoices citing them
     }
     assert table["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
     assert table["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
