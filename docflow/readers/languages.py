@@ -112,7 +112,10 @@ def choose_languages(words: Iterable[str], allowed: str) -> LanguageChoice:
     text = identification_text(words)
     if len(known) < len(names) or sum(c.isalpha() for c in text) < MIN_LETTERS:
         return LanguageChoice(allowed, None, 0.0, "short" if len(known) == len(names) else "unsure")
-    ranked = _identifier(tuple(TESSERACT_TO_ISO[n] for n in known)).rank(text)
+    try:
+        ranked = _identifier(tuple(TESSERACT_TO_ISO[n] for n in known)).rank(text)
+    except ImportError:  # a machine without the identifier reads as before, with every one
+        return LanguageChoice(allowed, None, 0.0, "unsure")
     (best, p1), (runner, p2) = ranked[0], ranked[1]
     first = ISO_TO_TESSERACT[best]
     if p1 >= SURE:
