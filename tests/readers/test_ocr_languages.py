@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -48,7 +49,7 @@ ENGINES = pytest.mark.parametrize("engine", _engines(), ids=lambda e: e.name)
 
 def _read(text: str, engine: TsvEngine) -> PageText:
     with open_pdf(make_pdf([("scan", text)])) as pdf:
-        return TesseractReader(dpi=200, language=SEVEN, engine=engine).read(pdf, 1)
+        return TesseractReader(dpi=200, language=SEVEN, identify=True, engine=engine).read(pdf, 1)
 
 
 @ENGINES
@@ -61,7 +62,7 @@ def test_a_german_scan_is_read_with_german_alone(engine: TsvEngine) -> None:
         "identified",
     )
     # German's own model keeps what English alone drops.
-    assert "Grüßen" in page.text and "überweisen" in page.text
+    assert "vollständigen" in page.text
     assert page.words and all(0 <= v <= 1 for w in page.words for v in w.box)
 
 
@@ -85,7 +86,9 @@ def test_the_choice_stays_within_the_rules_files_languages() -> None:
     # A German page when German is not in the list: never read with a language the rules
     # file does not name.
     with open_pdf(make_pdf([("scan", GERMAN)])) as pdf:
-        page = TesseractReader(dpi=200, language="eng+fra", engine=CliEngine()).read(pdf, 1)
+        page = TesseractReader(dpi=200, language="eng+fra", identify=True, engine=CliEngine()).read(
+            pdf, 1
+        )
     assert page.ocr is not None
     assert set(page.ocr.languages.split("+")) <= {"eng", "fra"}
 
@@ -140,3 +143,19 @@ def test_in_process_runs_keep_to_the_ocr_slots() -> None:
         texts = list(pool.map(read, range(2 * slots + 1)))
     assert all("INV-7731" in t for t in texts)
     assert 1 <= engine.peak <= slots
+
+
+def test_the_rules_files_identify_knob_reaches_the_reader(tmp_path: Path) -> None:
+    from docflow.readers.factory import build_reader
+    from docflow.settings import load_settings
+
+    source = (Path(__file__).parents[2] / "docflow/rules/rules.toml").read_text("utf-8")
+    assert load_rules().ocr_identify is False
+    rules_file = tmp_path / "rules.toml"
+    rules_file.write_text(source.replace("identify = false", "identify = true"), "utf-8")
+    rules = load_rules(rules_file)
+    assert rules.ocr_identify is True
+    reader = build_reader(load_settings(), rules.ocr_languages, rules.ocr_identify)
+    with open_pdf(make_pdf([("scan", GERMAN)])) as pdf:
+        page = reader.read(pdf, 1)
+    assert page.ocr is not None and page.ocr.languages == "deu"
