@@ -121,7 +121,7 @@ def main() -> None:
         ways = {
             "english": TesseractReader(language="eng", engine=engine),
             "all": TesseractReader(language=languages, identify=False, engine=engine),
-            "identified": TesseractReader(language=languages, engine=engine),
+            "identified": TesseractReader(language=languages, identify=True, engine=engine),
         }
         section: dict[str, Any] = {"warmup_cpu_s": {}}
         for kind, png in kinds.items():
