@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from docflow.pdf import OpenPdf
+from docflow.readers.languages import LanguageChoice
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class PageText:
     confidence: float
     # The page's words in reading order; empty where the engine gives no positions.
     words: tuple[Word, ...] = field(default=(), repr=False)
+    # Tesseract's: the languages the words were read with and why (readers/languages).
+    ocr: LanguageChoice | None = None
 
     @property
     def chars(self) -> int:

@@ -13,12 +13,12 @@ from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
 from docflow.settings import Settings
 
 
-def _ocr(kind: str, settings: Settings, languages: str) -> PageReader:
+def _ocr(kind: str, settings: Settings, languages: str, identify: bool) -> PageReader:
     # A page without ink is never sent to OCR: seconds of tesseract, or a billed Textract call.
-    return BlankPageSkipper(_ocr_engine(kind, settings, languages))
+    return BlankPageSkipper(_ocr_engine(kind, settings, languages, identify))
 
 
-def _ocr_engine(kind: str, settings: Settings, languages: str) -> PageReader:
+def _ocr_engine(kind: str, settings: Settings, languages: str, identify: bool) -> PageReader:
     if kind == "textract":
         textract = TextractReader(dpi=settings.ocr_dpi)
         if settings.reader_concurrency_cap:
@@ -30,20 +30,22 @@ def _ocr_engine(kind: str, settings: Settings, languages: str) -> PageReader:
                 ),
             )
         return textract
-    return TesseractReader(dpi=settings.ocr_dpi, language=languages)
+    return TesseractReader(dpi=settings.ocr_dpi, language=languages, identify=identify)
 
 
-def build_reader(settings: Settings, languages: str = "eng") -> PageReader:
-    """`languages` is tesseract's `-l` (`eng+deu+fra`), from the rules file's `[ocr]`."""
+def build_reader(settings: Settings, languages: str = "eng", identify: bool = False) -> PageReader:
+    """`languages` is tesseract's `-l` (`eng+deu+fra`), from the rules file's `[ocr]`;
+    `identify` its `identify` (each scan read with its own languages, readers/languages)."""
     engine = settings.ocr_engine
     reader: PageReader
     if engine == "textlayer":
         reader = TextLayerReader()
     elif engine in ("tesseract", "textract"):
-        reader = _ocr(engine, settings, languages)
+        reader = _ocr(engine, settings, languages, identify)
     else:
         reader = AutoReader(
-            _ocr(settings.ocr_fallback, settings, languages), settings.text_layer_min_chars
+            _ocr(settings.ocr_fallback, settings, languages, identify),
+            settings.text_layer_min_chars,
         )
     policy = ThrottlePolicy(
         max_attempts=settings.throttle_max_attempts,

@@ -102,6 +102,10 @@ class Rules:
     risk_stage: str | None = None
     # Tesseract's `-l`: the languages the OCR reads with, `eng+deu+...`.
     ocr_languages: str = "eng"
+    # `[ocr] identify`: read each scan with the language an identifier finds on a first pass
+    # (readers/languages) instead of the whole list. Off by default: on the real labelled
+    # scans it read 4 points worse than the whole list (docs/ocr-languages.md).
+    ocr_identify: bool = False
     # A document no type fits, or whose best type holds less than `triage_min_confidence` of
     # the hits, goes to this stage (if the rules name one) instead of being finalized.
     triage_stage: str | None = None
@@ -218,6 +222,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             fields=parse_field_rules(raw.get("fields")),
             risk_stage=raw.get("risk", {}).get("stage"),
             ocr_languages="+".join(languages),
+            ocr_identify=bool(raw.get("ocr", {}).get("identify", False)),
             triage_stage="triage" if triage else None,
             triage_min_confidence=triage_min,
             digest_every_seconds=_digest_period(raw),

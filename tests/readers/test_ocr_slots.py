@@ -11,6 +11,7 @@ from pathlib import Path
 from docflow.local.tools import pdfgen
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import OCR_SLOTS_PER_CORE, TesseractReader
+from docflow.readers.tesseract_engines import CliEngine
 from docflow.settings import usable_cores
 
 
@@ -54,7 +55,8 @@ def test_pages_read_side_by_side_run_a_bounded_number_of_tesseracts() -> None:
 
     def read(_: int) -> str:
         with open_pdf(data) as pdf:
-            return TesseractReader(dpi=150).read(pdf, 1).text
+            # The binary: its processes can be counted (tesserocr's runs are threads).
+            return TesseractReader(dpi=150, engine=CliEngine()).read(pdf, 1).text
 
     try:
         with ThreadPoolExecutor(pages) as pool:
