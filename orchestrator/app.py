@@ -49,7 +49,12 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import record_status
-from docflow.pipeline.review_stage import decision_record, review_route, wait_for_decision
+from docflow.pipeline.review_stage import (
+    Reviewed,
+    decision_record,
+    review_route,
+    wait_for_decision,
+)
 from docflow.pipeline.split import split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
@@ -150,12 +155,13 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     while index < len(stages):  # an approved triage stage adds the picked type's stages
         stage = stages[index]
         shown = {**summary, "route": route, "decisions": list(decided)}
-        decision = await_review(context, doc, index, stage, shown)
-        if decision["status"] != APPROVED:
-            ended = {"stage": decision["stage"], "decision": decision["status"]}
-            return archive(context, doc, {**summary, **ended}, decision["reason"], batches, usage)
-        decided.append(decision["record"])
-        summary = apply_corrections(summary, decision)  # a reviewer's corrected fields
+        review = await_review(context, doc, index, stage, shown)
+        if review.status != APPROVED or review.decision is None:
+            ended = {"stage": review.stage, "decision": review.status}
+            return archive(context, doc, {**summary, **ended}, review.reason, batches, usage)
+        decided.append(review.record)
+        decision = review.decision
+        summary = apply_corrections(summary, decision.to_json())  # a reviewer's corrected fields
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
             plan = split["batches"]
             then = after_triage(context, doc, summary, stages, index, decision, plan, usage)
@@ -180,27 +186,18 @@ def await_review(
     index: int,
     stage: dict[str, Any],
     shown: dict[str, Any],
-) -> dict[str, Any]:
+) -> Reviewed:
     """Wait, with no compute billed, for this stage's decision; record what came back.
 
     The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
     """
     ended = wait_for_decision(context, doc, index, stage, shown)
-    status, reason, decision = ended["status"], ended["reason"], ended["decision"]
-    if status == ARCHIVED:
-        return {"status": ARCHIVED, "reason": reason, "stage": str(stage["name"])}
+    name = str(stage["name"])
+    if ended.status == ARCHIVED:
+        return Reviewed(ARCHIVED, ended.reason, name)
     payload = decision_record(index, stage, ended, shown)
-    record(context, doc, status, f"review-{index}", payload, stage_index=index)
-    kept = {
-        k: decision[k] for k in ("corrections", "reviewer", "decidedAt", "docType") if k in decision
-    }
-    return {
-        "status": status,
-        "reason": reason,
-        "stage": str(stage["name"]),
-        "record": payload,
-        **kept,
-    }
+    record(context, doc, ended.status, f"review-{index}", payload, stage_index=index)
+    return Reviewed(ended.status, ended.reason, name, ended.decision, payload)
 
 
 def archive(

@@ -20,6 +20,7 @@ from aws_durable_execution_sdk_python import DurableContext, StepContext, durabl
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import EXTRACT_STEP, extract_fields, with_fields
+from docflow.review.stage.decision import Decision
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
@@ -53,7 +54,7 @@ def after_triage(
     summary: dict[str, Any],
     stages: list[dict[str, Any]],
     index: int,
-    decision: dict[str, Any],
+    decision: Decision,
     plan: list[list[int]],
     usage: dict[str, int],
 ) -> dict[str, Any]:
@@ -61,9 +62,8 @@ def after_triage(
 
     Control flow on checkpointed values only (the decision, the two steps' results).
     """
-    chosen, was = str(decision["docType"]), str(summary.get("docType", ""))
-    picked = {"from": was, "docType": chosen, "by": decision.get("reviewer", "")}
-    picked["at"] = decision.get("decidedAt", "")
+    chosen, was = decision.doc_type, str(summary.get("docType", ""))
+    picked = {"from": was, "docType": chosen, "by": decision.reviewer, "at": decision.decided_at}
     if chosen == was:  # the classifier's guess stands: its stages and fields already run
         return {"summary": {**summary, "triage": picked}, "stages": stages, "usage": usage}
     summary = {**summary, "docType": chosen, "triage": picked}

@@ -32,6 +32,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
+from docflow.review.stage.decision import Decision
 from docflow.review.stage.inbox import InboxIndex
 
 KEEP_S = 30 * 24 * 3600
@@ -81,26 +82,24 @@ def votes_list(item: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda v: (v["at"], v["reviewer"]))
 
 
-def decision_of(item: dict[str, Any], decider: str) -> dict[str, Any]:
-    """The stage's decision as the execution receives it (callback or last step)."""
+def decision_of(item: dict[str, Any], decider: str) -> Decision:
+    """The stage's decision as the execution receives it (callback or last step): the tally's
+    verdict with the deciding reviewer's vote (a rejection's reason; an approval's triage pick
+    and corrected fields, validated on the page) and every vote."""
     state = tally(item)
     vote = (item.get("votes") or {}).get(decider, {})
-    decision: dict[str, Any] = {
-        "approved": state["decided"] == "approved",
-        "reviewer": decider,
-        "comment": str(vote.get("comment", "")),
-        "decidedAt": str(vote.get("at", "")),
-        "votes": votes_list(item),
-        "quorum": state["quorum"],
-    }
-    if not decision["approved"] and vote.get("rejectReason"):
-        decision["rejectReason"] = str(vote["rejectReason"])
-    if decision["approved"] and vote.get("docType"):
-        decision["docType"] = str(vote["docType"])  # the type a triage reviewer picked
-    if decision["approved"] and vote.get("corrections"):
-        # The deciding reviewer's corrected fields (validated on the page) travel with it.
-        decision["corrections"] = dict(vote["corrections"])
-    return decision
+    approved = state["decided"] == "approved"
+    return Decision(
+        approved=approved,
+        reviewer=decider,
+        comment=str(vote.get("comment", "")),
+        decided_at=str(vote.get("at", "")),
+        votes=tuple(votes_list(item)),
+        quorum=state["quorum"],
+        reject_reason="" if approved else str(vote.get("rejectReason") or ""),
+        doc_type=str(vote.get("docType") or "") if approved else "",
+        corrections=dict(vote.get("corrections") or {}) if approved else {},
+    )
 
 
 class StageStore:
@@ -252,7 +251,7 @@ class StageStore:
             state = tally(item)
             if state["decided"]:
                 decider = decider or _last_voter(item)
-                ending = {"how": DECIDED, **decision_of(item, decider)}
+                ending = {"how": DECIDED, **decision_of(item, decider).to_json()}
             else:
                 ending = {"how": TIMED_OUT}
             _, item = self.set_ending(pk, ending)
