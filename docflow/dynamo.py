@@ -105,9 +105,11 @@ class Table:
         condition: str | None = None,
         names: Mapping[str, str] | None = None,
         values: Mapping[str, Any] | None = None,
+        typed_values: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Apply `expression`; the item after it. With `condition`, raises `ConditionFailed`
-        carrying the stored item when the condition does not hold."""
+        carrying the stored item when the condition does not hold. `typed_values`: values
+        already in DynamoDB's types (a string set, which `to_ddb`'s JSON cannot carry)."""
         request: dict[str, Any] = {
             "TableName": self.name,
             "Key": to_ddb(key),
@@ -119,8 +121,8 @@ class Table:
             request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         if names:
             request["ExpressionAttributeNames"] = dict(names)
-        if values:
-            request["ExpressionAttributeValues"] = to_ddb(values)
+        if values or typed_values:
+            request["ExpressionAttributeValues"] = {**to_ddb(values or {}), **(typed_values or {})}
         try:
             answer = self.client.update_item(**request)
         except ClientError as exc:
