@@ -49,13 +49,14 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import record_status
+from docflow.pipeline.results import Reading
 from docflow.pipeline.review_stage import (
     Reviewed,
     decision_record,
     review_route,
     wait_for_decision,
 )
-from docflow.pipeline.split import split_document
+from docflow.pipeline.split import SPLIT_STEP, split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
@@ -106,32 +107,32 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     if not older["latest"]:
         return archive(context, doc, {}, SUPERSEDED)
 
-    split = context.step(split_document(doc), name="split")
-    if not split["ok"]:
-        return fail(context, doc, split["reason"], split["message"])
+    split = context.step(split_document(doc), name="split", config=SPLIT_STEP)
+    if not split.ok:
+        return fail(context, doc, split.reason, split.message)
     record(
         context,
         doc,
         READING,
         "read",
-        {"pages": split["pages"], "bytes": split["bytes"], "batches": len(split["batches"])},
+        {"pages": split.pages, "bytes": split.bytes, "batches": len(split.batches)},
     )
 
-    batches = read_pages(context, doc, split["batches"])
-    if "error" in batches:
-        return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
-    blank = every_page_blank(batches["results"])  # from the checkpointed batch summaries
+    batches = read_pages(context, doc, split.plan)
+    if batches.error is not None:
+        return fail(context, doc, batches.error["reason"], batches.error["message"])
+    blank = every_page_blank(batches.results)  # from the checkpointed batch summaries
     if blank:
-        read = {"engines": summarize_batches(batches["results"])["engines"]}
+        read = {"engines": summarize_batches(batches.results)["engines"]}
         return fail(context, doc, BLANK_DOCUMENT, blank, read)
 
-    found = context.step(classify_document(doc, batches["results"]), name="classify")
+    found = context.step(classify_document(doc, batches.results), name="classify")
     summary, stages = document_summary(found), found["stages"]
     usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.get("extract"):
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
         extracted = context.step(
-            extract_fields(doc, found["docType"], split["batches"]), "extract", EXTRACT_STEP
+            extract_fields(doc, found["docType"], split.plan), "extract", EXTRACT_STEP
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
         usage = extracted.get("usage", {})
@@ -141,7 +142,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         context,
         doc,
         found,
-        split["batches"],
+        split.plan,
         lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
     )
     summary, stages = {**summary, **enriched["shown"]}, [*stages, *enriched["stages"]]
@@ -163,7 +164,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         decision = review.decision
         summary = apply_corrections(summary, decision.to_json())  # a reviewer's corrected fields
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
-            plan = split["batches"]
+            plan = split.plan
             then = after_triage(context, doc, summary, stages, index, decision, plan, usage)
             summary, stages, usage = then["summary"], then["stages"], then["usage"]
             route = review_route(stages)
@@ -173,7 +174,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         return archive(context, doc, summary, SUPERSEDED, batches, usage)
 
     # The run prices itself in its last step (operations, step time, pages by engine).
-    meter = run_meter(context, batches["results"], summary["docType"], usage)
+    meter = run_meter(context, batches.results, summary["docType"], usage)
     done = context.step(finalize_document(doc, summary, meter), name="finalize")
     finished = {"resultKey": done["key"], "cost": done["cost"], **final_fields(summary)}
     record(context, doc, FINALIZED, "finalize", finished)
@@ -205,11 +206,11 @@ def archive(
     doc: DocumentRef,
     summary: dict[str, Any],
     reason: str,
-    batches: dict[str, Any] | None = None,
+    batches: Reading | None = None,
     usage: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
-    results = (batches or {}).get("results", [])
+    results = batches.results if batches else ()
     meter = run_meter(context, results, summary.get("docType"), usage)
     done = context.step(archive_document(doc, {**summary, "reason": reason}, meter), name="archive")
     payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
