@@ -53,9 +53,9 @@ from docflow.pipeline.results import Reading
 from docflow.pipeline.review_stage import (
     Reviewed,
     decision_record,
-    review_route,
     wait_for_decision,
 )
+from docflow.pipeline.run_state import RunState
 from docflow.pipeline.split import SPLIT_STEP, split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
@@ -145,30 +145,27 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         split.plan,
         lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
     )
-    summary, stages = {**summary, **enriched["shown"]}, [*stages, *enriched["stages"]]
-    usage = add_usage(usage, enriched["usage"])
+    summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
+    usage = add_usage(usage, enriched.usage)
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
-    # What a reviewer is shown besides the document: the route and earlier stages' decisions.
-    route = review_route(stages)
-    decided: list[dict[str, Any]] = []
+    run = RunState(summary, stages, usage, split.plan)
     index = 0
-    while index < len(stages):  # an approved triage stage adds the picked type's stages
-        stage = stages[index]
-        shown = {**summary, "route": route, "decisions": list(decided)}
-        review = await_review(context, doc, index, stage, shown)
+    while index < len(run.stages):  # an approved triage stage adds the picked type's stages
+        stage = run.stages[index]
+        review = await_review(context, doc, index, stage, run.for_reviewer())
         if review.status != APPROVED or review.decision is None:
             ended = {"stage": review.stage, "decision": review.status}
-            return archive(context, doc, {**summary, **ended}, review.reason, batches, usage)
-        decided.append(review.record)
+            summary = {**run.summary, **ended}
+            return archive(context, doc, summary, review.reason, batches, run.usage)
+        run.decided.append(review.record or {})
         decision = review.decision
-        summary = apply_corrections(summary, decision.to_json())  # a reviewer's corrected fields
+        # A reviewer's corrected fields.
+        run.summary = apply_corrections(run.summary, decision.to_json())
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
-            plan = split.plan
-            then = after_triage(context, doc, summary, stages, index, decision, plan, usage)
-            summary, stages, usage = then["summary"], then["stages"], then["usage"]
-            route = review_route(stages)
+            run = after_triage(context, doc, run, index, decision)
         index += 1
+    summary, stages, usage = run.summary, run.stages, run.usage
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches, usage)
@@ -186,17 +183,17 @@ def await_review(
     doc: DocumentRef,
     index: int,
     stage: dict[str, Any],
-    shown: dict[str, Any],
+    seen: dict[str, Any],
 ) -> Reviewed:
     """Wait, with no compute billed, for this stage's decision; record what came back.
 
     The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
     """
-    ended = wait_for_decision(context, doc, index, stage, shown)
+    ended = wait_for_decision(context, doc, index, stage, seen)
     name = str(stage["name"])
     if ended.status == ARCHIVED:
         return Reviewed(ARCHIVED, ended.reason, name)
-    payload = decision_record(index, stage, ended, shown)
+    payload = decision_record(index, stage, ended, seen)
     record(context, doc, ended.status, f"review-{index}", payload, stage_index=index)
     return Reviewed(ended.status, ended.reason, name, ended.decision, payload)
 
@@ -215,8 +212,8 @@ def archive(
     done = context.step(archive_document(doc, {**summary, "reason": reason}, meter), name="archive")
     payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
     record(context, doc, ARCHIVED, "archive", payload)
-    shown = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
-    return run_result(doc, ARCHIVED, shown, reason=reason)
+    outcome = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
+    return run_result(doc, ARCHIVED, outcome, reason=reason)
 
 
 def record(
@@ -238,11 +235,11 @@ def fail(
     doc: DocumentRef,
     reason: str,
     message: str,
-    shown: dict[str, Any] | None = None,
+    found_before: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Record the failure; `shown`: what the run found before it (a blank document's pages by
-    engine), for the read model."""
-    payload = {**(shown or {}), "reason": reason, "message": message[:500]}
+    """Record the failure; `found_before`: what the run found before it (a blank document's
+    pages by engine), for the read model."""
+    payload = {**(found_before or {}), "reason": reason, "message": message[:500]}
     leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
     record(context, doc, FAILED, "failed", payload)
     return run_result(doc, FAILED, {}, reason=reason, message=message[:500])

@@ -52,3 +52,14 @@ class Reading:
 
     results: tuple[dict[str, Any], ...] = ()
     error: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """What the enrich pass adds to the run: `for_summary`, the small part the document's
+    summary takes (title and abstract, risk, how it was made; its steps checkpoint it under
+    `shown`), the review stages a high risk adds, and the model usage it spent."""
+
+    for_summary: dict[str, Any]
+    stages: tuple[dict[str, Any], ...]
+    usage: dict[str, int]
