@@ -24,7 +24,7 @@ from docflow.extract.fields import FIELD_KINDS, VALUE_PATTERNS
 from docflow.extract.spec import parse_field_rules
 
 ROOT = Path(__file__).parent / "data" / "real_invoices"
-RULES = Path(__file__).parents[1] / "docflow" / "classify" / "rules.toml"
+RULES = Path(__file__).parents[1] / "docflow" / "rules" / "rules.toml"
 
 LANGUAGES = {"en", "de", "fr", "es", "it", "nl", "pt"}
 DOC_TYPES = {"invoice", "purchase-order", "credit-note"}
