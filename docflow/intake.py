@@ -20,6 +20,7 @@ from docflow import aws
 from docflow.executions import LambdaExecutionStatuses
 from docflow.ids import DocumentRef
 from docflow.readmodel.table import to_ddb
+from docflow.settings import Settings, SettingsError
 
 CLAIM_TIMEOUT_S = 60
 
@@ -78,6 +79,25 @@ class Starter(Protocol):
     def start(self, doc: DocumentRef) -> bool:
         """Start the run; False when it had already been started (a duplicate)."""
         ...
+
+    def start_named(self, name: str, payload: str) -> bool:
+        """Start the execution `name` with this (deterministic) input; False if it exists."""
+        ...
+
+
+def build_starter(function: str, settings: Settings) -> Starter:
+    """The one place that picks how executions of `function` start: the local runner's when
+    the settings name one (the local stack sets it), else Lambda's invoke."""
+    if not settings.local_runner_url:
+        return LambdaStarter(function)
+    if not settings.start_claims_table:
+        raise SettingsError("DOCFLOW_START_CLAIMS_TABLE is needed with DOCFLOW_LOCAL_RUNNER_URL")
+    return LocalRunnerStarter(
+        settings.local_runner_url,
+        function,
+        settings.start_claims_table,
+        settings.execution_timeout_s,
+    )
 
 
 class LambdaStarter:

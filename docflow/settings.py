@@ -83,6 +83,12 @@ class Settings:
     # The reconcile pass: which function's executions to ask about, and how long a document
     # must have been quiet before its execution is checked.
     orchestrator_name: str = "docflow-orchestrator"
+    # What the starters start (docflow.intake.build_starter): the orchestrator's alias in AWS;
+    # on the local stack the local runner's URL and the table that claims execution names
+    # (the local runner does not de-duplicate names). No runner URL: Lambda's invoke.
+    orchestrator_function: str = "docflow-orchestrator"
+    local_runner_url: str = ""
+    start_claims_table: str = ""
     reconcile_quiet_s: int = 3600
     machine_callback_window_s: int = 300
     # The EventBridge bus the recorder announces transitions on (docflow.events); "" = none.

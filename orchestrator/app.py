@@ -49,8 +49,14 @@ from docflow.pipeline.finalize import archive_document, finalize_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version, record_status
-from docflow.pipeline.review_stage import decision_record, review_route, wait_for_decision
-from docflow.pipeline.split import split_document
+from docflow.pipeline.results import Reading
+from docflow.pipeline.review_stage import (
+    Reviewed,
+    decision_record,
+    wait_for_decision,
+)
+from docflow.pipeline.run_state import RunState
+from docflow.pipeline.split import SPLIT_STEP, split_document
 from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
@@ -102,32 +108,32 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     if not older["latest"]:
         return archive(context, doc, {}, SUPERSEDED)
 
-    split = context.step(split_document(doc), name="split")
-    if not split["ok"]:
-        return fail(context, doc, split["reason"], split["message"])
+    split = context.step(split_document(doc), name="split", config=SPLIT_STEP)
+    if not split.ok:
+        return fail(context, doc, split.reason, split.message)
     record(
         context,
         doc,
         READING,
         "read",
-        {"pages": split["pages"], "bytes": split["bytes"], "batches": len(split["batches"])},
+        {"pages": split.pages, "bytes": split.bytes, "batches": len(split.batches)},
     )
 
-    batches = read_pages(context, doc, split["batches"])
-    if "error" in batches:
-        return fail(context, doc, batches["error"]["reason"], batches["error"]["message"])
-    blank = every_page_blank(batches["results"])  # from the checkpointed batch summaries
+    batches = read_pages(context, doc, split.plan)
+    if batches.error is not None:
+        return fail(context, doc, batches.error["reason"], batches.error["message"])
+    blank = every_page_blank(batches.results)  # from the checkpointed batch summaries
     if blank:
-        read = {"engines": summarize_batches(batches["results"])["engines"]}
+        read = {"engines": summarize_batches(batches.results)["engines"]}
         return fail(context, doc, BLANK_DOCUMENT, blank, read)
 
-    found = context.step(classify_document(doc, batches["results"]), name="classify")
+    found = context.step(classify_document(doc, batches.results), name="classify")
     summary, stages = document_summary(found), found["stages"]
     usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.get("extract"):
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
         extracted = context.step(
-            extract_fields(doc, found["docType"], split["batches"]), "extract", EXTRACT_STEP
+            extract_fields(doc, found["docType"], split.plan), "extract", EXTRACT_STEP
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
         usage = extracted.get("usage", {})
@@ -137,38 +143,36 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         context,
         doc,
         found,
-        split["batches"],
+        split.plan,
         lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
     )
-    summary, stages = {**summary, **enriched["shown"]}, [*stages, *enriched["stages"]]
-    usage = add_usage(usage, enriched["usage"])
+    summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
+    usage = add_usage(usage, enriched.usage)
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
-    # What a reviewer is shown besides the document: the route and earlier stages' decisions.
-    route = review_route(stages)
-    decided: list[dict[str, Any]] = []
+    run = RunState(summary, stages, usage, split.plan)
     index = 0
-    while index < len(stages):  # an approved triage stage adds the picked type's stages
-        stage = stages[index]
-        shown = {**summary, "route": route, "decisions": list(decided)}
-        decision = await_review(context, doc, index, stage, shown)
-        if decision["status"] != APPROVED:
-            ended = {"stage": decision["stage"], "decision": decision["status"]}
-            return archive(context, doc, {**summary, **ended}, decision["reason"], batches, usage)
-        decided.append(decision["record"])
-        summary = apply_corrections(summary, decision)  # a reviewer's corrected fields
+    while index < len(run.stages):  # an approved triage stage adds the picked type's stages
+        stage = run.stages[index]
+        review = await_review(context, doc, index, stage, run.for_reviewer())
+        if review.status != APPROVED or review.decision is None:
+            ended = {"stage": review.stage, "decision": review.status}
+            summary = {**run.summary, **ended}
+            return archive(context, doc, summary, review.reason, batches, run.usage)
+        run.decided.append(review.record or {})
+        decision = review.decision
+        # A reviewer's corrected fields.
+        run.summary = apply_corrections(run.summary, decision.to_json())
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
-            plan = split["batches"]
-            then = after_triage(context, doc, summary, stages, index, decision, plan, usage)
-            summary, stages, usage = then["summary"], then["stages"], then["usage"]
-            route = review_route(stages)
+            run = after_triage(context, doc, run, index, decision)
         index += 1
+    summary, stages, usage = run.summary, run.stages, run.usage
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches, usage)
 
     # The run prices itself in its last step (operations, step time, pages by engine).
-    meter = run_meter(context, batches["results"], summary["docType"], usage)
+    meter = run_meter(context, batches.results, summary["docType"], usage)
     done = context.step(finalize_document(doc, summary, meter), name="finalize")
     finished = {"resultKey": done["key"], "cost": done["cost"], **final_fields(summary)}
     record(context, doc, FINALIZED, "finalize", finished)
@@ -180,28 +184,19 @@ def await_review(
     doc: DocumentRef,
     index: int,
     stage: dict[str, Any],
-    shown: dict[str, Any],
-) -> dict[str, Any]:
+    seen: dict[str, Any],
+) -> Reviewed:
     """Wait, with no compute billed, for this stage's decision; record what came back.
 
     The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
     """
-    ended = wait_for_decision(context, doc, index, stage, shown)
-    status, reason, decision = ended["status"], ended["reason"], ended["decision"]
-    if status == ARCHIVED:
-        return {"status": ARCHIVED, "reason": reason, "stage": str(stage["name"])}
-    payload = decision_record(index, stage, ended, shown)
-    record(context, doc, status, f"review-{index}", payload, stage_index=index)
-    kept = {
-        k: decision[k] for k in ("corrections", "reviewer", "decidedAt", "docType") if k in decision
-    }
-    return {
-        "status": status,
-        "reason": reason,
-        "stage": str(stage["name"]),
-        "record": payload,
-        **kept,
-    }
+    ended = wait_for_decision(context, doc, index, stage, seen)
+    name = str(stage["name"])
+    if ended.status == ARCHIVED:
+        return Reviewed(ARCHIVED, ended.reason, name)
+    payload = decision_record(index, stage, ended, seen)
+    record(context, doc, ended.status, f"review-{index}", payload, stage_index=index)
+    return Reviewed(ended.status, ended.reason, name, ended.decision, payload)
 
 
 def archive(
@@ -209,17 +204,17 @@ def archive(
     doc: DocumentRef,
     summary: dict[str, Any],
     reason: str,
-    batches: dict[str, Any] | None = None,
+    batches: Reading | None = None,
     usage: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
-    results = (batches or {}).get("results", [])
+    results = batches.results if batches else ()
     meter = run_meter(context, results, summary.get("docType"), usage)
     done = context.step(archive_document(doc, {**summary, "reason": reason}, meter), name="archive")
     payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
     record(context, doc, ARCHIVED, "archive", payload)
-    shown = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
-    return run_result(doc, ARCHIVED, shown, reason=reason)
+    outcome = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
+    return run_result(doc, ARCHIVED, outcome, reason=reason)
 
 
 def record(
@@ -241,11 +236,11 @@ def fail(
     doc: DocumentRef,
     reason: str,
     message: str,
-    shown: dict[str, Any] | None = None,
+    found_before: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Record the failure; `shown`: what the run found before it (a blank document's pages by
-    engine), for the read model."""
-    payload = {**(shown or {}), "reason": reason, "message": message[:500]}
+    """Record the failure; `found_before`: what the run found before it (a blank document's
+    pages by engine), for the read model."""
+    payload = {**(found_before or {}), "reason": reason, "message": message[:500]}
     leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
     record(context, doc, FAILED, "failed", payload)
     return run_result(doc, FAILED, {}, reason=reason, message=message[:500])

@@ -6,7 +6,6 @@ or started is reported failed alone, retried by SQS, and lands in the DLQ after 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import (
@@ -17,7 +16,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from docflow.intake import LambdaStarter, LocalRunnerStarter, Starter, document_from_message
+from docflow.intake import Starter, build_starter, document_from_message
 from docflow.observability import logger
 from docflow.piles.manifest import is_manifest
 from docflow.settings import load_settings
@@ -28,18 +27,8 @@ _starter: Starter | None = None
 def starter() -> Starter:
     global _starter
     if _starter is None:
-        runner_url = os.environ.get("DOCFLOW_LOCAL_RUNNER_URL")
-        function = os.environ.get("DOCFLOW_ORCHESTRATOR_FUNCTION", "docflow-orchestrator")
-        if runner_url:
-            settings = load_settings()
-            _starter = LocalRunnerStarter(
-                runner_url,
-                function,
-                os.environ["DOCFLOW_START_CLAIMS_TABLE"],
-                settings.execution_timeout_s,
-            )
-        else:
-            _starter = LambdaStarter(function)
+        settings = load_settings()
+        _starter = build_starter(settings.orchestrator_function, settings)
     return _starter
 
 

@@ -229,18 +229,16 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
 
 
 def starter(config: Any) -> Any:
-    from docflow.intake import LambdaStarter, LocalRunnerStarter
+    """The orchestrator's starter: Lambda's without a local stack, else the stack's runner."""
+    from dataclasses import replace
+
+    from docflow.intake import build_starter
     from docflow.settings import load_settings
 
+    settings = load_settings()
     if config is None:
-        import os
-
-        return LambdaStarter(
-            os.environ.get("DOCFLOW_ORCHESTRATOR_FUNCTION", "docflow-orchestrator")
-        )
-    return LocalRunnerStarter(
-        config.runner_url,
-        "docflow-orchestrator",
-        config.claims_table,
-        load_settings().execution_timeout_s,
+        return build_starter(settings.orchestrator_function, replace(settings, local_runner_url=""))
+    local = replace(
+        settings, local_runner_url=config.runner_url, start_claims_table=config.claims_table
     )
+    return build_starter("docflow-orchestrator", local)

@@ -9,10 +9,9 @@ de-duplicate). The input is the name alone, so every start of one name carries t
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 
-from docflow.intake import LambdaStarter, LocalRunnerStarter
+from docflow.intake import build_starter
 from docflow.settings import load_settings
 
 
@@ -26,16 +25,7 @@ def start_batcher(name: str) -> str:
     settings = load_settings()
     if not settings.batcher_function:
         return ""
-    runner_url = os.environ.get("DOCFLOW_LOCAL_RUNNER_URL")
-    if runner_url:
-        LocalRunnerStarter(
-            runner_url,
-            settings.batcher_function,
-            os.environ["DOCFLOW_START_CLAIMS_TABLE"],
-            settings.execution_timeout_s,
-        ).start_named(name, batcher_input(name))
-    else:
-        LambdaStarter(settings.batcher_function).start_named(name, batcher_input(name))
+    build_starter(settings.batcher_function, settings).start_named(name, batcher_input(name))
     return name
 
 

@@ -72,6 +72,7 @@ from docflow.pipeline.enrich_steps import (
     prepare_enrichment,
     record_batch_answer,
 )
+from docflow.pipeline.results import Enrichment
 
 MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
 MODEL_STEP = StepConfig(
@@ -91,7 +92,7 @@ def enrich_document(
     found: dict[str, Any],
     plan: list[list[int]],
     waiting_for_job: Callable[[int], None],
-) -> dict[str, Any]:
+) -> Enrichment:
     """`waiting_for_job(seconds)` is told, before a pile document's wait for its batch job,
     how long that wait may last (the orchestrator records the `enriching` status)."""
     facts = facts_of(found)
@@ -199,9 +200,10 @@ def batch_wait(seconds: int) -> dict[str, Any]:
     return {"enrichment": {"mode": "batch", "status": "waiting", "waitSeconds": seconds}}
 
 
-def enriched_part(done: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
-    """What the orchestrator takes: the small part, the stages to add, the usage."""
-    return {"shown": done["shown"], "stages": done["stages"], "usage": usage}
+def enriched_part(done: dict[str, Any], usage: dict[str, int]) -> Enrichment:
+    """What the orchestrator takes from a checkpointed answer: the small part, the stages to
+    add, the usage."""
+    return Enrichment(done["shown"], tuple(done["stages"]), usage)
 
 
 def add_usage(usage: dict[str, int], more: dict[str, int]) -> dict[str, int]:

@@ -23,6 +23,7 @@ from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.read_batch import read_page_batch
+from docflow.pipeline.results import Reading
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.runtime import runtime
 
@@ -41,8 +42,8 @@ BATCH_STEP = StepConfig(
 )
 
 
-def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> dict[str, Any]:
-    """`{"results": [batch summary, ...]}` in page order, or `{"error": {reason, message}}`."""
+def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> Reading:
+    """Every batch's summary in page order, or the first failure."""
     done: BatchResult[dict[str, Any]] = context.map(
         plan,
         lambda ctx, batch, index, _: ctx.step(
@@ -62,16 +63,15 @@ def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]])
     return pages_or_error(done)
 
 
-def pages_or_error(done: BatchResult[Any]) -> dict[str, Any]:
+def pages_or_error(done: BatchResult[Any]) -> Reading:
     """The batches' summaries by index, or the first failure (a step error or a reported one)."""
     results: list[dict[str, Any]] = []
     for item in sorted(done.all, key=lambda i: i.index):
         if item.error is not None or item.result is None:
             message = item.error.message if item.error else "no result"
-            return {
-                "error": {"reason": "page-read-failed", "message": f"batch {item.index}: {message}"}
-            }
+            failed = {"reason": "page-read-failed", "message": f"batch {item.index}: {message}"}
+            return Reading(error=failed)
         if "error" in item.result:
-            return {"error": item.result["error"]}
+            return Reading(error=item.result["error"])
         results.append(item.result)
-    return {"results": results}
+    return Reading(results=tuple(results))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,12 +9,12 @@ from typing import Any
 from aws_durable_execution_sdk_python.context import durable_wait_for_callback
 from aws_durable_execution_sdk_python.types import WaitForCallbackContext
 
-from docflow.extract.corrections import validate_corrections
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
+from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.review.stage.requests import ReviewRequest
-from docflow.review.stage.triage import CHOICES_KEY, UNCLASSIFIABLE, type_problem
+from docflow.review.stage.triage import CHOICES_KEY, UNCLASSIFIABLE
 from docflow.runtime import runtime
 
 
@@ -81,79 +80,15 @@ def request_review(
 
 
 def parse_decision(raw: Any, choices: Sequence[str] | None = None) -> dict[str, Any]:
-    """The callback's result as a decision. Anything but an explicit approval rejects.
+    """The callback's result as JSON, with what it amounts to: `invalid` when it cannot stand
+    (a rejection, `invalidField` naming why), `unclassifiable` for triage's "none of these".
 
-    `choices`: the types a triage stage offers (None for any other stage). A triage approval
-    must name one of them as `docType`; a type that is not offered, or a `docType` on any other
-    stage, makes the decision invalid (a rejection), whoever sent it."""
-    if isinstance(raw, bytes | bytearray):
-        raw = raw.decode("utf-8", "replace")
-    value = raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = None
-    if not isinstance(value, dict) or not isinstance(value.get("approved"), bool):
-        return {"approved": False, "reviewer": "", "comment": "", "invalid": True}
-    decision = {
-        "approved": value["approved"],
-        "reviewer": str(value.get("reviewer", ""))[:200],
-        "comment": str(value.get("comment", ""))[:1000],
-        "decidedAt": str(value.get("decidedAt", ""))[:40],
-    }
-    if not value["approved"] and value.get("rejectReason"):
-        decision["rejectReason"] = str(value["rejectReason"])[:40]
-    votes = _votes(value.get("votes"))
-    if votes:
-        decision["votes"] = votes
-    return _with_type(_with_corrections(decision, value), value, choices)
-
-
-def _with_type(
-    decision: dict[str, Any], value: dict[str, Any], choices: Sequence[str] | None
-) -> dict[str, Any]:
-    """The triage pick, checked again here (the callback API checked it already)."""
-    if choices is None:
-        if "docType" in value:
-            return {**decision, "approved": False, "invalid": True, "typeError": "not triage"}
-        return decision
-    if not decision["approved"]:
-        # "None of these" is a rejection that archives the document as unclassifiable.
-        if decision.get("rejectReason") == UNCLASSIFIABLE:
-            return {**decision, UNCLASSIFIABLE: True}
-        return decision
-    problem = type_problem(value.get("docType"), choices, allow_none=False)
-    if problem:
-        return {**decision, "approved": False, "invalid": True, "typeError": problem}
-    return {**decision, "docType": str(value["docType"])}
-
-
-def _votes(raw: Any) -> list[dict[str, str]]:
-    """Every vote of a stage, as the history records it: {reviewer, decision, at}."""
-    if not isinstance(raw, list):
-        return []
-    out = []
-    for vote in raw[:50]:
-        if isinstance(vote, dict) and vote.get("decision") in ("approved", "rejected"):
-            entry = {
-                "reviewer": str(vote.get("reviewer", ""))[:200],
-                "decision": str(vote["decision"]),
-                "at": str(vote.get("at", ""))[:40],
-            }
-            extra = {k: str(vote[k])[:200] for k in ("comment", "rejectReason") if vote.get(k)}
-            entry.update(extra)
-            out.append(entry)
-    return out
-
-
-def _with_corrections(decision: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
-    """`corrections: {field: value}` validated again here: the page validated them already, but
-    a machine callback or a bug must not put an unchecked value into a finalized record. Any
-    bad value makes the whole decision invalid (a rejection), never a partial approval."""
-    if "corrections" not in value:
-        return decision
-    corrections, errors = validate_corrections({}, value["corrections"])
-    if errors:
-        return {**decision, "approved": False, "invalid": True, "correctionErrors": errors}
-    return {**decision, "corrections": corrections}
+    The orchestrator reads the typed `Decision` (`review_stage.decided`); this view is the
+    same parse, for a reader that wants the flags beside the decision's own keys."""
+    try:
+        decision = Decision.parse(raw, choices)
+    except DecisionError as exc:
+        return {**exc.decision.to_json(), "invalid": True, "invalidField": exc.field}
+    if unclassifiable(decision, choices):
+        return {**decision.to_json(), UNCLASSIFIABLE: True}
+    return decision.to_json()

@@ -20,6 +20,8 @@ decision's report. Rounds = 1 + reminders + (1 if escalating at a time no remind
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from aws_durable_execution_sdk_python import (
@@ -38,14 +40,38 @@ from aws_durable_execution_sdk_python.retries import (
 )
 
 from docflow.ids import DocumentRef
-from docflow.pipeline.review import parse_decision, request_review
+from docflow.pipeline.review import request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
 from docflow.review.access.links import StageOver, SupersededRun
+from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.review.stage.decisions import decision_payload
 from docflow.review.stage.records import DECIDED, StageStore, stage_pk
 from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.runtime import runtime
+
+
+@dataclass(frozen=True)
+class StageEnd:
+    """How a stage ended: `status` (approved, rejected, timed out, archived), the reason for
+    anything but an approval, and the decision when a reviewer's came back."""
+
+    status: str
+    reason: str = ""
+    decision: Decision | None = None
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """A stage as the orchestrator goes on from it: how it ended, the stage's name, and what
+    the history recorded of the decision (`record`, shown to later stages' reviewers)."""
+
+    status: str
+    reason: str
+    stage: str
+    decision: Decision | None = None
+    record: dict[str, Any] | None = None
+
 
 _NOTIFY_BACKOFF = create_retry_strategy(
     RetryStrategyConfig(max_attempts=5, initial_delay=Duration.from_seconds(5))
@@ -100,8 +126,8 @@ def wait_for_decision(
     index: int,
     stage: dict[str, Any],
     summary: dict[str, Any],
-) -> dict[str, Any]:
-    """Run the stage's rounds; `{"status", "reason", "decision"}` of how it ended."""
+) -> StageEnd:
+    """Run the stage's rounds; how it ended."""
     rounds = review_rounds(stage)
     choices = stage.get("choices")  # a triage stage's types; None for any other stage
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
@@ -118,52 +144,52 @@ def wait_for_decision(
                 name=round_name(index, plan["round"]),
                 config=config,
             )
-            return decided(parse_decision(raw, choices))
+            return decided(raw, choices)
         except CallbackTimeoutError:
             continue  # the next round reminds or escalates; after the last, settle
         except CallbackExternalError as exc:
             if exc.data == SUPERSEDED_ERROR:
-                return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
-            return {
-                "status": REJECTED,
-                "reason": "review-failed",
-                "decision": {"message": exc.message or ""},
-            }
+                return StageEnd(ARCHIVED, SUPERSEDED)
+            return StageEnd(REJECTED, "review-failed")
         except CallbackSubmitterError as exc:
             if _names(exc, SupersededRun):
-                return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
+                return StageEnd(ARCHIVED, SUPERSEDED)
             if not _names(exc, StageOver):
                 raise
             break  # a vote decided the stage between two rounds (or a newer run ended it)
     ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
     if ending.get("how") == DECIDED:
-        return decided(parse_decision(ending, choices))
+        return decided(ending, choices)
     if ending.get("how") == SUPERSEDED:
-        return {"status": ARCHIVED, "reason": SUPERSEDED, "decision": {}}
-    return {"status": TIMED_OUT, "reason": "review-timeout", "decision": {}}
+        return StageEnd(ARCHIVED, SUPERSEDED)
+    return StageEnd(TIMED_OUT, "review-timeout")
 
 
 def decision_record(
-    index: int, stage: dict[str, Any], ended: dict[str, Any], shown: dict[str, Any]
+    index: int, stage: dict[str, Any], ended: StageEnd, shown: dict[str, Any]
 ) -> dict[str, Any]:
     """What the history keeps of a stage's decision (`shown`: the summary the reviewer saw)."""
     return decision_payload(
         index,
         str(stage["name"]),
-        ended["status"],
-        ended["reason"],
-        ended["decision"],
+        ended.status,
+        ended.reason,
+        ended.decision,
         shown.get("fields", {}),
     )
 
 
-def decided(decision: dict[str, Any]) -> dict[str, Any]:
-    if decision["approved"]:
-        return {"status": APPROVED, "reason": "", "decision": decision}
-    reason = "invalid-decision" if decision.get("invalid") else "rejected"
-    if decision.get(UNCLASSIFIABLE):
-        reason = UNCLASSIFIABLE  # triage's "none of these"
-    return {"status": REJECTED, "reason": reason, "decision": decision}
+def decided(raw: Any, choices: Sequence[str] | None) -> StageEnd:
+    """The reviewers' answer (a callback's result or the stage's ending). Anything but an
+    explicit, valid approval rejects: an invalid decision for `invalid-decision`."""
+    try:
+        decision = Decision.parse(raw, choices)
+    except DecisionError as exc:
+        return StageEnd(REJECTED, "invalid-decision", exc.decision)
+    if decision.approved:
+        return StageEnd(APPROVED, "", decision)
+    reason = UNCLASSIFIABLE if unclassifiable(decision, choices) else "rejected"
+    return StageEnd(REJECTED, reason, decision)  # UNCLASSIFIABLE: triage's "none of these"
 
 
 @durable_step

@@ -1,12 +1,20 @@
-"""Compact checkpoint encodings for the orchestrator's two largest results."""
+"""Checkpoint encodings: compact JSON for the orchestrator's two largest results, and the
+typed step results (`docflow.pipeline.results`) in the shape their dicts always had."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from aws_durable_execution_sdk_python.concurrency.models import BatchResult
-from aws_durable_execution_sdk_python.serdes import SerDes, SerDesContext
+from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES, SerDes, SerDesContext
+
+
+class Record(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=Record)
 
 
 class BatchResultJson(SerDes[BatchResult[Any]]):
@@ -21,3 +29,18 @@ class BatchResultJson(SerDes[BatchResult[Any]]):
 
     def deserialize(self, data: str, _: SerDesContext) -> BatchResult[Any]:
         return BatchResult.from_dict(json.loads(data))
+
+
+class RecordSerDes(SerDes[R]):
+    """A typed step result, checkpointed as its `to_json()` through the SDK's default encoding:
+    the checkpoint is exactly what the step's dict result made, so recorded executions replay,
+    and the orchestrator gets the record back (`from_json`) on replay as on the first run."""
+
+    def __init__(self, record: Any) -> None:
+        self.record = record  # the record's class: it has `from_json`
+
+    def serialize(self, value: R, context: SerDesContext) -> str:
+        return EXTENDED_TYPES_SERDES.serialize(value.to_json(), context)
+
+    def deserialize(self, data: str, context: SerDesContext) -> R:
+        return self.record.from_json(EXTENDED_TYPES_SERDES.deserialize(data, context))

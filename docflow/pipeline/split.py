@@ -6,19 +6,22 @@ the orchestrator records a terminal failure without burning retries on bad input
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import IntakeLimits, inspect_pdf
 from docflow.pipeline.plan import plan_batches
+from docflow.pipeline.results import Split
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.runtime import runtime
+
+SPLIT_STEP = StepConfig(serdes=RecordSerDes(Split))
 
 
 @durable_step
-def split_document(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
+def split_document(step: StepContext, doc: DocumentRef) -> Split:
     rt = runtime()
     s = rt.settings
     try:
@@ -26,7 +29,7 @@ def split_document(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
         info = inspect_pdf(data, IntakeLimits(s.max_pages, s.max_bytes, s.max_page_points))
     except IntakeError as exc:
         step.logger.warning("document refused", extra={"reason": exc.reason})
-        return {"ok": False, "reason": exc.reason, "message": exc.message}
+        return Split.refused(exc.reason, exc.message)
     batches = plan_batches(info.pages, s.page_batch_size, s.page_concurrency, s.max_batches)
     step.logger.info("document split", extra={"pages": info.pages, "batches": len(batches)})
-    return {"ok": True, "pages": info.pages, "bytes": info.bytes, "batches": batches}
+    return Split(True, info.pages, info.bytes, tuple((a, b) for a, b in batches))

@@ -17,12 +17,15 @@ stage for a person to pick its type; this module turns the pick into the rest of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import EXTRACT_STEP, extract_fields, with_fields
+from docflow.pipeline.run_state import RunState
+from docflow.review.stage.decision import Decision
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
@@ -71,24 +74,18 @@ def route_for_type(
 
 
 def after_triage(
-    context: DurableContext,
-    doc: DocumentRef,
-    summary: dict[str, Any],
-    stages: list[dict[str, Any]],
-    index: int,
-    decision: dict[str, Any],
-    plan: list[list[int]],
-    usage: dict[str, int],
-) -> dict[str, Any]:
-    """`{"summary", "stages", "usage"}` after triage stage `index` approved `decision`.
+    context: DurableContext, doc: DocumentRef, run: RunState, index: int, decision: Decision
+) -> RunState:
+    """The run after triage stage `index` approved `decision`: the picked type, its stages and
+    fields, what its extraction spent.
 
     Control flow on checkpointed values only (the decision, the two steps' results).
     """
-    chosen, was = str(decision["docType"]), str(summary.get("docType", ""))
-    picked = {"from": was, "docType": chosen, "by": decision.get("reviewer", "")}
-    picked["at"] = decision.get("decidedAt", "")
+    summary, stages, usage = run.summary, run.stages, run.usage
+    chosen, was = decision.doc_type, str(summary.get("docType", ""))
+    picked = {"from": was, "docType": chosen, "by": decision.reviewer, "at": decision.decided_at}
     if chosen == was:  # the classifier's guess stands: its stages and fields already run
-        return {"summary": {**summary, "triage": picked}, "stages": stages, "usage": usage}
+        return replace(run, summary={**summary, "triage": picked})
     summary = {**summary, "docType": chosen, "triage": picked}
     if "fields" in summary:  # the guess's fields: none of them hold for the picked type
         summary = {**summary, "fields": {}, "fieldChecks": []}
@@ -97,13 +94,13 @@ def after_triage(
     added: list[dict[str, Any]] = []
     if route["extract"]:
         extracted = context.step(
-            extract_fields(doc, chosen, plan), "extract after triage", EXTRACT_STEP
+            extract_fields(doc, chosen, run.plan), "extract after triage", EXTRACT_STEP
         )
         summary, added = with_fields(summary, extracted), list(extracted["stages"])
         usage = _add(usage, extracted.get("usage", {}))
     later = [s for s in stages[index + 1 :] if s.get("because") not in _TYPE_STAGES]
     rest = _once([*route["stages"], *later, *added])
-    return {"summary": summary, "stages": [*stages[: index + 1], *rest], "usage": usage}
+    return replace(run, summary=summary, stages=[*stages[: index + 1], *rest], usage=usage)
 
 
 def _once(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:

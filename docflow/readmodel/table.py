@@ -15,14 +15,11 @@ there for the local stack and the tests.
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
-from typing import Any
+# The item (de)serialization and the conditional put live in docflow.dynamo with the other
+# DynamoDB helpers; re-exported here for the modules that import them from the read model.
+from docflow.dynamo import from_ddb, put_new, to_ddb
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-from botocore.exceptions import ClientError
-
-from docflow import aws
+__all__ = ["from_ddb", "put_new", "to_ddb"]
 
 STATE_SK = "STATE"
 PENDING_INDEX = "pending"
@@ -30,9 +27,6 @@ ACTIVE_INDEX = "active"
 FAILED_INDEX = "failed"
 ORDERS_INDEX = "orders"
 TTL_ATTRIBUTE = "expiresAt"
-
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
 
 
 def doc_pk(document_id: str) -> str:
@@ -47,37 +41,3 @@ def order_pk(number: str) -> str:
 
 def history_sk(run_order: str, seq: int, event_id: str) -> str:
     return f"EVENT#{run_order}#{seq:07d}#{event_id}"
-
-
-def to_ddb(item: dict[str, Any]) -> dict[str, Any]:
-    # DynamoDB takes no floats; a JSON round trip turns them into Decimals.
-    clean = json.loads(json.dumps(item), parse_float=Decimal)
-    return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
-
-
-def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
-    """Put `item` unless an item with its `pk` exists (one conditional write): True if this
-    call wrote it, False if it was there already (a repeat, or a concurrent writer won)."""
-    try:
-        ddb.put_item(
-            TableName=table, Item=to_ddb(item), ConditionExpression="attribute_not_exists(pk)"
-        )
-    except ClientError as exc:
-        if aws.error_code(exc) != "ConditionalCheckFailedException":
-            raise
-        return False
-    return True
-
-
-def from_ddb(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | set | tuple):
-        return [_plain(v) for v in value]
-    return value

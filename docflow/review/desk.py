@@ -28,6 +28,7 @@ from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused, stage_
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackSender
+from docflow.review.stage.decision import Decision
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.presence import PresenceStore, live_presence
@@ -36,8 +37,6 @@ from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
-
-MAX_COMMENT = 1000
 
 
 @dataclass(frozen=True)
@@ -193,18 +192,9 @@ class ReviewDesk:
             problem = type_problem(doc_type, choices, allow_none=False)
             if problem:
                 raise ReviewRefused(400, "bad-doc-type", problem)
-        decision: dict[str, Any] = {
-            "approved": approved,
-            "reviewer": claims.reviewer,
-            "comment": comment.strip()[:MAX_COMMENT],
-            "decidedAt": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-        if not approved:
-            decision["rejectReason"] = reason
-        if approved and corrections:
-            decision["corrections"] = corrections
-        if approved and doc_type:
-            decision["docType"] = doc_type
+        decision = Decision.made(
+            approved, claims.reviewer, comment.strip(), reason, corrections, doc_type=doc_type
+        )
         return self.votes.count(token, claims, decision)
 
     def machine(
@@ -233,12 +223,8 @@ class ReviewDesk:
             window_s,
             now,
         )
-        decision = {
-            "approved": result["approved"],
-            "reviewer": claims.reviewer,
-            "comment": str(result.get("comment", ""))[:MAX_COMMENT],
-            "decidedAt": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
+        comment = str(result.get("comment", ""))
+        decision = Decision.made(result["approved"], claims.reviewer, comment)
         decision, problem = machine_pick(decision, result, choices_of(link.get("summary")))
         if problem:
             raise ReviewRefused(400, "bad-doc-type", problem)

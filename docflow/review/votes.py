@@ -20,6 +20,7 @@ from docflow.review.access.links import AlreadyDecided, LinkStore
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackGone, CallbackSender
+from docflow.review.stage.decision import Decision
 from docflow.review.stage.decisions import decision_payload
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
@@ -47,9 +48,9 @@ class VoteCounter:
         self.callbacks, self.liveness, self.reporter = callbacks, liveness, reporter
         self._closed = closed
 
-    def count(self, token: str, claims: TokenClaims, decision: dict[str, Any]) -> dict[str, Any]:
+    def count(self, token: str, claims: TokenClaims, decision: Decision) -> dict[str, Any]:
         """Spend the link, count its vote in the stage record, and wake the execution if the
-        vote decided the stage."""
+        vote decided the stage. Answers the decision's JSON with where the stage stands."""
         try:
             link = self.links.spend(token)
         except AlreadyDecided as exc:
@@ -59,75 +60,66 @@ class VoteCounter:
         pk = str(link.get("stagePk") or "")
         if not pk:
             return self._count_alone(token, claims, link, decision)
-        kept = ("approved", "comment", "rejectReason", "corrections", "docType")
-        vote = {k: decision[k] for k in kept if k in decision}
-        vote["at"] = decision["decidedAt"]
+        said = decision.to_json()
         try:
             wait = self.stages.get(pk) or {}
             if wait.get("ending") or not self.liveness.alive(link, wait):
-                self.links.complete(token, {**decision, "delivery": "not-waiting"})
+                self.links.complete(token, {**said, "delivery": "not-waiting"})
                 raise self._closed(link, wait)
             try:
-                item = self.stages.vote(pk, claims.reviewer, vote)
+                item = self.stages.vote(pk, claims.reviewer, decision.as_vote())
             except StageClosed as exc:
-                self.links.complete(token, {**decision, "delivery": "not-waiting"})
+                self.links.complete(token, {**said, "delivery": "not-waiting"})
                 raise self._closed(link, exc.item) from None
         except ReviewRefused:
             raise
         except Exception:
             self.links.refund(token)  # a passing failure before the vote: try again
             raise
-        self.links.complete(token, decision)
+        self.links.complete(token, said)
         # Voted: the stage no longer waits on this reviewer (the others' items stay). A failure
         # here only leaves the item until the stage ends; the vote already counts.
         with contextlib.suppress(Exception):
             self.inbox.close(claims.run_id, claims.stage_index, [claims.reviewer], "voted")
         state = tally(item)
         if not state["decided"]:
-            return {**decision, "stage": state}
+            return {**said, "stage": state}
         full = decision_of(item, claims.reviewer)
-        written, item = self.stages.set_ending(pk, {"how": DECIDED, **full})
+        written, item = self.stages.set_ending(pk, {"how": DECIDED, **full.to_json()})
         ending = item.get("ending") or {}
         if ending.get("how") != DECIDED:
             raise self._closed(link, item)  # a newer run ended the stage first
         if written:
             self._report(claims, link, full)
             self.liveness.wake(item)
-        return {**decision, "stage": state, "votes": full["votes"]}
+        return {**said, "stage": state, "votes": full.to_json()["votes"]}
 
     def _count_alone(
-        self, token: str, claims: TokenClaims, link: dict[str, Any], decision: dict[str, Any]
+        self, token: str, claims: TokenClaims, link: dict[str, Any], decision: Decision
     ) -> dict[str, Any]:
         """A link with no stage record (a hand-made machine link): it decides by itself."""
+        said = decision.to_json()
         try:
-            self.callbacks.success(link["callbackId"], json.dumps(decision).encode("utf-8"))
+            self.callbacks.success(link["callbackId"], json.dumps(said).encode("utf-8"))
         except CallbackGone:
-            self.links.complete(token, {**decision, "delivery": "not-waiting"})
+            self.links.complete(token, {**said, "delivery": "not-waiting"})
             raise self._closed(link, None) from None
         except Exception:
             self.links.refund(token)  # a passing failure: the reviewer may try again
             raise
-        self.links.complete(token, decision)
+        self.links.complete(token, said)
         if link.get("waitPk"):
-            self.register.set_ending(
-                str(link["waitPk"]),
-                {
-                    "how": "decided",
-                    "approved": decision["approved"],
-                    "reviewer": decision["reviewer"],
-                    "decidedAt": decision["decidedAt"],
-                },
-            )
+            self.register.set_ending(str(link["waitPk"]), decision.as_ending())
         self._report(claims, link, decision)
-        return decision
+        return said
 
-    def _report(self, claims: TokenClaims, link: dict[str, Any], decision: dict[str, Any]) -> None:
+    def _report(self, claims: TokenClaims, link: dict[str, Any], decision: Decision) -> None:
         """The decision in the read model at once; the orchestrator's own report of it has the
         same event id, so whichever lands second is a duplicate."""
-        status = APPROVED if decision["approved"] else REJECTED
+        status = APPROVED if decision.approved else REJECTED
         reason = ""
-        if not decision["approved"]:
-            unclassifiable = decision.get("rejectReason") == UNCLASSIFIABLE
+        if not decision.approved:
+            unclassifiable = decision.reject_reason == UNCLASSIFIABLE
             reason = UNCLASSIFIABLE if unclassifiable else "rejected"
         fields = (link.get("summary") or {}).get("fields") or {}
         payload = decision_payload(

@@ -62,13 +62,13 @@ def test_a_200_page_annex_extracts_from_its_first_pages_in_bounded_memory(
     doc = stack.upload("in/annex.pdf", annex_pdf())
     step = _Step()
     split = split_document(doc)(step)
-    assert split["ok"] and split["pages"] == PAGES
-    batches = [read_page_batch(doc, i, a, b)(step) for i, (a, b) in enumerate(split["batches"])]
+    assert split.ok and split.pages == PAGES
+    batches = [read_page_batch(doc, i, a, b)(step) for i, (a, b) in enumerate(split.batches)]
     found = classify_document(doc, batches)(step)
     assert found["docType"] == "invoice"
 
     tracemalloc.start()
-    extracted = extract_fields(doc, "invoice", split["batches"])(step)
+    extracted = extract_fields(doc, "invoice", split.plan)(step)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
 

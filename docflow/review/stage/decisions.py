@@ -5,12 +5,11 @@ Both reports carry the same event id, so the second is a duplicate, and they mus
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from docflow.extract.corrections import describe_corrections
-
-# What a decision says of itself, when it says it. `docType`: a triage reviewer's pick.
-_KEPT = ("reviewer", "comment", "decidedAt", "rejectReason", "votes", "docType")
+from docflow.review.stage.decision import Decision
 
 
 def decision_payload(
@@ -18,16 +17,17 @@ def decision_payload(
     stage_name: str,
     status: str,
     reason: str,
-    decision: dict[str, Any],
-    fields: dict[str, Any],
+    decision: Decision | None,
+    fields: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Who decided, when, the votes, the reason, and each corrected field with the value it
-    replaced (`fields`: the fields the reviewer saw)."""
+    replaced (`fields`: the fields the reviewer saw). No decision: the stage ended without one."""
     payload: dict[str, Any] = {"stageIndex": stage_index, "stageName": stage_name}
     payload["decision"] = status
-    payload.update({k: decision[k] for k in _KEPT if decision.get(k)})
-    if decision.get("corrections"):
-        payload["corrections"] = describe_corrections(fields, decision["corrections"])
+    if decision is not None:
+        payload.update(decision.as_history())
+        if decision.corrections:
+            payload["corrections"] = describe_corrections(dict(fields), dict(decision.corrections))
     if reason:
         payload["reason"] = reason
     return payload

@@ -18,10 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.dynamo import ConditionFailed, Table
 
 
 def live_presence(item: dict[str, Any], now: float | None = None) -> dict[str, Any] | None:
@@ -34,10 +31,7 @@ def live_presence(item: dict[str, Any], now: float | None = None) -> dict[str, A
 class PresenceStore:
     def __init__(self, table: str, presence_s: int) -> None:
         self.table, self.presence_s = table, presence_s
-
-    @property
-    def _ddb(self) -> Any:
-        return aws.client("dynamodb")
+        self.items = Table(table)
 
     def take(self, stage_pk: str, reviewer: str) -> dict[str, Any] | None:
         """Mark the reviewer as looking, or renew their presence; the presence that stands
@@ -52,7 +46,7 @@ class PresenceStore:
                 {":until": until, ":me": reviewer},
                 {"#until": "until", "#who": "reviewer"},
             )
-        except _Refused:
+        except ConditionFailed:
             pass
         try:  # nobody there, or an expired presence: take it
             return self._update(
@@ -63,7 +57,7 @@ class PresenceStore:
                 {":claim": {"reviewer": reviewer, "since": now, "until": until}, ":now": now},
                 {"#until": "until"},
             )
-        except _Refused as refused:
+        except ConditionFailed as refused:
             return live_presence(refused.item)
 
     def release(self, stage_pk: str, reviewer: str) -> bool:
@@ -76,7 +70,7 @@ class PresenceStore:
                 {":me": reviewer},
                 {"#who": "reviewer"},
             )
-        except _Refused:
+        except ConditionFailed:
             return False
         return True
 
@@ -88,26 +82,7 @@ class PresenceStore:
         values: dict[str, Any],
         names: dict[str, str],
     ) -> dict[str, Any] | None:
-        try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression=update,
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_ddb(values),
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            old = exc.response.get("Item")
-            raise _Refused(from_ddb(old) if old else {}) from exc
-        return live_presence(from_ddb(answer["Attributes"]))
-
-
-class _Refused(Exception):
-    def __init__(self, item: dict[str, Any]) -> None:
-        super().__init__("condition failed")
-        self.item = item
+        item = self.items.update(
+            {"pk": pk}, update, condition=condition, names=names, values=values
+        )
+        return live_presence(item)

@@ -28,10 +28,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from docflow import aws
-from docflow.readmodel.table import from_ddb, put_new, to_ddb
+from docflow.dynamo import ConditionFailed, Table, to_ddb
+from docflow.review.stage.decision import Decision
 from docflow.review.stage.inbox import InboxIndex
 
 KEEP_S = 30 * 24 * 3600
@@ -81,35 +80,30 @@ def votes_list(item: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda v: (v["at"], v["reviewer"]))
 
 
-def decision_of(item: dict[str, Any], decider: str) -> dict[str, Any]:
-    """The stage's decision as the execution receives it (callback or last step)."""
+def decision_of(item: dict[str, Any], decider: str) -> Decision:
+    """The stage's decision as the execution receives it (callback or last step): the tally's
+    verdict with the deciding reviewer's vote (a rejection's reason; an approval's triage pick
+    and corrected fields, validated on the page) and every vote."""
     state = tally(item)
     vote = (item.get("votes") or {}).get(decider, {})
-    decision: dict[str, Any] = {
-        "approved": state["decided"] == "approved",
-        "reviewer": decider,
-        "comment": str(vote.get("comment", "")),
-        "decidedAt": str(vote.get("at", "")),
-        "votes": votes_list(item),
-        "quorum": state["quorum"],
-    }
-    if not decision["approved"] and vote.get("rejectReason"):
-        decision["rejectReason"] = str(vote["rejectReason"])
-    if decision["approved"] and vote.get("docType"):
-        decision["docType"] = str(vote["docType"])  # the type a triage reviewer picked
-    if decision["approved"] and vote.get("corrections"):
-        # The deciding reviewer's corrected fields (validated on the page) travel with it.
-        decision["corrections"] = dict(vote["corrections"])
-    return decision
+    approved = state["decided"] == "approved"
+    return Decision(
+        approved=approved,
+        reviewer=decider,
+        comment=str(vote.get("comment", "")),
+        decided_at=str(vote.get("at", "")),
+        votes=tuple(votes_list(item)),
+        quorum=state["quorum"],
+        reject_reason="" if approved else str(vote.get("rejectReason") or ""),
+        doc_type=str(vote.get("docType") or "") if approved else "",
+        corrections=dict(vote.get("corrections") or {}) if approved else {},
+    )
 
 
 class StageStore:
     def __init__(self, table: str) -> None:
         self.table = table
-
-    @property
-    def _ddb(self) -> Any:
-        return aws.client("dynamodb")
+        self.items = Table(table)
 
     def create(
         self,
@@ -136,7 +130,7 @@ class StageStore:
             "deadline": deadline,
             "expiresAt": deadline + KEEP_S,
         }
-        put_new(self._ddb, self.table, item)  # a repeated step finds its stage already there
+        self.items.put_new(item)  # a repeated step finds its stage already there
 
     def register_round(
         self,
@@ -160,24 +154,19 @@ class StageStore:
         }
         update = "SET callbackId = :cb, #r = :k, roundEndsAt = :ends, links = :links"
         try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression=update,
-                ConditionExpression=(
+            return self.items.update(
+                {"pk": pk},
+                update,
+                condition=(
                     "attribute_exists(pk) AND attribute_not_exists(ending) "
                     "AND approvals < #q AND rejections <= rejectLimit "
                     "AND (attribute_not_exists(#r) OR #r <= :k)"
                 ),
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_ddb(values),
-                ReturnValues="ALL_NEW",
+                names=names,
+                values=values,
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                raise StageClosed(self.get(pk) or {}) from exc
-            raise
-        return from_ddb(answer["Attributes"])
+        except ConditionFailed as exc:
+            raise StageClosed(exc.item) from exc
 
     def escalate(self, pk: str, everyone: list[str]) -> None:
         """Widen the stage to the escalation reviewers; idempotent (the list is set whole, and
@@ -186,59 +175,45 @@ class StageStore:
         quorum = int(item.get("quorum", 1))
         limit = len(everyone) - quorum if item.get("quorumSet") else 0
         try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression="SET reviewers = :all, rejectLimit = :limit",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
-                ExpressionAttributeValues=to_ddb({":all": everyone, ":limit": limit}),
+            self.items.update(
+                {"pk": pk},
+                "SET reviewers = :all, rejectLimit = :limit",
+                condition="attribute_exists(pk) AND attribute_not_exists(ending)",
+                values={":all": everyone, ":limit": limit},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                raise StageClosed(self.get(pk) or {}) from exc
-            raise
+        except ConditionFailed as exc:
+            raise StageClosed(exc.item) from exc
 
     def vote(self, pk: str, reviewer: str, vote: dict[str, Any]) -> dict[str, Any]:
         """Count one reviewer's vote, once, while the tally is open; the item after it."""
         counter = "approvals" if vote["approved"] else "rejections"
         try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression=f"SET votes.#who = :vote ADD {counter} :one",
-                ConditionExpression=(
+            return self.items.update(
+                {"pk": pk},
+                f"SET votes.#who = :vote ADD {counter} :one",
+                condition=(
                     "attribute_exists(pk) AND attribute_not_exists(ending) "
                     "AND attribute_not_exists(votes.#who) "
                     "AND approvals < #q AND rejections <= rejectLimit"
                 ),
-                ExpressionAttributeNames={"#who": reviewer, "#q": "quorum"},
-                ExpressionAttributeValues=to_ddb({":vote": vote, ":one": 1}),
-                ReturnValues="ALL_NEW",
+                names={"#who": reviewer, "#q": "quorum"},
+                values={":vote": vote, ":one": 1},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                raise StageClosed(self.get(pk) or {}) from exc
-            raise
-        return from_ddb(answer["Attributes"])
+        except ConditionFailed as exc:
+            raise StageClosed(exc.item) from exc
 
     def set_ending(self, pk: str, ending: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         """Write how the stage ended; the first account stands. Returns (written, item)."""
         try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression="SET ending = :o",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(ending)",
-                ExpressionAttributeValues=to_ddb({":o": {**ending, "at": int(time.time())}}),
-                ReturnValues="ALL_NEW",
+            item = self.items.update(
+                {"pk": pk},
+                "SET ending = :o",
+                condition="attribute_exists(pk) AND attribute_not_exists(ending)",
+                values={":o": {**ending, "at": int(time.time())}},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            item = self.get(pk) or {}
-            close_ended(self.table, item)
-            return False, item
-        item = from_ddb(answer["Attributes"])
+        except ConditionFailed as exc:
+            close_ended(self.table, exc.item)
+            return False, exc.item
         close_ended(self.table, item)
         return True, item
 
@@ -252,7 +227,7 @@ class StageStore:
             state = tally(item)
             if state["decided"]:
                 decider = decider or _last_voter(item)
-                ending = {"how": DECIDED, **decision_of(item, decider)}
+                ending = {"how": DECIDED, **decision_of(item, decider).to_json()}
             else:
                 ending = {"how": TIMED_OUT}
             _, item = self.set_ending(pk, ending)
@@ -262,18 +237,10 @@ class StageStore:
 
     def mark_woken(self, pk: str) -> None:
         """The decision reached the execution's callback (or nothing waits on it any more)."""
-        self._ddb.update_item(
-            TableName=self.table,
-            Key=to_ddb({"pk": pk}),
-            UpdateExpression="SET woken = :yes",
-            ExpressionAttributeValues=to_ddb({":yes": True}),
-        )
+        self.items.update({"pk": pk}, "SET woken = :yes", values={":yes": True})
 
     def get(self, pk: str) -> dict[str, Any] | None:
-        item = self._ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
-        ).get("Item")
-        return from_ddb(item) if item else None
+        return self.items.get({"pk": pk})
 
 
 def close_ended(table: str, item: dict[str, Any]) -> None:

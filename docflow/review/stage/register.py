@@ -21,11 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
+from docflow.dynamo import ConditionFailed, Table
 from docflow.ids import DocumentRef
-from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.review.stage.records import StageStore, end_open_wait
 
 
@@ -47,27 +44,19 @@ class OpenWait:
 class RegisterStore:
     def __init__(self, table: str) -> None:
         self.table = table
-
-    @property
-    def _ddb(self) -> Any:
-        return aws.client("dynamodb")
+        self.items = Table(table)
 
     def record_latest(self, doc: DocumentRef) -> bool:
         """Record this run as the document's newest; False if a newer one is already recorded."""
         try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": f"REG#{doc.document_id}"}),
-                UpdateExpression="SET latestRunOrder = :mine, latestRunId = :run",
-                ConditionExpression=(
-                    "attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine"
-                ),
-                ExpressionAttributeValues=to_ddb({":mine": doc.run_order, ":run": doc.run_id}),
+            self.items.update(
+                {"pk": f"REG#{doc.document_id}"},
+                "SET latestRunOrder = :mine, latestRunId = :run",
+                condition="attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine",
+                values={":mine": doc.run_order, ":run": doc.run_id},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         return True
 
     def is_latest(self, doc: DocumentRef) -> bool:
@@ -83,27 +72,20 @@ class RegisterStore:
         """List a stage's wait (its stage record, `docflow.review.stage.records`) as open; False
         (and the stage marked superseded) if a newer run already exists."""
         try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": f"REG#{doc.document_id}"}),
-                UpdateExpression="ADD openWaits :entry",
-                ConditionExpression=(
-                    "attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine"
-                ),
-                ExpressionAttributeValues={
-                    ":entry": {"SS": [OpenWait(doc.run_order, pk).entry]},
-                    ":mine": {"S": doc.run_order},
-                },
+            self.items.update(
+                {"pk": f"REG#{doc.document_id}"},
+                "ADD openWaits :entry",
+                condition="attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine",
+                values={":mine": doc.run_order},
+                typed_values={":entry": {"SS": [OpenWait(doc.run_order, pk).entry]}},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                self.set_ending(pk, {"how": "superseded"})
-                return False
-            raise
+        except ConditionFailed:
+            self.set_ending(pk, {"how": "superseded"})
+            return False
         return True
 
     def end_wait(self, doc_id: str, wait: OpenWait) -> None:
-        end_open_wait(self._ddb, self.table, doc_id, wait.entry)
+        end_open_wait(self.items.client, self.table, doc_id, wait.entry)
 
     def get_wait(self, pk: str) -> dict[str, Any] | None:
         return self._get(pk)
@@ -114,7 +96,4 @@ class RegisterStore:
         StageStore(self.table).set_ending(pk, ending)
 
     def _get(self, pk: str) -> dict[str, Any] | None:
-        item = self._ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
-        ).get("Item")
-        return from_ddb(item) if item else None
+        return self.items.get({"pk": pk})

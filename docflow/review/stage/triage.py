@@ -10,7 +10,11 @@ in the review link's summary as `typeChoices`; a pick is one of them, or `unclas
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # decision.py checks picks with this module's functions
+    from docflow.review.stage.decision import Decision
 
 UNCLASSIFIABLE = "unclassifiable"
 NONE_OF_THESE = "None of these: archive it as unclassifiable"
@@ -34,19 +38,19 @@ def type_problem(value: Any, choices: Collection[str], allow_none: bool = True) 
 
 
 def machine_pick(
-    decision: dict[str, Any], body: Mapping[str, Any], choices: Collection[str]
-) -> tuple[dict[str, Any], str]:
+    decision: Decision, body: Mapping[str, Any], choices: Collection[str]
+) -> tuple[Decision, str]:
     """A machine callback's decision with its triage pick, or a problem (the API answers 400).
 
     A `docType` on a link that is not triage's is refused; on a triage link an approval needs
     one, and `unclassifiable` turns it into the rejection that archives the document."""
     if not choices:
         return decision, ("docType is only for a triage stage" if "docType" in body else "")
-    if not decision["approved"]:
+    if not decision.approved:
         return decision, ""
     problem = type_problem(body.get("docType"), choices)
     if problem:
         return decision, f"{problem}: {', '.join(sorted(choices))} or {UNCLASSIFIABLE}"
     if body["docType"] == UNCLASSIFIABLE:
-        return {**decision, "approved": False, "rejectReason": UNCLASSIFIABLE}, ""
-    return {**decision, "docType": str(body["docType"])}, ""
+        return replace(decision, approved=False, reject_reason=UNCLASSIFIABLE), ""
+    return replace(decision, doc_type=str(body["docType"])), ""

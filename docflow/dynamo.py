@@ -1,0 +1,132 @@
+"""DynamoDB for every store: item (de)serialization, and the three writes the stores share.
+
+A store is a page of business rules over one table; what it asks of DynamoDB is here, once:
+
+- `put_new`: put an item unless one with its key exists (True if this call wrote it);
+- `Table.get`: a consistent read of one item;
+- `Table.update`: a conditional update that answers the item after it, and raises
+  `ConditionFailed` carrying the item as it was stored when the condition did not hold
+  (`ReturnValuesOnConditionCheckFailure=ALL_OLD`), so a store can say why without a second
+  read. Powertools' idempotency persistence turns a failed condition into a named error the
+  same way.
+
+Clients come from `docflow.aws` (one per process, thread-safe), never made by a store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from docflow import aws
+
+CONDITION_FAILED = "ConditionalCheckFailedException"
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+class ConditionFailed(Exception):
+    """A conditional write whose condition did not hold. `item`: the item as stored at that
+    moment ({} when there was none)."""
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__("the condition did not hold")
+        self.item = item
+
+
+def to_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
+    # DynamoDB takes no floats; a JSON round trip turns them into Decimals.
+    clean = json.loads(json.dumps(item), parse_float=Decimal)
+    return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
+
+
+def from_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | set | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def condition_failed(exc: Exception) -> bool:
+    return aws.error_code(exc) == CONDITION_FAILED
+
+
+def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
+    """Put `item` unless an item with its `pk` exists (one conditional write): True if this
+    call wrote it, False if it was there already (a repeat, or a concurrent writer won)."""
+    try:
+        ddb.put_item(
+            TableName=table, Item=to_ddb(item), ConditionExpression="attribute_not_exists(pk)"
+        )
+    except ClientError as exc:
+        if not condition_failed(exc):
+            raise
+        return False
+    return True
+
+
+class Table:
+    """One table, keyed by `pk` (the key may name a sort key too)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def client(self) -> Any:
+        return aws.client("dynamodb")
+
+    def get(self, key: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The item, read consistently; None if there is none."""
+        item = self.client.get_item(TableName=self.name, Key=to_ddb(key), ConsistentRead=True)
+        found = item.get("Item")
+        return from_ddb(found) if found else None
+
+    def put_new(self, item: dict[str, Any]) -> bool:
+        return put_new(self.client, self.name, item)
+
+    def update(
+        self,
+        key: Mapping[str, Any],
+        expression: str,
+        *,
+        condition: str | None = None,
+        names: Mapping[str, str] | None = None,
+        values: Mapping[str, Any] | None = None,
+        typed_values: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Apply `expression`; the item after it. With `condition`, raises `ConditionFailed`
+        carrying the stored item when the condition does not hold. `typed_values`: values
+        already in DynamoDB's types (a string set, which `to_ddb`'s JSON cannot carry)."""
+        request: dict[str, Any] = {
+            "TableName": self.name,
+            "Key": to_ddb(key),
+            "UpdateExpression": expression,
+            "ReturnValues": "ALL_NEW",
+        }
+        if condition:
+            request["ConditionExpression"] = condition
+            request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        if names:
+            request["ExpressionAttributeNames"] = dict(names)
+        if values or typed_values:
+            request["ExpressionAttributeValues"] = {**to_ddb(values or {}), **(typed_values or {})}
+        try:
+            answer = self.client.update_item(**request)
+        except ClientError as exc:
+            if condition and condition_failed(exc):
+                raise ConditionFailed(from_ddb(exc.response.get("Item") or {})) from exc
+            raise
+        return from_ddb(answer.get("Attributes") or {})

@@ -1,0 +1,65 @@
+"""The orchestrator's step results as small typed records, each with one `to_json` (its
+checkpoint's shape, unchanged from the dicts the steps used to return) and one `from_json`.
+
+Checkpointed through `docflow.pipeline.serdes.RecordSerDes`, so a step's checkpoint is byte for
+byte what it was when the step returned the dict, and recorded executions replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Split:
+    """The split step: the document's page count, size and page batches, or why it was refused
+    (`ok` false: an answer, not an exception, so bad input is not retried)."""
+
+    ok: bool
+    pages: int = 0
+    bytes: int = 0
+    batches: tuple[tuple[int, int], ...] = ()  # inclusive 1-based page ranges
+    reason: str = ""
+    message: str = ""
+
+    @classmethod
+    def refused(cls, reason: str, message: str) -> Split:
+        return cls(ok=False, reason=reason, message=message)
+
+    @property
+    def plan(self) -> list[list[int]]:
+        """The batches as the steps that read them take them."""
+        return [[first, last] for first, last in self.batches]
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.ok:
+            return {"ok": False, "reason": self.reason, "message": self.message}
+        return {"ok": True, "pages": self.pages, "bytes": self.bytes, "batches": self.plan}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Split:
+        if not raw["ok"]:
+            return cls.refused(str(raw["reason"]), str(raw["message"]))
+        batches = tuple((int(a), int(b)) for a, b in raw["batches"])
+        return cls(True, int(raw["pages"]), int(raw["bytes"]), batches)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Every page batch's summary in page order, or the first failure (`error`: its reason
+    and message). Not a checkpoint of its own: the map's result is (`serdes.BatchResultJson`)."""
+
+    results: tuple[dict[str, Any], ...] = ()
+    error: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """What the enrich pass adds to the run: `for_summary`, the small part the document's
+    summary takes (title and abstract, risk, how it was made; its steps checkpoint it under
+    `shown`), the review stages a high risk adds, and the model usage it spent."""
+
+    for_summary: dict[str, Any]
+    stages: tuple[dict[str, Any], ...]
+    usage: dict[str, int]

@@ -1,0 +1,214 @@
+"""A review stage's decision: the one record every side builds and reads.
+
+The desk makes it from a page's form or a machine's body, the stage record keeps its vote and
+its ending, the callback carries it to the execution as `to_json()`, and the orchestrator reads
+it back with `parse`. Its JSON keeps the names the callbacks, the links table and the history
+have always used (`approved`, `reviewer`, `comment`, `decidedAt`, and when they say something
+`rejectReason`, `docType`, `corrections`, `votes`, `quorum`), so recorded executions and stored
+items read the same.
+
+In `stage` (the review room's ground floor) so that the room and the pipeline may both import
+it; the room may not import the pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from docflow.extract.corrections import validate_corrections
+from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem
+
+MAX_REVIEWER, MAX_COMMENT, MAX_AT, MAX_REASON = 200, 1000, 40, 40
+MAX_VOTES = 50
+
+
+class DecisionError(ValueError):
+    """A decision that cannot stand. `field` names what is wrong; `decision` is the rest of it
+    read as a rejection, so whoever reads it can still say who sent what."""
+
+    def __init__(
+        self,
+        field_name: str,
+        message: str,
+        decision: Decision,
+        errors: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.decision = decision
+        self.errors = dict(errors or {})  # per corrected field, for `corrections`
+
+
+@dataclass(frozen=True)
+class Decision:
+    approved: bool
+    reviewer: str = ""
+    comment: str = ""
+    decided_at: str = ""
+    reject_reason: str = ""  # with a rejection only
+    doc_type: str = ""  # a triage reviewer's pick, with an approval only
+    corrections: Mapping[str, str] = field(default_factory=dict)  # validated, with an approval
+    votes: tuple[Mapping[str, str], ...] = ()  # every vote of the stage, as the history keeps it
+    quorum: int | None = None  # the stage's quorum, when the stage record decided
+
+    @classmethod
+    def made(
+        cls,
+        approved: bool,
+        reviewer: str,
+        comment: str,
+        reason: str = "",
+        corrections: Mapping[str, str] | None = None,
+        doc_type: str = "",
+    ) -> Decision:
+        """A decision made now, by a reviewer on a page or a service (the desk's). The page's
+        comment comes stripped; a service's is kept as it sent it, cut to length."""
+        return cls(
+            approved=approved,
+            reviewer=reviewer,
+            comment=comment[:MAX_COMMENT],
+            decided_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            reject_reason="" if approved else reason,
+            doc_type=doc_type if approved else "",
+            corrections=dict(corrections or {}) if approved else {},
+        )
+
+    @classmethod
+    def parse(cls, raw: Any, choices: Sequence[str] | None = None) -> Decision:
+        """The decision from the wire (JSON text, bytes or a dict); raises `DecisionError`
+        naming the field that makes it invalid. Long strings are cut, never refused.
+
+        `choices`: the types a triage stage offers (None for any other stage). A triage
+        approval must name one of them as `docType`; a `docType` on any other stage, or a
+        corrected field that does not validate, makes the decision invalid, whoever sent it:
+        the page and the callback API checked them already, but a machine callback or a bug
+        must not route or finalize a document on an unchecked value."""
+        if isinstance(raw, bytes | bytearray):
+            raw = raw.decode("utf-8", "replace")
+        value = raw
+        if isinstance(raw, str):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = None
+        if not isinstance(value, dict) or not isinstance(value.get("approved"), bool):
+            raise DecisionError("approved", "must be true or false", cls(approved=False))
+        decision = cls(
+            approved=value["approved"],
+            reviewer=str(value.get("reviewer", ""))[:MAX_REVIEWER],
+            comment=str(value.get("comment", ""))[:MAX_COMMENT],
+            decided_at=str(value.get("decidedAt", ""))[:MAX_AT],
+            reject_reason=""
+            if value["approved"] or not value.get("rejectReason")
+            else str(value["rejectReason"])[:MAX_REASON],
+            votes=_votes(value.get("votes")),
+        )
+        if "corrections" in value:
+            corrections, errors = validate_corrections({}, value["corrections"])
+            if errors:
+                rejected = replace(decision, approved=False)
+                raise DecisionError("corrections", "a value does not validate", rejected, errors)
+            decision = replace(decision, corrections=corrections)
+        return _with_type(decision, value, choices)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire and storage shape; a key that says nothing is left out."""
+        out: dict[str, Any] = {
+            "approved": self.approved,
+            "reviewer": self.reviewer,
+            "comment": self.comment,
+            "decidedAt": self.decided_at,
+        }
+        # In the stage ending's order (it is stored, and checkpointed by `settle`).
+        if self.votes:
+            out["votes"] = [dict(v) for v in self.votes]
+        if self.quorum is not None:
+            out["quorum"] = self.quorum
+        if self.reject_reason:
+            out["rejectReason"] = self.reject_reason
+        if self.doc_type:
+            out["docType"] = self.doc_type
+        if self.corrections:
+            out["corrections"] = dict(self.corrections)
+        return out
+
+    def as_vote(self) -> dict[str, Any]:
+        """What the stage record keeps of one reviewer's vote."""
+        vote: dict[str, Any] = {"approved": self.approved, "comment": self.comment}
+        if self.reject_reason:
+            vote["rejectReason"] = self.reject_reason
+        if self.corrections:
+            vote["corrections"] = dict(self.corrections)
+        if self.doc_type:
+            vote["docType"] = self.doc_type
+        vote["at"] = self.decided_at
+        return vote
+
+    def as_ending(self) -> dict[str, Any]:
+        """The register's ending for a link that decides alone (no stage record)."""
+        return {
+            "how": "decided",
+            "approved": self.approved,
+            "reviewer": self.reviewer,
+            "decidedAt": self.decided_at,
+        }
+
+    def as_history(self) -> dict[str, Any]:
+        """What the history keeps of the decision besides its status, reason and corrections:
+        who, when, the votes and the pick, each when it says something."""
+        said = {
+            "reviewer": self.reviewer,
+            "comment": self.comment,
+            "decidedAt": self.decided_at,
+            "rejectReason": self.reject_reason,
+            "votes": [dict(v) for v in self.votes],
+            "docType": self.doc_type,
+        }
+        return {k: v for k, v in said.items() if v}
+
+
+def _with_type(
+    decision: Decision, value: dict[str, Any], choices: Sequence[str] | None
+) -> Decision:
+    """The triage pick, checked again here (the callback API checked it already)."""
+    if choices is None:
+        if "docType" in value:
+            rejected = replace(decision, approved=False)
+            raise DecisionError("docType", "not triage", rejected)
+        return decision
+    if not decision.approved:
+        return decision  # "none of these" is a rejection for `unclassifiable`
+    problem = type_problem(value.get("docType"), choices, allow_none=False)
+    if problem:
+        raise DecisionError("docType", problem, replace(decision, approved=False))
+    return replace(decision, doc_type=str(value["docType"]))
+
+
+def _votes(raw: Any) -> tuple[dict[str, str], ...]:
+    """Every vote of a stage, as the history records it: {reviewer, decision, at}."""
+    if not isinstance(raw, list):
+        return ()
+    out = []
+    for vote in raw[:MAX_VOTES]:
+        if isinstance(vote, dict) and vote.get("decision") in ("approved", "rejected"):
+            entry = {
+                "reviewer": str(vote.get("reviewer", ""))[:MAX_REVIEWER],
+                "decision": str(vote["decision"]),
+                "at": str(vote.get("at", ""))[:MAX_AT],
+            }
+            entry.update(
+                {k: str(vote[k])[:200] for k in ("comment", "rejectReason") if vote.get(k)}
+            )
+            out.append(entry)
+    return tuple(out)
+
+
+def unclassifiable(decision: Decision, choices: Sequence[str] | None) -> bool:
+    """Triage's "none of these": a rejection that archives the document as unclassifiable."""
+    return (
+        choices is not None and not decision.approved and decision.reject_reason == UNCLASSIFIABLE
+    )

@@ -1,0 +1,72 @@
+"""The decision record: one parse with a named error per field, one JSON shape for every side."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docflow.review.stage.decision import Decision, DecisionError
+from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.records import decision_of
+
+
+def test_parse_names_the_field_that_makes_a_decision_invalid() -> None:
+    for raw, field in (
+        ("not json", "approved"),
+        ({"approved": "yes"}, "approved"),
+        ({"approved": True, "corrections": {"currency": "Euros"}}, "corrections"),
+        ({"approved": True, "docType": "invoice"}, "docType"),  # not a triage stage
+    ):
+        with pytest.raises(DecisionError) as caught:
+            Decision.parse(raw)
+        assert caught.value.field == field, raw
+        assert not caught.value.decision.approved
+    with pytest.raises(DecisionError) as caught:
+        Decision.parse({"approved": True, "reviewer": "a@x", "docType": "ship"}, ["invoice"])
+    assert caught.value.field == "docType" and caught.value.decision.reviewer == "a@x"
+
+
+def test_the_json_round_trips_and_leaves_out_what_says_nothing() -> None:
+    raw = {
+        "approved": False,
+        "reviewer": "a@x",
+        "comment": "no",
+        "decidedAt": "2026-12-01T10:00:00+00:00",
+        "rejectReason": "wrong-document",
+        "votes": [{"reviewer": "a@x", "decision": "rejected", "at": "t"}],
+    }
+    assert Decision.parse(json.dumps(raw)).to_json() == raw
+    assert Decision(approved=True).to_json() == {
+        "approved": True,
+        "reviewer": "",
+        "comment": "",
+        "decidedAt": "",
+    }
+
+
+def test_a_stage_records_decision_keeps_its_stored_shape() -> None:
+    vote = {"approved": True, "comment": "ok", "docType": "invoice", "at": "t1"}
+    item = {"quorum": 1, "approvals": 1, "votes": {"a@x": vote}, "reviewers": ["a@x"]}
+    made = decision_of(item, "a@x")
+    assert list(made.to_json().items()) == [
+        ("approved", True),
+        ("reviewer", "a@x"),
+        ("comment", "ok"),
+        ("decidedAt", "t1"),
+        ("votes", [{"reviewer": "a@x", "decision": "approved", "at": "t1", "comment": "ok"}]),
+        ("quorum", 1),
+        ("docType", "invoice"),
+    ]
+    assert made.as_vote() == {"approved": True, "comment": "ok", "docType": "invoice", "at": "t1"}
+    payload = decision_payload(0, "triage", "approved", "", made, {})
+    assert list(payload) == [
+        "stageIndex",
+        "stageName",
+        "decision",
+        "reviewer",
+        "comment",
+        "decidedAt",
+        "votes",
+        "docType",
+    ]
