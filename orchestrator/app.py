@@ -36,6 +36,7 @@ from docflow.pipeline.extract import (
     with_fields,
 )
 from docflow.pipeline.finalize import archive_document, finalize_document
+from docflow.pipeline.learn import learn_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import record_status
@@ -53,6 +54,7 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
+from docflow.suppliers.route import issuer_iban_privacy, learning_due
 
 
 @durable_execution
@@ -112,6 +114,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             extract_fields(doc, found["docType"], split["batches"]), "extract", EXTRACT_STEP
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
+        # An IBAN held back at classify routes to privacy unless it was the issuer's.
+        stages = [*stages, *issuer_iban_privacy(found, extracted)]
         usage = extracted.get("usage", {})
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.
@@ -145,6 +149,10 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             summary, stages, usage = then["summary"], then["stages"], then["usage"]
             route = review_route(stages)
         index += 1
+    # An approved fields review teaches the matched supplier's profile (a conditional write).
+    if learning_due(summary, stages, decided):
+        plan = split["batches"]
+        context.step(learn_supplier(doc, summary, plan), name="learn supplier profile")
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches, usage)

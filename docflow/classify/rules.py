@@ -112,6 +112,10 @@ class Rules:
     # The digest's period, and every reviewer who takes one (by a stage or their own entry).
     digest_every_seconds: int = DIGEST_EVERY_S
     digest_reviewers: tuple[str, ...] = ()
+    # Types whose issuer's own IBAN is expected content, not a privacy finding (issue 36):
+    # for them an IBAN alone holds the sensitive stage back until extraction has judged whose
+    # each IBAN is (`docflow.suppliers.ownership`). `[]` restores the plain rule.
+    issuer_iban_types: tuple[str, ...] = ()
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
@@ -225,6 +229,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             triage_min_confidence=triage_min,
             digest_every_seconds=_digest_period(raw),
             digest_reviewers=tuple(sorted(takers)),
+            issuer_iban_types=tuple(sensitive.get("issuer_iban_types", [])),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -240,6 +245,7 @@ def _validate(rules: Rules, source: Path) -> None:
         if s
     ]
     known_types = {t.name for t in rules.types}
+    _validate_iban_types(rules, source)
     for doc_type in rules.fields.types:
         if doc_type not in known_types:
             raise SettingsError(f"rules file {source}: fields for unknown type {doc_type!r}")
@@ -263,6 +269,15 @@ def _validate(rules: Rules, source: Path) -> None:
     for detector in (*rules.detectors, *rules.review_on):
         if detector not in DETECTORS:
             raise SettingsError(f"rules file {source}: unknown detector {detector!r}")
+
+
+def _validate_iban_types(rules: Rules, source: Path) -> None:
+    for doc_type in rules.issuer_iban_types:
+        if doc_type not in rules.fields.types:
+            raise SettingsError(
+                f"rules file {source}: sensitive.issuer_iban_types names {doc_type!r}, "
+                "which has no [fields] (only a type with fields has an issuer to judge)"
+            )
 
 
 def _policy_problem(stage: Stage) -> str:
@@ -346,8 +361,21 @@ class RulesClassifier:
         if ranked:
             for name in ranked[0].stages:
                 because.setdefault(name, "type")
+        held: dict[str, Any] | None = None
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
-            because.setdefault(self.rules.sensitive_stage, "sensitive")
+            others = [d for d in self.rules.review_on if d != "iban" and sensitive.get(d)]
+            if (
+                not others
+                and doc_type in self.rules.issuer_iban_types
+                and self.rules.sensitive_stage not in because
+                and triage not in because
+            ):
+                # Only IBANs: extraction judges whose they are, then `issuer_iban_privacy`
+                # puts the stage back unless each is the issuer's.
+                stage = self.rules.stages[self.rules.sensitive_stage].to_dict()
+                held = {"stage": {**stage, "because": "sensitive"}, "ibans": sensitive["iban"]}
+            else:
+                because.setdefault(self.rules.sensitive_stage, "sensitive")
         low_confidence = ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
         if self.rules.quality_stage and low_confidence:
             because.setdefault(self.rules.quality_stage, "quality")
@@ -363,6 +391,7 @@ class RulesClassifier:
             # Whether the type has fields to extract: decided here so that the orchestrator
             # branches on a checkpointed value, not on the rules file it happens to load.
             "extract": doc_type in self.rules.fields.types,
+            **({"privacyHeld": held} if held else {}),
         }
 
 

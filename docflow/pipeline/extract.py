@@ -26,6 +26,8 @@ from docflow.readers.base import Word
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
+from docflow.suppliers.hook import consult
+from docflow.suppliers.store import SupplierStore
 
 ATTEMPTS = 3
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
@@ -98,7 +100,14 @@ def extract_fields(
             extraction = Extraction(engine=engine.name)
     fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
     unreadable = {r["field"] for r in extraction.rejected}
+    # The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
+    table = rt.settings.supplier_table
+    consulted = consult(
+        SupplierStore(table) if table else None, pages, fields, spec.names, unreadable
+    )
+    fields = consulted.fields
     checks = check_fields(fields, spec, rules, unreadable, extraction.repairs)
+    checks.extend(consulted.checks)
     if failure:
         checks.insert(
             0, {"field": "*", "code": "engine-failed", "message": f"{engine.name}: {failure}"}
@@ -111,6 +120,7 @@ def extract_fields(
             "engine": extraction.engine,
             "language": extraction.language,
             "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())},
+            "consulted": {"fields": fields, **consulted.shown},
             "rejected": extraction.rejected,
             "checks": checks,
             "usage": extraction.usage,
@@ -146,6 +156,7 @@ def extract_fields(
         "stages": stages,
         "key": key,
         "usage": meter_usage(extraction.engine, extraction.usage, len(pages)),
+        **consulted.shown,
     }
 
 
@@ -164,7 +175,12 @@ def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int
 
 def with_fields(summary: dict[str, Any], extracted: dict[str, Any]) -> dict[str, Any]:
     """The document summary with its fields and the check reasons (what review pages show)."""
-    return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"]}
+    shown = {k: extracted[k] for k in SUPPLIER_KEYS if extracted.get(k)}
+    return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"], **shown}
+
+
+# What the registry adds to the summary (docflow.suppliers.hook), when it has anything.
+SUPPLIER_KEYS = ("supplier", "ibans", "taxIds", "profileFields")
 
 
 def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
