@@ -17,7 +17,10 @@ OTHER_VAT = "DE273456782"
 
 
 def paper(
-    lines: list[str], footer: list[str] = (), x: float = 56, top: float = 780  # type: ignore[assignment]
+    lines: list[str],
+    footer: list[str] = (),
+    x: float = 56,
+    top: float = 780,  # type: ignore[assignment]
 ) -> bytes:
     """One A4 page: `lines` from the top, `footer` at the bottom (text layer)."""
     out = io.BytesIO()

@@ -15,8 +15,8 @@ from docflow.classify.rules import DEFAULT_RULES
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
-from tests.support.aws import Stack, result_json
 from tests.suppliers.papers import CUSTOMER_IBAN, blauwal_invoice, paper
+from tests.support.aws import Stack, result_json
 
 
 def run(stack: Stack, data: bytes, stages: int = 0) -> tuple[dict, list[str]]:
@@ -95,3 +95,4 @@ def test_the_rules_switch_restores_the_plain_rule(
     load_settings.cache_clear()
     out, waited = run(stack, blauwal_invoice(**KNOWN_LABEL), stages=1)
     assert waited == ["privacy"]
+    assert out["ibans"][0]["owner"] == "issuer"  # judged all the same, and shown
