@@ -10,6 +10,7 @@
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
+    docflow suppliers import FILE.csv | list | show ID | remove ID
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
@@ -25,7 +26,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack
+from docflow.cli import documents, piles, queries, reviewers, stack, suppliers
 from docflow.cli.output import stdout_closed
 
 LIST_ITEM = (
@@ -82,6 +83,14 @@ JSON_SHAPES = {
     '"pending": int (items waiting on the reviewer)}',
     "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
     "first revocation's; revoking again changes nothing)}",
+    "suppliers": "import: "
+    + suppliers.JSON_SHAPES["import"]
+    + "; list: "
+    + suppliers.JSON_SHAPES["list"]
+    + "; show: "
+    + suppliers.JSON_SHAPES["show"]
+    + "; remove: "
+    + suppliers.JSON_SHAPES["remove"],
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
@@ -167,6 +176,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("action", choices=["revoke"])
     p.add_argument("address")
+    p = add(
+        "suppliers",
+        suppliers.cmd_suppliers,
+        "the supplier registry: import a CSV (every row checked first; columns: id, name, "
+        "aliases, vat, siret, siren, kvk, cnpj, gstin, abn, ein, iban, currency; `;` between "
+        "several values), list, show or remove a supplier",
+    )
+    p.add_argument("action", choices=sorted(suppliers.ACTIONS))
+    p.add_argument("target", nargs="?", help="the CSV file (import) or a supplier id")
     add("dashboard", stack.cmd_dashboard, "print the local operators' dashboard URL")
     p = add(
         "events",

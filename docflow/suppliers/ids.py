@@ -137,16 +137,6 @@ def find_tax_ids(text: str) -> Iterator[FoundId]:
 
     ibans = [(f.start, f.end) for f in find_ibans(text)]
     taken.extend(ibans)
-    upper = text.upper()
-    for m in _GSTIN_RE.finditer(upper):
-        if free(m.start(1), m.end(1)):
-            taken.append((m.start(1), m.end(1)))
-            yield FoundId("gstin", m[1], is_valid("gstin", m[1]), m.start(1), m.end(1))
-    for m in _VAT_RE.finditer(upper):
-        value = _compact(m[1])
-        if free(m.start(1), m.end(1)) and len(value) >= 8:
-            taken.append((m.start(1), m.end(1)))
-            yield FoundId("vat", value, vat_valid(value), m.start(1), m.end(1))
     for kind, pattern in _LABEL_RES:
         for m in pattern.finditer(text):
             if not free(m.start(1), m.end(1)):
@@ -159,6 +149,21 @@ def find_tax_ids(text: str) -> Iterator[FoundId]:
                 yield FoundId("vat", f"IT{value}", _safe(_it_iva.is_valid, value), *m.span(1))
             else:
                 yield FoundId(kind, value, is_valid(kind, value), m.start(1), m.end(1))
+    upper = text.upper()
+    for m in _GSTIN_RE.finditer(upper):
+        if free(m.start(1), m.end(1)):
+            taken.append((m.start(1), m.end(1)))
+            yield FoundId("gstin", m[1], is_valid("gstin", m[1]), m.start(1), m.end(1))
+    for m in _VAT_RE.finditer(upper):
+        value = _compact(m[1])
+        # A word that starts with a country code (`SIRET 732...`) is no VAT number: the number
+        # has digits right after its prefix, and six at least.
+        body = value[2:]
+        if not any(c.isdigit() for c in body[:3]) or sum(c.isdigit() for c in body) < 6:
+            continue
+        if free(m.start(1), m.end(1)):
+            taken.append((m.start(1), m.end(1)))
+            yield FoundId("vat", value, vat_valid(value), m.start(1), m.end(1))
 
 
 def find_ids(text: str) -> list[FoundId]:
