@@ -17,6 +17,7 @@ from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
 from docflow.review.templating import env, when
 from docflow.review.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
+from docflow.suppliers.shown import SOURCES, supplier_lines
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
@@ -105,6 +106,7 @@ def fields_rows(
                 # Where it was read, as CSS over the page preview ("" when not known).
                 "box": box_style(found.get("box")),
                 "found": bool(found.get("value")),
+                "source": SOURCES.get(str(found.get("source", "")), ""),
             }
         )
     return rows
@@ -215,7 +217,7 @@ def review_page(
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
-    findings = findings_lines(pages, routing)
+    findings = [*findings_lines(pages, routing), *supplier_lines(summary)]
     stage_index = int(link.get("stageIndex", 0))
     route_spec = summary.get("route") or [{"name": link.get("stageName", ""), "because": ""}]
     route = [
