@@ -22,6 +22,8 @@ split, read the page batches, classify, extract. The last line of stdout is one 
     routed                            share of documents given a `fields`/`triage` stage
     classified                        share of documents classified as their true type
     by_language {lang: rate}, by_field {name: rate}
+    warm (real only)                  the set replayed in order, each supplier's first document
+                                      reviewed and learned: `bench/_extraction/warm.py`
 
 `--verbose` prints each miss on stderr. How values compare: `bench/_extraction/scoring.py`.
 """
@@ -41,6 +43,7 @@ import _common
 from _extraction.generated import Document, corpus
 from _extraction.real import real_documents
 from _extraction.scoring import score
+from _extraction.warm import warm
 
 from docflow import aws
 from docflow.ids import DocumentRef
@@ -115,7 +118,10 @@ def main() -> None:
     with moto_sandbox(names, env):
         bucket = names("DocumentBucket")
         for name, docs in sets.items():
-            scored = score(docs, run_set(docs, bucket, args.workers))
+            results = run_set(docs, bucket, args.workers)
+            scored = score(docs, results)
+            if name == "real":  # the same documents replayed, the registry filling up
+                scored["warm"] = warm(docs, bucket, results)
             misses = scored.pop("_misses")
             if args.verbose:
                 for miss in misses:
