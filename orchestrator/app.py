@@ -5,6 +5,7 @@
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
+             -> an approved fields review of a registered supplier: learn its profile
              -> finalize
     anything unrecoverable -> failed, with a reason code
 

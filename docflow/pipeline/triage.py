@@ -19,7 +19,7 @@ from typing import Any
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
 
 from docflow.ids import DocumentRef
-from docflow.pipeline.extract import EXTRACT_STEP, extract_fields, with_fields
+from docflow.pipeline.extract import EXTRACT_STEP, SUPPLIER_KEYS, extract_fields, with_fields
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
@@ -68,6 +68,7 @@ def after_triage(
         return {"summary": {**summary, "triage": picked}, "stages": stages, "usage": usage}
     summary = {**summary, "docType": chosen, "triage": picked}
     if "fields" in summary:  # the guess's fields: none of them hold for the picked type
+        summary = {k: v for k, v in summary.items() if k not in SUPPLIER_KEYS}
         summary = {**summary, "fields": {}, "fieldChecks": []}
     route = context.step(route_for_type(chosen), name="route after triage")
     added: list[dict[str, Any]] = []

@@ -129,3 +129,41 @@ def test_the_cli_imports_lists_shows_and_removes(
     assert main(["suppliers", "import", str(path), "--json"]) == 2
     answer = json.loads(capsys.readouterr().out)
     assert answer["row"] == 2 and "fails its check" in answer["error"]
+
+
+def test_show_says_whose_each_iban_was_judged(capsys: pytest.CaptureFixture[str]) -> None:
+    from docflow.cli.queries import print_fields
+
+    state = {
+        "fields": {
+            "vendor_name": {
+                "value": "Blauwal Hafenlogistik GmbH",
+                "confidence": 1.0,
+                "page": 1,
+                "source": "registry",
+                "printed": "Blauwald Hafen KG",
+            }
+        },
+        "supplier": {
+            "supplierId": "blauwal",
+            "name": "Blauwal Hafenlogistik GmbH",
+            "key": f"vat:{BLAUWAL_VAT}",
+            "certain": True,
+        },
+        "ibans": [
+            {"iban": "DE•••• 3000", "valid": True, "owner": "issuer", "why": "footer", "page": 1},
+            {
+                "iban": "NL•••• 4300",
+                "valid": True,
+                "owner": "other",
+                "why": "debit-mandate",
+                "page": 1,
+            },
+        ],
+    }
+    print_fields(state)
+    out = capsys.readouterr().out
+    assert "from the supplier registry (printed: Blauwald Hafen KG)" in out
+    assert f"matched by vat:{BLAUWAL_VAT} (certain)" in out
+    assert "IBAN DE•••• 3000 on page 1: the issuer's (footer)" in out
+    assert "IBAN NL•••• 4300 on page 1: not the issuer's (debit-mandate)" in out
