@@ -9,6 +9,9 @@ A reason is `{"field", "code", "message"}` with code one of:
     due-before-invoice  the due date is earlier than the invoice date
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
     engine-failed       the engine gave no answer at all (added by the extract step)
+    profile-disagrees   the supplier's profile and the rules read different values
+                        (added by docflow.suppliers.hook)
+    registry-failed     the supplier registry could not be read (added by the extract step)
 """
 
 from __future__ import annotations

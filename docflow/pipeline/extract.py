@@ -102,9 +102,16 @@ def extract_fields(
     unreadable = {r["field"] for r in extraction.rejected}
     # The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
     table = rt.settings.supplier_table
-    consulted = consult(
-        SupplierStore(table) if table else None, pages, fields, spec.names, unreadable
-    )
+    try:
+        store = SupplierStore(table) if table else None
+        consulted = consult(store, pages, fields, spec.names, unreadable)
+    except Exception as exc:  # the registry unreachable: retried, then a person reads it
+        if step.attempt < ATTEMPTS:
+            raise
+        consulted = consult(None, pages, fields, spec.names, unreadable)
+        consulted.checks.append(
+            {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
+        )
     fields = consulted.fields
     checks = check_fields(fields, spec, rules, unreadable, extraction.repairs)
     checks.extend(consulted.checks)

@@ -125,3 +125,16 @@ def test_an_iban_with_a_bad_checksum_matches_nothing(stack: Stack, shipped_rules
     assert "supplier" not in bad
     (iban,) = bad["ibans"]
     assert iban["valid"] is False and iban["why"] == "bad-checksum"
+
+
+def test_a_registry_that_cannot_be_read_sends_the_invoice_to_a_person(
+    stack: Stack, shipped_rules: None
+) -> None:
+    from docflow import aws
+
+    aws.client("dynamodb").delete_table(TableName=load_settings().supplier_table)
+    paper = blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer")
+    out, waited, _ = run(stack, paper, "in/no-registry.pdf", [{"approved": True}])
+    assert [w["stageName"] for w in waited] == ["fields"]
+    assert ("*", "registry-failed") in {(c["field"], c["code"]) for c in waited[0]["fieldChecks"]}
+    assert out["status"] == "finalized"  # after the person's approval
