@@ -17,7 +17,7 @@ from docflow.review.evidence import PageFacts, Segment
 from docflow.review.stages import tally
 from docflow.review.templating import env, when
 from docflow.review.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
-from docflow.suppliers.shown import SOURCES, supplier_lines
+from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
@@ -217,6 +217,8 @@ def review_page(
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
+    # The issuer's own IBANs route nowhere (docflow.suppliers.ownership): not said to.
+    routing = Routing(routes_on(routing.review_on, summary), routing.min_confidence)
     findings = [*findings_lines(pages, routing), *supplier_lines(summary)]
     stage_index = int(link.get("stageIndex", 0))
     route_spec = summary.get("route") or [{"name": link.get("stageName", ""), "because": ""}]

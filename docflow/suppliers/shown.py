@@ -24,6 +24,16 @@ _WHY = {
 }
 
 
+def routes_on(review_on: tuple[str, ...], summary: dict[str, Any]) -> tuple[str, ...]:
+    """The detectors that sent this document to review: `iban` only when an IBAN on it was
+    judged someone else's (or none was judged, as for types without fields)."""
+    ibans = [i for i in summary.get("ibans") or [] if i.get("valid")]
+    sent = any(s.get("because") == "sensitive" for s in summary.get("route") or [])
+    if ibans and not sent and all(i.get("owner") == "issuer" for i in ibans):
+        return tuple(d for d in review_on if d != "iban")
+    return review_on
+
+
 def supplier_lines(summary: dict[str, Any]) -> list[str]:
     lines = []
     supplier = summary.get("supplier") or {}

@@ -72,3 +72,16 @@ def test_a_profile_and_the_rules_disagreeing_goes_to_a_person(stack: Stack) -> N
     assert out.fields["vendor_name"]["value"] == "Blauwal Hafenlogistik GmbH"
     agreed = consult(store, [page], {}, ["invoice_number"])
     assert agreed.fields["invoice_number"]["source"] == "profile" and not agreed.checks
+
+
+def test_the_review_page_does_not_say_an_issuers_iban_routes_it() -> None:
+    from docflow.suppliers.shown import routes_on
+
+    issuer = {"iban": "DE•••• 3000", "valid": True, "owner": "issuer", "why": "footer"}
+    other = {**issuer, "owner": "other", "why": "debit-mandate"}
+    review_on = ("card_number", "iban")
+    assert routes_on(review_on, {"ibans": [issuer]}) == ("card_number",)
+    assert routes_on(review_on, {"ibans": [issuer, other]}) == review_on
+    held = {"ibans": [issuer], "route": [{"name": "privacy", "because": "sensitive"}]}
+    assert routes_on(review_on, held) == review_on
+    assert routes_on(review_on, {}) == review_on  # a contract: no judgement, today's words

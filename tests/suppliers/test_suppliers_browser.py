@@ -61,6 +61,7 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         assert "Supplier Blauwal Hafenlogistik GmbH: matched by its vat" in found
         assert "IBAN DE•••• 3000 on page 1: the issuer's" in found
         assert "from the supplier registry" in page.locator("#fields").inner_text()
+        page.screenshot(path=str(tmp_path / "review-supplier.png"), full_page=True)
         page.fill("#field-invoice_number", "E2026000000017")
         page.click("button.approve")
         page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
