@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docflow.extract.base import PageInput
+from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.ids import masked_iban
@@ -108,6 +109,11 @@ def consult(
         if found is None:
             continue
         generic = out.fields.get(name)
+        if generic is None and FIELD_KINDS.get(name) == AMOUNT:
+            # Amounts vary from one invoice to the next and have no shape to hold them to:
+            # the profile confirms the rules' reading (checked by reconciliation), never
+            # supplies one alone.
+            continue
         if generic and str(generic.get("value")).upper() != found.value.upper():
             out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}
             out.checks.append(

@@ -126,7 +126,8 @@ def learn_entry(layouts: Sequence[Page], name: str, value: str) -> dict[str, Any
     if kind not in LEARNED_KINDS or not value:
         return None
     where = locate(layouts, kind, value)
-    if where is None or not where.label:
+    # A label is words: a table's previous column (`1`, `€`) is no label to read after.
+    if where is None or sum(c.isalpha() for c in where.label) < 3:
         return None
     return {
         "label": where.label[:80],

@@ -85,3 +85,18 @@ def test_the_review_page_does_not_say_an_issuers_iban_routes_it() -> None:
     held = {"ibans": [issuer], "route": [{"name": "privacy", "because": "sensitive"}]}
     assert routes_on(review_on, held) == review_on
     assert routes_on(review_on, {}) == review_on  # a contract: no judgement, today's words
+
+
+def test_an_amount_from_the_profile_alone_is_not_taken(stack: Stack) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    entry = profile.learn_entry([from_text(1, PAGE)], "total_amount", "1190.00")
+    assert entry is not None and entry["label"] == "Gesamtbetrag"
+    store.update_profile("blauwal", lambda p: {"fields": {"total_amount": entry}})
+    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
+    alone = consult(store, [page], {}, ["total_amount"])
+    assert "total_amount" not in alone.fields
+    read = {"total_amount": {"value": "1190.00", "confidence": 0.7, "page": 1, "box": None}}
+    agreed = consult(store, [page], read, ["total_amount"])
+    assert agreed.fields["total_amount"]["source"] == "profile"
+    assert agreed.fields["total_amount"]["confidence"] == 0.97
