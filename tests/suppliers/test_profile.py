@@ -100,3 +100,18 @@ def test_an_amount_from_the_profile_alone_is_not_taken(stack: Stack) -> None:
     agreed = consult(store, [page], read, ["total_amount"])
     assert agreed.fields["total_amount"]["source"] == "profile"
     assert agreed.fields["total_amount"]["confidence"] == 0.97
+
+
+def test_a_checked_id_match_supplies_the_currency_the_page_does_not_name(stack: Stack) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(
+        store, f"id,name,vat,currency\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},EUR\n"
+    )
+    bare = PAGE.replace(" EUR", "")
+    page = PageInput(page=1, text=bare, engine="textlayer", confidence=100.0)
+    out = consult(store, [page], {}, ["currency", "vendor_name"])
+    assert out.fields["currency"]["value"] == "EUR"
+    assert out.fields["currency"]["source"] == "registry"
+    named = {"currency": {"value": "USD", "confidence": 0.9, "page": 1, "box": None}}
+    kept = consult(store, [page], named, ["currency"])
+    assert kept.fields["currency"]["value"] == "USD"  # the page's own currency stands
