@@ -58,6 +58,12 @@ def learn_supplier(
         if f.get("value") not in (None, "") and f.get("source") != "registry"
     }
     learned = {k: v for k, v in learned.items() if v is not None or k in outcomes(summary)}
+    # A field of the type that the approved review left empty: this supplier does not print it
+    # (a rules engine that reads one there later disagrees with a person, and asks one).
+    spec = rules.for_type(str(summary.get("docType", "")))
+    for name in spec.names if spec else ():
+        if not (summary.get("fields") or {}).get(name, {}).get("value"):
+            learned[name] = {"absent": True}
     scored = outcomes(summary)
     store = SupplierStore(rt.settings.supplier_table)
     after = store.update_profile(

@@ -18,10 +18,12 @@ from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
+from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import Match, issuer_tax_ids, match_supplier
+from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import judge_ibans
 from docflow.suppliers.store import SupplierStore
 
@@ -101,10 +103,37 @@ def consult(
             "source": "registry",
         }
     factors = {p.page: _ocr(p) for p in pages}
+    out.shown["profileFields"] = _apply_profile(out, layouts, supplier, names, unreadable, factors)
+    return out
+
+
+def _apply_profile(
+    out: Consulted,
+    layouts: Sequence[Page],
+    supplier: Supplier,
+    names: Sequence[str],
+    unreadable: Collection[str],
+    factors: Mapping[int, float],
+) -> list[str]:
+    """Each profile field read where the profile says; the names of those it gave."""
     read: list[str] = []
     for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
         if name not in names or name in unreadable:
             continue  # a value the engine saw and could not read stays a person's to read
+        generic = out.fields.get(name)
+        if entry.get("absent") and not entry.get("suspended"):
+            if generic and generic.get("value"):
+                # A person confirmed this supplier prints no such field; the rules read one.
+                out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}
+                out.checks.append(
+                    {
+                        "field": name,
+                        "code": "profile-disagrees",
+                        "message": f"{name}: the supplier's invoices print none (a reviewer "
+                        f"left it empty), the rules read {generic.get('value')!r}",
+                    }
+                )
+            continue
         found = profiles.read(layouts, name, entry)
         if found is None:
             continue
@@ -136,5 +165,4 @@ def consult(
             "source": "profile",
         }
         read.append(name)
-    out.shown["profileFields"] = read
-    return out
+    return read

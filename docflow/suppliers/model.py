@@ -8,6 +8,9 @@ A supplier's profile is what reviewers confirmed about its invoices, per field:
      "confirmed": how many approved reviews taught it, "misses": times it read a value a
      reviewer then corrected, "suspended": true after two misses, until a person confirms
      the field again}
+
+or `{"absent": true, ...}` for a field an approved review left empty: this supplier's
+documents do not print it, and a later reading of one disagrees with a person.
 """
 
 from __future__ import annotations

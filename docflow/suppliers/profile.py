@@ -160,7 +160,7 @@ def _label_in(text: str, label: str) -> int | None:
 def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Located | None:
     """The field's value where the profile entry says it is, or None."""
     kind = FIELD_KINDS.get(name)
-    if kind not in LEARNED_KINDS or entry.get("suspended"):
+    if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
         return None
     shape = entry["shape"] if kind == ID else None
     for page in layouts:
@@ -214,7 +214,9 @@ def updated(
         suspended = bool(old.get("suspended")) or misses >= MAX_MISSES
         if old.get("suspended") and outcome != "miss":
             suspended, misses = False, 0  # a person confirmed the field again
-        base = entry or {k: old[k] for k in ("label", "region", "page", "shape") if k in old}
+        base = entry or {
+            k: old[k] for k in ("label", "region", "page", "shape", "absent") if k in old
+        }
         if not base:
             continue
         fields[name] = {

@@ -115,3 +115,19 @@ def test_a_checked_id_match_supplies_the_currency_the_page_does_not_name(stack: 
     named = {"currency": {"value": "USD", "confidence": 0.9, "page": 1, "box": None}}
     kept = consult(store, [page], named, ["currency"])
     assert kept.fields["currency"]["value"] == "USD"  # the page's own currency stands
+
+
+def test_a_field_a_person_left_empty_is_asked_about_when_the_rules_read_one(
+    stack: Stack,
+) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    learned = profile.updated({}, "run-1", {"po_number": {"absent": True}}, {})
+    assert learned is not None
+    store.update_profile("blauwal", lambda p: learned)
+    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
+    stray = {"po_number": {"value": "8587333880", "confidence": 0.9, "page": 1, "box": None}}
+    out = consult(store, [page], stray, ["po_number"])
+    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert out.fields["po_number"]["confidence"] <= 0.5
+    assert not consult(store, [page], {}, ["po_number"]).checks
