@@ -131,6 +131,7 @@ def _teach(
         if got.get("value") != truth:
             fields[name].update(original=got.get("value"), correctedBy="bench")
     summary = {
+        "docType": doc.doc_type,
         "supplier": {"supplierId": supplier_id, "certain": True},
         "fields": fields,
         "profileFields": result.get("profileFields") or [],
