@@ -122,7 +122,10 @@ def _teach(
     """The first document's review, its truth as the corrections, through the learn step."""
     from docflow.pipeline.learn import learn_supplier
 
-    fields: dict[str, Any] = {}
+    # A field the truth file does not score is taken as the reviewer saw it (approved as read).
+    fields: dict[str, Any] = {
+        k: v for k, v in result["fields"].items() if k not in doc.truth and v.get("value")
+    }
     for name, truth in doc.truth.items():
         got = result["fields"].get(name) or {}
         if truth is None or name not in FIELD_KINDS:
