@@ -44,8 +44,8 @@ each issuer's documents are scored with a calibration and thresholds fitted on e
 issuer's documents of both sets (leave-one-issuer-out, `bench/_extraction/calibrate.py`):
 the figure to trust, since the shipped table was fitted on these very documents.
 
-`warm` is the supplier-registry figure (learned profiles, each supplier's first document
-reviewed): null until that measure is hooked in.
+`warm` (real only): the set replayed in order, each supplier's first document reviewed and
+learned (`bench/_extraction/warm.py`); null for the generated set.
 
 `--verbose` prints each miss on stderr. How values compare: `bench/_extraction/scoring.py`.
 """
@@ -69,6 +69,7 @@ from _extraction.reads import ReadCache
 from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
 from _extraction.scoring import ece, judge, score
+from _extraction.warm import warm
 
 from docflow import aws
 from docflow.extract.fields import FIELD_KINDS
@@ -187,10 +188,13 @@ def main() -> None:
     out: dict[str, Any] = {}
     reads = ReadCache(Path(args.reads)) if args.reads else None
     runs: dict[str, list[dict[str, Any]]] = {}
+    warmed: dict[str, Any] = {}
     with moto_sandbox(names, env):
         bucket = names("DocumentBucket")
         for name, docs in sets.items():
             runs[name] = run_set(docs, bucket, args.workers, reads)
+            if name == "real":  # the same documents replayed, the registry filling up
+                warmed[name] = warm(docs, bucket, runs[name])
     records = [
         Record(name, _issuer(doc), doc, result, result["evidence"])
         for name, docs in sets.items()
@@ -224,7 +228,11 @@ def main() -> None:
             for miss in misses:
                 print(name, json.dumps(miss, ensure_ascii=False), file=sys.stderr)
         held = [v for r, v in zip(records, validated, strict=False) if r.set == name]
-        section: dict[str, Any] = {"cold": scored, "cross_validated": None, "warm": None}
+        section: dict[str, Any] = {
+            "cold": scored,
+            "cross_validated": None,
+            "warm": warmed.get(name),
+        }
         if len(held) == len(docs):
             section["cross_validated"] = _figures(docs, held)
             pngs[f"{name}, leave-one-issuer-out"] = section["cross_validated"].pop("_pairs")

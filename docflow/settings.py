@@ -109,6 +109,8 @@ class Settings:
     # waits up to pile_max_wait_seconds, then goes on-demand. The batcher waits on the job's
     # state-change event, polling GetModelInvocationJob every pile_poll_seconds as a fallback.
     pile_table: str = "docflow-pile"
+    # The supplier registry (docflow.suppliers): checked ids, names, learned profiles.
+    supplier_table: str = "docflow-suppliers"
     pile_min_records: int = 100
     pile_max_records: int = 50_000
     pile_max_wait_seconds: int = 6 * 3600

@@ -5,6 +5,7 @@
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
+             -> an approved fields review of a registered supplier: learn its profile
              -> finalize
     anything unrecoverable -> failed, with a reason code
 
@@ -46,6 +47,7 @@ from docflow.pipeline.extract import (
     with_fields,
 )
 from docflow.pipeline.finalize import archive_document, finalize_document
+from docflow.pipeline.learn import learn_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version, record_status
@@ -69,6 +71,7 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
+from docflow.suppliers.route import issuer_iban_privacy, learning_due
 
 # A document none of whose pages has ink: a terminal failure that says so, not a triage.
 BLANK_DOCUMENT = "blank-document"
@@ -136,6 +139,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             extract_fields(doc, found["docType"], split.plan), "extract", EXTRACT_STEP
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
+        # An IBAN held back at classify routes to privacy unless it was the issuer's.
+        stages = [*stages, *issuer_iban_privacy(found, extracted)]
         usage = extracted.get("usage", {})
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.
@@ -167,6 +172,9 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             run = after_triage(context, doc, run, index, decision)
         index += 1
     summary, stages, usage = run.summary, run.stages, run.usage
+    # An approved fields review teaches the matched supplier's profile (a conditional write).
+    if learning_due(summary, stages, run.decided):
+        context.step(learn_supplier(doc, summary, run.plan), name="learn supplier profile")
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches, usage)

@@ -52,8 +52,21 @@ class RulesClassifier:
         if ranked:
             for name in ranked[0].stages:
                 because.setdefault(name, "type")
+        held: dict[str, Any] | None = None
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
-            because.setdefault(self.rules.sensitive_stage, "sensitive")
+            others = [d for d in self.rules.review_on if d != "iban" and sensitive.get(d)]
+            if (
+                not others
+                and doc_type in self.rules.issuer_iban_types
+                and self.rules.sensitive_stage not in because
+                and triage not in because
+            ):
+                # Only IBANs: extraction judges whose they are, then `issuer_iban_privacy`
+                # puts the stage back unless each is the issuer's.
+                stage = self.rules.stages[self.rules.sensitive_stage].to_dict()
+                held = {"stage": {**stage, "because": "sensitive"}, "ibans": sensitive["iban"]}
+            else:
+                because.setdefault(self.rules.sensitive_stage, "sensitive")
         low_confidence = ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
         if self.rules.quality_stage and low_confidence:
             because.setdefault(self.rules.quality_stage, "quality")
@@ -69,6 +82,7 @@ class RulesClassifier:
             # Whether the type has fields to extract: decided here so that the orchestrator
             # branches on a checkpointed value, not on the rules file it happens to load.
             "extract": doc_type in self.rules.fields.types,
+            **({"privacyHeld": held} if held else {}),
         }
 
 

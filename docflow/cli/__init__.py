@@ -14,6 +14,7 @@
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
+    docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
@@ -34,7 +35,7 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack, trace, versions
+from docflow.cli import documents, piles, queries, reviewers, stack, suppliers, trace, versions
 from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
@@ -297,6 +298,16 @@ def _reviewer_commands(add: Add) -> None:
     )
     p.add_argument("action", choices=["revoke"], help="what to do (revoke)")
     p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
+    p = add(
+        "suppliers",
+        suppliers.cmd_suppliers,
+        "the supplier registry: import a CSV (every row checked first; columns: id, name, "
+        "aliases, vat, siret, siren, kvk, cnpj, gstin, abn, ein, iban, currency; `;` between "
+        "several values), list, show or remove a supplier",
+        local=True,
+    )
+    p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="import, list, show or remove")
+    p.add_argument("target", nargs="?", help="the CSV file (import) or a supplier id")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -191,11 +191,39 @@ def print_fields(state: dict[str, Any]) -> None:
             if "correctedBy" in f
             else ""
         )
+        note = note or source_note(f)
         confidence = f"{float(f.get('confidence', 0)):.2f}"
         rows.append([name, f.get("value"), confidence, f.get("page") or "-", note])
     print(table(rows, ["field", "value", "confidence", "page", "note"]))
     for check in state.get("fieldChecks") or []:
         print(f"sent to a person: {check.get('code')}: {check.get('message')}")
+    print_supplier(state)
+
+
+def source_note(f: dict[str, Any]) -> str:
+    """Where a value came from when it was not the page's rules: the registry, the profile."""
+    if f.get("source") == "registry":
+        printed = f.get("printed")
+        return "from the supplier registry" + (f" (printed: {printed})" if printed else "")
+    if f.get("source") == "profile":
+        return "read where the supplier's profile says"
+    return ""
+
+
+def print_supplier(state: dict[str, Any]) -> None:
+    """Which supplier was matched and how, and each IBAN with whose it was judged."""
+    supplier = state.get("supplier")
+    if supplier:
+        how = "certain" if supplier.get("certain") else f"by name, score {supplier.get('score')}"
+        print(
+            f"supplier: {supplier.get('name')} ({supplier.get('supplierId')}), "
+            f"matched by {supplier.get('key')} ({how})"
+        )
+    for iban in state.get("ibans") or []:
+        whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
+        valid = "" if iban.get("valid") else ", fails its check"
+        where = f"IBAN {iban.get('iban')} on page {iban.get('page')}"
+        print(f"{where}: {whose} ({iban.get('why')}{valid})")
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:

@@ -32,6 +32,19 @@ VERSIONS_SHAPE = (
     'source, digest and publishedAt are null); `prune` prints [{"version", "removed": bool, '
     '"reason": "" | "live" | "held by N open execution(s)"}]'
 )
+SUPPLIER = (
+    '{"supplierId", "name", "aliases": [name], "ids": {kind: [value]} (kinds: vat, siret, '
+    'siren, kvk, cnpj, gstin, abn, ein, iban), "currency": ISO 4217|null, "profile": '
+    '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed", '
+    '"misses", "suspended"}}, "runs": [run id]}, "profileVersion": int}'
+)
+SUPPLIER_SHAPES = {
+    "import": f'{{"imported": int, "suppliers": [SUPPLIER]}}; SUPPLIER = {SUPPLIER}. A bad '
+    'file prints {"error": message naming the row, "row": int} and imports nothing (exit 2)',
+    "list": "[SUPPLIER, ...] by name, SUPPLIER as in `import`",
+    "show": "SUPPLIER as in `import` (exit 4 and null when there is none)",
+    "remove": '{"supplierId", "removed": bool}',
+}
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
@@ -97,6 +110,14 @@ JSON_SHAPES = {
     '"pending": int (items waiting on the reviewer)}',
     "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
     "first revocation's; revoking again changes nothing)}",
+    "suppliers": "import: "
+    + SUPPLIER_SHAPES["import"]
+    + "; list: "
+    + SUPPLIER_SHAPES["list"]
+    + "; show: "
+    + SUPPLIER_SHAPES["show"]
+    + "; remove: "
+    + SUPPLIER_SHAPES["remove"],
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '

@@ -15,6 +15,9 @@ A reason is `{"field", "code", "message"}` with code one of:
     order-mismatch      the purchase order the invoice cites, finalized earlier, names another
                         supplier, currency or total (`docflow/extract/orders.py`)
     engine-failed       the engine gave no answer at all (added by the extract step)
+    profile-disagrees   the supplier's profile and the rules read different values
+                        (added by docflow.suppliers.hook)
+    registry-failed     the supplier registry could not be read (added by the extract step)
 """
 
 from __future__ import annotations

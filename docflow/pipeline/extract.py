@@ -29,6 +29,8 @@ from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
+from docflow.suppliers.hook import consult
+from docflow.suppliers.store import SupplierStore
 
 ATTEMPTS = 3
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
@@ -62,6 +64,28 @@ def _words(page: dict[str, Any]) -> tuple[Word, ...]:
     if not key:
         return ()
     return tuple(Word.from_row(row) for row in runtime().store.get_json(key)["words"])
+
+
+def _consult_registry(
+    step: StepContext,
+    pages: list[PageInput],
+    fields: dict[str, Any],
+    names: Any,
+    unreadable: set[str],
+) -> Any:
+    """The supplier registry: checked ids, whose IBANs, the registry's name, the profile."""
+    table = runtime().settings.supplier_table
+    try:
+        store = SupplierStore(table) if table else None
+        return consult(store, pages, fields, names, unreadable)
+    except Exception as exc:  # the registry unreachable: retried, then a person reads it
+        if step.attempt < ATTEMPTS:
+            raise
+        consulted = consult(None, pages, fields, names, unreadable)
+        consulted.checks.append(
+            {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
+        )
+        return consulted
 
 
 @durable_step
@@ -104,10 +128,13 @@ def extract_fields(
     if order is not None and order.verdict == "match":
         fields = confirmed(fields)
     unreadable = {r["field"] for r in extraction.rejected}
+    consulted = _consult_registry(step, pages, fields, spec.names, unreadable)
+    fields = consulted.fields
     checks = check_fields(
         fields, spec, rules, unreadable, extraction.repairs, extraction.thresholds
     )
     checks.extend(extraction.findings)
+    checks.extend(consulted.checks)
     if order is not None and order.verdict == "mismatch":
         checks.append(order.check(fields))
     if failure:
@@ -122,6 +149,7 @@ def extract_fields(
             "engine": extraction.engine,
             "language": extraction.language,
             "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())},
+            "consulted": {"fields": fields, **consulted.shown},
             "rejected": extraction.rejected,
             "checks": checks,
             "order": order.__dict__ if order is not None else None,
@@ -158,6 +186,7 @@ def extract_fields(
         "stages": stages,
         "key": key,
         "usage": meter_usage(extraction.engine, extraction.usage, len(pages)),
+        **consulted.shown,
     }
 
 
@@ -186,7 +215,12 @@ def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int
 
 def with_fields(summary: dict[str, Any], extracted: dict[str, Any]) -> dict[str, Any]:
     """The document summary with its fields and the check reasons (what review pages show)."""
-    return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"]}
+    shown = {k: extracted[k] for k in SUPPLIER_KEYS if extracted.get(k)}
+    return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"], **shown}
+
+
+# What the registry adds to the summary (docflow.suppliers.hook), when it has anything.
+SUPPLIER_KEYS = ("supplier", "ibans", "taxIds", "profileFields")
 
 
 def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
 
 from docflow.ids import DocumentRef
-from docflow.pipeline.extract import EXTRACT_STEP, extract_fields, with_fields
+from docflow.pipeline.extract import EXTRACT_STEP, SUPPLIER_KEYS, extract_fields, with_fields
 from docflow.pipeline.run_state import RunState
 from docflow.review.stage.decision import Decision
 from docflow.runtime import runtime
@@ -88,6 +88,7 @@ def after_triage(
         return replace(run, summary={**summary, "triage": picked})
     summary = {**summary, "docType": chosen, "triage": picked}
     if "fields" in summary:  # the guess's fields: none of them hold for the picked type
+        summary = {k: v for k, v in summary.items() if k not in SUPPLIER_KEYS}
         summary = {**summary, "fields": {}, "fieldChecks": []}
     routes = stages[index].get("routes")  # checkpointed at classify (None: an older run)
     route = context.step(route_for_type(chosen, routes), name="route after triage")

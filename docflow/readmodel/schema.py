@@ -56,6 +56,13 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "fields": dict,
     "fieldChecks": list,
     "corrections": dict,
+    # The supplier registry's part (docflow.suppliers.hook): who issued it and how it was
+    # matched, each IBAN masked with whose it was judged, the checked tax ids found, and the
+    # fields the supplier's profile read.
+    "supplier": dict,
+    "ibans": list,
+    "taxIds": list,
+    "profileFields": list,
     # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,
     # page}]} (masked, never a detector's matched value) and how it was made
     # {mode, engine, status, key, jobId?, reason?}.

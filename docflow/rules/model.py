@@ -113,6 +113,10 @@ class Rules:
     # The digest's period, and every reviewer who takes one (by a stage or their own entry).
     digest_every_seconds: int = DIGEST_EVERY_S
     digest_reviewers: tuple[str, ...] = ()
+    # Types whose issuer's own IBAN is expected content, not a privacy finding (issue 36):
+    # for them an IBAN alone holds the sensitive stage back until extraction has judged whose
+    # each IBAN is (`docflow.suppliers.ownership`). `[]` restores the plain rule.
+    issuer_iban_types: tuple[str, ...] = ()
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
@@ -227,6 +231,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             triage_min_confidence=triage_min,
             digest_every_seconds=_digest_period(raw),
             digest_reviewers=tuple(sorted(takers)),
+            issuer_iban_types=tuple(sensitive.get("issuer_iban_types", [])),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -242,6 +247,7 @@ def _validate(rules: Rules, source: Path) -> None:
         if s
     ]
     known_types = {t.name for t in rules.types}
+    _validate_iban_types(rules, source)
     for doc_type in rules.fields.types:
         if doc_type not in known_types:
             raise SettingsError(f"rules file {source}: fields for unknown type {doc_type!r}")
@@ -265,6 +271,15 @@ def _validate(rules: Rules, source: Path) -> None:
     for detector in (*rules.detectors, *rules.review_on):
         if detector not in DETECTORS:
             raise SettingsError(f"rules file {source}: unknown detector {detector!r}")
+
+
+def _validate_iban_types(rules: Rules, source: Path) -> None:
+    for doc_type in rules.issuer_iban_types:
+        if doc_type not in rules.fields.types:
+            raise SettingsError(
+                f"rules file {source}: sensitive.issuer_iban_types names {doc_type!r}, "
+                "which has no [fields] (only a type with fields has an issuer to judge)"
+            )
 
 
 def _policy_problem(stage: Stage) -> str:

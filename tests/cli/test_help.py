@@ -10,7 +10,7 @@ import sys
 
 from docflow.cli import build_parser
 
-QUERY_COMMANDS = {"pending", "failed", "stuck", "show", "reprocess", "jobs", "trace"}
+QUERY_COMMANDS = {"pending", "failed", "stuck", "show", "reprocess", "jobs", "trace", "suppliers"}
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:

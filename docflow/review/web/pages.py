@@ -17,6 +17,7 @@ from docflow.review.stage.records import tally
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.evidence import PageFacts, Segment, masked_value
 from docflow.review.web.templating import env, when
+from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
@@ -117,6 +118,7 @@ def fields_rows(
                 # Where it was read, as CSS over the page preview ("" when not known).
                 "box": box_style(found.get("box")),
                 "found": bool(found.get("value")),
+                "source": SOURCES.get(str(found.get("source", "")), ""),
             }
         )
     return rows
@@ -227,7 +229,9 @@ def review_page(
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
-    findings = findings_lines(pages, routing)
+    # The issuer's own IBANs route nowhere (docflow.suppliers.ownership): not said to.
+    routing = Routing(routes_on(routing.review_on, summary), routing.min_confidence)
+    findings = [*findings_lines(pages, routing), *supplier_lines(summary)]
     stage_index = int(link.get("stageIndex", 0))
     route_spec = summary.get("route") or [{"name": link.get("stageName", ""), "because": ""}]
     route = [

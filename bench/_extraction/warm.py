@@ -1,0 +1,194 @@
+"""The `warm` figure: the labelled real set replayed in order against a registry that fills.
+
+Each supplier's first document (suppliers told apart by the truth's vendor name) is the one a
+person reviews: it is registered with the checked ids and issuer IBANs its pages show (what
+the review page's "add this supplier" does) and taught to its profile with its truth as the
+corrections, through the pipeline's own learn step. Every later document of a known supplier
+is measured, through the same step bodies as the cold run (split, read, classify, extract),
+now with the registry and the profiles consulted:
+
+    documents          later documents measured (a supplier's first one is not)
+    suppliers          suppliers registered on the way
+    matched            share of measured documents whose supplier was matched by a checked id
+    straight_through   share finalized with no `fields`/`triage` review and every printed
+                       field right
+    review_rate        share given such a review
+    silent_wrong       present values that are wrong, in documents no person saw
+    silent_missing     printed fields absent, in documents no person saw
+    cold_straight_through   the same documents' straight-through in the cold run
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _extraction.generated import Document
+from _extraction.scoring import REVIEWS, same
+from docflow import aws
+from docflow.extract.base import PageInput
+from docflow.extract.fields import FIELD_KINDS
+from docflow.extract.rules import layout_of
+from docflow.ids import DocumentRef
+from docflow.pipeline.extract import _pages, _words
+from docflow.runtime import runtime
+from docflow.storage import page_text_key
+from docflow.suppliers.model import Supplier, SupplierError, slug
+from docflow.suppliers.ownership import ISSUER, judge_ibans
+from docflow.suppliers.store import ClaimConflict, SupplierStore
+
+
+class _Step:
+    attempt = 1
+
+    class logger:  # mirrors StepContext.logger
+        @staticmethod
+        def info(*_: Any, **__: Any) -> None: ...
+
+        @staticmethod
+        def warning(*_: Any, **__: Any) -> None: ...
+
+
+def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
+    from docflow.pipeline.classify import classify_document
+    from docflow.pipeline.extract import extract_fields
+    from docflow.pipeline.read_batch import read_page_batch
+    from docflow.pipeline.split import split_document
+
+    key = f"bench-warm/{doc.ident}.pdf"
+    put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
+    ref = DocumentRef(bucket, key, put["VersionId"], "02")
+    step = _Step()
+    split = split_document(ref)(step)
+    if not split["ok"]:
+        return ref, [], {"docType": "failed", "fields": {}, "checks": [], "stages": []}
+    plan = split["batches"]
+    batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
+    found = classify_document(ref, batches)(step)
+    if not found.get("extract"):
+        return ref, plan, {"docType": found["docType"], "fields": {}, "stages": found["stages"]}
+    extracted = extract_fields(ref, found["docType"], plan)(step)
+    return ref, plan, {**extracted, "stages": [*found["stages"], *extracted["stages"]]}
+
+
+def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:
+    rt = runtime()
+    pages = [
+        PageInput(
+            page=p["page"],
+            text=rt.store.get_text(p.get("key") or page_text_key(ref, p["page"])),
+            engine=p["engine"],
+            confidence=float(p["confidence"]),
+            words=_words(p),
+        )
+        for p in _pages(ref, plan, rt.classifier.rules.fields.max_pages)  # type: ignore[attr-defined]
+    ]
+    layouts = [layout_of(p) for p in pages]
+    return [i.value for i in judge_ibans(layouts, None) if i.valid and i.owner == ISSUER]
+
+
+def _register(
+    store: SupplierStore, name: str, result: dict[str, Any], ibans: list[str]
+) -> str | None:
+    """Add the supplier with the ids its first document shows; an id another supplier holds
+    already (a customer's, printed on both) is left out."""
+    ids: dict[str, list[str]] = {}
+    for t in result.get("taxIds") or []:
+        if t.get("valid"):
+            ids.setdefault(t["kind"], []).append(t["value"])
+    if ibans:
+        ids["iban"] = ibans
+    currency = (result["fields"].get("currency") or {}).get("value") or ""
+    base = {"supplierId": slug(name), "name": name, "currency": currency}
+    try:
+        supplier = Supplier.parse({**base, "ids": ids})
+    except SupplierError:
+        supplier = Supplier.parse(base)
+    for conflict in store.conflicts([supplier]):
+        kind, _, value = conflict.key.partition(":")
+        left = tuple(v for v in supplier.ids.get(kind, ()) if v != value)
+        supplier = Supplier.parse(
+            {**supplier.to_json(), "ids": {**supplier.to_json()["ids"], kind: list(left)}}
+        )
+    try:
+        store.put(supplier)
+    except ClaimConflict:
+        return None
+    return supplier.supplier_id if supplier.ids else None
+
+
+def _teach(
+    ref: DocumentRef, plan: list[list[int]], supplier_id: str, doc: Document, result: dict
+) -> None:
+    """The first document's review, its truth as the corrections, through the learn step."""
+    from docflow.pipeline.learn import learn_supplier
+
+    # A field the truth file does not score is taken as the reviewer saw it (approved as read).
+    fields: dict[str, Any] = {
+        k: v for k, v in result["fields"].items() if k not in doc.truth and v.get("value")
+    }
+    for name, truth in doc.truth.items():
+        got = result["fields"].get(name) or {}
+        if truth is None or name not in FIELD_KINDS:
+            continue
+        fields[name] = {**got, "value": truth}
+        if got.get("value") != truth:
+            fields[name].update(original=got.get("value"), correctedBy="bench")
+    summary = {
+        "docType": doc.doc_type,
+        "supplier": {"supplierId": supplier_id, "certain": True},
+        "fields": fields,
+        "profileFields": result.get("profileFields") or [],
+    }
+    learn_supplier(ref, summary, plan)(_Step())
+
+
+def _outcome(doc: Document, result: dict[str, Any]) -> dict[str, Any]:
+    reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
+    wrong = missing = 0
+    for name, truth in doc.truth.items():
+        value = (result["fields"].get(name) or {}).get("value")
+        if not same(name, value, truth):
+            wrong += value is not None
+            missing += value is None
+    return {"reviewed": reviewed, "wrong": wrong, "missing": missing}
+
+
+def _straight(outcome: dict[str, Any]) -> bool:
+    return not outcome["reviewed"] and not outcome["wrong"] and not outcome["missing"]
+
+
+def warm(docs: list[Document], bucket: str, cold: list[dict[str, Any]]) -> dict[str, Any]:
+    """Replay `docs` in order (see the module's docstring); `cold`: their cold results."""
+    store = SupplierStore(runtime().settings.supplier_table)
+    seen: dict[str, str | None] = {}
+    measured: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
+    for doc, cold_result in zip(docs, cold, strict=True):
+        name = doc.truth.get("vendor_name")
+        if doc.doc_type not in ("invoice", "credit-note", "purchase-order") or not name:
+            continue
+        ref, plan, result = _run(doc, bucket)
+        who = " ".join(str(name).lower().split())
+        if who in seen:
+            matched = bool((result.get("supplier") or {}).get("certain"))
+            measured.append((_outcome(doc, result), _outcome(doc, cold_result), matched))
+            continue
+        supplier_id = _register(store, str(name), result, _issuer_ibans(ref, plan))
+        seen[who] = supplier_id
+        if supplier_id:
+            _teach(ref, plan, supplier_id, doc, result)
+    count = len(measured)
+
+    def share(values: list[bool]) -> float | None:
+        return round(sum(values) / count, 4) if count else None
+
+    no_review = [w for w, _c, _m in measured if not w["reviewed"]]
+    return {
+        "documents": count,
+        "suppliers": len(seen),
+        "matched": share([m for _w, _c, m in measured]),
+        "straight_through": share([_straight(w) for w, _c, _m in measured]),
+        "review_rate": share([w["reviewed"] for w, _c, _m in measured]),
+        "silent_wrong": sum(w["wrong"] for w in no_review),
+        "silent_missing": sum(w["missing"] for w in no_review),
+        "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
+    }

@@ -1,0 +1,82 @@
+"""Step: an approved fields review teaches the matched supplier's profile.
+
+Runs after the review decisions and before finalize (named `learn supplier profile`). It
+locates each confirmed value on the pages (the words the read step stored in S3), takes the
+label before it, its region and its shape, and writes the profile by a conditional write on
+the profile's version (`SupplierStore.update_profile`): a step that runs twice learns once
+(the run id is remembered), and two reviews of one supplier racing both land.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_durable_execution_sdk_python import StepContext, durable_step
+
+from docflow.extract.base import PageInput
+from docflow.extract.rules import layout_of
+from docflow.ids import DocumentRef
+from docflow.pipeline.extract import _pages, _words
+from docflow.runtime import runtime
+from docflow.storage import page_text_key
+from docflow.suppliers import profile as profiles
+from docflow.suppliers.store import SupplierStore
+
+
+def outcomes(summary: dict[str, Any]) -> dict[str, str]:
+    """Per field the profile read: "hit" (the reviewer kept it) or "miss" (corrected)."""
+    fields = summary.get("fields") or {}
+    out: dict[str, str] = {}
+    for name in summary.get("profileFields") or []:
+        f = fields.get(name) or {}
+        changed = "correctedBy" in f and str(f.get("original")) != str(f.get("value"))
+        out[name] = "miss" if changed else "hit"
+    return out
+
+
+@durable_step
+def learn_supplier(
+    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]]
+) -> dict[str, Any]:
+    rt = runtime()
+    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
+    supplier_id = str(summary["supplier"]["supplierId"])
+    pages = [
+        PageInput(
+            page=p["page"],
+            text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
+            engine=p["engine"],
+            confidence=float(p["confidence"]),
+            words=_words(p),
+        )
+        for p in _pages(doc, plan, rules.max_pages)
+    ]
+    layouts = [layout_of(p) for p in pages]
+    learned = {
+        name: profiles.learn_entry(layouts, name, str(f.get("value") or ""))
+        for name, f in sorted((summary.get("fields") or {}).items())
+        if f.get("value") not in (None, "") and f.get("source") != "registry"
+    }
+    learned = {k: v for k, v in learned.items() if v is not None or k in outcomes(summary)}
+    # A field of the type that the approved review left empty: this supplier does not print it
+    # (a rules engine that reads one there later disagrees with a person, and asks one).
+    spec = rules.for_type(str(summary.get("docType", "")))
+    for name in spec.names if spec else ():
+        if not (summary.get("fields") or {}).get(name, {}).get("value"):
+            learned[name] = {"absent": True}
+    scored = outcomes(summary)
+    store = SupplierStore(rt.settings.supplier_table)
+    after = store.update_profile(
+        supplier_id, lambda old: profiles.updated(old, doc.run_id, learned, scored)
+    )
+    fields = sorted((after.profile if after else {}).get("fields") or {})
+    step.logger.info(
+        "supplier profile learned",
+        extra={"supplierId": supplier_id, "fields": fields, "outcomes": scored},
+    )
+    return {
+        "supplierId": supplier_id,
+        "learned": sorted(k for k, v in learned.items() if v),
+        "outcomes": scored,
+        "profileVersion": after.profile_version if after else None,
+    }

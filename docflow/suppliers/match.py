@@ -1,0 +1,83 @@
+"""Which registered supplier issued this document: by a checked id first, then by name.
+
+    1. a checked tax id printed on the page that a supplier claims (outside the customer's
+       block: the customer's VAT number identifies the customer)     -> by "<kind>"
+    2. a checked IBAN that a supplier claims and that is not a customer's (a debit mandate
+       or the customer's block)                                      -> by "iban"
+    3. the printed vendor name against every name and alias (rapidfuzz token-sort ratio at
+       least NAME_SCORE)                                              -> by "name"
+
+Only 1 and 2 are certain; a match by name is shown but makes nothing confident, and no
+profile is read for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from docflow.extract.layout import Page
+from docflow.extract.parse import fold
+from docflow.extract.vendor import LEGAL_FORM, customer_cells
+from docflow.suppliers.ids import FoundId, find_tax_ids
+from docflow.suppliers.model import Supplier
+from docflow.suppliers.ownership import IbanFinding
+from docflow.suppliers.store import SupplierStore
+
+NAME_SCORE = 90.0
+
+
+@dataclass(frozen=True)
+class Match:
+    supplier: Supplier
+    by: str  # a tax id kind, "iban" or "name"
+    key: str  # the matched `kind:value` (masked for an IBAN by the caller), or the name
+    score: float = 100.0
+
+    @property
+    def certain(self) -> bool:
+        return self.by != "name"
+
+
+def issuer_tax_ids(layouts: Sequence[Page]) -> list[FoundId]:
+    """Tax ids printed outside the customer's block, in page order (checked or not)."""
+    out: list[FoundId] = []
+    for page in layouts:
+        customer = customer_cells(page)
+        for cell in page.cells():
+            if id(cell) not in customer:
+                out.extend(find_tax_ids(cell.text))
+    return out
+
+
+def _name_key(name: str) -> str:
+    return " ".join(fold(LEGAL_FORM.sub(" ", name)).split())
+
+
+def match_supplier(
+    store: SupplierStore,
+    tax_ids: Sequence[FoundId],
+    ibans: Sequence[IbanFinding],
+    vendor_name: str | None,
+) -> Match | None:
+    for found in tax_ids:
+        if found.valid and (supplier := store.by_key(found.key)) is not None:
+            return Match(supplier, found.kind, found.key)
+    for iban in ibans:
+        mine = iban.valid and iban.why not in ("debit-mandate", "customer-block")
+        if mine and (supplier := store.by_key(f"iban:{iban.value}")) is not None:
+            return Match(supplier, "iban", f"iban:{iban.value}")
+    if not vendor_name or len(_name_key(vendor_name)) < 3:
+        return None
+    printed = _name_key(vendor_name)
+    best: tuple[float, Supplier] | None = None
+    for supplier in store.all():
+        for name in (supplier.name, *supplier.aliases):
+            score = fuzz.token_sort_ratio(printed, _name_key(name))
+            if score >= NAME_SCORE and (best is None or score > best[0]):
+                best = (score, supplier)
+    if best is None:
+        return None
+    return Match(best[1], "name", best[1].name, round(best[0], 1))

@@ -1,0 +1,228 @@
+"""A supplier's learned profile: where its invoices print each field, after which label, in
+which shape; learned from approved reviews, read first on that supplier's next invoices.
+
+`learn` turns confirmed values and the page layout into profile entries; `read` finds a
+field where an entry says. Both are pure (layouts in, values out); the store's conditional
+write and the extract hook decide what to do with them.
+
+A profile read counts only when all three agree: the entry's label is on the page, the value
+after it has the entry's shape, and it lies in the entry's region (within MARGIN). Dates and
+amounts keep their kind as shape (their printed form varies less than their value); ids and
+numbers get a pattern (`E\\d{13}`, `INV-\\d{4}-\\d{3}`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID
+from docflow.extract.layout import Cell, Page, below, right_of
+from docflow.extract.parse import find_amounts, find_dates, fold
+
+LEARNED_KINDS = (ID, DATE, AMOUNT)
+MARGIN = 0.08  # page-relative slack around a learned region
+LABEL_SCORE = 90.0  # rapidfuzz ratio between a printed label and the learned one
+MAX_MISSES = 2
+KEEP_RUNS = 50  # run ids remembered, so a step that runs twice learns once
+
+
+@dataclass(frozen=True)
+class Located:
+    value: str
+    label: str
+    box: list[float]
+    page: int
+
+
+def shape_of(value: str, kind: str) -> str:
+    """A regular expression for an id's printed form; the kind for dates and amounts."""
+    if kind != ID:
+        return kind
+    out, first = [], True
+    for run in re.finditer(r"[A-Za-z]+|\d+|[^A-Za-z\d]+", value):
+        text = run[0]
+        if text.isdigit():
+            out.append(rf"\d{{{len(text)}}}")
+        elif text.isalpha():
+            # A leading prefix is the supplier's constant (`E`, `INV`); later letters vary.
+            out.append(re.escape(text.upper()) if first else f"[A-Z]{{{len(text)}}}")
+        else:
+            out.append(re.escape(text))
+        first = False
+    return "".join(out)
+
+
+def _token_value(text: str, kind: str, shape: str | None) -> tuple[str, int, int] | None:
+    """The first value of `kind` (and `shape`, for ids) in `text`: (normal form, span)."""
+    if kind == ID:
+        for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9]", text):
+            token = m[0].upper()
+            if shape is None or re.fullmatch(shape, token):
+                return token, m.start(), m.end()
+        return None
+    if kind == AMOUNT:
+        amounts = find_amounts(text)
+        return (amounts[0].value, amounts[0].start, len(text)) if amounts else None
+    if kind == DATE:
+        dates = find_dates(text)
+        return (dates[0].iso, dates[0].start, len(text)) if dates else None
+    return None
+
+
+def _same(kind: str, printed: str, value: str) -> bool:
+    if kind == AMOUNT:
+        try:
+            return Decimal(printed) == Decimal(str(value))
+        except InvalidOperation:
+            return False
+    return printed.upper() == str(value).upper()
+
+
+def _label_before(page: Page, cell: Cell, start: int) -> str:
+    """The label of a value at `cell.text[start:]`: the words before it in its cell, else the
+    cell to its left, else the cell over it."""
+    own = cell.text[:start].strip(" :#.-\t")
+    if sum(c.isalpha() for c in own) >= 2:
+        return own
+    left = [c for c in page.lines[cell.line] if c.x1 <= cell.x0 + 1e-6]
+    if left:
+        return max(left, key=lambda c: c.x1).text.strip(" :#.-\t")
+    for line in range(cell.line - 1, max(-1, cell.line - 3), -1):
+        for other in page.lines[line]:
+            if min(cell.x1, other.x1) - max(cell.x0, other.x0) > 0:
+                return other.text.strip(" :#.-\t")
+    return ""
+
+
+def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
+    """Where a confirmed value is printed (the first place), with the label before it."""
+    for page in layouts:
+        for cell in page.cells():
+            found = _token_value(cell.text, kind, None)
+            spans: list[tuple[str, int, int]] = []
+            if kind == ID:
+                spans = [
+                    (m[0].upper(), m.start(), m.end())
+                    for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]", cell.text)
+                ]
+            elif found:
+                spans = [found]
+            for printed, start, end in spans:
+                if _same(kind, printed, value):
+                    label = _label_before(page, cell, start)
+                    box = cell.sub_box(start, end) or [cell.x0, cell.y0, cell.x1, cell.y1]
+                    return Located(printed, label, [round(v, 4) for v in box], page.number)
+    return None
+
+
+def learn_entry(layouts: Sequence[Page], name: str, value: str) -> dict[str, Any] | None:
+    kind = FIELD_KINDS.get(name)
+    if kind not in LEARNED_KINDS or not value:
+        return None
+    where = locate(layouts, kind, value)
+    # A label is words: a table's previous column (`1`, `€`) is no label to read after.
+    if where is None or sum(c.isalpha() for c in where.label) < 3:
+        return None
+    return {
+        "label": where.label[:80],
+        "region": where.box,
+        "page": where.page,
+        "shape": shape_of(where.value, kind),
+    }
+
+
+def _inside(box: Sequence[float], region: Sequence[float]) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return (
+        region[0] - MARGIN <= cx <= region[2] + MARGIN
+        and region[1] - MARGIN <= cy <= region[3] + MARGIN
+    )
+
+
+def _label_in(text: str, label: str) -> int | None:
+    """Where the learned label ends in `text` (fuzzily, for OCR), or None."""
+    folded, want = fold(text), fold(label)
+    index = folded.find(want)
+    if index >= 0:
+        return index + len(want)
+    head = folded[: len(want) + 2]
+    if fuzz.ratio(head[: len(want)], want) >= LABEL_SCORE:
+        return len(want)
+    return None
+
+
+def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Located | None:
+    """The field's value where the profile entry says it is, or None."""
+    kind = FIELD_KINDS.get(name)
+    if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
+        return None
+    shape = entry["shape"] if kind == ID else None
+    for page in layouts:
+        if page.number != int(entry.get("page", 1)):
+            continue
+        for cell in page.cells():
+            end = _label_in(cell.text, str(entry["label"]))
+            if end is None:
+                continue
+            places: list[tuple[Cell, int]] = [(cell, end)]
+            if (right := right_of(page, cell)) is not None:
+                places.append((right, 0))
+            places.extend((under, 0) for _d, under in below(page, cell, max_lines=2))
+            for where, offset in places:
+                found = _token_value(where.text[offset:], kind, shape)
+                if not found:
+                    continue
+                value, start, stop = found
+                box = where.sub_box(offset + start, offset + stop) or [
+                    where.x0,
+                    where.y0,
+                    where.x1,
+                    where.y1,
+                ]
+                if _inside(box, entry["region"]):
+                    return Located(value, str(entry["label"]), list(box), page.number)
+    return None
+
+
+def updated(
+    profile: Mapping[str, Any],
+    run_id: str,
+    learned: Mapping[str, dict[str, Any] | None],
+    outcomes: Mapping[str, str],
+) -> dict[str, Any] | None:
+    """The profile after one approved review, or None when this run was applied already.
+
+    `learned`: field -> the entry the confirmed value gives (None: not located).
+    `outcomes`: field -> "hit" (the profile read the confirmed value), "miss" (it read a value
+    the reviewer corrected), or "" (the profile did not read it). Two misses suspend an
+    entry; a person confirming the field while it is suspended restores it.
+    """
+    runs = list(profile.get("runs", []))
+    if run_id in runs:
+        return None
+    fields: dict[str, Any] = {k: dict(v) for k, v in (profile.get("fields") or {}).items()}
+    for name, entry in learned.items():
+        old = fields.get(name, {})
+        outcome = outcomes.get(name, "")
+        misses = int(old.get("misses", 0)) + (1 if outcome == "miss" else 0)
+        suspended = bool(old.get("suspended")) or misses >= MAX_MISSES
+        if old.get("suspended") and outcome != "miss":
+            suspended, misses = False, 0  # a person confirmed the field again
+        base = entry or {
+            k: old[k] for k in ("label", "region", "page", "shape", "absent") if k in old
+        }
+        if not base:
+            continue
+        fields[name] = {
+            **base,
+            "confirmed": int(old.get("confirmed", 0)) + 1,
+            "misses": misses,
+            "suspended": suspended,
+        }
+    return {"fields": fields, "runs": [*runs, run_id][-KEEP_RUNS:]}

@@ -1,0 +1,58 @@
+"""What a review page says about the supplier registry's part: plain sentences, masked IBANs.
+
+Kept here (not in the review package) so the review room carries one call and one tag.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SOURCES = {
+    "profile": "from the supplier's profile",
+    "registry": "from the supplier registry",
+}
+_WHY = {
+    "registered": "registered for this supplier",
+    "beside-issuer-id": "printed beside the issuer's tax id",
+    "beside-issuer-name": "printed beside the issuer's name",
+    "issuer-block": "printed in the issuer's block",
+    "footer": "printed in the footer",
+    "debit-mandate": "in a line that asks to debit an account",
+    "customer-block": "in the customer's block",
+    "no-issuer-evidence": "nothing ties it to the issuer",
+    "bad-checksum": "its check digits are wrong",
+}
+
+
+def routes_on(review_on: tuple[str, ...], summary: dict[str, Any]) -> tuple[str, ...]:
+    """The detectors that sent this document to review: `iban` only when an IBAN on it was
+    judged someone else's (or none was judged, as for types without fields)."""
+    ibans = [i for i in summary.get("ibans") or [] if i.get("valid")]
+    sent = any(s.get("because") == "sensitive" for s in summary.get("route") or [])
+    if ibans and not sent and all(i.get("owner") == "issuer" for i in ibans):
+        return tuple(d for d in review_on if d != "iban")
+    return review_on
+
+
+def supplier_lines(summary: dict[str, Any]) -> list[str]:
+    lines = []
+    supplier = summary.get("supplier") or {}
+    if supplier.get("certain"):
+        lines.append(
+            f"Supplier {supplier.get('name')}: matched by its {supplier.get('by')} "
+            f"({supplier.get('key')})."
+        )
+    elif supplier:
+        lines.append(
+            f"Supplier perhaps {supplier.get('name')} (by name only, score "
+            f"{supplier.get('score')}): check the vendor."
+        )
+    elif summary.get("fields") is not None and summary.get("taxIds"):
+        found = ", ".join(f"{t['kind']} {t['value']}" for t in summary["taxIds"] if t.get("valid"))
+        if found:
+            lines.append(f"No registered supplier has these ids: {found}.")
+    for iban in summary.get("ibans") or []:
+        whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
+        why = _WHY.get(str(iban.get("why")), str(iban.get("why")))
+        lines.append(f"IBAN {iban.get('iban')} on page {iban.get('page')}: {whose} ({why}).")
+    return lines

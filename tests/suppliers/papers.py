@@ -1,0 +1,74 @@
+"""Real PDFs of made-up suppliers' documents: a header block, a body and a footer printed at
+the bottom of the page, as issuers print their bank details."""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+# Checked numbers (they pass python-stdnum's checks) of the made-up suppliers.
+BLAUWAL_VAT = "DE812345673"
+BLAUWAL_IBAN = "DE89 3704 0044 0532 0130 00"
+CUSTOMER_IBAN = "NL91 ABNA 0417 1643 00"
+BAD_IBAN = "DE89 3704 0044 0532 0130 01"  # one digit off: fails mod 97
+OTHER_VAT = "DE273456782"
+
+
+def paper(
+    lines: list[str],
+    footer: list[str] = (),
+    x: float = 56,
+    top: float = 780,  # type: ignore[assignment]
+) -> bytes:
+    """One A4 page: `lines` from the top, `footer` at the bottom (text layer)."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=A4)
+    c.setFont("Helvetica", 11)
+    y = top
+    for line in lines:
+        c.drawString(x, y, line)
+        y -= 17
+    y = 40 + 14 * len(footer)
+    for line in footer:
+        c.drawString(56, y, line)
+        y -= 14
+    c.showPage()
+    c.save()
+    return out.getvalue()
+
+
+def blauwal_invoice(
+    number: str = "E2026000000017",
+    label: str = "Belegkennung",
+    name: str = "Blauwal Hafenlogistik GmbH",
+    footer_iban: str = BLAUWAL_IBAN,
+    extra: list[str] = (),  # type: ignore[assignment]
+    moved: bool = False,
+) -> bytes:
+    """An invoice whose number sits after a label the rules do not know (`Belegkennung`);
+    `moved` prints it in another place under another label (a changed layout)."""
+    head = [
+        name,
+        "Kaiweg 12, 20457 Hamburg",
+        f"USt-IdNr.: {BLAUWAL_VAT}",
+        "",
+        "RECHNUNG",
+    ]
+    number_line = [] if moved else [f"{label}: {number}"]
+    body = [
+        *number_line,
+        "Rechnungsdatum: 04.03.2026",
+        "Rechnungsempfänger: Nordlicht Handel AG, Ostweg 3, 10115 Berlin",
+        "",
+        "Lagerung Februar                      1.000,00 EUR",
+        "Nettobetrag: 1.000,00 EUR",
+        "MwSt. 19%: 190,00 EUR",
+        "Gesamtbetrag: 1.190,00 EUR",
+        *extra,
+    ]
+    if moved:
+        body += ["", "", "", "", f"Vorgang {number}"]
+    footer = [f"{name} - Commerzbank - IBAN {footer_iban} - BIC COBADEFFXXX"]
+    return paper([*head, *body], footer)

@@ -1,0 +1,140 @@
+"""Issue 28 parts 2 and 3 through the real handler (durable testing runner, moto, the shipped
+rules): a made-up supplier whose invoice-number label the rules do not know. Its first invoice
+waits for a person, who types the number; the profile learned from that review reads the
+second invoice, which finalizes with no review and the right number; a third with the number
+moved waits again. A checked VAT id names the supplier over a wrong printed name; an IBAN one
+digit off matches nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+from docflow.suppliers.csv_import import import_suppliers
+from docflow.suppliers.store import SupplierStore
+from orchestrator.app import handler
+from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
+from tests.support.aws import Stack, result_json
+
+REGISTRY = (
+    "id,name,vat,iban,currency\n"
+    f"blauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},{BLAUWAL_IBAN},EUR\n"
+)
+
+
+def run(
+    stack: Stack,
+    data: bytes,
+    key: str,
+    decisions: list[dict[str, Any]] = (),  # type: ignore[assignment]
+) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    """Run one document, answering its review stages with `decisions` in order; (result,
+    the read model's pending item at each stage, the runner's result for its operations)."""
+    doc = stack.upload(key, data)
+    waited: list[dict[str, Any]] = []
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        arn = runner.run_async(input=stack.event(doc), execution_timeout=180)
+        for index, decision in enumerate(decisions):
+            callback = runner.wait_for_callback(
+                arn, name=f"review-{index} create callback id", timeout=120
+            )
+            (item,) = ReadModel(load_settings().table_name).pending().items
+            waited.append(item)
+            runner.send_callback_success(callback, json.dumps(decision).encode())
+        result = runner.wait_for_result(arn, timeout=120)
+    return result_json(result), waited, result
+
+
+def registry() -> SupplierStore:
+    return SupplierStore(load_settings().supplier_table)
+
+
+def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
+    stack: Stack, shipped_rules: None
+) -> None:
+    import_suppliers(registry(), REGISTRY)
+    number = "E2026000000017"
+    correct = {"approved": True, "reviewer": "ap@example.com"}
+    first, waited, ran = run(
+        stack,
+        blauwal_invoice(number),
+        "in/first.pdf",
+        [{**correct, "corrections": {"invoice_number": number}}],
+    )
+    assert [w["stageName"] for w in waited] == ["fields"]
+    assert ("invoice_number", "missing") in {
+        (c["field"], c["code"]) for c in waited[0]["fieldChecks"]
+    }
+    assert first["status"] == "finalized"
+    assert first["supplier"]["supplierId"] == "blauwal" and first["supplier"]["by"] == "vat"
+    assert ran.get_step("learn supplier profile") is not None
+    learned = registry().get("blauwal")
+    assert learned is not None
+    entry = learned.profile["fields"]["invoice_number"]
+    assert entry["label"] == "Belegkennung" and entry["shape"] == r"E\d{13}"
+
+    second, waited, ran = run(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
+    assert waited == [] and second["status"] == "finalized"
+    assert second["fields"]["invoice_number"]["value"] == "E2026000000018"
+    assert second["fields"]["invoice_number"]["source"] == "profile"
+    assert "invoice_number" in second["profileFields"]
+    # No review, nothing to learn: the step is not there.
+    names = {op.name for op in ran.get_all_operations()}
+    assert "learn supplier profile" not in names
+
+    third, waited, _ = run(
+        stack, blauwal_invoice("E2026000000019", moved=True), "in/third.pdf", [correct]
+    )
+    assert [w["stageName"] for w in waited] == ["fields"]
+    assert "source" not in (third["fields"].get("invoice_number") or {})
+
+
+def test_a_checked_vat_id_beats_a_wrong_printed_name(stack: Stack, shipped_rules: None) -> None:
+    import_suppliers(registry(), REGISTRY)
+    out, _, _ = run(
+        stack,
+        blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer", name="Blauwald Hafen KG"),
+        "in/wrong-name.pdf",
+    )
+    vendor = out["fields"]["vendor_name"]
+    assert vendor["value"] == "Blauwal Hafenlogistik GmbH"
+    assert vendor["source"] == "registry" and vendor["printed"] == "Blauwald Hafen KG"
+    assert vendor["confidence"] == 1.0
+
+
+def test_an_iban_with_a_bad_checksum_matches_nothing(stack: Stack, shipped_rules: None) -> None:
+    # This supplier is known by its IBAN only; the invoice prints that IBAN one digit off.
+    import_suppliers(registry(), f"id,name,iban\nbank-only,Bank Only GmbH,{BLAUWAL_IBAN}\n")
+    good, _, _ = run(
+        stack,
+        blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer", name="Bank Only GmbH"),
+        "in/good-iban.pdf",
+    )
+    assert good["supplier"]["by"] == "iban"
+    bad, _, _ = run(
+        stack,
+        blauwal_invoice(
+            number="RE-2026-0043", label="Rechnungsnummer", name="Xyz Q", footer_iban=BAD_IBAN
+        ),
+        "in/bad-iban.pdf",
+    )
+    assert "supplier" not in bad
+    (iban,) = bad["ibans"]
+    assert iban["valid"] is False and iban["why"] == "bad-checksum"
+
+
+def test_a_registry_that_cannot_be_read_sends_the_invoice_to_a_person(
+    stack: Stack, shipped_rules: None
+) -> None:
+    from docflow import aws
+
+    aws.client("dynamodb").delete_table(TableName=load_settings().supplier_table)
+    paper = blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer")
+    out, waited, _ = run(stack, paper, "in/no-registry.pdf", [{"approved": True}])
+    assert [w["stageName"] for w in waited] == ["fields"]
+    assert ("*", "registry-failed") in {(c["field"], c["code"]) for c in waited[0]["fieldChecks"]}
+    assert out["status"] == "finalized"  # after the person's approval

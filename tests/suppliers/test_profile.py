@@ -1,0 +1,133 @@
+"""The profile's rules, pure: shapes, where a value is learned and read, misses that suspend
+an entry until a person confirms the field again; and the hook's rule that a profile and the
+rules disagreeing sends the field to a person (moto for the registry)."""
+
+from __future__ import annotations
+
+from docflow.extract.base import PageInput
+from docflow.extract.layout import from_text
+from docflow.settings import load_settings
+from docflow.suppliers import profile
+from docflow.suppliers.csv_import import import_suppliers
+from docflow.suppliers.hook import consult
+from docflow.suppliers.store import SupplierStore
+from tests.suppliers.papers import BLAUWAL_VAT
+from tests.support.aws import Stack
+
+PAGE = f"""Blauwal Hafenlogistik GmbH
+USt-IdNr.: {BLAUWAL_VAT}
+RECHNUNG
+Belegkennung: E2026000000017
+Gesamtbetrag: 1.190,00 EUR"""
+
+
+def test_shapes_keep_the_prefix_and_count_the_rest() -> None:
+    assert profile.shape_of("E2026000000017", "id") == r"E\d{13}"
+    assert profile.shape_of("INV-2024-001", "id") == r"INV\-\d{4}\-\d{3}"
+    assert profile.shape_of("2026-03-04", "date") == "date"
+
+
+def test_a_value_is_learned_after_its_label_and_read_there_again() -> None:
+    entry = profile.learn_entry([from_text(1, PAGE)], "invoice_number", "E2026000000017")
+    assert entry is not None and entry["label"] == "Belegkennung"
+    again = PAGE.replace("E2026000000017", "E2026000000018")
+    found = profile.read([from_text(1, again)], "invoice_number", entry)
+    assert found is not None and found.value == "E2026000000018"
+    # Another shape after the label is not read; nor is the label elsewhere on the page.
+    assert (
+        profile.read([from_text(1, PAGE.replace("E2026000000017", "X-1"))], "invoice_number", entry)
+        is None
+    )
+    moved = "\n".join(["x"] * 30) + "\n" + PAGE
+    assert profile.read([from_text(1, moved)], "invoice_number", entry) is None
+
+
+def test_two_misses_suspend_an_entry_until_a_person_confirms_again() -> None:
+    entry = {"label": "Belegkennung", "region": [0, 0, 1, 1], "page": 1, "shape": r"E\d{13}"}
+    p = profile.updated({}, "run-1", {"invoice_number": entry}, {})
+    assert p is not None and profile.updated(p, "run-1", {"invoice_number": entry}, {}) is None
+    p = profile.updated(p, "run-2", {"invoice_number": entry}, {"invoice_number": "miss"})
+    assert p is not None and not p["fields"]["invoice_number"]["suspended"]
+    p = profile.updated(p, "run-3", {"invoice_number": entry}, {"invoice_number": "miss"})
+    assert p is not None and p["fields"]["invoice_number"]["suspended"]
+    assert (
+        profile.read([from_text(1, PAGE)], "invoice_number", p["fields"]["invoice_number"]) is None
+    )
+    p = profile.updated(p, "run-4", {"invoice_number": entry}, {})
+    assert p is not None and not p["fields"]["invoice_number"]["suspended"]
+    assert p["fields"]["invoice_number"]["misses"] == 0
+
+
+def test_a_profile_and_the_rules_disagreeing_goes_to_a_person(stack: Stack) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    entry = profile.learn_entry([from_text(1, PAGE)], "invoice_number", "E2026000000017")
+    store.update_profile("blauwal", lambda p: {"fields": {"invoice_number": entry}})
+    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
+    rules_read = {"invoice_number": {"value": "RE-1", "confidence": 0.95, "page": 1, "box": None}}
+    out = consult(store, [page], rules_read, ["invoice_number", "vendor_name"])
+    assert out.fields["invoice_number"]["value"] == "RE-1"
+    assert out.fields["invoice_number"]["confidence"] <= 0.5
+    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert out.fields["vendor_name"]["value"] == "Blauwal Hafenlogistik GmbH"
+    agreed = consult(store, [page], {}, ["invoice_number"])
+    assert agreed.fields["invoice_number"]["source"] == "profile" and not agreed.checks
+
+
+def test_the_review_page_does_not_say_an_issuers_iban_routes_it() -> None:
+    from docflow.suppliers.shown import routes_on
+
+    issuer = {"iban": "DE•••• 3000", "valid": True, "owner": "issuer", "why": "footer"}
+    other = {**issuer, "owner": "other", "why": "debit-mandate"}
+    review_on = ("card_number", "iban")
+    assert routes_on(review_on, {"ibans": [issuer]}) == ("card_number",)
+    assert routes_on(review_on, {"ibans": [issuer, other]}) == review_on
+    held = {"ibans": [issuer], "route": [{"name": "privacy", "because": "sensitive"}]}
+    assert routes_on(review_on, held) == review_on
+    assert routes_on(review_on, {}) == review_on  # a contract: no judgement, today's words
+
+
+def test_an_amount_from_the_profile_alone_is_not_taken(stack: Stack) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    entry = profile.learn_entry([from_text(1, PAGE)], "total_amount", "1190.00")
+    assert entry is not None and entry["label"] == "Gesamtbetrag"
+    store.update_profile("blauwal", lambda p: {"fields": {"total_amount": entry}})
+    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
+    alone = consult(store, [page], {}, ["total_amount"])
+    assert "total_amount" not in alone.fields
+    read = {"total_amount": {"value": "1190.00", "confidence": 0.7, "page": 1, "box": None}}
+    agreed = consult(store, [page], read, ["total_amount"])
+    assert agreed.fields["total_amount"]["source"] == "profile"
+    assert agreed.fields["total_amount"]["confidence"] == 0.97
+
+
+def test_a_checked_id_match_supplies_the_currency_the_page_does_not_name(stack: Stack) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(
+        store, f"id,name,vat,currency\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},EUR\n"
+    )
+    bare = PAGE.replace(" EUR", "")
+    page = PageInput(page=1, text=bare, engine="textlayer", confidence=100.0)
+    out = consult(store, [page], {}, ["currency", "vendor_name"])
+    assert out.fields["currency"]["value"] == "EUR"
+    assert out.fields["currency"]["source"] == "registry"
+    named = {"currency": {"value": "USD", "confidence": 0.9, "page": 1, "box": None}}
+    kept = consult(store, [page], named, ["currency"])
+    assert kept.fields["currency"]["value"] == "USD"  # the page's own currency stands
+
+
+def test_a_field_a_person_left_empty_is_asked_about_when_the_rules_read_one(
+    stack: Stack,
+) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    learned = profile.updated({}, "run-1", {"po_number": {"absent": True}}, {})
+    assert learned is not None
+    store.update_profile("blauwal", lambda p: learned)
+    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
+    stray = {"po_number": {"value": "8587333880", "confidence": 0.9, "page": 1, "box": None}}
+    out = consult(store, [page], stray, ["po_number"])
+    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert out.fields["po_number"]["confidence"] <= 0.5
+    assert not consult(store, [page], {}, ["po_number"]).checks

@@ -1,0 +1,88 @@
+"""End to end on the real local stack, the reviewer in a real browser (Chromium through
+Playwright): a made-up supplier registered with `docflow suppliers import`, whose invoice-number
+label (`Belegkennung`) the rules do not know. Its first invoice waits at `fields`; the reviewer
+types the number on the page and approves; the second invoice finalizes with no review and the
+right number, read where the supplier's profile says; a third, the number moved, waits again."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docflow.cli import main
+from docflow.local.config import StackConfig
+from docflow.local.tools.mailbox import wait_for_links
+from docflow.local.tools.uploads import put_document
+from docflow.settings import load_settings
+from docflow.suppliers.store import SupplierStore
+from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
+from tests.support.browser import launch
+from tests.support.live_stack import running_stack, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
+    state = tmp_path_factory.mktemp("suppliers-stack")
+    port_base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE") or 0) or (
+        22780 + (os.getpid() % 150) * 20
+    )
+    with running_stack(StackConfig(state=state, port_base=port_base)) as config:
+        yield config
+
+
+def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
+    stack: StackConfig, tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    csv = tmp_path / "suppliers.csv"
+    csv.write_text(
+        f"id,name,vat,iban,currency\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},"
+        f"{BLAUWAL_IBAN},EUR\n",
+        encoding="utf-8",
+    )
+    assert main(["--state", str(stack.state), "suppliers", "import", str(csv), "--local"]) == 0
+    bucket = stack.names("DocumentBucket")
+
+    first = put_document(bucket, "incoming/blauwal-1.pdf", blauwal_invoice("E2026000000017"))
+    waiting = wait_for(first.document_id, {"pending-review"}, first.run_id)
+    assert waiting["stageName"] == "fields"
+    (link,) = wait_for_links(stack.state, 1, run_id=first.run_id, stage_index=0)
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(link.url)
+        found = page.locator("main").inner_text()
+        assert "Supplier Blauwal Hafenlogistik GmbH: matched by its vat" in found
+        assert "IBAN DE•••• 3000 on page 1: the issuer's" in found
+        assert "from the supplier registry" in page.locator("#fields").inner_text()
+        page.screenshot(path=str(tmp_path / "review-supplier.png"), full_page=True)
+        page.fill("#field-invoice_number", "E2026000000017")
+        page.click("button.approve")
+        page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
+        if page.locator("button.confirm-yes").count():
+            page.click("button.confirm-yes")
+            page.wait_for_selector("h1:has-text('Document approved')")
+        browser.close()
+    done = wait_for(first.document_id, {"finalized"}, first.run_id)
+    assert done["fields"]["invoice_number"]["value"] == "E2026000000017"
+    supplier = SupplierStore(load_settings().supplier_table).get("blauwal")
+    assert supplier is not None
+    assert supplier.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
+
+    second = put_document(bucket, "incoming/blauwal-2.pdf", blauwal_invoice("E2026000000018"))
+    state = wait_for(second.document_id, {"finalized", "pending-review"}, second.run_id)
+    assert state["status"] == "finalized", state.get("fieldChecks")
+    assert state["fields"]["invoice_number"]["value"] == "E2026000000018"
+    assert state["fields"]["invoice_number"]["source"] == "profile"
+
+    third = put_document(
+        bucket, "incoming/blauwal-3.pdf", blauwal_invoice("E2026000000019", moved=True)
+    )
+    state = wait_for(third.document_id, {"finalized", "pending-review"}, third.run_id)
+    assert state["status"] == "pending-review" and state["stageName"] == "fields"
