@@ -26,8 +26,28 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from docflow.local.config import StackConfig
+from docflow.local.stack import control
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
-from tests.support.live_stack import running_stack, upload_doc, wait_for
+from docflow.local.tools.ports import free_port_base
+from docflow.local.tools.uploads import put_document
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+
+
+def settled(document_id: str, run_id: str, timeout: float) -> dict:
+    """The document's state once its run is finalized, failed or archived."""
+    model = ReadModel(load_settings().table_name)
+    deadline = time.monotonic() + timeout
+    state: dict = {}
+    while time.monotonic() < deadline:
+        state = model.show(document_id)["state"] or {}
+        if state.get("runId") == run_id and state.get("status") in FINAL:
+            return state
+        time.sleep(0.5)
+    raise SystemExit(f"{document_id} did not settle in {timeout} s: {state.get('status')}")
+
+
+FINAL = {"finalized", "failed", "archived"}
 
 
 def timed(fn, repeat: int) -> list[float]:
@@ -46,12 +66,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     pages = args.pages or (40 if args.smoke else 1000)
-    base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE", "19500"))
+    base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE") or free_port_base(19500))
     with tempfile.TemporaryDirectory() as folder:
         config = StackConfig(state=Path(folder) / "stack", port_base=base)
-        with running_stack(config):
-            doc = upload_doc(config, "incoming/long.pdf", make_pdf([INVOICE] * pages))
-            wait_for(doc.document_id, {"finalized", "failed", "archived"}, doc.run_id, 1800)
+        config.save()
+        control.up(config.state)
+        control.use_stack(config.state)
+        try:
+            doc = put_document(
+                config.names("DocumentBucket"), "incoming/long.pdf", make_pdf([INVOICE] * pages)
+            )
+            settled(doc.document_id, doc.run_id, 1800)
             command = [sys.executable, "-m", "docflow.cli", "--state", str(config.state)]
             trace: dict = {}
 
@@ -72,9 +97,7 @@ def main() -> None:
                     answer.read()
 
             def in_process() -> None:
-                from docflow.cli.documents import cost_line
-                from docflow.readmodel.queries import ReadModel
-                from docflow.settings import load_settings
+                from docflow.cost import cost_line
                 from docflow.trace import history, report
 
                 shown = ReadModel(load_settings().table_name).show(doc.document_id)
@@ -83,6 +106,8 @@ def main() -> None:
 
             cli_ms, page_ms = timed(cli, args.repeat), timed(page, args.repeat)
             inproc_ms = timed(in_process, args.repeat)
+        finally:
+            control.down(config.state)
     print(
         json.dumps(
             {

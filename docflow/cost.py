@@ -141,3 +141,9 @@ def format_cost(cost: Mapping[str, Any]) -> str:
     if batch:
         parts.append(f"{cost.get('bedrockBatchCalls', 0)} batch records, {batch} tokens")
     return f"${float(cost.get('usd', 0)):.6f} ({', '.join(parts)})"
+
+
+def cost_line(state: Mapping[str, Any]) -> str | None:
+    """A document's cost as one line (None before it has one): `docflow show`, the trace."""
+    cost = state.get("cost")
+    return format_cost(cost) if isinstance(cost, dict) else None

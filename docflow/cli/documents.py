@@ -17,7 +17,6 @@ from typing import Any
 from docflow.cli.exits import DOCUMENT_FAILED, OK, TIMED_OUT
 from docflow.cli.output import SETTLED, Progress, bar, print_json, table
 from docflow.cli.stack import model, stack
-from docflow.cost import format_cost
 from docflow.readmodel.transitions import FAILED, PENDING_REVIEW, READING
 
 # How often `run` asks S3 how many pages a document being read has (a list of its pages).
@@ -294,8 +293,3 @@ def result_row(submitted: dict[str, Any], state: dict[str, Any]) -> dict[str, An
         "reason": state.get("reason"),
         "cost": state.get("cost"),
     }
-
-
-def cost_line(state: dict[str, Any]) -> str | None:
-    cost = state.get("cost")
-    return format_cost(cost) if isinstance(cost, dict) else None

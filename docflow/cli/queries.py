@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from docflow.cli.documents import cost_line
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import print_json, table
 from docflow.cli.refs import document_id
 from docflow.cli.stack import maybe_local, model
+from docflow.cost import cost_line
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
 

@@ -14,9 +14,9 @@ from docflow.cli.output import print_json
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from docflow.cli.documents import cost_line
     from docflow.cli.refs import document_id
     from docflow.cli.stack import maybe_local, model
+    from docflow.cost import cost_line
     from docflow.trace import history, report, text
 
     maybe_local(args)

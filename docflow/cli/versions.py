@@ -38,7 +38,9 @@ def cmd_versions(args: argparse.Namespace) -> int:
     from docflow.local.stack import control
 
     state = Path(args.state)
-    local = args.local or control.running_pid(state) or (state / "versions").is_dir()
+    local = (
+        getattr(args, "local", False) or control.running_pid(state) or (state / "versions").is_dir()
+    )
     if not local:
         return _aws_versions(args)
     running = control.running_pid(state) is not None

@@ -31,7 +31,7 @@ def template(name: str) -> Template:
 
 def trace_of(model: Any, document_id: str, version: str | None) -> tuple[dict, dict | None, str]:
     """(read model's show, the trace or None, why there is none)."""
-    from docflow.cli.documents import cost_line
+    from docflow.cost import cost_line
 
     shown = model.show(document_id)
     if not shown["state"]:

@@ -27,7 +27,7 @@ HOUSE: dict[str, set[str]] = {
     "rules": GROUND | {"extract"},
     "classify": GROUND | {"rules", "extract", "readers", "readmodel"},
     "enrich": GROUND | {"rules", "classify", "extract", "readers", "readmodel"},
-    "review": GROUND | {"rules", "readmodel", "reporting", "classify", "extract"},
+    "review": GROUND | {"rules", "readmodel", "reporting", "classify", "extract", "readers"},
     "piles": GROUND | {"enrich", "review", "intake", "readmodel"},
     "runtime": GROUND
     | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"},

@@ -110,7 +110,10 @@ MAY_IMPORT = {
     "durability": BASE | {"fidelity", "durability"},
     "tools": BASE | {"fidelity", "tools"},
     "services": BASE | {"fidelity", "durability", "tools", "services"},
-    "stack": BASE | {"fidelity", "durability", "tools", "services", "stack", "emulators"},
+    # Function versions: snapshots of the product, and the router that runs each apart.
+    "versions": BASE | {"durability", "tools", "services", "versions"},
+    "stack": BASE
+    | {"fidelity", "durability", "tools", "services", "stack", "emulators", "versions"},
 }
 
 
