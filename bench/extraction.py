@@ -69,6 +69,7 @@ from _extraction.reads import ReadCache
 from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
 from _extraction.scoring import ece, judge, score
+from _extraction.step import BenchStep
 from _extraction.warm import warm
 
 from docflow import aws
@@ -76,19 +77,6 @@ from docflow.extract.fields import FIELD_KINDS
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
-
-
-class _Step:
-    """What a step body gets from the SDK: a logger and the attempt number."""
-
-    attempt = 1
-
-    class logger:  # mirrors StepContext.logger
-        @staticmethod
-        def info(*_: Any, **__: Any) -> None: ...
-
-        @staticmethod
-        def warning(*_: Any, **__: Any) -> None: ...
 
 
 def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[str, Any]:
@@ -101,11 +89,11 @@ def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[
     key = f"bench/{doc.ident}.pdf"
     put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
     ref = DocumentRef(bucket, key, put["VersionId"], "01")
-    step = _Step()
+    step = BenchStep()
     split = split_document(ref)(step)
-    if not split["ok"]:
+    if not split.ok:
         return {"docType": "failed", "fields": {}, "checks": [], "stages": [], "evidence": {}}
-    plan = split["batches"]
+    plan = split.plan
     batches = reads.restore(doc.pdf, ref) if reads else None
     if batches is None:
         batches = [

@@ -24,6 +24,7 @@ from typing import Any
 
 from _extraction.generated import Document
 from _extraction.scoring import REVIEWS, same
+from _extraction.step import BenchStep
 from docflow import aws
 from docflow.extract.base import PageInput
 from docflow.extract.fields import FIELD_KINDS
@@ -37,17 +38,6 @@ from docflow.suppliers.ownership import ISSUER, judge_ibans
 from docflow.suppliers.store import ClaimConflict, SupplierStore
 
 
-class _Step:
-    attempt = 1
-
-    class logger:  # mirrors StepContext.logger
-        @staticmethod
-        def info(*_: Any, **__: Any) -> None: ...
-
-        @staticmethod
-        def warning(*_: Any, **__: Any) -> None: ...
-
-
 def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
     from docflow.pipeline.classify import classify_document
     from docflow.pipeline.extract import extract_fields
@@ -57,11 +47,11 @@ def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict
     key = f"bench-warm/{doc.ident}.pdf"
     put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
     ref = DocumentRef(bucket, key, put["VersionId"], "02")
-    step = _Step()
+    step = BenchStep()
     split = split_document(ref)(step)
-    if not split["ok"]:
+    if not split.ok:
         return ref, [], {"docType": "failed", "fields": {}, "checks": [], "stages": []}
-    plan = split["batches"]
+    plan = split.plan
     batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
     found = classify_document(ref, batches)(step)
     if not found.get("extract"):
@@ -139,7 +129,7 @@ def _teach(
         "fields": fields,
         "profileFields": result.get("profileFields") or [],
     }
-    learn_supplier(ref, summary, plan)(_Step())
+    learn_supplier(ref, summary, plan)(BenchStep())
 
 
 def _outcome(doc: Document, result: dict[str, Any]) -> dict[str, Any]:
