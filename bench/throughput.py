@@ -43,6 +43,7 @@ from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames
 from docflow.local.stack import control
 from docflow.local.tools.pdfgen import make_pdf
+from docflow.local.tools.ports import free_port_base
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pdf import open_pdf
 from docflow.readers import build_reader
@@ -126,7 +127,7 @@ def orchestrated(files: list[Path], concurrency: int) -> float:
 def stacked(folder: Path, state: Path, durability: str = "journal") -> float:
     config = StackConfig(
         state=state,
-        port_base=28780 + os.getpid() % 100 * 20,
+        port_base=free_port_base(28780 + os.getpid() % 100 * 20),
         page_concurrency=4,
         moto_durability=durability,
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -31,6 +33,34 @@ def test_free_port_base_skips_a_block_with_a_taken_port() -> None:
         assert base != first
         assert all(is_free(base + offset) for offset in range(4))
     assert is_free(free_port())
+
+
+def test_a_found_block_stays_reserved_while_its_finder_lives() -> None:
+    # A stack killed and brought back leaves its ports unbound in between: another process
+    # asking for a block then must not be handed them.
+    first = free_port_base(41200, span=4, reserve=False)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from docflow.local.tools.ports import free_port_base; "
+            f"print(free_port_base({first}, span=4), flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        held = int(holder.stdout.readline())
+        assert held == first and all(is_free(first + offset) for offset in range(4))
+        assert free_port_base(first, span=4) != first  # free to bind, but reserved
+        mine = free_port_base(first, span=4)
+        assert free_port_base(first, span=4) not in (first, mine)  # nor twice in one process
+    finally:
+        holder.communicate("")
+    assert free_port_base(first, span=4, reserve=False) == first  # released with its holder
 
 
 class _Echo(LoopbackEmulator):

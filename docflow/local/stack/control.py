@@ -34,7 +34,7 @@ def ports_taken_message(config: StackConfig, taken: list[tuple[str, int]]) -> st
     names = ", ".join(f"{port} ({name})" for name, port in taken)
     base = config.port_base
     try:
-        other = str(free_port_base(base + 20, span=11))
+        other = str(free_port_base(base + 20, span=11, reserve=False))
     except RuntimeError:
         other = "N"
     if (config.state / "stack.json").exists():  # the folder keeps its ports: move them

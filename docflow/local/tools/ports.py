@@ -1,8 +1,18 @@
-"""Free loopback ports, found by binding to them: one port, or a block for a local stack."""
+"""Free loopback ports, found by binding to them: one port, or a block for a local stack.
+
+A block is also reserved, machine-wide, for the life of the process that found it: a lock file
+per port, held with flock. Binding alone cannot keep a block: a benchmark that kills its stack
+and brings it back leaves the ports free in between, and another process looking for a block
+at that moment would take them (CI runs two benchmarks' stacks side by side)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import socket
+import tempfile
+from pathlib import Path
 
 # A local stack takes base+0 (moto), +1 (runner), +2 (host) and +10 (review): keep a block free.
 STACK_SPAN = 12
@@ -24,13 +34,42 @@ def is_free(port: int) -> bool:
     return True
 
 
+LOCKS = Path(tempfile.gettempdir()) / "docflow-port-locks"
+_held: list[int] = []  # the descriptors of this process's reservations: closed when it exits
+
+
+def _reserve(ports: range) -> bool:
+    """Lock every port of the block, or none: False when another holder has one of them."""
+    LOCKS.mkdir(exist_ok=True)
+    taken: list[int] = []
+    for port in ports:
+        fd = os.open(LOCKS / f"{port}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            for held in taken:
+                with contextlib.suppress(OSError):
+                    os.close(held)
+            return False
+        taken.append(fd)
+    _held.extend(taken)
+    return True
+
+
 def free_port_base(
-    first: int = 20000, step: int = 20, span: int = STACK_SPAN, last: int = 60000
+    first: int = 20000,
+    step: int = 20,
+    span: int = STACK_SPAN,
+    last: int = 60000,
+    reserve: bool = True,
 ) -> int:
-    """The first base from `first` on, in steps of `step`, with `span` free ports above it.
-    Callers running at once start from different `first`s (a range of their own, or the pid)."""
+    """The first base from `first` on, in steps of `step`, with `span` free ports above it,
+    reserved for this process unless `reserve` is False (a base only suggested to a person).
+    No other call, in this process or another, is given a reserved port until its holder exits."""
     for base in range(first, last, step):
-        if all(is_free(base + offset) for offset in range(span)):
+        ports = range(base, base + span)
+        if all(is_free(port) for port in ports) and (not reserve or _reserve(ports)):
             return base
     raise RuntimeError(f"no free block of {span} ports from {first}")
 
