@@ -25,17 +25,19 @@ and answers 403. Every bad request gets a 4xx page (or JSON, if asked) and sends
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
-from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from botocore.exceptions import ClientError
 
+from callback_api import exchange
 from docflow.observability import logger
 from docflow.review.access.inbox_links import InboxRefused
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.web import forms
-from docflow.review.web.answers import Answer, inbox_answer, refusal, review_answer
+from docflow.review.web.answers import inbox_answer, refusal, review_answer
 from docflow.review.web.templating import SECURITY_HEADERS
 from docflow.review.web.views import ReviewViews
 from docflow.settings import load_settings
@@ -57,83 +59,26 @@ def use_views(value: ReviewViews | None) -> None:
     _views = value
 
 
-def _wants_json() -> bool:
-    accept = (app.current_event.headers or {}).get("accept", "")
-    return "application/json" in accept and "text/html" not in accept
+def _refuse(status: int, code: str, message: str, link: dict[str, Any] | None = None) -> Response:
+    return exchange.send(app.current_event, refusal(status, code, message, link))
 
 
-def _send(answer: Answer, cookies: list[Cookie] | None = None) -> Response:
-    if _wants_json():
-        body = json.dumps(answer.data)
-        return Response(answer.status, "application/json", body, dict(SECURITY_HEADERS), cookies)
-    html = "text/html; charset=utf-8"
-    return Response(answer.status, html, answer.html, dict(SECURITY_HEADERS), cookies)
+def _within_limit(route: Callable[[str], Response]) -> Callable[[str], Response]:
+    """A POST whose body is over the limit is refused before it is read."""
 
+    @wraps(route)
+    def checked(token: str) -> Response:
+        if exchange.too_big(app.current_event, load_settings().callback_max_body_bytes):
+            return _refuse(413, "too-large", "the request body is too large")
+        return route(token)
 
-# The inbox link rides in this cookie, never in a review URL or page: a forwarded review link
-# carries no power over the reviewer's other items. HttpOnly (no script reads it), SameSite
-# Strict (a link from a mail or another site does not send it), a working day long.
-INBOX_COOKIE = "docflow_inbox"
-INBOX_COOKIE_S = 8 * 3600
-
-
-def _inbox_cookie() -> str:
-    """The inbox link this browser opened the inbox with ("" if none)."""
-    event = app.current_event
-    parts = list(event.get("cookies") or [])
-    parts += ((event.headers or {}).get("cookie") or "").split(";")
-    for part in parts:
-        name, _, value = part.strip().partition("=")
-        if name == INBOX_COOKIE:
-            return value[:2200]
-    return ""
+    return checked
 
 
 def _inbox_answer(token: str) -> Response:
-    at = _query("at")
-    screen = views().inbox.page(
-        token,
-        stage=_query("stage"),
-        doc_type=_query("type"),
-        cursor=_query("page")[:2048],
-        at=int(at) if at.isdigit() and len(at) < 4 else 0,
-        back=_query("back")[:4096],
-    )
-    cookie = Cookie(
-        INBOX_COOKIE,
-        token,
-        path="/",
-        secure=True,
-        http_only=True,
-        max_age=INBOX_COOKIE_S,
-        same_site=SameSite.STRICT_MODE,
-    )
-    return _send(inbox_answer(screen), [cookie])
-
-
-def _refuse(status: int, code: str, message: str, link: dict[str, Any] | None = None) -> Response:
-    return _send(refusal(status, code, message, link))
-
-
-def _body() -> bytes:
     event = app.current_event
-    raw = event.decoded_body or ""
-    return raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
-
-
-def _too_big() -> bool:
-    limit = load_settings().callback_max_body_bytes
-    declared = (app.current_event.headers or {}).get("content-length", "0")
-    return (declared.isdigit() and int(declared) > limit) or len(_body()) > limit
-
-
-def _offset() -> int:
-    raw = (app.current_event.query_string_parameters or {}).get("from", "0")
-    return int(raw) if raw.isdigit() and len(raw) < 7 else 0
-
-
-def _query(name: str) -> str:
-    return (app.current_event.query_string_parameters or {}).get(name, "")
+    screen = views().inbox.page(token, **exchange.inbox_query(event))
+    return exchange.send(event, inbox_answer(screen), [exchange.set_inbox_cookie(token)])
 
 
 @app.get("/inbox/<token>")
@@ -144,7 +89,7 @@ def inbox(token: str) -> Response:
 @app.get("/inbox")
 def inbox_again() -> Response:
     """The way back from a review page: the inbox this browser opened (its cookie)."""
-    token = _inbox_cookie()
+    token = exchange.inbox_cookie(app.current_event)
     if not token:
         return _refuse(403, "no-inbox", "open your inbox from its link in your mail")
     return _inbox_answer(token)
@@ -152,8 +97,10 @@ def inbox_again() -> Response:
 
 @app.get("/review/<token>")
 def show(token: str) -> Response:
-    page = views().review(token, _offset(), inbox=_inbox_cookie(), confirm=_query("confirm"))
-    return _send(review_answer(page))
+    event = app.current_event
+    inbox, confirm = exchange.inbox_cookie(event), exchange.query(event, "confirm")
+    page = views().review(token, exchange.offset(event), inbox=inbox, confirm=confirm)
+    return exchange.send(event, review_answer(page))
 
 
 @app.get("/review/<token>/pages/<number>")
@@ -173,41 +120,36 @@ def original(token: str) -> Response:
 
 
 @app.post("/review/<token>")
+@_within_limit
 def decide(token: str) -> Response:
-    if _too_big():
-        return _refuse(413, "too-large", "the request body is too large")
-    return _send(forms.decide(views(), token, _body().decode("utf-8", "replace"), _inbox_cookie()))
+    event = app.current_event
+    form = exchange.body(event).decode("utf-8", "replace")
+    answer = forms.decide(views(), token, form, exchange.inbox_cookie(event))
+    return exchange.send(event, answer)
 
 
 @app.post("/review/<token>/presence")
+@_within_limit
 def look(token: str) -> Response:
-    if _too_big():
-        return _refuse(413, "too-large", "the request body is too large")
-    return _send(forms.look(views(), token, _inbox_cookie()))
+    event = app.current_event
+    return exchange.send(event, forms.look(views(), token, exchange.inbox_cookie(event)))
 
 
 @app.post("/review/<token>/release")
+@_within_limit
 def release(token: str) -> Response:
-    if _too_big():
-        return _refuse(413, "too-large", "the request body is too large")
-    return _send(forms.release(views(), token, _inbox_cookie()))
+    event = app.current_event
+    return exchange.send(event, forms.release(views(), token, exchange.inbox_cookie(event)))
 
 
 @app.post("/callbacks/<token>")
+@_within_limit
 def machine(token: str) -> Response:
-    if _too_big():
-        return _refuse(413, "too-large", "the request body is too large")
-    headers = app.current_event.headers or {}
-    decision = views().desk.machine(
-        token,
-        _body(),
-        headers.get("x-docflow-timestamp", ""),
-        headers.get("x-docflow-signature", ""),
-        load_settings().machine_callback_window_s,
-    )
-    return Response(
-        200, "application/json", json.dumps({"decision": decision}), dict(SECURITY_HEADERS)
-    )
+    event, window = app.current_event, load_settings().machine_callback_window_s
+    signed = exchange.machine_signature(event)
+    decision = views().desk.machine(token, exchange.body(event), *signed, window)
+    answer = json.dumps({"decision": decision})
+    return Response(200, "application/json", answer, dict(SECURITY_HEADERS))
 
 
 @app.route("/review/<token>", method=OTHER_METHODS)
@@ -228,15 +170,11 @@ def not_found(_: Exception) -> Response:
 
 
 @app.exception_handler(ReviewRefused)
-def refused(exc: ReviewRefused) -> Response:
-    logger.info("review request refused", extra={"status": exc.status, "code": exc.code})
-    return _refuse(exc.status, exc.code, str(exc), exc.link)
-
-
 @app.exception_handler(InboxRefused)
-def inbox_refused(exc: InboxRefused) -> Response:
-    logger.info("inbox request refused", extra={"status": exc.status, "code": exc.code})
-    return _refuse(exc.status, exc.code, str(exc))
+def refused(exc: ReviewRefused | InboxRefused) -> Response:
+    what = "inbox" if isinstance(exc, InboxRefused) else "review"
+    logger.info(f"{what} request refused", extra={"status": exc.status, "code": exc.code})
+    return _refuse(exc.status, exc.code, str(exc), getattr(exc, "link", None))
 
 
 @app.exception_handler(ClientError)

@@ -108,7 +108,8 @@ class Stack:
         )
 
     def dead_letters(self) -> list[str]:
-        """The DLQ's bodies, read without consuming them for good (visibility 0)."""
+        """The DLQ's bodies that are visible now, read without consuming them for good (each
+        hidden for 30 s, then back on the queue)."""
         sqs, bodies, seen = aws.client("sqs"), [], set()
         for _ in range(20):
             got = sqs.receive_message(
@@ -216,7 +217,8 @@ class Stack:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + 5  # the supervisor is our child: reaped, its ports free
+        # The supervisor is our child: reaped, its ports free (seconds on a loaded machine).
+        deadline = time.monotonic() + 30
         while any(control._alive(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
         return pids

@@ -90,3 +90,39 @@ def test_the_supervisor_exits_when_moto_cannot_listen(tmp_path: Path) -> None:
         )
     assert done.returncode != 0
     assert f"port {config.moto_port} (moto) in use" in done.stderr
+
+
+# A process whose main thread is gone while another still runs and holds a socket, as a
+# SIGKILLed stack looks for a moment when one of its threads is finishing an fsync.
+_LINGERING = """
+import ctypes, socket, sys, threading, time
+held = socket.socket()
+held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+held.bind(("127.0.0.1", int(sys.argv[1])))
+held.listen(1)
+threading.Thread(target=time.sleep, args=(2,)).start()
+print("ready", flush=True)
+ctypes.CDLL(None).pthread_exit(None)
+"""
+
+
+def test_up_waits_for_its_own_killed_stack_to_let_go_of_its_ports(tmp_path: Path) -> None:
+    from docflow.local.stack import control
+    from docflow.local.tools.ports import can_serve
+
+    config = StackConfig(state=tmp_path, port_base=free_port_base(27500))
+    config.save()
+    lingering = subprocess.Popen(
+        [sys.executable, "-c", _LINGERING, str(config.moto_port)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert lingering.stdout is not None and lingering.stdout.readline() == "ready\n"
+    (tmp_path / "stackd.pid").write_text(str(lingering.pid))
+    stat = Path(f"/proc/{lingering.pid}/stat")
+    while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":  # the leader has exited
+        pass
+    assert control._alive(lingering.pid)  # its other thread still holds the port
+    assert not can_serve(config.moto_port)
+    assert control._wait_for_dying_stack(tmp_path, config) == []
+    assert not control._alive(lingering.pid) and can_serve(config.moto_port)

@@ -55,11 +55,34 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except OSError:
         return False
-    # A killed stack whose parent is gone is a zombie until init reaps it: dead all the same.
+    # A killed stack whose parent is gone is a zombie until init reaps it: dead all the same,
+    # once its last thread is gone. Until then (a thread finishing an fsync under load, say)
+    # the leader shows Z while the process still holds its files and sockets.
     with contextlib.suppress(OSError, IndexError):
         stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        if stat.rsplit(")", 1)[1].split()[0] != "Z":
+            return True
+        return len(os.listdir(f"/proc/{pid}/task")) > 1
     return True
+
+
+# How long `up` waits for the ports of this folder's own killed stack to be let go.
+DYING_STACK_WAIT_S = 30
+
+
+def _wait_for_dying_stack(state: Path, config: StackConfig) -> list[tuple[str, int]]:
+    """The ports still taken once this folder's previous processes are gone (or the wait
+    is over). A port taken by another program is reported at once."""
+    pids = []
+    for name in ("stackd.pid", "host.pid"):
+        with contextlib.suppress(OSError, ValueError):
+            pids.append(int((state / name).read_text()))
+    deadline = time.monotonic() + DYING_STACK_WAIT_S
+    taken = taken_ports(config)
+    while taken and any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        taken = taken_ports(config)
+    return taken
 
 
 def running_pid(state: Path = DEFAULT_STATE) -> int | None:
@@ -95,7 +118,7 @@ def up(
     if port_base is not None:
         config.port_base = port_base
     _kill_orphaned_host(state)  # before the port check: an orphaned host holds its port
-    taken = taken_ports(config)
+    taken = _wait_for_dying_stack(state, config)
     if taken:
         raise StackStartError(ports_taken_message(config, taken))
     use_rules_from_env(config)
