@@ -85,7 +85,8 @@ bench-smoke-stack: setup system-deps conformance-deps
 
 bench-smoke-rest: setup system-deps conformance-deps
 	@set -o pipefail; for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
-	  echo "== $$b --smoke"; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; done
+	  echo "== $$b --smoke"; began=$$SECONDS; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; \
+	  echo "   ($$((SECONDS - began)) s)"; done
 
 clean:
 	rm -rf .aws-sam .docflow

@@ -122,8 +122,7 @@ def main() -> None:
                 "page_ms_median": round(statistics.median(page_ms), 1),
                 "page_ms_max": round(max(page_ms), 1),
                 "repeat": args.repeat,
-            },
-            indent=2,
+            }
         )
     )
 

@@ -1,14 +1,16 @@
-"""DynamoDB for every store: item (de)serialization, and the three writes the stores share.
+"""DynamoDB for every store: item (de)serialization, and the reads and writes the stores share.
 
 A store is a page of business rules over one table; what it asks of DynamoDB is here, once:
 
 - `put_new`: put an item unless one with its key exists (True if this call wrote it);
 - `Table.get`: a consistent read of one item;
+- `Table.put` and `Table.delete`, each with an optional condition;
 - `Table.update`: a conditional update that answers the item after it, and raises
   `ConditionFailed` carrying the item as it was stored when the condition did not hold
   (`ReturnValuesOnConditionCheckFailure=ALL_OLD`), so a store can say why without a second
-  read. Powertools' idempotency persistence turns a failed condition into a named error the
-  same way.
+  read (puts and deletes the same). Powertools' idempotency persistence turns a failed
+  condition into a named error the same way.
+- `transaction_condition_failed`: which of a cancelled transaction's conditions failed.
 
 Clients come from `docflow.aws` (one per process, thread-safe), never made by a store.
 """
@@ -64,6 +66,16 @@ def condition_failed(exc: Exception) -> bool:
     return aws.error_code(exc) == CONDITION_FAILED
 
 
+def transaction_condition_failed(exc: ClientError, index: int) -> bool:
+    """A transaction cancelled because the condition of its `index`th item did not hold."""
+    reasons = exc.response.get("CancellationReasons") or []
+    return (
+        aws.error_code(exc) == "TransactionCanceledException"
+        and len(reasons) > index
+        and reasons[index].get("Code") == "ConditionalCheckFailed"
+    )
+
+
 def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
     """Put `item` unless an item with its `pk` exists (one conditional write): True if this
     call wrote it, False if it was there already (a repeat, or a concurrent writer won)."""
@@ -81,12 +93,12 @@ def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
 class Table:
     """One table, keyed by `pk` (the key may name a sort key too)."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, client: Any = None) -> None:
+        self.name, self._client = name, client
 
     @property
     def client(self) -> Any:
-        return aws.client("dynamodb")
+        return self._client or aws.client("dynamodb")
 
     def get(self, key: Mapping[str, Any]) -> dict[str, Any] | None:
         """The item, read consistently; None if there is none."""
@@ -96,6 +108,56 @@ class Table:
 
     def put_new(self, item: dict[str, Any]) -> bool:
         return put_new(self.client, self.name, item)
+
+    def put(
+        self,
+        item: Mapping[str, Any],
+        *,
+        condition: str | None = None,
+        names: Mapping[str, str] | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any] | None:
+        """Write `item` whole; the item it replaced (None if there was none). With
+        `condition`, raises `ConditionFailed` carrying the stored item when the condition
+        does not hold."""
+        request = {"Item": to_ddb(item), "ReturnValues": "ALL_OLD"}
+        answer = self._conditional("put_item", request, condition, names, values)
+        return from_ddb(answer["Attributes"]) if answer.get("Attributes") else None
+
+    def delete(
+        self,
+        key: Mapping[str, Any],
+        *,
+        condition: str | None = None,
+        names: Mapping[str, str] | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Delete the item (nothing if there is none); with `condition`, raises
+        `ConditionFailed` carrying the stored item when the condition does not hold."""
+        self._conditional("delete_item", {"Key": to_ddb(key)}, condition, names, values)
+
+    def _conditional(
+        self,
+        operation: str,
+        request: dict[str, Any],
+        condition: str | None,
+        names: Mapping[str, str] | None,
+        values: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
+        request = {"TableName": self.name, **request}
+        if condition:
+            request["ConditionExpression"] = condition
+            request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        if names:
+            request["ExpressionAttributeNames"] = dict(names)
+        if values:
+            request["ExpressionAttributeValues"] = to_ddb(values)
+        try:
+            return dict(getattr(self.client, operation)(**request))
+        except ClientError as exc:
+            if condition and condition_failed(exc):
+                raise ConditionFailed(from_ddb(exc.response.get("Item") or {})) from exc
+            raise
 
     def update(
         self,
@@ -111,22 +173,13 @@ class Table:
         carrying the stored item when the condition does not hold. `typed_values`: values
         already in DynamoDB's types (a string set, which `to_ddb`'s JSON cannot carry)."""
         request: dict[str, Any] = {
-            "TableName": self.name,
             "Key": to_ddb(key),
             "UpdateExpression": expression,
             "ReturnValues": "ALL_NEW",
         }
-        if condition:
-            request["ConditionExpression"] = condition
-            request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        if names:
-            request["ExpressionAttributeNames"] = dict(names)
-        if values or typed_values:
-            request["ExpressionAttributeValues"] = {**to_ddb(values or {}), **(typed_values or {})}
-        try:
-            answer = self.client.update_item(**request)
-        except ClientError as exc:
-            if condition and condition_failed(exc):
-                raise ConditionFailed(from_ddb(exc.response.get("Item") or {})) from exc
-            raise
+        if typed_values:
+            # Values already typed join the others: `_conditional` types only plain ones.
+            request["ExpressionAttributeValues"] = {**to_ddb(values or {}), **typed_values}
+            values = None
+        answer = self._conditional("update_item", request, condition, names, values)
         return from_ddb(answer.get("Attributes") or {})

@@ -17,9 +17,9 @@ from typing import Protocol
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.dynamo import ConditionFailed, Table
 from docflow.executions import LambdaExecutionStatuses
 from docflow.ids import DocumentRef
-from docflow.readmodel.table import to_ddb
 from docflow.settings import Settings, SettingsError
 
 CLAIM_TIMEOUT_S = 60
@@ -144,34 +144,24 @@ class LocalRunnerStarter:
         """Start the execution `name` with this (deterministic) input; False if it exists."""
         now = int(time.time())
         item = {"pk": f"START#{name}", "state": "starting", "claimedAt": now}
+        claims = Table(self.claims_table)
         try:
             # A claim left "starting" by a starter that died is taken over after a while;
             # a fresh one means another starter is starting this very run right now.
-            claimed = aws.client("dynamodb").put_item(
-                TableName=self.claims_table,
-                Item=to_ddb(item),
-                ConditionExpression=(
-                    "attribute_not_exists(pk) OR (#s = :starting AND claimedAt < :stale)"
-                ),
-                ExpressionAttributeNames={"#s": "state"},
-                ExpressionAttributeValues=to_ddb(
-                    {":starting": "starting", ":stale": now - CLAIM_TIMEOUT_S}
-                ),
-                ReturnValues="ALL_OLD",
+            stale = claims.put(
+                item,
+                condition="attribute_not_exists(pk) OR (#s = :starting AND claimedAt < :stale)",
+                names={"#s": "state"},
+                values={":starting": "starting", ":stale": now - CLAIM_TIMEOUT_S},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         # The starter whose stale claim this took over may have died after starting the run
         # and before marking the claim: then the runner has it (the runner's list is the truth).
-        taken_over = "Attributes" in claimed
-        started = not (taken_over and self.executions.status(name) is not None)
+        started = not (stale is not None and self.executions.status(name) is not None)
         if started:
             self._start(name, payload)
-        aws.client("dynamodb").put_item(
-            TableName=self.claims_table, Item=to_ddb({**item, "state": "started"})
-        )
+        claims.put({**item, "state": "started"})
         return started
 
     def _start(self, name: str, payload: str) -> None:

@@ -27,9 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from docflow import aws, observability
+from docflow.dynamo import ConditionFailed, Table
 from docflow.readmodel.table import from_ddb, to_ddb
 
 WINDOW_S = 60
@@ -96,19 +95,14 @@ class TokenBudget:
 
     def _reserve(self, window: int, tokens: int) -> bool:
         try:
-            aws.client("dynamodb").update_item(
-                TableName=self.table,
-                Key=to_ddb(self.key(window)),
-                UpdateExpression="ADD used :t SET expiresAt = :exp",
-                ConditionExpression="attribute_not_exists(used) OR used <= :room",
-                ExpressionAttributeValues=to_ddb(
-                    {":t": tokens, ":room": self.limit - tokens, ":exp": window + 3600}
-                ),
+            Table(self.table).update(
+                self.key(window),
+                "ADD used :t SET expiresAt = :exp",
+                condition="attribute_not_exists(used) OR used <= :room",
+                values={":t": tokens, ":room": self.limit - tokens, ":exp": window + 3600},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         return True
 
     def record(self, window: int, estimated: int, actual: int) -> None:

@@ -8,49 +8,29 @@ waits for a small pool to fill) and `lease#claim` (the one batcher claiming reco
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
-from docflow.readmodel.table import to_ddb
+from docflow.dynamo import ConditionFailed, Table
 
 
 def take(ddb: Any, table: str, pk: str, holder: str, until_epoch: int) -> bool:
     """Hold `pk` until `until_epoch` (seconds); False while another holds it."""
     now = int(datetime.now(UTC).timestamp())
     try:
-        ddb.put_item(
-            TableName=table,
-            Item=to_ddb(
-                {
-                    "pk": pk,
-                    "holder": holder,
-                    "until": until_epoch,
-                    "expiresAt": until_epoch + 86_400,
-                }
-            ),
-            ConditionExpression="attribute_not_exists(pk) OR #u < :now OR holder = :me",
-            ExpressionAttributeNames={"#u": "until"},
-            ExpressionAttributeValues=to_ddb({":now": now, ":me": holder}),
+        Table(table, ddb).put(
+            {"pk": pk, "holder": holder, "until": until_epoch, "expiresAt": until_epoch + 86_400},
+            condition="attribute_not_exists(pk) OR #u < :now OR holder = :me",
+            names={"#u": "until"},
+            values={":now": now, ":me": holder},
         )
-    except ClientError as exc:
-        if aws.error_code(exc) == "ConditionalCheckFailedException":
-            return False
-        raise
+    except ConditionFailed:
+        return False
     return True
 
 
 def drop(ddb: Any, table: str, pk: str, holder: str) -> None:
     """Give `pk` up, if `holder` still holds it (a lapsed lease another took stays theirs)."""
-    try:
-        ddb.delete_item(
-            TableName=table,
-            Key=to_ddb({"pk": pk}),
-            ConditionExpression="holder = :me",
-            ExpressionAttributeValues=to_ddb({":me": holder}),
-        )
-    except ClientError as exc:
-        if aws.error_code(exc) != "ConditionalCheckFailedException":
-            raise
+    with contextlib.suppress(ConditionFailed):
+        Table(table, ddb).delete({"pk": pk}, condition="holder = :me", values={":me": holder})

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from docflow import aws
+from docflow.dynamo import ConditionFailed, Table
 from docflow.ids import DocumentRef
 from docflow.piles import leases, sized
 from docflow.piles.manifest import PileManifest, batcher_name
@@ -235,18 +234,15 @@ class Pool:
             condition += " AND jobName = :job"
             values[":job"] = job
         try:
-            self.ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": record_pk(run_id)}),
-                UpdateExpression="SET " + ", ".join(f"{n} = :{n[1:]}" for n in names),
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_ddb(values),
+            Table(self.table, self.ddb).update(
+                {"pk": record_pk(run_id)},
+                "SET " + ", ".join(f"{n} = :{n[1:]}" for n in names),
+                condition=condition,
+                names=names,
+                values=values,
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         return True
 
     def of_job(self, listing: str, job: str) -> list[dict[str, Any]]:

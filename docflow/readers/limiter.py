@@ -9,6 +9,7 @@ instances in AWS as across threads here, because DynamoDB's conditional writes a
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -17,12 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws, observability
+from docflow import observability
+from docflow.dynamo import ConditionFailed, Table
 from docflow.pdf import OpenPdf
 from docflow.readers.base import PageReader, PageText
-from docflow.readmodel.table import to_ddb
 
 
 class SlotTimeout(RuntimeError):
@@ -64,35 +63,22 @@ class LeaseSemaphore:
     def _try(self, index: int, holder: str) -> bool:
         now = int(time.time())
         try:
-            aws.client("dynamodb").put_item(
-                TableName=self.table,
-                Item=to_ddb(
-                    {
-                        "pk": f"{self.name}#{index}",
-                        "holder": holder,
-                        "expiresAt": now + self.lease_s,
-                    }
-                ),
-                ConditionExpression="attribute_not_exists(pk) OR expiresAt < :now",
-                ExpressionAttributeValues=to_ddb({":now": now}),
+            Table(self.table).put(
+                {"pk": f"{self.name}#{index}", "holder": holder, "expiresAt": now + self.lease_s},
+                condition="attribute_not_exists(pk) OR expiresAt < :now",
+                values={":now": now},
             )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         return True
 
     def _release(self, index: int, holder: str) -> None:
-        try:
-            aws.client("dynamodb").delete_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": f"{self.name}#{index}"}),
-                ConditionExpression="holder = :me",
-                ExpressionAttributeValues=to_ddb({":me": holder}),
+        with contextlib.suppress(ConditionFailed):  # a lapsed lease another holder took
+            Table(self.table).delete(
+                {"pk": f"{self.name}#{index}"},
+                condition="holder = :me",
+                values={":me": holder},
             )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
 
 
 class CappedReader:

@@ -18,6 +18,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.dynamo import condition_failed, transaction_condition_failed
 from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
@@ -173,15 +174,13 @@ class StatusRecorder:
             try:
                 self._write(history, state, current)
             except ClientError as exc:
-                reasons = _cancellation_codes(exc)
-                if reasons and reasons[0] == "ConditionalCheckFailed":
+                # The history item's condition (it is new) failed: a duplicate report; the
+                # state's (it is as read) failed: another report landed first, decide again.
+                if transaction_condition_failed(exc, 0) or condition_failed(exc):
                     self._announce_again(report, current)
                     return RecordVerdict(DUPLICATE, "event already recorded", _status(current))
-                if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
-                    continue  # another report landed first; decide again
-                if aws.error_code(exc) == "ConditionalCheckFailedException":
-                    self._announce_again(report, current)
-                    return RecordVerdict(DUPLICATE, "event already recorded", _status(current))
+                if transaction_condition_failed(exc, 1):
+                    continue
                 raise
             if verdict == ACCEPTED:
                 self._announce(report, state)
@@ -276,9 +275,3 @@ class StatusRecorder:
 
 def _status(current: dict[str, Any] | None) -> str | None:
     return current.get("status") if current else None
-
-
-def _cancellation_codes(exc: ClientError) -> list[str]:
-    if aws.error_code(exc) != "TransactionCanceledException":
-        return []
-    return [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]

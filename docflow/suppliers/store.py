@@ -19,6 +19,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.dynamo import ConditionFailed, Table
 from docflow.extract.parse import fold
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.suppliers.model import Supplier
@@ -166,23 +167,18 @@ class SupplierStore:
             if new is None:
                 return current
             try:
-                self.ddb.update_item(
-                    TableName=self.table,
-                    Key=to_ddb({"pk": supplier_pk(supplier_id)}),
-                    UpdateExpression="SET profile = :p, profileVersion = :next",
-                    ConditionExpression="profileVersion = :was",
-                    ExpressionAttributeValues=to_ddb(
-                        {
-                            ":p": new,
-                            ":next": current.profile_version + 1,
-                            ":was": current.profile_version,
-                        }
-                    ),
+                Table(self.table, self.ddb).update(
+                    {"pk": supplier_pk(supplier_id)},
+                    "SET profile = :p, profileVersion = :next",
+                    condition="profileVersion = :was",
+                    values={
+                        ":p": new,
+                        ":next": current.profile_version + 1,
+                        ":was": current.profile_version,
+                    },
                 )
-            except ClientError as exc:
-                if aws.error_code(exc) != "ConditionalCheckFailedException":
-                    raise
-                continue
+            except ConditionFailed:
+                continue  # another writer's change landed first: read it and apply again
             return Supplier.parse(
                 {**current.to_json(), "profile": new, "profileVersion": current.profile_version + 1}
             )

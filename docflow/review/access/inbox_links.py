@@ -15,14 +15,12 @@ Nothing stored is a working link: a token can be re-minted only with the signing
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.signing import (
     KeyRing,
     TokenClaims,
@@ -66,16 +64,13 @@ def inbox_claims(reviewer: str, expires_at: int, nonce: str) -> TokenClaims:
 class InboxLinks:
     def __init__(self, table: str) -> None:
         self.table = table
-
-    @property
-    def _ddb(self) -> Any:
-        return aws.client("dynamodb")
+        self._table = Table(table)
 
     def issue(self, reviewer: str, ring: KeyRing, ttl_s: int) -> str:
         """The reviewer's inbox link: the same one while more than half its life is left."""
         now = int(time.time())
         pk = _slot_pk(reviewer)
-        slot = self._get(pk)
+        slot = self._table.get({"pk": pk})
         # A slot whose key id was retired from the ring cannot mint a link that verifies.
         retired = slot is not None and str(slot.get("kid")) not in ring.keys
         if slot is None or retired or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
@@ -88,28 +83,22 @@ class InboxLinks:
             }
             old = slot["linkExpiresAt"] if slot else 0
             try:  # two issuers at once: one new slot, and both mint from it
-                self._ddb.put_item(
-                    TableName=self.table,
-                    Item=to_ddb(fresh),
-                    ConditionExpression="attribute_not_exists(pk) OR linkExpiresAt = :old",
-                    ExpressionAttributeValues=to_ddb({":old": old}),
+                self._table.put(
+                    fresh,
+                    condition="attribute_not_exists(pk) OR linkExpiresAt = :old",
+                    values={":old": old},
                 )
                 slot = fresh
-            except ClientError as exc:
-                if aws.error_code(exc) != "ConditionalCheckFailedException":
-                    raise
-                slot = self._get(pk) or fresh
+            except ConditionFailed as failed:
+                slot = failed.item or fresh
         claims = inbox_claims(reviewer, int(slot["linkExpiresAt"]), str(slot["nonce"]))
         token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
-        self._ddb.put_item(
-            TableName=self.table,
-            Item=to_ddb(
-                {
-                    "pk": f"INBOXLINK#{token_hash(token)}",
-                    "reviewer": reviewer,
-                    "expiresAt": int(slot["linkExpiresAt"]),
-                }
-            ),
+        self._table.put(
+            {
+                "pk": f"INBOXLINK#{token_hash(token)}",
+                "reviewer": reviewer,
+                "expiresAt": int(slot["linkExpiresAt"]),
+            }
         )
         return token
 
@@ -118,23 +107,17 @@ class InboxLinks:
         does the reviewer's slot if it still mints this link, so the next digest hands out a
         new one. The reviewer's review links and their other inbox links keep working
         (revoking the reviewer is `access.revocation`)."""
-        self._ddb.delete_item(
-            TableName=self.table, Key=to_ddb({"pk": f"INBOXLINK#{token_hash(token)}"})
-        )
+        self._table.delete({"pk": f"INBOXLINK#{token_hash(token)}"})
         try:
             claims = verify(token, ring)
         except TokenError:
             return  # expired or foreign: nothing mints it any more
-        try:
-            self._ddb.delete_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": _slot_pk(claims.reviewer)}),
-                ConditionExpression="nonce = :nonce",
-                ExpressionAttributeValues=to_ddb({":nonce": claims.nonce}),
+        with contextlib.suppress(ConditionFailed):  # the slot mints a newer link already
+            self._table.delete(
+                {"pk": _slot_pk(claims.reviewer)},
+                condition="nonce = :nonce",
+                values={":nonce": claims.nonce},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
 
     def check(self, token: str, ring: KeyRing) -> str:
         """The reviewer an inbox link names, or InboxRefused."""
@@ -144,13 +127,7 @@ class InboxLinks:
             raise InboxRefused(exc.code, "this inbox link cannot be used") from exc
         if claims.purpose != INBOX:
             raise InboxRefused("wrong-door", "this link is not an inbox link")
-        stored = self._get(f"INBOXLINK#{token_hash(token)}")
+        stored = self._table.get({"pk": f"INBOXLINK#{token_hash(token)}"})
         if stored is None or stored.get("reviewer") != claims.reviewer:
             raise InboxRefused("unknown-link", "this inbox link is not known here")
         return claims.reviewer
-
-    def _get(self, pk: str) -> dict[str, Any] | None:
-        item = self._ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
-        ).get("Item")
-        return from_ddb(item) if item else None

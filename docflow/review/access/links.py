@@ -21,14 +21,12 @@ no e-mail twice and no second, different link.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
-from docflow.readmodel.table import from_ddb, put_new, to_ddb
+from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.signing import KeyRing, TokenClaims, mint, new_nonce, token_hash
 from docflow.review.stage.inbox import slot_pk
 from docflow.review.stage.records import stage_pk
@@ -78,40 +76,28 @@ class IssuedLink:
 class LinkStore:
     def __init__(self, table: str) -> None:
         self.table = table
-
-    @property
-    def _ddb(self) -> Any:
-        return aws.client("dynamodb")
+        self._table = Table(table)
 
     def _replace_slot(self, old: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
         """A slot whose key id is gone gets `fresh`'s key id, nonce and expiry, and forgets
         the mails sent with its old link, unless another issuer did it first. An update, not a
         put: the slot is also the reviewer's inbox item, whose other attributes stay."""
         try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": fresh["pk"]}),
-                UpdateExpression=(
-                    "SET kid = :kid, nonce = :nonce, linkExpiresAt = :until, expiresAt = :keep"
-                    " REMOVE sent"
-                ),
-                ConditionExpression="kid = :old",
-                ExpressionAttributeValues=to_ddb(
-                    {
-                        ":kid": fresh["kid"],
-                        ":nonce": fresh["nonce"],
-                        ":until": fresh["linkExpiresAt"],
-                        ":keep": fresh["expiresAt"],
-                        ":old": str(old.get("kid")),
-                    }
-                ),
-                ReturnValues="ALL_NEW",
+            return self._table.update(
+                {"pk": fresh["pk"]},
+                "SET kid = :kid, nonce = :nonce, linkExpiresAt = :until, expiresAt = :keep"
+                " REMOVE sent",
+                condition="kid = :old",
+                values={
+                    ":kid": fresh["kid"],
+                    ":nonce": fresh["nonce"],
+                    ":until": fresh["linkExpiresAt"],
+                    ":keep": fresh["expiresAt"],
+                    ":old": str(old.get("kid")),
+                },
             )
-            return from_ddb(answer["Attributes"])
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            return self._get(str(fresh["pk"])) or fresh
+        except ConditionFailed as failed:
+            return failed.item or fresh
 
     def issue(self, request: ReviewRequest, reviewer: str, ring: KeyRing, ttl_s: int) -> IssuedLink:
         """The reviewer's link for this stage: minted once, re-minted identically after."""
@@ -124,10 +110,10 @@ class LinkStore:
             "linkExpiresAt": expires_at,
             "expiresAt": expires_at + KEEP_AFTER_EXPIRY_S,
         }
-        if put_new(self._ddb, self.table, fresh):
+        if self._table.put_new(fresh):
             slot = fresh
         else:
-            slot = self._get(slot_key["pk"]) or fresh
+            slot = self._table.get(slot_key) or fresh
             if str(slot.get("kid")) not in ring.keys:
                 # Its key was retired from the ring: the old link cannot verify any more, so
                 # the reminder carries a fresh one (minted once: two issuers agree on it).
@@ -162,7 +148,7 @@ class LinkStore:
             "state": OPEN,
             "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
         }
-        put_new(self._ddb, self.table, link)  # the same token again: already there
+        self._table.put_new(link)  # the same token again: already there
         return IssuedLink(
             reviewer=reviewer,
             token=token,
@@ -171,87 +157,68 @@ class LinkStore:
         )
 
     def mark_sent(self, request: ReviewRequest, reviewer: str, tags: set[str]) -> None:
-        self._ddb.update_item(
-            TableName=self.table,
-            Key=to_ddb({"pk": _slot_pk(request, reviewer)}),
-            UpdateExpression="ADD sent :tags",
-            ExpressionAttributeValues={":tags": {"SS": sorted(tags)}},
+        self._table.update(
+            {"pk": _slot_pk(request, reviewer)},
+            "ADD sent :tags",
+            typed_values={":tags": {"SS": sorted(tags)}},
         )
 
     def close_superseded(self, pk: str) -> None:
         """A newer version replaced the document: the link stops working, unless a click
         already holds it (that click's callback then races the cancel; one of them wins)."""
-        try:
-            self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": pk}),
-                UpdateExpression="SET #s = :superseded",
-                ConditionExpression="#s = :open",
-                ExpressionAttributeNames={"#s": "state"},
-                ExpressionAttributeValues=to_ddb({":superseded": SUPERSEDED, ":open": OPEN}),
+        with contextlib.suppress(ConditionFailed):
+            self._table.update(
+                {"pk": pk},
+                "SET #s = :superseded",
+                condition="#s = :open",
+                names={"#s": "state"},
+                values={":superseded": SUPERSEDED, ":open": OPEN},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) != "ConditionalCheckFailedException":
-                raise
 
     def get(self, token: str) -> dict[str, Any] | None:
-        return self._get(f"LINK#{token_hash(token)}")
+        return self._table.get({"pk": f"LINK#{token_hash(token)}"})
 
     def spend(self, token: str) -> dict[str, Any]:
         """Spend the link's single use on a decision; exactly one concurrent caller wins."""
         now = int(time.time())
         try:
-            answer = self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
-                UpdateExpression="SET #s = :deciding, claimedAt = :now",
-                ConditionExpression=(
+            return self._table.update(
+                {"pk": f"LINK#{token_hash(token)}"},
+                "SET #s = :deciding, claimedAt = :now",
+                condition=(
                     "attribute_exists(pk) AND "
                     "(#s = :open OR (#s = :deciding AND claimedAt < :stale))"
                 ),
-                ExpressionAttributeNames={"#s": "state"},
-                ExpressionAttributeValues=to_ddb(
-                    {
-                        ":deciding": DECIDING,
-                        ":open": OPEN,
-                        ":now": now,
-                        ":stale": now - SPEND_TIMEOUT_S,
-                    }
-                ),
-                ReturnValues="ALL_NEW",
+                names={"#s": "state"},
+                values={
+                    ":deciding": DECIDING,
+                    ":open": OPEN,
+                    ":now": now,
+                    ":stale": now - SPEND_TIMEOUT_S,
+                },
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                raise AlreadyDecided(self.get(token) or {}) from exc
-            raise
-        return from_ddb(answer["Attributes"])
+        except ConditionFailed as failed:
+            raise AlreadyDecided(failed.item) from failed
 
     def complete(self, token: str, decision: dict[str, Any]) -> None:
-        self._ddb.update_item(
-            TableName=self.table,
-            Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
-            UpdateExpression="SET #s = :used, decision = :decision",
-            ExpressionAttributeNames={"#s": "state"},
-            ExpressionAttributeValues=to_ddb({":used": USED, ":decision": decision}),
+        self._table.update(
+            {"pk": f"LINK#{token_hash(token)}"},
+            "SET #s = :used, decision = :decision",
+            names={"#s": "state"},
+            values={":used": USED, ":decision": decision},
         )
 
     def refund(self, token: str) -> None:
         """Give a spent link its use back when the callback could not be sent for a passing
-        reason."""
-        self._ddb.update_item(
-            TableName=self.table,
-            Key=to_ddb({"pk": f"LINK#{token_hash(token)}"}),
-            UpdateExpression="SET #s = :open REMOVE claimedAt",
-            ConditionExpression="#s = :deciding",
-            ExpressionAttributeNames={"#s": "state"},
-            ExpressionAttributeValues=to_ddb({":open": OPEN, ":deciding": DECIDING}),
-        )
-
-    def _get(self, pk: str) -> dict[str, Any] | None:
-        item = self._ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
-        ).get("Item")
-        return from_ddb(item) if item else None
+        reason; nothing to give back if another click has spent it since."""
+        with contextlib.suppress(ConditionFailed):
+            self._table.update(
+                {"pk": f"LINK#{token_hash(token)}"},
+                "SET #s = :open REMOVE claimedAt",
+                condition="#s = :deciding",
+                names={"#s": "state"},
+                values={":open": OPEN, ":deciding": DECIDING},
+            )
 
 
 def _slot_pk(request: ReviewRequest, reviewer: str) -> str:

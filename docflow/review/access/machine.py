@@ -13,10 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
-from docflow.readmodel.table import to_ddb
+from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.access.signing import check_body_signature
 
@@ -35,17 +32,14 @@ class SeenSignatures:
         try:
             # UpdateItem creates the item as a put would, under the permission the callback
             # API already has on this table.
-            aws.client("dynamodb").update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": f"MSIG#{signature}"}),
-                UpdateExpression="SET expiresAt = :until",
-                ConditionExpression="attribute_not_exists(pk)",
-                ExpressionAttributeValues=to_ddb({":until": until}),
+            Table(self.table).update(
+                {"pk": f"MSIG#{signature}"},
+                "SET expiresAt = :until",
+                condition="attribute_not_exists(pk)",
+                values={":until": until},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         return True
 
 

@@ -23,10 +23,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from docflow import aws
-from docflow.readmodel.table import to_ddb
+from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import KeySource
 from docflow.review.access.revocation import Revocations
@@ -56,10 +53,7 @@ class DigestJob:
         self.sender, self.base_url, self.inbox_ttl_s = sender, base_url.rstrip("/"), inbox_ttl_s
         self.index = InboxIndex(table)
         self.revocations = Revocations(table)
-
-    @property
-    def _ddb(self) -> Any:
-        return aws.client("dynamodb")
+        self._table = Table(table)
 
     def run(
         self, reviewers: list[str], every_s: int, now: float | None = None
@@ -78,47 +72,36 @@ class DigestJob:
             return {**out, "why": "revoked"}
         if not self._take(reviewer, period, int(now)):
             # Counted, so an operator (and a test) can see the job ran and held back.
-            self._ddb.update_item(
-                TableName=self.table,
-                Key=to_ddb({"pk": digest_pk(reviewer, period)}),
-                UpdateExpression="ADD heldBack :one",
-                ExpressionAttributeValues=to_ddb({":one": 1}),
+            self._table.update(
+                {"pk": digest_pk(reviewer, period)}, "ADD heldBack :one", values={":one": 1}
             )
             return {**out, "why": "already sent this period"}
         token = InboxLinks(self.table).issue(reviewer, self.keys.ring(), self.inbox_ttl_s)
         subject, text, html = digest_email(items, f"{self.base_url}/inbox/{token}", now)
         self.mailer.send(self.sender, reviewer, subject, text, html)
-        self._ddb.update_item(
-            TableName=self.table,
-            Key=to_ddb({"pk": digest_pk(reviewer, period)}),
-            UpdateExpression="SET #s = :sent, sentAt = :now, listed = :n",
-            ExpressionAttributeNames={"#s": "state"},
-            ExpressionAttributeValues=to_ddb({":sent": "sent", ":now": int(now), ":n": len(items)}),
+        self._table.update(
+            {"pk": digest_pk(reviewer, period)},
+            "SET #s = :sent, sentAt = :now, listed = :n",
+            names={"#s": "state"},
+            values={":sent": "sent", ":now": int(now), ":n": len(items)},
         )
         return {**out, "sent": True, "listed": len(items)}
 
     def _take(self, reviewer: str, period: int, now: int) -> bool:
         try:
-            self._ddb.put_item(
-                TableName=self.table,
-                Item=to_ddb(
-                    {
-                        "pk": digest_pk(reviewer, period),
-                        "state": "sending",
-                        "takenAt": now,
-                        "expiresAt": now + KEEP_S,
-                    }
-                ),
-                ConditionExpression=(
-                    "attribute_not_exists(pk) OR (#s = :sending AND takenAt < :stale)"
-                ),
-                ExpressionAttributeNames={"#s": "state"},
-                ExpressionAttributeValues=to_ddb({":sending": "sending", ":stale": now - LEASE_S}),
+            self._table.put(
+                {
+                    "pk": digest_pk(reviewer, period),
+                    "state": "sending",
+                    "takenAt": now,
+                    "expiresAt": now + KEEP_S,
+                },
+                condition="attribute_not_exists(pk) OR (#s = :sending AND takenAt < :stale)",
+                names={"#s": "state"},
+                values={":sending": "sending", ":stale": now - LEASE_S},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise
+        except ConditionFailed:
+            return False
         return True
 
 

@@ -36,7 +36,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.dynamo import ConditionFailed, Table, from_ddb, to_ddb, transaction_condition_failed
 from docflow.settings import load_settings
 
 PAGE_SIZE = 20
@@ -122,19 +122,14 @@ class InboxIndex:
     def _anchor(self, slot: str, stage_pk: str) -> dict[str, Any] | None:
         """The open slot, its `inboxSk` set if it had none; None when the slot is closed."""
         try:
-            answer = self._ddb.update_item(
-                TableName=self.links_table,
-                Key=to_ddb({"pk": slot}),
-                UpdateExpression="SET inboxSk = if_not_exists(inboxSk, :sk)",
-                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(inboxClosed)",
-                ExpressionAttributeValues=to_ddb({":sk": f"{iso(time.time())}#{stage_pk}"}),
-                ReturnValues="ALL_NEW",
+            return Table(self.links_table).update(
+                {"pk": slot},
+                "SET inboxSk = if_not_exists(inboxSk, :sk)",
+                condition="attribute_exists(pk) AND attribute_not_exists(inboxClosed)",
+                values={":sk": f"{iso(time.time())}#{stage_pk}"},
             )
-        except ClientError as exc:
-            if aws.error_code(exc) == "ConditionalCheckFailedException":
-                return None
-            raise
-        return from_ddb(answer["Attributes"])
+        except ConditionFailed:
+            return None
 
     def _put_while_open(self, slot: str, item: dict[str, Any]) -> bool:
         """Put the item only while the slot is open: a close that came after `_anchor` wins."""
@@ -152,10 +147,7 @@ class InboxIndex:
                 ]
             )
         except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or [{}]
-            if aws.error_code(exc) == "TransactionCanceledException" and (
-                reasons[0].get("Code") == "ConditionalCheckFailed"
-            ):
+            if transaction_condition_failed(exc, 0):
                 return False
             raise
         return True
@@ -165,24 +157,18 @@ class InboxIndex:
         marked closed first, so no later `add` can list it again, then the item goes."""
         for reviewer in dict.fromkeys(reviewers):
             try:
-                answer = self._ddb.update_item(
-                    TableName=self.links_table,
-                    Key=to_ddb({"pk": slot_pk(run_id, stage_index, reviewer)}),
-                    UpdateExpression="SET inboxClosed = if_not_exists(inboxClosed, :how)",
+                closed = Table(self.links_table).update(
+                    {"pk": slot_pk(run_id, stage_index, reviewer)},
+                    "SET inboxClosed = if_not_exists(inboxClosed, :how)",
                     # Only slots that exist: a reviewer never asked has no slot to close.
-                    ConditionExpression="attribute_exists(pk)",
-                    ExpressionAttributeValues=to_ddb({":how": how}),
-                    ReturnValues="ALL_NEW",
+                    condition="attribute_exists(pk)",
+                    values={":how": how},
                 )
-            except ClientError as exc:
-                if aws.error_code(exc) != "ConditionalCheckFailedException":
-                    raise
+            except ConditionFailed:
                 continue
-            sk = from_ddb(answer["Attributes"]).get("inboxSk")
+            sk = closed.get("inboxSk")
             if sk:  # never listed (the reviewer had voted before their round) otherwise
-                self._ddb.delete_item(
-                    TableName=self.table, Key=to_ddb({"pk": inbox_pk(reviewer), "sk": str(sk)})
-                )
+                Table(self.table).delete({"pk": inbox_pk(reviewer), "sk": str(sk)})
 
     def page(
         self,
