@@ -102,15 +102,15 @@ def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[
         if reads:
             reads.keep(doc.pdf, ref, plan, batches)
     found = classify_document(ref, batches)(step)
-    stages = found["stages"]
-    if not found.get("extract"):
-        out = {"docType": found["docType"], "fields": {}, "checks": [], "stages": stages}
+    stages = list(found.stages)
+    if not found.extract:
+        out = {"docType": found.doc_type, "fields": {}, "checks": [], "stages": stages}
         return {**out, "evidence": {}}
-    extracted = extract_fields(ref, found["docType"], plan)(step)
+    extracted = extract_fields(ref, found.doc_type, plan)(step)
     detail = runtime().store.get_json(extracted["key"])
     evidence = {n: f.get("evidence", {}) for n, f in detail["fields"].items()}
     return {
-        "docType": found["docType"],
+        "docType": found.doc_type,
         **extracted,
         "stages": [*stages, *extracted["stages"]],
         "evidence": evidence,

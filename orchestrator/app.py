@@ -28,8 +28,8 @@ from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import (
+    CLASSIFY_STEP,
     classify_document,
-    document_summary,
     every_page_blank,
     summarize_batches,
 )
@@ -130,17 +130,17 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         read = {"engines": summarize_batches(batches.results)["engines"]}
         return fail(context, doc, BLANK_DOCUMENT, blank, read)
 
-    found = context.step(classify_document(doc, batches.results), name="classify")
-    summary, stages = document_summary(found), found["stages"]
+    found = context.step(classify_document(doc, batches.results), "classify", CLASSIFY_STEP)
+    summary, stages = found.summary, list(found.stages)
     usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
-    if found.get("extract"):
+    if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
         extracted = context.step(
-            extract_fields(doc, found["docType"], split.plan), "extract", EXTRACT_STEP
+            extract_fields(doc, found.doc_type, split.plan), "extract", EXTRACT_STEP
         )
         summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
-        stages = [*stages, *issuer_iban_privacy(found, extracted)]
+        stages = [*stages, *issuer_iban_privacy(found.privacy_held, extracted)]
         usage = extracted.get("usage", {})
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.

@@ -54,10 +54,10 @@ def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict
     plan = split.plan
     batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
     found = classify_document(ref, batches)(step)
-    if not found.get("extract"):
-        return ref, plan, {"docType": found["docType"], "fields": {}, "stages": found["stages"]}
-    extracted = extract_fields(ref, found["docType"], plan)(step)
-    return ref, plan, {**extracted, "stages": [*found["stages"], *extracted["stages"]]}
+    if not found.extract:
+        return ref, plan, {"docType": found.doc_type, "fields": {}, "stages": list(found.stages)}
+    extracted = extract_fields(ref, found.doc_type, plan)(step)
+    return ref, plan, {**extracted, "stages": [*found.stages, *extracted["stages"]]}
 
 
 def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:

@@ -7,9 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.classify import merge_features
 from docflow.ids import DocumentRef
+from docflow.pipeline.results import Classification
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.pipeline.triage import offer_types
 from docflow.readers.blank import BLANK
 from docflow.runtime import runtime
@@ -44,10 +47,13 @@ def every_page_blank(batches: Sequence[dict[str, Any]]) -> str | None:
     )
 
 
+CLASSIFY_STEP = StepConfig(serdes=RecordSerDes(Classification))
+
+
 @durable_step
 def classify_document(
     step: StepContext, doc: DocumentRef, batches: Sequence[dict[str, Any]]
-) -> dict[str, Any]:
+) -> Classification:
     reading = summarize_batches(batches)
     features = merge_features(b["features"] for b in batches)
     classifier = runtime().classifier
@@ -58,10 +64,4 @@ def classify_document(
         "document classified",
         extra={"docType": result["docType"], "stages": [s["name"] for s in result["stages"]]},
     )
-    return {**result, **reading}
-
-
-def document_summary(found: dict[str, Any]) -> dict[str, Any]:
-    """The classification's part that travels with the document to reviewers and the record."""
-    keys = ("docType", "confidence", "sensitive", "lowConfidence", "pages", "engines")
-    return {k: found[k] for k in keys}
+    return Classification.from_json({**result, **reading})

@@ -72,7 +72,7 @@ from docflow.pipeline.enrich_steps import (
     prepare_enrichment,
     record_batch_answer,
 )
-from docflow.pipeline.results import Enrichment
+from docflow.pipeline.results import Classification, Enrichment
 
 MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
 MODEL_STEP = StepConfig(
@@ -89,7 +89,7 @@ MODEL_STEP = StepConfig(
 def enrich_document(
     context: DurableContext,
     doc: DocumentRef,
-    found: dict[str, Any],
+    found: Classification,
     plan: list[list[int]],
     waiting_for_job: Callable[[int], None],
 ) -> Enrichment:

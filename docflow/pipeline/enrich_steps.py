@@ -31,6 +31,7 @@ from docflow.enrich.schema import validate_enrichment
 from docflow.ids import DocumentRef
 from docflow.piles import pool
 from docflow.piles.manifest import read_manifest
+from docflow.pipeline.results import Classification
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import (
@@ -102,9 +103,13 @@ def enrich_input(
     )
 
 
-def facts_of(found: Mapping[str, Any]) -> dict[str, Any]:
+def facts_of(found: Classification) -> dict[str, Any]:
     """What the steps need from the classify result (checkpointed values only)."""
-    return {k: found[k] for k in ("docType", "sensitive", "pages") if k in found}
+    return {
+        "docType": found.doc_type,
+        "sensitive": found.sensitive,
+        "pages": found.reading["pages"],
+    }
 
 
 @durable_step

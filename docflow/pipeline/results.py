@@ -46,6 +46,64 @@ class Split:
 
 
 @dataclass(frozen=True)
+class Classification:
+    """The classify step: the document's type and how sure, the sensitive kinds it holds, the
+    review stages it routes to, whether its type has fields to extract, the privacy stage held
+    back for extraction to judge (IBANs that may be the issuer's), and the reading's summary
+    (`reading`: pages, characters, engines, OCR confidence)."""
+
+    doc_type: str
+    confidence: float
+    sensitive: dict[str, int]
+    low_confidence: bool
+    stages: tuple[dict[str, Any], ...]
+    extract: bool
+    reading: dict[str, Any]
+    privacy_held: dict[str, Any] | None = None
+
+    _OWN = ("docType", "confidence", "sensitive", "lowConfidence", "stages", "extract")
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """What travels with the document to reviewers and into its record."""
+        return {
+            "docType": self.doc_type,
+            "confidence": self.confidence,
+            "sensitive": self.sensitive,
+            "lowConfidence": self.low_confidence,
+            "pages": self.reading["pages"],
+            "engines": self.reading["engines"],
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        held = {"privacyHeld": self.privacy_held} if self.privacy_held else {}
+        return {
+            "docType": self.doc_type,
+            "confidence": self.confidence,
+            "sensitive": self.sensitive,
+            "lowConfidence": self.low_confidence,
+            "stages": list(self.stages),
+            "extract": self.extract,
+            **held,
+            **self.reading,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Classification:
+        reading = {k: v for k, v in raw.items() if k not in (*cls._OWN, "privacyHeld")}
+        return cls(
+            doc_type=str(raw["docType"]),
+            confidence=raw["confidence"],
+            sensitive=dict(raw["sensitive"]),
+            low_confidence=bool(raw["lowConfidence"]),
+            stages=tuple(raw["stages"]),
+            extract=bool(raw["extract"]),
+            reading=reading,
+            privacy_held=raw.get("privacyHeld"),
+        )
+
+
+@dataclass(frozen=True)
 class Reading:
     """Every page batch's summary in page order, or the first failure (`error`: its reason
     and message). Not a checkpoint of its own: the map's result is (`serdes.BatchResultJson`)."""

@@ -16,8 +16,10 @@ from typing import Any
 from docflow.readmodel.transitions import APPROVED
 
 
-def issuer_iban_privacy(found: dict[str, Any], extracted: dict[str, Any]) -> list[dict[str, Any]]:
-    held = found.get("privacyHeld")
+def issuer_iban_privacy(
+    held: dict[str, Any] | None, extracted: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """`held`: the classification's held-back privacy stage and its IBAN count."""
     if not held:
         return []
     ibans = [i for i in extracted.get("ibans") or [] if i.get("valid")]

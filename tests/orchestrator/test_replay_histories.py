@@ -73,7 +73,7 @@ EDITS = {
         "name checkpoint='split' current='split pages'",
     ),
     # a checkpointed result read in a shape it never had
-    "reshaped": ('found["stages"]', 'found["routeStages"]', "KeyError: 'routeStages'"),
+    "reshaped": ('older["latest"]', 'older["newest"]', "KeyError: 'newest'"),
 }
 
 

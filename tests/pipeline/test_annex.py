@@ -65,7 +65,7 @@ def test_a_200_page_annex_extracts_from_its_first_pages_in_bounded_memory(
     assert split.ok and split.pages == PAGES
     batches = [read_page_batch(doc, i, a, b)(step) for i, (a, b) in enumerate(split.batches)]
     found = classify_document(doc, batches)(step)
-    assert found["docType"] == "invoice"
+    assert found.doc_type == "invoice"
 
     tracemalloc.start()
     extracted = extract_fields(doc, "invoice", split.plan)(step)
