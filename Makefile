@@ -35,14 +35,16 @@ system-deps:
 	  tesseract --list-langs 2>/dev/null | grep -qx por || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKS) chromium >/dev/null)
 
+# Three workers (pytest-xdist); `make test WORKERS=0` runs in one process.
+WORKERS ?= 3
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(WORKERS)
 
 # The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
 # slowest fifteen named. `make test` still runs everything.
 test-fast: setup system-deps conformance-deps
-	$(BIN)/pytest -m "not slow and not browser" --durations=15
+	$(BIN)/pytest -n $(WORKERS) -m "not slow and not browser" --durations=15
 
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples
