@@ -49,7 +49,8 @@ JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
     '"intakeMaxConcurrency", "intakeBatches", "intakeEmptyReceives", "hostRestarts", '
-    '"journalBytes", "journalRecords", "journalFsyncs", "compactions"}, "recovery": {} '
+    '"journalBytes", "journalRecords", "journalFsyncs", "compactions", "runnerRecords", '
+    '"runnerBytes", "runnerFsyncs", "runnerCompactions", "runnerLiveExecutions"}, "recovery": {} '
     'after a clean stop, else {"uncleanStop", "at", "journalRecordsReplayed", '
     '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
     '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',

@@ -3,9 +3,10 @@
 moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every request
                      that may change them is journaled and fsynced before its answer
                      (durable_state.py), compacted into .docflow/moto.pickle
-durable runner       the testing SDK's web runner with its sqlite store; on start it
-                     re-arms what a restart forgets (execution and callback timeouts) and
-                     replays every unfinished execution
+durable runner       the testing SDK's web runner, on a journal of checkpoints per
+                     execution (execution_store.py); on start it re-arms what a restart
+                     forgets (execution and callback timeouts) and replays every
+                     unfinished execution
 function host        `docflow.local.versions.router`, a child process, restarted if it dies;
                      it runs each deployed version in a worker of its own
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
@@ -34,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from docflow.local.config import StackConfig
-from docflow.local.durability import moto_state
+from docflow.local.durability import execution_store, moto_state
 from docflow.local.durability.durable_state import DurableMoto
+from docflow.local.durability.execution_store import JournalExecutionStore
 from docflow.local.fidelity import history_fidelity, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.fidelity.concurrency import widen_invocation_pool
@@ -113,14 +115,19 @@ class DurableRunner:
         from aws_durable_execution_sdk_python_testing.stores.base import StoreType
         from aws_durable_execution_sdk_python_testing.web.server import WebServiceConfig
 
+        self.store: JournalExecutionStore | None = None
+        store_type, store_path = StoreType.SQLITE, str(config.state / "executions.sqlite")
+        if config.runner_store == "journal":  # "sqlite": the SDK's own, to measure against
+            self.store = JournalExecutionStore(config.state / "executions")
+            store_type = StoreType.MEMORY  # replaced by self.store as the runner starts
         self.runner = WebRunner(
             WebRunnerConfig(
                 web_service=WebServiceConfig(host="127.0.0.1", port=config.runner_port),
                 lambda_endpoint=config.host_url,
                 local_runner_endpoint=config.runner_url,
                 local_runner_region="us-east-1",
-                store_type=StoreType.SQLITE,
-                store_path=str(config.state / "executions.sqlite"),
+                store_type=store_type,
+                store_path=store_path,
             )
         )
 
@@ -128,7 +135,11 @@ class DurableRunner:
         self.state = config.state
 
     def start(self) -> None:
-        self.runner.start()
+        if self.store is not None:
+            with execution_store.serving(self.store):
+                self.runner.start()
+        else:
+            self.runner.start()
         widen_invocation_pool(self.runner._executor)  # as Lambda: many invocations at once
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
@@ -201,7 +212,9 @@ def start_bedrock_emulators(config: StackConfig) -> list[Any]:
     return [BedrockEmulator(port=config.converse_port).start(), batch.start()]
 
 
-def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
+def write_stats(
+    config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService, runner: DurableRunner
+) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
         "intakeInFlightPeak": poller.peak_in_flight,
@@ -210,6 +223,7 @@ def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: Moto
         "intakeEmptyReceives": poller.empty_receives,
         "hostRestarts": host.restarts,
         **(moto.durable.stats() if moto.durable is not None else {}),
+        **(runner.store.stats() if runner.store is not None else {}),
     }
     tmp = config.state / "stats.tmp"
     tmp.write_text(json.dumps(stats))
@@ -264,7 +278,7 @@ def main() -> None:
             moto.save()
         except Exception as exc:
             print(f"snapshot failed: {exc!r}", flush=True)
-        write_stats(config, poller, host, moto)
+        write_stats(config, poller, host, moto, runner)
     (config.state / "stackd.ready").unlink(missing_ok=True)
     for name, part in (
         *(("operators", p) for p in operators),
