@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from docflow.local.config import StackConfig
 from docflow.local.durability import execution_store, moto_state
 from docflow.local.durability.durable_state import DurableMoto
 from docflow.local.durability.execution_store import JournalExecutionStore
-from docflow.local.fidelity import history_fidelity, timers
+from docflow.local.fidelity import history_fidelity, request_counts, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.fidelity.concurrency import widen_invocation_pool
 from docflow.local.fidelity.moto_atomic import make_moto_server_serial
@@ -141,6 +142,7 @@ class DurableRunner:
         else:
             self.runner.start()
         widen_invocation_pool(self.runner._executor)  # as Lambda: many invocations at once
+        request_counts.count_runner_requests(self.runner._server)
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         resolve_aliases_at_start(self.runner._executor, self.state)  # a run keeps its version
@@ -212,6 +214,20 @@ def start_bedrock_emulators(config: StackConfig) -> list[Any]:
     return [BedrockEmulator(port=config.converse_port).start(), batch.start()]
 
 
+def aws_requests(config: StackConfig) -> dict[str, dict[str, int]]:
+    """moto's and the runner's counts (this process), with the host's Invokes by function."""
+    counts = request_counts.snapshot()
+    try:
+        url = config.host_url + "/stats"
+        with urllib.request.urlopen(url, timeout=2) as answer:  # noqa: S310 - loopback only
+            invokes = json.loads(answer.read()).get("invocations", {})
+    except (OSError, ValueError):
+        invokes = {}
+    if invokes:
+        counts.setdefault("lambda", {}).update({f"Invoke {fn}": n for fn, n in invokes.items()})
+    return counts
+
+
 def write_stats(
     config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService, runner: DurableRunner
 ) -> None:
@@ -224,6 +240,7 @@ def write_stats(
         "hostRestarts": host.restarts,
         **(moto.durable.stats() if moto.durable is not None else {}),
         **(runner.store.stats() if runner.store is not None else {}),
+        "awsRequests": aws_requests(config),
     }
     tmp = config.state / "stats.tmp"
     tmp.write_text(json.dumps(stats))
