@@ -213,12 +213,6 @@ class Stack:
         deadline = time.monotonic() + 5  # the supervisor is our child: reaped, its ports free
         while any(control._alive(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        # A killed process's threads exit after its leader shows dead, and its listening
-        # sockets close with the last of them: on a loaded machine a second or more later, and
-        # `docflow up` in between refused to start, finding its own ports still held.
-        deadline = time.monotonic() + 15
-        while control.taken_ports(self.config) and time.monotonic() < deadline:
-            time.sleep(0.05)
         return pids
 
     def bring_up(self) -> dict[str, Any]:

@@ -37,10 +37,6 @@ def _kill_every_process(config: StackConfig) -> None:
             os.kill(pid, signal.SIGKILL)
     while control.running_pid(config.state):
         time.sleep(0.05)
-    # Its listening sockets close with its last thread, after the process shows dead.
-    deadline = time.monotonic() + 15
-    while control.taken_ports(config) and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def _states(ids: list[str]) -> dict[str, dict]:

@@ -49,6 +49,9 @@ def ports_taken_message(config: StackConfig, taken: list[tuple[str, int]]) -> st
     )
 
 
+KILLED_PORTS_S = 15.0
+
+
 def _alive(pid: int) -> bool:
     _reap(pid)  # a stack this process started is its child: reap it, or it lingers as a zombie
     try:
@@ -88,7 +91,7 @@ def up(
     state: Path = DEFAULT_STATE, timeout_s: float = 120, port_base: int | None = None
 ) -> StackConfig:
     """Start the stack in `state` unless it runs; `port_base` moves its ports (kept in the
-    folder). Raises StackStartError, at once when a port is taken."""
+    folder). Raises StackStartError, at once when another program holds a port."""
     config = StackConfig.load(state)
     if running_pid(state):
         return config
@@ -96,6 +99,14 @@ def up(
         config.port_base = port_base
     _kill_orphaned_host(state)  # before the port check: an orphaned host holds its port
     taken = taken_ports(config)
+    if taken and (state / "stackd.ready").exists():
+        # This folder's stack was killed (a clean stop removes the file): a killed process's
+        # listening sockets close with its last thread, after the process already shows dead,
+        # and on a loaded machine that took seconds. Its own ports are waited for, briefly.
+        deadline = time.monotonic() + KILLED_PORTS_S
+        while taken and time.monotonic() < deadline:
+            time.sleep(0.05)
+            taken = taken_ports(config)
     if taken:
         raise StackStartError(ports_taken_message(config, taken))
     use_rules_from_env(config)
