@@ -39,13 +39,12 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def _since(before: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    now = request_counts.snapshot()
-    return {
-        service: diff
-        for service, ops in now.items()
-        if (diff := {op: n - before.get(service, {}).get(op, 0) for op, n in ops.items()})
-        and any(diff.values())
-    }
+    found: dict[str, dict[str, int]] = {}
+    for service, ops in request_counts.snapshot().items():
+        for op, n in ops.items():
+            if n - before.get(service, {}).get(op, 0):
+                found.setdefault(service, {})[op] = n - before.get(service, {}).get(op, 0)
+    return found
 
 
 def test_each_request_is_counted_under_its_service_and_operation(client: Any) -> None:
