@@ -8,6 +8,11 @@
                                                on every way alike); ratios are medians
     python bench/throughput.py --compare-durability   (c) again with moto snapshotted, not
                                                       journaled: stack_snapshot_*, journal_slower_by
+    python bench/throughput.py --runner-store sqlite  every stack on the SDK's sqlite store, to
+                                                      measure the journal store against
+
+Then, on a stack of its own: one-page text documents (20; 3 in --smoke) through `docflow run`,
+with the stack's CPU seconds and AWS requests per document (bench/_stack_cost.py).
 
 (a) serial: the loop every pipeline starts as: for each file, for each page, read it (text
     layer or tesseract, with the pipeline's reader and OCR languages), extract the classifier's
@@ -26,14 +31,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import _common
+import _stack_cost
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
@@ -124,49 +130,65 @@ def orchestrated(files: list[Path], concurrency: int) -> float:
         return time.perf_counter() - began
 
 
-def stacked(folder: Path, state: Path, durability: str = "journal") -> float:
-    config = StackConfig(
+RUNNER_STORE = "journal"
+
+
+def stack_config(state: Path, durability: str = "journal") -> StackConfig:
+    return StackConfig(
         state=state,
         port_base=free_port_base(28780 + os.getpid() % 100 * 20),
         page_concurrency=4,
         moto_durability=durability,
+        runner_store=RUNNER_STORE,
     )
+
+
+def one_page_corpus(folder: Path, count: int) -> list[Path]:
+    return corpus(folder, count, 1, FULL_LINES)  # text pages: the stack's cost, not OCR's
+
+
+def one_page_cost(tmp: Path, state: Path, smoke: bool) -> dict[str, Any]:
+    """On a running, warm stack: the one-page documents' CPU and requests."""
+    count, idle_s = (3, 3.0) if smoke else (20, _stack_cost.IDLE_S)
+    return _stack_cost.one_page_cost(one_page_corpus, tmp, state, count, idle_s)
+
+
+def stacked(
+    folder: Path,
+    state: Path,
+    durability: str = "journal",
+    then: Callable[[Path], dict[str, Any]] | None = None,
+) -> tuple[float, dict[str, Any]]:
+    """Seconds for `docflow run` of the corpus on a stack of its own; and what `then` measured
+    on that stack afterwards, before it stopped."""
+    config = stack_config(state, durability)
     config.save()
     control.up(state)
+    measured: dict[str, Any] = {}
     try:
         began = time.perf_counter()
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "docflow.cli",
-                "--state",
-                str(state),
-                "run",
-                str(folder),
-                "--json",
-                "--timeout",
-                "1200",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        _stack_cost.run(state, folder)  # every document finalized, or it stops here
         elapsed = time.perf_counter() - began
+        if then is not None:
+            measured = then(state)
     finally:
         control.down(state)
-    rows = json.loads(done.stdout)
-    if any(r["status"] != "finalized" for r in rows):
-        raise SystemExit(f"the stack did not finalize every document: {rows}")
-    return elapsed
+    return elapsed, measured
 
 
 WAYS = ("serial", "orchestrator", "stack")
 
 
-def one_round(files: list[Path], folder: Path, tmp: Path, order: list[str]) -> dict[str, float]:
-    """Seconds for each way, run in the given order."""
+def one_round(
+    files: list[Path],
+    folder: Path,
+    tmp: Path,
+    order: list[str],
+    then: Callable[[Path], dict[str, Any]] | None = None,
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Seconds for each way, run in the given order; and what `then` measured on the stack."""
     took: dict[str, float] = {}
+    measured: dict[str, Any] = {}
     for way in order:
         if way == "serial":
             took[way] = serial(files)
@@ -174,8 +196,8 @@ def one_round(files: list[Path], folder: Path, tmp: Path, order: list[str]) -> d
             took[way] = orchestrated(files, concurrency=4)
         else:
             state = tmp / f"stack-{len(list(tmp.glob('stack-*')))}"
-            took[way] = stacked(folder, state)
-    return took
+            took[way], measured = stacked(folder, state, then=then)
+    return took, measured
 
 
 def spread(values: list[float]) -> float:
@@ -192,7 +214,11 @@ def main() -> None:
             "stack_vs_serial, orchestrator_vs_serial}], serial_pages_per_s, "
             "orchestrator_pages_per_s, stack_pages_per_s (medians), orchestrator_vs_serial, "
             "stack_vs_serial (medians of the rounds' ratios), *_spread ((max-min)/median of "
-            "the rounds), overhead_fraction, [stack_snapshot_*, journal_slower_by]}"
+            "the rounds), overhead_fraction, [stack_snapshot_*, journal_slower_by], "
+            "runner_store, stack_cpu_s_per_one_page_document, requests_per_one_page_document "
+            "({service: requests}), one_page: {documents, seconds, cpu_s_per_document: "
+            "{supervisor, host, total}, idle_cpu_s_per_s, requests_per_document: {service: "
+            "{operation: n}}, requests_per_document_by_service, idle_requests_per_s}}"
         ),
     )
     parser.add_argument("--smoke", action="store_true")
@@ -212,11 +238,37 @@ def main() -> None:
         action="store_true",
         help="also run the stack with moto snapshotted every 2 s instead of journaled",
     )
+    parser.add_argument(
+        "--runner-store",
+        choices=("journal", "sqlite"),
+        default="journal",
+        help="the durable runner's store on every stack (default journal)",
+    )
+    parser.add_argument(
+        "--one-page-only",
+        action="store_true",
+        help="only the one-page documents' CPU and requests (no rounds)",
+    )
     args = parser.parse_args()
+    global RUNNER_STORE
+    RUNNER_STORE = args.runner_store
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     _common.quiet()
+
+    def measure(state: Path) -> dict[str, Any]:
+        return one_page_cost(state.parent / "cost", state, args.smoke)
+
+    if args.one_page_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            warm = Path(tmp) / "warm"
+            warm.mkdir()
+            one_page_corpus(warm, 1)
+            _, cost = stacked(warm, Path(tmp) / "stack", then=measure)
+        _common.emit({"runner_store": RUNNER_STORE, **cost})
+        return
     documents, pages = (2, 2) if args.smoke else (8, 6)
+    one_page: dict[str, Any] = {}
     lines = SHORT_LINES if args.short_pages else FULL_LINES
     total = documents * pages
     rounds: list[dict[str, Any]] = []
@@ -229,7 +281,9 @@ def main() -> None:
             order = list(WAYS[n % 3 :] + WAYS[: n % 3])
             if n % 2:
                 order.reverse()
-            took = one_round(files, folder, Path(tmp), order)
+            # The first round's stack, warm from its corpus, measures the one-page documents.
+            took, measured = one_round(files, folder, Path(tmp), order, measure if n == 0 else None)
+            one_page = measured or one_page
             rounds.append(
                 {
                     "order": order,
@@ -243,7 +297,9 @@ def main() -> None:
         b = statistics.median(r["orchestrator_s"] for r in rounds)
         c = statistics.median(r["stack_s"] for r in rounds)
         b1 = orchestrated(files, concurrency=1)
-        c_snap = stacked(folder, Path(tmp) / "snap", "snapshot") if args.compare_durability else 0
+        c_snap = (
+            stacked(folder, Path(tmp) / "snap", "snapshot")[0] if args.compare_durability else 0
+        )
     compared = (
         {
             "stack_snapshot_pages_per_s": round(total / c_snap, 3),
@@ -269,6 +325,10 @@ def main() -> None:
             "stack_vs_serial_spread": spread(stack_ratios),
             "overhead_fraction": round((b1 - a) / a, 3),
             **compared,
+            "runner_store": RUNNER_STORE,
+            "stack_cpu_s_per_one_page_document": one_page["cpu_s_per_document"]["total"],
+            "requests_per_one_page_document": one_page["requests_per_document_by_service"],
+            "one_page": one_page,
         }
     )
 

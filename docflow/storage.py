@@ -163,36 +163,30 @@ class DocumentStore:
     def _version_args(self, doc: DocumentRef) -> dict[str, str]:
         return {"VersionId": doc.version} if doc.version != "null" else {}
 
-    def source_size(self, doc: DocumentRef) -> int:
+    def source_bytes(self, doc: DocumentRef, max_bytes: int) -> bytes:
+        """The document's bytes, refusing empty and oversized objects before downloading:
+        GetObject's answer gives the size before its body is read (one request, where a
+        HeadObject first made two)."""
+        ident = (doc.bucket, doc.key, doc.version)
+        cached = _cache.get(ident) if doc.version != "null" else None
+        if cached is not None:
+            return cached
         try:
-            head = self._s3.head_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
+            body = self._s3.get_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
         except ClientError as exc:
             if aws.error_code(exc) in _MISSING_CODES:
                 raise IntakeError(
                     "the uploaded object no longer exists at that version", SOURCE_MISSING
                 ) from exc
             raise
-        return int(head["ContentLength"])
-
-    def source_bytes(self, doc: DocumentRef, max_bytes: int) -> bytes:
-        """The document's bytes, refusing empty and oversized objects before downloading."""
-        ident = (doc.bucket, doc.key, doc.version)
-        cached = _cache.get(ident) if doc.version != "null" else None
-        if cached is not None:
-            return cached
-        size = self.source_size(doc)
-        if size == 0:
-            raise IntakeError("the uploaded object is empty (0 bytes)", EMPTY_FILE)
-        if size > max_bytes:
+        size = int(body["ContentLength"])
+        if size == 0 or size > max_bytes:
+            body["Body"].close()  # not downloaded
+            if size == 0:
+                raise IntakeError("the uploaded object is empty (0 bytes)", EMPTY_FILE)
             raise IntakeError(
                 f"the document is {size} bytes, over the limit of {max_bytes}", TOO_LARGE
             )
-        try:
-            body = self._s3.get_object(Bucket=doc.bucket, Key=doc.key, **self._version_args(doc))
-        except ClientError as exc:
-            if aws.error_code(exc) in _MISSING_CODES:
-                raise IntakeError("the uploaded object disappeared", SOURCE_MISSING) from exc
-            raise
         data: bytes = body["Body"].read()
         if doc.version != "null":
             _cache.put(ident, data)

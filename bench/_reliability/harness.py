@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import tempfile
 import time
 from collections import Counter
@@ -26,6 +25,7 @@ from _reliability.corpus import post
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
+from docflow.local.durability import runner_view
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.ports import free_port_base
@@ -168,20 +168,14 @@ class Stack:
     def executions(self) -> dict[str, str]:
         """Execution name -> status of the documents' runs, straight from the runner's store
         (the pile batcher's executions, which the stack's schedule starts, are not documents)."""
-        rows = self._runner_store(
-            "SELECT execution_name, status FROM executions"
-            " WHERE function_name LIKE '%docflow-orchestrator%'"
-        )
-        return dict(rows)
+        return dict(runner_view.name_and_status(data) for data in self.execution_data())
 
     def execution_data(self) -> list[dict[str, Any]]:
-        query = "SELECT data FROM executions WHERE function_name LIKE '%docflow-orchestrator%'"
-        return [json.loads(data) for (data,) in self._runner_store(query)]
-
-    def _runner_store(self, query: str) -> list[tuple[Any, ...]]:
-        path = self.config.state / "executions.sqlite"
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            return db.execute(query).fetchall()
+        return [
+            data
+            for data in runner_view.executions(self.config.state)
+            if "docflow-orchestrator" in runner_view.function_of(data)
+        ]
 
     # ---- side effects ------------------------------------------------------------------
     def mail(self) -> list[dict[str, Any]]:

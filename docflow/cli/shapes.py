@@ -49,7 +49,10 @@ JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
     '"intakeMaxConcurrency", "intakeBatches", "intakeEmptyReceives", "hostRestarts", '
-    '"journalBytes", "journalRecords", "journalFsyncs", "compactions"}, "recovery": {} '
+    '"journalBytes", "journalRecords", "journalFsyncs", "compactions", "runnerRecords", '
+    '"runnerBytes", "runnerFsyncs", "runnerCompactions", "runnerLiveExecutions", "awsRequests": '
+    "{service: {operation: int}} (every request moto, the durable runner and the functions' "
+    'host answered since the stack started; Invokes as "Invoke FUNCTION")}, "recovery": {} '
     'after a clean stop, else {"uncleanStop", "at", "journalRecordsReplayed", '
     '"journalRecordsRefused", "tornRecordDropped", "snapshotGeneration", "executionsResumed", '
     '"callbacksRearmed", "startClaimsReleased", "messagesToRedeliver", "messagesQueued"}}',

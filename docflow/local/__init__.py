@@ -9,7 +9,8 @@ services/     what the stack plays of AWS: the functions' host, the Function URL
 versions/     function versions as `AutoPublishAlias` keeps them: `docflow deploy`'s copies
               under the state folder, the `live` alias, the host that runs each version in a
               worker of its own, and the runner resolving `live` when an execution starts
-durability/   what makes the stack survive a kill: the journal, durable moto state, snapshots
+durability/   what makes the stack survive a kill: the journal, durable moto state, snapshots,
+              the durable runner's execution store
 fidelity/     what corrects or measures the local tools against AWS: moto's atomic writes,
               history and callback fidelity, timers re-armed after a restart, the conformance
               runner, durable stats

@@ -40,6 +40,10 @@ class StackConfig:
     # "journal": every acknowledged AWS write is on disk first (durable_state.py);
     # "snapshot": a pickle every few seconds, as before: kept only to measure against.
     moto_durability: str = "journal"
+    # "journal": the durable runner appends each checkpoint's change (execution_store.py);
+    # "sqlite": the testing SDK's store, the whole execution at every checkpoint: kept only
+    # to measure against.
+    runner_store: str = "journal"
     # The path for piles, in seconds rather than hours: each batch job status lasts this long,
     # the batcher polls a job this often, and the schedule starts a batcher this often. A pile
     # `docflow backfill` submits is batched as soon as all its documents reach the pool; the

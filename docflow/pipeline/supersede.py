@@ -27,9 +27,9 @@ def end_older_runs(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
     rt = runtime()
     register = RegisterStore(rt.settings.links_table)
     links = LinkStore(rt.settings.links_table)
-    latest = register.record_latest(doc)
+    latest, waits = register.claim_newest(doc)
     ended = 0
-    for wait in register.open_waits_before(doc):
+    for wait in waits:
         item = register.get_wait(wait.pk)
         if item is not None:
             # Links first, so a click after this point is refused; then the callback, which a

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ import pytest
 
 from docflow import aws
 from docflow.local.config import StackConfig
+from docflow.local.durability import runner_view
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
@@ -99,9 +99,7 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
         assert answer.status == 200
     assert _wait([review], {review: {"finalized"}}, 60)[review]["status"] == "finalized"
 
-    db = sqlite3.connect(f"file:{live_stack.state / 'executions.sqlite'}?mode=ro", uri=True)
-    with contextlib.closing(db):
-        executions = dict(db.execute("SELECT execution_name, status FROM executions").fetchall())
+    executions = dict(map(runner_view.name_and_status, runner_view.executions(live_stack.state)))
     assert {d.execution_name for d in docs} == set(executions)
     finals = aws.client("s3").list_objects_v2(
         Bucket=live_stack.names("ArtifactBucket"), Prefix="docs/"

@@ -61,11 +61,16 @@ def test_the_poller_takes_a_message_in_although_its_idle_wait_is_an_hour(
     poller = IntakePoller(config, long_poll=True, idle_wait_s=AN_HOUR)
     poller.start()
     try:
-        # Every worker has found the queue empty and is waiting on arrivals.
-        wait_until(lambda: poller.empty_receives >= config.intake_max_concurrency, 60)
+        # One worker has found the queue empty and waits on arrivals; the others queue
+        # behind it, so an idle poller sends one receive per wait, not one per worker.
+        wait_until(lambda: poller.empty_receives >= 1, 60)
+        before = poller.empty_receives
         aws.client("sqs").send_message(QueueUrl=url, MessageBody='{"not": "an s3 event"}')
         # With a fixed pause this would take an hour; the arrival wakes a worker instead.
         wait_until(lambda: poller.batches == 1, 60, what="the poller to receive the message")
+        # ... one worker: the next takes its turn, finds the queue empty and waits an hour.
+        wait_until(lambda: poller.empty_receives > before, 60)
+        assert poller.empty_receives == before + 1
     finally:
         poller.stop()
     assert all(not thread.is_alive() for thread in poller.threads)  # stop woke the waiters

@@ -38,6 +38,7 @@ from urllib.parse import parse_qs
 from docflow.local.durability import moto_state
 from docflow.local.durability.journal import Journal, fsync_dir, read_records
 from docflow.local.fidelity.moto_atomic import MOTO_LOCK, make_moto_server_serial
+from docflow.local.fidelity.request_counts import count_moto_request
 
 COMPACT_PAST_BYTES = 256 * 1024 * 1024
 _PATCHED = "_docflow_journaled"
@@ -155,9 +156,12 @@ def _request_record(environ: dict[str, Any]) -> dict[str, Any]:
 def _journaled(inner: Any) -> Any:
     @functools.wraps(inner)
     def call(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
-        if _STATE.journal is None or _STATE.replaying:
+        if _STATE.replaying:
             return inner(self, environ, start_response)
         body = _read_body(environ)
+        count_moto_request(environ, body)  # for `docflow status`: what documents cost
+        if _STATE.journal is None:
+            return inner(self, environ, start_response)
         request = _request_record(environ)  # as received, before moto touches the environ
         mutating = _may_change_state(environ, body)
         # moto loads only where it is served or patched (a second of start-up elsewhere)

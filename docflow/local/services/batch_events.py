@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from docflow import aws
-from docflow.local.services.loop import Loop
+from docflow.local.services.loop import Loop, QueueLoop
 from docflow.local.tools.queued import deliver_queued
 
 FUNCTION = "docflow-batch-jobs"
@@ -24,11 +24,11 @@ def invoke_function(event: dict[str, Any]) -> None:
         raise RuntimeError(f"{FUNCTION}: {answer['Payload'].read()[:300]!r}")
 
 
-class BatchJobEventsLoop(Loop):
-    every_s = 1.0
+class BatchJobEventsLoop(QueueLoop):
+    queue = "BatchJobEventsQueue"
 
     def tick(self) -> None:
-        deliver_queued(self.config.names("BatchJobEventsQueue"), invoke_function)
+        deliver_queued(self.config.names(self.queue), invoke_function, self.url)
 
 
 class BatcherSchedule(Loop):

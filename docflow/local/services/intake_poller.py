@@ -42,6 +42,7 @@ class IntakePoller:
         self.peak_in_flight = 0
         self.batches = 0
         self._lock = threading.Lock()
+        self._receive_slot = threading.Lock()
 
     def start(self) -> None:
         sqs = aws.client("sqs")
@@ -71,21 +72,29 @@ class IntakePoller:
                 print(f"intake poller: {exc!r}", flush=True)
                 self.stopping.wait(1)
 
-    def _one_batch(self) -> None:
-        sqs = aws.client("sqs")
-        # Read before receiving: a message that arrives between the receive and the wait
-        # below still ends the wait.
-        seen = self.arrivals.seen() if self.arrivals is not None else 0
-        # WaitTimeSeconds=0: moto would hold its request lock for the whole wait (see
-        # sqs_long_poll.py); the wait happens below, outside moto.
-        answer = sqs.receive_message(
-            QueueUrl=self.queue_url,
-            MaxNumberOfMessages=10,
-            WaitTimeSeconds=0,
-            AttributeNames=["All"],
-        )
-        messages = answer.get("Messages", [])
-        if not messages:
+    def _receive(self) -> list[dict[str, Any]]:
+        """One batch, or [] after an empty receive and its wait. One worker at a time receives
+        and waits (the others queue on the slot): an arrival then wakes one receiver, not
+        every idle worker, each of whose empty receives moto journals and fsyncs. A worker
+        with a batch leaves the slot before starting it, so the next one receives at once."""
+        with self._receive_slot:
+            if self.stopping.is_set():
+                return []
+            sqs = aws.client("sqs")
+            # Read before receiving: a message that arrives between the receive and the wait
+            # below still ends the wait.
+            seen = self.arrivals.seen() if self.arrivals is not None else 0
+            # WaitTimeSeconds=0: moto would hold its request lock for the whole wait (see
+            # sqs_long_poll.py); the wait happens below, outside moto.
+            answer = sqs.receive_message(
+                QueueUrl=self.queue_url,
+                MaxNumberOfMessages=10,
+                WaitTimeSeconds=0,
+                AttributeNames=["All"],
+            )
+            messages: list[dict[str, Any]] = answer.get("Messages", [])
+            if messages:
+                return messages
             with self._lock:
                 self.empty_receives += 1
             # stop() sets `stopping`, then wakes: a `seen` read after that wake would wait
@@ -94,7 +103,13 @@ class IntakePoller:
                 self.arrivals.wait_after(seen, self.idle_wait_s)
             else:
                 self.stopping.wait(EMPTY_POLL_PAUSE_S)
+            return []
+
+    def _one_batch(self) -> None:
+        messages = self._receive()
+        if not messages:
             return
+        sqs = aws.client("sqs")
         with self._lock:
             self.in_flight += 1
             self.batches += 1

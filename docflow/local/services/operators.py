@@ -5,8 +5,9 @@ QueueSampler    CloudWatch's SQS metrics: the intake queue's and the DLQ's depth
 EventConsumer   a downstream system on the template's example rule: reads the domain-events
                 queue, drops copies by `detail.eventId` (EventBridge has no idempotency key,
                 so consumers de-duplicate), and appends each event once to events.jsonl,
-                which `docflow events` prints. It polls without long-polling, for the reason
-                the intake poller does (moto would hold its request lock for the wait).
+                which `docflow events` prints. It does not long-poll, for the reason the
+                intake poller does not (moto would hold its request lock for the wait): it
+                wakes when a message arrives instead (QueueLoop).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from docflow import aws
 from docflow.local.config import StackConfig
-from docflow.local.services.loop import Loop
+from docflow.local.services.loop import Loop, QueueLoop
 from docflow.observability import record_local
 
 EVENTS_FILE = "events.jsonl"
@@ -26,11 +27,17 @@ EVENTS_FILE = "events.jsonl"
 class QueueSampler(Loop):
     every_s = 5.0
 
+    def __init__(self, config: StackConfig) -> None:
+        super().__init__(config)
+        self.urls: dict[str, str] = {}  # asked of SQS once: they never change
+
     def tick(self) -> None:
         sqs = aws.client("sqs")
         for logical in ("IntakeQueue", "IntakeDeadLetterQueue"):
             name = self.config.names(logical)
-            url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+            if name not in self.urls:
+                self.urls[name] = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+            url = self.urls[name]
             attrs = sqs.get_queue_attributes(
                 QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"]
             )["Attributes"]
@@ -40,8 +47,8 @@ class QueueSampler(Loop):
             )
 
 
-class EventConsumer(Loop):
-    every_s = 1.0
+class EventConsumer(QueueLoop):
+    queue = "DomainEventsQueue"
 
     def __init__(self, config: StackConfig) -> None:
         super().__init__(config)
@@ -50,8 +57,7 @@ class EventConsumer(Loop):
         self.copies_dropped = 0
 
     def tick(self) -> None:
-        sqs = aws.client("sqs")
-        url = sqs.get_queue_url(QueueName=self.config.names("DomainEventsQueue"))["QueueUrl"]
+        sqs, url = aws.client("sqs"), self.url
         while True:
             got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
             if not got:

@@ -111,7 +111,7 @@ def up(
     state: Path = DEFAULT_STATE, timeout_s: float = 120, port_base: int | None = None
 ) -> StackConfig:
     """Start the stack in `state` unless it runs; `port_base` moves its ports (kept in the
-    folder). Raises StackStartError, at once when a port is taken."""
+    folder). Raises StackStartError, at once when another program holds a port."""
     config = StackConfig.load(state)
     if running_pid(state):
         return config

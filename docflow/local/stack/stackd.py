@@ -3,9 +3,10 @@
 moto server          S3, DynamoDB, EventBridge, SQS, SES, Secrets Manager; every request
                      that may change them is journaled and fsynced before its answer
                      (durable_state.py), compacted into .docflow/moto.pickle
-durable runner       the testing SDK's web runner with its sqlite store; on start it
-                     re-arms what a restart forgets (execution and callback timeouts) and
-                     replays every unfinished execution
+durable runner       the testing SDK's web runner, on a journal of checkpoints per
+                     execution (execution_store.py); on start it re-arms what a restart
+                     forgets (execution and callback timeouts) and replays every
+                     unfinished execution
 function host        `docflow.local.versions.router`, a child process, restarted if it dies;
                      it runs each deployed version in a worker of its own
 intake poller        the SQS event source mapping: batches, a concurrency cap, partial
@@ -30,13 +31,15 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from docflow.local.config import StackConfig
-from docflow.local.durability import moto_state
+from docflow.local.durability import execution_store, moto_state
 from docflow.local.durability.durable_state import DurableMoto
-from docflow.local.fidelity import history_fidelity, timers
+from docflow.local.durability.execution_store import JournalExecutionStore
+from docflow.local.fidelity import history_fidelity, request_counts, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.fidelity.concurrency import widen_invocation_pool
 from docflow.local.fidelity.moto_atomic import make_moto_server_serial
@@ -113,14 +116,19 @@ class DurableRunner:
         from aws_durable_execution_sdk_python_testing.stores.base import StoreType
         from aws_durable_execution_sdk_python_testing.web.server import WebServiceConfig
 
+        self.store: JournalExecutionStore | None = None
+        store_type, store_path = StoreType.SQLITE, str(config.state / "executions.sqlite")
+        if config.runner_store == "journal":  # "sqlite": the SDK's own, to measure against
+            self.store = JournalExecutionStore(config.state / "executions")
+            store_type = StoreType.MEMORY  # replaced by self.store as the runner starts
         self.runner = WebRunner(
             WebRunnerConfig(
                 web_service=WebServiceConfig(host="127.0.0.1", port=config.runner_port),
                 lambda_endpoint=config.host_url,
                 local_runner_endpoint=config.runner_url,
                 local_runner_region="us-east-1",
-                store_type=StoreType.SQLITE,
-                store_path=str(config.state / "executions.sqlite"),
+                store_type=store_type,
+                store_path=store_path,
             )
         )
 
@@ -128,8 +136,13 @@ class DurableRunner:
         self.state = config.state
 
     def start(self) -> None:
-        self.runner.start()
+        if self.store is not None:
+            with execution_store.serving(self.store):
+                self.runner.start()
+        else:
+            self.runner.start()
         widen_invocation_pool(self.runner._executor)  # as Lambda: many invocations at once
+        request_counts.count_runner_requests(self.runner._server)
         close_callbacks_of_ended_executions(self.runner._executor)
         history_fidelity.apply(self.runner._executor)  # its histories as AWS records them
         resolve_aliases_at_start(self.runner._executor, self.state)  # a run keeps its version
@@ -201,7 +214,23 @@ def start_bedrock_emulators(config: StackConfig) -> list[Any]:
     return [BedrockEmulator(port=config.converse_port).start(), batch.start()]
 
 
-def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService) -> None:
+def aws_requests(config: StackConfig) -> dict[str, dict[str, int]]:
+    """moto's and the runner's counts (this process), with the host's Invokes by function."""
+    counts = request_counts.snapshot()
+    try:
+        url = config.host_url + "/stats"
+        with urllib.request.urlopen(url, timeout=2) as answer:  # noqa: S310 - loopback only
+            invokes = json.loads(answer.read()).get("invocations", {})
+    except (OSError, ValueError):
+        invokes = {}
+    if invokes:
+        counts.setdefault("lambda", {}).update({f"Invoke {fn}": n for fn, n in invokes.items()})
+    return counts
+
+
+def write_stats(
+    config: StackConfig, poller: Any, host: FunctionHost, moto: MotoService, runner: DurableRunner
+) -> None:
     """What the stack's own parts measured, for `docflow status` and the benchmarks."""
     stats = {
         "intakeInFlightPeak": poller.peak_in_flight,
@@ -210,6 +239,8 @@ def write_stats(config: StackConfig, poller: Any, host: FunctionHost, moto: Moto
         "intakeEmptyReceives": poller.empty_receives,
         "hostRestarts": host.restarts,
         **(moto.durable.stats() if moto.durable is not None else {}),
+        **(runner.store.stats() if runner.store is not None else {}),
+        "awsRequests": aws_requests(config),
     }
     tmp = config.state / "stats.tmp"
     tmp.write_text(json.dumps(stats))
@@ -264,7 +295,7 @@ def main() -> None:
             moto.save()
         except Exception as exc:
             print(f"snapshot failed: {exc!r}", flush=True)
-        write_stats(config, poller, host, moto)
+        write_stats(config, poller, host, moto, runner)
     (config.state / "stackd.ready").unlink(missing_ok=True)
     for name, part in (
         *(("operators", p) for p in operators),

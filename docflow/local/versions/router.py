@@ -103,6 +103,7 @@ class Router:
         self.workers: dict[int, Worker] = {}
         self.locks: dict[int, threading.Lock] = {}
         self.lock = threading.Lock()
+        self.invocations: dict[str, int] = {}  # Invokes routed, by function
         self.env = dict(os.environ)
         (state / "workers").mkdir(parents=True, exist_ok=True)
 
@@ -182,6 +183,10 @@ def make_handler(router: Router) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             if self.path == "/health":
                 self._send(200, b'{"ok": true}', {})
+            elif self.path == "/stats":  # the Invokes it routed, for `docflow status`
+                with router.lock:
+                    counts = dict(router.invocations)
+                self._send(200, json.dumps({"invocations": counts}).encode(), {})
             else:
                 self._send(404, b'{"message": "not found"}', {})
 
@@ -194,6 +199,9 @@ def make_handler(router: Router) -> type[BaseHTTPRequestHandler]:
                 return
             name = unquote(match.group(1))
             durable = self.headers.get("X-Dex-Handler-Invoke") == "true"
+            with router.lock:
+                fn = split_name(name)[0]
+                router.invocations[fn] = router.invocations.get(fn, 0) + 1
             try:
                 version = router.version_for(name, body, durable)
                 worker = router.worker(version)

@@ -48,25 +48,30 @@ class RegisterStore:
 
     def record_latest(self, doc: DocumentRef) -> bool:
         """Record this run as the document's newest; False if a newer one is already recorded."""
+        return self.claim_newest(doc)[0]
+
+    def claim_newest(self, doc: DocumentRef) -> tuple[bool, list[OpenWait]]:
+        """`record_latest`, and the waits of older runs still open, from the same request: the
+        update answers with the item after it (or, refused, the item as stored), so no read
+        follows it. A wait an older run registers later is refused (`add_wait`)."""
         try:
-            self.items.update(
+            item = self.items.update(
                 {"pk": f"REG#{doc.document_id}"},
                 "SET latestRunOrder = :mine, latestRunId = :run",
                 condition="attribute_not_exists(latestRunOrder) OR latestRunOrder <= :mine",
                 values={":mine": doc.run_order, ":run": doc.run_id},
             )
-        except ConditionFailed:
-            return False
-        return True
+            latest = True
+        except ConditionFailed as refused:
+            item, latest = refused.item, False
+        return latest, _waits_before(item, doc)
 
     def is_latest(self, doc: DocumentRef) -> bool:
         item = self._get(f"REG#{doc.document_id}")
         return item is None or str(item.get("latestRunOrder", "")) <= doc.run_order
 
     def open_waits_before(self, doc: DocumentRef) -> list[OpenWait]:
-        item = self._get(f"REG#{doc.document_id}") or {}
-        waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
-        return sorted((w for w in waits if w.run_order < doc.run_order), key=lambda w: w.entry)
+        return _waits_before(self._get(f"REG#{doc.document_id}") or {}, doc)
 
     def add_wait(self, doc: DocumentRef, pk: str) -> bool:
         """List a stage's wait (its stage record, `docflow.review.stage.records`) as open; False
@@ -97,3 +102,8 @@ class RegisterStore:
 
     def _get(self, pk: str) -> dict[str, Any] | None:
         return self.items.get({"pk": pk})
+
+
+def _waits_before(item: dict[str, Any], doc: DocumentRef) -> list[OpenWait]:
+    waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
+    return sorted((w for w in waits if w.run_order < doc.run_order), key=lambda w: w.entry)
