@@ -3,6 +3,14 @@ docs/cli.md. A change here is a change for every script that reads the output.""
 
 from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
 
+OTEL_SHAPE = (
+    'with --otel: {"traceId", "runId", "traceIds": [trace id] (the trace ids its spans carry: '
+    'one), "parts": {scope: int} (spans by part: docflow.starter, docflow.orchestrator, '
+    'docflow.callback-api, docflow.status-recorder), "spans": [SPAN]} oldest start first; '
+    'SPAN = {"traceId", "spanId", "parentSpanId", "name", "part", "kind", "start", "end", '
+    '"durationMs", "status" (UNSET|OK|ERROR), "statusMessage", "attributes": {key: value}, '
+    '"events": [{"name", "at", "attributes"}], "links": [{"traceId", "spanId"}]}'
+)
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
@@ -100,7 +108,7 @@ JSON_SHAPES = {
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
     '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
-    "trace": TRACE_SHAPE,
+    "trace": f"{TRACE_SHAPE}; {OTEL_SHAPE}",
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"id", "from", "to": [address], "subject", "body" (HTML), "sentAt" (ISO '
     "8601, when the stack's mailbox export first saw it: to within a few seconds)}], oldest "
