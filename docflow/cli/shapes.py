@@ -79,9 +79,13 @@ JSON_SHAPES = {
     "pending": f"[ITEM, ...] or, when there is a next page, "
     f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
     "stuck": 'as `pending`, ITEM with "operation": the durable operation the run is on '
-    '(its name, e.g. "read pages" or "review-0") or null when the execution has none open, '
-    'and "executionStatus" (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED, or null when no '
-    "execution has the run's name); a document waiting on a reviewer before its "
+    '(its name under its outermost open parent, e.g. "read pages > batch-3" or "review-0") '
+    'or null when the execution has none open, "kind" (step|wait|callback|map|context|...) '
+    'or null, "since" (ISO 8601, when that operation started) or null, "why" (why it counts '
+    "as stuck, in words: a step running longer than a step should, a step retrying and its "
+    "last error, a review wait past its stage's timeout, an execution that ended without a "
+    'report), and "executionStatus" (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED, or null '
+    "when no execution has the run's name); a document waiting on a reviewer before its "
     "reviewDeadline is not stuck",
     "failed": "as `pending`",
     "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
