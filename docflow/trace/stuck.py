@@ -8,6 +8,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
+from docflow import aws
 from docflow.trace import history, meaning
 from docflow.trace.report import human, open_sentences, walk
 from docflow.trace.timeline import RETRYING, RUNNING, Fold, Operation, iso
@@ -96,6 +99,13 @@ def explain_run(
             "executionStatus": None,
             "why": f"no report for {quiet_for} and no durable execution has the run's name "
             "(it never started, or it is past the execution's retention)",
+        }
+    except (ClientError, BotoCoreError) as exc:  # no access (IAM), or the service is away
+        code = aws.error_code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+        return {
+            **nothing,
+            "executionStatus": None,
+            "why": f"no report for {quiet_for}; the execution's history could not be read ({code})",
         }
     status = fold.execution.status.upper().replace("-", "_") if fold.execution.status else None
     return {**explain(fold, quiet_for, now, shown), "executionStatus": status}

@@ -87,3 +87,15 @@ def test_a_row_whose_run_has_no_execution_says_so() -> None:
     said = explain_run({"runId": "run", "updatedAt": T0.isoformat()}, now, read=lambda _: ended)
     assert said["executionStatus"] == "SUCCEEDED"
     assert "never heard its end" in said["why"]
+
+
+def test_a_history_that_cannot_be_read_is_said_not_raised() -> None:
+    from botocore.exceptions import ClientError
+
+    def denied(run_id: str) -> Fold:
+        raise ClientError(
+            {"Error": {"Code": "AccessDeniedException"}}, "GetDurableExecutionHistory"
+        )
+
+    said = explain_run({"runId": "r", "updatedAt": T0.isoformat()}, T0, read=denied)
+    assert said["operation"] is None and "(AccessDeniedException)" in said["why"]
