@@ -7,7 +7,9 @@ Starts a stack in a temporary folder (ports from DOCFLOW_LOCAL_PORT_BASE), runs 
 to its end, then times the trace (`docflow trace --json` in a fresh process, which includes
 the interpreter's start and imports; and the same work in this process: read model, history
 pages, fold, JSON) and the document page (one GET), several times each, and prints the median
-and the worst beside the history's event and operation counts. Prints JSON.
+and the worst beside the history's event and operation counts. The run's OpenTelemetry spans
+too: how many each part wrote, the span file's size, and `docflow trace --otel --json` timed
+the same two ways. Prints JSON.
 """
 
 from __future__ import annotations
@@ -105,8 +107,33 @@ def main() -> None:
                 run_id = report.run_for(shown, None)
                 json.dumps(report.build(shown, run_id, None, history.read(run_id), cost_line))
 
+            otel: dict = {}
+
+            def otel_cli() -> None:
+                nonlocal otel
+                done = subprocess.run(
+                    [*command, "trace", doc.document_id, "--otel", "--json"],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                otel = json.loads(done.stdout)
+
+            def otel_in_process() -> None:
+                from docflow.cli.trace import run_order
+                from docflow.telemetry import files, tree
+                from docflow.telemetry.context import for_run
+
+                shown = ReadModel(load_settings().table_name).show(doc.document_id)
+                run_id = str(shown["state"]["runId"])
+                trace_hex = for_run(run_id, run_order(shown, run_id)).trace_hex
+                found = files.read_spans(config.otel_dir, trace_hex)
+                json.dumps(tree.summary(trace_hex, run_id, found))
+
             cli_ms, page_ms = timed(cli, args.repeat), timed(page, args.repeat)
             inproc_ms = timed(in_process, args.repeat)
+            otel_cli_ms, otel_ms = timed(otel_cli, args.repeat), timed(otel_in_process, args.repeat)
+            span_bytes = sum(f.stat().st_size for f in config.otel_dir.glob("*.jsonl"))
         finally:
             control.down(config.state)
     print(
@@ -121,6 +148,13 @@ def main() -> None:
                 "trace_in_process_ms_max": round(max(inproc_ms), 1),
                 "page_ms_median": round(statistics.median(page_ms), 1),
                 "page_ms_max": round(max(page_ms), 1),
+                "otel_trace_ids": len(otel["traceIds"]),
+                "otel_spans": len(otel["spans"]),
+                "otel_spans_by_part": otel["parts"],
+                "otel_file_bytes": span_bytes,
+                "otel_cli_ms_median": round(statistics.median(otel_cli_ms), 1),
+                "otel_in_process_ms_median": round(statistics.median(otel_ms), 1),
+                "otel_in_process_ms_max": round(max(otel_ms), 1),
                 "repeat": args.repeat,
             }
         )

@@ -41,6 +41,7 @@ from docflow.review.web.answers import inbox_answer, refusal, review_answer
 from docflow.review.web.templating import SECURITY_HEADERS
 from docflow.review.web.views import ReviewViews
 from docflow.settings import load_settings
+from docflow.telemetry import spans
 
 app = LambdaFunctionUrlResolver()
 _views: ReviewViews | None = None
@@ -194,4 +195,7 @@ def bad_request(exc: Exception) -> Response:
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return app.resolve(event, context)
+    try:
+        return app.resolve(event, context)
+    finally:
+        spans.flush()

@@ -21,6 +21,7 @@ from docflow.dynamo import ConditionFailed, Table
 from docflow.executions import LambdaExecutionStatuses
 from docflow.ids import DocumentRef
 from docflow.settings import Settings, SettingsError
+from docflow.telemetry import context as telemetry_context
 
 CLAIM_TIMEOUT_S = 60
 
@@ -75,6 +76,16 @@ def _event_time_ms(value: object) -> int:
     return 0
 
 
+def execution_input(doc: DocumentRef) -> str:
+    """The orchestrator's input: the document, and the run's root span (the starter's) so the
+    run's invocations join its trace. Both are functions of the run: a redelivered event sends
+    the same input, which Lambda answers with the existing execution."""
+    root = telemetry_context.for_run(doc.run_id, doc.run_order)
+    return json.dumps(
+        {**doc.to_event(), telemetry_context.INPUT_KEY: root.header()}, sort_keys=True
+    )
+
+
 class Starter(Protocol):
     def start(self, doc: DocumentRef) -> bool:
         """Start the run; False when it had already been started (a duplicate)."""
@@ -107,7 +118,7 @@ class LambdaStarter:
         self.function = function
 
     def start(self, doc: DocumentRef) -> bool:
-        return self.start_named(doc.execution_name, json.dumps(doc.to_event(), sort_keys=True))
+        return self.start_named(doc.execution_name, execution_input(doc))
 
     def start_named(self, name: str, payload: str) -> bool:
         """Start the execution `name` with this (deterministic) input; False if it exists."""
@@ -138,7 +149,7 @@ class LocalRunnerStarter:
         self.timeout = execution_timeout_s
 
     def start(self, doc: DocumentRef) -> bool:
-        return self.start_named(doc.execution_name, json.dumps(doc.to_event(), sort_keys=True))
+        return self.start_named(doc.execution_name, execution_input(doc))
 
     def start_named(self, name: str, payload: str) -> bool:
         """Start the execution `name` with this (deterministic) input; False if it exists."""

@@ -15,6 +15,8 @@ from docflow.events import build_publisher
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, ReportError
 from docflow.settings import Settings
+from docflow.telemetry import spans
+from docflow.telemetry.context import INPUT_KEY as TRACEPARENT
 
 
 class ReportRejected(RuntimeError):
@@ -32,10 +34,16 @@ class LambdaReporter:
         self.function_name = function_name
 
     def report(self, report: Report) -> dict[str, Any]:
+        wire = report.to_dict()
+        # The trace context rides beside the report, as a header would: the recorder's span
+        # joins the sender's (a step's attempt, a reviewer's click). Never stored.
+        sender = spans.current()
+        if sender is not None:
+            wire[TRACEPARENT] = sender.header()
         answer = aws.invoke_client().invoke(
             FunctionName=self.function_name,
             InvocationType="RequestResponse",
-            Payload=json.dumps(report.to_dict()).encode("utf-8"),
+            Payload=json.dumps(wire).encode("utf-8"),
         )
         body = json.loads(answer["Payload"].read() or b"null")
         if (

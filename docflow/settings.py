@@ -123,8 +123,13 @@ class Settings:
     pile_role_arn: str = ""
     # The batcher a filling pool starts (the alias ARN in AWS); "" starts none.
     batcher_function: str = ""
+    # One OpenTelemetry trace per run (docflow.telemetry, which reads the variable itself, per
+    # span): "off"; "file", the local stack's span files under DOCFLOW_OTEL_DIR; "otlp", the
+    # global provider the ADOT layer sets up in AWS (the template's OtelExport parameter).
+    otel: str = "off"
 
     def __post_init__(self) -> None:
+        _require(self.otel in ("off", "file", "otlp"), "DOCFLOW_OTEL must be off, file or otlp")
         _require(self.page_batch_size >= 1, "DOCFLOW_PAGE_BATCH_SIZE must be at least 1")
         _require(self.max_batches >= 1, "DOCFLOW_MAX_BATCHES must be at least 1")
         _require(

@@ -72,13 +72,13 @@ from docflow.readmodel.transitions import (
     RECEIVED,
 )
 from docflow.suppliers.route import issuer_iban_privacy, learning_due
+from docflow.telemetry.plugin import orchestrator_plugins
 
 # A document none of whose pages has ink: a terminal failure that says so, not a triage.
 BLANK_DOCUMENT = "blank-document"
 
 
-@durable_execution
-def handler(event: Any, context: DurableContext) -> dict[str, Any]:
+def run_document(event: Any, context: DurableContext) -> dict[str, Any]:
     try:
         doc = DocumentRef.from_event(event)
     except IntakeError as exc:
@@ -94,6 +94,10 @@ def handler(event: Any, context: DurableContext) -> dict[str, Any]:
     except DurableOperationError as exc:
         # A step that kept failing after its retries: the document fails, the run does not.
         return fail(context, doc, "internal-error", f"{exc.error_type}: {exc.message}")
+
+
+# One OpenTelemetry trace per run when DOCFLOW_OTEL turns tracing on (docs/trace.md).
+handler = durable_execution(run_document, plugins=orchestrator_plugins())
 
 
 def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:

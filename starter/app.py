@@ -20,8 +20,11 @@ from docflow.intake import Starter, build_starter, document_from_message
 from docflow.observability import logger
 from docflow.piles.manifest import is_manifest
 from docflow.settings import load_settings
+from docflow.telemetry import spans
+from docflow.telemetry.context import for_run
 
 _starter: Starter | None = None
+PART = "docflow.starter"
 
 
 def starter() -> Starter:
@@ -43,7 +46,12 @@ def start_one(record: SQSRecord) -> None:
         # A pile's size, read by its documents' enrich steps: not a document itself.
         logger.info("pile manifest: no execution", extra=doc.log_keys())
         return
-    started = starter().start(doc)
+    # The run's first span, with the ids its execution input names as the run's parent.
+    attributes = {"docflow.document_id": doc.document_id, "docflow.run_id": doc.run_id}
+    with spans.span(
+        PART, "start document", None, attributes, root=for_run(doc.run_id, doc.run_order)
+    ):
+        started = starter().start(doc)
     logger.info("intake", extra={**doc.log_keys(), "started": started})
 
 
@@ -53,6 +61,9 @@ def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
     # process) let one invocation work through another's batch while its own went unstarted
     # and, reported as not failed, was deleted from the queue.
     processor = BatchProcessor(event_type=EventType.SQS)
-    return process_partial_response(
-        event=event, record_handler=start_one, processor=processor, context=context
-    )
+    try:
+        return process_partial_response(
+            event=event, record_handler=start_one, processor=processor, context=context
+        )
+    finally:
+        spans.flush()

@@ -17,8 +17,12 @@ from docflow.readmodel.reconcile import reconcile
 from docflow.readmodel.schema import Report, ReportError
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
+from docflow.telemetry import spans
+from docflow.telemetry.context import INPUT_KEY as TRACEPARENT
+from docflow.telemetry.context import TraceParent, for_run
 
 INVALID = "invalid"
+PART = "docflow.status-recorder"
 
 
 def handler(event: Any, context: Any = None) -> dict[str, Any]:
@@ -32,7 +36,21 @@ def handler(event: Any, context: Any = None) -> dict[str, Any]:
     except ReportError as exc:
         observability.logger.warning("malformed report refused", extra={"field": exc.field})
         return {"result": INVALID, "error": {"field": exc.field, "message": str(exc)}}
-    verdict = recorder_for(settings).record(report)
+    # Under the sender's span when it says which; else under the run's root, still its trace.
+    carried = event.get(TRACEPARENT) if isinstance(event, dict) else None
+    parent = TraceParent.parse(carried) or for_run(report.run_id, report.run_order)
+    attributes = {
+        "docflow.document_id": report.document_id,
+        "docflow.run_id": report.run_id,
+        "docflow.status": report.status,
+        "docflow.stage": report.stage,
+        "docflow.cause": report.cause,
+    }
+    try:
+        with spans.span(PART, f"record {report.status}", parent, attributes):
+            verdict = recorder_for(settings).record(report)
+    finally:
+        spans.flush()
     observability.logger.info(
         "report recorded",
         extra={

@@ -11,6 +11,7 @@
     docflow pending | stuck --older-than 15m | failed | show DOC
     docflow reprocess DOC
     docflow trace DOC [--version V]      the run's durable operations as a timeline
+                                         (--otel: its OpenTelemetry spans)
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
@@ -247,6 +248,12 @@ def _document_commands(add: Add) -> None:
         "--version",
         metavar="V",
         help="trace this S3 version's latest run (default: the document's current run)",
+    )
+    p.add_argument(
+        "--otel",
+        action="store_true",
+        help="the run's OpenTelemetry spans (starter, orchestrator invocations and operations, "
+        "callback API, recorder) from the local stack's span files instead of the timeline",
     )
 
 

@@ -48,7 +48,11 @@ def listing(
         print(f"no {kind} documents")
     else:
         when = {"pending": "pendingSince", "stuck": "updatedAt", "failed": "failedAt"}[kind]
-        extra = {"pending": ["stage"], "stuck": ["status", "operation"], "failed": ["reason"]}
+        extra = {
+            "pending": ["stage"],
+            "stuck": ["status", "operation", "since"],
+            "failed": ["reason"],
+        }
         columns = extra[kind]
         print(
             table(
@@ -59,6 +63,8 @@ def listing(
                 ["document", "key", *columns, when],
             )
         )
+        for i in items if kind == "stuck" else []:  # why each counts as stuck, in words
+            print(f"{i['documentId']}: {i['why']}")
     if page.next_token:
         print(f"more: --next-token {page.next_token}")
     return 0

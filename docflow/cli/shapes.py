@@ -3,6 +3,14 @@ docs/cli.md. A change here is a change for every script that reads the output.""
 
 from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
 
+OTEL_SHAPE = (
+    'with --otel: {"traceId", "runId", "traceIds": [trace id] (the trace ids its spans carry: '
+    'one), "parts": {scope: int} (spans by part: docflow.starter, docflow.orchestrator, '
+    'docflow.callback-api, docflow.status-recorder), "spans": [SPAN]} oldest start first; '
+    'SPAN = {"traceId", "spanId", "parentSpanId", "name", "part", "kind", "start", "end", '
+    '"durationMs", "status" (UNSET|OK|ERROR), "statusMessage", "attributes": {key: value}, '
+    '"events": [{"name", "at", "attributes"}], "links": [{"traceId", "spanId"}]}'
+)
 LIST_ITEM = (
     '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
@@ -74,9 +82,13 @@ JSON_SHAPES = {
     "pending": f"[ITEM, ...] or, when there is a next page, "
     f'{{"items": [ITEM, ...], "nextToken": str}}; ITEM = {LIST_ITEM}',
     "stuck": 'as `pending`, ITEM with "operation": the durable operation the run is on '
-    '(its name, e.g. "read pages" or "review-0") or null when the execution has none open, '
-    'and "executionStatus" (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED, or null when no '
-    "execution has the run's name); a document waiting on a reviewer before its "
+    '(its name under its outermost open parent, e.g. "read pages > batch-3" or "review-0") '
+    'or null when the execution has none open, "kind" (step|wait|callback|map|context|...) '
+    'or null, "since" (ISO 8601, when that operation started) or null, "why" (why it counts '
+    "as stuck, in words: a step running longer than a step should, a step retrying and its "
+    "last error, a review wait past its stage's timeout, an execution that ended without a "
+    'report), and "executionStatus" (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED, or null '
+    "when no execution has the run's name); a document waiting on a reviewer before its "
     "reviewDeadline is not stuck",
     "failed": "as `pending`",
     "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
@@ -103,7 +115,7 @@ JSON_SHAPES = {
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
     '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
     '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
-    "trace": TRACE_SHAPE,
+    "trace": f"{TRACE_SHAPE}; {OTEL_SHAPE}",
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"id", "from", "to": [address], "subject", "body" (HTML), "sentAt" (ISO '
     "8601, when the stack's mailbox export first saw it: to within a few seconds)}], oldest "

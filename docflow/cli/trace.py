@@ -1,4 +1,5 @@
-"""`docflow trace DOC [--version V] [--json]`: the durable execution's own timeline.
+"""`docflow trace DOC [--version V] [--otel] [--json]`: the durable execution's own timeline,
+or (`--otel`) the run's OpenTelemetry spans as the local stack wrote them.
 
 Imports the read model, boto3 and the trace modules inside the command, as the other commands
 do, so `docflow --help` stays fast.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import print_json
@@ -24,6 +26,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if not shown["state"]:
         raise DocumentNotFound(args.document)
     run_id = report.run_for(shown, args.version)
+    if args.otel:
+        return _otel(args, shown, run_id)
     try:
         fold = history.read(run_id)
     except history.NoExecution as exc:
@@ -35,3 +39,32 @@ def cmd_trace(args: argparse.Namespace) -> int:
     else:
         print(text.render(trace))
     return 0
+
+
+def _otel(args: argparse.Namespace, shown: dict[str, Any], run_id: str) -> int:
+    """The run's spans from the stack's span files (`<state>/otel/<trace id>.jsonl`)."""
+    from pathlib import Path
+
+    from docflow.local.config import StackConfig
+    from docflow.telemetry import files, tree
+    from docflow.telemetry.context import for_run
+
+    trace_hex = for_run(run_id, run_order(shown, run_id)).trace_hex
+    folder = StackConfig.load(Path(args.state)).otel_dir
+    found = tree.summary(trace_hex, run_id, files.read_spans(folder, trace_hex))
+    if args.json:
+        print_json(found)
+    else:
+        print(tree.render(found))
+    return 0
+
+
+def run_order(shown: dict[str, Any], run_id: str) -> str:
+    """The run's order (its trace id's time part), from the state or the run's reports."""
+    state = shown.get("state") or {}
+    if state.get("runId") == run_id and state.get("runOrder"):
+        return str(state["runOrder"])
+    for item in shown.get("history") or []:
+        if item.get("runId") == run_id and item.get("runOrder"):
+            return str(item["runOrder"])
+    return ""

@@ -105,6 +105,11 @@ class StackConfig:
         return f"http://127.0.0.1:{self.host_port}"
 
     @property
+    def otel_dir(self) -> Path:
+        """Where the stack's spans go, a file a trace (`docflow trace --otel` reads them)."""
+        return self.state / "otel"
+
+    @property
     def review_url(self) -> str:
         return f"http://127.0.0.1:{self.review_port}"
 
@@ -155,6 +160,9 @@ class StackConfig:
             "DOCFLOW_PILE_POLL_ROUNDS": "60",
             # CloudWatch's part locally: data points for the local dashboard.
             "DOCFLOW_METRICS_FILE": str(self.state / "metrics.jsonl"),
+            # An OTLP collector's part locally: one JSON Lines file a trace (docs/trace.md).
+            "DOCFLOW_OTEL": "file",
+            "DOCFLOW_OTEL_DIR": str(self.otel_dir),
             **self.extra_env,
         }
 

@@ -30,6 +30,9 @@ MAX_LIMIT = 100
 DEFAULT_STUCK_AFTER = "1h"
 Pager = Callable[[str, str], str]  # (list name, next token) -> the "next page" control
 Linker = Callable[[str, str], str]  # (document id, escaped label) -> a link to its page
+# A stuck row -> {"operation", "kind", "since", "why"} from its run's history
+# (docflow.trace.stuck.explain_run): handed in, so this room reads the read model only.
+Explainer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class WidgetError(ValueError):
@@ -97,9 +100,14 @@ def _version(item: Mapping[str, Any]) -> str:
 
 
 def rows_for(
-    kind: str, items: list[dict[str, Any]], now: datetime, link: Linker | None = None
+    kind: str,
+    items: list[dict[str, Any]],
+    now: datetime,
+    link: Linker | None = None,
+    explain: Explainer | None = None,
 ) -> tuple[list[str], list]:
-    """Headers and cells (already escaped HTML) for one list."""
+    """Headers and cells (already escaped HTML) for one list; `explain`: the stuck rows' run
+    history, in words (which operation, since when, why that is stuck)."""
     if kind == "pending":
         headers = ["Document", "Type", "Stage", "Reviewers", "Waiting since", "Deadline"]
         headers.append(VERSION_HEADER)
@@ -128,6 +136,15 @@ def rows_for(
             ]
             for i in items
         ]
+        if explain is not None:
+            headers += ["On", "Since", "Why stuck"]
+            for row, item in zip(cells, items, strict=True):
+                said = explain(item)
+                row += [
+                    escape(str(said.get("operation") or "")),
+                    _when(said.get("since"), now),
+                    escape(str(said.get("why") or "")),
+                ]
     else:
         headers = ["Document", "Reason", "Message", "Failed at", VERSION_HEADER]
         cells = [
@@ -181,6 +198,7 @@ def render_list(
     pager: Pager | None = None,
     now: datetime | None = None,
     link: Linker | None = None,
+    explain: Explainer | None = None,
 ) -> str:
     """One list as an HTML fragment (the widget's answer, or a section of the local page)."""
     if kind not in LISTS:
@@ -189,7 +207,7 @@ def render_list(
         raise WidgetError(f"limit must be a whole number 1..{MAX_LIMIT}")
     page = fetch(model, kind, limit, token, older_than)
     now = now or datetime.now(UTC)
-    headers, cells = rows_for(kind, page.items, now, link)
+    headers, cells = rows_for(kind, page.items, now, link, explain)
     caption = (CAPTIONS if cells else EMPTY)[kind].format(older=older_than)
     more = pager(kind, page.next_token) if pager and page.next_token else ""
     return template("widget.html").substitute(

@@ -37,6 +37,28 @@ from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
+from docflow.telemetry import spans
+from docflow.telemetry.context import TraceParent, for_run
+
+PART = "docflow.callback-api"
+
+
+def click_parent(link: dict[str, Any]) -> TraceParent:
+    """The span a decision hangs under: the notifying step's, which the link kept, or the
+    run's root (a link minted before tracing was on)."""
+    kept = TraceParent.parse(link.get("traceParent"))
+    return kept or for_run(str(link.get("runId", "")), str(link.get("runOrder", "")))
+
+
+def click_facts(claims: TokenClaims, approved: bool) -> dict[str, str | int]:
+    """What a decision's span says: which run and stage, and which way; not who, not why."""
+    return {
+        "docflow.document_id": claims.document_id,
+        "docflow.run_id": claims.run_id,
+        "docflow.stage": f"review-{claims.stage_index}",
+        "docflow.stage_name": claims.stage_name,
+        "docflow.decision": "approved" if approved else "rejected",
+    }
 
 
 @dataclass(frozen=True)
@@ -195,7 +217,8 @@ class ReviewDesk:
         decision = Decision.made(
             approved, claims.reviewer, comment.strip(), reason, corrections, doc_type=doc_type
         )
-        return self.votes.count(token, claims, decision)
+        with spans.span(PART, "review decision", click_parent(link), click_facts(claims, approved)):
+            return self.votes.count(token, claims, decision)
 
     def machine(
         self,
@@ -228,4 +251,6 @@ class ReviewDesk:
         decision, problem = machine_pick(decision, result, choices_of(link.get("summary")))
         if problem:
             raise ReviewRefused(400, "bad-doc-type", problem)
-        return self.votes.count(token, claims, decision)
+        facts = click_facts(claims, bool(result["approved"]))
+        with spans.span(PART, "machine decision", click_parent(link), facts):
+            return self.votes.count(token, claims, decision)

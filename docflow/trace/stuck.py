@@ -4,17 +4,36 @@ history read per document: the stuck list is short; never for the whole read mod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
+from docflow import aws
+from docflow.trace import history, meaning
 from docflow.trace.report import human, open_sentences, walk
-from docflow.trace.timeline import RETRYING, RUNNING, Fold
+from docflow.trace.timeline import RETRYING, RUNNING, Fold, Operation, iso
+
+Reader = Callable[[str], Fold]
 
 
-def explain(fold: Fold, quiet_for: str, now: datetime | None = None) -> dict[str, Any]:
-    """`{"operation", "kind", "since", "why"}` for the innermost open operation of a run."""
+def explain(
+    fold: Fold,
+    quiet_for: str,
+    now: datetime | None = None,
+    shown: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`{"operation", "kind", "since", "why"}` for the innermost open operation of a run.
+
+    `operation` names it under its outermost open parent (`read pages > batch-3`; a review's
+    wait is its stage's name alone, `review-0`). `shown` (the read model's `show` of the
+    document) lets a review's wait say who it waits on and when it times out."""
     now = now or datetime.now(UTC)
     roots = fold.roots()
+    if shown:
+        history_items = shown.get("history") or []
+        meaning.join(roots, history_items, shown.get("state"), fold.execution.name or "")
     open_ops = [
         o
         for o in walk(roots)
@@ -32,7 +51,9 @@ def explain(fold: Fold, quiet_for: str, now: datetime | None = None) -> dict[str
         }
     op = open_ops[-1]
     words = open_sentences(roots, now)
-    if op.kind in ("wait", "callback"):
+    if op.kind in ("wait", "callback") and "past its timeout" in words[-1]:
+        why = f"{words[-1]}: the stage's timeout should have ended the wait"
+    elif op.kind in ("wait", "callback"):
         why = f"quiet for {quiet_for} while it waits, which is expected: {words[-1]}"
     elif op.status == RETRYING:
         why = f"no report for {quiet_for}: {words[-1]}"
@@ -41,4 +62,61 @@ def explain(fold: Fold, quiet_for: str, now: datetime | None = None) -> dict[str
             f"no report for {quiet_for} while {op.kind} {op.name!r} has run "
             f"{human(op.duration_s(now))}: longer than a step should take"
         )
-    return {"operation": op.name, "kind": op.kind, "since": op.start, "why": why}
+    return {"operation": label(fold, op), "kind": op.kind, "since": iso(op.start), "why": why}
+
+
+def label(fold: Fold, op: Operation) -> str:
+    """The operation's name under its outermost parent; the SDK names an operation's own
+    parts after it (`review-0 create callback id`), which then say the parent's name only."""
+    top = op
+    while top.parent and top.parent in fold.operations:
+        top = fold.operations[top.parent]
+    if top is op or op.name.startswith(f"{top.name} "):
+        return top.name
+    return f"{top.name} > {op.name}"
+
+
+def explain_run(
+    item: dict[str, Any],
+    now: datetime | None = None,
+    read: Reader = history.read,
+    shown: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A stuck list's row explained from its run's history: `explain`'s answer and the
+    execution's status (`RUNNING`, `SUCCEEDED`, ..., null when no execution has the run's
+    name)."""
+    now = now or datetime.now(UTC)
+    quiet_for = quiet(item, now)
+    run_id = str(item.get("runId") or "")
+    nothing: dict[str, Any] = {"operation": None, "kind": None, "since": None}
+    if not run_id:
+        return {**nothing, "executionStatus": None, "why": "the read model names no run for it"}
+    try:
+        fold = read(run_id)
+    except history.NoExecution:
+        return {
+            **nothing,
+            "executionStatus": None,
+            "why": f"no report for {quiet_for} and no durable execution has the run's name "
+            "(it never started, or it is past the execution's retention)",
+        }
+    except (ClientError, BotoCoreError) as exc:  # no access (IAM), or the service is away
+        code = aws.error_code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+        return {
+            **nothing,
+            "executionStatus": None,
+            "why": f"no report for {quiet_for}; the execution's history could not be read ({code})",
+        }
+    status = fold.execution.status.upper().replace("-", "_") if fold.execution.status else None
+    return {**explain(fold, quiet_for, now, shown), "executionStatus": status}
+
+
+def quiet(item: dict[str, Any], now: datetime) -> str:
+    """How long the document has been quiet: since its last report."""
+    try:
+        last = datetime.fromisoformat(str(item.get("updatedAt")))
+    except ValueError:
+        return "a while"
+    if last.tzinfo is None:
+        last = last.replace(tzinfo=UTC)
+    return human((now - last).total_seconds())

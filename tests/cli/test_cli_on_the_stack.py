@@ -16,10 +16,10 @@ import boto3
 import pytest
 
 from docflow.cli.refs import document_id
-from docflow.cli.stuck import execution_view
 from docflow.local.config import StackConfig
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.tools.ports import free_port_base
+from docflow.trace.stuck import explain_run
 from tests.support.live_stack import LEGAL_ONLY, http, review_url, running_stack, wait_for
 
 pytestmark = pytest.mark.slow
@@ -84,7 +84,13 @@ def test_a_newcomers_session(stack: StackConfig, tmp_path: Path) -> None:
     stuck = docflow(stack, "stuck", "--older-than", "1s", "--json")
     assert stuck.returncode == 0, stuck.stderr
     assert b["documentId"] not in {i["documentId"] for i in json.loads(stuck.stdout)}
-    assert execution_view(b["runId"]) == ("RUNNING", "review-0")
+    said = explain_run({"runId": b["runId"], "updatedAt": b["updatedAt"]})
+    assert (said["executionStatus"], said["operation"], said["kind"]) == (
+        "RUNNING",
+        "review-0",
+        "callback",
+    )
+    assert "which is expected" in said["why"]
 
     # `status` says how to reach the stack with one's own client: an upload made that way is
     # a run, found by its key.

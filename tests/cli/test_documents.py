@@ -12,7 +12,7 @@ import pytest
 from docflow import aws
 from docflow.cli.documents import object_keys, pages_read, run_status
 from docflow.cli.refs import document_id
-from docflow.cli.stuck import open_operation, waiting_within_deadline
+from docflow.cli.stuck import waiting_within_deadline
 from docflow.ids import DocumentRef
 from docflow.local.durability.moto_state import export_mail
 from docflow.settings import load_settings
@@ -79,29 +79,6 @@ def test_a_review_within_its_deadline_is_not_stuck_one_past_it_is() -> None:
     assert waiting_within_deadline({**waiting, "reviewDeadline": later}, now)
     assert not waiting_within_deadline({**waiting, "reviewDeadline": earlier}, now)
     assert not waiting_within_deadline({"status": "reading", "reviewDeadline": later}, now)
-
-
-def test_the_operation_a_run_is_on_is_the_last_it_started_and_did_not_end() -> None:
-    def ev(kind: str, op: str, name: str, parent: str | None = None) -> dict:
-        return {"EventType": kind, "Id": op, "Name": name, "ParentId": parent}
-
-    reading = [
-        {"EventType": "ExecutionStarted", "Id": "x"},
-        ev("StepStarted", "1", "split"),
-        ev("StepSucceeded", "1", "split"),
-        ev("ContextStarted", "2", "read pages"),
-        ev("ContextStarted", "3", "batch-0", "2"),
-        ev("StepStarted", "4", "batch-0", "3"),
-    ]
-    assert open_operation(reading) == "read pages > batch-0"
-    waiting = [
-        ev("ContextStarted", "5", "review-0"),
-        ev("CallbackStarted", "6", "review-0 create callback id", "5"),
-        ev("StepStarted", "7", "review-0 submitter", "5"),
-        ev("StepSucceeded", "7", "review-0 submitter", "5"),
-    ]
-    assert open_operation(waiting) == "review-0"
-    assert open_operation(reading[:3]) is None
 
 
 def test_run_exits_5_when_a_document_failed_and_1_on_a_timeout_saying_it_goes_on(

@@ -116,3 +116,31 @@ def test_widgets_only_query(documents) -> None:
     finally:
         client.meta.events.unregister("before-call.dynamodb", note)
     assert seen and set(seen) == {"Query"}
+
+
+def test_a_stuck_row_says_which_operation_since_when_and_why_escaped() -> None:
+    from datetime import UTC, datetime
+
+    from docflow.ops.widgets import rows_for
+
+    now = datetime(2026, 12, 1, 13, 0, tzinfo=UTC)
+    item = {
+        "documentId": "d-1",
+        "key": "in/a.pdf",
+        "status": "reading",
+        "updatedAt": "2026-12-01T12:00:00+00:00",
+    }
+
+    def explain(row: dict) -> dict:
+        assert row is item
+        return {
+            "operation": "read pages > batch-3",
+            "since": "2026-12-01T12:01:00+00:00",
+            "why": "step <b> ran 59 min",
+        }
+
+    headers, (row,) = rows_for("stuck", [item], now, explain=explain)
+    assert headers[-3:] == ["On", "Since", "Why stuck"]
+    assert row[-3] == "read pages &gt; batch-3" and "59m ago" in row[-2]
+    assert row[-1] == "step &lt;b&gt; ran 59 min"
+    assert rows_for("stuck", [item], now)[0][-1] != "Why stuck"  # no explainer, no columns

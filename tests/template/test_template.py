@@ -652,3 +652,21 @@ def test_the_digest_runs_on_a_schedule_with_mail_and_the_review_tables_only() ->
     }
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()
     assert "build-ReviewDigestFunction:" in makefile
+
+
+def test_otel_export_is_off_by_default_and_on_needs_the_adot_layer() -> None:
+    from docflow.telemetry import spans
+
+    params, env = TEMPLATE["Parameters"], GLOBALS["Environment"]["Variables"]
+    assert (params["OtelExport"]["Default"], params["OtelLayerArn"]["Default"]) == ("off", "")
+    # Off: DOCFLOW_OTEL names no mode, so the functions never import OpenTelemetry.
+    assert env[spans.MODE_ENV] == {"Fn::If": ["OtelOn", spans.OTLP, "off"]}
+    assert GLOBALS["Layers"] == {
+        "Fn::If": ["OtelOn", [{"Ref": "OtelLayerArn"}], {"Ref": "AWS::NoValue"}]
+    }
+    assert env["AWS_LAMBDA_EXEC_WRAPPER"]["Fn::If"][:2] == ["OtelOn", "/opt/otel-instrument"]
+    assert env["OTEL_EXPORTER_OTLP_ENDPOINT"]["Fn::If"][1] == {"Ref": "OtelExporterEndpoint"}
+    rule = TEMPLATE["Rules"]["OtelExportNeedsTheLayer"]
+    assert rule["Assertions"][0]["Assert"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "OtelLayerArn"}, ""]}]
+    }

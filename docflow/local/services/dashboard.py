@@ -250,6 +250,12 @@ def render(config: StackConfig, query: str, now: float | None = None) -> str:
     def pager(kind: str, token: str) -> str:
         return f'<p><a href="{PATH}?{escape(kind)}={quote(token)}#{escape(kind)}">Next page</a></p>'
 
+    def explain(item: dict[str, Any]) -> dict[str, Any]:
+        from docflow.trace.stuck import explain_run
+
+        shown = model.show(str(item["documentId"])) if item.get("documentId") else None
+        return explain_run(item, shown=shown)
+
     def section(kind: str) -> str:
         try:
             return render_list(
@@ -260,6 +266,7 @@ def render(config: StackConfig, query: str, now: float | None = None) -> str:
                 older_than=stuck_after,
                 pager=pager,
                 link=local_link,
+                explain=explain,
             )
         except ValueError as exc:
             return f"<p>{escape(str(exc))}</p>"

@@ -31,6 +31,7 @@ from docflow.review.access.signing import KeyRing, TokenClaims, mint, new_nonce,
 from docflow.review.stage.inbox import slot_pk
 from docflow.review.stage.records import stage_pk
 from docflow.review.stage.requests import ReviewRequest
+from docflow.telemetry import spans
 
 OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
 # A link's single use that was spent but never completed (the process died mid-decision) may be
@@ -148,6 +149,10 @@ class LinkStore:
             "state": OPEN,
             "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
         }
+        # The notifying step's span: the reviewer's click, days later, is a span under it.
+        notifying = spans.current()
+        if notifying is not None:
+            link["traceParent"] = notifying.header()
         self._table.put_new(link)  # the same token again: already there
         return IssuedLink(
             reviewer=reviewer,
