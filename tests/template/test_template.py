@@ -311,14 +311,24 @@ def test_every_metric_in_the_registry_is_emitted_by_some_code() -> None:
         assert re.search(rf'count\(\s*"{name}"', source), f"{name} is never emitted"
 
 
-def test_the_widget_function_can_only_query_the_read_model_indexes() -> None:
-    (statement,) = statements(functions()["DashboardWidgetFunction"])
-    assert actions(statement) == ["dynamodb:Query"]
-    assert [r["Fn::Sub"] for r in resources_of(statement)] == [
+def test_the_widget_function_only_reads_the_lists_one_document_and_its_run() -> None:
+    lists, document, executions, history = statements(functions()["DashboardWidgetFunction"])
+    assert actions(lists) == ["dynamodb:Query"]
+    assert [r["Fn::Sub"] for r in resources_of(lists)] == [
         "${ReadModelTable.Arn}/index/pending",
         "${ReadModelTable.Arn}/index/active",
         "${ReadModelTable.Arn}/index/failed",
     ]
+    # A document's page reads that document's partition of the table, nothing else of it.
+    assert actions(document) == ["dynamodb:GetItem", "dynamodb:Query"]
+    assert resources_of(document) == [{"Fn::GetAtt": ["ReadModelTable", "Arn"]}]
+    leading = document["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+    assert leading == ["DOC#*"]
+    assert actions(executions) == ["lambda:ListDurableExecutionsByFunction"]
+    assert actions(history) == ["lambda:GetDurableExecutionHistory"]
+    for statement in (executions, history):
+        for resource in resources_of(statement):
+            assert "function:${AWS::StackName}-orchestrator" in resource["Fn::Sub"]
 
 
 def test_alarms_on_docflow_metrics_name_the_service_dimension() -> None:
