@@ -34,3 +34,46 @@ def test_the_split_checkpoint_keeps_its_shape() -> None:
     assert serdes.deserialize(SPLIT_OK, CONTEXT) == ok
     assert serdes.deserialize(SPLIT_REFUSED, CONTEXT) == refused
     assert ok.plan == [[1, 3], [4, 6], [7, 9], [10, 12]]
+
+
+# The classify step's dict as it returned it: the classifier's keys, then the reading's.
+CLASSIFIED = {
+    "docType": "invoice",
+    "confidence": 0.92,
+    "sensitive": {"iban": 1},
+    "lowConfidence": False,
+    "stages": [{"name": "finance", "reviewers": ["ap@example.com"], "because": "type"}],
+    "extract": True,
+    "privacyHeld": {"stage": {"name": "privacy"}, "ibans": 1},
+    "pages": 3,
+    "chars": 2100,
+    "engines": {"text": 2, "tesseract": 1},
+    "ocrConfidence": 0.81,
+}
+
+
+def test_the_classify_checkpoint_keeps_the_dicts_shape() -> None:
+    from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
+
+    from docflow.pipeline.classify import CLASSIFY_STEP
+    from docflow.pipeline.results import Classification
+
+    serdes = CLASSIFY_STEP.serdes
+    assert serdes is not None
+    for raw in (CLASSIFIED, {k: v for k, v in CLASSIFIED.items() if k != "privacyHeld"}):
+        recorded = EXTENDED_TYPES_SERDES.serialize(raw, CONTEXT)  # what the dict checkpointed
+        found = Classification.from_json(raw)
+        assert serdes.serialize(found, CONTEXT) == recorded
+        assert serdes.deserialize(recorded, CONTEXT) == found
+    found = Classification.from_json(CLASSIFIED)
+    assert found.reading == {"pages": 3, "chars": 2100, "engines": CLASSIFIED["engines"]} | {
+        "ocrConfidence": 0.81
+    }
+    assert found.summary == {
+        "docType": "invoice",
+        "confidence": 0.92,
+        "sensitive": {"iban": 1},
+        "lowConfidence": False,
+        "pages": 3,
+        "engines": {"text": 2, "tesseract": 1},
+    }
