@@ -186,14 +186,16 @@ def test_executions_checkpointing_at_once_each_keep_their_own_records(tmp_path: 
 
 
 def test_a_state_folder_from_the_sqlite_store_is_imported_once(tmp_path: Path) -> None:
-    legacy = SQLiteExecutionStore.create_and_initialize(tmp_path / "executions.sqlite")
-    with DurableFunctionTestRunner(handler=pipeline, store=legacy) as runner:
-        runner.run(input=json.dumps({"pages": 2}), execution_name="before")
-    (before,) = legacy.list_all()
-    store = JournalExecutionStore(tmp_path / "executions")
+    ran = JournalExecutionStore(tmp_path / "ran")
+    before = ran.load(_run(ran, name="before"))
+    # Saved by hand, not by a runner on it: a runner's threads may still touch its store.
+    state = tmp_path / "state"
+    legacy = SQLiteExecutionStore.create_and_initialize(state / "executions.sqlite")
+    legacy.save(before)
+    store = JournalExecutionStore(state / "executions")
     assert store.recovered["imported"] == 1
-    assert not (tmp_path / "executions.sqlite").exists()
-    assert (tmp_path / "executions.sqlite.imported").exists()
+    assert not (state / "executions.sqlite").exists()
+    assert (state / "executions.sqlite.imported").exists()
     arn = before.durable_execution_arn
     assert store.load(arn).to_json_dict() == before.to_json_dict()
-    assert JournalExecutionStore(tmp_path / "executions").recovered["imported"] == 0
+    assert JournalExecutionStore(state / "executions").recovered["imported"] == 0
