@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from docflow.local.config import StackConfig
@@ -121,7 +122,7 @@ def test_up_waits_for_its_own_killed_stack_to_let_go_of_its_ports(tmp_path: Path
     (tmp_path / "stackd.pid").write_text(str(lingering.pid))
     stat = Path(f"/proc/{lingering.pid}/stat")
     while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":  # the leader has exited
-        pass
+        time.sleep(0.01)
     assert control._alive(lingering.pid)  # its other thread still holds the port
     assert not can_serve(config.moto_port)
     assert control._wait_for_dying_stack(tmp_path, config) == []

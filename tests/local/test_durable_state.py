@@ -4,7 +4,6 @@ in this process, "crashed" by dropping its memory without a clean stop."""
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from docflow.local.durability import moto_state
 from docflow.local.durability.durable_state import _STATE, DurableMoto
 from docflow.local.durability.journal import Journal, frame, read_records
 from docflow.local.tools.ports import free_port
+from tests.support.aws import talk_to_a_moto_server
 
 
 def test_a_torn_last_record_is_dropped_and_cut(tmp_path: Path) -> None:
@@ -99,10 +99,7 @@ class Moto:
 
 @pytest.fixture
 def moto(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Moto]:
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(key, "test")
-    for key in [k for k in os.environ if k.startswith("AWS_ENDPOINT_URL")]:
-        monkeypatch.delenv(key)
+    talk_to_a_moto_server(monkeypatch)
     stack = Moto(tmp_path)
     yield stack
     if stack.server is not None:

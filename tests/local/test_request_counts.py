@@ -3,7 +3,6 @@ behind the stack's journaled WSGI entry, with boto3's own requests."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,14 +16,12 @@ from docflow.local.durability import moto_state
 from docflow.local.durability.durable_state import _STATE, DurableMoto
 from docflow.local.fidelity import request_counts
 from docflow.local.tools.ports import free_port
+from tests.support.aws import talk_to_a_moto_server
 
 
 @pytest.fixture
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(key, "test")
-    for key in [k for k in os.environ if k.startswith("AWS_ENDPOINT_URL")]:
-        monkeypatch.delenv(key)
+    talk_to_a_moto_server(monkeypatch)
     for name in moto_state.SERVICES:
         get_backend(name).reset()
     DurableMoto(tmp_path).recover()

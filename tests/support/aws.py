@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from docflow import aws
 from docflow.ids import DocumentRef
@@ -21,6 +24,14 @@ TEST_ENV = {
     "DOCFLOW_RULES_PATH": str(RULES_FAST),
     "DOCFLOW_REVIEW_BASE_URL": "http://127.0.0.1:8790",
 }
+
+
+def talk_to_a_moto_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clients with test credentials and no endpoint override: the test names its server."""
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(key, "test")
+    for key in [k for k in os.environ if k.startswith("AWS_ENDPOINT_URL")]:
+        monkeypatch.delenv(key)
 
 
 @dataclass
