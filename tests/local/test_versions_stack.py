@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +27,14 @@ from tests.support.checkouts import copy_checkout
 from tests.support.live_stack import (
     LEGAL_ONLY,
     executions_named,
-    fast_config,
     http,
     review_url,
-    running_stack,
     upload,
     upload_doc,
     wait_for,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.live_stack(fast=True)]
 RENAMED = ('name="split"', 'name="split pages"')
 
 
@@ -66,20 +63,12 @@ def versions(state: Path) -> list[dict[str, Any]]:
     return json.loads(done.stdout)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("versions-stack")
-    base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE", 19780 + (os.getpid() % 100) * 20))
-    with running_stack(fast_config(state, base)) as config:
-        yield config
-
-
 def test_a_waiting_run_finishes_on_its_version_and_new_runs_on_the_new_one(
-    stack: StackConfig, tmp_path: Path
+    live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    state = stack.state
+    state = live_stack.state
     assert [(v["version"], v["live"]) for v in versions(state)] == [(1, True)]
-    waiting, waiting_run = upload(stack, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
+    waiting, waiting_run = upload(live_stack, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
     assert wait_for(waiting, {"pending-review"}, waiting_run)["functionVersion"] == "1"
 
     done = docflow(state, "deploy", "--source", str(copy_checkout(tmp_path / "v2", RENAMED)))
@@ -92,7 +81,7 @@ def test_a_waiting_run_finishes_on_its_version_and_new_runs_on_the_new_one(
     assert refused.returncode == 2 and "held by 1 open execution" in refused.stderr
 
     # Killed, then started again: the versions, the alias and the waiting run's pin survive.
-    kill_stack(stack)
+    kill_stack(live_stack)
     control.up(state)
     control.use_stack(state)
     assert [(v["version"], v["live"], v["openExecutions"]) for v in versions(state)] == [
@@ -100,11 +89,11 @@ def test_a_waiting_run_finishes_on_its_version_and_new_runs_on_the_new_one(
         (2, True, 0),
     ]
 
-    assert http("POST", review_url(stack, waiting_run), {"decision": "approve"})[0] == 200
+    assert http("POST", review_url(live_stack, waiting_run), {"decision": "approve"})[0] == 200
     finished = wait_for(waiting, {"finalized", "failed"}, waiting_run)
     assert (finished["status"], finished["functionVersion"]) == ("finalized", "1")
 
-    fresh = upload_doc(stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
+    fresh = upload_doc(live_stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
     state_of_fresh = wait_for(fresh.document_id, {"finalized", "failed"}, fresh.run_id)
     assert (state_of_fresh["status"], state_of_fresh["functionVersion"]) == ("finalized", "2")
     ran = executions_named(fresh.execution_name)
@@ -121,32 +110,32 @@ def test_a_waiting_run_finishes_on_its_version_and_new_runs_on_the_new_one(
 
 
 def test_a_deploy_that_is_not_a_checkout_or_does_not_import_is_refused(
-    stack: StackConfig, tmp_path: Path
+    live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    live = VersionStore(stack.state).live()
+    live = VersionStore(live_stack.state).live()
     (tmp_path / "empty").mkdir()
-    done = docflow(stack.state, "deploy", "--source", str(tmp_path / "empty"))
+    done = docflow(live_stack.state, "deploy", "--source", str(tmp_path / "empty"))
     assert done.returncode == 2 and "is not a docflow checkout" in done.stderr
     future = "from __future__ import annotations"
     broken = copy_checkout(tmp_path / "broken", (future, f"{future}\nimport no_such_module"))
-    done = docflow(stack.state, "deploy", "--source", str(broken))
+    done = docflow(live_stack.state, "deploy", "--source", str(broken))
     assert done.returncode == 2, done.stdout
     assert "does not import" in done.stderr and "no_such_module" in done.stderr
-    assert VersionStore(stack.state).live() == live
-    assert max(v["version"] for v in versions(stack.state)) == live
+    assert VersionStore(live_stack.state).live() == live
+    assert max(v["version"] for v in versions(live_stack.state)) == live
 
 
 def test_a_deploy_racing_a_resume_leaves_the_run_on_its_version(
-    stack: StackConfig, tmp_path: Path
+    live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    before = VersionStore(stack.state).live()
-    doc = upload_doc(stack, "incoming/racing.pdf", make_pdf([LEGAL_ONLY + "\nRacing."]))
+    before = VersionStore(live_stack.state).live()
+    doc = upload_doc(live_stack, "incoming/racing.pdf", make_pdf([LEGAL_ONLY + "\nRacing."]))
     wait_for(doc.document_id, {"pending-review"}, doc.run_id)
-    url = review_url(stack, doc.run_id)
+    url = review_url(live_stack, doc.run_id)
     copy = copy_checkout(tmp_path / "racing", RENAMED)
     answers: list[subprocess.CompletedProcess[str]] = []
     deploying = threading.Thread(
-        target=lambda: answers.append(docflow(stack.state, "deploy", "--source", str(copy)))
+        target=lambda: answers.append(docflow(live_stack.state, "deploy", "--source", str(copy)))
     )
     deploying.start()
     assert http("POST", url, {"decision": "approve"})[0] == 200

@@ -6,8 +6,6 @@ right number, read where the supplier's profile says; a third, the number moved,
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,23 +18,13 @@ from docflow.settings import load_settings
 from docflow.suppliers.store import SupplierStore
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
 from tests.support.browser import launch
-from tests.support.live_stack import running_stack, wait_for
+from tests.support.live_stack import wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
-    state = tmp_path_factory.mktemp("suppliers-stack")
-    port_base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE") or 0) or (
-        22780 + (os.getpid() % 150) * 20
-    )
-    with running_stack(StackConfig(state=state, port_base=port_base)) as config:
-        yield config
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack()]
 
 
 def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
-    stack: StackConfig, tmp_path: Path
+    live_stack: StackConfig, tmp_path: Path
 ) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -46,13 +34,13 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         f"{BLAUWAL_IBAN},EUR\n",
         encoding="utf-8",
     )
-    assert main(["--state", str(stack.state), "suppliers", "import", str(csv), "--local"]) == 0
-    bucket = stack.names("DocumentBucket")
+    assert main(["--state", str(live_stack.state), "suppliers", "import", str(csv), "--local"]) == 0
+    bucket = live_stack.names("DocumentBucket")
 
     first = put_document(bucket, "incoming/blauwal-1.pdf", blauwal_invoice("E2026000000017"))
     waiting = wait_for(first.document_id, {"pending-review"}, first.run_id)
     assert waiting["stageName"] == "fields"
-    (link,) = wait_for_links(stack.state, 1, run_id=first.run_id, stage_index=0)
+    (link,) = wait_for_links(live_stack.state, 1, run_id=first.run_id, stage_index=0)
     with sync_playwright() as p:
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})

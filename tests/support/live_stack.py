@@ -17,7 +17,7 @@ from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
-from docflow.local.tools.ports import free_port_base
+from docflow.local.tools.ports import FLOOR, free_port_base
 from docflow.local.tools.sandbox import reset_process_state
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
@@ -55,7 +55,7 @@ The parties hereby agree to the terms and conditions. Governing law: Delaware.""
 def free_base() -> int:
     """A free block of ports for one stack, searched from a start of this process's own, so
     two test sessions at once do not race for the same block."""
-    return free_port_base(20000 + (os.getpid() % 1000) * 20)
+    return free_port_base(FLOOR + (os.getpid() % 1000) * 20)
 
 
 def fast_config(state: Path, port_base: int, **env: str) -> StackConfig:

@@ -21,6 +21,7 @@ from docflow.local.emulators.textract import TextractEmulator
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from tests.support.live_stack import (
     LEGAL_ONLY,
+    free_base,
     http,
     review_url,
     running_stack,
@@ -63,10 +64,10 @@ def textract() -> Iterator[RefusingTextract]:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, textract: RefusingTextract) -> Iterator[Any]:
     state = tmp_path_factory.mktemp("trace-stack")
-    base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE", "0")) or 19780 + (os.getpid() % 100) * 20
+    # Not `live_stack`: the stack's environment names this module's Textract emulator.
     config = StackConfig(
         state=state,
-        port_base=base,
+        port_base=free_base(),
         extra_env={
             "DOCFLOW_OCR_FALLBACK": "textract",
             "AWS_ENDPOINT_URL_TEXTRACT": textract.url,

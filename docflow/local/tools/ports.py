@@ -57,17 +57,37 @@ def _reserve(ports: range) -> bool:
     return True
 
 
+# Where blocks are searched when a start is not given, or wraps: above the well-known and
+# registered ports most services take, below the kernel's ephemeral range.
+FLOOR = 10000
+
+
+def ephemeral_ports() -> range:
+    """The ports the kernel gives outgoing connections. A listener there can find its port
+    taken at any moment by a client socket (a boto3 call, a browser) that drew it, and a stack
+    that is killed and brought back must bind the same ports again: blocks stay below it."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return range(int(low), int(high) + 1)
+    except (OSError, ValueError):
+        return range(32768, 61000)  # Linux's default
+
+
 def free_port_base(
     first: int = 20000,
     step: int = 20,
     span: int = STACK_SPAN,
-    last: int = 60000,
+    last: int | None = None,
     reserve: bool = True,
 ) -> int:
     """The first base from `first` on, in steps of `step`, with `span` free ports above it,
     reserved for this process unless `reserve` is False (a base only suggested to a person).
-    No other call, in this process or another, is given a reserved port until its holder exits."""
-    for base in range(first, last, step):
+    The search stays below the ephemeral range (`last` defaults to its start) and wraps round
+    to FLOOR. No other call, in this process or another, is given a reserved port until its
+    holder exits."""
+    top = (last or ephemeral_ports().start) - span
+    first = first if FLOOR <= first <= top else FLOOR
+    for base in [*range(first, top + 1, step), *range(FLOOR, first, step)]:
         ports = range(base, base + span)
         if all(is_free(port) for port in ports) and (not reserve or _reserve(ports)):
             return base
