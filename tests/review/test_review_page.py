@@ -20,7 +20,7 @@ from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
-from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.register import RegisterStore, _waits_before
 from docflow.settings import load_settings
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import (
@@ -316,6 +316,9 @@ def test_a_newer_version_ends_an_older_run_waiting_at_its_second_stage(desk: Des
     assert post_decision(desk.links(old, stage=0)[0], "approve")["statusCode"] == 200
     finance_link = desk.links(old, stage=1)[0]
     assert call("GET", f"/review/{finance_link}")["statusCode"] == 200
+    read_model = ReadModel(load_settings().table_name)
+    waiting = {i["documentId"]: i for i in read_model.pending().items}
+    assert waiting[old.document_id]["stage"] == "review-1"  # `docflow pending` lists it
 
     new = newer(old, desk.stack, pdfs.text_pdf(pdfs.PURCHASE_ORDER + "\nQuantity: 41 units"))
     new_arn = desk.start(new)
@@ -332,3 +335,12 @@ def test_a_newer_version_ends_an_older_run_waiting_at_its_second_stage(desk: Des
     # Ended stages leave the register's open waits, decided ones included.
     entry = RegisterStore(load_settings().links_table).get_wait(f"REG#{new.document_id}") or {}
     assert not entry.get("openWaits")
+    assert new.document_id not in {i["documentId"] for i in read_model.pending().items}
+
+
+def test_the_open_waits_of_older_runs_come_in_their_order() -> None:
+    # OpenWait has no ordering of its own: two waits of an older run (a stage a crash left
+    # listed beside the open one) once made the supersede step raise TypeError.
+    runs = [DocumentRef("bucket", "in/po.pdf", f"v{n}", sequencer=f"{n:04X}") for n in (1, 2, 3)]
+    item = {"openWaits": {f"{r.run_order}|STAGE#{n}" for n, r in enumerate(runs)}}
+    assert [w.pk for w in _waits_before(item, runs[2])] == ["STAGE#0", "STAGE#1"]
