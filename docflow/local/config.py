@@ -57,6 +57,11 @@ class StackConfig:
     pile_schedule_s: int = 15
     batch_fail_rate: float = 0.0
 
+    def __post_init__(self) -> None:
+        # Absolute, because the functions' workers run in their version's code folder: a
+        # relative folder (the default `.docflow`) would name files there, not here.
+        self.state = Path(self.state).absolute()
+
     @property
     def moto_port(self) -> int:
         return self.port_base
@@ -188,7 +193,7 @@ class StackConfig:
         path = state / "stack.json"
         if path.exists():
             data = json.loads(path.read_text())
-            data["state"] = Path(data["state"])
+            data["state"] = state  # where the file is: the folder may have moved since
             return cls(**data)
         port_base = int(os.environ.get("DOCFLOW_LOCAL_PORT_BASE", DEFAULT_PORT_BASE))
         return cls(state=state, port_base=port_base)

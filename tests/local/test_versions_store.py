@@ -136,3 +136,34 @@ def test_the_host_runs_a_version_in_its_own_worker_and_retires_it_once_pruned(
         assert not worker.alive()
     finally:
         router.stop()
+
+
+def test_a_worker_starts_for_a_state_folder_named_relative_to_the_working_directory(
+    tmp_path: Path, source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make run` uses `.docflow`: the worker, which works in its version's code folder, once
+    looked for its port file there and never started (every run stayed queued)."""
+    from docflow.local.versions.router import Router
+
+    VersionStore(tmp_path / "state").publish(source, ENV)
+    monkeypatch.chdir(tmp_path)
+    router = Router(Path("state"))
+    try:
+        assert router.worker(1).alive()
+    finally:
+        router.stop()
+
+
+def test_the_functions_are_told_absolute_paths_in_the_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docflow.local.config import StackConfig
+
+    monkeypatch.chdir(tmp_path)
+    config = StackConfig(state=Path(".docflow"), port_base=15000)
+    env = config.function_env()
+    assert env["DOCFLOW_METRICS_FILE"] == str(tmp_path / ".docflow" / "metrics.jsonl")
+    assert env["DOCFLOW_OTEL_DIR"] == str(tmp_path / ".docflow" / "otel")
+    config.save()
+    monkeypatch.chdir("/")  # another working directory reads the same folder
+    assert StackConfig.load(tmp_path / ".docflow").state == tmp_path / ".docflow"

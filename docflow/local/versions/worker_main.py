@@ -92,10 +92,11 @@ def main() -> None:
     parser.add_argument("--parent", type=int, default=0)
     args = parser.parse_args()
     code = os.path.abspath(args.code)
-    isolate(code)
+    port_file = os.path.abspath(args.port_file) if args.port_file else ""
+    isolate(code)  # leaves the working directory for the code's folder
     if args.check:
         sys.exit(check(code))
-    serve(args.port_file, args.parent or os.getppid())
+    serve(port_file, args.parent or os.getppid())
 
 
 if __name__ == "__main__":
