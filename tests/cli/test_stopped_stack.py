@@ -11,6 +11,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.tools.ports import free_port_base
@@ -127,3 +130,47 @@ def test_up_waits_for_its_own_killed_stack_to_let_go_of_its_ports(tmp_path: Path
     assert not can_serve(config.moto_port)
     assert control._wait_for_dying_stack(tmp_path, config) == []
     assert not control._alive(lingering.pid) and can_serve(config.moto_port)
+
+
+def _supervisor_that(
+    monkeypatch: pytest.MonkeyPatch, script: str
+) -> None:  # the stack's supervisor replaced by a script
+    from docflow.local.stack import control
+
+    real = subprocess.Popen
+
+    def popen(args: list[str], **kwargs: Any) -> subprocess.Popen:
+        return real([sys.executable, "-c", script], **kwargs)
+
+    monkeypatch.setattr(control.subprocess, "Popen", popen)
+
+
+def test_a_stack_that_fails_to_start_shows_this_starts_log_and_its_path_in_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docflow.local.stack import control
+
+    state = tmp_path / "elsewhere"
+    StackConfig(state=state, port_base=free_port_base(27600)).save()
+    (state / "stackd.log").write_text("an earlier start's lines\n")
+    _supervisor_that(monkeypatch, "print('moto: cannot open its journal'); raise SystemExit(1)")
+    with pytest.raises(control.StackStartError) as failed:
+        control.up(state)
+    message = str(failed.value)
+    assert f"(log: {state / 'stackd.log'})" in message
+    assert "moto: cannot open its journal" in message
+    assert "an earlier start's lines" not in message
+
+
+def test_a_stack_that_does_not_start_in_time_names_the_log_in_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docflow.local.stack import control
+
+    state = tmp_path / "elsewhere"
+    StackConfig(state=state, port_base=free_port_base(27700)).save()
+    _supervisor_that(monkeypatch, "import time; time.sleep(30)")
+    with pytest.raises(control.StackStartError) as failed:
+        control.up(state, timeout_s=1)
+    assert str(state / "stackd.log") in str(failed.value)
+    assert ".docflow/stackd.log" not in str(failed.value)
