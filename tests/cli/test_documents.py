@@ -3,9 +3,11 @@ from its key or S3 URI, page counts, the mailbox's dates, and what a stuck docum
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +93,71 @@ def test_run_exits_5_when_a_document_failed_and_1_on_a_timeout_saying_it_goes_on
     assert "timed out after 600 s with 1 document still processing; processing goes on" in said
     assert run_status([failed, reading], 600) == 5
     assert "1 document failed" in capsys.readouterr().err
+
+
+def test_run_polls_only_unsettled_documents_and_lists_pages_only_while_one_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every poll asks the read model for the documents still moving (a settled one is never
+    asked again), and S3's page list only for a document being read, every 2 s at most."""
+    from types import SimpleNamespace
+
+    from docflow.cli import documents
+
+    submitted = [
+        {"documentId": d, "runId": f"run-{d}", "version": "v", "path": f"{d}.pdf",
+         "key": f"incoming/{d}.pdf", "bucket": "b", "prefix": f"docs/{d}/v"}
+        for d in ("a", "b", "c")
+    ]  # fmt: skip
+    script = [  # the read model's answer on each poll
+        {"a": "finalized", "b": "reading", "c": "received"},
+        {"b": "reading", "c": "reading"},
+        {"b": "reading", "c": "finalized"},
+        {"b": "reading"},
+        {"b": "reading"},
+        {"b": "reading"},
+        {"b": "pending-review"},
+    ]
+    asked: list[set[str]] = []
+    counted: list[tuple[str, float]] = []
+    clock = [1000.0]  # a monotonic clock is far from zero
+
+    class Model:
+        def states(self, ids: Any) -> dict[str, dict[str, Any]]:
+            wanted = set(ids)
+            asked.append(wanted)
+            answer = script[min(len(asked), len(script)) - 1]
+            return {
+                d: {"runId": f"run-{d}", "status": s, "pages": 10}
+                for d, s in answer.items()
+                if d in wanted
+            }
+
+    def pages_read(prefix: str) -> int:
+        counted.append((prefix, clock[0]))
+        return 3
+
+    monkeypatch.setattr(
+        documents, "stack", lambda args, start=False: SimpleNamespace(state=tmp_path)
+    )
+    monkeypatch.setattr(documents, "upload", lambda paths, key, prefix: submitted)
+    monkeypatch.setattr(documents, "files", lambda paths: [])
+    monkeypatch.setattr(documents, "model", Model)
+    monkeypatch.setattr(documents, "pages_read", pages_read)
+    monkeypatch.setattr(documents, "print_review_links", lambda *a: None)
+    monkeypatch.setattr(
+        documents,
+        "time",
+        SimpleNamespace(
+            monotonic=lambda: clock[0],
+            sleep=lambda s: clock.__setitem__(0, clock[0] + s),
+        ),
+    )
+    args = SimpleNamespace(paths=["x"], timeout=600, quiet=True, json=True)
+    assert documents.run_paths(args, "incoming/") == 0
+    assert asked[0] == {"a", "b", "c"}
+    assert asked[1:3] == [{"b", "c"}, {"b", "c"}]
+    assert all(ids == {"b"} for ids in asked[3:])
+    assert {prefix for prefix, _ in counted} == {"docs/b/v", "docs/c/v"}
+    times_b = [t for prefix, t in counted if prefix == "docs/b/v"]
+    assert all(later - earlier >= 2 for earlier, later in itertools.pairwise(times_b))
