@@ -74,3 +74,22 @@ def test_a_document_of_blank_pages_fails_saying_every_page_is_blank(stack: Stack
     state = ReadModel(load_settings().table_name).show(doc.document_id)["state"]
     assert state["reason"] == "blank-document" and state["engines"] == {BLANK: 3}
     assert "every page of the document is blank (3 pages" in state["message"]
+
+
+def test_a_hundred_blank_pages_cost_seconds_and_no_ocr(monkeypatch) -> None:
+    """Through the reader stack the pipeline builds: tesseract takes most of a second for a
+    blank page here (300 of them took minutes), the ink check under a tenth."""
+    import time
+
+    from docflow.readers.factory import build_reader
+
+    calls: list[int] = []
+    monkeypatch.setattr(TesseractReader, "read", lambda self, pdf, page: calls.append(page))
+    reader = build_reader(load_settings())
+    data = pdfgen.make_pdf([("scan", "")] * 100)
+    started = time.monotonic()
+    with open_pdf(data) as pdf:
+        engines = {reader.read(pdf, n).engine for n in range(1, 101)}
+    took = time.monotonic() - started
+    assert (engines, calls) == ({BLANK}, [])
+    assert took < 45, f"100 blank pages took {took:.0f} s"  # tesseract: about 80 s
