@@ -85,3 +85,22 @@ def test_blank_pages_and_same_named_items(stack: Stack) -> None:
         html = call("GET", f"/inbox/{inbox}")["body"]
         assert not re.search(r"\d{4}-\d\d-\d\d[T ]\d\d:", html)
         assert "in in/north/" in html and "in in/south/" in html
+
+
+def test_a_triage_item_in_the_inbox_says_why_in_words(stack: Stack, shipped: None) -> None:
+    statement = """NORTHWIND TRADING LTD
+Statement of account
+Document number: NW-5521
+Net amount: 200.00 GBP"""  # no type's words reach its threshold: triage
+    s = load_settings()
+    with open_desk(stack) as desk:
+        doc = stack.upload("in/statement.pdf", pdfs.text_pdf(statement))
+        desk.start(doc)
+        desk.links(doc, stage=0)  # the triage stage is open
+        accounts = "accounts@example.com"
+        inbox = InboxLinks(s.links_table).issue(accounts, build_key_source(s).ring(), 3600)
+        html = call("GET", f"/inbox/{inbox}")["body"]
+        listed = json.loads(call("GET", f"/inbox/{inbox}", accept="application/json")["body"])
+    (item,) = [i for i in listed["items"] if i["stage"] == "triage"]
+    assert "no document type fits: pick one" in html
+    assert "unknown-type" not in html and "unknown-type" not in json.dumps(item)
