@@ -61,6 +61,7 @@ def test_labels_checks_and_the_closed_heading(stack: Stack, shipped: None) -> No
         assert closed["statusCode"] == 409
         assert "<h1>This review is closed</h1>" in closed["body"]
         assert "(409)" not in closed["body"]
+        assert "<p>This link was already used.</p>" in closed["body"]
 
 
 def test_blank_pages_and_same_named_items(stack: Stack) -> None:
@@ -75,6 +76,8 @@ def test_blank_pages_and_same_named_items(stack: Stack) -> None:
         first = next(m.token for m in links_in(moto_sent_mail()) if m.run_id == one.run_id)
         page = call("GET", f"/review/{first}")["body"]
         assert "Blank page (no ink, not read): 2." in page
+        assert "blank, not read" in page and "Page 2 is blank: no text" in page
+        assert "read by blank" not in page and "(blank)" not in page
 
         inbox = InboxLinks(s.links_table).issue(legal, build_key_source(s).ring(), 3600)
         listed = json.loads(call("GET", f"/inbox/{inbox}", accept="application/json")["body"])

@@ -77,7 +77,10 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
 
 
 def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
-    lines = [message]
+    # Refusal messages are written for the JSON answer too ("this link was already used"): on
+    # the page each is a sentence.
+    sentence = message[:1].upper() + message[1:]
+    lines = [sentence if sentence.endswith((".", "!", "?")) else f"{sentence}."]
     if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
         d = earlier["decision"]
         verb = "approved" if d.get("approved") else "rejected"

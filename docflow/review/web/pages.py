@@ -198,7 +198,9 @@ def _tags(page: PageFacts, routing: Routing) -> list[dict[str, str]]:
             tags.append({"kind": kind, "text": f"{name} ×{count}" if count > 1 else name})
     if page.low_confidence(routing.min_confidence):
         tags.append({"kind": "warn", "text": f"OCR confidence {page.confidence:.0f}"})
-    if page.engine != "textlayer":
+    if page.engine == "blank":  # no engine read it: there was nothing to read
+        tags.append({"kind": "", "text": "blank, not read"})
+    elif page.engine != "textlayer":
         tags.append({"kind": "", "text": f"read by {page.engine}"})
     return tags
 
