@@ -74,7 +74,9 @@ def test_up_with_a_port_taken_fails_at_once_naming_it_and_how_to_move(tmp_path: 
         done = docflow(tmp_path, "up", env=env)
     assert done.returncode == 6, done.stderr
     assert f"port {base + 10} (review) in use by another program" in done.stderr
-    assert re.search(r"`DOCFLOW_LOCAL_PORT_BASE=\d+ docflow up`", done.stderr), done.stderr
+    # The command to copy starts this folder's stack, not the default folder's.
+    move = rf"`DOCFLOW_LOCAL_PORT_BASE=\d+ docflow --state {re.escape(str(tmp_path))} up`"
+    assert re.search(move, done.stderr), done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "stackd.pid").exists()  # nothing was started
 
@@ -174,3 +176,18 @@ def test_a_stack_that_does_not_start_in_time_names_the_log_in_its_folder(
         control.up(state, timeout_s=1)
     assert str(state / "stackd.log") in str(failed.value)
     assert ".docflow/stackd.log" not in str(failed.value)
+
+
+def test_the_way_to_move_the_ports_names_the_folder_unless_it_is_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docflow.local.stack.control import ports_taken_message
+
+    monkeypatch.chdir(tmp_path)
+    taken = [("review", 8790)]
+    default = ports_taken_message(StackConfig(state=Path(".docflow")), taken)
+    assert re.search(r"`DOCFLOW_LOCAL_PORT_BASE=\d+ docflow up`", default), default
+    kept = StackConfig(state=tmp_path / "mine")
+    kept.save()  # a folder that has its ports already: they move with --port-base
+    moved = ports_taken_message(kept, taken)
+    assert re.search(rf"`docflow --state {re.escape(str(kept.state))} up --port-base \d+`", moved)

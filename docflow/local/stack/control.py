@@ -29,6 +29,8 @@ def taken_ports(config: StackConfig) -> list[tuple[str, int]]:
 
 
 def ports_taken_message(config: StackConfig, taken: list[tuple[str, int]]) -> str:
+    import shlex
+
     from docflow.local.tools.ports import free_port_base
 
     names = ", ".join(f"{port} ({name})" for name, port in taken)
@@ -37,15 +39,22 @@ def ports_taken_message(config: StackConfig, taken: list[tuple[str, int]]) -> st
         other = str(free_port_base(base + 20, span=11, reserve=False))
     except RuntimeError:
         other = "N"
+    # The command to copy names this folder, unless it is the one `docflow` uses anyway.
+    folder = (
+        ""
+        if config.state == DEFAULT_STATE.absolute()
+        else f" --state {shlex.quote(str(config.state))}"
+    )
     if (config.state / "stack.json").exists():  # the folder keeps its ports: move them
-        how = f"`docflow --state {config.state} up --port-base {other}`"
+        how = f"`docflow{folder} up --port-base {other}`"
     else:
-        how = f"`DOCFLOW_LOCAL_PORT_BASE={other} docflow up` (or `up --port-base {other}`)"
+        how = f"`DOCFLOW_LOCAL_PORT_BASE={other} docflow{folder} up`"
     return (
-        f"port{'s' if len(taken) > 1 else ''} {names} in use by another program, so the local "
-        f"stack cannot start. It listens on ports {base} to {base + 10} (the port base and the "
-        f"next 10): start it on others with {how} ({other} is free now; the state folder "
-        "keeps it), or stop the program that holds the port"
+        f"port{'s' if len(taken) > 1 else ''} {names} in use by another program (another "
+        "docflow stack's included), so the local stack cannot start. It listens on ports "
+        f"{base} to {base + 10} (the port base and the next 10). Start it on free ones with "
+        f"{how}; the state folder keeps them. Or stop the program that holds the port"
+        f"{'s' if len(taken) > 1 else ''}."
     )
 
 
