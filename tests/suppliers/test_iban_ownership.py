@@ -1,0 +1,76 @@
+"""Whose IBAN it is, rule by rule (docflow/suppliers/ownership.py), on pages laid out from text:
+each reason the module names decides where it should, and nothing else does."""
+
+from __future__ import annotations
+
+from docflow.extract.layout import from_text
+from docflow.suppliers.ownership import judge_ibans
+from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, CUSTOMER_IBAN
+
+FILLER = [f"Position {n}: storage and handling, as agreed" for n in range(1, 19)]
+
+
+def judged(middle: list[str], vendor: str | None = None, registered: tuple[str, ...] = ()):
+    """One page of twenty-odd lines with `middle` at its middle (not the issuer's top third,
+    not the footer), so only the rule under test can claim the IBAN."""
+    lines = [*FILLER[:9], *middle, *FILLER[9:]]
+    page = from_text(1, "\n".join(lines))
+    return [(f.owner, f.why) for f in judge_ibans([page], vendor, registered)]
+
+
+def compact(iban: str) -> str:
+    return iban.replace(" ", "")
+
+
+def test_an_iban_with_no_evidence_in_the_middle_of_the_page_is_someone_elses() -> None:
+    assert judged([f"Refunds go to IBAN {CUSTOMER_IBAN}"]) == [("other", "no-issuer-evidence")]
+
+
+def test_the_matched_suppliers_registered_iban_is_the_issuers_wherever_it_is() -> None:
+    found = judged([f"IBAN {BLAUWAL_IBAN}"], registered=(compact(BLAUWAL_IBAN),))
+    assert found == [("issuer", "registered")]
+
+
+def test_an_iban_beside_a_checked_tax_id_is_the_issuers() -> None:
+    found = judged([f"USt-IdNr.: {BLAUWAL_VAT}", f"IBAN {BLAUWAL_IBAN}"])
+    assert found == [("issuer", "beside-issuer-id")]
+
+
+def test_an_iban_beside_the_vendors_name_is_the_issuers() -> None:
+    found = judged(
+        ["Blauwal Hafenlogistik GmbH", f"IBAN {BLAUWAL_IBAN}"], vendor="Blauwal Hafenlogistik GmbH"
+    )
+    assert found == [("issuer", "beside-issuer-name")]
+
+
+def test_the_customer_block_and_a_debit_mandate_are_someone_elses_even_beside_the_issuer() -> None:
+    billed = judged(["Bill to: Nordlicht Handel AG", f"IBAN {CUSTOMER_IBAN}"])
+    assert billed == [("other", "customer-block")]
+    # A mandate wins over the registry: the account to debit is the customer's.
+    mandate = judged(
+        [f"USt-IdNr.: {BLAUWAL_VAT}", "Please debit my account:", f"IBAN {BLAUWAL_IBAN}"],
+        registered=(compact(BLAUWAL_IBAN),),
+    )
+    assert mandate == [("other", "debit-mandate")]
+
+
+def test_an_iban_that_fails_its_checksum_is_nobodys() -> None:
+    page = from_text(1, "\n".join([*FILLER[:9], f"USt-IdNr.: {BLAUWAL_VAT}", f"IBAN {BAD_IBAN}"]))
+    (finding,) = judge_ibans([page], None)
+    assert (finding.why, finding.shown()["owner"], finding.shown()["valid"]) == (
+        "bad-checksum",
+        "other",
+        False,
+    )
+    assert "3704" not in finding.shown()["iban"]  # only the masked form leaves the module
+
+
+def test_the_top_of_the_first_page_and_the_foot_of_any_page_are_the_issuers() -> None:
+    top = from_text(1, "\n".join([f"IBAN {BLAUWAL_IBAN}", *FILLER]))
+    foot = from_text(2, "\n".join([*FILLER, f"IBAN {BLAUWAL_IBAN}"]))
+    top_of_two = from_text(2, "\n".join([f"IBAN {BLAUWAL_IBAN}", *FILLER]))
+    assert [(f.owner, f.why) for f in judge_ibans([top, foot, top_of_two], None)] == [
+        ("issuer", "issuer-block"),
+        ("issuer", "footer"),
+        ("other", "no-issuer-evidence"),
+    ]
