@@ -47,13 +47,15 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     from docflow.settings import load_settings
     from docflow.storage import pile_manifest_key
 
-    paths = files(args.paths)
-    if not paths:
-        raise SystemExit("docflow: backfill: no documents in the paths given")
+    paths = files(args.paths)  # ValueError (status 2) when there are none
     twice = sorted(n for n, k in Counter(p.name for p in paths).items() if k > 1)
     if twice:
         # One key per file name in the pile's folder: a second one would replace the first.
-        raise SystemExit(f"docflow: backfill: file names given twice: {', '.join(twice)}")
+        # Refused input is status 2 (status 1 is `--timeout ran out` for backfill).
+        raise ValueError(
+            f"backfill: file names given twice: {', '.join(twice)} (a pile is one folder: "
+            "one file per name)"
+        )
     stack(args, start=True)
     settings = load_settings()
     pile = new_pile()

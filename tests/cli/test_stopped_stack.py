@@ -191,3 +191,14 @@ def test_the_way_to_move_the_ports_names_the_folder_unless_it_is_the_default(
     kept.save()  # a folder that has its ports already: they move with --port-base
     moved = ports_taken_message(kept, taken)
     assert re.search(rf"`docflow --state {re.escape(str(kept.state))} up --port-base \d+`", moved)
+
+
+def test_backfill_refuses_two_files_of_one_name_with_the_usage_status(tmp_path: Path) -> None:
+    """Refused before the stack is asked for (status 2: status 1 means `--timeout ran out`)."""
+    for folder in ("A", "B"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "doc.pdf").write_bytes(b"%PDF-1.4")
+    done = docflow(tmp_path / "state", "backfill", str(tmp_path / "A"), str(tmp_path / "B"))
+    assert done.returncode == 2, done.stderr
+    assert "file names given twice: doc.pdf" in done.stderr
+    assert not (tmp_path / "state" / "stackd.pid").exists()
