@@ -147,6 +147,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _age(text: str) -> str:
+    from docflow.readmodel.queries import parse_age
+
+    try:
+        parse_age(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _timeout(p: argparse.ArgumentParser, seconds: int) -> None:
     p.add_argument(
         "--timeout",
@@ -283,6 +293,7 @@ def _query_commands(add: Add) -> None:
         "--older-than",
         default="15m",
         metavar="AGE",
+        type=_age,  # checked before the stack is asked for
         help="no report for at least this long: 90s, 15m, 2h or 3d (default 15m)",
     )
     _pages(p, 50)

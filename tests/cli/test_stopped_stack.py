@@ -202,3 +202,9 @@ def test_backfill_refuses_two_files_of_one_name_with_the_usage_status(tmp_path: 
     assert done.returncode == 2, done.stderr
     assert "file names given twice: doc.pdf" in done.stderr
     assert not (tmp_path / "state" / "stackd.pid").exists()
+
+
+def test_a_bad_age_is_a_usage_error_even_with_the_stack_stopped(tmp_path: Path) -> None:
+    done = docflow(tmp_path, "stuck", "--older-than", "5", env=without_aws_read_model())
+    assert done.returncode == 2
+    assert "'5' is not an age like 90s, 15m, 2h or 3d" in done.stderr
