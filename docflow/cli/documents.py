@@ -216,10 +216,10 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
         if after_table is not None:
             after_table(submitted)
         print_review_links(config, results, submitted)
-    return run_status(results, args.timeout)
+    return run_status(results, args.timeout, getattr(config, "state", None))
 
 
-def run_status(results: list[dict[str, Any]], timeout_s: float) -> int:
+def run_status(results: list[dict[str, Any]], timeout_s: float, state: Path | None = None) -> int:
     """The exit status of `run`: a failed document first, then a timeout; said on stderr."""
     open_ = [r for r in results if r["status"] not in SETTLED]
     failed = [r for r in results if r["status"] == FAILED]
@@ -230,6 +230,13 @@ def run_status(results: list[dict[str, Any]], timeout_s: float) -> int:
             "(`docflow show DOC` follows one, `docflow stuck` lists slow ones)",
             file=sys.stderr,
         )
+        if state is not None and all(r["status"] == "queued" for r in open_):
+            # Not one run reported a step: the stack is not running documents at all.
+            print(
+                f"docflow: none of them started; the stack's logs say why: "
+                f"{state / 'stackd.log'} and {state / 'host.log'}",
+                file=sys.stderr,
+            )
     if failed:
         print(
             f"docflow: {len(failed)} document{'s' if len(failed) != 1 else ''} failed "

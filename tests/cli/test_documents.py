@@ -93,6 +93,14 @@ def test_run_exits_5_when_a_document_failed_and_1_on_a_timeout_saying_it_goes_on
     assert "timed out after 600 s with 1 document still processing; processing goes on" in said
     assert run_status([failed, reading], 600) == 5
     assert "1 document failed" in capsys.readouterr().err
+    # Nothing started at all: where to look.
+    queued = {"status": "queued"}
+    assert run_status([queued, queued], 600, Path("/s")) == 1
+    assert "none of them started; the stack's logs say why: /s/stackd.log and /s/host.log" in (
+        capsys.readouterr().err
+    )
+    assert run_status([queued, reading], 600, Path("/s")) == 1
+    assert "none of them started" not in capsys.readouterr().err
 
 
 def test_run_polls_only_unsettled_documents_and_lists_pages_only_while_one_reads(
