@@ -14,7 +14,7 @@ it; the room may not import the pipeline.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -169,6 +169,25 @@ class Decision:
             "docType": self.doc_type,
         }
         return {k: v for k, v in said.items() if v}
+
+
+def machine_pick(
+    decision: Decision, body: Mapping[str, Any], choices: Collection[str]
+) -> tuple[Decision, str]:
+    """A machine callback's decision with its triage pick, or a problem (the API answers 400).
+
+    A `docType` on a link that is not triage's is refused; on a triage link an approval needs
+    one, and `unclassifiable` turns it into the rejection that archives the document."""
+    if not choices:
+        return decision, ("docType is only for a triage stage" if "docType" in body else "")
+    if not decision.approved:
+        return decision, ""
+    problem = type_problem(body.get("docType"), choices)
+    if problem:
+        return decision, f"{problem}: {', '.join(sorted(choices))} or {UNCLASSIFIABLE}"
+    if body["docType"] == UNCLASSIFIABLE:
+        return replace(decision, approved=False, reject_reason=UNCLASSIFIABLE), ""
+    return replace(decision, doc_type=str(body["docType"])), ""
 
 
 def _with_type(
