@@ -15,6 +15,7 @@ from docflow.extract.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine
 from docflow.pipeline.extract import apply_corrections
 from docflow.pipeline.review import parse_decision
+from docflow.review.stage.decision import Decision
 from docflow.rules.model import DEFAULT_RULES, load_rules
 
 RULES = load_rules(DEFAULT_RULES)
@@ -180,10 +181,10 @@ def test_decision_keeps_validated_corrections_and_refuses_bad_ones() -> None:
 def test_corrections_keep_the_first_original_across_stages() -> None:
     summary = {"fields": {"total_amount": {"value": "10.00", "confidence": 0.4, "page": 1}}}
     first = apply_corrections(
-        summary, {"corrections": {"total_amount": "11.00"}, "reviewer": "a@x", "decidedAt": "t1"}
+        summary, Decision(True, "a@x", decided_at="t1", corrections={"total_amount": "11.00"})
     )
     second = apply_corrections(
-        first, {"corrections": {"total_amount": "12.00"}, "reviewer": "b@x", "decidedAt": "t2"}
+        first, Decision(True, "b@x", decided_at="t2", corrections={"total_amount": "12.00"})
     )
     assert second["fields"]["total_amount"] == {
         "value": "12.00",
