@@ -2,7 +2,7 @@
 stage for a person to pick its type; this module turns the pick into the rest of the run.
 
 - `offer_types` (inside the classify step): the triage stage carries `choices`, the rules
-  file's type names, so the page, the callback API and `parse_decision` check a pick against
+  file's type names, so the page, the callback API and `Decision.parse` check a pick against
   the same checkpointed list, and `routes`, each type's review stages (with their reviewers
   and timeouts) and whether it has fields, as the rules file said when the document started.
 - `after_triage` (in the orchestrator, after an approved triage stage): the document takes the

@@ -14,8 +14,7 @@ from docflow.extract.fields import FIELD_KINDS
 from docflow.extract.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine
 from docflow.pipeline.extract import apply_corrections
-from docflow.pipeline.review import parse_decision
-from docflow.review.stage.decision import Decision
+from docflow.review.stage.decision import Decision, DecisionError
 from docflow.rules.model import DEFAULT_RULES, load_rules
 
 RULES = load_rules(DEFAULT_RULES)
@@ -166,11 +165,12 @@ def test_corrections_are_normalized_or_refused_with_a_message() -> None:
 
 
 def test_decision_keeps_validated_corrections_and_refuses_bad_ones() -> None:
-    ok = parse_decision(json.dumps({"approved": True, "corrections": {"currency": "eur"}}))
-    assert ok["approved"] and ok["corrections"] == {"currency": "EUR"}
-    bad = parse_decision(json.dumps({"approved": True, "corrections": {"currency": "Euros"}}))
-    assert not bad["approved"] and bad["invalid"]
-    assert parse_decision(json.dumps({"approved": True})) == {
+    ok = Decision.parse(json.dumps({"approved": True, "corrections": {"currency": "eur"}}))
+    assert ok.approved and ok.corrections == {"currency": "EUR"}
+    with pytest.raises(DecisionError) as bad:
+        Decision.parse(json.dumps({"approved": True, "corrections": {"currency": "Euros"}}))
+    assert bad.value.field == "corrections" and not bad.value.decision.approved
+    assert Decision.parse(json.dumps({"approved": True})).to_json() == {
         "approved": True,
         "reviewer": "",
         "comment": "",

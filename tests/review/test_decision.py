@@ -70,3 +70,25 @@ def test_a_stage_records_decision_keeps_its_stored_shape() -> None:
         "votes",
         "docType",
     ]
+
+
+def test_only_the_decision_module_builds_a_decisions_dict() -> None:
+    """Every side (the desk, the votes, the callback API, the orchestrator and its steps) makes
+    and reads `Decision`; a dict literal keyed `approved` anywhere else in the product is a
+    second decision shape growing back (a test's wire body, as a service sends it, is not)."""
+    import ast
+
+    from tests.support.imports import PRODUCT, ROOT
+
+    home = ROOT / "docflow" / "review" / "stage" / "decision.py"
+    wrong = []
+    for top in PRODUCT:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if path == home:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Dict) and any(
+                    isinstance(k, ast.Constant) and k.value == "approved" for k in node.keys
+                ):
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert wrong == []
