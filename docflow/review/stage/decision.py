@@ -115,6 +115,28 @@ class Decision:
             decision = replace(decision, corrections=corrections)
         return _with_type(decision, value, choices)
 
+    @classmethod
+    def stored(cls, item: Mapping[str, Any]) -> Decision:
+        """A decision this code wrote (a stage's ending: `{"how", ...to_json(), "at"}`), read
+        back as it was written: it was checked when it was made, and the stage's type choices
+        are not stored beside it, so nothing is checked again here."""
+        quorum = item.get("quorum")
+        return cls(
+            approved=bool(item.get("approved")),
+            reviewer=str(item.get("reviewer", "")),
+            comment=str(item.get("comment", "")),
+            decided_at=str(item.get("decidedAt", "")),
+            reject_reason=str(item.get("rejectReason") or ""),
+            doc_type=str(item.get("docType") or ""),
+            corrections=dict(item.get("corrections") or {}),
+            votes=_votes(item.get("votes")),
+            quorum=int(quorum) if quorum is not None else None,
+        )
+
+    def wire(self) -> bytes:
+        """The callback's Result: `to_json()` as the execution reads it back with `parse`."""
+        return json.dumps(self.to_json()).encode("utf-8")
+
     def to_json(self) -> dict[str, Any]:
         """The wire and storage shape; a key that says nothing is left out."""
         out: dict[str, Any] = {
