@@ -178,7 +178,6 @@ def test_a_long_history_is_read_page_by_page_and_an_operation_spans_pages(monkey
     events.append({"EventType": "ExecutionSucceeded", "Id": "x", "EventTimestamp": end})
     fake = PagedLambda(events, size=7)
     monkeypatch.setattr(aws, "client", lambda name: fake)
-    monkeypatch.setattr(history, "PAGE_EVENTS", 7)
 
     fold = history.read("run", function="docflow-orchestrator")
     assert len(fake.calls) == -(-len(events) // 7)  # every page, once, in order
