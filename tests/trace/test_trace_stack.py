@@ -35,6 +35,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]  # a live stack and Chromiu
 # browser tests do.
 SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
 COMMENT = "fine by me SECRET-COMMENT-7731"
+AXIS_LABELS_TOP = """(() => {
+  const svg = document.querySelector('svg.timeline');
+  const tops = [...svg.querySelectorAll('text')].slice(0, 2)
+    .map(t => t.getBoundingClientRect().top - svg.getBoundingClientRect().top);
+  return Math.min(...tops);
+})()"""
 
 
 class RefusingTextract(TextractEmulator):
@@ -209,6 +215,9 @@ def browse(stack: StackConfig, legal: str, broken: str, long: str, tmp_path: Pat
                 (SHOTS or tmp_path).joinpath(f"trace-{name}-{size}.png").write_bytes(shot)
                 # Nothing wider than the phone's screen but the timeline's own box.
                 assert page.evaluate("document.documentElement.scrollWidth") <= width
+                # The scale's labels ("0", the run's length) inside the drawing, not cut off
+                # at its top by the phone's larger type.
+                assert page.evaluate(AXIS_LABELS_TOP) >= 0
         page.goto(f"{base}/dashboard/doc/{legal}")
         assert "approved" in page.locator("#history").inner_text()
         assert "review-0" in page.locator("#timeline").inner_text()
