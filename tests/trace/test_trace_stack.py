@@ -165,7 +165,8 @@ def test_traces_and_the_document_page(
     thirty = trace(stack, long.document_id, "--json")
     read = named(thirty, "read pages")
     assert read["kind"] == "map"
-    assert [c["name"] for c in read["children"]] == ["batch-0", "batch-1", "batch-2"]
+    # In the order they started (history order): batches run side by side, so any order.
+    assert sorted(c["name"] for c in read["children"]) == ["batch-0", "batch-1", "batch-2"]
     assert any(c["critical"] for c in read["children"])
 
     failed = trace(stack, broken.document_id, "--json")
