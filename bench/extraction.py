@@ -107,12 +107,12 @@ def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[
         out = {"docType": found.doc_type, "fields": {}, "checks": [], "stages": stages}
         return {**out, "evidence": {}}
     extracted = extract_fields(ref, found.doc_type, plan)(step)
-    detail = runtime().store.get_json(extracted["key"])
+    detail = runtime().store.get_json(str(extracted.key))
     evidence = {n: f.get("evidence", {}) for n, f in detail["fields"].items()}
     return {
         "docType": found.doc_type,
-        **extracted,
-        "stages": [*stages, *extracted["stages"]],
+        **extracted.to_json(),
+        "stages": [*stages, *extracted.stages],
         "evidence": evidence,
     }
 

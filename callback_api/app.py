@@ -24,7 +24,6 @@ and answers 403. Every bad request gets a 4xx page (or JSON, if asked) and sends
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -149,8 +148,7 @@ def machine(token: str) -> Response:
     event, window = app.current_event, load_settings().machine_callback_window_s
     signed = exchange.machine_signature(event)
     decision = views().desk.machine(token, exchange.body(event), *signed, window)
-    answer = json.dumps({"decision": decision})
-    return Response(200, "application/json", answer, dict(SECURITY_HEADERS))
+    return exchange.send_json({"decision": decision})
 
 
 @app.route("/review/<token>", method=OTHER_METHODS)

@@ -35,6 +35,11 @@ def send(
     return Response(answer.status, html, answer.html, dict(SECURITY_HEADERS), cookies)
 
 
+def send_json(data: dict[str, Any]) -> Response:
+    """A machine's answer: JSON, whatever it asked for."""
+    return Response(200, "application/json", json.dumps(data), dict(SECURITY_HEADERS))
+
+
 def inbox_cookie(event: LambdaFunctionUrlEvent) -> str:
     """The inbox link this browser opened the inbox with ("" if none)."""
     parts = list(event.get("cookies") or [])

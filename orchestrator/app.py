@@ -46,7 +46,7 @@ from docflow.pipeline.extract import (
     final_fields,
     with_fields,
 )
-from docflow.pipeline.finalize import archive_document, finalize_document
+from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
 from docflow.pipeline.learn import learn_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
@@ -59,7 +59,7 @@ from docflow.pipeline.review_stage import (
 )
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.split import SPLIT_STEP, split_document
-from docflow.pipeline.supersede import SUPERSEDED, end_older_runs, still_latest
+from docflow.pipeline.supersede import SUPERSEDE_STEP, SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
     APPROVED,
@@ -111,8 +111,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     )
 
     # A newer version ends the reviews older runs wait on; a run that is itself older stops.
-    older = context.step(end_older_runs(doc), name="supersede older runs")
-    if not older["latest"]:
+    older = context.step(end_older_runs(doc), "supersede older runs", SUPERSEDE_STEP)
+    if not older.latest:
         return archive(context, doc, {}, SUPERSEDED)
 
     split = context.step(split_document(doc), name="split", config=SPLIT_STEP)
@@ -128,7 +128,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
 
     batches = read_pages(context, doc, split.plan)
     if batches.error is not None:
-        return fail(context, doc, batches.error["reason"], batches.error["message"])
+        return fail(context, doc, batches.error.reason, batches.error.message)
     blank = every_page_blank(batches.results)  # from the checkpointed batch summaries
     if blank:
         read = {"engines": summarize_batches(batches.results)["engines"]}
@@ -142,10 +142,10 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         extracted = context.step(
             extract_fields(doc, found.doc_type, split.plan), "extract", EXTRACT_STEP
         )
-        summary, stages = with_fields(summary, extracted), [*stages, *extracted["stages"]]
+        summary, stages = with_fields(summary, extracted), [*stages, *extracted.stages]
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
-        stages = [*stages, *issuer_iban_privacy(found.privacy_held, extracted)]
-        usage = extracted.get("usage", {})
+        stages = [*stages, *issuer_iban_privacy(found.privacy_held, extracted.ibans)]
+        usage = extracted.usage or {}
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.
     enriched = enrich_document(
@@ -171,7 +171,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         run.decided.append(review.record or {})
         decision = review.decision
         # A reviewer's corrected fields.
-        run.summary = apply_corrections(run.summary, decision.to_json())
+        run.summary = apply_corrections(run.summary, decision)
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         index += 1
@@ -185,8 +185,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
 
     # The run prices itself in its last step (operations, step time, pages by engine).
     meter = run_meter(context, batches.results, summary["docType"], usage)
-    done = context.step(finalize_document(doc, summary, meter), name="finalize")
-    finished = {"resultKey": done["key"], "cost": done["cost"], **final_fields(summary)}
+    done = context.step(finalize_document(doc, summary, meter), "finalize", WRITE_STEP)
+    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(summary)}
     record(context, doc, FINALIZED, "finalize", finished)
     return run_result(doc, FINALIZED, summary)
 
@@ -222,8 +222,9 @@ def archive(
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
     results = batches.results if batches else ()
     meter = run_meter(context, results, summary.get("docType"), usage)
-    done = context.step(archive_document(doc, {**summary, "reason": reason}, meter), name="archive")
-    payload = {"archiveKey": done["key"], "reason": reason, "cost": done["cost"]}
+    archived = archive_document(doc, {**summary, "reason": reason}, meter)
+    done = context.step(archived, "archive", WRITE_STEP)
+    payload = {"archiveKey": done.key, "reason": reason, "cost": done.cost}
     record(context, doc, ARCHIVED, "archive", payload)
     outcome = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
     return run_result(doc, ARCHIVED, outcome, reason=reason)

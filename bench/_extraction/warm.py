@@ -57,7 +57,7 @@ def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict
     if not found.extract:
         return ref, plan, {"docType": found.doc_type, "fields": {}, "stages": list(found.stages)}
     extracted = extract_fields(ref, found.doc_type, plan)(step)
-    return ref, plan, {**extracted, "stages": [*found.stages, *extracted["stages"]]}
+    return ref, plan, {**extracted.to_json(), "stages": [*found.stages, *extracted.stages]}
 
 
 def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:

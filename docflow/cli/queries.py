@@ -13,28 +13,11 @@ from typing import Any
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import print_json, table
 from docflow.cli.refs import document_id
+from docflow.cli.shapes import list_item
 from docflow.cli.stack import maybe_local, model
 from docflow.cost import cost_line
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
-
-
-def list_item(i: dict[str, Any]) -> dict[str, Any]:
-    """A read-model item as the listings print it (LIST_ITEM in the --json shapes)."""
-    return {
-        "documentId": i.get("documentId"),
-        "version": i.get("version"),
-        "key": i.get("key"),
-        "status": i.get("status"),
-        "stage": i.get("stageName"),
-        "pendingSince": i.get("pendingSince"),
-        "updatedAt": i.get("updatedAt"),
-        "reviewers": i.get("reviewers", []),
-        "reviewLinks": i.get("reviewLinks", []),
-        "reason": i.get("reason"),
-        "failedAt": i.get("failedAt"),
-        "functionVersion": i.get("functionVersion"),
-    }
 
 
 def listing(

@@ -1,6 +1,8 @@
 """What each `docflow` command prints with --json: a contract, in each command's --help and in
 docs/cli.md. A change here is a change for every script that reads the output."""
 
+from typing import Any
+
 from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
 
 OTEL_SHAPE = (
@@ -17,6 +19,26 @@ LIST_ITEM = (
     '"functionVersion"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
 )
+
+
+def list_item(i: dict[str, Any]) -> dict[str, Any]:
+    """A read-model item as the listings print it (LIST_ITEM in the --json shapes)."""
+    return {
+        "documentId": i.get("documentId"),
+        "version": i.get("version"),
+        "key": i.get("key"),
+        "status": i.get("status"),
+        "stage": i.get("stageName"),
+        "pendingSince": i.get("pendingSince"),
+        "updatedAt": i.get("updatedAt"),
+        "reviewers": i.get("reviewers", []),
+        "reviewLinks": i.get("reviewLinks", []),
+        "reason": i.get("reason"),
+        "failedAt": i.get("failedAt"),
+        "functionVersion": i.get("functionVersion"),
+    }
+
+
 BACKFILL_JSON = (
     '{"pile": the pile\'s folder (s3 key prefix), "expected": int (the manifest\'s count), '
     '"documents": [the rows of `run`], "jobs": [JOB + "documents": int (this pile\'s '

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from docflow.cli.shapes import list_item
 from docflow.readmodel.transitions import PENDING_REVIEW
 
 
@@ -31,7 +32,6 @@ def waiting_within_deadline(item: dict[str, Any], now: datetime | None = None) -
 def stuck_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The listing's items that are stuck, each explained from its run's history: the
     operation it is on, since when, why that is stuck, and the execution's status."""
-    from docflow.cli.queries import list_item
     from docflow.cli.stack import model
     from docflow.trace.stuck import explain_run
 

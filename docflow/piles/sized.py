@@ -15,9 +15,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from docflow import aws
+from docflow.dynamo import to_ddb, transaction_condition_failed
 from docflow.piles.manifest import PileManifest
-from docflow.readmodel.table import to_ddb
 
 
 def _count(table: str, pile_key: str, pile: PileManifest, field: str) -> dict[str, Any]:
@@ -50,10 +49,7 @@ def _transact(ddb: Any, items: list[dict[str, Any]]) -> bool:
     try:
         ddb.transact_write_items(TransactItems=items)
     except ClientError as exc:
-        if aws.error_code(exc) != "TransactionCanceledException":
-            raise
-        reasons = exc.response.get("CancellationReasons") or []
-        if not any(r.get("Code") == "ConditionalCheckFailed" for r in reasons):
+        if not any(transaction_condition_failed(exc, i) for i in range(len(items))):
             raise  # a conflict with a concurrent transaction: the step retries
         return False
     return True

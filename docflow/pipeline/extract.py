@@ -24,9 +24,12 @@ from docflow.extract.checks import check_fields
 from docflow.extract.orders import OrderVerdict, compare, confirmed
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
+from docflow.pipeline.results import Extracted
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
+from docflow.review.stage.decision import Decision
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.hook import consult
@@ -36,13 +39,14 @@ ATTEMPTS = 3
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
 # failing the document (throttles are already retried inside the engine call).
 EXTRACT_STEP = StepConfig(
+    serdes=RecordSerDes(Extracted),
     retry_strategy=create_retry_strategy(
         RetryStrategyConfig(
             max_attempts=ATTEMPTS,
             initial_delay=Duration.from_seconds(5),
             max_delay=Duration.from_seconds(60),
         )
-    )
+    ),
 )
 
 
@@ -91,12 +95,12 @@ def _consult_registry(
 @durable_step
 def extract_fields(
     step: StepContext, doc: DocumentRef, doc_type: str, plan: list[list[int]]
-) -> dict[str, Any]:
+) -> Extracted:
     rt = runtime()
     rules = rt.rules.fields
     spec = rules.for_type(doc_type)
     if spec is None:
-        return {"fields": {}, "checks": [], "stages": []}
+        return Extracted(fields={})
     engine = rt.field_engine or build_engine(rt.settings)
     meta = _pages(doc, plan, rules.max_pages)
     failure = ""
@@ -180,14 +184,14 @@ def extract_fields(
             "rejected": len(extraction.rejected),
         },
     )
-    return {
-        "fields": fields,
-        "checks": checks,
-        "stages": stages,
-        "key": key,
-        "usage": meter_usage(extraction.engine, extraction.usage, len(pages)),
-        **consulted.shown,
-    }
+    return Extracted(
+        fields=fields,
+        checks=tuple(checks),
+        stages=tuple(stages),
+        key=key,
+        usage=meter_usage(extraction.engine, extraction.usage, len(pages)),
+        shown=dict(consulted.shown),
+    )
 
 
 def _cited_order(fields: dict[str, Any], doc_type: str, rules: Any) -> OrderVerdict | None:
@@ -213,24 +217,25 @@ def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int
     return {}
 
 
-def with_fields(summary: dict[str, Any], extracted: dict[str, Any]) -> dict[str, Any]:
+def with_fields(summary: dict[str, Any], extracted: Extracted) -> dict[str, Any]:
     """The document summary with its fields and the check reasons (what review pages show)."""
-    shown = {k: extracted[k] for k in SUPPLIER_KEYS if extracted.get(k)}
-    return {**summary, "fields": extracted["fields"], "fieldChecks": extracted["checks"], **shown}
+    shown = {k: extracted.shown[k] for k in SUPPLIER_KEYS if extracted.shown.get(k)}
+    checks = list(extracted.checks)
+    return {**summary, "fields": extracted.fields, "fieldChecks": checks, **shown}
 
 
 # What the registry adds to the summary (docflow.suppliers.hook), when it has anything.
 SUPPLIER_KEYS = ("supplier", "ibans", "taxIds", "profileFields")
 
 
-def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
+def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, Any]:
     """Pure, on checkpointed values: the summary after an approved decision's corrections.
 
     A corrected field keeps the first value the engine read as `original` (across several
     stages), and says who corrected it and when (the decision's own `decidedAt`, so a replay
     computes the same record).
     """
-    corrections = decision.get("corrections") or {}
+    corrections = decision.corrections
     if not corrections:
         return summary
     fields = dict(summary.get("fields") or {})
@@ -243,8 +248,8 @@ def apply_corrections(summary: dict[str, Any], decision: dict[str, Any]) -> dict
             # A corrected field keeps where it was read, so the page still shows the place.
             **({"box": old["box"]} if old.get("box") else {}),
             "original": old["original"] if "original" in old else old.get("value"),
-            "correctedBy": decision.get("reviewer", ""),
-            "correctedAt": decision.get("decidedAt", ""),
+            "correctedBy": decision.reviewer,
+            "correctedAt": decision.decided_at,
         }
     return {**summary, "fields": fields}
 

@@ -10,13 +10,17 @@ from collections.abc import Callable
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.ids import DocumentRef
+from docflow.pipeline.results import Written
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import archive_key, artifact_prefix, result_key
 
 Meter = Callable[[], dict[str, Any]]
+WRITE_STEP = StepConfig(serdes=RecordSerDes(Written))
 
 
 def _record(
@@ -38,22 +42,22 @@ def _record(
 @durable_step
 def finalize_document(
     step: StepContext, doc: DocumentRef, summary: dict[str, Any], meter: Meter | None = None
-) -> dict[str, Any]:
+) -> Written:
     key = result_key(doc)
     cost = meter() if meter else None
     runtime().store.put_json(key, _record(doc, "finalized", summary, cost))
     step.logger.info("document finalized", extra={"resultKey": key})
-    return {"key": key, "cost": cost}
+    return Written(key, cost)
 
 
 @durable_step
 def archive_document(
     step: StepContext, doc: DocumentRef, summary: dict[str, Any], meter: Meter | None = None
-) -> dict[str, Any]:
+) -> Written:
     key = archive_key(doc)
     cost = meter() if meter else None
     runtime().store.put_json(key, _record(doc, "archived", summary, cost))
     step.logger.info(
         "document archived", extra={"archiveKey": key, "reason": summary.get("reason")}
     )
-    return {"key": key, "cost": cost}
+    return Written(key, cost)

@@ -23,7 +23,7 @@ from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.read_batch import read_page_batch
-from docflow.pipeline.results import Reading
+from docflow.pipeline.results import Failure, Reading
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.runtime import runtime
 
@@ -69,9 +69,10 @@ def pages_or_error(done: BatchResult[Any]) -> Reading:
     for item in sorted(done.all, key=lambda i: i.index):
         if item.error is not None or item.result is None:
             message = item.error.message if item.error else "no result"
-            failed = {"reason": "page-read-failed", "message": f"batch {item.index}: {message}"}
+            failed = Failure("page-read-failed", f"batch {item.index}: {message}")
             return Reading(error=failed)
-        if "error" in item.result:
-            return Reading(error=item.result["error"])
+        if "error" in item.result:  # a batch's reported failure (a page it could not read)
+            reported = item.result["error"]
+            return Reading(error=Failure(str(reported["reason"]), str(reported["message"])))
         results.append(item.result)
     return Reading(results=tuple(results))

@@ -7,7 +7,7 @@ byte what it was when the step returned the dict, and recorded executions replay
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -104,12 +104,114 @@ class Classification:
 
 
 @dataclass(frozen=True)
+class Superseding:
+    """The supersede step: whether this run is its document's newest, and how many older
+    runs' waits it ended."""
+
+    latest: bool
+    ended: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"latest": self.latest, "ended": self.ended}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Superseding:
+        return cls(bool(raw["latest"]), int(raw.get("ended", 0)))
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a part of the run failed: a reason code for the read model and a message."""
+
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Reading:
-    """Every page batch's summary in page order, or the first failure (`error`: its reason
-    and message). Not a checkpoint of its own: the map's result is (`serdes.BatchResultJson`)."""
+    """Every page batch's summary in page order, or the first failure. Not a checkpoint of
+    its own: the map's result is (`serdes.BatchResultJson`)."""
 
     results: tuple[dict[str, Any], ...] = ()
-    error: dict[str, str] | None = None
+    error: Failure | None = None
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The extract step: the fields as `{name: {value, confidence, page, box}}`, the checks
+    that failed, the review stages they add, the full answer's S3 key, what the engine spent
+    (`usage`, as the meter counts it) and what the supplier registry adds to the summary
+    (`shown`: `supplier`, `ibans`, `taxIds`, `profileFields`, each when it has anything).
+    A type without fields has no key nor usage, and its checkpoint has neither."""
+
+    fields: dict[str, Any]
+    checks: tuple[dict[str, Any], ...] = ()
+    stages: tuple[dict[str, Any], ...] = ()
+    key: str | None = None
+    usage: dict[str, int] | None = None
+    shown: dict[str, Any] = field(default_factory=dict)
+
+    _OWN = ("fields", "checks", "stages", "key", "usage")
+
+    @property
+    def ibans(self) -> list[dict[str, Any]]:
+        """The IBANs the registry judged (whose each is), for `issuer_iban_privacy`."""
+        return list(self.shown.get("ibans") or [])
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "fields": self.fields,
+            "checks": list(self.checks),
+            "stages": list(self.stages),
+        }
+        if self.key is not None:
+            out["key"] = self.key
+        if self.usage is not None:
+            out["usage"] = self.usage
+        return {**out, **self.shown}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Extracted:
+        return cls(
+            fields=dict(raw["fields"]),
+            checks=tuple(raw.get("checks") or ()),
+            stages=tuple(raw.get("stages") or ()),
+            key=raw.get("key"),
+            usage=raw.get("usage"),
+            shown={k: v for k, v in raw.items() if k not in cls._OWN},
+        )
+
+
+@dataclass(frozen=True)
+class Route:
+    """The `route after triage` step: the picked type's own review stages, and whether it
+    has fields to extract."""
+
+    stages: tuple[dict[str, Any], ...]
+    extract: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stages": list(self.stages), "extract": self.extract}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Route:
+        return cls(tuple(raw["stages"]), bool(raw["extract"]))
+
+
+@dataclass(frozen=True)
+class Written:
+    """The finalize and archive steps: the record's S3 key and the run's cost (None when the
+    run was not metered)."""
+
+    key: str
+    cost: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "cost": self.cost}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Written:
+        return cls(str(raw["key"]), raw.get("cost"))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""The review hand-off (the wait_for_callback submitter) and reading the reviewer's answer."""
+"""The review hand-off: the wait_for_callback submitter of one round of a review stage. The
+reviewer's answer is read as a `Decision` (`review_stage.decided`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,9 +12,8 @@ from aws_durable_execution_sdk_python.types import WaitForCallbackContext
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
-from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.review.stage.requests import ReviewRequest
-from docflow.review.stage.triage import CHOICES_KEY, UNCLASSIFIABLE
+from docflow.review.stage.triage import CHOICES_KEY
 from docflow.runtime import runtime
 
 
@@ -77,18 +76,3 @@ def request_review(
     )
     rt.reporter.report(report)
     ctx.logger.info("review requested", extra={"stage": stage["name"], "reviewers": len(links)})
-
-
-def parse_decision(raw: Any, choices: Sequence[str] | None = None) -> dict[str, Any]:
-    """The callback's result as JSON, with what it amounts to: `invalid` when it cannot stand
-    (a rejection, `invalidField` naming why), `unclassifiable` for triage's "none of these".
-
-    The orchestrator reads the typed `Decision` (`review_stage.decided`); this view is the
-    same parse, for a reader that wants the flags beside the decision's own keys."""
-    try:
-        decision = Decision.parse(raw, choices)
-    except DecisionError as exc:
-        return {**exc.decision.to_json(), "invalid": True, "invalidField": exc.field}
-    if unclassifiable(decision, choices):
-        return {**decision.to_json(), UNCLASSIFIABLE: True}
-    return decision.to_json()

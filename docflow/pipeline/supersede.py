@@ -8,11 +8,12 @@ callback that is no longer waiting answers a client error that means "already en
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.ids import DocumentRef
+from docflow.pipeline.results import Superseding
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.review.access.links import LinkStore
 from docflow.review.stage.register import RegisterStore
 from docflow.runtime import runtime
@@ -20,10 +21,11 @@ from docflow.runtime import runtime
 # The ErrorType an older run's review callback fails with; the orchestrator archives on it.
 SUPERSEDED_ERROR = "docflow.Superseded"
 SUPERSEDED = "superseded"
+SUPERSEDE_STEP = StepConfig(serdes=RecordSerDes(Superseding))
 
 
 @durable_step
-def end_older_runs(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
+def end_older_runs(step: StepContext, doc: DocumentRef) -> Superseding:
     rt = runtime()
     register = RegisterStore(rt.settings.links_table)
     links = LinkStore(rt.settings.links_table)
@@ -48,7 +50,7 @@ def end_older_runs(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
         ended += 1
     if ended or not latest:
         step.logger.info("older runs superseded", extra={"ended": ended, "latest": latest})
-    return {"latest": latest, "ended": ended}
+    return Superseding(latest, ended)
 
 
 @durable_step

@@ -2,7 +2,7 @@
 stage for a person to pick its type; this module turns the pick into the rest of the run.
 
 - `offer_types` (inside the classify step): the triage stage carries `choices`, the rules
-  file's type names, so the page, the callback API and `parse_decision` check a pick against
+  file's type names, so the page, the callback API and `Decision.parse` check a pick against
   the same checkpointed list, and `routes`, each type's review stages (with their reviewers
   and timeouts) and whether it has fields, as the rules file said when the document started.
 - `after_triage` (in the orchestrator, after an approved triage stage): the document takes the
@@ -21,15 +21,19 @@ from dataclasses import replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
+from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import EXTRACT_STEP, SUPPLIER_KEYS, extract_fields, with_fields
+from docflow.pipeline.results import Route
 from docflow.pipeline.run_state import RunState
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.review.stage.decision import Decision
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
 _TYPE_STAGES = ("type", "fields")
+ROUTE_STEP = StepConfig(serdes=RecordSerDes(Route))
 
 
 def offer_types(result: dict[str, Any], rules: Any) -> dict[str, Any]:
@@ -59,9 +63,7 @@ def routes_by_type(rules: Any) -> dict[str, Any]:
 
 
 @durable_step
-def route_for_type(
-    step: StepContext, doc_type: str, routes: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def route_for_type(step: StepContext, doc_type: str, routes: dict[str, Any] | None = None) -> Route:
     """The picked type's own review stages and whether it has fields: from the routes the
     classify step checkpointed, or (a run started before it did) from the rules file."""
     if routes is None:
@@ -70,7 +72,7 @@ def route_for_type(
     names = routes["types"].get(doc_type, [])
     stages = [{**routes["stages"][n], "because": "type"} for n in names]
     step.logger.info("type picked at triage", extra={"docType": doc_type, "stages": list(names)})
-    return {"stages": stages, "extract": doc_type in routes["extract"]}
+    return Route(tuple(stages), doc_type in routes["extract"])
 
 
 def after_triage(
@@ -91,16 +93,16 @@ def after_triage(
         summary = {k: v for k, v in summary.items() if k not in SUPPLIER_KEYS}
         summary = {**summary, "fields": {}, "fieldChecks": []}
     routes = stages[index].get("routes")  # checkpointed at classify (None: an older run)
-    route = context.step(route_for_type(chosen, routes), name="route after triage")
+    route = context.step(route_for_type(chosen, routes), "route after triage", ROUTE_STEP)
     added: list[dict[str, Any]] = []
-    if route["extract"]:
+    if route.extract:
         extracted = context.step(
             extract_fields(doc, chosen, run.plan), "extract after triage", EXTRACT_STEP
         )
-        summary, added = with_fields(summary, extracted), list(extracted["stages"])
-        usage = _add(usage, extracted.get("usage", {}))
+        summary, added = with_fields(summary, extracted), list(extracted.stages)
+        usage = _add(usage, extracted.usage or {})
     later = [s for s in stages[index + 1 :] if s.get("because") not in _TYPE_STAGES]
-    rest = _once([*route["stages"], *later, *added])
+    rest = _once([*route.stages, *later, *added])
     return replace(run, summary=summary, stages=[*stages[: index + 1], *rest], usage=usage)
 
 

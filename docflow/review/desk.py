@@ -28,13 +28,13 @@ from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused, stage_
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackSender
-from docflow.review.stage.decision import Decision
+from docflow.review.stage.decision import Decision, machine_pick
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.presence import PresenceStore, live_presence
 from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
-from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, machine_pick, type_problem
+from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
 from docflow.telemetry import spans

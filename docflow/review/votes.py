@@ -9,7 +9,6 @@ both rooms below it, the stage records and the links.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -100,7 +99,7 @@ class VoteCounter:
         """A link with no stage record (a hand-made machine link): it decides by itself."""
         said = decision.to_json()
         try:
-            self.callbacks.success(link["callbackId"], json.dumps(said).encode("utf-8"))
+            self.callbacks.success(link["callbackId"], decision.wire())
         except CallbackGone:
             self.links.complete(token, {**said, "delivery": "not-waiting"})
             raise self._closed(link, None) from None

@@ -17,12 +17,13 @@ from docflow.readmodel.transitions import APPROVED
 
 
 def issuer_iban_privacy(
-    held: dict[str, Any] | None, extracted: dict[str, Any]
+    held: dict[str, Any] | None, judged: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """`held`: the classification's held-back privacy stage and its IBAN count."""
+    """`held`: the classification's held-back privacy stage and its IBAN count; `judged`:
+    the IBANs extraction judged (the extract step's `ibans`)."""
     if not held:
         return []
-    ibans = [i for i in extracted.get("ibans") or [] if i.get("valid")]
+    ibans = [i for i in judged if i.get("valid")]
     issuer = sum(1 for i in ibans if i.get("owner") == "issuer")
     # Every IBAN the detector counted (all pages) must be judged the issuer's; an IBAN on a
     # page extraction does not read, or anyone else's, keeps the stage.

@@ -44,7 +44,9 @@ def render(trace: dict[str, Any], now: datetime | None = None, max_rows: int = 4
     out = [
         f'<svg class="timeline" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-label="timeline of {len(rows)} operations over {escape(human(total))}">',
-        f'<text x="0" y="12">0</text><text x="{WIDTH}" y="12" text-anchor="end">'
+        # Hung from the top: a phone's larger type (the page's CSS) would clip a baseline.
+        f'<text x="0" y="1" dominant-baseline="text-before-edge">0</text>'
+        f'<text x="{WIDTH}" y="1" text-anchor="end" dominant-baseline="text-before-edge">'
         f"{escape(human(total))}</text>",
     ]
     for n, op in enumerate(rows):

@@ -14,7 +14,7 @@ from docflow.extract.fields import FIELD_KINDS
 from docflow.extract.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine
 from docflow.pipeline.extract import apply_corrections
-from docflow.pipeline.review import parse_decision
+from docflow.review.stage.decision import Decision, DecisionError
 from docflow.rules.model import DEFAULT_RULES, load_rules
 
 RULES = load_rules(DEFAULT_RULES)
@@ -165,11 +165,12 @@ def test_corrections_are_normalized_or_refused_with_a_message() -> None:
 
 
 def test_decision_keeps_validated_corrections_and_refuses_bad_ones() -> None:
-    ok = parse_decision(json.dumps({"approved": True, "corrections": {"currency": "eur"}}))
-    assert ok["approved"] and ok["corrections"] == {"currency": "EUR"}
-    bad = parse_decision(json.dumps({"approved": True, "corrections": {"currency": "Euros"}}))
-    assert not bad["approved"] and bad["invalid"]
-    assert parse_decision(json.dumps({"approved": True})) == {
+    ok = Decision.parse(json.dumps({"approved": True, "corrections": {"currency": "eur"}}))
+    assert ok.approved and ok.corrections == {"currency": "EUR"}
+    with pytest.raises(DecisionError) as bad:
+        Decision.parse(json.dumps({"approved": True, "corrections": {"currency": "Euros"}}))
+    assert bad.value.field == "corrections" and not bad.value.decision.approved
+    assert Decision.parse(json.dumps({"approved": True})).to_json() == {
         "approved": True,
         "reviewer": "",
         "comment": "",
@@ -180,10 +181,10 @@ def test_decision_keeps_validated_corrections_and_refuses_bad_ones() -> None:
 def test_corrections_keep_the_first_original_across_stages() -> None:
     summary = {"fields": {"total_amount": {"value": "10.00", "confidence": 0.4, "page": 1}}}
     first = apply_corrections(
-        summary, {"corrections": {"total_amount": "11.00"}, "reviewer": "a@x", "decidedAt": "t1"}
+        summary, Decision(True, "a@x", decided_at="t1", corrections={"total_amount": "11.00"})
     )
     second = apply_corrections(
-        first, {"corrections": {"total_amount": "12.00"}, "reviewer": "b@x", "decidedAt": "t2"}
+        first, Decision(True, "b@x", decided_at="t2", corrections={"total_amount": "12.00"})
     )
     assert second["fields"]["total_amount"] == {
         "value": "12.00",

@@ -72,8 +72,12 @@ EDITS = {
         'name="split pages"',
         "name checkpoint='split' current='split pages'",
     ),
-    # a checkpointed result read in a shape it never had
-    "reshaped": ('older["latest"]', 'older["newest"]', "KeyError: 'newest'"),
+    # a checkpointed result read in a shape it never had (the supersede step's typed record)
+    "reshaped": (
+        "older.latest",
+        "older.newest",
+        "'Superseding' object has no attribute 'newest'",
+    ),
 }
 
 

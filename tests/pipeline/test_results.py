@@ -77,3 +77,49 @@ def test_the_classify_checkpoint_keeps_the_dicts_shape() -> None:
         "pages": 3,
         "engines": {"text": 2, "tesseract": 1},
     }
+
+
+# The extract step's dicts as it returned them: a type without fields, and one with fields and
+# what the supplier registry added (after the step's own keys).
+EXTRACTED_NONE = {"fields": {}, "checks": [], "stages": []}
+EXTRACTED = {
+    "fields": {"total_amount": {"value": "240.00", "confidence": 0.9, "page": 1}},
+    "checks": [{"field": "total_amount", "code": "low-confidence", "message": "0.9"}],
+    "stages": [{"name": "fields", "reviewers": ["ap@example.com"], "because": "fields"}],
+    "key": "artifacts/doc/v1/fields.json",
+    "usage": {"analyzeExpensePages": 1},
+    "supplier": {"supplierId": "northwind", "certain": True},
+    "ibans": [{"value": "GB82WEST12345698765432", "valid": True, "owner": "issuer"}],
+}
+
+
+def test_the_other_step_results_keep_their_dicts_checkpoints() -> None:
+    from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
+
+    from docflow.pipeline.extract import EXTRACT_STEP
+    from docflow.pipeline.finalize import WRITE_STEP
+    from docflow.pipeline.results import Extracted, Route, Superseding, Written
+    from docflow.pipeline.supersede import SUPERSEDE_STEP
+    from docflow.pipeline.triage import ROUTE_STEP
+
+    cases = [
+        (SUPERSEDE_STEP, Superseding, {"latest": True, "ended": 2}),
+        (SUPERSEDE_STEP, Superseding, {"latest": False, "ended": 0}),
+        (WRITE_STEP, Written, {"key": "results/doc/v1.json", "cost": {"usd": 0.0001}}),
+        (WRITE_STEP, Written, {"key": "archive/doc/v1.json", "cost": None}),
+        (ROUTE_STEP, Route, {"stages": [{"name": "finance", "because": "type"}], "extract": True}),
+        (ROUTE_STEP, Route, {"stages": [], "extract": False}),
+        (EXTRACT_STEP, Extracted, EXTRACTED_NONE),
+        (EXTRACT_STEP, Extracted, EXTRACTED),
+    ]
+    for config, record, raw in cases:
+        serdes = config.serdes
+        assert serdes is not None
+        recorded = EXTENDED_TYPES_SERDES.serialize(raw, CONTEXT)
+        found = record.from_json(raw)
+        assert serdes.serialize(found, CONTEXT) == recorded, raw
+        assert serdes.deserialize(recorded, CONTEXT) == found
+    extracted = Extracted.from_json(EXTRACTED)
+    assert extracted.usage == {"analyzeExpensePages": 1} and extracted.ibans[0]["owner"] == "issuer"
+    assert set(extracted.shown) == {"supplier", "ibans"}
+    assert Extracted.from_json(EXTRACTED_NONE).usage is None

@@ -5,12 +5,15 @@ inbox link can be revoked without revoking the reviewer."""
 from __future__ import annotations
 
 import json
+import time
 from urllib.parse import urlencode
 
+from callback_api.exchange import INBOX_COOKIE_S
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import build_key_source
+from docflow.review.access.signing import verify
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 from tests.support.review_desk import call, open_desk, wait_until
@@ -80,3 +83,15 @@ def test_one_inbox_link_is_revoked_and_the_reviewer_is_not(stack: Stack) -> None
         assert fresh != leaked
         assert call("GET", f"/inbox/{fresh}")["statusCode"] == 200
         assert call("GET", f"/review/{review}")["statusCode"] == 200  # the reviewer is not
+
+
+def test_an_inbox_link_lives_a_week_and_its_cookie_a_working_day(stack: Stack) -> None:
+    # Shorter than the 30 days it had: a digest comes every period with a fresh link, and a
+    # leaked one is worth less for less long. The cookie it sets lasts a working day.
+    s = load_settings()
+    week = 7 * 24 * 3600
+    assert s.inbox_link_ttl_s == week and INBOX_COOKIE_S == 8 * 3600
+    ring = build_key_source(s).ring()
+    token = InboxLinks(s.links_table).issue(LEGAL, ring, s.inbox_link_ttl_s)
+    claims = verify(token, ring)
+    assert claims.purpose == "inbox" and claims.expires_at <= time.time() + week

@@ -16,6 +16,7 @@ import pytest
 from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.stage.decision import Decision
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.pages import Routing, box_style, review_page
 from docflow.settings import load_settings
@@ -83,11 +84,12 @@ def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
     }
     summary = apply_corrections(
         {"fields": fields},
-        {
-            "corrections": {"total_amount": "100.00"},
-            "reviewer": "a@example.com",
-            "decidedAt": "2026-11-30T10:00:00+00:00",
-        },
+        Decision(
+            True,
+            "a@example.com",
+            decided_at="2026-11-30T10:00:00+00:00",
+            corrections={"total_amount": "100.00"},
+        ),
     )
     corrected = summary["fields"]["total_amount"]
     assert (corrected["value"], corrected["original"], corrected["box"]) == (

@@ -16,11 +16,11 @@ from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
 
 from docflow import aws
 from docflow.local.tools import pdfgen as pdfs
-from docflow.pipeline.review import parse_decision
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.table import to_ddb
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.signing import TokenClaims, mint, sign_body, token_hash
+from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.settings import load_settings
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import Desk, call, open_desk
@@ -265,22 +265,26 @@ def test_a_type_not_offered_is_an_invalid_decision(desk: Desk) -> None:
 
 
 def test_parse_decision_checks_the_pick() -> None:
-    def parse(value: dict, choices: list[str] | None = TYPES) -> dict:
-        return parse_decision(json.dumps(value), choices)
+    def parse(value: dict, choices: list[str] | None = TYPES) -> Decision:
+        return Decision.parse(json.dumps(value), choices)
 
-    assert parse({"approved": True, "docType": "invoice"})["docType"] == "invoice"
+    def refused(value: dict, choices: list[str] | None = TYPES) -> DecisionError:
+        with pytest.raises(DecisionError) as error:
+            parse(value, choices)
+        assert not error.value.decision.approved, value
+        return error.value
+
+    assert parse({"approved": True, "docType": "invoice"}).doc_type == "invoice"
     for bad in (
         {"approved": True},
         {"approved": True, "docType": "spaceship"},
         {"approved": True, "docType": ["invoice"]},
         {"approved": True, "docType": "unclassifiable"},
     ):
-        decision = parse(bad)
-        assert decision["invalid"] and not decision["approved"], bad
+        assert refused(bad).field == "docType", bad
     # A pick on a stage that is not triage is invalid too; none is fine there.
-    assert parse({"approved": True, "docType": "invoice"}, None)["invalid"]
-    assert "invalid" not in parse({"approved": True}, None)
-    none = parse({"approved": False, "rejectReason": "unclassifiable"})
-    assert none["unclassifiable"] and not none.get("invalid")
+    assert refused({"approved": True, "docType": "invoice"}, None).field == "docType"
+    assert parse({"approved": True}, None).approved
+    assert unclassifiable(parse({"approved": False, "rejectReason": "unclassifiable"}), TYPES)
     elsewhere = parse({"approved": False, "rejectReason": "unclassifiable"}, None)
-    assert "unclassifiable" not in elsewhere
+    assert not unclassifiable(elsewhere, None)

@@ -65,3 +65,21 @@ def unit_imports(tops: tuple[str, ...] = PRODUCT) -> dict[str, dict[str, set[str
                     name = str(path.relative_to(ROOT))
                     graph[here].setdefault(there, set()).add(name)
     return graph
+
+
+def module_imports(tops: tuple[str, ...] = PRODUCT) -> dict[str, set[str]]:
+    """{module: the product modules it imports} over every file under `tops`: deferred imports
+    inside functions and `if TYPE_CHECKING:` imports included (a loop through either is still
+    a loop a reader walks), `from package import module` read as the module."""
+    files = {module_of(p): p for top in tops for p in sorted((ROOT / top).rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for here, path in files.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                named = {f"{node.module}.{alias.name}" for alias in node.names}
+                found |= (named & set(files)) or {node.module}
+        graph[here] = {m for m in found if m in files and m != here}
+    return graph

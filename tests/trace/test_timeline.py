@@ -134,3 +134,101 @@ def test_a_stuck_run_says_which_operation_it_is_on_and_why() -> None:
     said = explain(fold, "15m", T0 + timedelta(minutes=40))
     assert said["operation"] == "classify" and said["kind"] == "step"
     assert "has run 39 min 58 s" in said["why"]
+
+
+class PagedLambda:
+    """GetDurableExecutionHistory in pages of `size` events, as AWS and the runner answer it."""
+
+    def __init__(self, events: list[dict], size: int) -> None:
+        self.events, self.size, self.calls = events, size, []
+
+    def list_durable_executions_by_function(self, **args) -> dict:
+        name = args["DurableExecutionName"]
+        return {
+            "DurableExecutions": [
+                {
+                    "DurableExecutionArn": "arn:x",
+                    "DurableExecutionName": name,
+                    "Status": "SUCCEEDED",
+                }
+            ]
+        }
+
+    def get_durable_execution_history(self, **args) -> dict:
+        self.calls.append(args)
+        at = int(args.get("Marker") or 0)
+        page = {"Events": self.events[at : at + self.size]}
+        if at + self.size < len(self.events):
+            page["NextMarker"] = str(at + self.size)
+        return page
+
+
+def test_a_long_history_is_read_page_by_page_and_an_operation_spans_pages(monkeypatch) -> None:
+    from docflow import aws
+    from docflow.trace import history
+
+    events = [{"EventType": "ExecutionStarted", "Id": "x", "Name": "run", "EventTimestamp": T0}]
+    events.append(ev("ContextStarted", "read pages", 0, "Map"))
+    for n in range(30):  # a batch's start and end fall on different pages
+        events.append(ev("StepStarted", f"batch-{n}", n, parent="read pages"))
+    for n in range(30):
+        events.append(ev("StepSucceeded", f"batch-{n}", 30 + n, parent="read pages"))
+    events.append(ev("ContextSucceeded", "read pages", 61, "Map"))
+    end = T0 + timedelta(seconds=62)
+    events.append({"EventType": "ExecutionSucceeded", "Id": "x", "EventTimestamp": end})
+    fake = PagedLambda(events, size=7)
+    monkeypatch.setattr(aws, "client", lambda name: fake)
+
+    fold = history.read("run", function="docflow-orchestrator")
+    assert len(fake.calls) == -(-len(events) // 7)  # every page, once, in order
+    assert [c.get("Marker") for c in fake.calls[1:3]] == ["7", "14"]
+    assert all(c["IncludeExecutionData"] is False for c in fake.calls)
+    (read,) = fold.roots()
+    assert len(read.children) == 30
+    assert all(c.end is not None and c.status == "succeeded" for c in read.children)
+    assert read.children[0].start == T0 and read.children[0].end == T0 + timedelta(seconds=30)
+
+
+def test_the_text_timeline_scales_nests_marks_the_critical_path_and_prices_the_run() -> None:
+    fold = Fold()
+    fold.add(
+        [
+            {"EventType": "ExecutionStarted", "Id": "x", "Name": "run", "EventTimestamp": T0},
+            ev("StepStarted", "split", 0),
+            ev("StepSucceeded", "split", 10),
+            ev("ContextStarted", "read pages", 10, "Map"),
+            ev("StepStarted", "batch-0", 10, parent="read pages"),
+            ev("StepSucceeded", "batch-0", 20, parent="read pages"),
+            ev("StepStarted", "batch-1", 10, parent="read pages"),
+            ev("StepSucceeded", "batch-1", 40, parent="read pages"),
+            ev("ContextSucceeded", "read pages", 40, "Map"),
+            {
+                "EventType": "ExecutionSucceeded",
+                "Id": "x",
+                "EventTimestamp": T0 + timedelta(seconds=40),
+            },
+        ]
+    )
+    # The meter's cost, as the finalize report left it in the read model.
+    meter = {"usd": 0.000123, "operations": 5}
+    trace = report.build(
+        {"state": {"runId": "run", "cost": meter}, "history": []},
+        "run",
+        None,
+        fold,
+        lambda shown: f"${shown['cost']['usd']:.6f} ({shown['cost']['operations']} operations)",
+        T0 + timedelta(seconds=40),
+    )
+    drawn = text.render(trace, T0 + timedelta(seconds=40), width=40).splitlines()
+    rows = {line[2:36].strip(): line for line in drawn if "|" in line and "operation" not in line}
+    assert list(rows) == ["split", "read pages", "batch-0", "batch-1"]  # one line each, in order
+    assert rows["batch-0"][2:].startswith("  batch-0")  # nested under its map
+    bars = {name: line.split("|")[1] for name, line in rows.items()}
+    assert all(len(b) == 40 for b in bars.values())
+    # Scaled to the run's 40 s: split the first quarter, batch-1 the last three quarters.
+    assert bars["split"] == "=" * 10 + " " * 30
+    assert bars["batch-1"] == " " * 10 + "=" * 30
+    assert bars["batch-0"] == " " * 10 + "=" * 10 + " " * 20
+    assert rows["batch-1"].startswith("*") and not rows["batch-0"].startswith("*")
+    assert rows["split"].startswith("*")
+    assert any(line.startswith("cost     $0.000123") for line in drawn)

@@ -109,8 +109,8 @@ def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
     """Point this process's AWS clients at the local stack."""
     config = StackConfig.load(state)
     os.environ.update(config.client_env())
-    # The sandbox module imports moto (over a second): `docflow status` and friends need not.
-    from docflow.local.tools.sandbox import reset_process_state
+    # Not the sandbox's module: it imports moto and the runtime, seconds a command need not pay.
+    from docflow.local.tools.process_state import reset_process_state
 
     reset_process_state()
     return config

@@ -12,12 +12,9 @@ from contextlib import contextmanager
 
 from moto import mock_aws
 
-from docflow import aws
 from docflow.local.fidelity.moto_atomic import make_dynamodb_atomic
 from docflow.local.resources import LocalNames, provision
-from docflow.runtime import use_runtime
-from docflow.settings import load_settings
-from docflow.storage import clear_source_cache
+from docflow.local.tools.process_state import reset_process_state
 
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -25,13 +22,7 @@ FAKE_CREDENTIALS = {
     "AWS_SESSION_TOKEN": "testing",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
-
-
-def reset_process_state() -> None:
-    aws.reset_clients()
-    load_settings.cache_clear()
-    use_runtime(None)
-    clear_source_cache()
+__all__ = ["FAKE_CREDENTIALS", "moto_sandbox", "reset_process_state"]
 
 
 @contextmanager

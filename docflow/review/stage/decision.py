@@ -14,7 +14,7 @@ it; the room may not import the pipeline.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -115,6 +115,28 @@ class Decision:
             decision = replace(decision, corrections=corrections)
         return _with_type(decision, value, choices)
 
+    @classmethod
+    def stored(cls, item: Mapping[str, Any]) -> Decision:
+        """A decision this code wrote (a stage's ending: `{"how", ...to_json(), "at"}`), read
+        back as it was written: it was checked when it was made, and the stage's type choices
+        are not stored beside it, so nothing is checked again here."""
+        quorum = item.get("quorum")
+        return cls(
+            approved=bool(item.get("approved")),
+            reviewer=str(item.get("reviewer", "")),
+            comment=str(item.get("comment", "")),
+            decided_at=str(item.get("decidedAt", "")),
+            reject_reason=str(item.get("rejectReason") or ""),
+            doc_type=str(item.get("docType") or ""),
+            corrections=dict(item.get("corrections") or {}),
+            votes=_votes(item.get("votes")),
+            quorum=int(quorum) if quorum is not None else None,
+        )
+
+    def wire(self) -> bytes:
+        """The callback's Result: `to_json()` as the execution reads it back with `parse`."""
+        return json.dumps(self.to_json()).encode("utf-8")
+
     def to_json(self) -> dict[str, Any]:
         """The wire and storage shape; a key that says nothing is left out."""
         out: dict[str, Any] = {
@@ -169,6 +191,25 @@ class Decision:
             "docType": self.doc_type,
         }
         return {k: v for k, v in said.items() if v}
+
+
+def machine_pick(
+    decision: Decision, body: Mapping[str, Any], choices: Collection[str]
+) -> tuple[Decision, str]:
+    """A machine callback's decision with its triage pick, or a problem (the API answers 400).
+
+    A `docType` on a link that is not triage's is refused; on a triage link an approval needs
+    one, and `unclassifiable` turns it into the rejection that archives the document."""
+    if not choices:
+        return decision, ("docType is only for a triage stage" if "docType" in body else "")
+    if not decision.approved:
+        return decision, ""
+    problem = type_problem(body.get("docType"), choices)
+    if problem:
+        return decision, f"{problem}: {', '.join(sorted(choices))} or {UNCLASSIFIABLE}"
+    if body["docType"] == UNCLASSIFIABLE:
+        return replace(decision, approved=False, reject_reason=UNCLASSIFIABLE), ""
+    return replace(decision, doc_type=str(body["docType"])), ""
 
 
 def _with_type(

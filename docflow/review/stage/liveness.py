@@ -8,11 +8,11 @@ at the stage next.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from docflow.review.stage.callbacks import CallbackGone, CallbackSender
+from docflow.review.stage.decision import Decision
 from docflow.review.stage.records import DECIDED, StageStore
 from docflow.review.stage.register import RegisterStore
 
@@ -52,9 +52,8 @@ class Liveness:
         ending = wait.get("ending") or {}
         if ending.get("how") != DECIDED or wait.get("woken") or not wait.get("callbackId"):
             return
-        decision = {k: v for k, v in ending.items() if k not in ("how", "at")}
         try:
-            self.callbacks.success(str(wait["callbackId"]), json.dumps(decision).encode())
+            self.callbacks.success(str(wait["callbackId"]), Decision.stored(ending).wire())
         except CallbackGone:
             pass  # nothing waits on it any more: the execution read the ending itself
         except Exception:

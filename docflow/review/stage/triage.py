@@ -10,11 +10,7 @@ in the review link's summary as `typeChoices`; a pick is one of them, or `unclas
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # decision.py checks picks with this module's functions
-    from docflow.review.stage.decision import Decision
+from typing import Any
 
 UNCLASSIFIABLE = "unclassifiable"
 NONE_OF_THESE = "None of these: archive it as unclassifiable"
@@ -35,22 +31,3 @@ def type_problem(value: Any, choices: Collection[str], allow_none: bool = True) 
     if value in choices or (allow_none and value == UNCLASSIFIABLE):
         return ""
     return "Choose one of the document types listed"
-
-
-def machine_pick(
-    decision: Decision, body: Mapping[str, Any], choices: Collection[str]
-) -> tuple[Decision, str]:
-    """A machine callback's decision with its triage pick, or a problem (the API answers 400).
-
-    A `docType` on a link that is not triage's is refused; on a triage link an approval needs
-    one, and `unclassifiable` turns it into the rejection that archives the document."""
-    if not choices:
-        return decision, ("docType is only for a triage stage" if "docType" in body else "")
-    if not decision.approved:
-        return decision, ""
-    problem = type_problem(body.get("docType"), choices)
-    if problem:
-        return decision, f"{problem}: {', '.join(sorted(choices))} or {UNCLASSIFIABLE}"
-    if body["docType"] == UNCLASSIFIABLE:
-        return replace(decision, approved=False, reject_reason=UNCLASSIFIABLE), ""
-    return replace(decision, doc_type=str(body["docType"])), ""
