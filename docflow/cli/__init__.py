@@ -96,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docflow",
         description=doc.splitlines()[0],
-        epilog="\n".join(doc.splitlines()[2:])
+        # The docstring's synopsis repeats the command list argparse prints: the help keeps
+        # what follows it.
+        epilog=doc.split("\n\n", 2)[2]
         + "\n\n"
         + ENVIRONMENT
         + "\n"

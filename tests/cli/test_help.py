@@ -5,6 +5,7 @@ statuses listed, and a `--version`."""
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 
@@ -32,6 +33,14 @@ def test_the_top_level_help_keeps_its_last_paragraph_and_lists_the_environment()
         assert variable in text, variable
     assert "exit status: 0 done; 2 usage error" in text
     assert "3 the local stack is not running" in text
+
+
+def test_the_top_level_help_lists_each_command_once() -> None:
+    # argparse lists the commands; the module docstring's synopsis stays out of the help.
+    text = build_parser().format_help()
+    assert "docflow up | down | status" not in text
+    for name in subcommands():
+        assert len(re.findall(rf"^    {name} ", text, re.M)) == 1, name
 
 
 def test_every_option_and_positional_has_help_and_every_command_its_exit_statuses() -> None:
