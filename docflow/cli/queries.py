@@ -116,7 +116,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(
         table(
             [
-                [h["at"], h["status"], stage_label(h), h["cause"], h["runId"][-10:]]
+                [h["at"], status_label(h), stage_label(h), h["cause"], h["runId"][-10:]]
                 for h in shown["history"]
             ],
             ["at", "status", "stage", "cause", "run"],
@@ -129,6 +129,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             said = ", ".join(f"{v['reviewer']} {v['decision']} {v['at']}" for v in votes)
             print(f"votes {stage_label(h)}: {said}")
     return 0
+
+
+def status_label(report: dict[str, Any]) -> str:
+    """A history row's status with the reason an ending carries: `archived (superseded)`."""
+    reason = (report.get("payload") or {}).get("reason")
+    return f"{report['status']} ({reason})" if reason else str(report["status"])
 
 
 def stage_label(report: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ import pytest
 
 from docflow import aws
 from docflow.cli.documents import object_keys, pages_read, run_status
+from docflow.cli.queries import status_label
 from docflow.cli.refs import document_id
 from docflow.cli.stuck import waiting_within_deadline
 from docflow.ids import DocumentRef
@@ -169,3 +170,9 @@ def test_run_polls_only_unsettled_documents_and_lists_pages_only_while_one_reads
     assert {prefix for prefix, _ in counted} == {"docs/b/v", "docs/c/v"}
     times_b = [t for prefix, t in counted if prefix == "docs/b/v"]
     assert all(later - earlier >= 2 for earlier, later in itertools.pairwise(times_b))
+
+
+def test_the_history_says_why_a_run_ended() -> None:
+    archived = {"status": "archived", "payload": {"reason": "superseded"}}
+    assert status_label(archived) == "archived (superseded)"
+    assert status_label({"status": "reading", "payload": {"pages": 3}}) == "reading"
