@@ -32,8 +32,11 @@ HOUSE: dict[str, set[str]] = {
     "enrich": GROUND | {"rules", "classify", "extract", "readers", "readmodel"},
     "review": GROUND | {"rules", "readmodel", "reporting", "classify", "extract", "readers"},
     "piles": GROUND | {"enrich", "review", "intake", "readmodel"},
+    # Page-level classification of packets: the rules, labels and layout, words, checked ids.
+    "packets": GROUND | {"rules", "extract", "readers"},
     "runtime": GROUND
-    | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"},
+    | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"}
+    | {"packets", "intake"},
 }
 KNOWN = set(HOUSE) | {"pipeline", "cli", "local", "docflow"}
 

@@ -1,0 +1,144 @@
+"""Packets through the durable testing runner on moto: the parent plans its parts, writes each
+as a PDF and starts one run per part; each part runs as an ordinary document."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from aws_durable_execution_sdk_python.execution import InvocationStatus
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+from docflow import aws
+from docflow.ids import DocumentRef
+from docflow.readmodel.queries import ReadModel
+from docflow.runtime import runtime, use_runtime
+from docflow.settings import load_settings
+from orchestrator.app import handler
+from tests.support.aws import Stack, result_json
+from tests.support.packets import (
+    CONTRACT,
+    INVOICE_A,
+    INVOICE_B,
+    INVOICE_C,
+    RecordingStarter,
+    packet,
+    with_unloadable_page,
+)
+
+
+@pytest.fixture
+def starter(stack: Stack) -> Iterator[RecordingStarter]:
+    recording = RecordingStarter()
+    use_runtime(runtime().with_(starter=recording))
+    yield recording
+    use_runtime(None)
+
+
+def run(stack: Stack, doc: DocumentRef, timeout: int = 120):
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        return runner.run(input=stack.event(doc), execution_timeout=timeout)
+
+
+def model() -> ReadModel:
+    return ReadModel(load_settings().table_name)
+
+
+def test_a_packet_of_three_invoices_and_a_contract_starts_four_parts(
+    stack: Stack, starter: RecordingStarter
+) -> None:
+    data = packet(INVOICE_A, INVOICE_B, INVOICE_C, CONTRACT)
+    doc = stack.upload("in/packets/post.pdf", data)
+    result = run(stack, doc)
+
+    assert result.status is InvocationStatus.SUCCEEDED
+    out = result_json(result)
+    assert (out["status"], out["docType"], out["parts"], out["partsFailed"]) == (
+        "finalized",
+        "packet",
+        4,
+        0,
+    )
+    names = [op.name for op in result.operations]
+    assert names[names.index("read pages") + 1 :] == [
+        "plan parts",
+        "record classified",
+        "start parts",
+        "finalize",
+        "record finalized",
+    ]
+    parts = sorted(starter.started.values(), key=lambda d: d.part.first if d.part else 0)
+    assert [(d.part.first, d.part.last) for d in parts if d.part] == [
+        (1, 2),
+        (3, 3),
+        (4, 4),
+        (5, 6),
+    ]
+    assert all(d.part and d.part.parent_id == doc.document_id for d in parts)
+    assert len({d.execution_name for d in parts}) == 4
+
+    # Each part is an ordinary document: its own run, its own type and stages.
+    ends = {}
+    for part in parts:
+        assert part.part is not None
+        ended = result_json(run(stack, part))
+        ends[(part.part.first, part.part.last)] = (ended["status"], ended.get("docType"))
+    assert ends[(1, 2)] == ("finalized", "invoice")
+    assert ends[(3, 3)][1] == ends[(4, 4)][1] == "invoice"
+    assert ends[(5, 6)] == ("failed", None) or ends[(5, 6)][1] == "contract"
+
+    # The read model: the parent lists its parts with their statuses; a part names its parent.
+    children = model().children(doc.document_id)
+    assert [c["parentPages"] for c in children] == [[1, 2], [3, 3], [4, 4], [5, 6]]
+    assert [c["docType"] for c in children][:3] == ["invoice"] * 3
+    first = model().show(children[0]["documentId"])["state"]
+    assert (first["parentId"], first["parentPages"], first["pages"]) == (
+        doc.document_id,
+        [1, 2],
+        2,
+    )
+    parent = model().show(doc.document_id)["state"]
+    assert (parent["status"], parent["docType"], parent["parts"]) == ("finalized", "packet", 4)
+
+
+def test_a_single_document_under_the_packet_prefix_goes_on_as_itself(
+    stack: Stack, starter: RecordingStarter
+) -> None:
+    doc = stack.upload("in/packets/one.pdf", packet(INVOICE_A))
+    result = run(stack, doc)
+
+    out = result_json(result)
+    assert (out["status"], out["docType"]) == ("finalized", "invoice")
+    assert starter.started == {}  # no run more
+    names = [op.name for op in result.operations]
+    assert names[names.index("read pages") + 1 : names.index("read pages") + 3] == [
+        "plan parts",
+        "classify",
+    ]
+
+
+def test_a_part_pdfium_refuses_fails_alone_and_the_rest_split(
+    stack: Stack, starter: RecordingStarter
+) -> None:
+    data = with_unloadable_page(packet(INVOICE_A, INVOICE_B, INVOICE_C), 2)
+    doc = stack.upload("in/packets/torn.pdf", data)
+    out = result_json(run(stack, doc))
+
+    assert (out["status"], out["parts"], out["partsFailed"]) == ("finalized", 3, 1)
+    started = sorted((d.part.first, d.part.last) for d in starter.started.values() if d.part)
+    assert started == [(3, 3), (4, 4)]
+    children = {tuple(c["parentPages"]): c for c in model().children(doc.document_id)}
+    torn = children[(1, 2)]
+    assert (torn["status"], torn["reason"]) == ("failed", "unrenderable-page")
+    assert "page 2" in model().show(torn["documentId"])["state"]["message"]
+
+
+def test_an_ordinary_document_takes_no_new_operation(stack: Stack) -> None:
+    doc = stack.upload("in/invoice.pdf", packet(INVOICE_A))
+    result = run(stack, doc)
+    names = [op.name for op in result.operations]
+    assert "plan parts" not in names
+    split = json.loads(result.get_step("split").result)
+    assert "packet" not in json.dumps(split)
+    assert aws.client("s3")  # the sandbox is still up
