@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from docflow import aws
-from docflow.cli.documents import object_keys, pages_read, run_status
+from docflow.cli.documents import object_keys, run_status
 from docflow.cli.refs import document_id
 from docflow.cli.stuck import waiting_within_deadline
+from docflow.cli.watch import pages_read
 from docflow.ids import DocumentRef
 from docflow.local.durability.moto_state import export_mail
 from docflow.settings import load_settings
