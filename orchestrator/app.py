@@ -242,7 +242,7 @@ def process_packet(
     started = start_parts(context, doc, parts)
     summary |= {"parts": len(parts), "partsFailed": started.failed}
     meter = run_meter(context, batches.results, PACKET, plan.usage)
-    record_ = {**summary, "children": list(started.parts)}  # the final record keeps each part
+    record_ = {**summary, "children": started.described(doc)}  # the final record: each part
     done = context.step(finalize_document(doc, record_, meter), name="finalize")
     record(
         context,

@@ -122,23 +122,37 @@ def _optional_json(key: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+STARTED, EXISTED = "started", "existed"  # a part's run: started now, or found started
+
+
 @dataclass(frozen=True)
 class PartsStarted:
-    """What became of each part, in page order: `{"pages": [first, last], "documentId",
-    "runId", "key"}` and `"started"` (false: its run existed already), or `"reason"` and
-    `"message"` for a part that could not be written."""
+    """What became of each part, in page order: `[first, last, "started"]` (or `"existed"`:
+    its run had been started already), or `[first, last, reason]` for a part that could not
+    be written or started. Compact (about 20 bytes a part) because the map checkpoints them
+    all; ids and keys follow from the pages (`part_ref`)."""
 
-    parts: tuple[dict[str, Any], ...]
+    parts: tuple[tuple[int, int, str], ...]
 
     @property
     def failed(self) -> int:
-        return sum(1 for p in self.parts if "reason" in p)
+        return sum(1 for p in self.parts if p[2] not in (STARTED, EXISTED))
+
+    def described(self, packet: DocumentRef) -> list[dict[str, Any]]:
+        """Each part with its document id, run and key (for the packet's final record)."""
+        out = []
+        for first, last, how in self.parts:
+            child = part_ref(packet, first, last)
+            said = {"pages": [first, last], "documentId": child.document_id}
+            said |= {"runId": child.run_id, "key": child.key}
+            out.append({**said, ("run" if how in (STARTED, EXISTED) else "reason"): how})
+        return out
 
 
 def start_parts(context: DurableContext, doc: DocumentRef, parts: list[list[int]]) -> PartsStarted:
     """Write and start every part, a group of parts a step (FLAT: one operation each)."""
     groups = [parts[a:b] for a, b in part_batches(len(parts))]
-    done: BatchResult[list[dict[str, Any]]] = context.map(
+    done: BatchResult[list[list[Any]]] = context.map(
         groups,
         lambda ctx, group, index, _: ctx.step(
             write_and_start(doc, group), name=f"parts-{index}", config=PARTS_STEP
@@ -152,14 +166,13 @@ def start_parts(context: DurableContext, doc: DocumentRef, parts: list[list[int]
             item_serdes=JsonSerDes(),
         ),
     )
-    out: list[dict[str, Any]] = []
+    out: list[tuple[int, int, str]] = []
     for item, group in zip(sorted(done.all, key=lambda i: i.index), groups, strict=True):
         if item.error is not None or item.result is None:
             # The step kept failing (S3 or the starter away): its parts are not started.
-            why = (item.error.message if item.error else None) or "no result"
-            out += [{"pages": g, "reason": "internal-error", "message": why[:300]} for g in group]
+            out += [(first, last, "internal-error") for first, last in group]
         else:
-            out += item.result
+            out += [(int(a), int(b), str(how)) for a, b, how in item.result]
     return PartsStarted(tuple(out))
 
 
@@ -177,31 +190,25 @@ def part_ref(packet: DocumentRef, first: int, last: int) -> DocumentRef:
 
 
 @durable_step
-def write_and_start(
-    step: StepContext, doc: DocumentRef, group: list[list[int]]
-) -> list[dict[str, Any]]:
+def write_and_start(step: StepContext, doc: DocumentRef, group: list[list[int]]) -> list[list[Any]]:
     rt = runtime()
     data = rt.store.source_bytes(doc, rt.settings.max_bytes)
     starter = _starter()
-    out: list[dict[str, Any]] = []
+    out: list[list[Any]] = []
     for first, last in group:
         child = part_ref(doc, first, last)
-        said = {"pages": [first, last], "documentId": child.document_id, "runId": child.run_id}
         try:
             body = extract_pages(data, first, last)
         except IntakeError as exc:
             _report_unwritable(child, exc)
-            out.append({**said, "reason": exc.reason, "message": exc.message[:300]})
+            out.append([first, last, exc.reason])
             continue
         aws.client("s3").put_object(
             Bucket=child.bucket, Key=child.key, Body=body, ContentType="application/pdf"
         )
-        started = starter.start(child)
-        out.append({**said, "key": child.key, "started": started})
-    step.logger.info(
-        "parts started",
-        extra={"parts": len(group), "failed": sum(1 for p in out if "reason" in p)},
-    )
+        out.append([first, last, STARTED if starter.start(child) else EXISTED])
+    failed = sum(1 for p in out if p[2] not in (STARTED, EXISTED))
+    step.logger.info("parts started", extra={"parts": len(group), "failed": failed})
     return out
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
-from docflow.errors import IntakeError
+from docflow.errors import TOO_MANY_PAGES, IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import IntakeLimits, inspect_pdf
 from docflow.pipeline.plan import plan_batches, without_pages
 from docflow.pipeline.results import Split
 from docflow.pipeline.serdes import RecordSerDes
-from docflow.rules.packets import MAX_REFUSED_PAGES
+from docflow.rules.packets import MAX_PACKET_PAGES, MAX_REFUSED_PAGES
 from docflow.runtime import runtime
 
 SPLIT_STEP = StepConfig(serdes=RecordSerDes(Split))
@@ -38,6 +38,10 @@ def split_document(step: StepContext, doc: DocumentRef) -> Split:
     except IntakeError as exc:
         step.logger.warning("document refused", extra={"reason": exc.reason})
         return Split.refused(exc.reason, exc.message)
+    if packet and info.pages > MAX_PACKET_PAGES:
+        # Its plan and parts are checkpointed at about 20 bytes a part: bounded under 256 KB.
+        message = f"a packet has at most {MAX_PACKET_PAGES} pages; this one has {info.pages}"
+        return Split.refused(TOO_MANY_PAGES, message)
     batches = plan_batches(info.pages, s.page_batch_size, s.page_concurrency, s.max_batches)
     batches = without_pages(batches, info.refused)
     step.logger.info(

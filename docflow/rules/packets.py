@@ -19,6 +19,9 @@ from typing import Any
 
 # A packet may hold a few pages PDFium refuses (each fails its part); more is a broken file.
 MAX_REFUSED_PAGES = 50
+# A packet's plan and parts are checkpointed at about 20 bytes a part: 5,000 parts stay far
+# under a step result's 256 KB. (Ordinary documents may be longer: DOCFLOW_MAX_PAGES.)
+MAX_PACKET_PAGES = 5_000
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from aws_durable_execution_sdk_python.execution import InvocationStatus
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.ids import DocumentRef
+from docflow.ids import EXECUTION_NAME_RE, DocumentRef
 from docflow.readmodel.queries import ReadModel
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
@@ -142,3 +142,44 @@ def test_an_ordinary_document_takes_no_new_operation(stack: Stack) -> None:
     split = json.loads(result.get_step("split").result)
     assert "packet" not in json.dumps(split)
     assert aws.client("s3")  # the sandbox is still up
+
+
+def hundred_invoices() -> list[list[str | tuple[str, str]]]:
+    """100 invoices of 3 pages each, from ten suppliers (consecutive ones may share one)."""
+    documents: list[list[str | tuple[str, str]]] = []
+    for n in range(100):
+        vendor = f"SUPPLIER {n % 10} LTD"
+        head = f"{vendor}\nINVOICE\nInvoice number: INV-{5000 + n}\nBill to: Example Corp"
+        documents.append(
+            [
+                f"{head}\nPage 1 of 3\nItem A   1   10.00   10.00",
+                f"{vendor}\nInvoice number: INV-{5000 + n}\nPage 2 of 3\nItem B   2   5.00",
+                f"{vendor}\nInvoice number: INV-{5000 + n}\nPage 3 of 3\nTotal due: 20.00 USD",
+            ]
+        )
+    return documents
+
+
+def test_a_300_page_packet_of_100_parts_stays_far_under_the_operation_cap(
+    stack: Stack, starter: RecordingStarter
+) -> None:
+    doc = stack.upload("in/packets/day.pdf", packet(*hundred_invoices()))
+    result = run(stack, doc, timeout=900)
+
+    out = result_json(result)
+    assert (out["status"], out["pages"], out["parts"], out["partsFailed"]) == (
+        "finalized",
+        300,
+        100,
+        0,
+    )
+    operations = len(result.get_all_operations())
+    assert operations < 100  # the service's cap is 3,000 per execution
+    names = [d.execution_name for d in starter.started.values()]
+    assert len(names) == len(set(names)) == 100
+    assert all(EXECUTION_NAME_RE.match(name) for name in names)
+    pages = sorted((d.part.first, d.part.last) for d in starter.started.values() if d.part)
+    assert pages == [(1 + 3 * n, 3 + 3 * n) for n in range(100)]
+    # Checkpoints carry keys and counts: the plan and each group's answer stay small.
+    sizes = [len(op.result or "") for op in result.get_all_operations() if op.result]
+    assert max(sizes) < 32 * 1024

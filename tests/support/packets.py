@@ -39,8 +39,7 @@ CONTRACT = [
 # A report whose cover page says little (is it the invoice's annex or a new document? an
 # unsure boundary) and whose second page carries the title (a sure start, wrongly).
 REPORT = [
-    "Quarterly summary\nThe findings of the quarter, in brief.\n"
-    "Revenue grew; the analysis is in the appendix.",
+    "North region, first quarter\nPrepared for the board of directors\nConfidential",
     "REPORT\nQuarterly findings\nAnalysis of the north region\nSummary for the appendix",
 ]
 
