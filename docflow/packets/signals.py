@@ -78,11 +78,17 @@ _COUNTER = re.compile(
     r"(\d{1,4})(?:\s*(?:of|von|de|di|sur|van|/)\s*(\d{1,4}))?\b",
     re.IGNORECASE,
 )
+# A line that opens with a total's label, its amount on the line or on the next (a label
+# above its value): the end of a bill.
+_TOTAL_LABELS = (
+    "grand total|total due|total amount|amount due|amount payable|balance due|invoice total"
+    "|order total|total|gesamtbetrag|rechnungsbetrag|zahlbetrag|endsumme|bruttosumme"
+    "|rechnungssumme|summe|total a pagar|importe total|total factura|total general"
+    "|net a payer|total ttc|montant ttc|montant total|totale documento|totale|te betalen"
+    "|totaalbedrag|totaal|bedrag incl|valor total|total geral"
+)
 _TOTAL = re.compile(
-    r"^\s*(?:grand total|total due|total amount|amount due|balance due|invoice total|total"
-    r"|gesamtbetrag|rechnungsbetrag|zahlbetrag|endsumme|bruttosumme|rechnungssumme"
-    r"|total a pagar|importe total|total factura|net a payer|total ttc|montant ttc"
-    r"|totale documento|totale|te betalen|totaal|valor total|order total)\b[^\n]*\d",
+    rf"^[ \t*]*(?:{_TOTAL_LABELS})(?![a-z])[^\n\d]*(?:\d|\n[^\n\d]*\d)",
     re.IGNORECASE | re.MULTILINE,
 )
 _TITLE_PATTERNS = {

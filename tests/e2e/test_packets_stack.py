@@ -148,7 +148,8 @@ def test_a_person_moves_an_unsure_boundary_in_a_browser(
         page.uncheck("input[name=start][value='1']")
         page.click("button.approve")
         page.wait_for_selector(".error-summary")
-        assert "Page 1 would be in no document" in page.locator(".error-summary").inner_text()
+        said = page.locator(".error-summary").inner_text()
+        assert "Pages 1 to 2 would be in no document" in said
         page.screenshot(path=str(shots / "split-error.png"), full_page=True)
         assert wait_for(doc.document_id, {"pending-review"}, doc.run_id)["stageName"] == "split"
 

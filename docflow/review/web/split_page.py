@@ -33,7 +33,7 @@ REASONS = {
     "layout-change": "another page size or orientation",
     "new-header": "another letterhead",
     "same-header": "the same letterhead as the page before",
-    "type-change": "its words are another document type's",
+    "type-change": "its words are of another type than the pages before",
     "repeat": "it repeats the page before (a copy)",
     "blank": "a blank page",
     "refused": "the page cannot be read",
@@ -69,6 +69,10 @@ def split_page(
     ticked = set(starts) if starts is not None else {int(p[0]) for p in proposed}
     by_page = {int(c["page"]): c for c in calls}
     cards = [_card(n, by_page.get(n), n in ticked, n in unsure) for n in range(1, pages + 1)]
+    document = 0
+    for card in cards:  # which document each page is in, as the ticks stand
+        document += card["ticked"]
+        card["document"] = document
     name = str(link.get("key", "")).rsplit("/", 1)[-1]
     return env.get_template("split.html").render(
         title=f"Split {name}",
