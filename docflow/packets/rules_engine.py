@@ -29,15 +29,15 @@ WEIGHTS: dict[str, float] = {
     "new-issuer": 1.0,  # a tax id or IBAN the part never printed, none of its own
     "same-issuer": -0.5,  # the part's issuer again (consecutive bills of one supplier share it)
     "previous-total": 1.0,  # the page before closed a bill with its total
-    "no-total-yet": -0.75,  # the part is a bill that has not printed its total yet
-    "layout-change": 1.5,  # page size or orientation changed
+    # Page size or orientation changed: a scanner keeps one size, a document rarely changes
+    # its own; a receipt after an A4 invoice, a letter page after an A4 one.
+    "layout-change": 2.5,
     "new-header": 0.5,  # another letterhead
     "same-header": -0.5,
     "type-change": 1.0,  # the page's words are another type's than the part's
     "repeat": -5.0,  # the page repeats the page before (a copy: ORIGINAL, DUPLICADO)
     "blank": -6.0,  # a blank page goes with the document before it
 }
-BILLS = ("invoice", "credit-note", "purchase-order")
 REPEAT = 0.9  # share of words in common that makes a page a copy of the one before
 
 
@@ -48,13 +48,11 @@ class _Part:
     numbers: set[str] = field(default_factory=set)
     ids: set[str] = field(default_factory=set)
     doc_type: str = ""
-    closed: bool = False
 
     def take(self, page: PageSignals) -> None:
         self.numbers |= page.numbers
         self.ids |= page.issuer_ids
         self.doc_type = self.doc_type or page.doc_type or page.title
-        self.closed = self.closed or page.closes
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -68,7 +66,7 @@ def evidence(page: PageSignals, before: PageSignals | None, part: _Part) -> list
     found = [*_counter(page, before), *(["title"] if page.title else [])]
     found += _identity(page, part)
     if before is not None and before.readable:
-        found += _neighbour(page, before, part)
+        found += _neighbour(page, before)
     kind = page.doc_type or page.title
     if kind and part.doc_type and kind != part.doc_type:
         found.append("type-change")
@@ -99,13 +97,11 @@ def _identity(page: PageSignals, part: _Part) -> list[str]:
     return found
 
 
-def _neighbour(page: PageSignals, before: PageSignals, part: _Part) -> list[str]:
+def _neighbour(page: PageSignals, before: PageSignals) -> list[str]:
     """The page against the one before it: a total, the layout, the letterhead, a copy."""
     found = []
     if before.closes:
         found.append("previous-total")
-    elif part.doc_type in BILLS and not part.closed:
-        found.append("no-total-yet")
     if before.size not in (page.size, (0, 0)):
         found.append("layout-change")
     if len(page.header) >= 3 and len(before.header) >= 3:

@@ -29,7 +29,6 @@ REASONS = {
     "new-issuer": "a tax id or IBAN the pages before did not print",
     "same-issuer": "the same issuer's tax id or IBAN as the pages before",
     "previous-total": "the page before ends with a total",
-    "no-total-yet": "the document before has not printed its total yet",
     "layout-change": "another page size or orientation",
     "new-header": "another letterhead",
     "same-header": "the same letterhead as the page before",
