@@ -46,10 +46,15 @@ def split_problem(parts: Any, pages: int) -> str:
             return "Each document is a first and a last page"
         first, last = part
         if first > expected:
-            gap = (
-                f"Page {expected}" if first - 1 == expected else f"Pages {expected} to {first - 1}"
+            if first - 1 == expected:
+                return (
+                    f"Page {expected} would be in no document: tick where the document that "
+                    "holds it starts"
+                )
+            return (
+                f"Pages {expected} to {first - 1} would be in no document: tick where the "
+                "documents that hold them start"
             )
-            return f"{gap} would be in no document: mark where the document holding it starts"
         if first < expected or last < first:
             return f"Page {first} would be in two documents: documents cannot overlap"
         if last > pages:
