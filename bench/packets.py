@@ -4,7 +4,7 @@ whether each part's key fields read as well as the same document sent alone.
     python bench/packets.py              40 packets of 2 to 8 documents from the real set
                                          (tests/data/real_invoices, 42, 18 of them scans) and
                                          the generated set (7 languages x text/scan x 3)
-    python bench/packets.py --smoke      6 packets of 2 to 4 text-layer documents (< 1 min)
+    python bench/packets.py --smoke      5 packets of 2 or 3 text-layer documents (< 1 min)
     python bench/packets.py --packets N --per-cell N --workers W --seed S --verbose
 
 Each packet is a real PDF (the documents' pages back to back), uploaded to moto under the
@@ -213,7 +213,7 @@ def field_figures(pairs: list[tuple[Document, dict[str, Any], dict[str, Any]]]) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--smoke", action="store_true", help="6 small text-layer packets")
+    parser.add_argument("--smoke", action="store_true", help="5 small text-layer packets")
     parser.add_argument("--packets", type=int, default=40)
     parser.add_argument("--per-cell", type=int, default=3, help="generated documents per cell")
     parser.add_argument("--workers", type=int, default=2)
@@ -228,7 +228,7 @@ def main() -> None:
     for doc in generated:
         doc.issuer = doc.issuer or str(doc.truth.get("vendor_name") or doc.ident)
     pool = [*real, *generated]
-    count, sizes = (6, (2, 4)) if args.smoke else (args.packets, (2, 8))
+    count, sizes = (5, (2, 3)) if args.smoke else (args.packets, (2, 8))
     if args.smoke:
         pool = [d for d in pool if not d.scanned]
     packets = assemble(pool, count, sizes, args.seed)
