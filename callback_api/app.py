@@ -2,7 +2,7 @@
 Routes only: what each answers is built in `docflow.review.web` (views, forms, answers).
 
     GET  /review/{token}            the review page; sends a heartbeat; decides nothing
-    GET  /review/{token}/pages/{n}  page n's preview (PNG), rendered once, then cached in S3
+    GET  /review/{token}/pages/{n}  page n's preview (PNG; `?size=thumb` 300 px wide), cached
     GET  /review/{token}/original   a redirect to a presigned download, made at the click
     POST /review/{token}            the page's Approve / Reject: consumes the link, resumes the run
                                     (a triage page's Approve sends the picked `docType`)
@@ -105,7 +105,7 @@ def show(token: str) -> Response:
 
 @app.get("/review/<token>/pages/<number>")
 def preview(token: str, number: str) -> Response:
-    png, cached = views().preview(token, number)
+    png, cached = views().preview(token, number, exchange.query(app.current_event, "size"))
     headers = {**SECURITY_HEADERS, "X-Preview-Cache": "hit" if cached else "miss"}
     return Response(200, "image/png", png, headers)
 

@@ -25,6 +25,48 @@ def _digest(*parts: str, length: int) -> str:
 
 
 @dataclass(frozen=True)
+class PartOf:
+    """What makes a document a packet's part: the packet's document and run, and the part's
+    pages in the packet (1-based, inclusive)."""
+
+    parent_id: str
+    parent_run: str
+    first: int
+    last: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "documentId": self.parent_id,
+            "runId": self.parent_run,
+            "pages": [self.first, self.last],
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> PartOf:
+        """Parse the execution input's `partOf`; a bad one is an intake error."""
+        pages = raw.get("pages") if isinstance(raw, dict) else None
+        ids = [raw.get(k) for k in ("documentId", "runId")] if isinstance(raw, dict) else []
+        if (
+            len(ids) != 2
+            or not all(isinstance(i, str) and EXECUTION_NAME_RE.match(i) for i in ids)
+            or not isinstance(pages, list)
+            or len(pages) != 2
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in pages)
+            or not 1 <= pages[0] <= pages[1]
+        ):
+            raise IntakeError("partOf needs documentId, runId and pages [first, last]", "bad-input")
+        return cls(str(ids[0]), str(ids[1]), pages[0], pages[1])
+
+    def payload(self) -> dict[str, Any]:
+        """What the part's status reports carry of it (the read model's parentId and pages)."""
+        return {
+            "parentId": self.parent_id,
+            "parentRunId": self.parent_run,
+            "parentPages": [self.first, self.last],
+        }
+
+
+@dataclass(frozen=True)
 class DocumentRef:
     """One run over one version of one object. The orchestrator's whole input."""
 
@@ -40,6 +82,8 @@ class DocumentRef:
     content_tag: str = ""
     # The event's time (ms), only to order two events whose sequencers tie.
     event_time_ms: int = 0
+    # A packet's part (docs/packets.md): its run is named from the packet's run and pages.
+    part: PartOf | None = None
 
     @property
     def document_id(self) -> str:
@@ -56,6 +100,8 @@ class DocumentRef:
 
     @property
     def execution_name(self) -> str:
+        if self.part is not None:
+            return part_execution_name(self.part, self.generation)
         content = f"etag:{self.content_tag}" if self.content_tag else self.version
         name = "doc-" + _digest(self.bucket, self.key, content, str(self.generation), length=40)
         if self.generation:
@@ -84,6 +130,8 @@ class DocumentRef:
             "generation": self.generation,
             "etag": self.content_tag,
             "eventTimeMs": self.event_time_ms,
+            # Only on a part, so an ordinary document's input is what it always was.
+            **({"partOf": self.part.to_json()} if self.part else {}),
         }
 
     @classmethod
@@ -107,7 +155,17 @@ class DocumentRef:
             generation=generation,
             content_tag=str(event.get("etag") or ""),
             event_time_ms=event_time_ms,
+            part=PartOf.from_json(event["partOf"]) if "partOf" in event else None,
         )
+
+
+def part_execution_name(part: PartOf, generation: int = 0) -> str:
+    """A part's run: from its packet's run (itself a function of the packet's bucket, key,
+    content and generation) and its pages, so a packet that runs again starts nothing new.
+    At most 57 characters of `[a-zA-Z0-9-_]`: `part-<32 hex>-<first>-<last>[-r<generation>]`."""
+    name = f"part-{_digest(part.parent_run, str(part.first), str(part.last), length=32)}"
+    name += f"-{part.first}-{part.last}"
+    return name + (f"-r{generation}" if generation else "")
 
 
 def event_id(run_id: str, status: str, detail: str = "") -> str:

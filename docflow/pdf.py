@@ -39,6 +39,8 @@ MAX_RENDER_PIXELS = 40_000_000
 class PdfInfo:
     pages: int
     bytes: int
+    # Pages PDFium cannot load, when the caller tolerates them (a packet: each fails its part).
+    refused: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,16 @@ def _second_opinion(data: bytes) -> tuple[bool, int | None]:
         return False, None
 
 
-def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
-    """Validate a document and count its pages; every refusal is an IntakeError with a reason."""
+def inspect_pdf(data: bytes, limits: IntakeLimits, tolerate: int = 0) -> PdfInfo:
+    """Validate a document and count its pages; every refusal is an IntakeError with a reason.
+
+    `tolerate`: how many pages PDFium cannot load are listed in `refused` instead of refusing
+    the document (a packet's: each fails only its part), as long as one page loads."""
     if len(data) > limits.max_bytes:
         raise IntakeError(
             f"the document is {len(data)} bytes, over the limit of {limits.max_bytes}", TOO_LARGE
         )
+    refused: list[int] = []
     with PDFIUM_LOCK:
         pdf = _open(data)
         try:
@@ -99,7 +105,13 @@ def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
                     TOO_MANY_PAGES,
                 )
             for index in range(count):
-                width, height = _page_size(pdf, index)
+                try:
+                    width, height = _page_size(pdf, index)
+                except IntakeError:
+                    if len(refused) >= tolerate or len(refused) + 1 == count:
+                        raise
+                    refused.append(index + 1)
+                    continue
                 if not (
                     0 < width <= limits.max_page_points and 0 < height <= limits.max_page_points
                 ):
@@ -110,7 +122,53 @@ def inspect_pdf(data: bytes, limits: IntakeLimits) -> PdfInfo:
                     )
         finally:
             pdf.close()
-    return PdfInfo(pages=count, bytes=len(data))
+    return PdfInfo(pages=count, bytes=len(data), refused=tuple(refused))
+
+
+def page_sizes(data: bytes, pages: list[int]) -> dict[int, tuple[float, float]]:
+    """The size in points of each of `pages` (1-based) that PDFium can load."""
+    sizes: dict[int, tuple[float, float]] = {}
+    with PDFIUM_LOCK:
+        pdf = _open(data)
+        try:
+            for number in pages:
+                try:
+                    sizes[number] = _page_size(pdf, number - 1)
+                except IntakeError:
+                    continue
+        finally:
+            pdf.close()
+    return sizes
+
+
+def extract_pages(data: bytes, first: int, last: int) -> bytes:
+    """Pages first..last (1-based, inclusive) as a PDF of their own; an IntakeError
+    (`unrenderable-page`) naming the page when PDFium refuses one of them."""
+    with PDFIUM_LOCK:
+        source = _open(data)
+        part = pdfium.PdfDocument.new()
+        try:
+            for number in range(first, last + 1):
+                try:
+                    _page_size(source, number - 1)
+                except IntakeError as exc:
+                    raise IntakeError(
+                        f"page {number} of the packet cannot be loaded, so pages {first} to "
+                        f"{last} cannot be written as a document: {exc.message}",
+                        UNRENDERABLE_PAGE,
+                    ) from exc
+            try:
+                part.import_pages(source, list(range(first - 1, last)))
+            except pdfium.PdfiumError as exc:
+                raise IntakeError(
+                    f"pages {first} to {last} cannot be copied: {exc}", UNRENDERABLE_PAGE
+                ) from exc
+            out = io.BytesIO()
+            part.save(out)
+            return out.getvalue()
+        finally:
+            part.close()
+            source.close()
 
 
 def _page_size(pdf: pdfium.PdfDocument, index: int) -> tuple[float, float]:

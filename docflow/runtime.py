@@ -14,6 +14,9 @@ from docflow.classify import Classifier, RulesClassifier
 from docflow.enrich import Enricher
 from docflow.enrich.factory import build_enricher
 from docflow.extract import FieldEngine, build_engine
+from docflow.intake import Starter
+from docflow.packets.engine import PageEngine
+from docflow.packets.factory import build_page_engine
 from docflow.readers import PageReader, build_reader
 from docflow.reporting import Reporter, build_reporter
 from docflow.review.notify.link_notifier import build_notifier
@@ -39,6 +42,10 @@ class Runtime:
     # The enrichment engine and the tokens-per-minute budget (None: built from settings).
     enricher: Enricher | None = None
     token_budget: Any | None = None
+    # A packet's page engine, and how its parts' runs start (the starter's way: Lambda's
+    # invoke, or the local runner behind a name claim); None: built when first needed.
+    page_engine: PageEngine | None = None
+    starter: Starter | None = None
 
     def with_(self, **changes: Any) -> Runtime:
         return replace(self, **changes)
@@ -63,6 +70,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         callbacks=LambdaCallbackSender(),
         field_engine=build_engine(settings),
         enricher=build_enricher(settings),
+        page_engine=build_page_engine(settings, rules),
     )
 
 

@@ -17,6 +17,7 @@ OCR_FALLBACKS = ("tesseract", "textract")
 REPORTERS = ("lambda", "inprocess")
 EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
 ENRICH_ENGINES = ("rules", "bedrock")
+PACKET_ENGINES = ("rules", "bedrock")
 
 
 def usable_cores() -> int:
@@ -102,6 +103,9 @@ class Settings:
     # The model's on-demand quota share for enrich, across every execution (DynamoDB, in the
     # reader lease table); 0 = no budget (calls are only throttle-retried).
     enrich_tokens_per_minute: int = 20_000
+    # A packet's page-level classification (docflow.packets): rules (local) or bedrock.
+    packet_engine: str = "rules"
+    packet_model_id: str = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
     # Uploads under this prefix take the path for piles (Bedrock batch inference).
     pile_prefix: str = "backfill/"
     # Piles (docflow.piles): documents under this key prefix are enriched by Bedrock batch
@@ -178,6 +182,10 @@ class Settings:
         _require(
             self.enrich_engine in ENRICH_ENGINES,
             f"DOCFLOW_ENRICH_ENGINE must be one of {', '.join(ENRICH_ENGINES)}",
+        )
+        _require(
+            self.packet_engine in PACKET_ENGINES,
+            f"DOCFLOW_PACKET_ENGINE must be one of {', '.join(PACKET_ENGINES)}",
         )
         _require(
             self.enrich_tokens_per_minute >= 0, "DOCFLOW_ENRICH_TOKENS_PER_MINUTE must be >= 0"

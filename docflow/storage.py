@@ -96,6 +96,19 @@ def enrich_request_key(doc: DocumentRef) -> str:
     return f"{artifact_prefix(doc)}/enrich-request.json"
 
 
+def packet_plan_key(doc: DocumentRef) -> str:
+    """A packet's page calls (type, start score, reason codes per page): the plan step's
+    detail, which the split stage's page reads; the checkpoint keeps parts and this key."""
+    return f"{artifact_prefix(doc)}/packet/plan.json"
+
+
+def part_key(packet: DocumentRef, first: int, last: int) -> str:
+    """A packet's part as a PDF of its own, named from the packet's id, version and pages:
+    immutable (the same pages of the same version), the source of the part's own run. Outside
+    `docs/`, so no page-text lifecycle expires it while its document lives."""
+    return f"packets/{packet.document_id}/{packet.version_tag}/{first:05d}-{last:05d}.pdf"
+
+
 PILE_MANIFEST = "_manifest.json"
 
 

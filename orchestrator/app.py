@@ -1,7 +1,9 @@
 """The docflow pipeline as one durable execution per document version. Control flow only.
 
-    received -> supersede older runs -> split -> read pages (map over batches) -> classify
-             -> extract fields -> enrich (summary, risk)
+    received -> supersede older runs -> split -> read pages (map over batches)
+             -> a packet of several parts: plan parts -> (an unsure boundary: the split
+                stage) -> write each part and start its run -> finalize (docs/packets.md)
+             -> classify -> extract fields -> enrich (summary, risk)
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
@@ -24,7 +26,7 @@ from aws_durable_execution_sdk_python import (
     durable_execution,
 )
 
-from docflow.errors import IntakeError
+from docflow.errors import UNRENDERABLE_PAGE, IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.classify import (
@@ -49,9 +51,10 @@ from docflow.pipeline.extract import (
 from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
 from docflow.pipeline.learn import learn_supplier
 from docflow.pipeline.meter import run_meter
+from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version, record_status
-from docflow.pipeline.results import Reading
+from docflow.pipeline.results import PacketPlan, Reading, Split
 from docflow.pipeline.review_stage import (
     Reviewed,
     decision_record,
@@ -107,7 +110,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         RECEIVED,
         "intake",
         {"bucket": doc.bucket, "key": doc.key, "etag": doc.content_tag}
-        | {"functionVersion": function_version(context)},  # the version it runs to the end
+        | {"functionVersion": function_version(context)}  # the version it runs to the end
+        | (doc.part.payload() if doc.part else {}),  # a packet's part: its packet and pages
     )
 
     # A newer version ends the reviews older runs wait on; a run that is itself older stops.
@@ -133,6 +137,10 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     if blank:
         read = {"engines": summarize_batches(batches.results)["engines"]}
         return fail(context, doc, BLANK_DOCUMENT, blank, read)
+    if split.packet:  # the rules read it as a packet: one document per part
+        ended = as_packet(context, doc, split, batches)
+        if ended is not None:
+            return ended
 
     found = context.step(classify_document(doc, batches.results), "classify", CLASSIFY_STEP)
     summary, stages = found.summary, list(found.stages)
@@ -188,6 +196,57 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     done = context.step(finalize_document(doc, summary, meter), "finalize", WRITE_STEP)
     finished = {"resultKey": done.key, "cost": done.cost, **final_fields(summary)}
     record(context, doc, FINALIZED, "finalize", finished)
+    return run_result(doc, FINALIZED, summary)
+
+
+def as_packet(
+    context: DurableContext, doc: DocumentRef, split: Split, batches: Reading
+) -> dict[str, Any] | None:
+    """The packet's run from its plan on, or None: a packet of one part goes on as the single
+    document it is (one step more, no run more)."""
+    plan = context.step(plan_packet(doc, split), name="plan parts", config=PLAN_STEP)
+    if len(plan.parts) > 1:
+        return process_packet(context, doc, split, batches, plan)
+    if split.refused_pages:  # a single document with a page PDFium refuses
+        page = split.refused_pages[0]
+        return fail(context, doc, UNRENDERABLE_PAGE, f"page {page} cannot be loaded")
+    return None
+
+
+def process_packet(
+    context: DurableContext, doc: DocumentRef, split: Split, batches: Reading, plan: PacketPlan
+) -> dict[str, Any]:
+    """A packet of several parts: each part becomes an ordinary document with a run of its own
+    (`start_parts`); this run ends when the split is settled, without waiting for them. An
+    unsure boundary waits on the split stage first, whose approved parts replace the plan's."""
+    engines = summarize_batches(batches.results)["engines"]
+    summary = {"docType": PACKET, "pages": split.pages, "engines": engines}
+    stages = [plan.stage] if plan.stage else []
+    record(
+        context,
+        doc,
+        CLASSIFIED,
+        "classify",
+        {**summary, "parts": len(plan.parts), "stages": stages},
+    )
+    parts = plan.ranges
+    if plan.stage is not None:
+        proposal = {"pages": split.pages, "parts": [list(p) for p in plan.parts]}
+        proposal |= {"unsure": list(plan.unsure), "planKey": plan.key}
+        shown = RunState(summary, stages, {}, split.plan).for_reviewer() | {"split": proposal}
+        review = await_review(context, doc, 0, plan.stage, shown)
+        if review.status != APPROVED or review.decision is None:
+            ended = {"stage": review.stage, "decision": review.status}
+            return archive(context, doc, {**summary, **ended}, review.reason, batches)
+        parts = [list(p) for p in review.decision.parts]
+    started = start_parts(context, doc, parts)
+    summary |= {"parts": len(parts), "partsFailed": started.failed}
+    meter = run_meter(context, batches.results, PACKET, plan.usage)
+    record_ = {**summary, "children": started.described(doc)}  # the final record: each part
+    done = context.step(finalize_document(doc, record_, meter), "finalize", WRITE_STEP)
+    record(
+        context, doc, FINALIZED, "finalize", {"resultKey": done.key, "cost": done.cost, **summary}
+    )
     return run_result(doc, FINALIZED, summary)
 
 

@@ -231,6 +231,13 @@ def _document_commands(add: Add) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
     _timeout(p, 600)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument(
+        "--packets",
+        action="store_true",
+        help="upload under incoming/packets/ instead, where the shipped rules read each file as "
+        "a packet of documents; a packet's parts are shown under it, indented, and waited for "
+        "(docs/packets.md)",
+    )
     p = add(
         "backfill",
         piles.cmd_backfill,

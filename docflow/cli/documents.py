@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from docflow.cli.exits import DOCUMENT_FAILED, OK, TIMED_OUT
-from docflow.cli.output import SETTLED, Progress, bar, print_json, table
+from docflow.cli.output import SETTLED, Progress, print_json, table
+from docflow.cli.packets import (
+    PACKET_PREFIX,
+    child_submitted,
+    pages_label,
+)
 from docflow.cli.stack import model, stack
-from docflow.readmodel.transitions import FAILED, PENDING_REVIEW, READING
-
-# How often `run` asks S3 how many pages a document being read has (a list of its pages).
-PAGES_EVERY_S = 2.0
+from docflow.readmodel.transitions import FAILED, PENDING_REVIEW
 
 
 def files(paths: list[str]) -> list[Path]:
@@ -118,105 +120,68 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
-def pages_read(prefix: str) -> int:
-    """Pages of a run read so far: its page texts in S3 (`NNNNN.txt`; the words files beside
-    them are not pages)."""
-    from docflow import aws
-    from docflow.settings import load_settings
-
-    pages = (
-        aws.client("s3")
-        .get_paginator("list_objects_v2")
-        .paginate(Bucket=load_settings().artifact_bucket, Prefix=f"{prefix}/pages/")
-    )
-    return sum(
-        1 for page in pages for item in page.get("Contents", []) if item["Key"].endswith(".txt")
-    )
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    return run_paths(args, "incoming/")
+    return run_paths(args, PACKET_PREFIX if getattr(args, "packets", False) else "incoming/")
 
 
 def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) -> int:
     """Upload under `prefix`, wait until each document settles, print the table (or --json);
     `after_table(submitted)` prints more below the table."""
+    from docflow.cli.watch import Watch
+
     config = stack(args, start=True)
     submitted = upload(files(args.paths), None, prefix)
     read_model = model()
     deadline = time.monotonic() + args.timeout
-    states: dict[str, dict[str, Any]] = {}
-    progress = Progress(enabled=not args.quiet)
-    pages: dict[str, int] = {}
-    counted_at: dict[str, float] = {}
-    while True:
-        # Only the documents not yet settled, a hundred to a request: the polling must not
-        # load the stack that is doing the work.
-        waiting = [
-            s for s in submitted if states.get(s["documentId"], {}).get("status") not in SETTLED
-        ]
-        now = read_model.states(s["documentId"] for s in waiting)
-        for s in waiting:
-            state = now.get(s["documentId"]) or {}
-            if state.get("runId") == s["runId"]:
-                states[s["documentId"]] = state
-        settled = sum(states.get(s["documentId"], {}).get("status") in SETTLED for s in submitted)
-        lines = []
-        for s in submitted:
-            state = states.get(s["documentId"], {})
-            status = state.get("status", "queued")
-            # Pages are counted (a list in S3) only while the document is being read, and
-            # not on every poll: once read, its page count is the state's.
-            clock = time.monotonic()
-            if status == READING and clock - counted_at.get(s["runId"], 0) >= PAGES_EVERY_S:
-                pages[s["runId"]] = pages_read(s["prefix"])
-                counted_at[s["runId"]] = clock
-            total = state.get("pages")
-            done = total if status not in (READING, "queued", "received") else None
-            done = done if done is not None else pages.get(s["runId"], 0)
-            if progress.tty:
-                shown = bar(done, total)
-            else:
-                shown = f"{done}/{total} pages" if status == READING and total else ""
-            lines.append((s["key"].removeprefix(prefix), shown, status))
-        progress.update(lines, settled, len(submitted))
-        if settled == len(submitted) or time.monotonic() > deadline:
-            break
+    watch = Watch(read_model, submitted, prefix, Progress(enabled=not args.quiet))
+    while not watch.poll() and time.monotonic() <= deadline:
         time.sleep(0.5)
-    results = [result_row(s, states.get(s["documentId"], {})) for s in submitted]
+    results = [result_row(s, watch.states.get(s["documentId"], {})) for s in submitted]
+    for s, r in zip(submitted, results, strict=True):
+        if s["documentId"] in watch.children:
+            r["children"] = part_rows(read_model, s, watch.children[s["documentId"]])
+    every = [row for r in results for row in (r, *r.get("children", []))]
     if args.json:
         print_json(results)
     else:
-        rows = [
-            [
-                r["documentId"],
-                r["key"],
-                pages_cell(r),
-                ",".join(r["engines"]) or "-",
-                r["docType"] or "-",
-                sensitive(r["sensitive"]),
-                r["status"],
-                f"${r['cost']['usd']:.6f}" if r["cost"] else "-",
-                r["reason"] or "",
-            ]
-            for r in results
-        ]
-        headers = [
-            "document",
-            "key",
-            "pages",
-            "engines",
-            "type",
-            "sensitive",
-            "status",
-            "cost",
-            "reason",
-        ]
-        print(table(rows, headers))
+        print(run_table(every))
         if after_table is not None:
             after_table(submitted)
         print_review_links(config, results, submitted)
-    return run_status(results, args.timeout, getattr(config, "state", None))
+    return run_status(every, args.timeout, getattr(config, "state", None))
+
+
+def run_table(rows: list[dict[str, Any]]) -> str:
+    """`run`'s table: a row a document, a packet's parts indented under it."""
+    cells = [
+        [
+            r["documentId"],
+            f"  ↳ {pages_label(r['parentPages'])}" if "parentPages" in r else r["key"],
+            pages_cell(r),
+            ",".join(r["engines"]) or "-",
+            r["docType"] or "-",
+            sensitive(r["sensitive"]),
+            r["status"],
+            f"${r['cost']['usd']:.6f}" if r["cost"] else "-",
+            r["reason"] or "",
+        ]
+        for r in rows
+    ]
+    headers = ["document", "key", "pages", "engines", "type", "sensitive", "status", "cost"]
+    return table(cells, [*headers, "reason"])
+
+
+def part_rows(
+    read_model: Any, packet: dict[str, Any], parts: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A packet's parts as `run` rows (from their current states), with their pages."""
+    states = read_model.states(c["documentId"] for c in parts)
+    rows = []
+    for part in parts:
+        submitted = child_submitted(packet, part)
+        row = result_row(submitted, states.get(part["documentId"]) or part)
+        rows.append({**row, "parentPages": part.get("parentPages")})
+    return rows
 
 
 def run_status(results: list[dict[str, Any]], timeout_s: float, state: Path | None = None) -> int:

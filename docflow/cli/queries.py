@@ -89,8 +89,13 @@ def print_enrichment(state: dict[str, Any]) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from docflow.cli.packets import children_table, is_packet, show_lines
+
     maybe_local(args)
     shown = model().show(document_id(args.document))
+    state = shown["state"] or {}
+    if is_packet(state):  # its parts, as each last reported (docs/packets.md)
+        shown["children"] = model().children(state["documentId"])
     if args.json:
         print_json(shown)
         return 0 if shown["state"] else NOT_FOUND
@@ -103,7 +108,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     if state.get("pages") is not None:
         blank = int((state.get("engines") or {}).get("blank", 0))
         print(f"{'pages':11} {state['pages']}" + (f" ({blank} blank)" if blank else ""))
-    for line in why(state):
+    parent = (
+        model().states([state["parentId"]]).get(state["parentId"])
+        if state.get("parentId")
+        else None
+    )
+    for line in [*show_lines(state, parent), *why(state)]:
         print(line)
     if state.get("updatedAt"):
         print(f"{'updatedAt':11} {state['updatedAt']}")
@@ -112,6 +122,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"{'cost':11} {cost}")
     print_enrichment(state)
     print_fields(state)
+    if shown.get("children"):
+        print()
+        parts = children_table(shown["children"])
+        print(table(parts, ["part", "document", "type", "status", "stage or reason"]))
     print()
     print(
         table(
@@ -222,7 +236,7 @@ def print_supplier(state: dict[str, Any]) -> None:
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:
-    from docflow.ids import DocumentRef
+    from docflow.ids import DocumentRef, PartOf
 
     config = maybe_local(args)
     state = model().show(document_id(args.document))["state"]
@@ -237,6 +251,10 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
         int(generation) + 1,
         state.get("etag", ""),
         int(event_ms),
+        # A packet's part keeps its packet (its run is named from it, its reports carry it).
+        PartOf(state["parentId"], state["parentRunId"], *state["parentPages"])
+        if state.get("parentId")
+        else None,
     )
     started = starter(config).start(doc)
     result = {

@@ -97,8 +97,9 @@ JSON_SHAPES = {
     "submit": '[{"documentId", "version", "runId", "path", "key", "bucket", "prefix"}]',
     "run": '[{"documentId", "version", "path", "key", "bucket", "status", "pages": int|null, '
     '"blankPages": int, "engines": [name], "docType", "sensitive": {detector: count}, "stage", '
-    '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null}], '
-    "COST as in `show`; the links themselves are printed from the local mailbox",
+    '"reviewLinks": [{"reviewer", "linkId"}], "reason", "cost": COST|null, "children": [ROW + '
+    '"parentPages": [first, last]] (a packet only: its parts, each a document, in page '
+    "order)}], COST as in `show`; the links themselves are printed from the local mailbox",
     "backfill": BACKFILL_JSON,
     "jobs": JOBS_JSON,
     "pending": f"[ITEM, ...] or, when there is a next page, "
@@ -135,8 +136,13 @@ JSON_SHAPES = {
     'full enrichment in S3), "jobId" (batch only), "onDemandReason" (a pile document '
     'enriched on-demand: why, docs/piles-backfill.md), "reason" (incomplete only)} and, when '
     'complete, "summary": {"title", "abstract"} and "risk": {"level": "low"|"medium"|'
-    '"high", "reasons": [{"code", "message", "page"}]}; REPORT = {"documentId", "version", '
-    '"runId", "runOrder", "eventId", "stage", "status", "seq", "at", "cause", "payload"}',
+    '"high", "reasons": [{"code", "message", "page"}]}; a packet (docType "packet") has "parts" '
+    '(how many documents it was split into) and "partsFailed" (how many could not be written), '
+    'and the object adds "children": [{"documentId", "key", "status", "stageName", "docType", '
+    '"reason", "parentPages": [first, last], "runId", "updatedAt"}] in page order; a part has '
+    '"parentId" (its packet), "parentRunId" and "parentPages": [first, last] (its pages in the '
+    'packet); REPORT = {"documentId", "version", "runId", "runOrder", "eventId", "stage", '
+    '"status", "seq", "at", "cause", "payload"}',
     "trace": f"{TRACE_SHAPE}; {OTEL_SHAPE}",
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"id", "from", "to": [address], "subject", "body" (HTML), "sentAt" (ISO '

@@ -251,7 +251,8 @@ def handle(event: Any, model: ReadModel, endpoint: str) -> Any:
     if event.get("document"):  # a row's link: the document page (docflow.trace.page)
         from docflow.trace.page import fragment
 
-        return fragment(model, str(event["document"]), event.get("version"))
+        document, version = str(event["document"]), event.get("version")
+        return fragment(model, document, version, link=cloudwatch_link(endpoint))
     params = {k: event[k] for k in ("list", "limit", "olderThan") if k in event}
     try:
         return render_list(

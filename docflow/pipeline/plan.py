@@ -19,3 +19,24 @@ def plan_batches(
     size = min(batch_size, math.ceil(pages / concurrency))
     size = max(size, math.ceil(pages / max_batches), 1)
     return [[first, min(first + size - 1, pages)] for first in range(1, pages + 1, size)]
+
+
+def without_pages(batches: list[list[int]], skipped: tuple[int, ...]) -> list[list[int]]:
+    """The batches with `skipped` pages cut out (a packet's pages PDFium refused), each batch
+    split around them; at most one more batch per skipped page."""
+    if not skipped:
+        return batches
+    gone = set(skipped)
+    out: list[list[int]] = []
+    for first, last in batches:
+        run: list[int] = []
+        for page in range(first, last + 1):
+            if page in gone:
+                if run:
+                    out.append([run[0], run[-1]])
+                run = []
+            else:
+                run.append(page)
+        if run:
+            out.append([run[0], run[-1]])
+    return out

@@ -22,6 +22,11 @@ class Split:
     batches: tuple[tuple[int, int], ...] = ()  # inclusive 1-based page ranges
     reason: str = ""
     message: str = ""
+    # Read as a packet (the rules' `[packets]` said so when it started), and the pages PDFium
+    # refused in it (each fails its part). Both checkpointed only when set, so an ordinary
+    # document's split reads as it always did.
+    packet: bool = False
+    refused_pages: tuple[int, ...] = ()
 
     @classmethod
     def refused(cls, reason: str, message: str) -> Split:
@@ -35,14 +40,21 @@ class Split:
     def to_json(self) -> dict[str, Any]:
         if not self.ok:
             return {"ok": False, "reason": self.reason, "message": self.message}
-        return {"ok": True, "pages": self.pages, "bytes": self.bytes, "batches": self.plan}
+        out = {"ok": True, "pages": self.pages, "bytes": self.bytes, "batches": self.plan}
+        if self.packet:
+            out["packet"] = True
+        if self.refused_pages:
+            out["refusedPages"] = list(self.refused_pages)
+        return out
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Split:
         if not raw["ok"]:
             return cls.refused(str(raw["reason"]), str(raw["message"]))
         batches = tuple((int(a), int(b)) for a, b in raw["batches"])
-        return cls(True, int(raw["pages"]), int(raw["bytes"]), batches)
+        refused = tuple(int(p) for p in raw.get("refusedPages", []))
+        packet = bool(raw.get("packet", False))
+        return cls(True, int(raw["pages"]), int(raw["bytes"]), batches, "", "", packet, refused)
 
 
 @dataclass(frozen=True)
@@ -223,3 +235,47 @@ class Enrichment:
     for_summary: dict[str, Any]
     stages: tuple[dict[str, Any], ...]
     usage: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PacketPlan:
+    """The plan step of a packet: the parts it proposes (first and last page, the engine's type
+    guess), the pages whose boundary is unsure, the split stage that decides them (from the
+    rules when the packet started; None when nothing is unsure or the rules name no stage), the
+    key of the page calls in S3, the engine and what it spent. Keys and counts only: the page
+    calls are in S3."""
+
+    engine: str
+    parts: tuple[tuple[int, int, str], ...]
+    unsure: tuple[int, ...]
+    key: str
+    stage: dict[str, Any] | None = None
+    usage: dict[str, int] | None = None
+
+    @property
+    def ranges(self) -> list[list[int]]:
+        return [[first, last] for first, last, _ in self.parts]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "engine": self.engine,
+            "parts": [list(p) for p in self.parts],
+            "unsure": list(self.unsure),
+            "key": self.key,
+        }
+        if self.stage is not None:
+            out["stage"] = self.stage
+        if self.usage:
+            out["usage"] = self.usage
+        return out
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> PacketPlan:
+        return cls(
+            engine=str(raw["engine"]),
+            parts=tuple((int(a), int(b), str(t)) for a, b, t in raw["parts"]),
+            unsure=tuple(int(p) for p in raw["unsure"]),
+            key=str(raw["key"]),
+            stage=raw.get("stage"),
+            usage={str(k): int(v) for k, v in (raw.get("usage") or {}).items()} or None,
+        )

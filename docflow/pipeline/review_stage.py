@@ -130,6 +130,7 @@ def wait_for_decision(
     """Run the stage's rounds; how it ended."""
     rounds = review_rounds(stage)
     choices = stage.get("choices")  # a triage stage's types; None for any other stage
+    pages = stage.get("splitPages")  # a split stage's page count; None for any other stage
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
     heartbeat = int(stage.get("heartbeatSeconds") or 0) if len(rounds) == 1 else 0
     for plan in rounds:
@@ -144,7 +145,7 @@ def wait_for_decision(
                 name=round_name(index, plan["round"]),
                 config=config,
             )
-            return decided(raw, choices)
+            return decided(raw, choices, pages)
         except CallbackTimeoutError:
             continue  # the next round reminds or escalates; after the last, settle
         except CallbackExternalError as exc:
@@ -159,7 +160,7 @@ def wait_for_decision(
             break  # a vote decided the stage between two rounds (or a newer run ended it)
     ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
     if ending.get("how") == DECIDED:
-        return decided(ending, choices)
+        return decided(ending, choices, pages)
     if ending.get("how") == SUPERSEDED:
         return StageEnd(ARCHIVED, SUPERSEDED)
     return StageEnd(TIMED_OUT, "review-timeout")
@@ -179,11 +180,11 @@ def decision_record(
     )
 
 
-def decided(raw: Any, choices: Sequence[str] | None) -> StageEnd:
+def decided(raw: Any, choices: Sequence[str] | None, split_pages: int | None = None) -> StageEnd:
     """The reviewers' answer (a callback's result or the stage's ending). Anything but an
     explicit, valid approval rejects: an invalid decision for `invalid-decision`."""
     try:
-        decision = Decision.parse(raw, choices)
+        decision = Decision.parse(raw, choices, split_pages)
     except DecisionError as exc:
         return StageEnd(REJECTED, "invalid-decision", exc.decision)
     if decision.approved:

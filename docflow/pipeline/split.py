@@ -2,6 +2,11 @@
 
 An unreadable document is an answer, not an exception: the step returns its reason code so
 the orchestrator records a terminal failure without burning retries on bad input.
+
+It also decides, from the rules file, whether the upload is read as a packet (a part of a
+packet never is): the decision is checkpointed here, so the orchestrator's packet branch
+stands on a checkpointed value. A packet tolerates a few pages PDFium refuses: the batches
+skip them and each fails its own part (docs/packets.md).
 """
 
 from __future__ import annotations
@@ -9,12 +14,13 @@ from __future__ import annotations
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
-from docflow.errors import IntakeError
+from docflow.errors import TOO_MANY_PAGES, IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import IntakeLimits, inspect_pdf
-from docflow.pipeline.plan import plan_batches
+from docflow.pipeline.plan import plan_batches, without_pages
 from docflow.pipeline.results import Split
 from docflow.pipeline.serdes import RecordSerDes
+from docflow.rules.packets import MAX_PACKET_PAGES, MAX_REFUSED_PAGES
 from docflow.runtime import runtime
 
 SPLIT_STEP = StepConfig(serdes=RecordSerDes(Split))
@@ -24,12 +30,23 @@ SPLIT_STEP = StepConfig(serdes=RecordSerDes(Split))
 def split_document(step: StepContext, doc: DocumentRef) -> Split:
     rt = runtime()
     s = rt.settings
+    packet = doc.part is None and rt.rules.packets.is_packet(doc.key)
+    limits = IntakeLimits(s.max_pages, s.max_bytes, s.max_page_points)
     try:
         data = rt.store.source_bytes(doc, s.max_bytes)
-        info = inspect_pdf(data, IntakeLimits(s.max_pages, s.max_bytes, s.max_page_points))
+        info = inspect_pdf(data, limits, tolerate=MAX_REFUSED_PAGES if packet else 0)
     except IntakeError as exc:
         step.logger.warning("document refused", extra={"reason": exc.reason})
         return Split.refused(exc.reason, exc.message)
+    if packet and info.pages > MAX_PACKET_PAGES:
+        # Its plan and parts are checkpointed at about 20 bytes a part: bounded under 256 KB.
+        message = f"a packet has at most {MAX_PACKET_PAGES} pages; this one has {info.pages}"
+        return Split.refused(TOO_MANY_PAGES, message)
     batches = plan_batches(info.pages, s.page_batch_size, s.page_concurrency, s.max_batches)
-    step.logger.info("document split", extra={"pages": info.pages, "batches": len(batches)})
-    return Split(True, info.pages, info.bytes, tuple((a, b) for a, b in batches))
+    batches = without_pages(batches, info.refused)
+    step.logger.info(
+        "document split",
+        extra={"pages": info.pages, "batches": len(batches), "packet": packet},
+    )
+    ranges = tuple((a, b) for a, b in batches)
+    return Split(True, info.pages, info.bytes, ranges, packet=packet, refused_pages=info.refused)

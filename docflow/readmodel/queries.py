@@ -16,6 +16,7 @@ from docflow.readmodel.table import (
     ORDERS_INDEX,
     PENDING_INDEX,
     STATE_SK,
+    child_sk,
     doc_pk,
     from_ddb,
     order_pk,
@@ -161,6 +162,25 @@ class ReadModel:
                 break
         state = _public(from_ddb(raw["Item"])) if raw.get("Item") else None
         return {"state": state, "history": history}
+
+    def children(self, document_id: str) -> list[dict[str, Any]]:
+        """A packet's parts as their runs last reported them (the recorder mirrors each part's
+        state into the packet's partition): one Query, in page order."""
+        items: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            page = self._query(
+                500,
+                token,
+                KeyConditionExpression="pk = :pk AND begins_with(sk, :c)",
+                ExpressionAttributeValues=to_ddb({":pk": doc_pk(document_id), ":c": child_sk("")}),
+                ConsistentRead=True,
+            )
+            items.extend(page.items)
+            token = page.next_token
+            if not token:
+                break
+        return sorted(items, key=lambda i: list(i.get("parentPages") or [0, 0]))
 
     def states(self, document_ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:
         """The current state of many documents (None for one with none yet), read with

@@ -22,8 +22,10 @@ from docflow.dynamo import condition_failed, transaction_condition_failed
 from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
+    CHILD_FIELDS,
     STATE_SK,
     TTL_ATTRIBUTE,
+    child_sk,
     doc_pk,
     from_ddb,
     history_sk,
@@ -207,12 +209,12 @@ class StatusRecorder:
             self._ddb.put_item(**self._put_history(history))
             return
         state["rev"] = int(seen["rev"]) + 1 if seen else 1
-        self._ddb.transact_write_items(
-            TransactItems=[
-                {"Put": self._put_history(history)},
-                {"Put": self._put_state(state, seen)},
-            ]
-        )
+        items = [{"Put": self._put_history(history)}, {"Put": self._put_state(state, seen)}]
+        if state.get("parentId"):
+            # A packet's part: its status beside its packet, in the same transaction, so the
+            # packet's list of parts never disagrees with the parts' own states.
+            items.append({"Put": self._put_child(state)})
+        self._ddb.transact_write_items(TransactItems=items)
 
     def _current(self, document_id: str) -> dict[str, Any] | None:
         answer = self._ddb.get_item(
@@ -256,6 +258,11 @@ class StatusRecorder:
             "Item": to_ddb(history),
             "ConditionExpression": "attribute_not_exists(pk)",
         }
+
+    def _put_child(self, state: dict[str, Any]) -> dict[str, Any]:
+        mirror = {k: state[k] for k in CHILD_FIELDS if state.get(k) is not None}
+        item = {"pk": doc_pk(str(state["parentId"])), "sk": child_sk(state["documentId"])}
+        return {"TableName": self.table, "Item": to_ddb({**item, **mirror})}
 
     def _put_state(self, state: dict[str, Any], seen: dict[str, Any] | None) -> dict[str, Any]:
         # Optimistic concurrency: the state decided on must still be the stored one.

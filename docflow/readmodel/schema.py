@@ -69,6 +69,13 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "summary": dict,
     "risk": dict,
     "enrichment": dict,
+    # Packets (docs/packets.md): a packet's parts and how many could not be written; a part's
+    # packet (its document and run) and its pages in the packet, [first, last].
+    "parts": int,
+    "partsFailed": int,
+    "parentId": str,
+    "parentRunId": str,
+    "parentPages": list,
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 

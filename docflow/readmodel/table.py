@@ -2,6 +2,9 @@
 
     pk = DOC#<documentId>   sk = STATE                                  current state
     pk = DOC#<documentId>   sk = EVENT#<runOrder>#<seq>#<eventId>       history, in run order
+    pk = DOC#<packetId>     sk = CHILD#<documentId>                     a packet's part: its
+                                                                        status, mirrored from
+                                                                        the part's own state
 
 Sparse global secondary indexes hold only the items a dashboard question is about:
     pending  (pendingPk = "PENDING", pendingSince)  documents waiting on a reviewer
@@ -31,6 +34,25 @@ TTL_ATTRIBUTE = "expiresAt"
 
 def doc_pk(document_id: str) -> str:
     return f"DOC#{document_id}"
+
+
+def child_sk(document_id: str) -> str:
+    """A packet's part, in the packet's partition (the packet lists its parts by one Query)."""
+    return f"CHILD#{document_id}"
+
+
+# What a packet's part mirrors of its current state into the packet's partition.
+CHILD_FIELDS = (
+    "documentId",
+    "key",
+    "status",
+    "stageName",
+    "docType",
+    "reason",
+    "parentPages",
+    "runId",
+    "updatedAt",
+)
 
 
 def order_pk(number: str) -> str:

@@ -34,6 +34,7 @@ from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.presence import PresenceStore, live_presence
 from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.split import clean_parts, split_of, split_problem
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
@@ -200,12 +201,15 @@ class ReviewDesk:
         reason: str = "",
         corrections: dict[str, str] | None = None,
         doc_type: str = "",
+        parts: list[list[int]] | None = None,
     ) -> dict[str, Any]:
         """POST from the review page: consume the link once and resume the execution.
         `corrections`: validated field values (docflow.extract.corrections), with an approval.
         `doc_type`: a triage link's pick, one of its `typeChoices`, with an approval; "none of
-        these" is a rejection for the reason `unclassifiable`."""
+        these" is a rejection for the reason `unclassifiable`. `parts`: a split link's
+        documents, every page of the packet in exactly one, with an approval."""
         claims, link = self.gate.check(token, "review")
+        parts = self._checked_parts(link, approved, parts)
         choices = choices_of(link.get("summary"))
         none_of_these = bool(choices) and reason == UNCLASSIFIABLE
         if not approved and reason not in REJECT_REASONS and not none_of_these:
@@ -215,10 +219,32 @@ class ReviewDesk:
             if problem:
                 raise ReviewRefused(400, "bad-doc-type", problem)
         decision = Decision.made(
-            approved, claims.reviewer, comment.strip(), reason, corrections, doc_type=doc_type
+            approved,
+            claims.reviewer,
+            comment.strip(),
+            reason,
+            corrections,
+            doc_type=doc_type,
+            parts=parts,
         )
         with spans.span(PART, "review decision", click_parent(link), click_facts(claims, approved)):
             return self.votes.count(token, claims, decision)
+
+    @staticmethod
+    def _checked_parts(link: dict[str, Any], approved: bool, parts: Any) -> list[list[int]] | None:
+        """A split link's approval needs parts that hold every page once; no other link may
+        carry parts (the API answers 400, `bad-split`, and nothing is decided)."""
+        split = split_of(link.get("summary"))
+        if not split:
+            if parts:
+                raise ReviewRefused(400, "bad-split", "parts are only for a split stage")
+            return None
+        if not approved:
+            return None
+        problem = split_problem(parts, int(split["pages"]))
+        if problem:
+            raise ReviewRefused(400, "bad-split", problem)
+        return clean_parts(parts)
 
     def machine(
         self,
@@ -247,7 +273,8 @@ class ReviewDesk:
             now,
         )
         comment = str(result.get("comment", ""))
-        decision = Decision.made(result["approved"], claims.reviewer, comment)
+        parts = self._checked_parts(link, bool(result["approved"]), result.get("parts"))
+        decision = Decision.made(result["approved"], claims.reviewer, comment, parts=parts)
         decision, problem = machine_pick(decision, result, choices_of(link.get("summary")))
         if problem:
             raise ReviewRefused(400, "bad-doc-type", problem)

@@ -15,6 +15,7 @@ from typing import Any
 
 from docflow.extract.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.rules.detectors import DETECTORS
+from docflow.rules.packets import NO_PACKETS, PacketRules, parse_packet_rules
 from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
@@ -117,6 +118,8 @@ class Rules:
     # for them an IBAN alone holds the sensitive stage back until extraction has judged whose
     # each IBAN is (`docflow.suppliers.ownership`). `[]` restores the plain rule.
     issuer_iban_types: tuple[str, ...] = ()
+    # `[packets]`: which uploads hold several documents, and how sure a boundary must be.
+    packets: PacketRules = NO_PACKETS
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
@@ -127,9 +130,12 @@ class Rules:
             (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
             for t in self.types
         ] or [tuple(extra)]
-        return max(
+        longest = max(
             sum(self.stages[name].timeout_seconds for name in dict.fromkeys(path)) for path in paths
         )
+        # A packet's own run waits on its split stage only; its parts are documents of their own.
+        split = self.packets.stage
+        return max(longest, self.stages[split].timeout_seconds if split else 0)
 
 
 def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int, digest_people: set[str]) -> Stage:
@@ -232,6 +238,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             digest_every_seconds=_digest_period(raw),
             digest_reviewers=tuple(sorted(takers)),
             issuer_iban_types=tuple(sensitive.get("issuer_iban_types", [])),
+            packets=parse_packet_rules(raw.get("packets")),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -243,7 +250,13 @@ def _validate(rules: Rules, source: Path) -> None:
     named = [s for t in rules.types for s in t.stages]
     named += [
         s
-        for s in (rules.sensitive_stage, rules.quality_stage, rules.fields.stage, rules.risk_stage)
+        for s in (
+            rules.sensitive_stage,
+            rules.quality_stage,
+            rules.fields.stage,
+            rules.risk_stage,
+            rules.packets.stage,
+        )
         if s
     ]
     known_types = {t.name for t in rules.types}

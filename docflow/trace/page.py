@@ -9,6 +9,7 @@ in a popup. Server-rendered from `templates/`, no script, every value escaped.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -47,9 +48,14 @@ def trace_of(model: Any, document_id: str, version: str | None) -> tuple[dict, d
 
 
 def fragment(
-    model: Any, document_id: str, version: str | None = None, now: datetime | None = None
+    model: Any,
+    document_id: str,
+    version: str | None = None,
+    now: datetime | None = None,
+    link: Callable[[str, str], str] | None = None,
 ) -> str:
-    """The page's body (no <html>): what the CloudWatch widget returns."""
+    """The page's body (no <html>): what the CloudWatch widget returns. `link(document id,
+    label HTML)`: how the page links another document (a packet's parts, a part's packet)."""
     now = now or datetime.now(UTC)
     if not DOC_ID.match(document_id):
         return "<p>Not a document id.</p>"
@@ -60,6 +66,7 @@ def fragment(
     return template("document.html").substitute(
         name=escape(str(state.get("key") or document_id)),
         summary=summary(state, trace),
+        packet=packet_section(model, state, link or local_link),
         open=open_list(trace, why),
         timeline=svg.render(trace, now) if trace else "",
         attempts=failures(trace),
@@ -100,6 +107,43 @@ def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
         if trace.get("criticalPath"):
             rows.append(_row("critical path", " → ".join(trace["criticalPath"][:12])))
     return "<table class=kv>" + "".join(rows) + "</table>"
+
+
+def packet_section(model: Any, state: dict[str, Any], link: Callable[[str, str], str]) -> str:
+    """A packet's parts (each a link to its page, with its pages, type and status), or a
+    part's packet and pages; "" for any other document (docs/packets.md)."""
+    if state.get("parentId"):
+        parent_id = str(state["parentId"])
+        parent = model.states([parent_id]).get(parent_id) or {}
+        name = escape(str(parent.get("key") or parent_id).rsplit("/", 1)[-1])
+        first, last = [*(state.get("parentPages") or []), 0, 0][:2]
+        body = f"<p>Part of the packet {link(parent_id, name)}: its pages {first} to {last}.</p>"
+        return f'<section class="wide" id="packet"><h2>Packet</h2>{body}</section>'
+    if state.get("docType") != "packet":
+        return ""
+    parts = model.children(str(state["documentId"]))
+    rows = "".join(
+        "<tr>"
+        f"<td>{escape(_pages(c.get('parentPages')))}</td>"
+        f"<td>{link(str(c['documentId']), escape(str(c['documentId'])))}</td>"
+        f"<td>{escape(str(c.get('docType') or '-'))}</td>"
+        f"<td>{escape(str(c.get('status') or ''))}</td>"
+        f"<td>{escape(str(c.get('stageName') or c.get('reason') or ''))}</td>"
+        "</tr>"
+        for c in parts
+    )
+    names = ("pages", "document", "type", "status", "stage or reason")
+    head = "<tr>" + "".join(f"<th>{n}</th>" for n in names) + "</tr>"
+    said = (
+        f"<p>Split into {int(state.get('parts') or 0)} documents, each with a run of its own.</p>"
+    )
+    table = f"<table>{head}{rows}</table>" if rows else "<p>No part has reported yet.</p>"
+    return f'<section class="wide" id="packet"><h2>Packet</h2>{said}{table}</section>'
+
+
+def _pages(pages: Any) -> str:
+    first, last = [*(pages or []), 0, 0][:2]
+    return f"page {first}" if first == last else f"pages {first}–{last}"
 
 
 def open_list(trace: dict[str, Any] | None, why: str) -> str:

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from docflow import aws
-from docflow.cli.documents import object_keys, pages_read, run_status
+from docflow.cli.documents import object_keys, run_status
 from docflow.cli.queries import status_label
 from docflow.cli.refs import document_id
 from docflow.cli.stuck import waiting_within_deadline
+from docflow.cli.watch import pages_read
 from docflow.ids import DocumentRef
 from docflow.local.durability.moto_state import export_mail
 from docflow.settings import load_settings
@@ -111,7 +112,7 @@ def test_run_polls_only_unsettled_documents_and_lists_pages_only_while_one_reads
     asked again), and S3's page list only for a document being read, every 2 s at most."""
     from types import SimpleNamespace
 
-    from docflow.cli import documents
+    from docflow.cli import documents, watch
 
     submitted = [
         {"documentId": d, "runId": f"run-{d}", "version": "v", "path": f"{d}.pdf",
@@ -152,16 +153,13 @@ def test_run_polls_only_unsettled_documents_and_lists_pages_only_while_one_reads
     monkeypatch.setattr(documents, "upload", lambda paths, key, prefix: submitted)
     monkeypatch.setattr(documents, "files", lambda paths: [])
     monkeypatch.setattr(documents, "model", Model)
-    monkeypatch.setattr(documents, "pages_read", pages_read)
+    monkeypatch.setattr(watch, "pages_read", pages_read)
     monkeypatch.setattr(documents, "print_review_links", lambda *a: None)
-    monkeypatch.setattr(
-        documents,
-        "time",
-        SimpleNamespace(
-            monotonic=lambda: clock[0],
-            sleep=lambda s: clock.__setitem__(0, clock[0] + s),
-        ),
+    fake_time = SimpleNamespace(
+        monotonic=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)
     )
+    monkeypatch.setattr(documents, "time", fake_time)
+    monkeypatch.setattr(watch, "time", fake_time)
     args = SimpleNamespace(paths=["x"], timeout=600, quiet=True, json=True)
     assert documents.run_paths(args, "incoming/") == 0
     assert asked[0] == {"a", "b", "c"}

@@ -41,8 +41,12 @@ HOUSE: dict[str, set[str]] = {
     "review": GROUND
     | {"rules", "readmodel", "reporting", "classify", "extract", "readers", "suppliers"},
     "piles": GROUND | {"enrich", "review", "intake", "readmodel"},
+    # Page-level classification of packets: the rules, labels and layout, words, checked ids
+    # (the suppliers room checks them).
+    "packets": GROUND | {"rules", "extract", "readers", "suppliers"},
     "runtime": GROUND
-    | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"},
+    | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"}
+    | {"packets", "intake"},
 }
 # The step bodies stand on everything above but the CLI and the local stack.
 HOUSE["pipeline"] = set(HOUSE) | {"runtime"}

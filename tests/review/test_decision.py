@@ -104,6 +104,14 @@ def test_a_decided_stage_is_woken_with_the_decision_it_stored() -> None:
     assert len(sent) == 1
 
 
+def test_a_stored_decision_reads_back_every_field_it_wrote() -> None:
+    # A split stage's parts were dropped here once: the woken packet read its reviewer's
+    # approval as invalid and archived itself.
+    made = Decision.made(True, "a@x", "ok", parts=[[1, 1], [2, 3]])
+    assert made.parts == ((1, 1), (2, 3))
+    assert Decision.stored({"how": "decided", **made.to_json(), "at": 1}) == made
+
+
 def test_only_the_decision_module_builds_a_decisions_dict() -> None:
     """Every side (the desk, the votes, the callback API, the orchestrator and its steps) makes
     and reads `Decision`; a dict literal keyed `approved` anywhere else in the product is a

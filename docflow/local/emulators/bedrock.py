@@ -7,6 +7,9 @@ forced tool call by running docflow's rules engine over the text in the request,
 fields the tool's input schema names, and counts tokens as characters / 4. It is not a language
 model and measures nothing about one.
 
+A packet's page calls (`record_pages`, docflow.packets.bedrock_engine) are answered by docflow's
+rules page engine over the pages' text in the prompt (no layout: the model sees none either).
+
 The enrich step's tool (`record_enrichment`) is answered by a local stand-in model: docflow's
 rules classifier and rules enricher over the prompt's pages (`stand_in_enrichment`). A request
 without tools (a batch record's prompted JSON) gets the same enrichment as JSON text, so a
@@ -35,6 +38,9 @@ from docflow.enrich.rules import RulesEnricher
 from docflow.extract.base import PageInput
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.packets.bedrock_engine import TOOL as PAGES_TOOL
+from docflow.packets.engine import PacketPage
+from docflow.packets.rules_engine import RulesPageEngine
 from docflow.rules.model import load_rules
 
 _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
@@ -99,6 +105,8 @@ class BedrockEmulator(LoopbackEmulator):
             content: dict[str, Any] = {"text": answer}
         elif tool["name"] == ENRICH_TOOL:
             content = self._tool_use(tool, stand_in_enrichment(text, bad_enrichment))
+        elif tool["name"] == PAGES_TOOL:
+            content = self._tool_use(tool, stand_in_pages(text))
         else:
             content = self._tool_use(tool, self._tool_input(text, names))
         tokens_in, tokens_out = len(body) // 4, len(json.dumps(content)) // 4
@@ -171,6 +179,17 @@ def stand_in_enrichment(text: str, bad: bool = False) -> dict[str, Any]:
         answer["summary"]["abstract"] = ("An abstract far over the limit. " * 30).strip()
         answer["risk"]["level"] = "severe"
     return answer
+
+
+def stand_in_pages(text: str) -> dict[str, Any]:
+    """The stand-in model's page calls: docflow's rules page engine over the prompt's pages."""
+    pages = [PacketPage(p.page, p.text) for p in _pages(text)]
+    calls = RulesPageEngine(_classifier().rules).classify(pages).calls
+    return {
+        "pages": [
+            {"page": c.page, "docType": c.doc_type, "start": round(c.start, 4)} for c in calls
+        ]
+    }
 
 
 @lru_cache(maxsize=1)

@@ -4,8 +4,8 @@ The desk makes it from a page's form or a machine's body, the stage record keeps
 its ending, the callback carries it to the execution as `to_json()`, and the orchestrator reads
 it back with `parse`. Its JSON keeps the names the callbacks, the links table and the history
 have always used (`approved`, `reviewer`, `comment`, `decidedAt`, and when they say something
-`rejectReason`, `docType`, `corrections`, `votes`, `quorum`), so recorded executions and stored
-items read the same.
+`rejectReason`, `docType`, `corrections`, `votes`, `quorum`, and a split stage's `parts`), so
+recorded executions and stored items read the same.
 
 In `stage` (the review room's ground floor) so that the room and the pipeline may both import
 it; the room may not import the pipeline.
@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docflow.extract.corrections import validate_corrections
+from docflow.review.stage.split import clean_parts, split_problem
 from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem
 
 MAX_REVIEWER, MAX_COMMENT, MAX_AT, MAX_REASON = 200, 1000, 40, 40
@@ -54,6 +55,8 @@ class Decision:
     corrections: Mapping[str, str] = field(default_factory=dict)  # validated, with an approval
     votes: tuple[Mapping[str, str], ...] = ()  # every vote of the stage, as the history keeps it
     quorum: int | None = None  # the stage's quorum, when the stage record decided
+    # A split stage's approval: the packet's parts, [first, last] pages each, checked.
+    parts: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def made(
@@ -64,6 +67,7 @@ class Decision:
         reason: str = "",
         corrections: Mapping[str, str] | None = None,
         doc_type: str = "",
+        parts: Sequence[Sequence[int]] | None = None,
     ) -> Decision:
         """A decision made now, by a reviewer on a page or a service (the desk's). The page's
         comment comes stripped; a service's is kept as it sent it, cut to length."""
@@ -75,12 +79,19 @@ class Decision:
             reject_reason="" if approved else reason,
             doc_type=doc_type if approved else "",
             corrections=dict(corrections or {}) if approved else {},
+            parts=_parts(parts) if approved else (),
         )
 
     @classmethod
-    def parse(cls, raw: Any, choices: Sequence[str] | None = None) -> Decision:
+    def parse(
+        cls, raw: Any, choices: Sequence[str] | None = None, split_pages: int | None = None
+    ) -> Decision:
         """The decision from the wire (JSON text, bytes or a dict); raises `DecisionError`
         naming the field that makes it invalid. Long strings are cut, never refused.
+
+        `split_pages`: a split stage's page count (None for any other stage). A split approval
+        must carry `parts` that hold every page once, in order; `parts` on any other stage
+        makes the decision invalid.
 
         `choices`: the types a triage stage offers (None for any other stage). A triage
         approval must name one of them as `docType`; a `docType` on any other stage, or a
@@ -113,7 +124,7 @@ class Decision:
                 rejected = replace(decision, approved=False)
                 raise DecisionError("corrections", "a value does not validate", rejected, errors)
             decision = replace(decision, corrections=corrections)
-        return _with_type(decision, value, choices)
+        return _with_parts(_with_type(decision, value, choices), value, split_pages)
 
     @classmethod
     def stored(cls, item: Mapping[str, Any]) -> Decision:
@@ -131,6 +142,7 @@ class Decision:
             corrections=dict(item.get("corrections") or {}),
             votes=_votes(item.get("votes")),
             quorum=int(quorum) if quorum is not None else None,
+            parts=_parts(item.get("parts")),
         )
 
     def wire(self) -> bytes:
@@ -156,6 +168,8 @@ class Decision:
             out["docType"] = self.doc_type
         if self.corrections:
             out["corrections"] = dict(self.corrections)
+        if self.parts:
+            out["parts"] = [list(p) for p in self.parts]
         return out
 
     def as_vote(self) -> dict[str, Any]:
@@ -167,6 +181,8 @@ class Decision:
             vote["corrections"] = dict(self.corrections)
         if self.doc_type:
             vote["docType"] = self.doc_type
+        if self.parts:
+            vote["parts"] = [list(p) for p in self.parts]
         vote["at"] = self.decided_at
         return vote
 
@@ -227,6 +243,24 @@ def _with_type(
     if problem:
         raise DecisionError("docType", problem, replace(decision, approved=False))
     return replace(decision, doc_type=str(value["docType"]))
+
+
+def _with_parts(decision: Decision, value: dict[str, Any], pages: int | None) -> Decision:
+    """A split stage's parts, checked again here (the page and the callback API did)."""
+    if pages is None:
+        if "parts" in value:
+            raise DecisionError("parts", "not a split stage", replace(decision, approved=False))
+        return decision
+    if not decision.approved:
+        return decision
+    problem = split_problem(value.get("parts"), pages)
+    if problem:
+        raise DecisionError("parts", problem, replace(decision, approved=False))
+    return replace(decision, parts=_parts(clean_parts(value["parts"])))
+
+
+def _parts(parts: Sequence[Sequence[int]] | None) -> tuple[tuple[int, int], ...]:
+    return tuple((int(p[0]), int(p[1])) for p in parts or ())
 
 
 def _votes(raw: Any) -> tuple[dict[str, str], ...]:

@@ -97,6 +97,7 @@ def decision_of(item: dict[str, Any], decider: str) -> Decision:
         reject_reason="" if approved else str(vote.get("rejectReason") or ""),
         doc_type=str(vote.get("docType") or "") if approved else "",
         corrections=dict(vote.get("corrections") or {}) if approved else {},
+        parts=tuple((int(a), int(b)) for a, b in vote.get("parts") or ()) if approved else (),
     )
 
 

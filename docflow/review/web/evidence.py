@@ -131,6 +131,13 @@ class EvidenceStore:
         # Whole: the view masks it first and cuts it after (`masked_cut`).
         return "" if raw is None else raw.decode("utf-8", "replace")
 
+    def plan_calls(self, key: str) -> list[dict[str, Any]]:
+        """A packet's page calls (type, start score, reason codes), as the plan step stored
+        them; [] when there are none."""
+        raw = self._get(key) if key else None
+        calls = json.loads(raw).get("pages", []) if raw else []
+        return [c for c in calls if isinstance(c, dict) and "page" in c]
+
     def _from_manifests(self, doc: DocumentRef) -> list[PageFacts]:
         prefix = f"{artifact_prefix(doc)}/batches/"
         keys: list[str] = []

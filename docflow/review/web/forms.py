@@ -12,6 +12,7 @@ from urllib.parse import parse_qs
 from docflow.extract.corrections import validate_corrections
 from docflow.extract.fields import FIELD_KINDS
 from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.stage.split import parts_from_starts, split_of, split_problem
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.web.answers import Answer, refusal
 from docflow.review.web.evidence import masked_value
@@ -19,11 +20,14 @@ from docflow.review.web.message_pages import decided_page, released_page
 from docflow.review.web.pages import field_label
 from docflow.review.web.views import ReviewViews
 
+MAX_FIELDS = 5_100  # a split page's checkboxes (up to the pages a packet may have) and a few
+
 
 def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer:
     """POST /review/{token}: the page's Approve or Reject. `inbox`: the inbox link of this
     browser (its cookie, never a form field), for the way back and the next item."""
-    form = parse_qs(body, max_num_fields=30)
+    # A split page sends a checkbox a document; the body's own limit bounds the fields.
+    form = parse_qs(body, max_num_fields=MAX_FIELDS)
     choice = (form.get("decision") or [""])[0]
     reason = (form.get("reason") or [""])[0]
     comment = (form.get("comment") or [""])[0]
@@ -36,6 +40,8 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
         page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
         return Answer(400, page.html, {"error": "no-reason", "message": message})
     summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
+    if split_of(summary):
+        return _decide_split(views, token, form, comment, summary, inbox)
     doc_type = (form.get("docType") or [""])[0]
     choices = choices_of(summary)
     if choices:  # triage: the type is a required choice, its error next to it
@@ -91,6 +97,37 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     if next_item:
         data["next"] = next_item["url"]
     return Answer(200, html, data)
+
+
+def _decide_split(
+    views: ReviewViews,
+    token: str,
+    form: dict[str, list[str]],
+    comment: str,
+    summary: dict[str, Any],
+    inbox: str,
+) -> Answer:
+    """A split page's Approve: the ticked pages make the documents; a split that leaves a page
+    out (or names a page the packet does not have) comes back with the reviewer's ticks and
+    the error next to them, and decides nothing."""
+    pages = int(split_of(summary)["pages"])
+    raw = form.get("start") or []
+    starts = sorted({int(v) for v in raw if v.isdigit() and len(v) < 7})
+    problem = ""
+    if len(starts) < len(raw) or any(not 1 <= s <= pages for s in starts):
+        problem = f"Tick pages of this packet only (1 to {pages})"
+    parts = parts_from_starts(starts, pages)
+    problem = problem or split_problem(parts, pages)
+    if problem:
+        kept = [s for s in starts if 1 <= s <= pages]
+        page = views.review(
+            token, 0, comment=comment, starts=kept, split_error=problem, inbox=inbox
+        )
+        return Answer(400, page.html, {"error": "bad-split", "message": problem})
+    decision = views.desk.decide(token, True, comment, parts=parts)
+    shown = [(f"Document {i + 1}", f"pages {a}–{b}") for i, (a, b) in enumerate(parts)]
+    html = decided_page(decision, REJECT_REASONS, None, "/inbox" if inbox else "", shown)
+    return Answer(200, html, {"decision": decision})
 
 
 def _approved_values(summary: dict[str, Any], corrections: dict[str, str]) -> list[tuple[str, str]]:

@@ -32,6 +32,7 @@ from docflow.storage import (
 )
 
 PREVIEW_WIDTH = 1000
+THUMB_WIDTH = 300  # the split stage's thumbnails: a packet's every page on one screen
 MAX_PREVIEW_BYTES = 400_000
 
 
@@ -81,7 +82,11 @@ class PreviewStore:
         return aws.client("s3")
 
     def get(
-        self, doc: DocumentRef, page: int, found_something: Callable[[], bool]
+        self,
+        doc: DocumentRef,
+        page: int,
+        found_something: Callable[[], bool],
+        width: int = PREVIEW_WIDTH,
     ) -> tuple[bytes, bool]:
         """The page's preview, detected values covered, and whether it came from the cache.
 
@@ -89,14 +94,14 @@ class PreviewStore:
         detected value? If it did and no box for it can be found, the whole page is covered:
         a preview never shows what the text masks.
         """
-        key = preview_key(doc, page)
+        key = preview_key(doc, page, width)
         cached = self._get(key)
         if cached is not None:
             return cached, True
         words = self._words(doc, page)
         data = self.store.source_bytes(doc, self.max_source_bytes)
         with open_pdf(data) as pdf:
-            image, scale = pdf.render_preview(page, PREVIEW_WIDTH)
+            image, scale = pdf.render_preview(page, width)
             boxes: list[Box] | None = (
                 word_boxes(words, *image.size) if words else text_layer_boxes(pdf, page, scale)
             )

@@ -18,10 +18,12 @@ from docflow.review.access.links import LinkStore
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
 from docflow.review.desk import LinkView, ReviewDesk
 from docflow.review.stage.callbacks import LambdaCallbackSender
+from docflow.review.stage.split import split_of
 from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
 from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
-from docflow.review.web.previews import PreviewStore
+from docflow.review.web.previews import PREVIEW_WIDTH, THUMB_WIDTH, PreviewStore
+from docflow.review.web.split_page import split_page
 from docflow.rules.model import load_rules
 from docflow.settings import Settings
 from docflow.storage import DocumentStore
@@ -81,12 +83,31 @@ class ReviewViews:
         inbox: str = "",
         confirm: str = "",
         look: bool = False,
+        starts: list[int] | None = None,
+        split_error: str = "",
     ) -> ReviewScreen:
         view = self.desk.open(token, look)
         # The way back to the inbox only for this reviewer's own inbox link.
         if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
             inbox = ""
         doc = view.doc
+        split = split_of(view.link.get("summary"))
+        if split:  # a packet's split stage: its pages as thumbnails and the boundaries
+            html = split_page(
+                link=view.link,
+                base=f"/review/{token}",
+                calls=self.evidence.plan_calls(str(split.get("planKey") or "")),
+                deadline=view.deadline,
+                starts=starts,
+                error=split_error,
+                presence=view.presence,
+                reasons=REJECT_REASONS,
+                chosen_reason=reason,
+                comment=comment,
+                reject_error=error if not split_error else "",
+                inbox=inbox,
+            )
+            return ReviewScreen(view, html, list(range(1, int(split["pages"]) + 1)))
         pages = self.evidence.pages(doc)
         order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
         offset = min(offset, max(0, len(order) - 1))
@@ -119,7 +140,8 @@ class ReviewViews:
         )
         return ReviewScreen(view, html, order)
 
-    def preview(self, token: str, number: str) -> tuple[bytes, bool]:
+    def preview(self, token: str, number: str, size: str = "") -> tuple[bytes, bool]:
+        """Page `number`'s preview; `size` "thumb": the split page's thumbnail."""
         view = self.desk.access(token)
         page = int(number) if number.isdigit() and len(number) < 7 else 0
         pages = int((view.link.get("summary") or {}).get("pages") or 0)
@@ -130,7 +152,8 @@ class ReviewViews:
             facts = {p.page: p for p in self.evidence.pages(view.doc)}.get(page)
             return facts is not None and any(facts.sensitive.values())
 
-        return self.previews.get(view.doc, page, found_something)
+        width = THUMB_WIDTH if size == "thumb" else PREVIEW_WIDTH
+        return self.previews.get(view.doc, page, found_something, width)
 
     def download_url(self, token: str) -> str:
         """A presigned download of the original, made at the click, after the download is
