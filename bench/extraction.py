@@ -182,7 +182,7 @@ def main() -> None:
         for name, docs in sets.items():
             runs[name] = run_set(docs, bucket, args.workers, reads)
             if name == "real":  # the same documents replayed, the registry filling up
-                warmed[name] = warm(docs, bucket, runs[name])
+                warmed[name] = warm(docs, bucket, runs[name], reads)
     records = [
         Record(name, _issuer(doc), doc, result, result["evidence"])
         for name, docs in sets.items()

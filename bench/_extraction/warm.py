@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from _extraction.generated import Document
+from _extraction.reads import ReadCache
 from _extraction.scoring import REVIEWS, same
 from _extraction.step import BenchStep
 from docflow import aws
@@ -38,7 +39,9 @@ from docflow.suppliers.ownership import ISSUER, judge_ibans
 from docflow.suppliers.store import ClaimConflict, SupplierStore
 
 
-def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
+def _run(
+    doc: Document, bucket: str, reads: ReadCache | None
+) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
     from docflow.pipeline.classify import classify_document
     from docflow.pipeline.extract import extract_fields
     from docflow.pipeline.read_batch import read_page_batch
@@ -52,7 +55,9 @@ def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict
     if not split.ok:
         return ref, [], {"docType": "failed", "fields": {}, "checks": [], "stages": []}
     plan = split.plan
-    batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
+    batches = reads.restore(doc.pdf, ref) if reads else None
+    if batches is None:
+        batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
     found = classify_document(ref, batches)(step)
     if not found.extract:
         return ref, plan, {"docType": found.doc_type, "fields": {}, "stages": list(found.stages)}
@@ -77,7 +82,11 @@ def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:
 
 
 def _register(
-    store: SupplierStore, name: str, result: dict[str, Any], ibans: list[str]
+    store: SupplierStore,
+    name: str,
+    result: dict[str, Any],
+    ibans: list[str],
+    doc_currency: str | None = None,
 ) -> str | None:
     """Add the supplier with the ids its first document shows; an id another supplier holds
     already (a customer's, printed on both) is left out."""
@@ -87,7 +96,8 @@ def _register(
             ids.setdefault(t["kind"], []).append(t["value"])
     if ibans:
         ids["iban"] = ibans
-    currency = (result["fields"].get("currency") or {}).get("value") or ""
+    # The reviewer confirms the currency with the rest of the first document's fields.
+    currency = doc_currency or (result["fields"].get("currency") or {}).get("value") or ""
     base = {"supplierId": slug(name), "name": name, "currency": currency}
     try:
         supplier = Supplier.parse({**base, "ids": ids})
@@ -147,8 +157,14 @@ def _straight(outcome: dict[str, Any]) -> bool:
     return not outcome["reviewed"] and not outcome["wrong"] and not outcome["missing"]
 
 
-def warm(docs: list[Document], bucket: str, cold: list[dict[str, Any]]) -> dict[str, Any]:
-    """Replay `docs` in order (see the module's docstring); `cold`: their cold results."""
+def warm(
+    docs: list[Document],
+    bucket: str,
+    cold: list[dict[str, Any]],
+    reads: ReadCache | None = None,
+) -> dict[str, Any]:
+    """Replay `docs` in order (see the module's docstring); `cold`: their cold results;
+    `reads`: the cold run's page reads, reused (`--reads`, development only)."""
     store = SupplierStore(runtime().settings.supplier_table)
     seen: dict[str, str | None] = {}
     measured: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
@@ -156,13 +172,15 @@ def warm(docs: list[Document], bucket: str, cold: list[dict[str, Any]]) -> dict[
         name = doc.truth.get("vendor_name")
         if doc.doc_type not in ("invoice", "credit-note", "purchase-order") or not name:
             continue
-        ref, plan, result = _run(doc, bucket)
+        ref, plan, result = _run(doc, bucket, reads)
         who = " ".join(str(name).lower().split())
         if who in seen:
             matched = bool((result.get("supplier") or {}).get("certain"))
             measured.append((_outcome(doc, result), _outcome(doc, cold_result), matched))
             continue
-        supplier_id = _register(store, str(name), result, _issuer_ibans(ref, plan))
+        supplier_id = _register(
+            store, str(name), result, _issuer_ibans(ref, plan), doc.truth.get("currency")
+        )
         seen[who] = supplier_id
         if supplier_id:
             _teach(ref, plan, supplier_id, doc, result)

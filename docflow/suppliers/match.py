@@ -13,6 +13,7 @@ profile is read for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,14 +42,33 @@ class Match:
         return self.by != "name"
 
 
+# A word naming the customer right before an id in its cell: `TVA client FR19...`, `Customer
+# VAT ID`, `USt-IdNr. des Kunden`. Such an id identifies the customer, never the issuer.
+_CUSTOMERS = re.compile(
+    r"\b(?:client|customer|buyer|acheteur|cliente|kunden?|klant|kaufer|kaeufer|comprador"
+    r"|acquirente|cessionario|committente|destinatario|adquirente)\b",
+    re.IGNORECASE,
+)
+
+
 def issuer_tax_ids(layouts: Sequence[Page]) -> list[FoundId]:
-    """Tax ids printed outside the customer's block, in page order (checked or not)."""
+    """Tax ids printed outside the customer's block and not named the customer's in their
+    own cell, in page order (checked or not)."""
     out: list[FoundId] = []
     for page in layouts:
         customer = customer_cells(page)
         for cell in page.cells():
-            if id(cell) not in customer:
-                out.extend(find_tax_ids(cell.text))
+            if id(cell) in customer:
+                continue
+            # The words before each id: in its cell since the id before it, and for the
+            # first, the label cell to its left (`N° TVA client` | `FR19787878784`).
+            left = [c for c in page.lines[cell.line] if c.x1 <= cell.x0 + 1e-6]
+            before = max(left, key=lambda c: c.x1).text + " " if left else ""
+            start = 0
+            for found in sorted(find_tax_ids(cell.text), key=lambda f: f.start):
+                if not _CUSTOMERS.search(fold(before + cell.text[start : found.start])):
+                    out.append(found)
+                before, start = "", found.end
     return out
 
 
