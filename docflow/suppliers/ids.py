@@ -101,7 +101,7 @@ _LABELLED: tuple[tuple[str, str, str], ...] = (
     ("siret", r"siret", r"\d{3}\s?\d{3}\s?\d{3}\s?\d{5}"),
     ("siren", r"siren|rcs(?:\s+[a-z]+)?", r"\d{3}\s?\d{3}\s?\d{3}(?!\s?\d)"),
     ("kvk", r"kvk(?:[\s-]*(?:nummer|nr))?|kamer\s+van\s+koophandel", r"\d{8}(?!\d)"),
-    ("cnpj", r"cnpj", r"\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2}"),
+    ("cnpj", r"cnpj(?:\s*/\s*cpf)?", r"\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2}"),
     ("abn", r"abn", r"\d{2}\s?\d{3}\s?\d{3}\s?\d{3}"),
     ("ein", r"ein|employer\s+id(?:entification)?(?:\s+number)?|fein", r"\d{2}-?\d{7}(?!\d)"),
     ("es_nif", r"n\.?i\.?f\.?|c\.?i\.?f\.?", r"[A-Z]?-?\d{7,8}-?[A-Z0-9]"),
@@ -118,6 +118,18 @@ _VAT_RE = re.compile(
 )
 _GSTIN_RE = re.compile(r"(?<![A-Z0-9])(\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])")
 _IBAN_RE = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)\b")
+
+
+# A cell that is an id's label and nothing else (a boxed form's `CNPJ / CPF`, a table's
+# `USt-IdNr.:`): its value is in the next cell or the one under it.
+_LABEL_ONLY = re.compile(
+    rf"^\s*(?:{'|'.join(label for _kind, label, _value in _LABELLED)}){_SEP}$", re.IGNORECASE
+)
+
+
+def label_only(text: str) -> bool:
+    """`text` is a tax id's label with no value after it."""
+    return bool(_LABEL_ONLY.match(text))
 
 
 def find_ibans(text: str) -> Iterator[FoundId]:

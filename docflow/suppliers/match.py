@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from docflow.extract.layout import Page
+from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.parse import fold
 from docflow.extract.vendor import LEGAL_FORM, customer_cells
-from docflow.suppliers.ids import FoundId, find_tax_ids
+from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import IbanFinding
 from docflow.suppliers.store import SupplierStore
@@ -69,7 +69,22 @@ def issuer_tax_ids(layouts: Sequence[Page]) -> list[FoundId]:
                 if not _CUSTOMERS.search(fold(before + cell.text[start : found.start])):
                     out.append(found)
                 before, start = "", found.end
+            if label_only(cell.text) and not _CUSTOMERS.search(fold(cell.text)):
+                out.extend(_beside_label(page, cell, customer))
     return out
+
+
+def _beside_label(page: Page, label: Cell, customer: set[int]) -> list[FoundId]:
+    """The id a label-only cell names, read from the cell to its right or the first cell
+    under it (a form's box: label at the top, value beneath), outside the customer's block."""
+    for other in [right_of(page, label), *(c for _d, c in below(page, label, max_lines=1))]:
+        if other is None or id(other) in customer:
+            continue
+        joined = f"{label.text} {other.text}"
+        found = [f for f in find_tax_ids(joined) if f.start > len(label.text)]
+        if found:
+            return found[:1]
+    return []
 
 
 def _name_key(name: str) -> str:

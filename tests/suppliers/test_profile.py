@@ -180,3 +180,17 @@ def test_the_customers_vat_id_is_never_the_issuers() -> None:
     page = f"Au bon moulin SARL\nTVA : {BLAUWAL_VAT}\nN° TVA client   FR19787878784\n"
     found = [t.value for t in issuer_tax_ids([from_text(1, page)])]
     assert found == [BLAUWAL_VAT]
+
+
+def test_a_forms_boxed_id_is_read_under_its_label_outside_the_customers_block() -> None:
+    from docflow.suppliers.match import issuer_tax_ids
+
+    page = (
+        "NATUREZA DA OPERACAO      CNPJ / CPF\n"
+        "Venda                     81.583.054/0001-29\n"
+        "DESTINATARIO / REMETENTE\n"
+        "NOME / RAZAO SOCIAL       CNPJ / CPF\n"
+        "Cliente Ltda              02.364.958/0001-97\n"
+    )
+    found = [(t.kind, t.value, t.valid) for t in issuer_tax_ids([from_text(1, page)])]
+    assert found == [("cnpj", "81583054000129", True)]
