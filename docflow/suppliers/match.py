@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from docflow.extract.layout import Cell, Page, below, right_of
+from docflow.extract.matching import is_customer_label
 from docflow.extract.parse import fold
 from docflow.extract.vendor import LEGAL_FORM, customer_cells
 from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
@@ -58,7 +59,7 @@ def issuer_tax_ids(layouts: Sequence[Page]) -> list[FoundId]:
     for page in layouts:
         customer = customer_cells(page)
         for cell in page.cells():
-            if id(cell) in customer:
+            if id(cell) in customer or _opens_customer_line(page, cell):
                 continue
             # The words before each id: in its cell since the id before it, and for the
             # first, the label cell to its left (`N° TVA client` | `FR19787878784`).
@@ -74,11 +75,18 @@ def issuer_tax_ids(layouts: Sequence[Page]) -> list[FoundId]:
     return out
 
 
+def _opens_customer_line(page: Page, cell: Cell) -> bool:
+    """The next cell on the line is a customer's label: the id is the first of the customer's
+    fields on that line (`CUIT: 30500017704 | Apellido y Nombre / Razón Social: ...`)."""
+    right = right_of(page, cell)
+    return right is not None and is_customer_label(right.text)
+
+
 def _beside_label(page: Page, label: Cell, customer: set[int]) -> list[FoundId]:
     """The id a label-only cell names, read from the cell to its right or the first cell
     under it (a form's box: label at the top, value beneath), outside the customer's block."""
     for other in [right_of(page, label), *(c for _d, c in below(page, label, max_lines=1))]:
-        if other is None or id(other) in customer:
+        if other is None or id(other) in customer or _opens_customer_line(page, other):
             continue
         joined = f"{label.text} {other.text}"
         found = [f for f in find_tax_ids(joined) if f.start > len(label.text)]

@@ -191,8 +191,11 @@ def _label_in(text: str, label: str) -> int | None:
     index = folded.find(want)
     if index >= 0:
         return index + len(want)
-    head = folded[: len(want) + 2]
-    if fuzz.ratio(head[: len(want)], want) >= LABEL_SCORE:
+    head = folded[: len(want)]
+    # OCR misreads a letter; a different number is a different label (`IVA 27%` is not
+    # `IVA 21%`, whose ratio is 90).
+    digits = [c for c in head if c.isdigit()] == [c for c in want if c.isdigit()]
+    if digits and fuzz.ratio(head, want) >= LABEL_SCORE:
         return len(want)
     return None
 

@@ -194,3 +194,25 @@ def test_a_forms_boxed_id_is_read_under_its_label_outside_the_customers_block() 
     )
     found = [(t.kind, t.value, t.valid) for t in issuer_tax_ids([from_text(1, page)])]
     assert found == [("cnpj", "81583054000129", True)]
+
+
+def test_an_argentine_cuit_is_the_issuers_unless_it_opens_the_customers_line() -> None:
+    from docflow.suppliers.match import issuer_tax_ids
+
+    page = (
+        "Razón Social: GARCIA MARCOS ANDRES      CUIT:   20315600449\n"
+        "CUIT:   30500017704   Apellido y Nombre / Razón Social: LA SEGUNDA COOPERATIVA\n"
+    )
+    found = [(t.kind, t.value, t.valid) for t in issuer_tax_ids([from_text(1, page)])]
+    assert found == [("cuit", "20315600449", True)]
+
+
+def test_a_learned_label_with_another_number_is_another_label() -> None:
+    page = "IVA 27%: $      0,00\nIVA 21%: $      39613,64\nImporte Total: $   228250,00\n"
+    entry = profile.learn_entry([from_text(1, page)], "tax_amount", "39613.64")
+    assert entry is not None and entry["label"] == "IVA 21%: $"
+    found = profile.read([from_text(1, page)], "tax_amount", entry)
+    assert found is not None and found.value == "39613.64"
+    # Where the 21% line is not read, the 27% line in its place (a ratio of 90) is not it.
+    other = "IVA 10%: $      5,00\nIVA 27%: $      0,00\nImporte Total: $   228250,00\n"
+    assert profile.read([from_text(1, other)], "tax_amount", entry) is None
