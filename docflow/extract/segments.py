@@ -75,12 +75,12 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
         # A row of several labels is a table's header: the amounts under it are line items
         # more often than totals, so they score lower (reconciliation may still pick them).
         leads = [_leading_label(c, ocr) for c in line_cells]
-        named = [hit.field for hit in leads if hit is not None]
-        header = len(named) >= 2
+        led = [hit.field for hit in leads if hit is not None]
+        header = len(led) >= 2
         # ... unless every label of the row names one of the document's amounts (`TOTAL HT |
         # TOTAL TVA | TOTAL TTC`, `Netto EUR | MwSt. EUR | Brutto EUR`): that row heads the
         # totals, one line of them, not the items.
-        totals = header and len(set(named)) >= 2 and set(named) <= _TOTALS
+        totals = header and len(set(led)) >= 2 and set(led) <= _TOTALS
         for position, cell in enumerate(line_cells):
             hits = find_labels(cell.text, ocr)
             for i, hit in enumerate(hits):
