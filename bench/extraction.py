@@ -197,6 +197,9 @@ def main() -> None:
             runs[name] = run_set(docs, bucket, args.workers, reads)
             if name == "real":  # the same documents replayed, the registry filling up
                 warmed[name] = warm(docs, bucket, runs[name], reads)
+                for detail in warmed[name].pop("_details"):
+                    if args.verbose:
+                        print(name, "warm", json.dumps(detail), file=sys.stderr)
     records = [
         Record(name, _issuer(doc), doc, result, result["evidence"])
         for name, docs in sets.items()

@@ -16,6 +16,9 @@ now with the registry and the profiles consulted:
     silent_wrong       present values that are wrong, in documents no person saw
     silent_missing     printed fields absent, in documents no person saw
     cold_straight_through   the same documents' straight-through in the cold run
+
+`_details` (popped by the bench, printed with --verbose): per measured document, whether it
+was reviewed, matched by which id, the fields the profile read, the checks, the fields off.
 """
 
 from __future__ import annotations
@@ -145,12 +148,25 @@ def _teach(
 def _outcome(doc: Document, result: dict[str, Any]) -> dict[str, Any]:
     reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
     wrong = missing = 0
+    off: list[str] = []
     for name, truth in doc.truth.items():
         value = (result["fields"].get(name) or {}).get("value")
         if not same(name, value, truth):
             wrong += value is not None
             missing += value is None
-    return {"reviewed": reviewed, "wrong": wrong, "missing": missing}
+            off.append(name)
+    supplier = result.get("supplier") or {}
+    return {
+        "reviewed": reviewed,
+        "wrong": wrong,
+        "missing": missing,
+        # For --verbose: why this document was or was not straight through.
+        "doc": doc.ident,
+        "by": supplier.get("by") if supplier.get("certain") else None,
+        "profile": sorted(result.get("profileFields") or []),
+        "checks": [f"{c.get('field')}:{c.get('code')}" for c in result.get("checks") or []],
+        "off": off,
+    }
 
 
 def _straight(outcome: dict[str, Any]) -> bool:
@@ -199,4 +215,5 @@ def warm(
         "silent_wrong": sum(w["wrong"] for w in no_review),
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
+        "_details": [w for w, _c, _m in measured],
     }
