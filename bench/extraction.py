@@ -148,6 +148,20 @@ def _figures(docs: list[Document], results: list[dict[str, Any]]) -> dict[str, A
     }
 
 
+def _silent(docs: list[Document], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each wrong or missing value in a document no person saw."""
+    out = []
+    for doc, result in zip(docs, results, strict=True):
+        verdict = judge(doc, result)
+        for field, f in verdict["fields"].items():
+            if not verdict["reviewed"] and (f["wrong"] or f["missing"]):
+                out.append(
+                    {"doc": doc.ident, "field": field, "truth": f["truth"], "got": f["value"]}
+                    | {"confidence": f["confidence"]}
+                )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="a handful of documents")
@@ -182,7 +196,10 @@ def main() -> None:
         for name, docs in sets.items():
             runs[name] = run_set(docs, bucket, args.workers, reads)
             if name == "real":  # the same documents replayed, the registry filling up
-                warmed[name] = warm(docs, bucket, runs[name])
+                warmed[name] = warm(docs, bucket, runs[name], reads)
+                for detail in warmed[name].pop("_details"):
+                    if args.verbose:
+                        print(name, "warm", json.dumps(detail), file=sys.stderr)
     records = [
         Record(name, _issuer(doc), doc, result, result["evidence"])
         for name, docs in sets.items()
@@ -223,6 +240,9 @@ def main() -> None:
         }
         if len(held) == len(docs):
             section["cross_validated"] = _figures(docs, held)
+            if args.verbose:  # the values a fit without their issuer let through unseen
+                for miss in _silent(docs, held):
+                    print(name, "cross_validated", json.dumps(miss), file=sys.stderr)
             pngs[f"{name}, leave-one-issuer-out"] = section["cross_validated"].pop("_pairs")
         out[name] = section
     out["calibration"] = {"table": table_name, "thresholds": fitted_thresholds(load_table())}

@@ -26,6 +26,9 @@ from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
+# The same seed makes the same bytes (no creation time or random file id in the PDF), so
+# `--reads` finds a generated document's page reads again.
+reportlab.rl_config.invariant = 1
 VERA = os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")
 DATA: dict[str, Any] = tomllib.loads(
     Path(__file__).with_name("data.toml").read_text(encoding="utf-8")

@@ -16,6 +16,9 @@ now with the registry and the profiles consulted:
     silent_wrong       present values that are wrong, in documents no person saw
     silent_missing     printed fields absent, in documents no person saw
     cold_straight_through   the same documents' straight-through in the cold run
+
+`_details` (popped by the bench, printed with --verbose): per measured document, whether it
+was reviewed, matched by which id, the fields the profile read, the checks, the fields off.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from _extraction.generated import Document
+from _extraction.reads import ReadCache
 from _extraction.scoring import REVIEWS, same
 from _extraction.step import BenchStep
 from docflow import aws
@@ -38,7 +42,9 @@ from docflow.suppliers.ownership import ISSUER, judge_ibans
 from docflow.suppliers.store import ClaimConflict, SupplierStore
 
 
-def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
+def _run(
+    doc: Document, bucket: str, reads: ReadCache | None
+) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
     from docflow.pipeline.classify import classify_document
     from docflow.pipeline.extract import extract_fields
     from docflow.pipeline.read_batch import read_page_batch
@@ -52,7 +58,9 @@ def _run(doc: Document, bucket: str) -> tuple[DocumentRef, list[list[int]], dict
     if not split.ok:
         return ref, [], {"docType": "failed", "fields": {}, "checks": [], "stages": []}
     plan = split.plan
-    batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
+    batches = reads.restore(doc.pdf, ref) if reads else None
+    if batches is None:
+        batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
     found = classify_document(ref, batches)(step)
     if not found.extract:
         return ref, plan, {"docType": found.doc_type, "fields": {}, "stages": list(found.stages)}
@@ -77,7 +85,11 @@ def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:
 
 
 def _register(
-    store: SupplierStore, name: str, result: dict[str, Any], ibans: list[str]
+    store: SupplierStore,
+    name: str,
+    result: dict[str, Any],
+    ibans: list[str],
+    doc_currency: str | None = None,
 ) -> str | None:
     """Add the supplier with the ids its first document shows; an id another supplier holds
     already (a customer's, printed on both) is left out."""
@@ -87,7 +99,8 @@ def _register(
             ids.setdefault(t["kind"], []).append(t["value"])
     if ibans:
         ids["iban"] = ibans
-    currency = (result["fields"].get("currency") or {}).get("value") or ""
+    # The reviewer confirms the currency with the rest of the first document's fields.
+    currency = doc_currency or (result["fields"].get("currency") or {}).get("value") or ""
     base = {"supplierId": slug(name), "name": name, "currency": currency}
     try:
         supplier = Supplier.parse({**base, "ids": ids})
@@ -135,20 +148,39 @@ def _teach(
 def _outcome(doc: Document, result: dict[str, Any]) -> dict[str, Any]:
     reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
     wrong = missing = 0
+    off: list[str] = []
     for name, truth in doc.truth.items():
         value = (result["fields"].get(name) or {}).get("value")
         if not same(name, value, truth):
             wrong += value is not None
             missing += value is None
-    return {"reviewed": reviewed, "wrong": wrong, "missing": missing}
+            off.append(name)
+    supplier = result.get("supplier") or {}
+    return {
+        "reviewed": reviewed,
+        "wrong": wrong,
+        "missing": missing,
+        # For --verbose: why this document was or was not straight through.
+        "doc": doc.ident,
+        "by": supplier.get("by") if supplier.get("certain") else None,
+        "profile": sorted(result.get("profileFields") or []),
+        "checks": [f"{c.get('field')}:{c.get('code')}" for c in result.get("checks") or []],
+        "off": off,
+    }
 
 
 def _straight(outcome: dict[str, Any]) -> bool:
     return not outcome["reviewed"] and not outcome["wrong"] and not outcome["missing"]
 
 
-def warm(docs: list[Document], bucket: str, cold: list[dict[str, Any]]) -> dict[str, Any]:
-    """Replay `docs` in order (see the module's docstring); `cold`: their cold results."""
+def warm(
+    docs: list[Document],
+    bucket: str,
+    cold: list[dict[str, Any]],
+    reads: ReadCache | None = None,
+) -> dict[str, Any]:
+    """Replay `docs` in order (see the module's docstring); `cold`: their cold results;
+    `reads`: the cold run's page reads, reused (`--reads`, development only)."""
     store = SupplierStore(runtime().settings.supplier_table)
     seen: dict[str, str | None] = {}
     measured: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
@@ -156,13 +188,15 @@ def warm(docs: list[Document], bucket: str, cold: list[dict[str, Any]]) -> dict[
         name = doc.truth.get("vendor_name")
         if doc.doc_type not in ("invoice", "credit-note", "purchase-order") or not name:
             continue
-        ref, plan, result = _run(doc, bucket)
+        ref, plan, result = _run(doc, bucket, reads)
         who = " ".join(str(name).lower().split())
         if who in seen:
             matched = bool((result.get("supplier") or {}).get("certain"))
             measured.append((_outcome(doc, result), _outcome(doc, cold_result), matched))
             continue
-        supplier_id = _register(store, str(name), result, _issuer_ibans(ref, plan))
+        supplier_id = _register(
+            store, str(name), result, _issuer_ibans(ref, plan), doc.truth.get("currency")
+        )
         seen[who] = supplier_id
         if supplier_id:
             _teach(ref, plan, supplier_id, doc, result)
@@ -181,4 +215,5 @@ def warm(docs: list[Document], bucket: str, cold: list[dict[str, Any]]) -> dict[
         "silent_wrong": sum(w["wrong"] for w in no_review),
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
+        "_details": [w for w, _c, _m in measured],
     }

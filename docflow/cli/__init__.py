@@ -329,7 +329,7 @@ def _reviewer_commands(add: Add) -> None:
         "suppliers",
         suppliers.cmd_suppliers,
         "the supplier registry: import a CSV (every row checked first; columns: id, name, "
-        "aliases, vat, siret, siren, kvk, cnpj, gstin, abn, ein, iban, currency; `;` between "
+        "aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, iban, currency; `;` between "
         "several values), list, show or remove a supplier",
         local=True,
     )

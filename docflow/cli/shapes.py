@@ -64,7 +64,7 @@ VERSIONS_SHAPE = (
 )
 SUPPLIER = (
     '{"supplierId", "name", "aliases": [name], "ids": {kind: [value]} (kinds: vat, siret, '
-    'siren, kvk, cnpj, gstin, abn, ein, iban), "currency": ISO 4217|null, "profile": '
+    'siren, kvk, cnpj, cuit, gstin, abn, ein, iban), "currency": ISO 4217|null, "profile": '
     '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed", '
     '"misses", "suspended"}}, "runs": [run id]}, "profileVersion": int}'
 )

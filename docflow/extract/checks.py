@@ -5,7 +5,8 @@ A reason is `{"field", "code", "message"}` with code one of:
     unreadable          the engine saw the field but could not read its value (a smudged
                         total, an AnalyzeExpense value or a model answer that does not parse)
     low-confidence      found, but below its threshold
-    amounts-disagree    net + tax differs from total by more than 0.01
+    amounts-disagree    net + tax differs from total by more than 0.01, or no tax was read
+                        and net and total differ
     due-before-invoice  the due date is earlier than the invoice date
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
     unread-tax-line     the page prints a tax line with a rate and an amount, and no tax
@@ -89,6 +90,22 @@ def check_fields(
                 "total_amount",
                 "amounts-disagree",
                 f"net {net} + tax {tax} = {net + tax}, but the total reads {total}",
+            )
+        )
+    if (
+        net is not None
+        and total is not None
+        and tax is None
+        and "tax_amount" in spec.names
+        and abs(total - net) > TOLERANCE
+    ):
+        # The page prints a net and a total that differ, and no tax was read: something
+        # between them (a tax line OCR garbled, `[VA € 2.972,28`) went unread.
+        reasons.append(
+            _reason(
+                "tax_amount",
+                "amounts-disagree",
+                f"no tax read, but net {net} and total {total} differ by {total - net}",
             )
         )
     issued = fields.get("invoice_date", {}).get("value")

@@ -13,6 +13,9 @@
                 digit makes net + tax = total, the amounts are taken without it.
     derived net a net amount the page does not print is total minus tax when both are
                 confident; it is marked `derived` and never counts as read.
+    printed sum a total whose label went unread (`OBEN: RM 73.00` for `TOTAL:` on a receipt)
+                is the amount the page prints that equals net + tax, a non-zero tax read:
+                two readings and the page's own figure agree.
 
 Pure: found fields and the laid-out pages in, evidence and findings out.
 """
@@ -178,4 +181,35 @@ def derive_net(
         total.page,
         evidence={"source": "derived", "from": "total_amount - tax_amount"},
         derived=True,
+    )
+
+
+def printed_sum(fields: Mapping[str, FoundField], pages: Sequence[Page]) -> FoundField | None:
+    """For a total no label gave: the last amount printed on the pages that equals net + tax
+    (both read after their labels, the tax not zero), or None."""
+    net, tax = fields.get("net_amount"), fields.get("tax_amount")
+    if "total_amount" in fields or net is None or tax is None or Decimal(tax.value) == 0:
+        return None
+    if net.derived or tax.derived or net.evidence.get("rivals") or tax.evidence.get("rivals"):
+        return None
+    want = f"{Decimal(net.value) + Decimal(tax.value):.2f}"
+    spots = [
+        (page.number, cell, amount)
+        for page in pages
+        for cell in page.cells()
+        for amount in find_amounts(cell.text)
+        if amount.value == want
+    ]
+    if not spots:
+        return None
+    number, cell, amount = spots[-1]  # a total follows the lines it sums
+    end = amount.end if amount.end >= 0 else len(cell.text)
+    ocr = min(float(net.evidence.get("ocr", 1.0)), float(tax.evidence.get("ocr", 1.0)))
+    return FoundField(
+        want,
+        min(net.confidence, tax.confidence),
+        number,
+        box=cell.sub_box(amount.start, end),
+        raw=cell.text,
+        evidence={"source": "printed-sum", "ocr": round(ocr, 3), "reconciled": True, "agree": 1},
     )

@@ -168,6 +168,7 @@ class AmountValue:
     value: str  # two places, "1234.50"
     currency: str | None  # a symbol or code printed beside it
     start: int
+    end: int = -1  # where the printed number ends (-1: not known)
 
 
 def parse_number(token: str) -> Decimal | None:
@@ -248,5 +249,5 @@ def find_amounts(text: str) -> list[AmountValue]:
         if number is None:
             continue
         near = text[max(0, m.start() - 5) : m.start()] + " " + text[m.end() : m.end() + 5]
-        found.append(AmountValue(format_amount(number), currency_in(near), m.start()))
+        found.append(AmountValue(format_amount(number), currency_in(near), m.start(), m.end()))
     return found

@@ -35,6 +35,7 @@ from docflow.extract.calibration import calibrate, load_table
 from docflow.extract.calibration import thresholds as fitted_thresholds
 from docflow.extract.crosscheck import (
     derive_net,
+    printed_sum,
     rate_verdict,
     sign_digit,
     tax_lines,
@@ -119,6 +120,8 @@ class RulesEngine:
                 )
         if currency and "currency" not in found:
             found["currency"] = currency
+        if "total_amount" in names and (total := printed_sum(found, layouts)) is not None:
+            found["total_amount"] = total
         found, findings = _cross_checked(found, layouts, pages, ocr)
         table = load_table()
         limits = fitted_thresholds(table)

@@ -74,7 +74,13 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
     for line_cells in page.lines:
         # A row of several labels is a table's header: the amounts under it are line items
         # more often than totals, so they score lower (reconciliation may still pick them).
-        header = sum(_starts_with_label(c, ocr) for c in line_cells) >= 2
+        leads = [_leading_label(c, ocr) for c in line_cells]
+        led = [hit.field for hit in leads if hit is not None]
+        header = len(led) >= 2
+        # ... unless every label of the row names one of the document's amounts (`TOTAL HT |
+        # TOTAL TVA | TOTAL TTC`, `Netto EUR | MwSt. EUR | Brutto EUR`): that row heads the
+        # totals, one line of them, not the items.
+        totals = header and len(set(led)) >= 2 and set(led) <= _TOTALS
         for position, cell in enumerate(line_cells):
             hits = find_labels(cell.text, ocr)
             for i, hit in enumerate(hits):
@@ -93,6 +99,8 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
                 # A name's label starts its cell and has a colon before its value: `Lieferant
                 # GmbH` and `LOGO Vendeur` are a name and a caption, not a label and a value.
                 if kind == TEXT and (not starts or (value.strip() and ":" not in rest[:3])):
+                    continue
+                if not hit.strong and _names_another(hit, kind, rest, cell.text):
                     continue
                 found.append(
                     Segment(
@@ -117,7 +125,7 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
                     continue
                 if not (hit.strong or kind == DATE):
                     continue
-                in_header = header and kind == AMOUNT
+                in_header = header and not totals and kind == AMOUNT
                 found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
             named = [h for h in hits if h.field]
             if named and FIELD_KINDS[named[0].field or ""] == AMOUNT:
@@ -192,6 +200,26 @@ def _number_to_the_right(
 # `München, den || 01.11.2024`: a letter's place and date, which is the invoice's date.
 _PLACE_AND_DATE = re.compile(r"\w,\s*(?:den|le|el|il)$", re.IGNORECASE)
 _DATE_OF = re.compile(r"^\s*(?:vom|von|du|del|de|dated|of|issued|den)\b", re.IGNORECASE)
+
+
+# A generic `Date` qualified by a word before its colon names another date (`Date début :`,
+# `Date fin :`: a service period); one printed with a page number is a running header's or
+# footer's print stamp (`Datum: 30.10.2024 Zeit: 04:59:13 Seite: 1`), not the document's.
+_QUALIFIED = re.compile(r"^\s*[^\W\d_]{2,}\.?\s*:")
+_PAGE_NUMBER = re.compile(r"\b(?:seite|page|pagina|pag|blatt)\b\.?\s*:?\s*\d", re.IGNORECASE)
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _names_another(hit: LabelHit, kind: str, rest: str, cell: str) -> bool:
+    """A weak label that, here, names something else than the document's field."""
+    if kind == DATE:
+        return bool(_QUALIFIED.match(rest) or _PAGE_NUMBER.search(fold_keep_length(cell)))
+    # A bare `Nº` after a word is that word's number (`CAE Nº`, `SINIESTRO Nº`: an
+    # authorization, a claim), not the document's.
+    bare = len(cell[hit.start : hit.end].strip()) <= 3
+    return kind == ID and bare and bool(_WORD.search(cell[: hit.start]))
 
 
 def _no_digits(value: str) -> bool:
@@ -309,6 +337,14 @@ def _name_under(
     return []
 
 
-def _starts_with_label(cell: Cell, ocr: bool) -> bool:
+_TOTALS = {"net_amount", "tax_amount", "total_amount"}
+
+
+def _leading_label(cell: Cell, ocr: bool) -> LabelHit | None:
+    """The label the cell starts with, if any."""
     hits = find_labels(cell.text, ocr)
-    return bool(hits) and not cell.text[: hits[0].start].strip()
+    return hits[0] if hits and not cell.text[: hits[0].start].strip() else None
+
+
+def _starts_with_label(cell: Cell, ocr: bool) -> bool:
+    return _leading_label(cell, ocr) is not None

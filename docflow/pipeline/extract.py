@@ -75,17 +75,17 @@ def _consult_registry(
     pages: list[PageInput],
     fields: dict[str, Any],
     names: Any,
-    unreadable: set[str],
+    evidence: dict[str, dict[str, Any]],
 ) -> Any:
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile."""
     table = runtime().settings.supplier_table
     try:
         store = SupplierStore(table) if table else None
-        return consult(store, pages, fields, names, unreadable)
+        return consult(store, pages, fields, names, evidence)
     except Exception as exc:  # the registry unreachable: retried, then a person reads it
         if step.attempt < ATTEMPTS:
             raise
-        consulted = consult(None, pages, fields, names, unreadable)
+        consulted = consult(None, pages, fields, names, evidence)
         consulted.checks.append(
             {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
         )
@@ -132,7 +132,8 @@ def extract_fields(
     if order is not None and order.verdict == "match":
         fields = confirmed(fields)
     unreadable = {r["field"] for r in extraction.rejected}
-    consulted = _consult_registry(step, pages, fields, spec.names, unreadable)
+    evidence = {name: f.evidence for name, f in extraction.fields.items()}
+    consulted = _consult_registry(step, pages, fields, spec.names, evidence)
     fields = consulted.fields
     checks = check_fields(
         fields, spec, rules, unreadable, extraction.repairs, extraction.thresholds

@@ -5,7 +5,7 @@ Columns (a header row; only `name` is required, the others may be absent or empt
     id        the supplier id (default: the name in lower case, dashes for the rest)
     name      the registry's name for it, which a checked-id match puts in `vendor_name`
     aliases   other names it prints, separated by `;`
-    vat, siret, siren, kvk, cnpj, gstin, abn, ein, iban
+    vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, iban
               its ids (`;` between several), each checked as `docflow.suppliers.ids` says
     currency  its default currency (ISO 4217), used when an invoice names none
 

@@ -12,11 +12,13 @@ outside the customer's block, the review page's "add this supplier" prefill), an
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.extract.base import PageInput
+from docflow.extract.calibration import load_table, probability
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
@@ -31,6 +33,7 @@ REGISTRY = 1.0  # a name from a checked id's supplier
 DEFAULT_CURRENCY = 0.95  # the supplier's currency where the page names none
 PROFILE = 0.97  # a value where the profile says, after its label, of its shape
 DISAGREE = 0.5  # the rules and the profile read different values: a person decides
+SAME_CELL = 0.95  # the rules engine's position score for a value beside its label
 
 
 @dataclass
@@ -62,8 +65,11 @@ def consult(
     pages: Sequence[PageInput],
     fields: Mapping[str, dict[str, Any]],
     names: Sequence[str],
-    unreadable: Collection[str] = (),
+    evidence: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Consulted:
+    """What the registry says about this page; `evidence`: the engine's evidence record per
+    field (where each value was read), which decides whether a value the profile says this
+    supplier never prints was printed this time."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
     if not pages:
         return out
@@ -102,9 +108,62 @@ def consult(
             "box": None,
             "source": "registry",
         }
+    elif (found := out.fields.get("currency")) and found.get("value") == supplier.currency:
+        # The page's own reading (often a guess from its signs or its country) and the
+        # supplier's registered currency agree: two sources, each surer than either.
+        found["confidence"] = max(float(found.get("confidence", 0.0)), DEFAULT_CURRENCY)
     factors = {p.page: _ocr(p) for p in pages}
-    out.shown["profileFields"] = _apply_profile(out, layouts, supplier, names, unreadable, factors)
+    out.shown["profileFields"] = _apply_profile(
+        out, layouts, supplier, names, factors, evidence or {}
+    )
     return out
+
+
+def _profile_confidence(
+    name: str, found: profiles.Located, factors: Mapping[int, float], agreed: bool
+) -> float:
+    """A profile read is a labelled reading whose label is the supplier's own, confirmed by a
+    person: its confidence is what the shipped calibration gives such a reading (a value after
+    its label, in its place, of its form), weighed by the OCR confidence of the value's own
+    words on a scan (the page's mean where the words carry none), as the rules engine weighs
+    its readings; the rules reading the same value is a second label agreeing."""
+    scanned = found.ocr is not None or factors.get(found.page, 1.0) < 1.0
+    ocr = factors.get(found.page, 1.0) if found.ocr is None else min(1.0, found.ocr + 0.04)
+    evidence = {
+        "source": "label",
+        "position": SAME_CELL,
+        "label": 1.0,
+        "form": 1.0,
+        "ocr": round(ocr, 3),
+        "scanned": scanned,
+        "score": round(PROFILE * ocr, 4),
+        "agree": 2 if agreed else 1,
+    }
+    return probability(name, evidence, load_table())
+
+
+def _printed_after_own_label(evidence: Mapping[str, Any]) -> bool:
+    """The value sat after a label of its own field, in the label's cell or the next one, the
+    label read exactly (`Your order AB321`): the page prints the field this time. A value
+    under a table's column header, after a title or a misread label is no such proof."""
+    return (
+        evidence.get("source") == "label"
+        and float(evidence.get("position", 0.0)) >= SAME_CELL
+        and float(evidence.get("label", 0.0)) >= 1.0
+    )
+
+
+def _reconciled(fields: Mapping[str, dict[str, Any]]) -> bool:
+    """Net + tax = total, all three read from the page (none derived)."""
+    try:
+        net, tax, total = (
+            Decimal(str(fields[n]["value"])) for n in ("net_amount", "tax_amount", "total_amount")
+        )
+    except (KeyError, InvalidOperation, TypeError):
+        return False
+    if any(fields[n].get("derived") for n in ("net_amount", "tax_amount", "total_amount")):
+        return False
+    return abs(net + tax - total) <= Decimal("0.01")
 
 
 def _apply_profile(
@@ -112,17 +171,29 @@ def _apply_profile(
     layouts: Sequence[Page],
     supplier: Supplier,
     names: Sequence[str],
-    unreadable: Collection[str],
     factors: Mapping[int, float],
+    evidence: Mapping[str, Mapping[str, Any]],
 ) -> list[str]:
     """Each profile field read where the profile says; the names of those it gave."""
     read: list[str] = []
+    reconciled = _reconciled(out.fields)
     for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
-        if name not in names or name in unreadable:
-            continue  # a value the engine saw and could not read stays a person's to read
+        if name not in names:
+            continue
+        # A label the rules found with no value they could read (`unreadable`) is filled
+        # only as any profile read is: after the learned label, inside the learned region, of
+        # the learned shape (a smudge has none). Where the rules looked beside the label and
+        # the supplier prints its number two lines under it, the profile knows better; an
+        # amount is never supplied alone (below).
         generic = out.fields.get(name)
         if entry.get("absent") and not entry.get("suspended"):
-            if generic and generic.get("value"):
+            # An order number is cited on some invoices of a supplier and not on others: one
+            # printed after its own label is the page's word against one earlier review.
+            if (
+                generic
+                and generic.get("value")
+                and not _printed_after_own_label(evidence.get(name) or {})
+            ):
                 # A person confirmed this supplier prints no such field; the rules read one.
                 out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}
                 out.checks.append(
@@ -138,10 +209,12 @@ def _apply_profile(
         if found is None:
             continue
         generic = out.fields.get(name)
-        if generic is None and FIELD_KINDS.get(name) == AMOUNT:
-            # Amounts vary from one invoice to the next and have no shape to hold them to:
-            # the profile confirms the rules' reading (checked by reconciliation), never
-            # supplies one alone.
+        # Amounts vary from one invoice to the next and their shape holds them loosely: the
+        # profile confirms the rules' reading only where net + tax = total checks it, never
+        # supplies one alone (a scan's `27102011.00` read where the total sits is no total).
+        # A different amount there still disagrees, below.
+        unchecked = generic is None or (not reconciled and str(generic["value"]) == found.value)
+        if FIELD_KINDS.get(name) == AMOUNT and unchecked:
             continue
         if generic and str(generic.get("value")).upper() != found.value.upper():
             out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}
@@ -154,7 +227,7 @@ def _apply_profile(
                 }
             )
             continue
-        confidence = PROFILE * factors.get(found.page, 1.0)
+        confidence = _profile_confidence(name, found, factors, agreed=generic is not None)
         if generic:
             confidence = max(confidence, float(generic.get("confidence", 0)))
         out.fields[name] = {

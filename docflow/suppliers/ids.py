@@ -11,6 +11,7 @@ Kinds (the registry's CSV columns take the same names):
     kvk     Dutch chamber of commerce number: eight digits after its label (it has no check
             digit, and stdnum has no module for it, so the label is the only evidence)
     cnpj    Brazilian company number: `stdnum.br.cnpj`
+    cuit    Argentine tax id, after its label (`CUIT`, `C.U.I.T.`): `stdnum.ar.cuit`
     gstin   Indian GST number: `stdnum.in_.gstin`
     abn     Australian business number: `stdnum.au.abn`
     ein     US employer id, after its label: `stdnum.us.ein`
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from stdnum import iban as _iban
+from stdnum.ar import cuit as _cuit
 from stdnum.au import abn as _abn
 from stdnum.br import cnpj as _cnpj
 from stdnum.es import nif as _es_nif
@@ -38,7 +40,7 @@ from stdnum.in_ import gstin as _gstin
 from stdnum.it import iva as _it_iva
 from stdnum.us import ein as _ein
 
-KINDS = ("vat", "siret", "siren", "kvk", "cnpj", "gstin", "abn", "ein", "iban")
+KINDS = ("vat", "siret", "siren", "kvk", "cnpj", "cuit", "gstin", "abn", "ein", "iban")
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ def is_valid(kind: str, value: str) -> bool:
         "siren": _siren.is_valid,
         "kvk": lambda v: bool(re.fullmatch(r"\d{8}", v)),
         "cnpj": _cnpj.is_valid,
+        "cuit": _cuit.is_valid,
         "gstin": _gstin.is_valid,
         "abn": _abn.is_valid,
         "ein": _ein.is_valid,
@@ -101,7 +104,8 @@ _LABELLED: tuple[tuple[str, str, str], ...] = (
     ("siret", r"siret", r"\d{3}\s?\d{3}\s?\d{3}\s?\d{5}"),
     ("siren", r"siren|rcs(?:\s+[a-z]+)?", r"\d{3}\s?\d{3}\s?\d{3}(?!\s?\d)"),
     ("kvk", r"kvk(?:[\s-]*(?:nummer|nr))?|kamer\s+van\s+koophandel", r"\d{8}(?!\d)"),
-    ("cnpj", r"cnpj", r"\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2}"),
+    ("cnpj", r"cnpj(?:\s*/\s*cpf)?", r"\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2}"),
+    ("cuit", r"c\.?u\.?i\.?t\.?", r"\d{2}-?\d{8}-?\d(?!\d)"),
     ("abn", r"abn", r"\d{2}\s?\d{3}\s?\d{3}\s?\d{3}"),
     ("ein", r"ein|employer\s+id(?:entification)?(?:\s+number)?|fein", r"\d{2}-?\d{7}(?!\d)"),
     ("es_nif", r"n\.?i\.?f\.?|c\.?i\.?f\.?", r"[A-Z]?-?\d{7,8}-?[A-Z0-9]"),
@@ -118,6 +122,18 @@ _VAT_RE = re.compile(
 )
 _GSTIN_RE = re.compile(r"(?<![A-Z0-9])(\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])")
 _IBAN_RE = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)\b")
+
+
+# A cell that is an id's label and nothing else (a boxed form's `CNPJ / CPF`, a table's
+# `USt-IdNr.:`): its value is in the next cell or the one under it.
+_LABEL_ONLY = re.compile(
+    rf"^\s*(?:{'|'.join(label for _kind, label, _value in _LABELLED)}){_SEP}$", re.IGNORECASE
+)
+
+
+def label_only(text: str) -> bool:
+    """`text` is a tax id's label with no value after it."""
+    return bool(_LABEL_ONLY.match(text))
 
 
 def find_ibans(text: str) -> Iterator[FoundId]:

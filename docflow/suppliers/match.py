@@ -13,15 +13,17 @@ profile is read for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from docflow.extract.layout import Page
+from docflow.extract.layout import Cell, Page, below, right_of
+from docflow.extract.matching import is_customer_label
 from docflow.extract.parse import fold
 from docflow.extract.vendor import LEGAL_FORM, customer_cells
-from docflow.suppliers.ids import FoundId, find_tax_ids
+from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import IbanFinding
 from docflow.suppliers.store import SupplierStore
@@ -41,15 +43,56 @@ class Match:
         return self.by != "name"
 
 
+# A word naming the customer right before an id in its cell: `TVA client FR19...`, `Customer
+# VAT ID`, `USt-IdNr. des Kunden`. Such an id identifies the customer, never the issuer.
+_CUSTOMERS = re.compile(
+    r"\b(?:client|customer|buyer|acheteur|cliente|kunden?|klant|kaufer|kaeufer|comprador"
+    r"|acquirente|cessionario|committente|destinatario|adquirente)\b",
+    re.IGNORECASE,
+)
+
+
 def issuer_tax_ids(layouts: Sequence[Page]) -> list[FoundId]:
-    """Tax ids printed outside the customer's block, in page order (checked or not)."""
+    """Tax ids printed outside the customer's block and not named the customer's in their
+    own cell, in page order (checked or not)."""
     out: list[FoundId] = []
     for page in layouts:
         customer = customer_cells(page)
         for cell in page.cells():
-            if id(cell) not in customer:
-                out.extend(find_tax_ids(cell.text))
+            if id(cell) in customer or _opens_customer_line(page, cell):
+                continue
+            # The words before each id: in its cell since the id before it, and for the
+            # first, the label cell to its left (`N° TVA client` | `FR19787878784`).
+            left = [c for c in page.lines[cell.line] if c.x1 <= cell.x0 + 1e-6]
+            before = max(left, key=lambda c: c.x1).text + " " if left else ""
+            start = 0
+            for found in sorted(find_tax_ids(cell.text), key=lambda f: f.start):
+                if not _CUSTOMERS.search(fold(before + cell.text[start : found.start])):
+                    out.append(found)
+                before, start = "", found.end
+            if label_only(cell.text) and not _CUSTOMERS.search(fold(cell.text)):
+                out.extend(_beside_label(page, cell, customer))
     return out
+
+
+def _opens_customer_line(page: Page, cell: Cell) -> bool:
+    """The next cell on the line is a customer's label: the id is the first of the customer's
+    fields on that line (`CUIT: 30500017704 | Apellido y Nombre / Razón Social: ...`)."""
+    right = right_of(page, cell)
+    return right is not None and is_customer_label(right.text)
+
+
+def _beside_label(page: Page, label: Cell, customer: set[int]) -> list[FoundId]:
+    """The id a label-only cell names, read from the cell to its right or the first cell
+    under it (a form's box: label at the top, value beneath), outside the customer's block."""
+    for other in [right_of(page, label), *(c for _d, c in below(page, label, max_lines=1))]:
+        if other is None or id(other) in customer or _opens_customer_line(page, other):
+            continue
+        joined = f"{label.text} {other.text}"
+        found = [f for f in find_tax_ids(joined) if f.start > len(label.text)]
+        if found:
+            return found[:1]
+    return []
 
 
 def _name_key(name: str) -> str:

@@ -6,9 +6,12 @@ field where an entry says. Both are pure (layouts in, values out); the store's c
 write and the extract hook decide what to do with them.
 
 A profile read counts only when all three agree: the entry's label is on the page, the value
-after it has the entry's shape, and it lies in the entry's region (within MARGIN). Dates and
-amounts keep their kind as shape (their printed form varies less than their value); ids and
-numbers get a pattern (`E\\d{13}`, `INV-\\d{4}-\\d{3}`).
+after it has the entry's shape, and it lies in the entry's region (within MARGIN). Dates keep
+their kind as shape; amounts their kind and printed form (`amount,2`: a decimal comma and two
+places; `amount0`: no decimals), since a supplier prints its amounts one way and a misread
+(`27/10/2011` taken for `27102011`) rarely keeps that form; ids and numbers get a pattern
+(`E\\d{13}`, `INV-\\d{4}-\\d{3}`). An entry learned before amounts had a form (`amount`)
+takes any amount.
 """
 
 from __future__ import annotations
@@ -38,10 +41,23 @@ class Located:
     label: str
     box: list[float]
     page: int
+    printed: str = ""  # the value as printed (an amount's shape is its printed form)
+    ocr: float | None = None  # the OCR confidence of the value's own words (None: text layer)
 
 
-def shape_of(value: str, kind: str) -> str:
-    """A regular expression for an id's printed form; the kind for dates and amounts."""
+def amount_form(printed: str) -> str:
+    """How an amount is printed: its decimal mark and places (`,2`, `.2`), or `0` for none."""
+    m = re.search(r"([.,])(\d{1,3})\s*$", printed)
+    if m is None or len(m[2]) == 3:  # `1.234` is a thousands mark, not three places
+        return "0"
+    return f"{m[1]}{len(m[2])}"
+
+
+def shape_of(value: str, kind: str, printed: str = "") -> str:
+    """A regular expression for an id's printed form; the kind for dates; the kind and the
+    printed form for amounts."""
+    if kind == AMOUNT and printed:
+        return f"{AMOUNT}{amount_form(printed)}"
     if kind != ID:
         return kind
     out, first = [], True
@@ -59,7 +75,8 @@ def shape_of(value: str, kind: str) -> str:
 
 
 def _token_value(text: str, kind: str, shape: str | None) -> tuple[str, int, int] | None:
-    """The first value of `kind` (and `shape`, for ids) in `text`: (normal form, span)."""
+    """The first value of `kind` (and `shape`, for ids and amounts) in `text`: (normal
+    form, span)."""
     if kind == ID:
         for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9]", text):
             token = m[0].upper()
@@ -67,8 +84,12 @@ def _token_value(text: str, kind: str, shape: str | None) -> tuple[str, int, int
                 return token, m.start(), m.end()
         return None
     if kind == AMOUNT:
-        amounts = find_amounts(text)
-        return (amounts[0].value, amounts[0].start, len(text)) if amounts else None
+        for amount in find_amounts(text):
+            end = amount.end if amount.end >= 0 else len(text)
+            form = f"{AMOUNT}{amount_form(text[amount.start : end])}"
+            if shape in (None, AMOUNT) or shape == form:
+                return amount.value, amount.start, end
+        return None
     if kind == DATE:
         dates = find_dates(text)
         return (dates[0].iso, dates[0].start, len(text)) if dates else None
@@ -84,19 +105,32 @@ def _same(kind: str, printed: str, value: str) -> bool:
     return printed.upper() == str(value).upper()
 
 
+def _is_value(token: str) -> bool:
+    """A printed value of its own (a date, a number), not a rate inside a label (`19,00%`)."""
+    return sum(c.isdigit() for c in token) >= 4 and "%" not in token
+
+
+def _label_text(before: str) -> str:
+    """A label from the text before a value: only the words after its last printed value
+    (`Datum: 20 april 2022 Nummer:` labels the number after it `Nummer`, not the date)."""
+    numbers = [m for m in re.finditer(r"\S*\d\S*", before) if _is_value(m[0])]
+    own = before[numbers[-1].end() :] if numbers else before
+    return own.strip(" :#.-\t*")
+
+
 def _label_before(page: Page, cell: Cell, start: int) -> str:
     """The label of a value at `cell.text[start:]`: the words before it in its cell, else the
     cell to its left, else the cell over it."""
-    own = cell.text[:start].strip(" :#.-\t")
+    own = _label_text(cell.text[:start])
     if sum(c.isalpha() for c in own) >= 2:
         return own
     left = [c for c in page.lines[cell.line] if c.x1 <= cell.x0 + 1e-6]
     if left:
-        return max(left, key=lambda c: c.x1).text.strip(" :#.-\t")
+        return _label_text(max(left, key=lambda c: c.x1).text)
     for line in range(cell.line - 1, max(-1, cell.line - 3), -1):
         for other in page.lines[line]:
             if min(cell.x1, other.x1) - max(cell.x0, other.x0) > 0:
-                return other.text.strip(" :#.-\t")
+                return _label_text(other.text)
     return ""
 
 
@@ -113,11 +147,17 @@ def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
                 ]
             elif found:
                 spans = [found]
-            for printed, start, end in spans:
-                if _same(kind, printed, value):
+            for normal, start, end in spans:
+                if _same(kind, normal, value):
                     label = _label_before(page, cell, start)
                     box = cell.sub_box(start, end) or [cell.x0, cell.y0, cell.x1, cell.y1]
-                    return Located(printed, label, [round(v, 4) for v in box], page.number)
+                    return Located(
+                        normal,
+                        label,
+                        [round(v, 4) for v in box],
+                        page.number,
+                        printed=cell.text[start:end].strip(),
+                    )
     return None
 
 
@@ -133,7 +173,7 @@ def learn_entry(layouts: Sequence[Page], name: str, value: str) -> dict[str, Any
         "label": where.label[:80],
         "region": where.box,
         "page": where.page,
-        "shape": shape_of(where.value, kind),
+        "shape": shape_of(where.value, kind, where.printed),
     }
 
 
@@ -151,8 +191,11 @@ def _label_in(text: str, label: str) -> int | None:
     index = folded.find(want)
     if index >= 0:
         return index + len(want)
-    head = folded[: len(want) + 2]
-    if fuzz.ratio(head[: len(want)], want) >= LABEL_SCORE:
+    head = folded[: len(want)]
+    # OCR misreads a letter; a different number is a different label (`IVA 27%` is not
+    # `IVA 21%`, whose ratio is 90).
+    digits = [c for c in head if c.isdigit()] == [c for c in want if c.isdigit()]
+    if digits and fuzz.ratio(head, want) >= LABEL_SCORE:
         return len(want)
     return None
 
@@ -162,7 +205,7 @@ def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Locate
     kind = FIELD_KINDS.get(name)
     if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
         return None
-    shape = entry["shape"] if kind == ID else None
+    shape = entry["shape"] if kind in (ID, AMOUNT) else None
     for page in layouts:
         if page.number != int(entry.get("page", 1)):
             continue
@@ -186,7 +229,17 @@ def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Locate
                     where.y1,
                 ]
                 if _inside(box, entry["region"]):
-                    return Located(value, str(entry["label"]), list(box), page.number)
+                    at = offset + start, offset + stop
+                    scanned = any(w.confidence is not None for w in where.words)
+                    ocr = where.words_confidence(*at) if scanned else None
+                    return Located(
+                        value,
+                        str(entry["label"]),
+                        list(box),
+                        page.number,
+                        printed=where.text[at[0] : at[1]].strip(),
+                        ocr=ocr,
+                    )
     return None
 
 

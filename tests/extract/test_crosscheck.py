@@ -95,3 +95,19 @@ def test_a_net_the_page_does_not_print_is_derived_when_total_and_tax_are_sure() 
     assert derive_net(unsure, limits) is None
     printed = {**unsure, "tax_amount": _f("210.00"), "net_amount": _f("1000.00")}
     assert derive_net(printed, limits) is None  # printed: nothing to derive
+
+
+def test_a_total_whose_label_ocr_lost_is_the_printed_sum_of_net_and_tax() -> None:
+    # A receipt's `TOTAL:` read as `OBEN:`: net and tax read, and the page prints their sum.
+    page = PageInput(
+        1,
+        "Sub Total : RM 68.87\nGST/TAX 6% : RM 4.13\nOBEN: RM 73.00\nCASH: RM 73.00\n",
+        "textlayer",
+        100.0,
+    )
+    found = RulesEngine().extract([page], ["net_amount", "tax_amount", "total_amount"]).fields
+    assert found["total_amount"].value == "73.00"
+    assert found["total_amount"].evidence["source"] == "printed-sum"
+    # No such figure printed: no total is made up.
+    bare = PageInput(1, "Sub Total : RM 68.87\nGST/TAX 6% : RM 4.13\n", "textlayer", 100.0)
+    assert "total_amount" not in RulesEngine().extract([bare], ["total_amount"]).fields

@@ -112,3 +112,21 @@ def test_a_currency_sign_read_as_a_digit_goes_to_review_with_the_amounts_right()
         "20.00",
         "120.00",
     )
+
+
+def test_a_tax_line_ocr_garbled_past_reading_sends_the_invoice_to_a_person() -> None:
+    # OCR read `IVA` as `[VA`: no label, no tax amount, and net and total that differ.
+    rules = load_rules(DEFAULT_RULES).fields
+    spec = rules.for_type("invoice")
+    assert spec is not None
+    read = {
+        "invoice_number": "A81941",
+        "currency": "EUR",
+        "net_amount": "14153.70",
+        "total_amount": "17125.98",
+    }
+    fields = {n: {"value": v, "confidence": 0.99, "page": 1} for n, v in read.items()}
+    checks = check_fields(fields, spec, rules)
+    assert [(c["field"], c["code"]) for c in checks] == [("tax_amount", "amounts-disagree")]
+    same = {**fields, "total_amount": {"value": "14153.70", "confidence": 0.99, "page": 1}}
+    assert not check_fields(same, spec, rules)  # no tax, and none to read

@@ -18,6 +18,7 @@ from docflow.readmodel.transitions import FINALIZED, PENDING_REVIEW
 from docflow.settings import load_settings
 from orchestrator.app import handler
 from tests.support.aws import Stack, result_json
+from tests.support.review_desk import call, open_desk
 from tests.support.waiting import wait_until
 
 RULES = OrderRules(Decimal("0.01"), Decimal("0.05"))
@@ -118,14 +119,14 @@ def _finalize_order(stack: Stack, runner: DurableFunctionTestRunner) -> str:
 def test_an_invoice_over_its_orders_total_waits_in_review_with_both_totals(
     stack: Stack, shipped_rules: None
 ) -> None:
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        order_id = _finalize_order(stack, runner)
+    with open_desk(stack) as desk:
+        order_id = _finalize_order(stack, desk.runner)
         found = ReadModel(load_settings().table_name).finalized_orders("po-4411 ")
         assert [o["documentId"] for o in found] == [order_id]
 
         doc = stack.upload("in/invoice-over.pdf", pdfs.text_pdf(OVER))
-        arn = runner.run_async(input=stack.event(doc), execution_timeout=120)
-        runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
+        arn = desk.start(doc)
+        desk.runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
         waiting = ReadModel(load_settings().table_name).pending().items
         assert [w["stageName"] for w in waiting] == ["fields"]
         checks = {c["code"]: c for c in waiting[0]["fieldChecks"]}
@@ -134,6 +135,12 @@ def test_an_invoice_over_its_orders_total_waits_in_review_with_both_totals(
         assert "invoice total 1265.00 USD" in mismatch["message"]
         assert "order total 1100.00 USD" in mismatch["message"]
         assert order_id in mismatch["message"]
+        # The reviewer's page sets both figures under the total.
+        (token,) = desk.links(doc)
+        body = call("GET", f"/review/{token}")["body"]
+        row = body[body.index('<label for="field-total_amount">') :]
+        row = row[: row.index('name="field.total_amount"')]
+        assert "invoice total 1265.00 USD" in row and "order total 1100.00 USD" in row
 
 
 def test_an_invoice_matching_its_order_has_confident_amounts(

@@ -8,6 +8,7 @@ digit off matches nothing."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
@@ -138,3 +139,65 @@ def test_a_registry_that_cannot_be_read_sends_the_invoice_to_a_person(
     assert [w["stageName"] for w in waited] == ["fields"]
     assert ("*", "registry-failed") in {(c["field"], c["code"]) for c in waited[0]["fieldChecks"]}
     assert out["status"] == "finalized"  # after the person's approval
+
+
+class _Step:
+    """What a step body gets from the SDK here: the first attempt and a quiet logger."""
+
+    attempt = 1
+
+    class logger:
+        @staticmethod
+        def info(*_: Any, **__: Any) -> None: ...
+
+        @staticmethod
+        def warning(*_: Any, **__: Any) -> None: ...
+
+
+def test_two_reviews_of_one_supplier_learning_at_once_lose_neither(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """Two approved reviews of one supplier's invoices run their learn steps at the same
+    moment (the step bodies, on two threads): both land, neither overwrites the other."""
+    from docflow.pipeline.learn import learn_supplier
+    from docflow.pipeline.read_batch import read_page_batch
+    from docflow.pipeline.split import split_document
+
+    import_suppliers(registry(), REGISTRY)
+    runs = []
+    for index, number in enumerate(("E2026000000017", "E2026000000018")):
+        doc = stack.upload(f"in/race-{index}.pdf", blauwal_invoice(number))
+        split = split_document(doc)(_Step())
+        for batch, (first, last) in enumerate(split.batches):
+            read_page_batch(doc, batch, first, last)(_Step())
+        summary = {
+            "docType": "invoice",
+            "supplier": {"supplierId": "blauwal", "certain": True},
+            "fields": {
+                "invoice_number": {"value": number, "original": None, "correctedBy": "ap"},
+                "total_amount": {"value": "1190.00"},
+            },
+        }
+        runs.append((doc, summary, split.plan))
+    barrier = threading.Barrier(len(runs))
+    answers: list[dict[str, Any]] = []
+
+    def learn(doc: Any, summary: dict[str, Any], plan: list[list[int]]) -> None:
+        barrier.wait()
+        answers.append(learn_supplier(doc, summary, plan)(_Step()))
+
+    threads = [threading.Thread(target=learn, args=run) for run in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(a["profileVersion"] for a in answers) == [1, 2]
+    learned = registry().get("blauwal")
+    assert learned is not None and learned.profile_version == 2
+    assert sorted(learned.profile["runs"]) == sorted(doc.run_id for doc, _s, _p in runs)
+    assert learned.profile["fields"]["invoice_number"]["confirmed"] == 2
+    # The same step again (a retry after a crash) learns nothing twice.
+    doc, summary, plan = runs[0]
+    learn_supplier(doc, summary, plan)(_Step())
+    again = registry().get("blauwal")
+    assert again is not None and again.profile_version == 2

@@ -92,14 +92,27 @@ def test_an_amount_from_the_profile_alone_is_not_taken(stack: Stack) -> None:
     import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
     entry = profile.learn_entry([from_text(1, PAGE)], "total_amount", "1190.00")
     assert entry is not None and entry["label"] == "Gesamtbetrag"
+    assert entry["shape"] == "amount,2"  # a decimal comma and two places, as printed
     store.update_profile("blauwal", lambda p: {"fields": {"total_amount": entry}})
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     alone = consult(store, [page], {}, ["total_amount"])
     assert "total_amount" not in alone.fields
-    read = {"total_amount": {"value": "1190.00", "confidence": 0.7, "page": 1, "box": None}}
-    agreed = consult(store, [page], read, ["total_amount"])
+
+    def amounts(net: str, tax: str, total: str) -> dict[str, dict[str, object]]:
+        read = {"net_amount": net, "tax_amount": tax, "total_amount": total}
+        return {k: {"value": v, "confidence": 0.7, "page": 1, "box": None} for k, v in read.items()}
+
+    names = ["net_amount", "tax_amount", "total_amount"]
+    agreed = consult(store, [page], amounts("1000.00", "190.00", "1190.00"), names)
     assert agreed.fields["total_amount"]["source"] == "profile"
-    assert agreed.fields["total_amount"]["confidence"] == 0.97
+    assert agreed.fields["total_amount"]["confidence"] > 0.96
+    # Where net + tax = total does not check the total, the profile's place confirms nothing.
+    unchecked = consult(store, [page], amounts("1000.00", "90.00", "1190.00"), names)
+    assert "source" not in unchecked.fields["total_amount"]
+    assert unchecked.fields["total_amount"]["confidence"] == 0.7
+    # Nor is an amount in another printed form read there (`27102011` where `542,31` was).
+    bare = PAGE.replace("1.190,00", "1190")
+    assert profile.read([from_text(1, bare)], "total_amount", entry) is None
 
 
 def test_a_checked_id_match_supplies_the_currency_the_page_does_not_name(stack: Stack) -> None:
@@ -131,3 +144,75 @@ def test_a_field_a_person_left_empty_is_asked_about_when_the_rules_read_one(
     assert [c["code"] for c in out.checks] == ["profile-disagrees"]
     assert out.fields["po_number"]["confidence"] <= 0.5
     assert not consult(store, [page], {}, ["po_number"]).checks
+
+
+def test_an_order_number_printed_after_its_own_label_is_the_pages_word(stack: Stack) -> None:
+    """One review that left the PO empty says little about the next order: a PO printed
+    after its own label (`Your order AB321`) stands; one read under a table's column header
+    still asks a person."""
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    learned = profile.updated({}, "run-1", {"po_number": {"absent": True}}, {})
+    assert learned is not None
+    store.update_profile("blauwal", lambda p: learned)
+    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
+    read = {"po_number": {"value": "AB321", "confidence": 0.95, "page": 1, "box": None}}
+    beside = {"source": "label", "position": 0.95, "label": 1.0}
+    out = consult(store, [page], read, ["po_number"], {"po_number": beside})
+    assert not out.checks and out.fields["po_number"]["confidence"] == 0.95
+    under = {"source": "label", "position": 0.88, "label": 1.0}
+    out = consult(store, [page], read, ["po_number"], {"po_number": under})
+    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+
+
+def test_a_label_is_the_words_after_the_last_value_before_it() -> None:
+    page = "Datum: 20 april 2022 Nummer: 3906541086000\nTotaal: 22,50"
+    entry = profile.learn_entry([from_text(1, page)], "invoice_number", "3906541086000")
+    assert entry is not None and entry["label"] == "Nummer"
+    rate = "Nettobetrag (zzgl. 19,00% MwSt.): 376,37"
+    entry = profile.learn_entry([from_text(1, rate)], "net_amount", "376.37")
+    assert entry is not None and entry["label"] == "Nettobetrag (zzgl. 19,00% MwSt.)"
+
+
+def test_the_customers_vat_id_is_never_the_issuers() -> None:
+    from docflow.suppliers.match import issuer_tax_ids
+
+    page = f"Au bon moulin SARL\nTVA : {BLAUWAL_VAT}\nN° TVA client   FR19787878784\n"
+    found = [t.value for t in issuer_tax_ids([from_text(1, page)])]
+    assert found == [BLAUWAL_VAT]
+
+
+def test_a_forms_boxed_id_is_read_under_its_label_outside_the_customers_block() -> None:
+    from docflow.suppliers.match import issuer_tax_ids
+
+    page = (
+        "NATUREZA DA OPERACAO      CNPJ / CPF\n"
+        "Venda                     81.583.054/0001-29\n"
+        "DESTINATARIO / REMETENTE\n"
+        "NOME / RAZAO SOCIAL       CNPJ / CPF\n"
+        "Cliente Ltda              02.364.958/0001-97\n"
+    )
+    found = [(t.kind, t.value, t.valid) for t in issuer_tax_ids([from_text(1, page)])]
+    assert found == [("cnpj", "81583054000129", True)]
+
+
+def test_an_argentine_cuit_is_the_issuers_unless_it_opens_the_customers_line() -> None:
+    from docflow.suppliers.match import issuer_tax_ids
+
+    page = (
+        "Razón Social: GARCIA MARCOS ANDRES      CUIT:   20315600449\n"
+        "CUIT:   30500017704   Apellido y Nombre / Razón Social: LA SEGUNDA COOPERATIVA\n"
+    )
+    found = [(t.kind, t.value, t.valid) for t in issuer_tax_ids([from_text(1, page)])]
+    assert found == [("cuit", "20315600449", True)]
+
+
+def test_a_learned_label_with_another_number_is_another_label() -> None:
+    page = "IVA 27%: $      0,00\nIVA 21%: $      39613,64\nImporte Total: $   228250,00\n"
+    entry = profile.learn_entry([from_text(1, page)], "tax_amount", "39613.64")
+    assert entry is not None and entry["label"] == "IVA 21%: $"
+    found = profile.read([from_text(1, page)], "tax_amount", entry)
+    assert found is not None and found.value == "39613.64"
+    # Where the 21% line is not read, the 27% line in its place (a ratio of 90) is not it.
+    other = "IVA 10%: $      5,00\nIVA 27%: $      0,00\nImporte Total: $   228250,00\n"
+    assert profile.read([from_text(1, other)], "tax_amount", entry) is None
