@@ -7,7 +7,8 @@
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
-             -> an approved fields review of a registered supplier: learn its profile
+             -> an approved fields review: register the supplier when the reviewer added
+                it, and learn a registered supplier's profile
              -> finalize
     anything unrecoverable -> failed, with a reason code
 
@@ -49,7 +50,7 @@ from docflow.pipeline.extract import (
     with_fields,
 )
 from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
-from docflow.pipeline.learn import learn_supplier
+from docflow.pipeline.learn import learn_supplier, register_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
 from docflow.pipeline.read_pages import read_pages
@@ -180,13 +181,11 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         decision = review.decision
         # A reviewer's corrected fields.
         run.summary = apply_corrections(run.summary, decision)
+        run.add_supplier = run.add_supplier or decision.add_supplier
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         index += 1
-    summary, stages, usage = run.summary, run.stages, run.usage
-    # An approved fields review teaches the matched supplier's profile (a conditional write).
-    if learning_due(summary, stages, run.decided):
-        context.step(learn_supplier(doc, summary, run.plan), name="learn supplier profile")
+    summary, stages, usage = teach_registry(context, doc, run), run.stages, run.usage
     # A click can race a newer version's cancel and win; the replaced content still stops here.
     if stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, summary, SUPERSEDED, batches, usage)
@@ -248,6 +247,19 @@ def process_packet(
         context, doc, FINALIZED, "finalize", {"resultKey": done.key, "cost": done.cost, **summary}
     )
     return run_result(doc, FINALIZED, summary)
+
+
+def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> dict[str, Any]:
+    """What an approved fields review teaches the supplier registry; the summary after it."""
+    summary = run.summary
+    # "Add this supplier": the issuer joins the registry, and this review teaches its profile.
+    if run.add_supplier and not (summary.get("supplier") or {}).get("certain"):
+        added = context.step(register_supplier(doc, summary, run.plan), name="register supplier")
+        summary = {**summary, **added}
+    # An approved fields review teaches the matched supplier's profile (a conditional write).
+    if learning_due(summary, run.stages, run.decided):
+        context.step(learn_supplier(doc, summary, run.plan), name="learn supplier profile")
+    return summary
 
 
 def await_review(

@@ -1,6 +1,10 @@
-"""Step: an approved fields review teaches the matched supplier's profile.
+"""Steps: what an approved fields review teaches the supplier registry.
 
-Runs after the review decisions and before finalize (named `learn supplier profile`). It
+`register supplier` (when the reviewer asked to "add this supplier"): the issuer, under the
+approved vendor name, with the checked ids the document prints (`suppliers.enrol`); the
+summary then shows it matched, so the profile step below learns from this same review.
+
+`learn supplier profile` runs after the review decisions and before finalize. It
 locates each confirmed value on the pages (the words the read step stored in S3), takes the
 label before it, its region and its shape, and writes the profile by a conditional write on
 the profile's version (`SupplierStore.update_profile`): a step that runs twice learns once
@@ -14,12 +18,14 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.extract.base import PageInput
+from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime
 from docflow.storage import page_text_key
 from docflow.suppliers import profile as profiles
+from docflow.suppliers.enrol import enrol
 from docflow.suppliers.store import SupplierStore
 
 
@@ -34,13 +40,10 @@ def outcomes(summary: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-@durable_step
-def learn_supplier(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]]
-) -> dict[str, Any]:
+def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
+    """The pages extraction read, as layouts, from the words the read step stored in S3."""
     rt = runtime()
     rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
-    supplier_id = str(summary["supplier"]["supplierId"])
     pages = [
         PageInput(
             page=p["page"],
@@ -51,7 +54,34 @@ def learn_supplier(
         )
         for p in _pages(doc, plan, rules.max_pages)
     ]
-    layouts = [layout_of(p) for p in pages]
+    return [layout_of(p) for p in pages]
+
+
+@durable_step
+def register_supplier(
+    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]]
+) -> dict[str, Any]:
+    """The summary's additions: `supplier` (as a certain match) or `supplierNotAdded` (why)."""
+    fields = summary.get("fields") or {}
+    name = str((fields.get("vendor_name") or {}).get("value") or "").strip()
+    currency = str((fields.get("currency") or {}).get("value") or "")
+    store = SupplierStore(runtime().settings.supplier_table)
+    enrolled = enrol(store, _layouts(doc, plan), name, currency)
+    step.logger.info(
+        "supplier added" if enrolled.shown else "supplier not added",
+        extra={"supplierId": (enrolled.shown or {}).get("supplierId"), "why": enrolled.refused},
+    )
+    return enrolled.to_json()
+
+
+@durable_step
+def learn_supplier(
+    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]]
+) -> dict[str, Any]:
+    rt = runtime()
+    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
+    supplier_id = str(summary["supplier"]["supplierId"])
+    layouts = _layouts(doc, plan)
     learned = {
         name: profiles.learn_entry(layouts, name, str(f.get("value") or ""))
         for name, f in sorted((summary.get("fields") or {}).items())

@@ -38,6 +38,7 @@ from docflow.review.stage.split import clean_parts, split_of, split_problem
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
+from docflow.suppliers.shown import supplier_offer
 from docflow.telemetry import spans
 from docflow.telemetry.context import TraceParent, for_run
 
@@ -202,13 +203,17 @@ class ReviewDesk:
         corrections: dict[str, str] | None = None,
         doc_type: str = "",
         parts: list[list[int]] | None = None,
+        add_supplier: bool = False,
     ) -> dict[str, Any]:
         """POST from the review page: consume the link once and resume the execution.
         `corrections`: validated field values (docflow.extract.corrections), with an approval.
         `doc_type`: a triage link's pick, one of its `typeChoices`, with an approval; "none of
         these" is a rejection for the reason `unclassifiable`. `parts`: a split link's
-        documents, every page of the packet in exactly one, with an approval."""
+        documents, every page of the packet in exactly one, with an approval. `add_supplier`:
+        register the issuer with the checked ids the page offered, with an approval."""
         claims, link = self.gate.check(token, "review")
+        if add_supplier and not supplier_offer(link.get("summary") or {}):
+            raise ReviewRefused(400, "no-supplier-offer", "this document offers no supplier to add")
         parts = self._checked_parts(link, approved, parts)
         choices = choices_of(link.get("summary"))
         none_of_these = bool(choices) and reason == UNCLASSIFIABLE
@@ -226,6 +231,7 @@ class ReviewDesk:
             corrections,
             doc_type=doc_type,
             parts=parts,
+            add_supplier=add_supplier,
         )
         with spans.span(PART, "review decision", click_parent(link), click_facts(claims, approved)):
             return self.votes.count(token, claims, decision)

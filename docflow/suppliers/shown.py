@@ -34,6 +34,23 @@ def routes_on(review_on: tuple[str, ...], summary: dict[str, Any]) -> tuple[str,
     return review_on
 
 
+def supplier_offer(summary: dict[str, Any]) -> list[str]:
+    """The checked ids a fields reviewer may register the issuer with ("add this supplier"),
+    as the page names them; empty when there is nothing to offer (no fields, a supplier
+    matched already, or no checked id of the issuer's on the document)."""
+    if summary.get("fields") is None or (summary.get("supplier") or {}).get("certain"):
+        return []
+    ids = [
+        f"{t['kind'].upper()} {t['value']}" for t in summary.get("taxIds") or [] if t.get("valid")
+    ]
+    ibans = [
+        f"IBAN {i['iban']}"
+        for i in summary.get("ibans") or []
+        if i.get("valid") and i.get("owner") == "issuer"
+    ]
+    return [*ids, *ibans]
+
+
 def supplier_lines(summary: dict[str, Any]) -> list[str]:
     lines = []
     supplier = summary.get("supplier") or {}

@@ -4,7 +4,8 @@ The desk makes it from a page's form or a machine's body, the stage record keeps
 its ending, the callback carries it to the execution as `to_json()`, and the orchestrator reads
 it back with `parse`. Its JSON keeps the names the callbacks, the links table and the history
 have always used (`approved`, `reviewer`, `comment`, `decidedAt`, and when they say something
-`rejectReason`, `docType`, `corrections`, `votes`, `quorum`, and a split stage's `parts`), so
+`rejectReason`, `docType`, `corrections`, `votes`, `quorum`, a split stage's `parts`, and
+`addSupplier` when a fields reviewer asks for the issuer to be registered), so
 recorded executions and stored items read the same.
 
 In `stage` (the review room's ground floor) so that the room and the pipeline may both import
@@ -57,6 +58,9 @@ class Decision:
     quorum: int | None = None  # the stage's quorum, when the stage record decided
     # A split stage's approval: the packet's parts, [first, last] pages each, checked.
     parts: tuple[tuple[int, int], ...] = ()
+    # A fields reviewer's "add this supplier": register the issuer with the checked ids the
+    # document prints (with an approval only).
+    add_supplier: bool = False
 
     @classmethod
     def made(
@@ -68,6 +72,7 @@ class Decision:
         corrections: Mapping[str, str] | None = None,
         doc_type: str = "",
         parts: Sequence[Sequence[int]] | None = None,
+        add_supplier: bool = False,
     ) -> Decision:
         """A decision made now, by a reviewer on a page or a service (the desk's). The page's
         comment comes stripped; a service's is kept as it sent it, cut to length."""
@@ -80,6 +85,7 @@ class Decision:
             doc_type=doc_type if approved else "",
             corrections=dict(corrections or {}) if approved else {},
             parts=_parts(parts) if approved else (),
+            add_supplier=approved and add_supplier,
         )
 
     @classmethod
@@ -117,6 +123,7 @@ class Decision:
             if value["approved"] or not value.get("rejectReason")
             else str(value["rejectReason"])[:MAX_REASON],
             votes=_votes(value.get("votes")),
+            add_supplier=value["approved"] and value.get("addSupplier") is True,
         )
         if "corrections" in value:
             corrections, errors = validate_corrections({}, value["corrections"])
@@ -143,6 +150,7 @@ class Decision:
             votes=_votes(item.get("votes")),
             quorum=int(quorum) if quorum is not None else None,
             parts=_parts(item.get("parts")),
+            add_supplier=item.get("addSupplier") is True,
         )
 
     def wire(self) -> bytes:
@@ -170,6 +178,8 @@ class Decision:
             out["corrections"] = dict(self.corrections)
         if self.parts:
             out["parts"] = [list(p) for p in self.parts]
+        if self.add_supplier:
+            out["addSupplier"] = True
         return out
 
     def as_vote(self) -> dict[str, Any]:
@@ -183,6 +193,8 @@ class Decision:
             vote["docType"] = self.doc_type
         if self.parts:
             vote["parts"] = [list(p) for p in self.parts]
+        if self.add_supplier:
+            vote["addSupplier"] = True
         vote["at"] = self.decided_at
         return vote
 

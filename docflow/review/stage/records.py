@@ -98,6 +98,7 @@ def decision_of(item: dict[str, Any], decider: str) -> Decision:
         doc_type=str(vote.get("docType") or "") if approved else "",
         corrections=dict(vote.get("corrections") or {}) if approved else {},
         parts=tuple((int(a), int(b)) for a, b in vote.get("parts") or ()) if approved else (),
+        add_supplier=approved and vote.get("addSupplier") is True,
     )
 
 

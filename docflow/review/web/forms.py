@@ -32,6 +32,7 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     reason = (form.get("reason") or [""])[0]
     comment = (form.get("comment") or [""])[0]
     submitted = {k[6:]: v[0].strip() for k, v in form.items() if k.startswith("field.")}
+    add_supplier = choice == "approve" and (form.get("addSupplier") or [""])[0] == "yes"
     if choice not in ("approve", "reject"):
         return refusal(400, "no-decision", "choose Approve or Reject")
     if choice == "reject" and reason not in REJECT_REASONS:
@@ -78,11 +79,18 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
                 submitted_fields=submitted,
                 field_errors=errors,
                 inbox=inbox,
+                add_supplier=add_supplier,
             )
             return Answer(400, page.html, {"error": "bad-fields", "fields": errors})
     picked = doc_type if choices else ""
     decision = views.desk.decide(
-        token, choice == "approve", comment, reason, corrections, doc_type=picked
+        token,
+        choice == "approve",
+        comment,
+        reason,
+        corrections,
+        doc_type=picked,
+        add_supplier=add_supplier and not choices,
     )
     # From the inbox: offer the reviewer's next item (their own inbox link only).
     via, next_item = inbox, None
@@ -92,6 +100,8 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     else:
         via = ""
     approved = _approved_values(summary, corrections) if choice == "approve" else []
+    if decision.get("addSupplier"):
+        approved.append(("Supplier", "added to the registry with the ids shown"))
     html = decided_page(decision, REJECT_REASONS, next_item, "/inbox" if via else "", approved)
     data: dict[str, Any] = {"decision": decision}
     if next_item:

@@ -17,7 +17,7 @@ from docflow.review.stage.records import tally
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.evidence import PageFacts, Segment, masked_value
 from docflow.review.web.templating import env, when
-from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines
+from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines, supplier_offer
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
@@ -228,6 +228,7 @@ def review_page(
     presence: dict[str, Any] | None = None,
     inbox: str = "",
     confirm: str = "",
+    add_supplier: bool = False,
 ) -> str:
     summary = link.get("summary") or {}
     doc_type = str(summary.get("docType", "unknown"))
@@ -300,6 +301,9 @@ def review_page(
         reasons=list(reasons.items()),
         error=error,
         field_rows=rows,
+        # "Add this supplier": a fields review of an issuer the registry does not know yet.
+        supplier_offer=supplier_offer(summary) if rows else [],
+        add_supplier=add_supplier,
         field_labels={r["name"]: r["label"] for r in rows},
         field_errors=field_errors or {},
         type_choices=choices,

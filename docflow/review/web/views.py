@@ -85,6 +85,7 @@ class ReviewViews:
         look: bool = False,
         starts: list[int] | None = None,
         split_error: str = "",
+        add_supplier: bool = False,
     ) -> ReviewScreen:
         view = self.desk.open(token, look)
         # The way back to the inbox only for this reviewer's own inbox link.
@@ -130,6 +131,7 @@ class ReviewViews:
             error=error,
             chosen_reason=reason,
             comment=comment,
+            add_supplier=add_supplier,
             submitted_fields=submitted_fields,
             field_errors=field_errors,
             type_error=type_error,
