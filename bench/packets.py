@@ -119,9 +119,7 @@ def read_as_document(ref: DocumentRef) -> dict[str, Any]:
         return {"docType": "failed", "fields": {}, "pages": 0}
     batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(split.plan)]
     found = classify_document(ref, batches)(step)
-    fields = (
-        extract_fields(ref, found.doc_type, split.plan)(step)["fields"] if found.extract else {}
-    )
+    fields = extract_fields(ref, found.doc_type, split.plan)(step).fields if found.extract else {}
     return {"docType": found.doc_type, "fields": fields, "pages": split.pages}
 
 
