@@ -43,6 +43,7 @@ from docflow.local.fidelity import history_fidelity, request_counts, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.fidelity.concurrency import widen_invocation_pool
 from docflow.local.fidelity.moto_atomic import make_moto_server_serial
+from docflow.local.fidelity.ses_mailbox import export_on_send
 from docflow.local.fidelity.sqs_long_poll import watch_sqs_arrivals
 from docflow.local.resources import provision
 from docflow.local.services.batch_events import BatcherSchedule, BatchJobEventsLoop
@@ -80,6 +81,9 @@ class MotoService:
             self.recovered = self.durable.recover()  # before the first request is served
         else:  # "snapshot": the pickle every few seconds, kept to measure against
             moto_state.restore(self.snapshot)
+        mailbox = self.config.state / "mail.json"
+        moto_state.export_mail(mailbox)  # what the journal's replay sent, once
+        export_on_send(lambda: moto_state.export_mail(mailbox))
         # moto binds in a thread of its own: when the bind fails that thread ends and start()
         # waits forever for a ready signal. Waited for here with a bound, so the supervisor
         # exits (and `docflow up` says why) instead of hanging.
@@ -92,13 +96,12 @@ class MotoService:
             )
 
     def save(self) -> None:
-        """Called every few seconds: the mail export, and the snapshot or a due compaction."""
-
+        """Called every few seconds: the snapshot or a due compaction (the mailbox is written
+        as SES accepts each message)."""
         if self.durable is not None:
             self.durable.maybe_compact()
         else:
             moto_state.save(self.snapshot, fsync=False)
-        moto_state.export_mail(self.config.state / "mail.json")
 
     def stop(self) -> None:
         self.server.stop()
