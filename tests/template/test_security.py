@@ -104,7 +104,16 @@ MUST_OUTLIVE = {
     "SigningSecret",
     "IntakeDeadLetterQueue",
     "DomainEventsQueue",
+    "SupplierTable",
 }
+# What holds data: each is retained, or docs/security.md says why it need not be (a table
+# added later cannot slip through as neither).
+STATEFUL = (
+    "AWS::DynamoDB::Table",
+    "AWS::S3::Bucket",
+    "AWS::SecretsManager::Secret",
+    "AWS::SQS::Queue",
+)
 
 
 def test_what_must_outlive_a_stack_deletion_is_retained_and_documented() -> None:
@@ -119,6 +128,10 @@ def test_what_must_outlive_a_stack_deletion_is_retained_and_documented() -> None
         assert spec.get("DeletionPolicy") == spec.get("UpdateReplacePolicy"), name
     for name in retained:
         assert f"`{name}`" in SECURITY_DOC, f"docs/security.md does not say why {name} stays"
+    not_retained = SECURITY_DOC.split("Not retained, because", 1)[1].split("\n\n", 1)[0]
+    for name, spec in RESOURCES.items():
+        if spec["Type"] in STATEFUL and name not in retained:
+            assert f"`{name}`" in not_retained, f"{name} holds data: retain it or say why not"
 
 
 def lifecycle(bucket: str) -> dict[str, dict[str, Any]]:
