@@ -92,7 +92,9 @@ def test_what_the_supplier_steps_call_is_granted_to_the_orchestrator(
     }
     first, _, _ = run(stack, blauwal_invoice(number), "in/first.pdf", [answer])
     second, waited, _ = run(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
-    assert first["supplier"]["by"] == "review" and waited == []  # every path was taken
+    # every path was taken: added, learned, and the next invoice read by the profile
+    assert first["supplier"]["by"] == "review" and waited == []
+    assert second["supplier"]["supplierId"] == first["supplier"]["supplierId"]
     assert ("PutItem", "table") in recorded and ("UpdateItem", "table") in recorded
     missing = recorded - granted("OrchestratorFunction")
     assert not missing, f"the orchestrator calls {sorted(missing)} on SupplierTable ungranted"
