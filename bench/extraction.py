@@ -69,52 +69,16 @@ from _extraction.reads import ReadCache
 from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
 from _extraction.scoring import ece, judge, score
-from _extraction.step import BenchStep
+from _extraction.step import run_document
 from _extraction.warm import warm
 
-from docflow import aws
 from docflow.extract.fields import FIELD_KINDS
-from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
 
 
 def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[str, Any]:
-    from docflow.pipeline.classify import classify_document
-    from docflow.pipeline.extract import extract_fields
-    from docflow.pipeline.read_batch import read_page_batch
-    from docflow.pipeline.split import split_document
-    from docflow.runtime import runtime
-
-    key = f"bench/{doc.ident}.pdf"
-    put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
-    ref = DocumentRef(bucket, key, put["VersionId"], "01")
-    step = BenchStep()
-    split = split_document(ref)(step)
-    if not split.ok:
-        return {"docType": "failed", "fields": {}, "checks": [], "stages": [], "evidence": {}}
-    plan = split.plan
-    batches = reads.restore(doc.pdf, ref) if reads else None
-    if batches is None:
-        batches = [
-            read_page_batch(ref, i, first, last)(step) for i, (first, last) in enumerate(plan)
-        ]
-        if reads:
-            reads.keep(doc.pdf, ref, plan, batches)
-    found = classify_document(ref, batches)(step)
-    stages = list(found.stages)
-    if not found.extract:
-        out = {"docType": found.doc_type, "fields": {}, "checks": [], "stages": stages}
-        return {**out, "evidence": {}}
-    extracted = extract_fields(ref, found.doc_type, plan)(step)
-    detail = runtime().store.get_json(str(extracted.key))
-    evidence = {n: f.get("evidence", {}) for n, f in detail["fields"].items()}
-    return {
-        "docType": found.doc_type,
-        **extracted.to_json(),
-        "stages": [*stages, *extracted.stages],
-        "evidence": evidence,
-    }
+    return run_document(doc, bucket, reads)[2]
 
 
 def run_set(

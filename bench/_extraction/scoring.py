@@ -13,12 +13,15 @@ A value the engine marked `derived` (a net amount computed as total minus tax) w
 document prints no such field is neither right nor wrong: it is not a printed field. Where
 the document prints it, it is compared like any other value.
 
-    straight_through      share of documents finalized with no `fields`/`triage` review and
+    straight_through      share of documents finalized with no review stage of any kind and
                           every printed field read exactly (the headline figure)
-    review_rate           share of documents given a `fields` or `triage` review stage
+    review_rate           share of documents given any review stage (fields, triage, privacy,
+                          quality, a type's own stage)
+    fields_review_rate    share given a `fields` or `triage` stage: a person who checks fields
     silent_wrong          wrong values (a different value, or one the document does not
-                          print) in documents that went through no such review (target 0)
-    silent_missing        printed fields not found, in documents with no such review (0)
+                          print) in documents no person checked the fields of (no `fields` or
+                          `triage` stage: a privacy or legal reviewer is not asked to; target 0)
+    silent_missing        printed fields not found, in such documents (target 0)
     exact_match           share of printed fields (truth not null) read exactly
     text_layer_exact_match, scanned_exact_match   the same, on text-layer pages or on scans
     ece                   expected calibration error of the extracted fields' confidences
@@ -83,6 +86,7 @@ def reliability(
 def judge(doc: Any, result: dict[str, Any]) -> dict[str, Any]:
     """One document's verdict: reviewed?, each printed field right?, its silent errors."""
     reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
+    any_stage = bool(result["stages"])
     flagged = {c.get("field") for c in result.get("checks", [])}
     fields: dict[str, dict[str, Any]] = {}
     for name, truth in doc.truth.items():
@@ -104,7 +108,8 @@ def judge(doc: Any, result: dict[str, Any]) -> dict[str, Any]:
     all_right = all(f["ok"] for f in fields.values())
     return {
         "reviewed": reviewed,
-        "straight_through": not reviewed and all_right,
+        "any_stage": any_stage,
+        "straight_through": not any_stage and all_right,
         "silent_wrong": 0 if reviewed else sum(f["wrong"] for f in fields.values()),
         "silent_missing": 0 if reviewed else sum(f["missing"] for f in fields.values()),
         "classified": result["docType"] == doc.doc_type,
@@ -122,7 +127,8 @@ def _docs_figures(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "documents": n,
         "straight_through": _rate(sum(v["straight_through"] for v in verdicts), n),
-        "review_rate": _rate(sum(v["reviewed"] for v in verdicts), n),
+        "review_rate": _rate(sum(v["any_stage"] for v in verdicts), n),
+        "fields_review_rate": _rate(sum(v["reviewed"] for v in verdicts), n),
         "exact_match": _rate(sum(f["ok"] for f in printed), len(printed)),
         "silent_wrong": sum(v["silent_wrong"] for v in verdicts),
         "silent_missing": sum(v["silent_missing"] for v in verdicts),
@@ -172,7 +178,7 @@ def score(docs: Sequence[Any], results: Sequence[dict[str, Any]]) -> dict[str, A
     return {
         "documents": len(docs),
         "fields": sum(f["printed"] for v in verdicts for f in v["fields"].values()),
-        **{k: top[k] for k in ("straight_through", "review_rate")},
+        **{k: top[k] for k in ("straight_through", "review_rate", "fields_review_rate")},
         "silent_wrong": top["silent_wrong"],
         "silent_missing": top["silent_missing"],
         "exact_match": top["exact_match"],

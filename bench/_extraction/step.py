@@ -16,3 +16,53 @@ class BenchStep:
 
         @staticmethod
         def warning(*_: Any, **__: Any) -> None: ...
+
+
+def run_document(
+    doc: Any, bucket: str, reads: Any = None, prefix: str = "bench", sequencer: str = "01"
+) -> tuple[Any, list[list[int]], dict[str, Any]]:
+    """One document through the pipeline's step bodies up to its route: split, read (or
+    restore the reads `--reads` kept), classify, extract, and the stages the orchestrator
+    would give it. (ref, page plan, result: the extract step's JSON with `docType`, `stages`
+    and each field's `evidence`)."""
+    from docflow import aws
+    from docflow.ids import DocumentRef
+    from docflow.pipeline.classify import classify_document
+    from docflow.pipeline.extract import extract_fields
+    from docflow.pipeline.read_batch import read_page_batch
+    from docflow.pipeline.split import split_document
+    from docflow.runtime import runtime
+    from docflow.suppliers.route import issuer_iban_privacy
+
+    key = f"{prefix}/{doc.ident}.pdf"
+    put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
+    ref = DocumentRef(bucket, key, put["VersionId"], sequencer)
+    step = BenchStep()
+    split = split_document(ref)(step)
+    if not split.ok:
+        failed = {"docType": "failed", "fields": {}, "checks": [], "stages": [], "evidence": {}}
+        return ref, [], failed
+    plan = split.plan
+    batches = reads.restore(doc.pdf, ref) if reads else None
+    if batches is None:
+        batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
+        if reads:
+            reads.keep(doc.pdf, ref, plan, batches)
+    found = classify_document(ref, batches)(step)
+    stages = list(found.stages)
+    if not found.extract:
+        result = {"docType": found.doc_type, "fields": {}, "checks": [], "stages": stages}
+        return ref, plan, {**result, "evidence": {}}
+    extracted = extract_fields(ref, found.doc_type, plan)(step)
+    detail = runtime().store.get_json(str(extracted.key))
+    evidence = {n: f.get("evidence", {}) for n, f in detail["fields"].items()}
+    # As the orchestrator routes: an IBAN held back at classify is a privacy stage unless
+    # extraction judged it the issuer's.
+    held = issuer_iban_privacy(found.privacy_held, extracted.ibans)
+    result = {
+        "docType": found.doc_type,
+        **extracted.to_json(),
+        "stages": [*stages, *extracted.stages, *held],
+        "evidence": evidence,
+    }
+    return ref, plan, result

@@ -27,9 +27,8 @@ from typing import Any
 
 from _extraction.generated import Document
 from _extraction.reads import ReadCache
-from _extraction.scoring import REVIEWS, same
-from _extraction.step import BenchStep
-from docflow import aws
+from _extraction.scoring import judge
+from _extraction.step import BenchStep, run_document
 from docflow.extract.base import PageInput
 from docflow.extract.fields import FIELD_KINDS
 from docflow.extract.rules import layout_of
@@ -45,27 +44,7 @@ from docflow.suppliers.store import ClaimConflict, SupplierStore
 def _run(
     doc: Document, bucket: str, reads: ReadCache | None
 ) -> tuple[DocumentRef, list[list[int]], dict[str, Any]]:
-    from docflow.pipeline.classify import classify_document
-    from docflow.pipeline.extract import extract_fields
-    from docflow.pipeline.read_batch import read_page_batch
-    from docflow.pipeline.split import split_document
-
-    key = f"bench-warm/{doc.ident}.pdf"
-    put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=doc.pdf)
-    ref = DocumentRef(bucket, key, put["VersionId"], "02")
-    step = BenchStep()
-    split = split_document(ref)(step)
-    if not split.ok:
-        return ref, [], {"docType": "failed", "fields": {}, "checks": [], "stages": []}
-    plan = split.plan
-    batches = reads.restore(doc.pdf, ref) if reads else None
-    if batches is None:
-        batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
-    found = classify_document(ref, batches)(step)
-    if not found.extract:
-        return ref, plan, {"docType": found.doc_type, "fields": {}, "stages": list(found.stages)}
-    extracted = extract_fields(ref, found.doc_type, plan)(step)
-    return ref, plan, {**extracted.to_json(), "stages": [*found.stages, *extracted.stages]}
+    return run_document(doc, bucket, reads, prefix="bench-warm", sequencer="02")
 
 
 def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:
@@ -146,31 +125,28 @@ def _teach(
 
 
 def _outcome(doc: Document, result: dict[str, Any]) -> dict[str, Any]:
-    reviewed = any(s.get("name") in REVIEWS for s in result["stages"])
-    wrong = missing = 0
-    off: list[str] = []
-    for name, truth in doc.truth.items():
-        value = (result["fields"].get(name) or {}).get("value")
-        if not same(name, value, truth):
-            wrong += value is not None
-            missing += value is None
-            off.append(name)
+    """The document's verdict as the cold run scores it (`scoring.judge`), with why."""
+    verdict = judge(doc, result)
+    fields = verdict["fields"].values()
     supplier = result.get("supplier") or {}
     return {
-        "reviewed": reviewed,
-        "wrong": wrong,
-        "missing": missing,
+        "reviewed": verdict["reviewed"],  # a person checked its fields
+        "any_stage": verdict["any_stage"],
+        "straight_through": verdict["straight_through"],
+        "wrong": sum(f["wrong"] for f in fields),
+        "missing": sum(f["missing"] for f in fields),
         # For --verbose: why this document was or was not straight through.
         "doc": doc.ident,
         "by": supplier.get("by") if supplier.get("certain") else None,
         "profile": sorted(result.get("profileFields") or []),
         "checks": [f"{c.get('field')}:{c.get('code')}" for c in result.get("checks") or []],
-        "off": off,
+        "stages": [s.get("name") for s in result["stages"]],
+        "off": [name for name, f in verdict["fields"].items() if not f["ok"]],
     }
 
 
 def _straight(outcome: dict[str, Any]) -> bool:
-    return not outcome["reviewed"] and not outcome["wrong"] and not outcome["missing"]
+    return bool(outcome["straight_through"])
 
 
 def warm(
@@ -211,7 +187,8 @@ def warm(
         "suppliers": len(seen),
         "matched": share([m for _w, _c, m in measured]),
         "straight_through": share([_straight(w) for w, _c, _m in measured]),
-        "review_rate": share([w["reviewed"] for w, _c, _m in measured]),
+        "review_rate": share([w["any_stage"] for w, _c, _m in measured]),
+        "fields_review_rate": share([w["reviewed"] for w, _c, _m in measured]),
         "silent_wrong": sum(w["wrong"] for w in no_review),
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
