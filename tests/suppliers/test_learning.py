@@ -116,13 +116,16 @@ def test_an_iban_with_a_bad_checksum_matches_nothing(stack: Stack, shipped_rules
         "in/good-iban.pdf",
     )
     assert good["supplier"]["by"] == "iban"
-    bad, _, _ = run(
+    # Nobody knows its issuer: it waits at fields (approved here, not left to time out).
+    bad, waited, _ = run(
         stack,
         blauwal_invoice(
             number="RE-2026-0043", label="Rechnungsnummer", name="Xyz Q", footer_iban=BAD_IBAN
         ),
         "in/bad-iban.pdf",
+        [{"approved": True, "reviewer": "ap@example.com"}],
     )
+    assert [w["stageName"] for w in waited] == ["fields"]
     assert "supplier" not in bad
     (iban,) = bad["ibans"]
     assert iban["valid"] is False and iban["why"] == "bad-checksum"
