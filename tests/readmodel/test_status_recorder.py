@@ -343,7 +343,7 @@ def test_no_scan_in_the_pipeline_or_queries(shared: Stack) -> None:
 
 
 def test_many_states_are_read_at_once_as_show_reads_each(shared: Stack) -> None:
-    docs = [new_doc() for _ in range(230)]  # three BatchGetItem requests
+    docs = [new_doc() for _ in range(105)]  # two BatchGetItem requests of at most 100
     for n, doc in enumerate(docs[:-5]):
         recorder().record(report(doc, t.RECEIVED, n=1))
         if n % 2:
