@@ -10,6 +10,13 @@ this order (the first that applies decides):
                         machtiging...): the customer's account  -> other
     customer-block      printed in the `Bill to` / `Rechnungsempfänger` block  -> other
     registered          the matched supplier's own, in the registry  -> issuer
+    reader-account      its line, or one of the three over it, sends money to the reader's
+                        own account (`to your account`, `auf Ihr Konto`, `votre compte`: a
+                        refund on a credit note)  -> other
+    pay-to              its line, or one of the three over it, asks the reader for a credit
+                        transfer (`per SEPA Überweisung`, `bank transfer`, `payable to`,
+                        virement, bonifico, transferencia, overboeking): the account the
+                        issuer wants to be paid on (its own, or its factor's)  -> issuer
     beside-issuer-id    within two lines of a checked tax id outside the customer block
     beside-issuer-name  within two lines of the vendor's name
     issuer-block        in the top third of the first page
@@ -42,6 +49,21 @@ _MANDATE = re.compile(
     r"|debito\s+em\s+conta",
     re.IGNORECASE,
 )
+
+# A credit transfer the reader is asked to make (folded: lower case, no accents).
+_PAY_TO = re.compile(
+    r"uberweis|bank\s*transfer|wire\s+transfer|credit\s+transfer|\bpay(?:able|ment)?\s+to\b"
+    r"|remit(?:tance)?\s+to|please\s+(?:pay|transfer|remit)|virement|bonifico|transferencia"
+    r"|overboeking|overschrijving|over\s+te\s+maken|zahlbar\s.{0,40}\bauf\b",
+    re.IGNORECASE,
+)
+# Money going to the reader's own account.
+_READERS = re.compile(
+    r"\byour\s+(?:bank\s+)?account|\bihr(?:em|en)?\s+konto|\bvotre\s+compte|\bsu\s+cuenta"
+    r"|\buw\s+rekening|\bvostro\s+conto|\bsua\s+conta",
+    re.IGNORECASE,
+)
+PAY_TO_LINES = 3  # how far over the IBAN a payment instruction may stand
 
 
 @dataclass(frozen=True)
@@ -98,6 +120,7 @@ def judge_ibans(
 
 _ISSUER_REASONS = (
     "registered",
+    "pay-to",
     "beside-issuer-id",
     "beside-issuer-name",
     "issuer-block",
@@ -121,7 +144,24 @@ def _why(
         return "customer-block"
     if value in registered:
         return "registered"
+    instruction = _instruction(page, index)
+    if _READERS.search(instruction):
+        return "reader-account"
+    if _PAY_TO.search(instruction):
+        return "pay-to"
     return ""
+
+
+def _instruction(page: Page, index: int) -> str:
+    """The IBAN's line and the lines over it that may say what it is for: up to
+    PAY_TO_LINES, stopping at a line that holds an IBAN of its own (its words are its)."""
+    lines = [fold(_line_text(page, index))]
+    for over in range(index - 1, max(-1, index - 1 - PAY_TO_LINES), -1):
+        text = _line_text(page, over)
+        if any(True for _ in find_ibans(text)):
+            break
+        lines.append(fold(text))
+    return " ".join(reversed(lines))
 
 
 def _mandate_over(page: Page, index: int) -> bool:

@@ -74,3 +74,50 @@ def test_the_top_of_the_first_page_and_the_foot_of_any_page_are_the_issuers() ->
         ("issuer", "footer"),
         ("other", "no-issuer-evidence"),
     ]
+
+
+def test_an_iban_the_reader_is_asked_to_transfer_to_is_the_issuers() -> None:
+    # A real ZUGFeRD invoice (mustangproject's EXTENDED_Fremdwaehrung): the payee account under
+    # the payment terms, in the page's middle, held by the issuer's factor.
+    found = judged(
+        [
+            "Zahlungstyp (codiert): 58 - per SEPA ÜBERWEISUNG",
+            "Kontoname : Global Supplies Financial Services",
+            f"IBAN : {BLAUWAL_IBAN}",
+        ]
+    )
+    assert found == [("issuer", "pay-to")]
+    assert judged([f"Please transfer the amount to IBAN {BLAUWAL_IBAN}"]) == [("issuer", "pay-to")]
+    assert judged(["Payable by bank transfer to:", f"IBAN {BLAUWAL_IBAN}"]) == [
+        ("issuer", "pay-to")
+    ]
+
+
+def test_a_transfer_to_the_readers_own_account_is_someone_elses() -> None:
+    # A credit note's refund: the money goes to the customer.
+    found = judged(["Wir überweisen den Betrag auf Ihr Konto", f"IBAN {CUSTOMER_IBAN}"])
+    assert found == [("other", "reader-account")]
+    found = judged([f"We will transfer the refund to your account {CUSTOMER_IBAN}"])
+    assert found == [("other", "reader-account")]
+
+
+def test_a_debit_mandate_still_wins_over_a_transfer() -> None:
+    found = judged(
+        [
+            "Payment by bank transfer or direct debit:",
+            "Please debit my account:",
+            f"IBAN {CUSTOMER_IBAN}",
+        ]
+    )
+    assert found == [("other", "debit-mandate")]
+
+
+def test_an_instruction_over_another_iban_is_that_ibans() -> None:
+    found = judged(
+        [
+            "Please transfer to our account:",
+            f"IBAN {BLAUWAL_IBAN}",
+            f"Refund account {CUSTOMER_IBAN}",
+        ]
+    )
+    assert found == [("issuer", "pay-to"), ("other", "no-issuer-evidence")]
