@@ -15,6 +15,7 @@
     docflow mail                         review e-mails sent through the local SES
     docflow inbox ADDRESS                a reviewer's inbox link (local stack)
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
+    docflow reviewers revoke-link URL    that one inbox link answers 403; nothing else changes
     docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
@@ -321,10 +322,17 @@ def _reviewer_commands(add: Add) -> None:
     p = add(
         "reviewers",
         reviewers.cmd_reviewers,
-        "revoke a reviewer: their inbox and review links answer 403 from now on",
+        "revoke a reviewer (their inbox and review links answer 403 from now on), or revoke "
+        "one inbox link (a forwarded one) and nothing else",
     )
-    p.add_argument("action", choices=["revoke"], help="what to do (revoke)")
-    p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
+    p.add_argument(
+        "action",
+        choices=["revoke", "revoke-link"],
+        help="revoke ADDRESS: the reviewer; revoke-link URL: one inbox link",
+    )
+    p.add_argument(
+        "target", metavar="ADDRESS|URL", help="the reviewer's address, or the inbox link (or token)"
+    )
     p = add(
         "suppliers",
         suppliers.cmd_suppliers,

@@ -1,8 +1,10 @@
-"""`docflow inbox ADDRESS` and `docflow reviewers revoke ADDRESS`, on the local stack.
+"""`docflow inbox ADDRESS` and `docflow reviewers revoke ADDRESS | revoke-link URL`, locally.
 
 `inbox` prints a reviewer's inbox link as `docflow mail` prints review links: locally, for the
 person running the stack; in AWS the digest mails it. `reviewers revoke` writes the same
-`REVOKED#<address>` item an operator writes in AWS (README, "Revoking a reviewer").
+`REVOKED#<address>` item an operator writes in AWS (docs/reviewers.md, "Revoking a reviewer");
+`reviewers revoke-link` ends one inbox link (a forwarded or leaked one) and nothing else: the
+reviewer's review links and their next inbox link keep working.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import sys
 import time
 
+from docflow.cli.exits import USAGE
 from docflow.cli.output import print_json
 from docflow.cli.stack import stack
 
@@ -39,16 +43,40 @@ def cmd_inbox(args: argparse.Namespace) -> int:
 
 
 def cmd_reviewers(args: argparse.Namespace) -> int:
-    from docflow.review.access.revocation import Revocations
     from docflow.settings import load_settings
 
     stack(args)
     load_settings.cache_clear()
-    done = Revocations(load_settings().links_table).revoke(args.address, by="docflow CLI")
+    if args.action == "revoke-link":
+        return _revoke_link(args)
+    from docflow.review.access.revocation import Revocations
+
+    done = Revocations(load_settings().links_table).revoke(args.target, by="docflow CLI")
     if args.json:
         print_json({**done, "revoked": True})
         return 0
-    print(f"{args.address} revoked: their inbox and review links now answer 403")
+    print(f"{args.target} revoked: their inbox and review links now answer 403")
+    return 0
+
+
+def _revoke_link(args: argparse.Namespace) -> int:
+    """One inbox link ends; the reviewer it named is printed from its signed claims (a link
+    that no longer verifies still has its stored hash deleted, and names nobody)."""
+    from docflow.review.access.inbox_links import InboxLinks
+    from docflow.review.access.keys import build_key_source
+    from docflow.settings import load_settings
+
+    s = load_settings()
+    token = args.target.rstrip("/").rsplit("/inbox/", 1)[-1]
+    if token.count(".") != 3:
+        print("not an inbox link: pass its URL (…/inbox/TOKEN) or its token", file=sys.stderr)
+        return USAGE
+    reviewer = InboxLinks(s.links_table).revoke(token, build_key_source(s).ring())
+    if args.json:
+        print_json({"reviewer": reviewer, "linkRevoked": True})
+        return 0
+    who = f" ({reviewer}'s)" if reviewer else ""
+    print(f"inbox link{who} revoked: it now answers 403; their next digest carries a new one")
     return 0
 
 

@@ -151,8 +151,10 @@ JSON_SHAPES = {
     "dashboard": '{"url": str, "running": bool}',
     "inbox": '{"reviewer": address, "url": the inbox link, "expiresAt": epoch seconds, '
     '"pending": int (items waiting on the reviewer)}',
-    "reviewers": '{"reviewer": address, "revoked": true, "revokedAt": epoch seconds (the '
-    "first revocation's; revoking again changes nothing)}",
+    "reviewers": 'revoke: {"reviewer": address, "revoked": true, "revokedAt": epoch seconds '
+    "(the first revocation's; revoking again changes nothing)}; revoke-link: "
+    '{"reviewer": address|null (whom the link named; null when it no longer verifies), '
+    '"linkRevoked": true}',
     "suppliers": "import: "
     + SUPPLIER_SHAPES["import"]
     + "; list: "

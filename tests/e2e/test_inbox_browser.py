@@ -1,7 +1,8 @@
 """A reviewer's inbox in a real browser (Chromium through Playwright) on the real local stack,
 on a phone and on a desktop: the inbox lists the reviewer's items and nobody else's, a claim
 shows on a colleague's page, approve-and-next walks three documents (by taps on the phone, by
-the keys on the desktop), and a revoked reviewer's links answer 403."""
+the keys on the desktop), one revoked inbox link answers 403 while the reviewer's others open,
+and a revoked reviewer's links answer 403."""
 
 from __future__ import annotations
 
@@ -160,9 +161,23 @@ def test_the_inbox_in_a_browser(live_stack: StackConfig, tmp_path: Path) -> None
                 assert not names_on(page) and "Nothing is waiting on you" in page.content()
             page.close()
 
-        # Revoked: the inbox and the review links answer 403 with a page that says so.
-        privacy = inbox_url(live_stack, PRIVACY)
+        # One inbox link revoked (a forwarded one): that link answers 403, the reviewer gets a
+        # new one, and their review links still open.
         (memo_link,) = wait_for_links(live_stack.state, 1, run_id=memo.run_id, stage_index=0)
+        forwarded = inbox_url(live_stack, PRIVACY)
+        ended = json.loads(docflow(live_stack, "reviewers", "revoke-link", forwarded, "--json"))
+        assert ended == {"reviewer": PRIVACY, "linkRevoked": True}
+        page = browser.new_page()
+        answer = page.goto(forwarded)
+        assert answer is not None and answer.status == 403
+        privacy = inbox_url(live_stack, PRIVACY)
+        assert privacy != forwarded
+        for url in (privacy, memo_link.url):
+            answer = page.goto(url)
+            assert answer is not None and answer.status == 200, url
+        page.close()
+
+        # Revoked: the inbox and the review links answer 403 with a page that says so.
         revoked = json.loads(docflow(live_stack, "reviewers", "revoke", PRIVACY, "--json"))
         assert revoked["revoked"] and revoked["reviewer"] == PRIVACY
         for size, width, height in SIZES:

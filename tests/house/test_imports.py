@@ -8,9 +8,16 @@ and no two modules, import each other round a loop."""
 
 from __future__ import annotations
 
+import re
 from graphlib import CycleError, TopologicalSorter
 
-from tests.support.imports import HANDLERS, module_imports, unit_imports
+from tests.support.imports import (
+    HANDLERS,
+    ROOT,
+    imported_modules,
+    module_imports,
+    unit_imports,
+)
 
 GROUND = {
     *("aws", "settings", "ids", "errors", "observability", "cost", "storage", "pdf"),
@@ -164,3 +171,17 @@ def test_no_two_modules_of_the_product_import_each_other_round_a_loop() -> None:
         sorter.prepare()
     except CycleError as cycle:
         raise AssertionError(f"imports go round: {' -> '.join(cycle.args[1])}") from None
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    # What two test modules share is a support module (tests/support) or a sibling helper
+    # module (tests/suppliers/papers.py): importing a test module runs its tests' collection
+    # twice and ties one test's edits to another's.
+    test_module = re.compile(r"(^|\.)test_[^.]*$")
+    wrong = {
+        str(path.relative_to(ROOT)): sorted(
+            m for m in imported_modules(path) if test_module.search(m)
+        )
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+    }
+    assert {here: there for here, there in wrong.items() if there} == {}

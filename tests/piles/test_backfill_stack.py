@@ -1,6 +1,7 @@
 """`docflow backfill` on the real local stack with its shipped pile settings (a job needs 100
 records, as the service's default minimum): a pile of 120 one-page documents is batched whole
-once all of them reach the pool, and a pile of 30 goes on-demand at once, saying why."""
+once all of them reach the pool, and a pile of 30 goes on-demand at once, saying why (in its
+JSON and in the text a person reads)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,24 @@ def test_a_pile_below_the_minimum_goes_on_demand_at_once(
         ("on-demand", "below-batch-minimum")
     }
     assert docflow(live_stack, "jobs") == []  # no job was made, nor waited for
+
+    # What a person reads: the documents' table, then that no job was made and why.
+    few = str(reports(tmp_path / "few", 3))
+    done = subprocess.run(
+        [sys.executable, "-m", "docflow.cli", "--state", str(live_stack.state), "backfill", few],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("pile backfill/") and lines[0].endswith(": 3 documents")
+    assert sum("finalized" in line for line in lines) == 3
+    assert lines[-2:] == [
+        "no batch job was made for this pile",
+        "on-demand: 3 documents (below-batch-minimum: the pile is smaller than a batch job's "
+        "minimum (100 records))",
+    ]
 
 
 # 120 documents through a stack that shares two cores with the other workers' stacks: about

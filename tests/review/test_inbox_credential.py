@@ -77,7 +77,8 @@ def test_one_inbox_link_is_revoked_and_the_reviewer_is_not(stack: Stack) -> None
         review = next(m.token for m in links_in(moto_sent_mail()) if m.to == LEGAL)
         links = InboxLinks(s.links_table)
         leaked = links.issue(LEGAL, ring, 3600)
-        links.revoke(leaked, ring)
+        assert links.revoke(leaked, ring) == LEGAL
+        assert links.revoke(review, ring) is None  # a review link is no inbox link
         assert call("GET", f"/inbox/{leaked}")["statusCode"] == 403
         fresh = links.issue(LEGAL, ring, 3600)  # the next digest's link is a new one
         assert fresh != leaked

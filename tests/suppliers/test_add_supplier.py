@@ -8,8 +8,8 @@ from __future__ import annotations
 from docflow.suppliers.enrol import enrol, issuer_ids
 from docflow.suppliers.shown import supplier_offer
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
-from tests.suppliers.test_learning import registry, run
 from tests.support.aws import Stack
+from tests.support.reviewed_runs import registry, run_reviewed
 
 APPROVE = {"approved": True, "reviewer": "ap@example.com"}
 
@@ -19,7 +19,7 @@ def test_a_reviewer_adds_the_supplier_and_its_next_invoice_needs_nobody(
 ) -> None:
     number = "E2026000000017"
     answer = {**APPROVE, "corrections": {"invoice_number": number}, "addSupplier": True}
-    first, waited, ran = run(stack, blauwal_invoice(number), "in/first.pdf", [answer])
+    first, waited, ran = run_reviewed(stack, blauwal_invoice(number), "in/first.pdf", [answer])
     # The page offered it: the issuer's checked VAT id and its IBAN, masked.
     offered = supplier_offer({**waited[0], "fields": waited[0].get("fields") or {}})
     assert f"VAT {BLAUWAL_VAT}" in offered and any(o.startswith("IBAN DE") for o in offered)
@@ -32,14 +32,15 @@ def test_a_reviewer_adds_the_supplier_and_its_next_invoice_needs_nobody(
     assert added.ids == {"vat": (BLAUWAL_VAT,), "iban": (BLAUWAL_IBAN.replace(" ", ""),)}
     assert added.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
 
-    second, waited, _ = run(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
+    second, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
     assert waited == [] and second["status"] == "finalized"
     assert second["fields"]["invoice_number"]["value"] == "E2026000000018"
     assert second["supplier"]["supplierId"] == added.supplier_id
 
 
 def test_a_review_without_the_tick_registers_nobody(stack: Stack, shipped_rules: None) -> None:
-    out, _, ran = run(stack, blauwal_invoice("E2026000000017"), "in/no-tick.pdf", [APPROVE])
+    paper = blauwal_invoice("E2026000000017")
+    out, _, ran = run_reviewed(stack, paper, "in/no-tick.pdf", [APPROVE])
     assert out["status"] == "finalized" and "supplier" not in out
     names = {op.name for op in ran.get_all_operations()}
     assert "register supplier" not in names and registry().all() == []

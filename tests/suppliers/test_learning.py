@@ -7,51 +7,19 @@ digit off matches nothing."""
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
-from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
-
-from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.suppliers.csv_import import import_suppliers
-from docflow.suppliers.store import SupplierStore
-from orchestrator.app import handler
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
-from tests.support.aws import Stack, result_json
+from tests.support.aws import Stack
+from tests.support.reviewed_runs import registry, run_reviewed
 
 REGISTRY = (
     "id,name,vat,iban,currency\n"
     f"blauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},{BLAUWAL_IBAN},EUR\n"
 )
-
-
-def run(
-    stack: Stack,
-    data: bytes,
-    key: str,
-    decisions: list[dict[str, Any]] = (),  # type: ignore[assignment]
-) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
-    """Run one document, answering its review stages with `decisions` in order; (result,
-    the read model's pending item at each stage, the runner's result for its operations)."""
-    doc = stack.upload(key, data)
-    waited: list[dict[str, Any]] = []
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        arn = runner.run_async(input=stack.event(doc), execution_timeout=180)
-        for index, decision in enumerate(decisions):
-            callback = runner.wait_for_callback(
-                arn, name=f"review-{index} create callback id", timeout=120
-            )
-            (item,) = ReadModel(load_settings().table_name).pending().items
-            waited.append(item)
-            runner.send_callback_success(callback, json.dumps(decision).encode())
-        result = runner.wait_for_result(arn, timeout=120)
-    return result_json(result), waited, result
-
-
-def registry() -> SupplierStore:
-    return SupplierStore(load_settings().supplier_table)
 
 
 def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
@@ -60,7 +28,7 @@ def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
     import_suppliers(registry(), REGISTRY)
     number = "E2026000000017"
     correct = {"approved": True, "reviewer": "ap@example.com"}
-    first, waited, ran = run(
+    first, waited, ran = run_reviewed(
         stack,
         blauwal_invoice(number),
         "in/first.pdf",
@@ -78,7 +46,7 @@ def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
     entry = learned.profile["fields"]["invoice_number"]
     assert entry["label"] == "Belegkennung" and entry["shape"] == r"E\d{13}"
 
-    second, waited, ran = run(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
+    second, waited, ran = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
     assert waited == [] and second["status"] == "finalized"
     assert second["fields"]["invoice_number"]["value"] == "E2026000000018"
     assert second["fields"]["invoice_number"]["source"] == "profile"
@@ -87,7 +55,7 @@ def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
     names = {op.name for op in ran.get_all_operations()}
     assert "learn supplier profile" not in names
 
-    third, waited, _ = run(
+    third, waited, _ = run_reviewed(
         stack, blauwal_invoice("E2026000000019", moved=True), "in/third.pdf", [correct]
     )
     assert [w["stageName"] for w in waited] == ["fields"]
@@ -96,7 +64,7 @@ def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
 
 def test_a_checked_vat_id_beats_a_wrong_printed_name(stack: Stack, shipped_rules: None) -> None:
     import_suppliers(registry(), REGISTRY)
-    out, _, _ = run(
+    out, _, _ = run_reviewed(
         stack,
         blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer", name="Blauwald Hafen KG"),
         "in/wrong-name.pdf",
@@ -110,14 +78,14 @@ def test_a_checked_vat_id_beats_a_wrong_printed_name(stack: Stack, shipped_rules
 def test_an_iban_with_a_bad_checksum_matches_nothing(stack: Stack, shipped_rules: None) -> None:
     # This supplier is known by its IBAN only; the invoice prints that IBAN one digit off.
     import_suppliers(registry(), f"id,name,iban\nbank-only,Bank Only GmbH,{BLAUWAL_IBAN}\n")
-    good, _, _ = run(
+    good, _, _ = run_reviewed(
         stack,
         blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer", name="Bank Only GmbH"),
         "in/good-iban.pdf",
     )
     assert good["supplier"]["by"] == "iban"
     # Nobody knows its issuer: it waits at fields (approved here, not left to time out).
-    bad, waited, _ = run(
+    bad, waited, _ = run_reviewed(
         stack,
         blauwal_invoice(
             number="RE-2026-0043", label="Rechnungsnummer", name="Xyz Q", footer_iban=BAD_IBAN
@@ -138,7 +106,7 @@ def test_a_registry_that_cannot_be_read_sends_the_invoice_to_a_person(
 
     aws.client("dynamodb").delete_table(TableName=load_settings().supplier_table)
     paper = blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer")
-    out, waited, _ = run(stack, paper, "in/no-registry.pdf", [{"approved": True}])
+    out, waited, _ = run_reviewed(stack, paper, "in/no-registry.pdf", [{"approved": True}])
     assert [w["stageName"] for w in waited] == ["fields"]
     assert ("*", "registry-failed") in {(c["field"], c["code"]) for c in waited[0]["fieldChecks"]}
     assert out["status"] == "finalized"  # after the person's approval

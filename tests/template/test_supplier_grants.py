@@ -16,9 +16,9 @@ from docflow import aws
 from docflow.local.resources import load_template
 from docflow.settings import load_settings
 from tests.suppliers.papers import blauwal_invoice
-from tests.suppliers.test_learning import run
 from tests.support.aws import Stack
 from tests.support.cfn import Resolver
+from tests.support.reviewed_runs import run_reviewed
 
 TEMPLATE = load_template()
 # Inside TransactWriteItems each item is authorized as its own action.
@@ -90,8 +90,8 @@ def test_what_the_supplier_steps_call_is_granted_to_the_orchestrator(
         "corrections": {"invoice_number": number},
         "addSupplier": True,
     }
-    first, _, _ = run(stack, blauwal_invoice(number), "in/first.pdf", [answer])
-    second, waited, _ = run(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
+    first, _, _ = run_reviewed(stack, blauwal_invoice(number), "in/first.pdf", [answer])
+    second, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
     # every path was taken: added, learned, and the next invoice read by the profile
     assert first["supplier"]["by"] == "review" and waited == []
     assert second["supplier"]["supplierId"] == first["supplier"]["supplierId"]

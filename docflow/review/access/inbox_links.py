@@ -102,22 +102,26 @@ class InboxLinks:
         )
         return token
 
-    def revoke(self, token: str, ring: KeyRing) -> None:
+    def revoke(self, token: str, ring: KeyRing) -> str | None:
         """End this one inbox link (a forwarded or leaked one): its stored hash goes, and so
         does the reviewer's slot if it still mints this link, so the next digest hands out a
         new one. The reviewer's review links and their other inbox links keep working
-        (revoking the reviewer is `access.revocation`)."""
+        (revoking the reviewer is `access.revocation`). Returns the reviewer the link named,
+        or None for a link that no longer verifies or is no inbox link."""
         self._table.delete({"pk": f"INBOXLINK#{token_hash(token)}"})
         try:
             claims = verify(token, ring)
         except TokenError:
-            return  # expired or foreign: nothing mints it any more
+            return None  # expired or foreign: nothing mints it any more
+        if claims.purpose != INBOX:
+            return None
         with contextlib.suppress(ConditionFailed):  # the slot mints a newer link already
             self._table.delete(
                 {"pk": _slot_pk(claims.reviewer)},
                 condition="nonce = :nonce",
                 values={":nonce": claims.nonce},
             )
+        return claims.reviewer
 
     def check(self, token: str, ring: KeyRing) -> str:
         """The reviewer an inbox link names, or InboxRefused."""

@@ -1,0 +1,42 @@
+"""One document through the real handler on the durable testing runner, its review stages
+answered in order: what the supplier tests (learning, "add this supplier", the registry's IAM
+grants) share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+from docflow.readmodel.queries import ReadModel
+from docflow.settings import load_settings
+from docflow.suppliers.store import SupplierStore
+from orchestrator.app import handler
+from tests.support.aws import Stack, result_json
+
+
+def run_reviewed(
+    stack: Stack, data: bytes, key: str, decisions: Sequence[dict[str, Any]] = ()
+) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    """Run one document, answering its review stages with `decisions` in order; (result,
+    the read model's pending item at each stage, the runner's result for its operations)."""
+    doc = stack.upload(key, data)
+    waited: list[dict[str, Any]] = []
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        arn = runner.run_async(input=stack.event(doc), execution_timeout=180)
+        for index, decision in enumerate(decisions):
+            callback = runner.wait_for_callback(
+                arn, name=f"review-{index} create callback id", timeout=120
+            )
+            (item,) = ReadModel(load_settings().table_name).pending().items
+            waited.append(item)
+            runner.send_callback_success(callback, json.dumps(decision).encode())
+        result = runner.wait_for_result(arn, timeout=120)
+    return result_json(result), waited, result
+
+
+def registry() -> SupplierStore:
+    """The supplier registry the settings name."""
+    return SupplierStore(load_settings().supplier_table)
