@@ -27,6 +27,8 @@ the document prints it, it is compared like any other value.
     ece                   expected calibration error of the extracted fields' confidences
                           (10 equal-width bins, over every value an engine gave)
     classified            share of documents classified as their true type
+    by_stage {stage: documents given it}   what holds documents back, by stage name (a
+                          document with two stages counts under both)
     by_language {lang: {documents, straight_through, review_rate, exact_match, silent_wrong,
                         silent_missing}}
     by_field {name: {fields, exact_match, ece, silent_wrong, silent_missing, flagged}}
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,6 +111,7 @@ def judge(doc: Any, result: dict[str, Any]) -> dict[str, Any]:
     return {
         "reviewed": reviewed,
         "any_stage": any_stage,
+        "stages": sorted({str(s.get("name")) for s in result["stages"]}),
         "straight_through": not any_stage and all_right,
         "silent_wrong": 0 if reviewed else sum(f["wrong"] for f in fields.values()),
         "silent_missing": 0 if reviewed else sum(f["missing"] for f in fields.values()),
@@ -186,6 +189,7 @@ def score(docs: Sequence[Any], results: Sequence[dict[str, Any]]) -> dict[str, A
         "scanned_exact_match": exact(lambda d: d.scanned),
         "ece": ece(pairs),
         "classified": _rate(sum(v["classified"] for v in verdicts), len(verdicts)),
+        "by_stage": dict(sorted(Counter(s for v in verdicts for s in v["stages"]).items())),
         "by_language": {k: _docs_figures(v) for k, v in sorted(by_language.items())},
         "by_field": {k: _field_figures(v) for k, v in sorted(by_field.items())},
         "_misses": misses,

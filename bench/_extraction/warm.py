@@ -10,11 +10,13 @@ now with the registry and the profiles consulted:
     documents          later documents measured (a supplier's first one is not)
     suppliers          suppliers registered on the way
     matched            share of measured documents whose supplier was matched by a checked id
-    straight_through   share finalized with no `fields`/`triage` review and every printed
+    straight_through   share finalized with no review stage of any kind and every printed
                        field right
-    review_rate        share given such a review
-    silent_wrong       present values that are wrong, in documents no person saw
-    silent_missing     printed fields absent, in documents no person saw
+    review_rate        share given any review stage
+    fields_review_rate share given a `fields`/`triage` stage
+    silent_wrong       present values that are wrong, in documents whose fields no person
+                       checked
+    silent_missing     printed fields absent, in such documents
     cold_straight_through   the same documents' straight-through in the cold run
 
 `_details` (popped by the bench, printed with --verbose): per measured document, whether it
