@@ -3,12 +3,14 @@
 In AWS, Lambda de-duplicates starts by DurableExecutionName (same name and payload: the
 existing execution), so the starter just invokes. The local durable runner does not, so the
 local starter claims the name with a conditional write first, and on taking over a stale
-claim asks the runner whether the run already exists.
+claim asks the runner whether the run already exists. Only a claim marked "started" (or a run
+the runner has) makes a start a duplicate: one left "starting" is waited out, never trusted.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import urllib.request
 from datetime import datetime
@@ -24,6 +26,7 @@ from docflow.settings import Settings, SettingsError
 from docflow.telemetry import context as telemetry_context
 
 CLAIM_TIMEOUT_S = 60
+CLAIM_POLL_S = 1.0
 
 
 class BadIntakeMessage(ValueError):
@@ -152,21 +155,40 @@ class LocalRunnerStarter:
         return self.start_named(doc.execution_name, execution_input(doc))
 
     def start_named(self, name: str, payload: str) -> bool:
-        """Start the execution `name` with this (deterministic) input; False if it exists."""
-        now = int(time.time())
-        item = {"pk": f"START#{name}", "state": "starting", "claimedAt": now}
+        """Start the execution `name` with this (deterministic) input; False if it exists.
+
+        Only a claim marked "started", or a run the runner has, is a duplicate. A claim still
+        "starting" may belong to a starter that died between claiming and starting (its
+        message comes back, its step is retried, and would find the claim): this call waits
+        for that claim to be marked or go stale, then takes it over, so a document is never
+        dropped as a duplicate of a start that never happened."""
         claims = Table(self.claims_table)
-        try:
-            # A claim left "starting" by a starter that died is taken over after a while;
-            # a fresh one means another starter is starting this very run right now.
-            stale = claims.put(
-                item,
-                condition="attribute_not_exists(pk) OR (#s = :starting AND claimedAt < :stale)",
-                names={"#s": "state"},
-                values={":starting": "starting", ":stale": now - CLAIM_TIMEOUT_S},
-            )
-        except ConditionFailed:
-            return False
+        # Ours alone: a claim write whose answer was lost is retried by botocore and then
+        # fails its condition on the very item it wrote.
+        owner = secrets.token_hex(8)
+        while True:
+            now = int(time.time())
+            item = {"pk": f"START#{name}", "state": "starting", "claimedAt": now, "owner": owner}
+            try:
+                # A claim left "starting" by a starter that died is taken over after a while.
+                stale = claims.put(
+                    item,
+                    condition="attribute_not_exists(pk) OR (#s = :starting AND claimedAt < :stale)",
+                    names={"#s": "state"},
+                    values={":starting": "starting", ":stale": now - CLAIM_TIMEOUT_S},
+                )
+                break
+            except ConditionFailed as failed:
+                held = failed.item
+                if held.get("owner") == owner:
+                    # Our own write, landed before its retry: whether it took over a stale
+                    # claim is unknown, so the runner is asked as after a takeover.
+                    stale, item = held, held
+                    break
+                if held.get("state") == "started" or self.executions.status(name) is not None:
+                    return False
+                # Another start is under way, or died before starting the run: wait it out.
+                time.sleep(CLAIM_POLL_S)
         # The starter whose stale claim this took over may have died after starting the run
         # and before marking the claim: then the runner has it (the runner's list is the truth).
         started = not (stale is not None and self.executions.status(name) is not None)

@@ -374,3 +374,72 @@ def test_a_stale_start_claim_whose_run_exists_starts_nothing(live_stack: StackCo
         TableName=live_stack.claims_table, Key=to_ddb({"pk": claim["pk"]})
     )
     assert item["Item"]["state"]["S"] == "started"
+
+
+def quiet_document(live_stack: StackConfig, key: str) -> DocumentRef:
+    """A document version in a versioned bucket no intake rule watches: only the test starts
+    its run."""
+    from docflow.local.tools.uploads import put_document
+
+    bucket = f"quiet-{key.removesuffix('.pdf')}"
+    s3 = aws.client("s3")
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    return put_document(bucket, key, make_pdf([INVOICE]))
+
+
+def test_a_claim_left_starting_by_a_starter_that_died_is_taken_over_not_skipped(
+    live_stack: StackConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A starter that died between claiming a run and starting it leaves the claim
+    "starting"; the next delivery once counted that as a duplicate and dropped the document
+    (one of 120 in a backfill never ran). It waits the claim out and starts the run."""
+    from docflow import intake
+    from docflow.readmodel.table import to_ddb
+
+    monkeypatch.setattr(intake, "CLAIM_TIMEOUT_S", 3)
+    monkeypatch.setattr(intake, "CLAIM_POLL_S", 0.2)
+    doc = quiet_document(live_stack, "died-before-starting.pdf")
+    claim = {"pk": f"START#{doc.execution_name}", "state": "starting", "owner": "dead"}
+    aws.client("dynamodb").put_item(
+        TableName=live_stack.claims_table, Item=to_ddb({**claim, "claimedAt": int(time.time())})
+    )
+    starter = intake.LocalRunnerStarter(
+        live_stack.runner_url, "docflow-orchestrator", live_stack.claims_table, 3600
+    )
+
+    assert starter.start(doc) is True
+    assert starter.start(doc) is False  # now a duplicate: the claim says started
+    runs = aws.client("lambda").list_durable_executions_by_function(
+        FunctionName="docflow-orchestrator", DurableExecutionName=doc.execution_name
+    )["DurableExecutions"]
+    assert len(runs) == 1
+    wait_for(doc.document_id, {"finalized"}, doc.run_id)
+
+
+def test_a_claim_write_retried_after_its_answer_was_lost_still_starts_the_run(
+    live_stack: StackConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """botocore retries a write whose answer was lost; the retry of the conditional claim
+    then fails on the item the first try wrote. That is this starter's own claim."""
+    from docflow import intake
+    from docflow.dynamo import Table
+
+    real = Table.put
+    lost: list[str] = []
+
+    def answer_lost_once(self: Table, item: Any, **kw: Any) -> Any:
+        if kw.get("condition") and not lost:
+            lost.append(str(item["pk"]))
+            real(self, item, **kw)  # the request landed; its answer did not come back
+        return real(self, item, **kw)
+
+    monkeypatch.setattr(Table, "put", answer_lost_once)
+    doc = quiet_document(live_stack, "answer-lost.pdf")
+    starter = intake.LocalRunnerStarter(
+        live_stack.runner_url, "docflow-orchestrator", live_stack.claims_table, 3600
+    )
+
+    assert starter.start(doc) is True
+    assert lost == [f"START#{doc.execution_name}"]
+    wait_for(doc.document_id, {"finalized"}, doc.run_id)
