@@ -12,6 +12,8 @@ import threading
 from typing import Any
 
 import boto3
+import botocore.loaders
+import botocore.session
 from botocore.config import Config
 
 _CONFIG = Config(
@@ -26,13 +28,25 @@ _INVOKE_CONFIG = _CONFIG.merge(
 )
 _clients: dict[str, Any] = {}
 _lock = threading.Lock()
+# botocore's service models (JSON, megabytes of it), read once per process: each new session
+# otherwise reads them again, which cost the tests (a fresh moto per test) a second a test.
+_models = botocore.loaders.create_loader()
+
+
+def _session() -> boto3.session.Session:
+    core = botocore.session.get_session()
+    core.register_component("data_loader", _models)
+    session = boto3.session.Session(botocore_session=core)
+    # boto3 adds its own data folder to the loader's search path each time: once is enough.
+    _models.search_paths[:] = list(dict.fromkeys(_models.search_paths))
+    return session
 
 
 def client(service: str) -> Any:
     with _lock:
         found = _clients.get(service)
         if found is None:
-            found = _clients[service] = boto3.session.Session().client(service, config=_CONFIG)
+            found = _clients[service] = _session().client(service, config=_CONFIG)
         return found
 
 
@@ -49,7 +63,7 @@ def invoke_client() -> Any:
     with _lock:
         found = _clients.get("lambda-invoke")
         if found is None:
-            found = _clients["lambda-invoke"] = boto3.session.Session().client(
+            found = _clients["lambda-invoke"] = _session().client(
                 "lambda", endpoint_url=endpoint, config=_INVOKE_CONFIG
             )
         return found

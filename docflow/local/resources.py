@@ -8,6 +8,8 @@ notifications, redrive, the rule's pattern and target).
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +24,11 @@ from docflow.review.access.signing import KeyRing
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 
 
-class _CfnLoader(yaml.SafeLoader):
+# libyaml's parser where PyYAML was built with it (the wheels are): ten times the pure one.
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _CfnLoader(_SafeLoader):
     """Reads CloudFormation's short-form tags (!Ref, !GetAtt, !Sub, ...) as plain mappings."""
 
 
@@ -43,6 +49,15 @@ _CfnLoader.add_multi_constructor("!", _tag)
 
 
 def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
+    """The template as a mapping, a fresh copy each call (callers may change theirs). Parsed
+    once per version of the file: every test's sandbox provisions from it, and parsing
+    cost a test suite minutes of CPU."""
+    stat = path.stat()
+    return copy.deepcopy(_parsed(path, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: Path, _mtime_ns: int, _size: int) -> dict[str, Any]:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506
 
 
