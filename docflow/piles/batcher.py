@@ -50,29 +50,34 @@ def job_name(batcher: str, index: int) -> str:
 class Holds:
     """Whether a pending record waits for the rest of its pile: a record of a pile of known
     size is held back from every batcher (not counted, claimed or sent on-demand) until the
-    pile is complete or its first record has waited the maximum. One read per pile."""
+    pile is complete or its first record has waited the maximum.
 
-    def __init__(self, pool: Pool, max_wait_s: int, now: datetime) -> None:
-        self.pool, self.max_wait_s, self.now = pool, max_wait_s, now
-        self._open: dict[str, bool] = {}
+    The piles' counts are read before the records are listed (`holds`): a listing read first
+    could miss the record whose registration completed the pile, and that record, left out of
+    the pile's job, waited the maximum alone (one of 120 in a backfill did). A pile whose counts
+    were not read (its first record came after) is held: the registration that completes it
+    starts a batcher of its own."""
+
+    def __init__(self, pool: Pool, max_wait_s: int, now: datetime, piles: set[str]) -> None:
+        self.max_wait_s, self.now = max_wait_s, now
+        self._open = {pile: self._filling(pool.pile(pile) or {}) for pile in sorted(piles)}
+
+    def _filling(self, item: dict[str, Any]) -> bool:
+        first = item.get("firstAt")
+        overdue = bool(first) and self.now >= datetime.fromisoformat(str(first)) + timedelta(
+            seconds=self.max_wait_s
+        )
+        return not sized.complete(item) and not overdue
 
     def held(self, record: dict[str, Any]) -> bool:
         pile = record.get("pile")
-        if not pile:
-            return False
-        if pile not in self._open:
-            item = self.pool.pile(str(pile)) or {}
-            complete = sized.complete(item)
-            first = item.get("firstAt")
-            overdue = bool(first) and self.now >= datetime.fromisoformat(str(first)) + timedelta(
-                seconds=self.max_wait_s
-            )
-            self._open[pile] = not complete and not overdue
-        return self._open[pile]
+        return bool(pile) and self._open.get(str(pile), True)
 
 
 def holds(pool: Pool) -> Holds:
-    return Holds(pool, load_settings().pile_max_wait_seconds, datetime.now(UTC))
+    """What holds the pending records back, read before the caller lists them."""
+    piles = {str(r["pile"]) for r in pool.listed(PENDING) if r.get("pile")}
+    return Holds(pool, load_settings().pile_max_wait_seconds, datetime.now(UTC), piles)
 
 
 @durable_step

@@ -19,6 +19,7 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import Pile, pile_env, pile_running
 from docflow.local.tools.sandbox import moto_sandbox
+from docflow.piles import batcher as batcher_steps
 from docflow.piles.batcher import look_at_pool
 from docflow.piles.manifest import BadManifest, PileManifest, is_manifest, pile_of, read_manifest
 from docflow.piles.pool import PENDING, Pool
@@ -165,6 +166,47 @@ def test_a_pile_is_held_until_complete_then_batched_whole(sandbox: LocalNames) -
     assert (job["records"], job["status"]) == (7, "Completed")
     assert Counter(enrichment(r).get("mode") for r in results) == {"batch": 7}
     assert {enrichment(r).get("jobId") for r in results} == {job["jobId"]}
+
+
+class CompletedMidListing(Pool):
+    """The pool, with one interleaving forced (a test hook, not a stand-in): the registration
+    that completes the pile lands just after the first listing of pending records was read."""
+
+    def __init__(self, last: tuple[DocumentRef, str, str, PileManifest]) -> None:
+        super().__init__()
+        self.last: tuple[DocumentRef, str, str, PileManifest] | None = last
+
+    def listed(self, listing: str, limit: int | None = None) -> Iterator[dict[str, Any]]:
+        page = list(super().listed(listing, limit))
+        if listing == PENDING and self.last is not None:
+            last, self.last = self.last, None
+            super().register(*last)
+        yield from page
+
+
+def test_the_registration_that_completes_a_pile_during_a_claim_is_in_its_job(
+    sandbox: LocalNames, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings, pile = load_settings(), PileManifest("raced", 6)
+    docs = [
+        DocumentRef(sandbox("DocumentBucket"), f"backfill/raced/{i}.pdf", "v1") for i in range(6)
+    ]
+    for i in range(6):
+        aws.client("s3").put_object(
+            Bucket=settings.artifact_bucket, Key=f"requests/{i}.json", Body=b"{}"
+        )
+    pool = Pool()
+    for i, doc in enumerate(docs[:5]):
+        assert pool.register(doc, f"callback-{i}", f"requests/{i}.json", pile).new
+    last = (docs[5], "callback-5", "requests/5.json", pile)
+    monkeypatch.setattr(batcher_steps, "Pool", lambda: CompletedMidListing(last))
+
+    claimed = batcher_steps.claim_job("job-raced")(None)
+
+    # All six in the job: read the other way round (listing, then the pile's counts), the pile
+    # looked complete and the sixth, missing from the listing, waited the maximum alone.
+    assert claimed["count"] == 6
+    assert Pool().count(PENDING) == 0
 
 
 def test_a_pile_below_the_minimum_goes_on_demand_at_once_with_its_reason(
