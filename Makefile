@@ -35,16 +35,17 @@ system-deps:
 	  tesseract --list-langs 2>/dev/null | grep -qx por || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKS) chromium >/dev/null)
 
-# Three workers (pytest-xdist); `make test WORKERS=0` runs in one process.
+# Three workers (pytest-xdist), each given whole test files (a module's live stack starts once),
+# the slow modules first (tests/conftest.py); `make test WORKERS=0` runs in one process.
 WORKERS ?= 3
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n $(WORKERS)
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile --durations=15
 
 # The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
 # slowest fifteen named. `make test` still runs everything.
 test-fast: setup system-deps conformance-deps
-	$(BIN)/pytest -n $(WORKERS) -m "not slow and not browser" --durations=15
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile -m "not slow and not browser" --durations=15
 
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples
@@ -83,14 +84,19 @@ build: $(SAM_VENV)/bin/sam
 
 bench-smoke: bench-smoke-stack bench-smoke-rest
 
-# The smoke runs in two halves that CI runs side by side: the reliability scenarios (local
-# stacks, mostly waiting) and every other benchmark.
+# The smoke runs in two parts: the reliability scenarios (local stacks, mostly waiting: CI runs
+# them beside the tests) and every other benchmark (CI: in two lanes beside lint and build).
 bench-smoke-stack: setup system-deps conformance-deps
 	@set -o pipefail; echo "== bench/reliability.py --smoke"; \
 	  $(BIN)/python bench/reliability.py --smoke 2>/dev/null | tail -n 1
 
+# `make bench-smoke-rest LANES=2 LANE=1` runs every second benchmark from the second: CI runs
+# two lanes side by side, one a core.
+LANES ?= 1
+LANE ?= 0
 bench-smoke-rest: setup system-deps conformance-deps
-	@set -o pipefail; for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
+	@set -o pipefail; i=0; for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
+	  i=$$((i + 1)); [ $$((i % $(LANES))) -eq $(LANE) ] || continue; \
 	  echo "== $$b --smoke"; began=$$SECONDS; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; \
 	  echo "   ($$((SECONDS - began)) s)"; done
 

@@ -1,14 +1,14 @@
 """A pile through the path for piles, and a burst through the on-demand budget.
 
     python bench/pile.py            1,000 generated reports under the pile prefix
-    python bench/pile.py --smoke    150
+    python bench/pile.py --smoke    60 (jobs of 20: the same three jobs, one expired)
     python bench/pile.py --burst    400 documents on-demand against 20,000 tokens per minute
 
 Pile: the real orchestrator (one execution per document) and the real batcher run on the
 durable testing runner in this process, on moto, with the Bedrock batch-inference emulator
 over HTTP: 2% of records fail in the emulator and one job expires, so both fall back to
 on-demand. Jobs take at most a quarter of the pile (so there are several) and at least the
-service's default minimum of 100 records (50 for --smoke's smaller pile). Prints
+service's default minimum of 100 records (20 for --smoke's smaller pile). Prints
 {"documents", "settled", "lost", "failed", "batch_jobs", "records_per_job_max",
 "on_demand_fallbacks", "ops_per_document_max", "wall_s", "usd_per_1000_docs_on_demand",
 "usd_per_1000_docs_batch", "batch_to_on_demand", "usd_per_1000_docs_this_run",
@@ -68,7 +68,7 @@ def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
     from orchestrator.app import handler as orchestrator
     from orchestrator.batcher import handler as batcher
 
-    minimum = 50 if smoke else 100
+    minimum = 20 if smoke else 100
     per_job = max(minimum, documents // 4 + 1)
     converse = BedrockEmulator().start()  # the on-demand path the fallbacks take
     env = pile_env(
@@ -165,7 +165,7 @@ def main() -> None:
 
         _common.emit(run_burst(documents=100 if args.smoke else 400))
         return
-    _common.emit(run_pile(150 if args.smoke else 1000, args.smoke))
+    _common.emit(run_pile(60 if args.smoke else 1000, args.smoke))
 
 
 if __name__ == "__main__":

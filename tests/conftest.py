@@ -94,6 +94,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             "slow"
         ):
             raise pytest.UsageError(f"{item.nodeid} uses live_stack: mark it slow")
+    # The modules with slow tests first, the longest of them (`slow(seconds=N)`) before the
+    # rest, each kept whole: `make test` hands whole files to its workers (--dist loadfile, so a
+    # module's live stack starts once), and a two-minute module handed out last is a two-minute
+    # tail with the other workers idle. The seconds only order the modules; nothing asserts them.
+    weight: dict[Path, int] = {}
+    for item in items:
+        if marker := item.get_closest_marker("slow"):
+            seconds = int(marker.kwargs.get("seconds", 30))
+            weight[item.path] = max(weight.get(item.path, 0), seconds)
+    items.sort(key=lambda item: -weight.get(item.path, 0))
 
 
 @pytest.fixture(scope="module")

@@ -46,7 +46,11 @@ def inbox_rules(folder: Path) -> Path:
     return rules
 
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack(rules=inbox_rules)]
+pytestmark = [
+    pytest.mark.slow(seconds=80),
+    pytest.mark.browser,
+    pytest.mark.live_stack(rules=inbox_rules),
+]
 
 
 def contracts(live_stack: StackConfig, prefix: str, count: int) -> list[str]:

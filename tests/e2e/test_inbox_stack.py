@@ -28,7 +28,7 @@ from tests.support.live_stack import (
 )
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=60)
 
 LEGAL = "legal@example.com"
 PERIOD = 24 * 3600

@@ -22,7 +22,7 @@ from docflow.settings import load_settings
 from docflow.storage import records_key
 
 # The shipped defaults for piles (minimum, maximum wait, schedule): what a user gets.
-pytestmark = [pytest.mark.slow, pytest.mark.live_stack()]
+pytestmark = [pytest.mark.slow(seconds=160), pytest.mark.live_stack()]
 
 
 def docflow(live_stack: StackConfig, *args: str) -> Any:

@@ -30,7 +30,7 @@ from tests.support.live_stack import (
 )
 from tests.support.waiting import wait_until
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]  # a live stack and Chromium
+pytestmark = [pytest.mark.slow(seconds=120), pytest.mark.browser]  # a live stack and Chromium
 # Kept in the repository only when asked (DOCFLOW_SCREENSHOTS=tests/screenshots), as the other
 # browser tests do.
 SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
