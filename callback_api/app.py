@@ -20,12 +20,11 @@ Every path under a token passes the same checks (signature, expiry, link state, 
 binding, the reviewer's revocation), so a reviewer's access to the document ends with the
 link. An inbox link is checked the same way under its own purpose; a refused one lists nothing
 and answers 403. Every bad request gets a 4xx page (or JSON, if asked) and sends no callback.
+Before all of it, with CloudFront in front, a request that went around it is refused (403).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
@@ -34,6 +33,7 @@ from botocore.exceptions import ClientError
 from callback_api import exchange
 from docflow.observability import logger
 from docflow.review.access.inbox_links import InboxRefused
+from docflow.review.access.origin import through_the_edge
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.web import forms
 from docflow.review.web.answers import inbox_answer, refusal, review_answer
@@ -49,8 +49,7 @@ OTHER_METHODS = ["PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 def views() -> ReviewViews:
     global _views
-    if _views is None:
-        _views = ReviewViews.from_settings(load_settings())
+    _views = _views or ReviewViews.from_settings(load_settings())
     return _views
 
 
@@ -63,16 +62,15 @@ def _refuse(status: int, code: str, message: str, link: dict[str, Any] | None = 
     return exchange.send(app.current_event, refusal(status, code, message, link))
 
 
-def _within_limit(route: Callable[[str], Response]) -> Callable[[str], Response]:
-    """A POST whose body is over the limit is refused before it is read."""
+def _within_limit(resolver: LambdaFunctionUrlResolver, next_middleware: Any) -> Response:
+    """A request whose body is over the limit is refused before it is read."""
+    if exchange.too_big(resolver.current_event, load_settings().callback_max_body_bytes):
+        return _refuse(413, "too-large", "the request body is too large")
+    return next_middleware(resolver)
 
-    @wraps(route)
-    def checked(token: str) -> Response:
-        if exchange.too_big(app.current_event, load_settings().callback_max_body_bytes):
-            return _refuse(413, "too-large", "the request body is too large")
-        return route(token)
 
-    return checked
+# First the edge (docflow.review.access.origin), then the size, then the route.
+app.use(middlewares=[through_the_edge(_refuse), _within_limit])
 
 
 def _inbox_answer(token: str) -> Response:
@@ -120,7 +118,6 @@ def original(token: str) -> Response:
 
 
 @app.post("/review/<token>")
-@_within_limit
 def decide(token: str) -> Response:
     event = app.current_event
     form = exchange.body(event).decode("utf-8", "replace")
@@ -129,21 +126,18 @@ def decide(token: str) -> Response:
 
 
 @app.post("/review/<token>/presence")
-@_within_limit
 def look(token: str) -> Response:
     event = app.current_event
     return exchange.send(event, forms.look(views(), token, exchange.inbox_cookie(event)))
 
 
 @app.post("/review/<token>/release")
-@_within_limit
 def release(token: str) -> Response:
     event = app.current_event
     return exchange.send(event, forms.release(views(), token, exchange.inbox_cookie(event)))
 
 
 @app.post("/callbacks/<token>")
-@_within_limit
 def machine(token: str) -> Response:
     event, window = app.current_event, load_settings().machine_callback_window_s
     signed = exchange.machine_signature(event)

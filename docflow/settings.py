@@ -80,6 +80,9 @@ class Settings:
     # the way the signing key ring is (`signing_key_source`); with "env", from
     # DOCFLOW_INTEGRATION_SECRETS. Never the reviewers' key ring.
     integration_secret_id: str = ""
+    # With CloudFront in front of the callback API (docflow.review.access.origin): the secret
+    # CloudFront sends in its origin header; "" = no lock (the local stack, no CloudFront).
+    origin_secret_id: str = ""
     callback_max_body_bytes: int = 16 * 1024
     # The reconcile pass: which function's executions to ask about, and how long a document
     # must have been quiet before its execution is checked.

@@ -301,6 +301,40 @@ def test_cloudfront_with_a_waf_rate_rule_is_a_condition_and_links_follow_it() ->
     assert "us-east-1" in SECURITY_DOC and "CloudFront domain" in SECURITY_DOC
 
 
+def test_with_cloudfront_the_function_url_answers_only_cloudfronts_requests() -> None:
+    """The path around CloudFront and WAF is closed (docflow/review/access/origin.py): CloudFront
+    sends a generated secret in a header; the callback API reads that secret, and only it."""
+    assert PARAMS["CallbackOriginLock"]["Default"] == "true"
+    assert RESOURCES["CallbackOriginSecret"]["Condition"] == "CallbackOriginLocked"
+    (origin,) = RESOURCES["CallbackDistribution"]["Properties"]["DistributionConfig"]["Origins"]
+    callback = functions()["CallbackApiFunction"]
+    secret_env = callback["Environment"]["Variables"]["DOCFLOW_ORIGIN_SECRET_ID"]
+
+    locked = Resolver(TEMPLATE, EnableCallbackCdn="true")
+    assert locked(origin["OriginCustomHeaders"]) == [
+        {
+            "HeaderName": "X-Docflow-Origin",
+            "HeaderValue": "{{resolve:secretsmanager:${CallbackOriginSecret}:SecretString}}",
+        }
+    ]
+    assert locked(secret_env) == "<CallbackOriginSecret>"
+    reads = [
+        s for s in locked.statements(callback) if "secretsmanager:GetSecretValue" in actions(s)
+    ]
+    assert reads and all("<CallbackOriginSecret>" in as_list(s["Resource"]) for s in reads)
+
+    for unlocked in (
+        Resolver(TEMPLATE),  # no CloudFront: the Function URL is the only door
+        Resolver(TEMPLATE, EnableCallbackCdn="true", CallbackOriginLock="false"),
+    ):
+        assert not unlocked.condition("CallbackOriginLocked")
+        assert unlocked(origin["OriginCustomHeaders"]) is NO_VALUE
+        assert unlocked(secret_env) == ""
+        for statement in unlocked.statements(callback):
+            assert "<CallbackOriginSecret>" not in as_list(statement["Resource"])
+    assert "X-Docflow-Origin" in SECURITY_DOC
+
+
 # ---------------------------------------------------------------- 11. hashed requirements
 def pinned() -> dict[str, tuple[str, list[str]]]:
     """requirements/lambda.txt: name -> (version, hashes)."""
