@@ -30,13 +30,9 @@ class OriginLock:
         self.secret_id = secret_id
         self._provider: parameters.SecretsProvider | None = None
 
-    @property
-    def locked(self) -> bool:
-        return bool(self.secret_id)
-
     def admits(self, sent: str | None) -> bool:
         """Whether a request carrying `sent` in the origin header may be answered."""
-        if not self.locked:
+        if not self.secret_id:
             return True
         if not sent:
             return False
@@ -54,7 +50,9 @@ def through_the_edge(refuse: Callable[[int, str, str], Any]) -> Callable[[Any, A
 
     def check(resolver: Any, next_middleware: Callable[[Any], Any]) -> Any:
         secret_id = load_settings().origin_secret_id
-        lock = _locks.setdefault(secret_id, OriginLock(secret_id))
+        if secret_id not in _locks:  # one lock (and its cached secret) per secret, not per call
+            _locks[secret_id] = OriginLock(secret_id)
+        lock = _locks[secret_id]
         if not lock.admits(resolver.current_event.headers.get(HEADER)):  # case-insensitive
             logger.info("request refused: not through the reviewers' edge")
             return refuse(403, "not-through-the-edge", "open this link from your mail")
