@@ -58,7 +58,7 @@ class Settings:
     # Cross-execution cap on concurrent calls to a rate-limited reader (Textract).
     reader_concurrency_cap: int = 0
     reader_lease_table: str = "docflow-reader-leases"
-    execution_timeout_s: int = 14 * 24 * 3600
+    execution_timeout_s: int = 30 * 24 * 3600  # as template.yaml's ExecutionTimeoutSeconds
     # When above 0, every review stage waits this long instead of its rules-file timeout.
     stage_timeout_s: int = 0
     rules_path: str = ""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docflow.extract.spec import NO_FIELDS, FieldRules, parse_field_rules
+from docflow.rules.controls import NO_CONTROLS, ControlRules, parse_control_rules
 from docflow.rules.detectors import DETECTORS
 from docflow.rules.packets import NO_PACKETS, PacketRules, parse_packet_rules
 from docflow.settings import Settings, SettingsError
@@ -120,12 +121,15 @@ class Rules:
     issuer_iban_types: tuple[str, ...] = ()
     # `[packets]`: which uploads hold several documents, and how sure a boundary must be.
     packets: PacketRules = NO_PACKETS
+    # `[suppliers]`, `[audit]`, `[duplicates]`: the payment controls (docflow.rules.controls).
+    controls: ControlRules = NO_CONTROLS
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
         stages = (self.triage_stage, self.sensitive_stage, self.quality_stage, self.risk_stage)
         extra = [s for s in stages if s]
         fields = [self.fields.stage] if self.fields.stage else []
+        fields += list(self.controls.stages)  # a typed document's bank, duplicate, audit checks
         paths = [
             (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
             for t in self.types
@@ -239,6 +243,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             digest_reviewers=tuple(sorted(takers)),
             issuer_iban_types=tuple(sensitive.get("issuer_iban_types", [])),
             packets=parse_packet_rules(raw.get("packets")),
+            controls=parse_control_rules(raw),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {exc!r}") from exc
@@ -256,6 +261,7 @@ def _validate(rules: Rules, source: Path) -> None:
             rules.fields.stage,
             rules.risk_stage,
             rules.packets.stage,
+            *rules.controls.stages,
         )
         if s
     ]
