@@ -18,6 +18,7 @@ from docflow.cli.stack import maybe_local, model
 from docflow.cost import cost_line
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
+from docflow.suppliers.shown import bank_lines
 
 
 def listing(
@@ -221,9 +222,13 @@ def source_note(f: dict[str, Any]) -> str:
 
 def print_supplier(state: dict[str, Any]) -> None:
     """Which supplier was matched and how, and each IBAN with whose it was judged."""
-    supplier = state.get("supplier")
-    if supplier:
+    supplier = state.get("supplier") or {}
+    if supplier.get("status") == "unknown":
+        print("supplier: unknown (no registered supplier issued it)")
+    elif supplier:
         how = "certain" if supplier.get("certain") else f"by name, score {supplier.get('score')}"
+        if supplier.get("by") not in (None, "name") and not supplier.get("certain"):
+            how = "the page names another issuer"
         print(
             f"supplier: {supplier.get('name')} ({supplier.get('supplierId')}), "
             f"matched by {supplier.get('key')} ({how})"
@@ -233,6 +238,11 @@ def print_supplier(state: dict[str, Any]) -> None:
         valid = "" if iban.get("valid") else ", fails its check"
         where = f"IBAN {iban.get('iban')} on page {iban.get('page')}"
         print(f"{where}: {whose} ({iban.get('why')}{valid})")
+    bank = state.get("bank") or {}
+    if bank:
+        print(f"bank details: {bank.get('verdict')}")
+        for line in bank_lines(bank)[1 if bank.get("message") else 0 :]:
+            print(f"  {line}")
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from docflow.review.stage.decision import Decision
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.hook import consult
+from docflow.suppliers.route import bank_details_stage
 from docflow.suppliers.store import SupplierStore
 
 ATTEMPTS = 3
@@ -176,6 +177,8 @@ def extract_fields(
         if checks and rules.stage
         else []
     )
+    # A payee account not registered for the supplier waits for treasury (bank.py).
+    stages += bank_details_stage(consulted.shown.get("bank"), rt.rules.controls, all_stages)
     step.logger.info(
         "fields extracted",
         extra={
@@ -226,7 +229,7 @@ def with_fields(summary: dict[str, Any], extracted: Extracted) -> dict[str, Any]
 
 
 # What the registry adds to the summary (docflow.suppliers.hook), when it has anything.
-SUPPLIER_KEYS = ("supplier", "ibans", "taxIds", "profileFields")
+SUPPLIER_KEYS = ("supplier", "ibans", "bank", "taxIds", "profileFields")
 
 
 def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, Any]:
@@ -258,5 +261,5 @@ def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, 
 def final_fields(summary: dict[str, Any]) -> dict[str, Any]:
     """What the finalize report adds to the read model: the fields as finalized, and the
     supplier when a reviewer added it (or why it could not be)."""
-    kept = ("fields", "supplier", "supplierNotAdded") if "fields" in summary else ()
+    kept = ("fields", "supplier", "bank", "supplierNotAdded") if "fields" in summary else ()
     return {k: summary[k] for k in kept if k in summary}

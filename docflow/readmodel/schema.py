@@ -61,6 +61,9 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     # fields the supplier's profile read.
     "supplier": dict,
     "ibans": list,
+    # The bank-details check (docflow.suppliers.bank): its verdict, the printed payee accounts
+    # and the supplier's registered ones, masked to the last four, with their banks.
+    "bank": dict,
     "taxIds": list,
     "profileFields": list,
     # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,

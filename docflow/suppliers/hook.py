@@ -5,9 +5,15 @@
 
 A field this changes says so: `"source": "registry"` (and `"printed"`, what the page said) or
 `"source": "profile"`. What this adds to the step's answer is small and masked:
-`supplier` (who, matched how), `ibans` (masked, whose, why), `taxIds` (checked ids found
-outside the customer's block, the review page's "add this supplier" prefill), and
+`supplier` (who, matched how; `{"status": "unknown"}` when no registered supplier matched),
+`ibans` (masked, whose, why), `bank` (the bank-details check: `bank.py`), `taxIds` (checked
+ids found outside the customer's block, the review page's "add this supplier" prefill), and
 `profileFields` (the fields the profile read, which the learn step scores).
+
+A checked id names the registered supplier only when the page agrees: the issuer name read
+with confidence is the supplier's name or an alias, or, where no such name was read, the
+page prints the supplier's name. Otherwise the printed name stands, both names go to a
+person (`supplier-name-disagrees`), and nothing of the profile is read.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
+from docflow.suppliers.bank import BankCheck, check_bank_details
 from docflow.suppliers.ids import masked_iban
-from docflow.suppliers.match import Match, issuer_tax_ids, match_supplier
+from docflow.suppliers.match import Match, issuer_tax_ids, match_supplier, name_agrees
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import judge_ibans
 from docflow.suppliers.store import SupplierStore
@@ -34,6 +41,9 @@ DEFAULT_CURRENCY = 0.95  # the supplier's currency where the page names none
 PROFILE = 0.97  # a value where the profile says, after its label, of its shape
 DISAGREE = 0.5  # the rules and the profile read different values: a person decides
 SAME_CELL = 0.95  # the rules engine's position score for a value beside its label
+# An issuer name read at least this sure is the page's word on who issued it: a checked id
+# registered to another name does not overrule it (a shared or mistyped id, a forgery).
+CONFIDENT_NAME = 0.8
 
 
 @dataclass
@@ -41,13 +51,14 @@ class Consulted:
     fields: dict[str, dict[str, Any]]
     checks: list[dict[str, str]] = field(default_factory=list)
     shown: dict[str, Any] = field(default_factory=dict)
+    bank: BankCheck | None = None
 
 
 def _ocr(page: PageInput) -> float:
     return 1.0 if page.engine == "textlayer" else max(0.0, min(1.0, page.confidence / 100 + 0.04))
 
 
-def _shown_match(match: Match) -> dict[str, Any]:
+def _shown_match(match: Match, certain: bool) -> dict[str, Any]:
     kind, _, value = match.key.partition(":")
     key = f"iban:{masked_iban(value)}" if kind == "iban" else match.key
     return {
@@ -56,7 +67,18 @@ def _shown_match(match: Match) -> dict[str, Any]:
         "by": match.by,
         "key": key,
         "score": match.score,
-        "certain": match.certain,
+        "certain": certain,
+    }
+
+
+def _name_disagrees(match: Match, printed: str) -> dict[str, str]:
+    _kind, _, value = match.key.partition(":")
+    shown = masked_iban(value) if match.by == "iban" else value
+    return {
+        "field": "vendor_name",
+        "code": "supplier-name-disagrees",
+        "message": f"the page's issuer is {printed!r}, but {match.by} {shown} is registered "
+        f"to {match.supplier.name!r}: a person says which it is",
     }
 
 
@@ -78,16 +100,34 @@ def consult(
     tax_ids = issuer_tax_ids(layouts)
     ibans = judge_ibans(layouts, printed)
     match = match_supplier(store, tax_ids, ibans, printed) if store is not None else None
+    certain = False
     if match is not None:
+        vendor = fields.get("vendor_name") or {}
+        confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
+        certain = match.certain and name_agrees(
+            match.supplier, str(printed) if printed and confident else None, layouts
+        )
+        if match.certain and not certain and printed:
+            out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
-        ibans = judge_ibans(layouts, match.supplier.name if match.certain else printed, registered)
-        out.shown["supplier"] = _shown_match(match)
+        ibans = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
+        out.shown["supplier"] = _shown_match(match, certain)
+    elif store is not None:
+        out.shown["supplier"] = {"status": "unknown"}
     out.shown["ibans"] = [i.shown() for i in ibans]
     out.shown["taxIds"] = [
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    if match is None or not match.certain:
+    if store is not None and "vendor_name" in names:  # a type that is paid: its bank details
+        supplier_id = match.supplier.supplier_id if match is not None else None
+        registered = match.supplier.ids.get("iban", ()) if match is not None else ()
+        out.bank = check_bank_details(
+            supplier_id, registered, ibans, lambda iban: store.holder(f"iban:{iban}")
+        )
+        out.shown["bank"] = out.bank.shown()
+    if match is None or not certain:
+        _no_supplier(out, names)
         return out
     supplier = match.supplier
     if "vendor_name" in names:
@@ -117,6 +157,20 @@ def consult(
         out, layouts, supplier, names, factors, evidence or {}
     )
     return out
+
+
+def _no_supplier(out: Consulted, names: Sequence[str]) -> None:
+    """An invoice finalizes unreviewed only with a supplier: an issuer name read, or a
+    registered supplier the page confirms."""
+    if "vendor_name" in names and not (out.fields.get("vendor_name") or {}).get("value"):
+        out.checks.append(
+            {
+                "field": "vendor_name",
+                "code": "no-supplier",
+                "message": "no issuer name was read and no registered supplier is confirmed "
+                "by the page",
+            }
+        )
 
 
 def _profile_confidence(

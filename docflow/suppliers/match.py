@@ -124,3 +124,31 @@ def match_supplier(
     if best is None:
         return None
     return Match(best[1], "name", best[1].name, round(best[0], 1))
+
+
+def _agrees(printed: str, supplier: Supplier) -> bool:
+    key = _name_key(printed)
+    return any(
+        fuzz.token_sort_ratio(key, _name_key(name)) >= NAME_SCORE
+        for name in (supplier.name, *supplier.aliases)
+    )
+
+
+def name_agrees(supplier: Supplier, printed: str | None, layouts: Sequence[Page]) -> bool:
+    """Whether the page names the supplier a checked id or IBAN points to: the issuer name
+    read with confidence (`printed`) is its name or an alias; with none read, a line outside
+    the customer's block prints one (OCR may have misread a letter: a partial ratio)."""
+    if printed:
+        return _agrees(printed, supplier)
+    names = [k for k in (_name_key(n) for n in (supplier.name, *supplier.aliases)) if len(k) >= 4]
+    for page in layouts:
+        customer = customer_cells(page)
+        for line in page.lines:
+            text = _name_key(" ".join(c.text for c in line if id(c) not in customer))
+            # The name within the line (a short line holding part of the name is no proof).
+            if any(
+                len(text) >= len(name) and fuzz.partial_ratio(name, text) >= NAME_SCORE
+                for name in names
+            ):
+                return True
+    return False

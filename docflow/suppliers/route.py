@@ -4,6 +4,9 @@
   (`[sensitive] issuer_iban_types`), classify held the `privacy` stage back when IBANs were
   its only reason; after extraction judged each IBAN, the stage comes back unless every one
   was the issuer's.
+- `bank_details_stage`: the extract step's bank-details check (`bank.py`) holds the invoice
+  at the `[suppliers] bank_details_stage` when a payee IBAN is not the supplier's, or when no
+  registered supplier issued it and the rules say `unknown_payee = "hold"`.
 - `learning_due`: an approved `fields` review of a supplier matched by a checked id or IBAN
   teaches that supplier's profile (the step `learn supplier profile`).
 """
@@ -14,6 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from docflow.readmodel.transitions import APPROVED
+from docflow.rules.controls import HOLD, ControlRules
+from docflow.rules.model import Stage
+from docflow.suppliers.bank import HOLDS, UNKNOWN_SUPPLIER
 
 
 def issuer_iban_privacy(
@@ -42,3 +48,17 @@ def learning_due(
     return any(
         d.get("stageName") in fields_stages and d.get("decision") == APPROVED for d in decided
     )
+
+
+def bank_details_stage(
+    bank: dict[str, Any] | None, controls: ControlRules, stages: dict[str, Stage]
+) -> list[dict[str, Any]]:
+    """`bank`: the extract step's `bank` (BankCheck.shown()); the stage to add, if any."""
+    name = controls.bank_details_stage
+    if not bank or not name:
+        return []
+    verdict = bank.get("verdict")
+    unknown_held = verdict == UNKNOWN_SUPPLIER and controls.unknown_payee == HOLD
+    if verdict in HOLDS or unknown_held:
+        return [{**stages[name].to_dict(), "because": "bank-details"}]
+    return []

@@ -59,11 +59,18 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
             f"Supplier {supplier.get('name')}: matched by its {supplier.get('by')} "
             f"({supplier.get('key')})."
         )
-    elif supplier:
+    elif supplier.get("by") and supplier.get("by") != "name":  # an id the page's name denies
+        lines.append(
+            f"The {supplier.get('by')} {supplier.get('key')} is registered to "
+            f"{supplier.get('name')}, but the page names another issuer: check the vendor."
+        )
+    elif supplier.get("name"):
         lines.append(
             f"Supplier perhaps {supplier.get('name')} (by name only, score "
             f"{supplier.get('score')}): check the vendor."
         )
+    elif supplier.get("status") == "unknown":
+        lines.append("Supplier unknown: no registered supplier issued it.")
     elif summary.get("fields") is not None and summary.get("taxIds"):
         found = ", ".join(f"{t['kind']} {t['value']}" for t in summary["taxIds"] if t.get("valid"))
         if found:
@@ -72,4 +79,32 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
         whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
         why = _WHY.get(str(iban.get("why")), str(iban.get("why")))
         lines.append(f"IBAN {iban.get('iban')} on page {iban.get('page')}: {whose} ({why}).")
+    return [*lines, *bank_lines(summary.get("bank"))]
+
+
+def account(shown: dict[str, Any]) -> str:
+    """`DE•••• 3000 (Commerzbank, COBADEFFXXX)`: masked, with its bank where known."""
+    bank = ", ".join(str(shown[k]) for k in ("bank", "bic") if shown.get(k))
+    return f"{shown.get('iban')}" + (f" ({bank})" if bank else "")
+
+
+def bank_lines(bank: dict[str, Any] | None) -> list[str]:
+    """The bank-details check in sentences: the printed payee accounts beside the registered
+    ones, so a person compares them without seeing a whole account number."""
+    if not bank:
+        return []
+    lines = []
+    if bank.get("message"):
+        lines.append(f"Bank details: {bank['message']}.")
+    for printed in bank.get("printed") or []:
+        if printed.get("holder"):
+            state = f"registered for another supplier, {printed['holder']}"
+        elif printed.get("registered"):
+            state = "registered for this supplier"
+        else:
+            state = "not registered for this supplier"
+        lines.append(f"Pay to (printed): {account(printed)}, {state}.")
+    if bank.get("supplierId"):
+        registered = [account(r) for r in bank.get("registered") or []]
+        lines.append(f"Registered accounts: {', '.join(registered) or 'none'}.")
     return lines

@@ -27,6 +27,14 @@ from docflow.review.web.views import ReviewViews
 MAX_FIELDS = 5_100  # a split page's checkboxes (up to the pages a packet may have) and a few
 
 
+def _reject_problem(reason: str, comment: str) -> tuple[str, str] | None:
+    if reason not in REJECT_REASONS:
+        return "no-reason", "Choose why you reject the document"
+    if other_without_comment(reason, comment):
+        return "no-comment", OTHER_NEEDS_COMMENT
+    return None
+
+
 def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer:
     """POST /review/{token}: the page's Approve or Reject. `inbox`: the inbox link of this
     browser (its cookie, never a form field), for the way back and the next item."""
@@ -39,15 +47,12 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     add_supplier = choice == "approve" and (form.get("addSupplier") or [""])[0] == "yes"
     if choice not in ("approve", "reject"):
         return refusal(400, "no-decision", "choose Approve or Reject")
-    if choice == "reject" and reason not in REJECT_REASONS:
+    problem = _reject_problem(reason, comment) if choice == "reject" else None
+    if problem:
         # The error goes next to the field it concerns, on the page the reviewer was on.
-        message = "Choose why you reject the document"
+        code, message = problem
         page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
-        return Answer(400, page.html, {"error": "no-reason", "message": message})
-    if choice == "reject" and other_without_comment(reason, comment):
-        message = OTHER_NEEDS_COMMENT
-        page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
-        return Answer(400, page.html, {"error": "no-comment", "message": message})
+        return Answer(400, page.html, {"error": code, "message": message})
     summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
     if split_of(summary):
         return _decide_split(views, token, form, comment, summary, inbox)
