@@ -62,17 +62,24 @@ def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
     assert "source" not in (third["fields"].get("invoice_number") or {})
 
 
-def test_a_checked_vat_id_beats_a_wrong_printed_name(stack: Stack, shipped_rules: None) -> None:
+def test_a_checked_vat_id_never_replaces_the_printed_name(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """Issue 43: an id and a name must agree. The page names another issuer than the one its
+    VAT id is registered to (a shared, mistyped or borrowed id): the printed name stands and a
+    person sees both (it was replaced by the registry's name, silently)."""
     import_suppliers(registry(), REGISTRY)
-    out, _, _ = run_reviewed(
+    out, waited, _ = run_reviewed(
         stack,
         blauwal_invoice(number="RE-2026-0042", label="Rechnungsnummer", name="Blauwald Hafen KG"),
         "in/wrong-name.pdf",
+        [{"approved": True, "reviewer": "ap@example.com"}],
     )
+    assert [w["stageName"] for w in waited] == ["fields"]
     vendor = out["fields"]["vendor_name"]
-    assert vendor["value"] == "Blauwal Hafenlogistik GmbH"
-    assert vendor["source"] == "registry" and vendor["printed"] == "Blauwald Hafen KG"
-    assert vendor["confidence"] == 1.0
+    assert vendor["value"] == "Blauwald Hafen KG" and "source" not in vendor
+    (check,) = [c for c in out["fieldChecks"] if c["code"] == "supplier-name-disagrees"]
+    assert "Blauwal Hafenlogistik GmbH" in check["message"]
 
 
 def test_an_iban_with_a_bad_checksum_matches_nothing(stack: Stack, shipped_rules: None) -> None:
@@ -94,7 +101,7 @@ def test_an_iban_with_a_bad_checksum_matches_nothing(stack: Stack, shipped_rules
         [{"approved": True, "reviewer": "ap@example.com"}],
     )
     assert [w["stageName"] for w in waited] == ["fields"]
-    assert "supplier" not in bad
+    assert bad["supplier"] == {"status": "unknown"}
     (iban,) = bad["ibans"]
     assert iban["valid"] is False and iban["why"] == "bad-checksum"
 
