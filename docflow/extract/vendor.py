@@ -75,9 +75,29 @@ class VendorGuess:
     source: str = "issuer"  # `sender-line`: the first part of a DIN 5008 sender line
 
 
+# Lines that are no part of a customer's address, though no blank line parts them from it:
+# the issuer's bank details or a payment instruction (folded: lower case, no accents).
+_NOT_ADDRESS = re.compile(
+    r"bankverbindung|bank\s*details|coordonnees\s+bancaires|datos\s+bancarios"
+    r"|coordinate\s+bancarie|bankgegevens|\bpay(?:able|ment)?\s+to\b|uberweis|virement"
+    r"|bonifico|transferencia|overboeking",
+    re.IGNORECASE,
+)
+
+
+def _ends_customer_block(cell: Cell) -> bool:
+    """A field's label opening the line (`Gesamtbetrag:`, `Invoice date`) or the issuer's
+    bank details: the customer's lines ended above it."""
+    text = cell.text.strip()
+    hits = find_labels(text, ocr=False)
+    # A label of no field (`IBAN`, `Kundennummer`, `USt-IdNr.`) may be the customer's own.
+    opens = bool(hits and hits[0].start == 0 and hits[0].field is not None)
+    return opens or bool(_NOT_ADDRESS.search(fold(text)))
+
+
 def customer_cells(page: Page) -> set[int]:
     """ids of the cells in a customer block: the label's cell, its right neighbour and the
-    cells under it, down to the first blank gap."""
+    cells under it, down to the first blank gap or the first line that is no address."""
     marked: set[int] = set()
     for cell in page.cells():
         if not is_customer_label(cell.text):
@@ -86,6 +106,8 @@ def customer_cells(page: Page) -> set[int]:
         if (right := right_of(page, cell)) is not None:
             marked.add(id(right))
         for _down, under in below(page, cell, max_lines=6):
+            if _ends_customer_block(under):
+                break
             marked.add(id(under))
     return marked
 

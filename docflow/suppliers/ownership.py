@@ -15,8 +15,11 @@ this order (the first that applies decides):
                         refund on a credit note)  -> other
     pay-to              its line, or one of the three over it, asks the reader for a credit
                         transfer (`per SEPA Überweisung`, `bank transfer`, `payable to`,
-                        virement, bonifico, transferencia, overboeking): the account the
-                        issuer wants to be paid on (its own, or its factor's)  -> issuer
+                        virement, bonifico, transferencia, overboeking) or names the
+                        issuer's bank details (`Bankverbindung`, `Coordonnées bancaires`,
+                        `Datos bancarios`, `Coordinate bancarie`, `Bankgegevens`): the
+                        account the issuer wants to be paid on (its own, or its factor's)
+                        -> issuer
     beside-issuer-id    within two lines of a checked tax id outside the customer block
     beside-issuer-name  within two lines of the vendor's name
     issuer-block        in the top third of the first page
@@ -54,7 +57,10 @@ _MANDATE = re.compile(
 _PAY_TO = re.compile(
     r"uberweis|bank\s*transfer|wire\s+transfer|credit\s+transfer|\bpay(?:able|ment)?\s+to\b"
     r"|remit(?:tance)?\s+to|please\s+(?:pay|transfer|remit)|virement|bonifico|transferencia"
-    r"|overboeking|overschrijving|over\s+te\s+maken|zahlbar\s.{0,40}\bauf\b",
+    r"|overboeking|overschrijving|over\s+te\s+maken|zahlbar\s.{0,40}\bauf\b"
+    # The issuer's own bank details, as a supplier prints where to pay under its totals.
+    r"|bankverbindung|\bbank\s*details|coordonnees\s+bancaires|datos\s+bancarios"
+    r"|coordinate\s+bancarie|bankgegevens",
     re.IGNORECASE,
 )
 # Money going to the reader's own account.

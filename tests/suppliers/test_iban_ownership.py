@@ -121,3 +121,38 @@ def test_an_instruction_over_another_iban_is_that_ibans() -> None:
         ]
     )
     assert found == [("issuer", "pay-to"), ("other", "no-issuer-evidence")]
+
+
+def test_a_customer_block_ends_where_its_lines_end_not_at_a_blank_line() -> None:
+    """Issue 44: the payment line under the totals, no blank line after `Bill to:`: the
+    totals' label ends the customer's block, so the issuer's registered IBAN is its own."""
+    lines = [
+        "Bill to: Nordlicht Handel AG",
+        "Ostweg 3, 10115 Berlin",
+        "Total: 1,190.00 EUR",
+        f"IBAN {BLAUWAL_IBAN}",
+    ]
+    assert judged(lines, registered=(compact(BLAUWAL_IBAN),)) == [("issuer", "registered")]
+    assert judged(lines) != [("other", "customer-block")]
+    # The customer's own lines stay the customer's.
+    assert judged(["Bill to: Nordlicht Handel AG", f"IBAN {CUSTOMER_IBAN}"]) == [
+        ("other", "customer-block")
+    ]
+
+
+def test_a_bank_details_line_names_the_issuers_account() -> None:
+    """`Bankverbindung: IBAN ...` under a German invoice's totals is where it wants to be paid,
+    and so is each language's way of printing it."""
+    for label in (
+        "Bankverbindung:",
+        "Bankverbindung/IBAN:",
+        "Coordonnées bancaires :",
+        "Datos bancarios:",
+        "Coordinate bancarie:",
+        "Bankgegevens:",
+    ):
+        assert judged([f"{label} IBAN {BLAUWAL_IBAN}"]) == [("issuer", "pay-to")], label
+    # Under a customer's block, with no blank line: still the issuer's.
+    below_customer = ["Rechnungsempfänger: Nordlicht Handel AG", "Ostweg 3, 10115 Berlin"]
+    found = judged([*below_customer, f"Bankverbindung: IBAN {BLAUWAL_IBAN}"])
+    assert found == [("issuer", "pay-to")]
