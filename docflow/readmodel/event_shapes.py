@@ -31,6 +31,7 @@ DETAIL_TYPES = {
     TIMED_OUT: "review-decided",
 }
 _SUMMARY = ("docType", "confidence", "pages", "engines", "sensitive", "lowConfidence")
+_SUPPLIER = ("status", "supplierId", "name", "by", "certain")
 
 
 class EventPublisher(Protocol):
@@ -60,6 +61,13 @@ def event_detail(report: Any, state: Mapping[str, Any]) -> dict[str, Any]:
     if report.status == FINALIZED:
         detail["summary"] = {k: state[k] for k in _SUMMARY if k in state}
         detail["fields"] = state.get("fields")  # the extract step's fields, when it ran
+        # Who issued it, so a system downstream onboards an unknown supplier before paying.
+        if isinstance(state.get("supplier"), Mapping):
+            detail["supplier"] = {
+                k: v for k, v in state["supplier"].items() if k in _SUPPLIER and v is not None
+            }
+        if isinstance(state.get("bank"), Mapping):
+            detail["bankDetails"] = state["bank"].get("verdict")
         detail["cost"] = state.get("cost")
     elif report.status == ARCHIVED:
         detail["cost"] = state.get("cost")
