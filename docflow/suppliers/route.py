@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docflow.readmodel.transitions import APPROVED
@@ -51,7 +51,7 @@ def learning_due(
 
 
 def bank_details_stage(
-    bank: dict[str, Any] | None, controls: ControlRules, stages: dict[str, Stage]
+    bank: dict[str, Any] | None, controls: ControlRules, stages: Mapping[str, Stage]
 ) -> list[dict[str, Any]]:
     """`bank`: the extract step's `bank` (BankCheck.shown()); the stage to add, if any."""
     name = controls.bank_details_stage

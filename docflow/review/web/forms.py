@@ -47,10 +47,10 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     add_supplier = choice == "approve" and (form.get("addSupplier") or [""])[0] == "yes"
     if choice not in ("approve", "reject"):
         return refusal(400, "no-decision", "choose Approve or Reject")
-    problem = _reject_problem(reason, comment) if choice == "reject" else None
-    if problem:
+    refused = _reject_problem(reason, comment) if choice == "reject" else None
+    if refused:
         # The error goes next to the field it concerns, on the page the reviewer was on.
-        code, message = problem
+        code, message = refused
         page = views.review(token, 0, error=message, reason=reason, comment=comment, inbox=inbox)
         return Answer(400, page.html, {"error": code, "message": message})
     summary = (views.desk.link(token).get("summary") or {}) if choice == "approve" else {}
