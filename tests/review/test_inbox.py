@@ -194,7 +194,9 @@ def test_a_claim_shows_to_the_other_reviewer_and_never_blocks_a_decision(desk: D
 
     # The other reviewer decides anyway; the holder's later click finds the stage decided.
     assert decide(f"/review/{links[other]}", decision="approve")["statusCode"] == 200
-    late = decide(f"/review/{links[holder]}", decision="reject", reason="other", comment="a duplicate")
+    late = decide(
+        f"/review/{links[holder]}", decision="reject", reason="other", comment="a duplicate"
+    )
     assert late["statusCode"] == 409 and "already approved by" in late["body"]
     assert len(desk.callbacks.sent) == 1
     assert listed(inbox_link(holder)) == [] and listed(inbox_link(other)) == []
