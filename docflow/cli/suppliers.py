@@ -68,7 +68,7 @@ def _import(args: argparse.Namespace) -> int:
             existing = [c.to_json() for c in exc.changed]
             print_json({"error": str(exc), "row": exc.row, "existing": existing})
         print(f"docflow: {args.target}: {exc}; nothing imported", file=sys.stderr)
-        for c in exc.changed:
+        for c in exc.changed if not args.json else ():
             print(f"  row {c.row} {c.supplier_id}: {'; '.join(c.changes) or 'no change'}")
         return 2
     except (SupplierImportError, ClaimConflict) as exc:

@@ -94,11 +94,14 @@ def read_text(path: Path) -> str:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
+    found = from_bytes(data)
+    best = found.best()
     if best is None:
         raise SupplierImportError(0, "is not a text file", path)
-    # Short Western files fit several single-byte code pages equally; Excel writes cp1252.
-    encoding = "cp1252" if "cp1252" in best.could_be_from_charset else best.encoding
+    # A short Western file fits several single-byte code pages about as well (`Crème` is
+    # `Crčme` in cp1250, which the detector may rank first); Excel writes cp1252.
+    western = any("cp1252" in match.could_be_from_charset for match in found)
+    encoding = "cp1252" if western else best.encoding
     try:
         return data.decode(encoding)
     except UnicodeDecodeError:
