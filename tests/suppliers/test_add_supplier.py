@@ -12,6 +12,7 @@ import json
 import pytest
 
 from docflow.cli import main
+from docflow.local.services.dashboard import proposals_section
 from docflow.suppliers import proposals
 from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.enrol import issuer_ids
@@ -55,6 +56,8 @@ def test_a_proposal_registers_nothing_until_another_person_approves_it(
     assert shown["ids"] == {"vat": [BLAUWAL_VAT], "iban": ["DE•••• 3000"]}  # masked
 
     pid = proposed["proposalId"]
+    board = proposals_section()  # the operators' dashboard lists it, the IBAN masked
+    assert pid in board and "DE•••• 3000" in board and BLAUWAL_IBAN.replace(" ", "") not in board
     code, refused = cli(capsys, "approve", pid, "--by", "AP@example.com")
     assert code == 2 and "another person must approve" in str(refused)
     assert registry().all() == []
@@ -65,6 +68,7 @@ def test_a_proposal_registers_nothing_until_another_person_approves_it(
     assert added.ids == {"vat": (BLAUWAL_VAT,), "iban": (BLAUWAL_IBAN.replace(" ", ""),)}
     code, again = cli(capsys, "approve", pid, "--by", "someone@example.com")
     assert code == 2 and "approved" in str(again)
+    assert "No supplier proposal is waiting" in proposals_section()
 
     code, record = cli(capsys, "show", added.supplier_id)
     assert isinstance(record, dict)
