@@ -125,6 +125,10 @@ def test_the_cli_imports_lists_shows_and_removes(
     assert json.loads(capsys.readouterr().out)["ids"]["vat"] == [BLAUWAL_VAT]
     assert main(["suppliers", "remove", "blauwal", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"supplierId": "blauwal", "removed": True}
+    # Who acted, with no --by against AWS: the IAM principal STS names (moto's here).
+    imported, removed = store().history_of("blauwal")
+    assert (imported.what, removed.what) == ("imported", "removed")
+    assert removed.by.startswith("arn:aws:") and removed.by == imported.by
     assert store().by_key(f"vat:{BLAUWAL_VAT}") is None
     path.write_text("name,iban\nBad Bank Ltd,DE89 3704 0044 0532 0130 01\n", encoding="utf-8")
     assert main(["suppliers", "import", str(path), "--json"]) == 2
