@@ -50,7 +50,7 @@ from docflow.pipeline.extract import (
     with_fields,
 )
 from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
-from docflow.pipeline.learn import learn_supplier, register_supplier
+from docflow.pipeline.learn import learn_supplier, propose_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
 from docflow.pipeline.read_pages import read_pages
@@ -181,7 +181,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         decision = review.decision
         # A reviewer's corrected fields.
         run.summary = apply_corrections(run.summary, decision)
-        run.add_supplier = run.add_supplier or decision.add_supplier
+        if decision.add_supplier and not run.add_supplier:
+            run.add_supplier, run.proposer = True, decision.reviewer
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         index += 1
@@ -252,10 +253,10 @@ def process_packet(
 def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> dict[str, Any]:
     """What an approved fields review teaches the supplier registry; the summary after it."""
     summary = run.summary
-    # "Add this supplier": the issuer joins the registry, and this review teaches its profile.
+    # "Add this supplier": a proposal an operator approves; the registry is not written here.
     if run.add_supplier and not (summary.get("supplier") or {}).get("certain"):
-        added = context.step(register_supplier(doc, summary, run.plan), name="register supplier")
-        summary = {**summary, **added}
+        step = propose_supplier(doc, summary, run.plan, run.proposer)
+        summary = {**summary, **context.step(step, name="propose supplier")}
     # An approved fields review teaches the matched supplier's profile (a conditional write).
     if learning_due(summary, run.stages, run.decided):
         context.step(learn_supplier(doc, summary, run.plan), name="learn supplier profile")

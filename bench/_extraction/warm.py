@@ -38,6 +38,7 @@ from docflow.ids import DocumentRef
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime
 from docflow.storage import page_text_key
+from docflow.suppliers import history
 from docflow.suppliers.model import Supplier, SupplierError, slug
 from docflow.suppliers.ownership import ISSUER, judge_ibans
 from docflow.suppliers.store import ClaimConflict, SupplierStore
@@ -94,7 +95,7 @@ def _register(
             {**supplier.to_json(), "ids": {**supplier.to_json()["ids"], kind: list(left)}}
         )
     try:
-        store.put(supplier)
+        store.put(supplier, history.entry(supplier.supplier_id, history.IMPORTED, "bench"))
     except ClaimConflict:
         return None
     return supplier.supplier_id if supplier.ids else None

@@ -17,6 +17,7 @@
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
     docflow reviewers revoke-link URL    that one inbox link answers 403; nothing else changes
     docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
+    docflow suppliers proposals | approve ID | reject ID   suppliers reviewers proposed
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
@@ -336,13 +337,27 @@ def _reviewer_commands(add: Add) -> None:
     p = add(
         "suppliers",
         suppliers.cmd_suppliers,
-        "the supplier registry: import a CSV (every row checked first; columns: id, name, "
-        "aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, iban, currency; `;` between "
-        "several values), list, show or remove a supplier",
+        "the supplier registry, changed by operators only: import a CSV (every row checked "
+        "first; columns: id, name, aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, "
+        "iban, currency; `,` or `;` between cells, `;` between several values; UTF-8 or "
+        "Windows-1252), list, show (with its history) or remove a supplier; list the suppliers "
+        "reviewers proposed, approve one (not its own proposer) or reject it",
         local=True,
     )
-    p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="import, list, show or remove")
-    p.add_argument("target", nargs="?", help="the CSV file (import) or a supplier id")
+    p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="what to do")
+    p.add_argument("target", nargs="?", help="the CSV file (import), a supplier or proposal id")
+    p.add_argument(
+        "--by",
+        metavar="NAME",
+        help="who acts, for the history and the proposal (default: the IAM principal in AWS, "
+        "the OS user locally)",
+    )
+    p.add_argument("--reason", metavar="TEXT", help="reject: why")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="import: overwrite suppliers registered already (it prints what changes)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

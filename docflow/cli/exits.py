@@ -33,6 +33,9 @@ BY_COMMAND = {
     "dashboard": f"{STOPPED} when stopped (the URL is still printed)",
     "show": f"{NOT_FOUND} no such document",
     "reprocess": f"{NOT_FOUND} no such document",
+    "suppliers": f"{NOT_FOUND} no such supplier (show, remove) or proposal (approve, reject); "
+    f"{USAGE} also a file that cannot be imported, rows registered already without --replace, "
+    "an approval by the proposer or of a conflict",
 }
 
 STOPPED_MESSAGE = "the local stack is not running; `docflow up` starts it"

@@ -68,12 +68,26 @@ SUPPLIER = (
     '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed", '
     '"misses", "suspended"}}, "runs": [run id]}, "profileVersion": int}'
 )
+PROPOSAL = (
+    '{"proposalId", "name" (as printed on the page), "ids": {kind: [value]} (IBANs masked), '
+    '"currency", "documentId", "version", "proposer", "proposedAt", "status": "pending"|'
+    '"conflict"|"approved"|"rejected", "conflict": what it collides with|null, "decidedBy", '
+    '"decidedAt", "reason"}'
+)
 SUPPLIER_SHAPES = {
-    "import": f'{{"imported": int, "suppliers": [SUPPLIER]}}; SUPPLIER = {SUPPLIER}. A bad '
-    'file prints {"error": message naming the row, "row": int} and imports nothing (exit 2)',
+    "import": f'{{"imported": int, "replaced": [CHANGED], "suppliers": [SUPPLIER]}}; SUPPLIER '
+    f'= {SUPPLIER}; CHANGED = {{"row", "supplierId", "changes": [text]}}. A bad file prints '
+    '{"error": message naming the row or the file, "row": int|null} and imports nothing (exit '
+    '2); rows registered already, without --replace, add "existing": [CHANGED] (exit 2)',
     "list": "[SUPPLIER, ...] by name, SUPPLIER as in `import`",
-    "show": "SUPPLIER as in `import` (exit 4 and null when there is none)",
+    "show": 'SUPPLIER as in `import` plus "history": [{"at", "what": "imported"|"replaced"|'
+    '"approved"|"removed"|"profile", "by", "detail", "documentId", "version", "proposalId"}] '
+    "oldest first (exit 4 and null when there is none)",
     "remove": '{"supplierId", "removed": bool}',
+    "proposals": f"[PROPOSAL, ...] oldest first; PROPOSAL = {PROPOSAL}",
+    "approve": '{"proposalId", "status": "approved", "by", "supplierId"}; refused: {"error"} '
+    "(exit 2); no such proposal: null (exit 4)",
+    "reject": '{"proposalId", "status": "rejected", "by"}; refused: {"error"} (exit 2)',
 }
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
@@ -162,7 +176,13 @@ JSON_SHAPES = {
     + "; show: "
     + SUPPLIER_SHAPES["show"]
     + "; remove: "
-    + SUPPLIER_SHAPES["remove"],
+    + SUPPLIER_SHAPES["remove"]
+    + "; proposals: "
+    + SUPPLIER_SHAPES["proposals"]
+    + "; approve: "
+    + SUPPLIER_SHAPES["approve"]
+    + "; reject: "
+    + SUPPLIER_SHAPES["reject"],
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '

@@ -1,7 +1,10 @@
-"""`docflow suppliers import FILE.csv | list | show ID | remove ID`: the supplier registry.
+"""`docflow suppliers import FILE.csv | list | show ID | remove ID | proposals | approve ID |
+reject ID`: the supplier registry, changed by operators only, with four eyes for proposals.
 
 Against the local stack when it runs (or --local), otherwise the table DOCFLOW_SUPPLIER_TABLE
-names in the configured AWS account. The CSV's columns: `docflow.suppliers.csv_import`.
+names in the configured AWS account. The CSV's columns: `docflow.suppliers.csv_import`. Who
+acted (recorded in the history and on proposals): `--by`, else in AWS the IAM principal the
+command runs as (STS), else the OS user.
 """
 
 from __future__ import annotations
@@ -19,9 +22,26 @@ def _store(args: argparse.Namespace) -> Any:
     from docflow.settings import load_settings
     from docflow.suppliers.store import SupplierStore
 
-    maybe_local(args)
+    args.aws = maybe_local(args) is None
     load_settings.cache_clear()
     return SupplierStore(load_settings().supplier_table)
+
+
+def _actor(args: argparse.Namespace) -> str:
+    """Who runs this command: `--by`, else the IAM principal's ARN in AWS, else the OS user.
+    Call after `_store` (which decides local or AWS)."""
+    if getattr(args, "by", None):
+        return str(args.by).strip()
+    if getattr(args, "aws", False):
+        from docflow import aws
+
+        try:
+            return str(aws.client("sts").get_caller_identity()["Arn"])
+        except Exception as exc:  # no credentials: nobody to record
+            raise ValueError(f"who is acting? STS could not say ({exc}); pass --by NAME") from exc
+    import getpass
+
+    return getpass.getuser()
 
 
 def cmd_suppliers(args: argparse.Namespace) -> int:
@@ -29,24 +49,43 @@ def cmd_suppliers(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from docflow.suppliers.csv_import import SupplierImportError, import_suppliers
+    from docflow.suppliers.csv_import import (
+        SupplierImportError,
+        SuppliersExist,
+        import_suppliers,
+        read_text,
+    )
     from docflow.suppliers.store import ClaimConflict
 
     if not args.target:
         raise ValueError("suppliers import needs a CSV file")
-    text = Path(args.target).read_text(encoding="utf-8-sig")
     try:
-        done = import_suppliers(_store(args), text)
+        text = read_text(Path(args.target))
+        store = _store(args)
+        done = import_suppliers(store, text, _actor(args), replace=args.replace)
+    except SuppliersExist as exc:
+        if args.json:
+            existing = [c.to_json() for c in exc.changed]
+            print_json({"error": str(exc), "row": exc.row, "existing": existing})
+        print(f"docflow: {args.target}: {exc}; nothing imported", file=sys.stderr)
+        for c in exc.changed if not args.json else ():
+            print(f"  row {c.row} {c.supplier_id}: {'; '.join(c.changes) or 'no change'}")
+        return 2
     except (SupplierImportError, ClaimConflict) as exc:
         row = getattr(exc, "row", None)
         if args.json:
             print_json({"error": str(exc), "row": row})
-        print(f"docflow: {args.target}: {exc}; nothing imported", file=sys.stderr)
+        where = "" if str(exc).startswith(str(args.target)) else f"{args.target}: "
+        print(f"docflow: {where}{exc}; nothing imported", file=sys.stderr)
         return 2
+    replaced = [c.to_json() for c in done.replaced]
     if args.json:
-        print_json({"imported": len(done), "suppliers": [s.to_json() for s in done]})
-    else:
-        print(f"imported {len(done)} supplier(s) from {args.target}")
+        suppliers = [s.to_json() for s in done.suppliers]
+        print_json({"imported": len(suppliers), "replaced": replaced, "suppliers": suppliers})
+        return 0
+    print(f"imported {len(done.suppliers)} supplier(s) from {args.target}")
+    for c in done.replaced:
+        print(f"  replaced row {c.row} {c.supplier_id}: {'; '.join(c.changes) or 'no change'}")
     return 0
 
 
@@ -76,12 +115,15 @@ def _list(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     if not args.target:
         raise ValueError("suppliers show needs a supplier id")
-    found = _store(args).get(args.target)
+    store = _store(args)
+    found = store.get(args.target)
+    changes = [e.to_json() for e in store.history_of(args.target)]
     if args.json:
-        print_json(found.to_json() if found else None)
+        print_json({**found.to_json(), "history": changes} if found else None)
         return 0 if found else 4
     if found is None:
         print(f"no supplier {args.target}")
+        _print_history(changes)  # a removed supplier's history stays on record
         return 4
     s = found.to_json()
     for key in ("supplierId", "name", "currency", "profileVersion"):
@@ -104,13 +146,25 @@ def _show(args: argparse.Namespace) -> int:
             for name, e in sorted(fields.items())
         ]
         print(table(rows, ["field", "label", "shape", "page", "confirmed", "misses", "suspended"]))
+    _print_history(changes)
     return 0
+
+
+def _print_history(changes: list[dict[str, Any]]) -> None:
+    if not changes:
+        return
+    rows = [
+        [e["at"][:19], e["what"], e["by"], e["documentId"] or "", e["detail"][:70]] for e in changes
+    ]
+    print("\nhistory")
+    print(table(rows, ["when", "what", "who", "document", "detail"]))
 
 
 def _remove(args: argparse.Namespace) -> int:
     if not args.target:
         raise ValueError("suppliers remove needs a supplier id")
-    removed = _store(args).remove(args.target)
+    store = _store(args)
+    removed = store.remove(args.target, _actor(args))
     if args.json:
         print_json({"supplierId": args.target, "removed": removed})
     else:
@@ -118,4 +172,66 @@ def _remove(args: argparse.Namespace) -> int:
     return 0 if removed else 4
 
 
-ACTIONS = {"import": _import, "list": _list, "show": _show, "remove": _remove}
+def _proposals(args: argparse.Namespace) -> int:
+    from docflow.suppliers import proposals
+
+    found = [p.to_json(masked=True) for p in proposals.listed(_store(args))]
+    if args.json:
+        print_json(found)
+        return 0
+    rows = [
+        [
+            p["proposalId"],
+            p["name"][:40],
+            _ids(p["ids"])[:50],
+            p["documentId"],
+            p["proposer"],
+            p["proposedAt"][:19],
+            p["status"],
+            (p["conflict"] or "")[:60],
+        ]
+        for p in found
+    ]
+    columns = ["id", "name", "ids", "document", "proposer", "when", "status", "conflict"]
+    print(table(rows, columns) if rows else "no proposals")
+    return 0
+
+
+def _decide(args: argparse.Namespace) -> int:
+    from docflow.suppliers import proposals
+
+    if not args.target:
+        raise ValueError(f"suppliers {args.action} needs a proposal id")
+    store = _store(args)
+    by = _actor(args)
+    try:
+        if args.action == "approve":
+            supplier = proposals.approve(store, args.target, by)
+            answer = {"proposalId": args.target, "status": "approved", "by": by}
+            answer["supplierId"] = supplier.supplier_id
+            said = f"approved {args.target}: supplier {supplier.supplier_id} registered by {by}"
+        else:
+            proposals.reject(store, args.target, by, args.reason or "")
+            answer = {"proposalId": args.target, "status": "rejected", "by": by}
+            said = f"rejected {args.target} ({by})"
+    except proposals.ProposalNotFound as exc:
+        print_json(None) if args.json else print(str(exc))
+        return 4
+    except proposals.ProposalRefused as exc:
+        if args.json:
+            print_json({"error": str(exc)})
+        print(f"docflow: {exc}", file=sys.stderr)
+        return 2
+    print_json(answer) if args.json else print(said)
+    return 0
+
+
+ACTIONS = {
+    "import": _import,
+    "list": _list,
+    "show": _show,
+    "remove": _remove,
+    "proposals": _proposals,
+    "approve": _decide,
+    "reject": _decide,
+}

@@ -260,6 +260,11 @@ def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, 
 
 def final_fields(summary: dict[str, Any]) -> dict[str, Any]:
     """What the finalize report adds to the read model: the fields as finalized, and the
-    supplier when a reviewer added it (or why it could not be)."""
-    kept = ("fields", "supplier", "bank", "supplierNotAdded") if "fields" in summary else ()
+    supplier matched, or the proposal a reviewer's "add this supplier" filed (or why none),
+    and the bank-details check."""
+    kept = (
+        ("fields", "supplier", "bank", "supplierProposed", "supplierNotAdded")
+        if "fields" in summary
+        else ()
+    )
     return {k: summary[k] for k in kept if k in summary}

@@ -1,14 +1,16 @@
 """Steps: what an approved fields review teaches the supplier registry.
 
-`register supplier` (when the reviewer asked to "add this supplier"): the issuer, under the
-approved vendor name, with the checked ids the document prints (`suppliers.enrol`); the
-summary then shows it matched, so the profile step below learns from this same review.
+`propose supplier` (when the reviewer asked to "add this supplier"): a proposal for the
+issuer, under the name the page prints, with the checked ids the document prints
+(`suppliers.enrol`, `suppliers.proposals`). It writes no supplier: an operator approves it,
+and the approver must not be the proposer (issue 43). The summary gains `supplierProposed`.
 
 `learn supplier profile` runs after the review decisions and before finalize. It
 locates each confirmed value on the pages (the words the read step stored in S3), takes the
 label before it, its region and its shape, and writes the profile by a conditional write on
 the profile's version (`SupplierStore.update_profile`): a step that runs twice learns once
-(the run id is remembered), and two reviews of one supplier racing both land.
+(the run id is remembered), and two reviews of one supplier racing both land. Each update
+appends a `profile` entry to the supplier's history, in the same transaction.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from docflow.ids import DocumentRef
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime
 from docflow.storage import page_text_key
+from docflow.suppliers import history
 from docflow.suppliers import profile as profiles
-from docflow.suppliers.enrol import enrol
+from docflow.suppliers.enrol import propose_from_page
 from docflow.suppliers.store import SupplierStore
 
 
@@ -58,20 +61,19 @@ def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
 
 
 @durable_step
-def register_supplier(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]]
+def propose_supplier(
+    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]], by: str
 ) -> dict[str, Any]:
-    """The summary's additions: `supplier` (as a certain match) or `supplierNotAdded` (why)."""
-    fields = summary.get("fields") or {}
-    name = str((fields.get("vendor_name") or {}).get("value") or "").strip()
-    currency = str((fields.get("currency") or {}).get("value") or "")
+    """The summary's additions: `supplierProposed` ({"proposalId", "name", "status",
+    "conflict"}) or `supplierNotAdded` (why none was filed). `by`: the reviewer who asked."""
     store = SupplierStore(runtime().settings.supplier_table)
-    enrolled = enrol(store, _layouts(doc, plan), name, currency)
+    source = (doc.document_id, doc.version_tag)
+    proposed = propose_from_page(store, _layouts(doc, plan), summary, source, by)
     step.logger.info(
-        "supplier added" if enrolled.shown else "supplier not added",
-        extra={"supplierId": (enrolled.shown or {}).get("supplierId"), "why": enrolled.refused},
+        "supplier proposed" if proposed.shown else "supplier not proposed",
+        extra={"proposal": proposed.shown, "why": proposed.refused},
     )
-    return enrolled.to_json()
+    return proposed.to_json()
 
 
 @durable_step
@@ -96,8 +98,20 @@ def learn_supplier(
             learned[name] = {"absent": True}
     scored = outcomes(summary)
     store = SupplierStore(rt.settings.supplier_table)
+    taught = ", ".join(sorted(k for k, v in learned.items() if v)) or "outcomes only"
+
+    def note(_after: object) -> history.Entry:
+        return history.entry(
+            supplier_id,
+            history.PROFILE,
+            history.LEARN_STEP,
+            f"learned from an approved review: {taught}",
+            document_id=doc.document_id,
+            version=doc.version_tag,
+        )
+
     after = store.update_profile(
-        supplier_id, lambda old: profiles.updated(old, doc.run_id, learned, scored)
+        supplier_id, lambda old: profiles.updated(old, doc.run_id, learned, scored), note
     )
     fields = sorted((after.profile if after else {}).get("fields") or {})
     step.logger.info(

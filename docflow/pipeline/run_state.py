@@ -19,6 +19,7 @@ class RunState:
     plan: list[list[int]]  # the split's page batches
     decided: list[dict[str, Any]] = field(default_factory=list)  # the history's records
     add_supplier: bool = False  # a fields reviewer asked to register the issuer
+    proposer: str = ""  # who asked: the proposal's proposer, whom its approver must not be
 
     def for_reviewer(self) -> dict[str, Any]:
         """What a reviewer is shown besides the document: the summary, the route (each stage

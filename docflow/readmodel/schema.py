@@ -60,6 +60,10 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     # matched, each IBAN masked with whose it was judged, the checked tax ids found, and the
     # fields the supplier's profile read.
     "supplier": dict,
+    # A reviewer's "add this supplier": the proposal filed {proposalId, name, status,
+    # conflict} (docflow.suppliers.proposals), or why none was.
+    "supplierProposed": dict,
+    "supplierNotAdded": str,
     "ibans": list,
     # The bank-details check (docflow.suppliers.bank): its verdict, the printed payee accounts
     # and the supplier's registered ones, masked to the last four, with their banks.

@@ -2,7 +2,9 @@
 
 `ids` finds tax ids and IBANs on a page and checks them (python-stdnum); `ownership` judges
 whose each IBAN is; `model` and `store` are the registry's record and its DynamoDB table;
-`csv_import` loads suppliers; `match` names the issuer; `profile` learns and reads where a
+`csv_import` loads suppliers; `proposals` holds what reviewers propose until a second person
+approves it; `history` is each supplier's append-only record of changes; `enrol` files a
+proposal from a review's pages; `match` names the issuer; `profile` learns and reads where a
 supplier prints each field; `hook` is the one call the extract step makes; `route` holds the
 orchestrator's pure decisions about suppliers; `shown` the review page's sentences. Modules
 here may import `docflow.extract` (layouts, parsers) and `docflow.readmodel.table`, never the

@@ -1,38 +1,38 @@
-"""A supplier a fields reviewer adds from the document in front of them ("add this supplier").
+"""A supplier a fields reviewer proposes from the document in front of them ("add this
+supplier"): a proposal an operator approves (`proposals`), never a registry write.
 
-The reviewer only says yes: the name is the vendor name they approved, the currency the one
-they approved, and the ids are the ones the document itself prints for its issuer, found and
-checked again here (checked tax ids outside the customer's block, IBANs judged the issuer's).
-So a page can register nothing the document does not show, and an id another supplier holds
-refuses the whole registration instead of moving the claim.
+The reviewer only says yes: the name is the one the page prints (as the engine read it, never
+a vendor value the reviewer typed), the currency the one they approved, and the ids are the
+ones the document itself prints for its issuer, found and checked again here (checked tax ids
+outside the customer's block, IBANs judged the issuer's). So a page can propose nothing the
+document does not show.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from docflow.extract.layout import Page
-from docflow.suppliers.ids import masked_iban
+from docflow.suppliers import history, proposals
 from docflow.suppliers.match import issuer_tax_ids
 from docflow.suppliers.model import Supplier, SupplierError
 from docflow.suppliers.ownership import ISSUER, judge_ibans
-from docflow.suppliers.store import ClaimConflict, SupplierStore
-
-# How a supplier added from a review shows where it was matched (`supplier.by`).
-BY_REVIEW = "review"
+from docflow.suppliers.store import SupplierStore
 
 
 @dataclass(frozen=True)
-class Enrolled:
-    """The registration's outcome: the supplier as the summary shows a match, or why not."""
+class Proposed:
+    """The step's outcome: the proposal as the summary shows it, or why none was filed."""
 
     shown: dict[str, Any] | None
     refused: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"supplier": self.shown} if self.shown else {"supplierNotAdded": self.refused}
+        return (
+            {"supplierProposed": self.shown} if self.shown else {"supplierNotAdded": self.refused}
+        )
 
 
 def issuer_ids(layouts: Sequence[Page], name: str) -> dict[str, list[str]]:
@@ -47,38 +47,58 @@ def issuer_ids(layouts: Sequence[Page], name: str) -> dict[str, list[str]]:
     return ids
 
 
-def enrol(store: SupplierStore, layouts: Sequence[Page], name: str, currency: str) -> Enrolled:
-    """Register the issuer under `name` with the ids the pages print. Safe to run twice: a
-    supplier of that id already there keeps its record and gains the ids (its profile too)."""
+def printed_name(fields: dict[str, Any]) -> str:
+    """The issuer's name as the engine read it from the page: never a value a reviewer typed
+    (a corrected field keeps the read one as `original`; a registry name keeps the page's as
+    `printed`)."""
+    f = fields.get("vendor_name") or {}
+    if f.get("source") == "registry":
+        return str(f.get("printed") or "").strip()
+    read = f.get("original") if "correctedBy" in f else f.get("value")
+    return str(read or "").strip()
+
+
+def propose_from_page(
+    store: SupplierStore,
+    layouts: Sequence[Page],
+    summary: dict[str, Any],
+    source: tuple[str, str],
+    proposer: str,
+) -> Proposed:
+    """File a proposal for the issuer under the name the page prints, with the checked ids
+    the pages print for it; `source` = (document id, version). Safe to run twice: one
+    proposal per document version."""
+    fields = summary.get("fields") or {}
+    name = printed_name(fields)
+    if not name:
+        return Proposed(None, "the page prints no issuer name docflow could read")
     ids = issuer_ids(layouts, name)
     if not ids:
-        return Enrolled(None, "the document prints no checked id of its issuer")
+        return Proposed(None, "the document prints no checked id of its issuer")
+    currency = str((fields.get("currency") or {}).get("value") or "")
     try:
-        new = Supplier.parse({"name": name, "ids": ids, "currency": currency})
+        Supplier.parse({"name": name, "ids": ids, "currency": currency})
     except SupplierError as exc:
-        return Enrolled(None, str(exc))
-    old = store.get(new.supplier_id)
-    if old is not None:  # the same name registered already (or this step ran before)
-        merged = {k: list(dict.fromkeys([*old.ids.get(k, ()), *v])) for k, v in ids.items()}
-        merged |= {k: list(v) for k, v in old.ids.items() if k not in ids}
-        new = replace(old, ids={k: tuple(v) for k, v in merged.items()})
-    try:
-        store.put(new)
-    except ClaimConflict as exc:
-        return Enrolled(None, f"{_shown_key(exc.key)} belongs to supplier {exc.holder}")
-    first = new.keys[0]
-    return Enrolled(
+        return Proposed(None, str(exc))
+    document_id, version = source
+    filed = proposals.propose(
+        store,
+        proposals.Proposal(
+            proposals.proposal_id(document_id, version),
+            name,
+            {k: tuple(v) for k, v in ids.items()},
+            currency,
+            document_id,
+            version,
+            proposer,
+            history.now(),
+        ),
+    )
+    return Proposed(
         {
-            "supplierId": new.supplier_id,
-            "name": new.name,
-            "by": BY_REVIEW,
-            "key": _shown_key(first),
-            "score": 100,
-            "certain": True,
+            "proposalId": filed.proposal_id,
+            "name": filed.name,
+            "status": filed.status,
+            "conflict": filed.conflict or None,
         }
     )
-
-
-def _shown_key(key: str) -> str:
-    kind, _, value = key.partition(":")
-    return f"iban:{masked_iban(value)}" if kind == "iban" else key

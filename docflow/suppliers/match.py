@@ -112,6 +112,15 @@ def match_supplier(
         mine = iban.valid and iban.why not in ("debit-mandate", "customer-block")
         if mine and (supplier := store.by_key(f"iban:{iban.value}")) is not None:
             return Match(supplier, "iban", f"iban:{iban.value}")
+    best = name_match(store, vendor_name)
+    if best is None:
+        return None
+    return Match(best[1], "name", best[1].name, round(best[0], 1))
+
+
+def name_match(store: SupplierStore, vendor_name: str | None) -> tuple[float, Supplier] | None:
+    """The registered supplier whose name or alias `vendor_name` matches best (rapidfuzz
+    token-sort ratio at least NAME_SCORE, legal forms aside), with its score; or None."""
     if not vendor_name or len(_name_key(vendor_name)) < 3:
         return None
     printed = _name_key(vendor_name)
@@ -121,9 +130,7 @@ def match_supplier(
             score = fuzz.token_sort_ratio(printed, _name_key(name))
             if score >= NAME_SCORE and (best is None or score > best[0]):
                 best = (score, supplier)
-    if best is None:
-        return None
-    return Match(best[1], "name", best[1].name, round(best[0], 1))
+    return best
 
 
 def _agrees(printed: str, supplier: Supplier) -> bool:

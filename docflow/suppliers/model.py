@@ -33,6 +33,22 @@ class SupplierError(ValueError):
         self.field = field_name
 
 
+# A cell a spreadsheet runs as a formula when it opens an export (`=HYPERLINK(...)`), and the
+# characters that reorder text as it is shown (a name that reads differently than it is).
+FORMULA_START = ("=", "+", "-", "@")
+BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+
+
+def unsafe_text(value: str) -> str:
+    """Why `value` may not be a supplier's name or alias ("" when it may)."""
+    if value.startswith(FORMULA_START):
+        return f"{value[:40]!r} starts with {value[0]!r} (a spreadsheet would run it as a formula)"
+    bidi = next((c for c in value if c in BIDI), None)
+    if bidi is not None:
+        return f"{value[:40]!r} holds the bidirectional control character U+{ord(bidi):04X}"
+    return ""
+
+
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64] or "supplier"
 
@@ -76,6 +92,9 @@ class Supplier:
             if compact:
                 ids[kind] = compact
         aliases = tuple(a.strip() for a in raw.get("aliases") or () if str(a).strip())
+        for label, text in [("name", name), *(("aliases", a) for a in aliases)]:
+            if why := unsafe_text(text):
+                raise SupplierError(label, why)
         return cls(
             supplier_id,
             name,

@@ -4,6 +4,8 @@
                                  listing = "SUPPLIER", listedAt = its folded name, for the
                                  sparse `by-listing` index that `list` and name matching query
     pk = ID#<kind>:<value>       a claim: this checked id belongs to `supplierId`
+    pk = PROPOSAL#<id>           a supplier a reviewer proposed (`proposals`), listing "PROPOSAL"
+    pk = HISTORY#<id>#<at>#...   one change to a supplier (`history`), append-only
 
 A claim is written with the supplier in one transaction, on the condition that no other
 supplier holds it, so two suppliers can never claim one VAT id or IBAN. The profile changes
@@ -19,9 +21,10 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.dynamo import ConditionFailed, Table
+from docflow.dynamo import transaction_condition_failed
 from docflow.extract.parse import fold
 from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.suppliers import history
 from docflow.suppliers.model import Supplier
 
 LISTING = "SUPPLIER"
@@ -35,6 +38,18 @@ class ClaimConflict(ValueError):
     def __init__(self, key: str, holder: str, claimant: str) -> None:
         super().__init__(f"{key} already belongs to supplier {holder!r}, not {claimant!r}")
         self.key, self.holder, self.claimant = key, holder, claimant
+
+
+class SupplierExists(ValueError):
+    """A supplier of that id is registered already (a proposal never merges into one)."""
+
+    def __init__(self, supplier_id: str) -> None:
+        super().__init__(f"supplier {supplier_id!r} is registered already")
+        self.supplier_id = supplier_id
+
+
+class StaleWrite(ValueError):
+    """A condition the caller added to the write no longer held (a proposal decided meanwhile)."""
 
 
 def supplier_pk(supplier_id: str) -> str:
@@ -69,19 +84,27 @@ class SupplierStore:
 
     def all(self) -> list[Supplier]:
         """Every supplier, by name (a Query on the sparse index, never a Scan)."""
-        out: list[Supplier] = []
+        return [_supplier(i) for i in self.listed(LISTING)]
+
+    def listed(self, listing: str) -> list[dict[str, Any]]:
+        """The items of one listing on the sparse index, in `listedAt` order."""
+        out: list[dict[str, Any]] = []
         args: dict[str, Any] = {
             "TableName": self.table,
             "IndexName": LISTING_INDEX,
             "KeyConditionExpression": "listing = :l",
-            "ExpressionAttributeValues": {":l": {"S": LISTING}},
+            "ExpressionAttributeValues": {":l": {"S": listing}},
         }
         while True:
             page = self.ddb.query(**args)
-            out.extend(_supplier(from_ddb(i)) for i in page.get("Items", []))
+            out.extend(from_ddb(i) for i in page.get("Items", []))
             if "LastEvaluatedKey" not in page:
                 return out
             args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def history_of(self, supplier_id: str) -> list[history.Entry]:
+        """Every change to the supplier, oldest first (kept after it is removed)."""
+        return history.entries(self.ddb, self.table, LISTING_INDEX, supplier_id)
 
     def conflicts(self, suppliers: Sequence[Supplier]) -> list[ClaimConflict]:
         """Ids that other suppliers hold already, or that two of `suppliers` both claim."""
@@ -98,14 +121,26 @@ class SupplierStore:
                     found.append(ClaimConflict(key, holder, supplier.supplier_id))
         return found
 
-    def put(self, supplier: Supplier) -> None:
-        """Write a supplier and its claims in one transaction (its profile is kept when it
-        exists already); a claim another supplier holds refuses the whole write."""
-        old = self.get(supplier.supplier_id)
+    def put(
+        self,
+        supplier: Supplier,
+        note: history.Entry,
+        *,
+        create: bool = False,
+        also: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """Write a supplier, its claims and its history entry `note` in one transaction (its
+        profile is kept when it exists already); a claim another supplier holds refuses the
+        whole write. `create`: only if no supplier has its id (SupplierExists otherwise);
+        `also`: further conditional items of the same transaction (StaleWrite if one fails)."""
+        old = None if create else self.get(supplier.supplier_id)
         kept = old.profile if old else supplier.profile
         version = old.profile_version if old else supplier.profile_version
         item = _item(supplier, kept, version)
-        items: list[dict[str, Any]] = [{"Put": {"TableName": self.table, "Item": to_ddb(item)}}]
+        put: dict[str, Any] = {"TableName": self.table, "Item": to_ddb(item)}
+        if create:
+            put["ConditionExpression"] = "attribute_not_exists(pk)"
+        items: list[dict[str, Any]] = [{"Put": put}]
         for key in supplier.keys:
             items.append(
                 {
@@ -122,17 +157,24 @@ class SupplierStore:
             items.append(
                 {"Delete": {"TableName": self.table, "Key": to_ddb({"pk": claim_pk(key)})}}
             )
+        items.append(history.put_item(self.table, note))
+        first_also = len(items)
+        items.extend(also)
         try:
             self.ddb.transact_write_items(TransactItems=items)
         except ClientError as exc:
             if aws.error_code(exc) != "TransactionCanceledException":
                 raise
+            if create and transaction_condition_failed(exc, 0):
+                raise SupplierExists(supplier.supplier_id) from exc
             conflicts = self.conflicts([supplier])
             if conflicts:
                 raise conflicts[0] from exc
+            if any(transaction_condition_failed(exc, i) for i in range(first_also, len(items))):
+                raise StaleWrite("the record changed while this command ran; run it again") from exc
             raise
 
-    def remove(self, supplier_id: str) -> bool:
+    def remove(self, supplier_id: str, by: str) -> bool:
         old = self.get(supplier_id)
         if old is None:
             return False
@@ -150,15 +192,23 @@ class SupplierStore:
             }
             for key in old.keys
         ]
+        gone = f"{old.name}; ids {', '.join(old.keys) or 'none'}"
+        items.append(
+            history.put_item(self.table, history.entry(supplier_id, history.REMOVED, by, gone))
+        )
         self.ddb.transact_write_items(TransactItems=items)
         return True
 
     def update_profile(
-        self, supplier_id: str, change: Callable[[dict[str, Any]], dict[str, Any] | None]
+        self,
+        supplier_id: str,
+        change: Callable[[dict[str, Any]], dict[str, Any] | None],
+        note: Callable[[Supplier], history.Entry] | None = None,
     ) -> Supplier | None:
         """Apply `change` (old profile -> new, or None for no change) by a conditional write
-        on `profileVersion`; a writer that lost the race reads again and reapplies, so
-        concurrent updates all land. None if the supplier is gone."""
+        on `profileVersion`, with the history entry `note` makes of the supplier after it; a
+        writer that lost the race reads again and reapplies, so concurrent updates all land.
+        None if the supplier is gone."""
         for _ in range(PROFILE_ATTEMPTS):
             current = self.get(supplier_id)
             if current is None:
@@ -166,22 +216,28 @@ class SupplierStore:
             new = change(dict(current.profile))
             if new is None:
                 return current
-            try:
-                Table(self.table, self.ddb).update(
-                    {"pk": supplier_pk(supplier_id)},
-                    "SET profile = :p, profileVersion = :next",
-                    condition="profileVersion = :was",
-                    values={
-                        ":p": new,
-                        ":next": current.profile_version + 1,
-                        ":was": current.profile_version,
-                    },
-                )
-            except ConditionFailed:
-                continue  # another writer's change landed first: read it and apply again
-            return Supplier.parse(
+            after = Supplier.parse(
                 {**current.to_json(), "profile": new, "profileVersion": current.profile_version + 1}
             )
+            update = {
+                "TableName": self.table,
+                "Key": to_ddb({"pk": supplier_pk(supplier_id)}),
+                "UpdateExpression": "SET profile = :p, profileVersion = :next",
+                "ConditionExpression": "profileVersion = :was",
+                "ExpressionAttributeValues": to_ddb(
+                    {":p": new, ":next": after.profile_version, ":was": current.profile_version}
+                ),
+            }
+            items: list[dict[str, Any]] = [{"Update": update}]
+            if note is not None:
+                items.append(history.put_item(self.table, note(after)))
+            try:
+                self.ddb.transact_write_items(TransactItems=items)
+            except ClientError as exc:
+                if transaction_condition_failed(exc, 0):
+                    continue  # another writer's change landed first: read it and apply again
+                raise
+            return after
         raise RuntimeError(
             f"supplier {supplier_id}: profile kept changing under {PROFILE_ATTEMPTS} writers"
         )

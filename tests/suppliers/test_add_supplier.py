@@ -1,21 +1,39 @@
-""" "Add this supplier" (issue 28 part 2): a fields reviewer of an invoice whose issuer the
-registry does not know registers it from the page, with the checked ids the document prints,
-and the same review teaches its profile; the supplier's next invoice goes straight through.
-Through the real handler (durable testing runner, moto, the shipped rules) and the desk."""
+""" "Add this supplier" (issue 28 part 2, made four-eyed by issue 43): a fields reviewer of an
+invoice whose issuer the registry does not know proposes it from the page, with the checked ids
+the document prints; nothing is registered until an operator other than the proposer approves
+the proposal, and then the supplier's invoices are matched by its ids, and learned from.
+Through the real handler (durable testing runner, moto, the shipped rules), the CLI and the
+desk."""
 
 from __future__ import annotations
 
-from docflow.suppliers.enrol import enrol, issuer_ids
+import json
+
+import pytest
+
+from docflow.cli import main
+from docflow.local.services.dashboard import proposals_section
+from docflow.suppliers import proposals
+from docflow.suppliers.csv_import import import_suppliers
+from docflow.suppliers.enrol import issuer_ids
 from docflow.suppliers.shown import supplier_offer
-from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
+from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, OTHER_VAT, blauwal_invoice, paper
 from tests.support.aws import Stack
 from tests.support.reviewed_runs import registry, run_reviewed
 
 APPROVE = {"approved": True, "reviewer": "ap@example.com"}
+EVIL_IBAN = "GB33 BUKB 2020 1555 5555 55"
 
 
-def test_a_reviewer_adds_the_supplier_and_its_next_invoice_needs_nobody(
-    stack: Stack, shipped_rules: None
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
+    capsys.readouterr()  # what the runs printed (their metrics) is not the command's
+    code = main(["suppliers", *argv, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip() else None
+
+
+def test_a_proposal_registers_nothing_until_another_person_approves_it(
+    stack: Stack, shipped_rules: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     number = "E2026000000017"
     answer = {**APPROVE, "corrections": {"invoice_number": number}, "addSupplier": True}
@@ -23,36 +41,137 @@ def test_a_reviewer_adds_the_supplier_and_its_next_invoice_needs_nobody(
     # The page offered it: the issuer's checked VAT id and its IBAN, masked.
     offered = supplier_offer({**waited[0], "fields": waited[0].get("fields") or {}})
     assert f"VAT {BLAUWAL_VAT}" in offered and any(o.startswith("IBAN DE") for o in offered)
-    assert first["status"] == "finalized"
-    assert first["supplier"]["by"] == "review" and first["supplier"]["certain"] is True
-    assert ran.get_step("register supplier") is not None
-    assert ran.get_step("learn supplier profile") is not None
-    added = registry().get(first["supplier"]["supplierId"])
-    assert added is not None
-    assert added.ids == {"vat": (BLAUWAL_VAT,), "iban": (BLAUWAL_IBAN.replace(" ", ""),)}
-    assert added.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
-
-    second, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
-    assert waited == [] and second["status"] == "finalized"
-    assert second["fields"]["invoice_number"]["value"] == "E2026000000018"
-    assert second["supplier"]["supplierId"] == added.supplier_id
-
-
-def test_a_review_without_the_tick_registers_nobody(stack: Stack, shipped_rules: None) -> None:
-    paper = blauwal_invoice("E2026000000017")
-    out, _, ran = run_reviewed(stack, paper, "in/no-tick.pdf", [APPROVE])
-    assert out["status"] == "finalized" and out["supplier"] == {"status": "unknown"}
+    assert first["status"] == "finalized" and first["supplier"] == {"status": "unknown"}
+    assert ran.get_step("propose supplier") is not None
     names = {op.name for op in ran.get_all_operations()}
-    assert "register supplier" not in names and registry().all() == []
+    assert "learn supplier profile" not in names  # no supplier to learn
+    proposed = first["supplierProposed"]
+    assert proposed["status"] == "pending" and proposed["name"] == "Blauwal Hafenlogistik GmbH"
+    assert registry().all() == []  # the review wrote no supplier
+
+    code, listed = cli(capsys, "proposals")
+    assert code == 0 and isinstance(listed, list)
+    (shown,) = listed
+    assert shown["proposer"] == "ap@example.com" and shown["documentId"] == first["documentId"]
+    assert shown["ids"] == {"vat": [BLAUWAL_VAT], "iban": ["DE•••• 3000"]}  # masked
+
+    pid = proposed["proposalId"]
+    board = proposals_section()  # the operators' dashboard lists it, the IBAN masked
+    assert pid in board and "DE•••• 3000" in board and BLAUWAL_IBAN.replace(" ", "") not in board
+    code, refused = cli(capsys, "approve", pid, "--by", "AP@example.com")
+    assert code == 2 and "another person must approve" in str(refused)
+    assert registry().all() == []
+    code, done = cli(capsys, "approve", pid, "--by", "controller@example.com")
+    assert code == 0 and isinstance(done, dict)
+    added = registry().get(done["supplierId"])
+    assert added is not None and added.name == "Blauwal Hafenlogistik GmbH"
+    assert added.ids == {"vat": (BLAUWAL_VAT,), "iban": (BLAUWAL_IBAN.replace(" ", ""),)}
+    code, again = cli(capsys, "approve", pid, "--by", "someone@example.com")
+    assert code == 2 and "approved" in str(again)
+    assert "No supplier proposal is waiting" in proposals_section()
+
+    code, record = cli(capsys, "show", added.supplier_id)
+    assert isinstance(record, dict)
+    (entry,) = record["history"]
+    assert entry["what"] == "approved" and entry["by"] == "controller@example.com"
+    assert "proposed by ap@example.com" in entry["detail"]
+    assert entry["documentId"] == first["documentId"] and entry["proposalId"] == pid
+
+    # Registered: the next invoice is matched by its VAT id, and its review teaches the profile
+    # (a history entry of its own); the one after it needs nobody.
+    fix = {**APPROVE, "corrections": {"invoice_number": "E2026000000018"}}
+    second, _, ran = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/2.pdf", [fix])
+    assert second["supplier"]["supplierId"] == added.supplier_id
+    assert second["supplier"]["certain"] is True and ran.get_step("learn supplier profile")
+    learned = registry().get(added.supplier_id)
+    assert learned is not None
+    assert learned.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
+    entries = registry().history_of(added.supplier_id)
+    assert [e.what for e in entries] == ["approved", "profile"]
+    assert entries[1].document_id == second["documentId"]
+
+    third, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000019"), "in/third.pdf")
+    assert waited == [] and third["status"] == "finalized"
+    assert third["fields"]["invoice_number"]["value"] == "E2026000000019"
 
 
-def test_enrol_keeps_the_first_holder_of_an_id_and_is_safe_to_run_twice(
-    stack: Stack, shipped_rules: None
+def evil_invoice(name: str) -> bytes:
+    """An unknown issuer with a checked VAT id of its own and the attacker's IBAN."""
+    head = [name, "Dockside 4, London", f"VAT: {OTHER_VAT}", "", "INVOICE"]
+    body = [
+        "Invoice date: 04.03.2026",
+        "Bill to: Nordlicht Handel AG, Ostweg 3, 10115 Berlin",
+        "",
+        "Total: 1.190,00 EUR",
+    ]
+    return paper([*head, *body], [f"{name} - IBAN {EVIL_IBAN}"])
+
+
+def test_a_typed_vendor_name_is_never_the_proposed_one(
+    stack: Stack, shipped_rules: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 43: "Evil Trading Ltd"'s reviewer types the registered supplier's name and ticks
+    the box. The proposal carries the name the page prints; nothing of Blauwal changes, and
+    approving it registers Evil Trading Ltd under its own name."""
+    import_suppliers(registry(), f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    typed = {
+        **APPROVE,
+        "corrections": {"vendor_name": "Blauwal Hafenlogistik GmbH"},
+        "addSupplier": True,
+    }
+    out, _, _ = run_reviewed(stack, evil_invoice("Evil Trading Ltd"), "in/evil.pdf", [typed])
+    assert out["fields"]["vendor_name"]["value"] == "Blauwal Hafenlogistik GmbH"
+    proposed = out["supplierProposed"]
+    assert proposed["name"] == "Evil Trading Ltd" and proposed["status"] == "pending"
+    code, done = cli(capsys, "approve", proposed["proposalId"], "--by", "controller@example.com")
+    assert code == 0 and isinstance(done, dict) and done["supplierId"] == "evil-trading-ltd"
+    blauwal = registry().get("blauwal")
+    assert blauwal is not None and "iban" not in blauwal.ids  # never merged into
+    assert [e.what for e in registry().history_of("blauwal")] == ["imported"]
+
+
+def test_a_proposal_naming_a_registered_supplier_is_a_conflict(
+    stack: Stack, shipped_rules: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page itself prints the registered supplier's name (with another VAT id and the
+    attacker's IBAN): the proposal is a conflict naming Blauwal, and cannot be approved."""
+    import_suppliers(registry(), f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    tick = {**APPROVE, "addSupplier": True}
+    out, _, _ = run_reviewed(
+        stack, evil_invoice("Blauwal Hafenlogistik GmbH"), "in/lookalike.pdf", [tick]
+    )
+    proposed = out["supplierProposed"]
+    assert proposed["status"] == "conflict"
+    assert "matches registered supplier 'blauwal'" in proposed["conflict"]
+    pid = proposed["proposalId"]
+    code, refused = cli(capsys, "approve", pid, "--by", "controller@example.com")
+    assert code == 2 and "conflict" in str(refused) and "by hand" in str(refused)
+    blauwal = registry().get("blauwal")
+    assert blauwal is not None and blauwal.ids == {"vat": (BLAUWAL_VAT,)}
+    code, rejected = cli(
+        capsys, "reject", pid, "--by", "controller@example.com", "--reason", "fraud"
+    )
+    assert code == 0 and isinstance(rejected, dict) and rejected["status"] == "rejected"
+    (after,) = proposals.listed(registry())
+    assert after.status == "rejected" and after.reason == "fraud"
+
+
+def test_a_review_without_the_tick_proposes_nothing(stack: Stack, shipped_rules: None) -> None:
+    paper_ = blauwal_invoice("E2026000000017")
+    out, _, ran = run_reviewed(stack, paper_, "in/no-tick.pdf", [APPROVE])
+    assert out["status"] == "finalized" and "supplierProposed" not in out
+    names = {op.name for op in ran.get_all_operations()}
+    assert "propose supplier" not in names and proposals.listed(registry()) == []
+
+
+def test_the_proposal_is_filed_once_per_document_version(stack: Stack, shipped_rules: None) -> None:
+    """The step running again (a replay after a crash) finds its proposal filed: one proposal,
+    the same answer; an id another supplier holds makes it a conflict, never a moved claim."""
     from docflow.extract.base import PageInput
     from docflow.extract.rules import layout_of
     from docflow.pdf import open_pdf
     from docflow.readers.textlayer import TextLayerReader
+    from docflow.suppliers.enrol import propose_from_page
 
     with open_pdf(blauwal_invoice("E2026000000017")) as pdf:
         page = TextLayerReader().read(pdf, 1)
@@ -61,12 +180,16 @@ def test_enrol_keeps_the_first_holder_of_an_id_and_is_safe_to_run_twice(
         "vat": [BLAUWAL_VAT],
         "iban": [BLAUWAL_IBAN.replace(" ", "")],
     }
-    once = enrol(registry(), layouts, "Blauwal Hafenlogistik GmbH", "EUR")
-    again = enrol(registry(), layouts, "Blauwal Hafenlogistik GmbH", "EUR")
-    assert once == again and once.shown is not None
-    assert [s.supplier_id for s in registry().all()] == [once.shown["supplierId"]]
-    taken = enrol(registry(), layouts, "Someone Else AG", "EUR")
-    assert taken.shown is None and "belongs to supplier" in taken.refused
+    summary = {"fields": {"vendor_name": {"value": "Blauwal Hafenlogistik GmbH"}}}
+    once = propose_from_page(registry(), layouts, summary, ("d-1", "v-1"), "ap@example.com")
+    again = propose_from_page(registry(), layouts, summary, ("d-1", "v-1"), "ap@example.com")
+    assert once == again and once.shown is not None and once.shown["status"] == "pending"
+    assert len(proposals.listed(registry())) == 1 and registry().all() == []
+    import_suppliers(registry(), f"id,name,vat\nholder,Holder AG,{BLAUWAL_VAT}\n")
+    other = {"fields": {"vendor_name": {"value": "Someone Else AG"}}}
+    taken = propose_from_page(registry(), layouts, other, ("d-2", "v-1"), "ap@example.com")
+    assert taken.shown is not None and taken.shown["status"] == "conflict"
+    assert f"vat:{BLAUWAL_VAT} belongs to supplier 'holder'" in taken.shown["conflict"]
 
 
 def test_the_page_offers_it_and_the_desk_takes_it_only_where_offered(
@@ -91,7 +214,7 @@ def test_the_page_offers_it_and_the_desk_takes_it_only_where_offered(
         assert 'name="addSupplier"' in page and f"VAT {BLAUWAL_VAT}" in page
         assert BLAUWAL_IBAN.replace(" ", "") not in page  # the IBAN is offered masked
         assert call("POST", f"/review/{token}", ask, **form)["statusCode"] == 200
-        assert desk.result(arn)["supplier"]["by"] == "review"
+        assert desk.result(arn)["supplierProposed"]["status"] == "pending"
 
         contract = stack.upload("in/contract.pdf", make_pdf([LEGAL_ONLY]))
         desk.start(contract)

@@ -11,7 +11,7 @@ import pytest
 
 from docflow.cli import main
 from docflow.settings import load_settings
-from docflow.suppliers import ids
+from docflow.suppliers import history, ids
 from docflow.suppliers.csv_import import SupplierImportError, import_suppliers
 from docflow.suppliers.store import ClaimConflict, SupplierStore
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, OTHER_VAT
@@ -47,7 +47,7 @@ def test_ids_are_checked_by_their_rules() -> None:
 
 def test_an_import_stores_every_row(stack: Stack) -> None:
     done = import_suppliers(store(), GOOD)
-    assert [s.supplier_id for s in done] == ["blauwal", "nordlicht"]
+    assert [s.supplier_id for s in done.suppliers] == ["blauwal", "nordlicht"]
     found = store().by_key(f"vat:{BLAUWAL_VAT}")
     assert found is not None and found.name == "Blauwal Hafenlogistik GmbH"
     assert found.ids["iban"] == ("DE89370400440532013000",)
@@ -82,7 +82,8 @@ def test_two_suppliers_claiming_one_vat_id_are_refused(stack: Stack) -> None:
     from docflow.suppliers.model import Supplier
 
     with pytest.raises(ClaimConflict):
-        store().put(Supplier.parse({"supplierId": "x", "name": "X", "ids": {"vat": [BLAUWAL_VAT]}}))
+        x = Supplier.parse({"supplierId": "x", "name": "X", "ids": {"vat": [BLAUWAL_VAT]}})
+        store().put(x, history.entry("x", history.IMPORTED, "test"))
 
 
 def test_profile_updates_racing_each_other_both_land(stack: Stack) -> None:
@@ -124,6 +125,10 @@ def test_the_cli_imports_lists_shows_and_removes(
     assert json.loads(capsys.readouterr().out)["ids"]["vat"] == [BLAUWAL_VAT]
     assert main(["suppliers", "remove", "blauwal", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"supplierId": "blauwal", "removed": True}
+    # Who acted, with no --by against AWS: the IAM principal STS names (moto's here).
+    imported, removed = store().history_of("blauwal")
+    assert (imported.what, removed.what) == ("imported", "removed")
+    assert removed.by.startswith("arn:aws:") and removed.by == imported.by
     assert store().by_key(f"vat:{BLAUWAL_VAT}") is None
     path.write_text("name,iban\nBad Bank Ltd,DE89 3704 0044 0532 0130 01\n", encoding="utf-8")
     assert main(["suppliers", "import", str(path), "--json"]) == 2

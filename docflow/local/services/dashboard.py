@@ -279,6 +279,7 @@ def render(config: StackConfig, query: str, now: float | None = None) -> str:
         stuck=section("stuck"),
         failed=section("failed"),
         piles=piles_section(),
+        proposals=proposals_section(),
         charts=charts(read_points(config.state / "metrics.jsonl"), config, now),
     )
 
@@ -307,6 +308,44 @@ def piles_section(limit: int = 10) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("job", "status", "records", "answered", "errors"))
     table = f"<table><tr>{head}</tr>{rows}</table>" if rows else "<p>No batch jobs yet.</p>"
     return f"<p>Documents in the pool: {waiting}.</p>{table}"
+
+
+def proposals_section(limit: int = 20) -> str:
+    """Suppliers reviewers proposed that no operator decided yet (the registry's index:
+    Query only); approving is `docflow suppliers approve`, never a page."""
+    from docflow.suppliers import proposals
+    from docflow.suppliers.store import SupplierStore
+
+    try:
+        found = proposals.listed(SupplierStore(load_settings().supplier_table))
+    except Exception as exc:  # no supplier table (an older stack): say so, keep the page
+        return f"<p>{escape(type(exc).__name__)}</p>"
+    open_ = [p for p in found if p.status in proposals.OPEN][:limit]
+    if not open_:
+        return "<p>No supplier proposal is waiting.</p>"
+    heads = ("proposal", "name", "ids", "document", "proposer", "since", "status")
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{escape(str(cell))}</td>"
+            for cell in (
+                p.proposal_id,
+                p.name,
+                ", ".join(
+                    f"{k} {v}" for k, vs in p.to_json(masked=True)["ids"].items() for v in vs
+                ),
+                p.document_id,
+                p.proposer,
+                p.proposed_at[:19].replace("T", " "),
+                f"conflict: {p.conflict}" if p.conflict else p.status,
+            )
+        )
+        + "</tr>"
+        for p in open_
+    )
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    said = "Approve with `docflow suppliers approve ID` (not its proposer), or reject."
+    return f"<p>{escape(said)}</p><table><tr>{head}</tr>{rows}</table>"
 
 
 def answer(config: StackConfig, method: str, path: str, query: str) -> tuple[int, dict, bytes]:

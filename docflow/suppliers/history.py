@@ -1,0 +1,115 @@
+"""A supplier's history: one append-only item per change to the registry.
+
+    pk = HISTORY#<supplierId>#<at>#<nonce>   listing = HISTORY#<supplierId>, listedAt = <at>#<nonce>
+
+Each entry is written in the same transaction as the change it records (an import, an
+approved proposal, a removal, a profile the learn step updated), on the condition that no item
+has its key: an entry is never overwritten, and a change that did not land leaves none. The
+entries of one supplier are a Query on the sparse `by-listing` index, oldest first; they
+outlive the supplier, so a removal stays on record.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from docflow.readmodel.table import from_ddb, to_ddb
+
+# What an entry records.
+IMPORTED, REPLACED, APPROVED, REMOVED, PROFILE = (
+    "imported",
+    "replaced",
+    "approved",
+    "removed",
+    "profile",
+)
+# Who acted when no person did: the learn step, after an approved review.
+LEARN_STEP = "docflow learn step"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def listing(supplier_id: str) -> str:
+    return f"HISTORY#{supplier_id}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    supplier_id: str
+    what: str
+    by: str
+    at: str
+    detail: str = ""
+    document_id: str = ""
+    version: str = ""
+    proposal_id: str = ""
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> Entry:
+        return cls(
+            str(raw["supplierId"]),
+            str(raw["what"]),
+            str(raw.get("by") or ""),
+            str(raw["at"]),
+            str(raw.get("detail") or ""),
+            str(raw.get("documentId") or ""),
+            str(raw.get("version") or ""),
+            str(raw.get("proposalId") or ""),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "what": self.what,
+            "by": self.by,
+            "detail": self.detail,
+            "documentId": self.document_id or None,
+            "version": self.version or None,
+            "proposalId": self.proposal_id or None,
+        }
+
+
+def entry(supplier_id: str, what: str, by: str, detail: str = "", **source: str) -> Entry:
+    """A new entry at this moment; `source`: document_id, version, proposal_id."""
+    return Entry(supplier_id, what, by, now(), detail, **source)
+
+
+def put_item(table: str, e: Entry) -> dict[str, Any]:
+    """The transaction item that appends `e` (never overwriting another entry)."""
+    stamp = f"{e.at}#{secrets.token_hex(4)}"
+    item = {
+        "pk": f"{listing(e.supplier_id)}#{stamp}",
+        "supplierId": e.supplier_id,
+        **{k: v for k, v in e.to_json().items() if v not in (None, "")},
+        "listing": listing(e.supplier_id),
+        "listedAt": stamp,
+    }
+    return {
+        "Put": {
+            "TableName": table,
+            "Item": to_ddb(item),
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+    }
+
+
+def entries(ddb: Any, table: str, index: str, supplier_id: str) -> list[Entry]:
+    """The supplier's entries, oldest first (a Query on the sparse index, never a Scan)."""
+    out: list[Entry] = []
+    args: dict[str, Any] = {
+        "TableName": table,
+        "IndexName": index,
+        "KeyConditionExpression": "listing = :l",
+        "ExpressionAttributeValues": {":l": {"S": listing(supplier_id)}},
+    }
+    while True:
+        page = ddb.query(**args)
+        out.extend(Entry.parse(from_ddb(i)) for i in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return out
+        args["ExclusiveStartKey"] = page["LastEvaluatedKey"]

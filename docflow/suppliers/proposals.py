@@ -1,0 +1,272 @@
+"""Supplier proposals: the supplier master changes only with four eyes.
+
+A fields reviewer's "add this supplier" writes no supplier. The pipeline's `propose supplier`
+step files a proposal (the name printed on the page, the checked ids it prints for its issuer,
+the document and version it came from, the reviewer who proposed it), and an operator approves
+or rejects it from `docflow suppliers`; the approver must not be the proposer.
+
+    pk = PROPOSAL#<proposalId>   listing = "PROPOSAL", listedAt = <proposedAt>#<proposalId>
+
+The proposal id comes from the document version, so the step running twice files one
+proposal (a put on the condition that none has its key). A proposal never merges into a
+registered supplier: one whose supplier id, name (rapidfuzz, as `match` names the issuer) or
+any id is a registered supplier's is filed as a `conflict`, saying with what, and is resolved
+by hand (reject it; fix the registry by import). Approving checks again, then creates the
+supplier with its claims, its history entry and the proposal's new status in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from typing import Any
+
+from docflow.dynamo import put_new
+from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.suppliers import history
+from docflow.suppliers.ids import masked_iban
+from docflow.suppliers.match import name_match
+from docflow.suppliers.model import Supplier, SupplierError
+from docflow.suppliers.store import ClaimConflict, SupplierExists, SupplierStore
+
+LISTING = "PROPOSAL"
+PENDING, CONFLICT, APPROVED, REJECTED = "pending", "conflict", "approved", "rejected"
+OPEN = (PENDING, CONFLICT)
+
+
+class ProposalRefused(ValueError):
+    """An approval or rejection docflow refuses (its own proposer, a conflict, decided)."""
+
+
+class ProposalNotFound(LookupError):
+    def __init__(self, proposal_id: str) -> None:
+        super().__init__(f"no proposal {proposal_id}")
+
+
+def proposal_id(document_id: str, version: str) -> str:
+    return "p-" + hashlib.sha256(f"{document_id}#{version}".encode()).hexdigest()[:12]
+
+
+def proposal_pk(pid: str) -> str:
+    return f"PROPOSAL#{pid}"
+
+
+def shown_key(key: str) -> str:
+    """A `kind:value` as people may see it: an IBAN masked to its last four."""
+    kind, _, value = key.partition(":")
+    return f"iban:{masked_iban(value)}" if kind == "iban" else key
+
+
+@dataclass(frozen=True)
+class Proposal:
+    proposal_id: str
+    name: str  # as the page prints it with its ids, never what a reviewer typed
+    ids: dict[str, tuple[str, ...]]
+    currency: str
+    document_id: str
+    version: str
+    proposer: str
+    proposed_at: str
+    status: str = PENDING
+    conflict: str = ""
+    decided_by: str = ""
+    decided_at: str = ""
+    reason: str = ""
+
+    def supplier(self) -> Supplier:
+        return Supplier.parse(
+            {"name": self.name, "ids": {k: list(v) for k, v in self.ids.items()}}
+            | {"currency": self.currency}
+        )
+
+    @property
+    def keys(self) -> list[str]:
+        return [f"{k}:{v}" for k, vs in self.ids.items() for v in vs]
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> Proposal:
+        return cls(
+            str(raw["proposalId"]),
+            str(raw["name"]),
+            {k: tuple(str(x) for x in v) for k, v in (raw.get("ids") or {}).items()},
+            str(raw.get("currency") or ""),
+            str(raw.get("documentId") or ""),
+            str(raw.get("version") or ""),
+            str(raw.get("proposer") or ""),
+            str(raw["proposedAt"]),
+            str(raw.get("status") or PENDING),
+            str(raw.get("conflict") or ""),
+            str(raw.get("decidedBy") or ""),
+            str(raw.get("decidedAt") or ""),
+            str(raw.get("reason") or ""),
+        )
+
+    def to_json(self, masked: bool = False) -> dict[str, Any]:
+        """The stored shape; `masked`: IBANs shown to their last four (what the CLI prints)."""
+        ids = {k: list(v) for k, v in self.ids.items()}
+        if masked and "iban" in ids:
+            ids["iban"] = [masked_iban(v) for v in ids["iban"]]
+        return {
+            "proposalId": self.proposal_id,
+            "name": self.name,
+            "ids": ids,
+            "currency": self.currency or None,
+            "documentId": self.document_id,
+            "version": self.version,
+            "proposer": self.proposer,
+            "proposedAt": self.proposed_at,
+            "status": self.status,
+            "conflict": self.conflict or None,
+            "decidedBy": self.decided_by or None,
+            "decidedAt": self.decided_at or None,
+            "reason": self.reason or None,
+        }
+
+
+def conflicts_with(store: SupplierStore, supplier: Supplier) -> str:
+    """What in the registry `supplier` would merge into or duplicate ("" when nothing)."""
+    found: list[str] = []
+    if store.get(supplier.supplier_id) is not None:
+        found.append(f"supplier id {supplier.supplier_id!r} is registered")
+    named = name_match(store, supplier.name)
+    if named is not None:
+        score, other = named
+        found.append(
+            f"the name matches registered supplier {other.supplier_id!r} "
+            f"({other.name}, score {round(score, 1)})"
+        )
+    for key in supplier.keys:
+        holder = store.holder(key)
+        if holder is not None:
+            found.append(f"{shown_key(key)} belongs to supplier {holder!r}")
+    return "; ".join(found)
+
+
+def get(store: SupplierStore, pid: str) -> Proposal | None:
+    got = store.ddb.get_item(
+        TableName=store.table, Key=to_ddb({"pk": proposal_pk(pid)}), ConsistentRead=True
+    ).get("Item")
+    return Proposal.parse(from_ddb(got)) if got else None
+
+
+def listed(store: SupplierStore) -> list[Proposal]:
+    """Every proposal, oldest first."""
+    return [Proposal.parse(i) for i in store.listed(LISTING)]
+
+
+def propose(store: SupplierStore, proposal: Proposal) -> Proposal:
+    """File `proposal` (as a conflict when it collides with the registry); the proposal
+    already filed for its document version when there is one."""
+    filed = get(store, proposal.proposal_id)
+    if filed is not None:
+        return filed
+    try:
+        conflict = conflicts_with(store, proposal.supplier())
+    except SupplierError as exc:
+        conflict = str(exc)
+    if conflict:
+        proposal = replace(proposal, status=CONFLICT, conflict=conflict)
+    item = {
+        "pk": proposal_pk(proposal.proposal_id),
+        **{k: v for k, v in proposal.to_json().items() if v is not None},
+        "listing": LISTING,
+        "listedAt": f"{proposal.proposed_at}#{proposal.proposal_id}",
+    }
+    if not put_new(store.ddb, store.table, item):
+        return get(store, proposal.proposal_id) or proposal
+    return proposal
+
+
+def same_person(a: str, b: str) -> bool:
+    """One person under two spellings: case, and an IAM ARN's session or user name (the part
+    after its last `/`) against a plain name or address."""
+
+    def plain(who: str) -> str:
+        who = who.strip().lower()
+        return who.rsplit("/", 1)[-1] if who.startswith("arn:") else who
+
+    return bool(a.strip()) and plain(a) == plain(b)
+
+
+def _decided(
+    store: SupplierStore, p: Proposal, status: str, by: str, **more: str
+) -> dict[str, Any]:
+    """The transaction item moving `p` from its status to `status`, on the condition that
+    its status has not changed meanwhile."""
+    values = {":s": status, ":by": by, ":at": history.now(), ":was": p.status}
+    sets = "#s = :s, decidedBy = :by, decidedAt = :at"
+    for name, value in more.items():
+        values[f":{name}"] = value
+        sets += f", {name} = :{name}"
+    return {
+        "Update": {
+            "TableName": store.table,
+            "Key": to_ddb({"pk": proposal_pk(p.proposal_id)}),
+            "UpdateExpression": f"SET {sets}",
+            "ConditionExpression": "#s = :was",
+            "ExpressionAttributeNames": {"#s": "status"},
+            "ExpressionAttributeValues": to_ddb(values),
+        }
+    }
+
+
+def _mark_conflict(store: SupplierStore, p: Proposal, conflict: str) -> None:
+    store.ddb.update_item(
+        TableName=store.table,
+        Key=to_ddb({"pk": proposal_pk(p.proposal_id)}),
+        UpdateExpression="SET #s = :c, conflict = :why",
+        ConditionExpression="#s = :p",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues=to_ddb({":c": CONFLICT, ":why": conflict, ":p": PENDING}),
+    )
+
+
+def approve(store: SupplierStore, pid: str, by: str) -> Supplier:
+    """Create the proposed supplier, recording who approved it; ProposalRefused when the
+    approver proposed it, it is not pending, or the registry now conflicts with it."""
+    p = get(store, pid)
+    if p is None:
+        raise ProposalNotFound(pid)
+    if p.status != PENDING:
+        why = f": {p.conflict}; resolve it by hand" if p.status == CONFLICT else ""
+        raise ProposalRefused(f"proposal {pid} is {p.status}{why}")
+    if not by.strip() or same_person(by, p.proposer):
+        raise ProposalRefused(
+            f"proposal {pid} was proposed by {p.proposer}: another person must approve it"
+        )
+    supplier = p.supplier()
+    conflict = conflicts_with(store, supplier)
+    if not conflict:
+        note = history.entry(
+            supplier.supplier_id,
+            history.APPROVED,
+            by,
+            f"proposed by {p.proposer}: {supplier.name}; ids "
+            + ", ".join(shown_key(k) for k in supplier.keys),
+            document_id=p.document_id,
+            version=p.version,
+            proposal_id=p.proposal_id,
+        )
+        decided = _decided(store, p, APPROVED, by, supplierId=supplier.supplier_id)
+        try:
+            store.put(supplier, note, create=True, also=[decided])
+            return supplier
+        except (SupplierExists, ClaimConflict) as exc:
+            conflict = str(exc)  # registered between the check and the write
+    _mark_conflict(store, p, conflict)
+    raise ProposalRefused(f"proposal {pid} conflicts with the registry: {conflict}")
+
+
+def reject(store: SupplierStore, pid: str, by: str, reason: str = "") -> Proposal:
+    """Close an open proposal (pending or conflict) without touching the registry."""
+    p = get(store, pid)
+    if p is None:
+        raise ProposalNotFound(pid)
+    if p.status not in OPEN:
+        raise ProposalRefused(f"proposal {pid} is {p.status} already")
+    if not by.strip():
+        raise ProposalRefused("who rejects it? (--by NAME)")
+    store.ddb.transact_write_items(
+        TransactItems=[_decided(store, p, REJECTED, by, reason=reason or "-")]
+    )
+    return get(store, pid) or p
