@@ -36,6 +36,13 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
+from docflow.pipeline.duplicates import (
+    CLAIM_STEP,
+    claim_again,
+    claim_duplicates,
+    release_duplicates,
+    with_duplicates,
+)
 from docflow.pipeline.enrich import (
     add_usage,
     batch_wait,
@@ -166,6 +173,9 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     )
     summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
     usage = add_usage(usage, enriched.usage)
+    if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
+        dup = context.step(claim_duplicates(doc, summary), "claim duplicate keys", CLAIM_STEP)
+        summary, stages = with_duplicates(summary, dup), [*stages, *dup.stages]
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     run = RunState(summary, stages, usage, split.plan)
@@ -184,6 +194,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         run.add_supplier = run.add_supplier or decision.add_supplier
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
+        run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
         index += 1
     summary, stages, usage = teach_registry(context, doc, run), run.stages, run.usage
     # A click can race a newer version's cancel and win; the replaced content still stops here.
@@ -292,6 +303,9 @@ def archive(
 ) -> dict[str, Any]:
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
     results = batches.results if batches else ()
+    if summary.get("duplicateKeys"):  # what this version claimed goes back
+        keys = summary["duplicateKeys"]
+        context.step(release_duplicates(doc, keys), name="release duplicate keys")
     meter = run_meter(context, results, summary.get("docType"), usage)
     archived = archive_document(doc, {**summary, "reason": reason}, meter)
     done = context.step(archived, "archive", WRITE_STEP)
