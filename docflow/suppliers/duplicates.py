@@ -215,3 +215,20 @@ class DuplicateStore:
 
     def get(self, pk: str) -> dict[str, Any] | None:
         return self.table.get({"pk": pk})
+
+
+_SAME = {"number": "supplier and number", "amount": "supplier, date and total"}
+
+
+def duplicate_lines(state: Mapping[str, Any]) -> list[str]:
+    """`docflow show`'s lines for the documents this one may duplicate (`duplicateOf`)."""
+    lines = []
+    for e in state.get("duplicateOf") or []:
+        total = " ".join(str(e[k]) for k in ("total", "currency") if e.get(k))
+        facts = [f"{k} {v}" for k, v in (("number", e.get("number")), ("date", e.get("date"))) if v]
+        facts += [f"total {total}"] if total else []
+        said = f"{e.get('documentId')} ({e.get('status') or 'unknown'}"
+        said += f", {', '.join(facts)})" if facts else ")"
+        same = "; ".join(_SAME.get(str(b), str(b)) for b in e.get("by") or [])
+        lines.append(f"{'duplicateOf':11} {said}: the same {same}" if same else said)
+    return lines

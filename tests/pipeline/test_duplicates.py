@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
+import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
+from docflow.cli import main
 from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
@@ -47,7 +50,7 @@ def stage_names(out: dict[str, Any]) -> list[str]:
 
 
 def test_a_second_copy_waits_at_duplicate_with_the_first_linked(
-    stack: Stack, shipped_rules: None
+    stack: Stack, shipped_rules: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first = run(stack, pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS), "in/scan.pdf")
     assert first["status"] == "finalized" and stage_names(first) == []
@@ -78,6 +81,14 @@ def test_a_second_copy_waits_at_duplicate_with_the_first_linked(
     assert [h["payload"]["stageName"] for h in history if h["status"] == "approved"] == [
         "duplicate"
     ]
+    # `docflow show` names the earlier document (a state folder with no stack: the tables).
+    capsys.readouterr()
+    assert main(["--state", str(tmp_path), "show", second["documentId"]]) == 0
+    shown = capsys.readouterr().out
+    assert (
+        f"duplicateOf {first['documentId']} (finalized, number INV-20931, date 2026-03-04, "
+        "total 1100.00 USD): the same supplier and number; supplier, date and total"
+    ) in shown
 
 
 def test_the_same_file_delivered_again_adds_no_stage(stack: Stack, shipped_rules: None) -> None:
