@@ -36,13 +36,7 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
-from docflow.pipeline.duplicates import (
-    CLAIM_STEP,
-    claim_again,
-    claim_duplicates,
-    release_duplicates,
-    with_duplicates,
-)
+from docflow.pipeline.duplicates import claim_again, claim_keys, release_duplicates
 from docflow.pipeline.enrich import (
     add_usage,
     batch_wait,
@@ -174,8 +168,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
     usage = add_usage(usage, enriched.usage)
     if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
-        dup = context.step(claim_duplicates(doc, summary), "claim duplicate keys", CLAIM_STEP)
-        summary, stages = with_duplicates(summary, dup), [*stages, *dup.stages]
+        summary, stages = claim_keys(context, doc, summary, stages)
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     run = RunState(summary, stages, usage, split.plan)

@@ -162,6 +162,17 @@ def with_duplicates(summary: dict[str, Any], found: Duplicates) -> dict[str, Any
     return out
 
 
+def claim_keys(
+    context: DurableContext,
+    doc: DocumentRef,
+    summary: dict[str, Any],
+    stages: list[dict[str, Any]],
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Once the stages are known: claim the keys; a hit's `duplicate` stage joins them."""
+    found = context.step(claim_duplicates(doc, summary), "claim duplicate keys", CLAIM_STEP)
+    return with_duplicates(summary, found), [*stages, *found.stages]
+
+
 def claim_due(stage: dict[str, Any], decision: Decision) -> bool:
     """Pure, on checkpointed values: did this decision change what the keys are made of (a
     corrected number, date, total, currency or vendor; a triage pick, which reads fields)?"""

@@ -20,11 +20,13 @@ from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.suppliers.duplicates import DuplicateStore, claim_pk
+from docflow.trace.page import page
 from orchestrator.app import handler
 from tests.support.aws import Stack, result_json
 
 # The same invoice, other bytes: a re-rendered copy with a line the fields do not read.
 COPY = pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS + "\nCopy sent by e-mail")
+REJECT = {"approved": False, "reviewer": "accounts@example.com", "rejectReason": "duplicate"}
 # ACME's key of invoice INV-20931 (the vendor name folded, no legal form).
 NUMBER_KEY = claim_pk("number|name:acme supplies|INV20931")
 
@@ -81,6 +83,9 @@ def test_a_second_copy_waits_at_duplicate_with_the_first_linked(
     assert [h["payload"]["stageName"] for h in history if h["status"] == "approved"] == [
         "duplicate"
     ]
+    # The dashboard's document page names it too.
+    html = page(read_model(), second["documentId"])
+    assert f"{first['documentId']} (finalized, INV-20931, 2026-03-04, 1100.00)" in html
     # `docflow show` names the earlier document (a state folder with no stack: the tables).
     capsys.readouterr()
     assert main(["--state", str(tmp_path), "show", second["documentId"]]) == 0
@@ -131,8 +136,7 @@ def test_two_copies_racing_through_two_executions_exactly_one_passes(
         callback = runner.wait_for_callback(
             arns[waits], name="review-0 create callback id", timeout=60
         )
-        reject = {"approved": False, "reviewer": "accounts@example.com", "rejectReason": "duplicate"}
-        runner.send_callback_success(callback, json.dumps(reject).encode())
+        runner.send_callback_success(callback, json.dumps(REJECT).encode())
         ended = result_json(runner.wait_for_result(arns[waits], timeout=60))
     assert ended["status"] == "archived"
     assert {c["documentId"] for c in claims()} == {passed["documentId"]}
@@ -193,8 +197,7 @@ def test_a_corrected_number_that_makes_a_duplicate_waits_at_duplicate(
         (waiting,) = read_model().pending().items
         assert waiting["stageName"] == "duplicate"
         assert waiting["duplicateOf"][0]["documentId"] == first["documentId"]
-        reject = {"approved": False, "reviewer": "accounts@example.com", "rejectReason": "duplicate"}
-        runner.send_callback_success(callback, json.dumps(reject).encode())
+        runner.send_callback_success(callback, json.dumps(REJECT).encode())
         out = result_json(runner.wait_for_result(arn, timeout=60))
     assert out["status"] == "archived"
     # Its keys, the misread number's and the corrected ones it held, all went back.

@@ -17,7 +17,7 @@ from tests.support.review_desk import Desk, call, open_desk, post_decision
 
 @pytest.fixture
 def desk(stack: Stack, shipped_rules: None) -> Iterator[Desk]:
-    with open_desk(stack) as desk:
+    with open_desk(stack, Desk) as desk:
         yield desk
 
 
