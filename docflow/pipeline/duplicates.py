@@ -42,6 +42,7 @@ from docflow.suppliers.duplicates import (
 )
 
 DUPLICATE = "duplicate"  # the stage's `because`
+UNCHECKED = "duplicate-unchecked"  # the check could not run: a person looks instead
 # A holder in one of these states will not finalize: its key is free to take.
 _ENDED = (FAILED, ARCHIVED)
 
@@ -71,11 +72,14 @@ class Duplicates:
         )
 
 
+ATTEMPTS = 5
+# DynamoDB out of reach gets a few tries; the last one sends the invoice to a person
+# (`duplicate-unchecked`) instead of failing it, as extraction degrades.
 CLAIM_STEP = StepConfig(
     serdes=RecordSerDes(Duplicates),
     retry_strategy=create_retry_strategy(
         RetryStrategyConfig(
-            max_attempts=5,
+            max_attempts=ATTEMPTS,
             initial_delay=Duration.from_seconds(2),
             max_delay=Duration.from_seconds(30),
         )
@@ -114,8 +118,28 @@ def duplicate_keys(summary: dict[str, Any]) -> tuple[Facts, dict[str, str]]:
 
 @durable_step
 def claim_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> Duplicates:
-    rt = runtime()
     facts, keys = duplicate_keys(summary)
+    try:
+        return _claim(step, doc, summary, facts, keys)
+    except Exception as exc:
+        stage = runtime().rules.controls.duplicate_stage
+        if step.attempt < ATTEMPTS or not stage:
+            raise
+        step.logger.warning("duplicate check failed", extra={"error": type(exc).__name__})
+        unchecked = {**runtime().rules.stages[stage].to_dict(), "because": UNCHECKED}
+        # Every key it may hold, so an archive releases them (a release is conditional).
+        held = {*(summary.get("duplicateKeys") or ()), *(claim_pk(k) for k in keys)}
+        return Duplicates(tuple(sorted(held)), (), (unchecked,))
+
+
+def _claim(
+    step: StepContext,
+    doc: DocumentRef,
+    summary: dict[str, Any],
+    facts: Facts,
+    keys: dict[str, str],
+) -> Duplicates:
+    rt = runtime()
     table = rt.settings.duplicate_table
     if not keys and not summary.get("duplicateKeys"):
         return Duplicates()
@@ -195,7 +219,7 @@ def claim_again(
     found = context.step(
         claim_duplicates(doc, run.summary), f"claim duplicate keys review-{index}", CLAIM_STEP
     )
-    ahead = any(s.get("because") == DUPLICATE for s in run.stages[index + 1 :])
+    ahead = any(s.get("because") in (DUPLICATE, UNCHECKED) for s in run.stages[index + 1 :])
     stages = run.stages if ahead else [*run.stages, *found.stages]
     return replace(run, summary=with_duplicates(run.summary, found), stages=stages)
 

@@ -7,12 +7,15 @@ archived copy gives its keys back; a reviewer's corrected number claims again.""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from aws_durable_execution_sdk_python import StepContext
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.cli import main
@@ -202,3 +205,32 @@ def test_a_corrected_number_that_makes_a_duplicate_waits_at_duplicate(
     assert out["status"] == "archived"
     # Its keys, the misread number's and the corrected ones it held, all went back.
     assert {c["documentId"] for c in claims()} == {first["documentId"]}
+
+
+class LastAttempt:
+    """The step's context on its `attempt`th try (a logger that keeps nothing)."""
+
+    def __init__(self, attempt: int) -> None:
+        self.attempt = attempt
+        self.logger = logging.getLogger("test")
+
+
+def test_a_claims_table_out_of_reach_sends_the_invoice_to_a_person(
+    stack: Stack, shipped_rules: None
+) -> None:
+    from docflow.pipeline.duplicates import ATTEMPTS, UNCHECKED, claim_duplicates
+
+    doc = stack.upload("in/invoice.pdf", pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS))
+    found = {
+        "docType": "invoice",
+        "fields": {
+            "invoice_number": {"value": "INV-20931"},
+            "vendor_name": {"value": "ACME SUPPLIES LTD"},
+        },
+    }
+    aws.client("dynamodb").delete_table(TableName=load_settings().duplicate_table)
+    with pytest.raises(ClientError):
+        claim_duplicates(doc, found)(cast("StepContext", LastAttempt(1)))  # retried first
+    out = claim_duplicates(doc, found)(cast("StepContext", LastAttempt(ATTEMPTS)))
+    assert [s["because"] for s in out.stages] == [UNCHECKED] and out.earlier == ()
+    assert out.keys == (NUMBER_KEY,)  # what an archive would release

@@ -176,6 +176,8 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return "the summary and risk could not be made: please assess the risk yourself"
     if because == "duplicate":
         return "the same invoice may have been sent before: compare it with the earlier one"
+    if because == "duplicate-unchecked":
+        return "the duplicate check could not run: make sure it was not paid before"
     if because == "unknown-type":
         return "no document type fits it: a person picks its type"
     if because == "type-unsure":
