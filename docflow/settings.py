@@ -118,6 +118,8 @@ class Settings:
     pile_table: str = "docflow-pile"
     # The supplier registry (docflow.suppliers): checked ids, names, learned profiles.
     supplier_table: str = "docflow-suppliers"
+    # Duplicate invoices' claims (docflow.suppliers.duplicates): one item per claimed key.
+    duplicate_table: str = "docflow-duplicates"
     pile_min_records: int = 100
     pile_max_records: int = 50_000
     pile_max_wait_seconds: int = 6 * 3600

@@ -36,6 +36,7 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
+from docflow.pipeline.duplicates import claim_again, claim_keys, release_duplicates
 from docflow.pipeline.enrich import (
     add_usage,
     batch_wait,
@@ -166,6 +167,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     )
     summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
     usage = add_usage(usage, enriched.usage)
+    if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
+        summary, stages = claim_keys(context, doc, summary, stages)
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     run = RunState(summary, stages, usage, split.plan)
@@ -185,6 +188,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             run.add_supplier, run.proposer = True, decision.reviewer
         if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
+        run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
         index += 1
     summary, stages, usage = teach_registry(context, doc, run), run.stages, run.usage
     # A click can race a newer version's cancel and win; the replaced content still stops here.
@@ -293,6 +297,9 @@ def archive(
 ) -> dict[str, Any]:
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
     results = batches.results if batches else ()
+    if summary.get("duplicateKeys"):  # what this version claimed goes back
+        keys = summary["duplicateKeys"]
+        context.step(release_duplicates(doc, keys), name="release duplicate keys")
     meter = run_meter(context, results, summary.get("docType"), usage)
     archived = archive_document(doc, {**summary, "reason": reason}, meter)
     done = context.step(archived, "archive", WRITE_STEP)

@@ -18,7 +18,11 @@ from docflow.cli.stack import maybe_local, model
 from docflow.cost import cost_line
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
+<<<<<<< HEAD
 from docflow.suppliers.shown import bank_lines
+=======
+from docflow.suppliers.duplicates import duplicate_lines
+>>>>>>> h-dup
 
 
 def listing(
@@ -114,7 +118,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         if state.get("parentId")
         else None
     )
-    for line in [*show_lines(state, parent), *why(state)]:
+    for line in [*show_lines(state, parent), *why(state), *duplicate_lines(state)]:
         print(line)
     if state.get("updatedAt"):
         print(f"{'updatedAt':11} {state['updatedAt']}")

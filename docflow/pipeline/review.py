@@ -72,6 +72,8 @@ def request_review(
             "reviewers": list(stage["reviewers"]),
             "reviewLinks": links,
             "reviewDeadline": deadline.isoformat(timespec="seconds"),
+            # A duplicate found after the classified report (a corrected number): its link.
+            **({"duplicateOf": summary["duplicateOf"]} if summary.get("duplicateOf") else {}),
         },
     )
     rt.reporter.report(report)

@@ -70,6 +70,11 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "bank": dict,
     "taxIds": list,
     "profileFields": list,
+    # Duplicate invoices (docflow.pipeline.duplicates): the claim items this version holds
+    # (digests, no text) and the earlier documents holding one of its keys [{documentId,
+    # status, number, date, total, currency, vendor, key, by}].
+    "duplicateKeys": list,
+    "duplicateOf": list,
     # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,
     # page}]} (masked, never a detector's matched value) and how it was made
     # {mode, engine, status, key, jobId?, reason?}.

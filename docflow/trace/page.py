@@ -92,6 +92,9 @@ def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
         for k in ("documentId", "version", "status", "docType", "pages", "reason", "updatedAt")
         if state.get(k) is not None
     ]
+    for e in state.get("duplicateOf") or []:  # an invoice that may have been sent before
+        facts = ", ".join(str(e[k]) for k in ("status", "number", "date", "total") if e.get(k))
+        rows.append(_row("duplicate of", f"{e.get('documentId')} ({facts})"))
     if trace:
         ex = trace["execution"]
         rows.append(_row("run", f"{trace['runId']} (execution {ex['status']})"))

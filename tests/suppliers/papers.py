@@ -46,9 +46,15 @@ def blauwal_invoice(
     footer_iban: str = BLAUWAL_IBAN,
     extra: list[str] = (),  # type: ignore[assignment]
     moved: bool = False,
+    date: str = "",
 ) -> bytes:
     """An invoice whose number sits after a label the rules do not know (`Belegkennung`);
-    `moved` prints it in another place under another label (a changed layout)."""
+    `moved` prints it in another place under another label (a changed layout). Its date
+    (`DD.MM.2026`) follows the number unless given, so two invoices of other numbers are not
+    one invoice twice to the duplicate check (same supplier, total and date)."""
+    if not date:
+        digits = "".join(c for c in number if c.isdigit())[-2:] or "3"
+        date = f"{int(digits) % 28 + 1:02d}.03.2026"
     head = [
         name,
         "Kaiweg 12, 20457 Hamburg",
@@ -59,7 +65,7 @@ def blauwal_invoice(
     number_line = [] if moved else [f"{label}: {number}"]
     body = [
         *number_line,
-        "Rechnungsdatum: 04.03.2026",
+        f"Rechnungsdatum: {date}",
         "Rechnungsempfänger: Nordlicht Handel AG, Ostweg 3, 10115 Berlin",
         "",
         "Lagerung Februar                      1.000,00 EUR",

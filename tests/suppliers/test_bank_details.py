@@ -19,6 +19,7 @@ from docflow.readmodel.queries import ReadModel
 from docflow.rules.model import DEFAULT_RULES
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
+from docflow.suppliers import history
 from docflow.suppliers.bank import check_bank_details
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding
@@ -50,9 +51,10 @@ def blauwal(stack: Stack, shipped_rules: None) -> Stack:
             "currency": "EUR",
         }
     )
-    store.put(supplier)
+    store.put(supplier, history.entry("blauwal", history.IMPORTED, "test"))
     other = {"iban": [compact(OTHER_SUPPLIERS_IBAN)]}
-    store.put(Supplier.parse({"supplierId": "seeadler", "name": "Seeadler SARL", "ids": other}))
+    seeadler = Supplier.parse({"supplierId": "seeadler", "name": "Seeadler SARL", "ids": other})
+    store.put(seeadler, history.entry("seeadler", history.IMPORTED, "test"))
     return stack
 
 

@@ -105,6 +105,7 @@ MUST_OUTLIVE = {
     "IntakeDeadLetterQueue",
     "DomainEventsQueue",
     "SupplierTable",
+    "DuplicateTable",
 }
 # What holds data: each is retained, or docs/security.md says why it need not be (a table
 # added later cannot slip through as neither).

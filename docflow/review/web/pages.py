@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.stage.records import tally
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.evidence import PageFacts, Segment, masked_value
 from docflow.review.web.templating import env, when
+from docflow.settings import load_settings
 from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines, supplier_offer
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
@@ -173,13 +174,31 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
     if because.startswith("enrichment-incomplete"):
         return "the summary and risk could not be made: please assess the risk yourself"
+<<<<<<< HEAD
     if because == "bank-details":
         return "the account it asks to be paid on is not the supplier's registered one (see below)"
+=======
+    if because == "duplicate":
+        return "the same invoice may have been sent before: compare it with the earlier one"
+    if because == "duplicate-unchecked":
+        return "the duplicate check could not run: make sure it was not paid before"
+>>>>>>> h-dup
     if because == "unknown-type":
         return "no document type fits it: a person picks its type"
     if because == "type-unsure":
         return f"it may not be of type {doc_type}: a person picks its type"
     return "named by the rules"
+
+
+def _earlier(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The documents this one may duplicate (`duplicateOf`), each linked to its dashboard page
+    where the local stack serves one on this port; in AWS, its id is what a person looks up."""
+    local = bool(load_settings().local_runner_url)
+    return [
+        {**e, "href": f"/dashboard/doc/{quote(str(e['documentId']))}" if local else ""}
+        for e in summary.get("duplicateOf") or []
+        if e.get("documentId")
+    ]
 
 
 def _risk_tags(summary: dict[str, Any]) -> dict[int, list[dict[str, str]]]:
@@ -293,6 +312,7 @@ def review_page(
         deadline=when(deadline) if deadline else "",
         findings=findings,
         decisions=summary.get("decisions") or [],
+        earlier=_earlier(summary),
         pages=shown,
         shown_from=shown_from,
         window=PAGE_WINDOW,
