@@ -56,7 +56,7 @@ from docflow.pipeline.meter import run_meter
 from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version, record_status
-from docflow.pipeline.results import PacketPlan, Reading, Split
+from docflow.pipeline.results import Classification, PacketPlan, Reading, Split
 from docflow.pipeline.review_stage import (
     Reviewed,
     decision_record,
@@ -145,6 +145,30 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             return ended
 
     found = context.step(classify_document(doc, batches.results), "classify", CLASSIFY_STEP)
+    run = route(context, doc, found, split)
+    record(context, doc, CLASSIFIED, "classify", {**run.summary, "stages": run.stages})
+
+    run, ended = review_all(context, doc, run, batches)
+    if ended is not None:
+        return ended
+    summary, stages, usage = teach_registry(context, doc, run), run.stages, run.usage
+    # A click can race a newer version's cancel and win; the replaced content still stops here.
+    if stages and not context.step(still_latest(doc), name="check newest run"):
+        return archive(context, doc, summary, SUPERSEDED, batches, usage)
+
+    # The run prices itself in its last step (operations, step time, pages by engine).
+    meter = run_meter(context, batches.results, summary["docType"], usage)
+    done = context.step(finalize_document(doc, summary, meter), "finalize", WRITE_STEP)
+    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(summary)}
+    record(context, doc, FINALIZED, "finalize", finished)
+    return run_result(doc, FINALIZED, summary)
+
+
+def route(
+    context: DurableContext, doc: DocumentRef, found: Classification, split: Split
+) -> RunState:
+    """After classify: the fields, the summary and risk, and the payment controls; the
+    document's summary and the review stages it goes through, in order."""
     summary, stages = found.summary, list(found.stages)
     usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.extract:
@@ -169,9 +193,14 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     usage = add_usage(usage, enriched.usage)
     if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
         summary, stages = claim_keys(context, doc, summary, stages)
-    record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
+    return RunState(summary, stages, usage, split.plan)
 
-    run = RunState(summary, stages, usage, split.plan)
+
+def review_all(
+    context: DurableContext, doc: DocumentRef, run: RunState, batches: Reading
+) -> tuple[RunState, dict[str, Any] | None]:
+    """Each review stage in turn; the run's state after them, or the archived result when a
+    stage was not approved."""
     index = 0
     while index < len(run.stages):  # an approved triage stage adds the picked type's stages
         stage = run.stages[index]
@@ -179,7 +208,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         if review.status != APPROVED or review.decision is None:
             ended = {"stage": review.stage, "decision": review.status}
             summary = {**run.summary, **ended}
-            return archive(context, doc, summary, review.reason, batches, run.usage)
+            return run, archive(context, doc, summary, review.reason, batches, run.usage)
         run.decided.append(review.record or {})
         decision = review.decision
         # A reviewer's corrected fields.
@@ -190,17 +219,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             run = after_triage(context, doc, run, index, decision)
         run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
         index += 1
-    summary, stages, usage = teach_registry(context, doc, run), run.stages, run.usage
-    # A click can race a newer version's cancel and win; the replaced content still stops here.
-    if stages and not context.step(still_latest(doc), name="check newest run"):
-        return archive(context, doc, summary, SUPERSEDED, batches, usage)
-
-    # The run prices itself in its last step (operations, step time, pages by engine).
-    meter = run_meter(context, batches.results, summary["docType"], usage)
-    done = context.step(finalize_document(doc, summary, meter), "finalize", WRITE_STEP)
-    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(summary)}
-    record(context, doc, FINALIZED, "finalize", finished)
-    return run_result(doc, FINALIZED, summary)
+    return run, None
 
 
 def as_packet(

@@ -18,11 +18,8 @@ from docflow.cli.stack import maybe_local, model
 from docflow.cost import cost_line
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
-<<<<<<< HEAD
-from docflow.suppliers.shown import bank_lines
-=======
 from docflow.suppliers.duplicates import duplicate_lines
->>>>>>> h-dup
+from docflow.suppliers.shown import bank_lines
 
 
 def listing(

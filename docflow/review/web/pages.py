@@ -174,15 +174,12 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
     if because.startswith("enrichment-incomplete"):
         return "the summary and risk could not be made: please assess the risk yourself"
-<<<<<<< HEAD
     if because == "bank-details":
         return "the account it asks to be paid on is not the supplier's registered one (see below)"
-=======
     if because == "duplicate":
         return "the same invoice may have been sent before: compare it with the earlier one"
     if because == "duplicate-unchecked":
         return "the duplicate check could not run: make sure it was not paid before"
->>>>>>> h-dup
     if because == "unknown-type":
         return "no document type fits it: a person picks its type"
     if because == "type-unsure":
