@@ -49,6 +49,7 @@ from docflow.pipeline.extract import (
     final_fields,
     with_fields,
 )
+from docflow.pipeline.field_mask import sensitive_once
 from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
 from docflow.pipeline.learn import learn_supplier, register_supplier
 from docflow.pipeline.meter import run_meter
@@ -154,6 +155,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         summary, stages = with_fields(summary, extracted), [*stages, *extracted.stages]
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
         stages = [*stages, *issuer_iban_privacy(found.privacy_held, extracted.ibans)]
+        stages = sensitive_once(stages)  # a masked field's privacy stage, unless routed there
         usage = extracted.usage or {}
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.
