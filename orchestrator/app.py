@@ -145,7 +145,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             return ended
 
     found = context.step(classify_document(doc, batches.results), "classify", CLASSIFY_STEP)
-    summary, stages = found.summary, list(found.stages)
+    summary, stages = {**found.summary, **split.shown}, list(found.stages)  # + active content
     usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.

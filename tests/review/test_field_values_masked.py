@@ -15,7 +15,7 @@ from docflow.ops.widgets import handle
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.support.aws import Stack
-from tests.support.review_desk import call, open_desk, wait_until
+from tests.support.review_desk import Desk, call, open_desk, wait_until
 
 CARD = "4111111111111111"
 SPACED = "4111 1111 1111 1111"
@@ -50,7 +50,7 @@ def test_a_card_in_a_po_field_is_whole_only_in_fields_json(
 ) -> None:
     s = load_settings()
     model = ReadModel(s.table_name)
-    with open_desk(stack) as desk:
+    with open_desk(stack, Desk) as desk:
         doc = stack.upload("in/po-card.pdf", pdfs.text_pdf(INVOICE))
         arn = desk.start(doc)
         token = desk.links(doc)[0]
@@ -79,8 +79,9 @@ def test_a_card_in_a_po_field_is_whole_only_in_fields_json(
         assert answer["statusCode"] == 200, answer["body"]
         result = desk.runner.wait_for_result(arn, timeout=60)
 
-    assert json.loads(result.result)["status"] == "finalized"
-    step = json.dumps(json.loads(result.get_step("extract").result), ensure_ascii=False)
+    assert json.loads(result.result or "{}")["status"] == "finalized"
+    checkpoint = result.get_step("extract").result or ""
+    step = json.dumps(json.loads(checkpoint), ensure_ascii=False)
     assert "•••• 1111" in step and not whole(step)
     shown = model.show(doc.document_id)
     assert not whole(shown["state"]) and not whole(shown["history"])

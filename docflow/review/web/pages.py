@@ -313,6 +313,8 @@ def review_page(
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
+        # JavaScript or a launch action in the original (the split's flag): said by its download.
+        active_content=[str(k) for k in summary.get("activeContent") or []],
         presence=_presence_line(presence, str(link.get("reviewer", ""))),
         presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
         # The way back names no inbox link: `/inbox` answers from the browser's cookie.
