@@ -68,6 +68,16 @@ def test_a_card_in_a_po_field_is_whole_only_in_fields_json(
         dashboard = handle({"document": doc.document_id}, model, "arn:widget")
         assert "•••• 1111" in dashboard and not whole(dashboard)
 
+        # A card typed back, or an edited mask, is refused by its field and decides nothing.
+        for typed, said in ((CARD, "holds a card number"), ("•••• 1112", "type the whole value")):
+            answer = call(
+                "POST",
+                f"/review/{token}",
+                urlencode({"decision": "approve", "field.po_number": typed}),
+                **{"content-type": "application/x-www-form-urlencoded"},
+            )
+            assert answer["statusCode"] == 400 and said in answer["body"], answer["body"]
+            assert not whole(answer["body"])  # not even echoed back to who typed it
         # Approved as shown: the mask is no correction, and it finalizes masked.
         form = {"decision": "approve", "field.po_number": "•••• 1111"}
         answer = call(

@@ -101,9 +101,9 @@ def fields_rows(
     for name in names:
         found = fields.get(name) or {}
         # The extracted value passes the detectors like the page text; a reviewer's own
-        # submitted value comes back as typed.
+        # submitted value comes back as typed, but for a detected number (refused, masked).
         read = found.get("value")
-        value = submitted[name] if name in submitted else masked_value(str(read or ""))
+        value = masked_value(submitted[name] if name in submitted else str(read or ""))
         rows.append(
             {
                 "name": name,
