@@ -182,12 +182,6 @@ def extract_fields(
         if checks and rules.stage
         else []
     )
-    # Whole in fields.json only: what leaves the step is masked, and a masked field is a
-    # privacy finding, not a failed check (it adds the privacy stage, not the fields one).
-    detectors = field_detectors(rt.rules, doc_type)
-    fields, sensitive = mask_fields(fields, detectors)
-    checks = [*mask_checks(checks, detectors), *sensitive]
-    stages.extend(privacy_stage(rt.rules, sensitive))
     step.logger.info(
         "fields extracted",
         extra={
@@ -197,6 +191,12 @@ def extract_fields(
             "rejected": len(extraction.rejected),
         },
     )
+    # Whole in fields.json only: what leaves the step is masked, and a masked field is a
+    # privacy finding, not a failed check (it adds the privacy stage, not the fields one).
+    detectors = field_detectors(rt.rules, doc_type)
+    fields, sensitive = mask_fields(fields, detectors)
+    checks = [*mask_checks(checks, detectors), *sensitive]
+    stages.extend(privacy_stage(rt.rules, sensitive))
     return Extracted(
         fields=fields,
         checks=tuple(checks),
