@@ -341,6 +341,8 @@ def _walk(data: bytes, walk: _ActionWalk) -> None:
     walk.action(root.get("/OpenAction"))
     walk.triggers(root.get("/AA"))
     for page in reader.pages:
+        if walk.looks > MAX_ACTION_LOOKS:
+            return
         walk.holder(page)
         for annot in _array(page.get("/Annots")):
             walk.holder(annot)
