@@ -17,7 +17,7 @@ from docflow.extract import FieldEngine, build_engine
 from docflow.intake import Starter
 from docflow.packets.engine import PageEngine
 from docflow.packets.factory import build_page_engine
-from docflow.readers import PageReader, build_reader
+from docflow.readers import PageReader, PictureReader, build_picture_reader, build_reader
 from docflow.reporting import Reporter, build_reporter
 from docflow.review.notify.link_notifier import build_notifier
 from docflow.review.stage.callbacks import CallbackSender, LambdaCallbackSender
@@ -46,6 +46,8 @@ class Runtime:
     # invoke, or the local runner behind a name claim); None: built when first needed.
     page_engine: PageEngine | None = None
     starter: Starter | None = None
+    # OCR of pictures on text-layer pages (readers/pictures); None: none are read.
+    pictures: PictureReader | None = None
 
     def with_(self, **changes: Any) -> Runtime:
         return replace(self, **changes)
@@ -71,6 +73,7 @@ def build_runtime(settings: Settings | None = None) -> Runtime:
         field_engine=build_engine(settings),
         enricher=build_enricher(settings),
         page_engine=build_page_engine(settings, rules),
+        pictures=build_picture_reader(settings, rules.ocr_languages, rules.ocr_identify),
     )
 
 

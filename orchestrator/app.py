@@ -50,6 +50,7 @@ from docflow.pipeline.extract import (
     final_fields,
     with_fields,
 )
+from docflow.pipeline.field_mask import sensitive_once
 from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
 from docflow.pipeline.learn import learn_supplier, propose_supplier
 from docflow.pipeline.meter import run_meter
@@ -169,7 +170,7 @@ def route(
 ) -> RunState:
     """After classify: the fields, the summary and risk, and the payment controls; the
     document's summary and the review stages it goes through, in order."""
-    summary, stages = found.summary, list(found.stages)
+    summary, stages = {**found.summary, **split.shown}, list(found.stages)  # + active content
     usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
@@ -179,6 +180,7 @@ def route(
         summary, stages = with_fields(summary, extracted), [*stages, *extracted.stages]
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
         stages = [*stages, *issuer_iban_privacy(found.privacy_held, extracted.ibans)]
+        stages = sensitive_once(stages)  # a masked field's privacy stage, unless routed there
         usage = extracted.usage or {}
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.

@@ -90,6 +90,17 @@ def print_enrichment(state: dict[str, Any]) -> None:
     print(f"{'enriched':11} {how.get('mode')} by {how.get('engine')}{job}{ended}")
 
 
+def page_lines(state: dict[str, Any]) -> list[str]:
+    """The pages (and blank ones) and the split's active-content flag, as `show` prints them."""
+    lines = []
+    if state.get("pages") is not None:
+        blank = int((state.get("engines") or {}).get("blank", 0))
+        lines.append(f"{'pages':11} {state['pages']}" + (f" ({blank} blank)" if blank else ""))
+    if state.get("activeContent"):  # what the original would run when opened
+        lines.append(f"{'active':11} active-content: {' and '.join(state['activeContent'])}")
+    return lines
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from docflow.cli.packets import children_table, is_packet, show_lines
 
@@ -107,9 +118,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     for key in ("documentId", "key", "version", "status", "docType"):
         if state.get(key) is not None:
             print(f"{key:11} {state[key]}")
-    if state.get("pages") is not None:
-        blank = int((state.get("engines") or {}).get("blank", 0))
-        print(f"{'pages':11} {state['pages']}" + (f" ({blank} blank)" if blank else ""))
+    for line in page_lines(state):
+        print(line)
     parent = (
         model().states([state["parentId"]]).get(state["parentId"])
         if state.get("parentId")

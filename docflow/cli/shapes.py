@@ -132,8 +132,9 @@ JSON_SHAPES = {
     "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, functionVersion "
     '(the function version the execution started and resumes on: "1", "2", ...), the summary '
     'fields reports carried (pages, engines (blank pages count as the engine "blank"), '
-    "docType, sensitive, reason, message (a failure's), stageName, reviewer, comment and "
-    "rejectReason (a decided stage's), resultKey, ...) and, "
+    "docType, sensitive, activeContent (when the PDF holds JavaScript or a launch action: "
+    '["javascript", "launch"], either or both), reason, message (a failure\'s), stageName, '
+    "reviewer, comment and rejectReason (a decided stage's), resultKey, ...) and, "
     'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
     '"steps", "stepsTimed" (steps whose start and end the runner timed apart: when it is '
     'below "steps", "stepMs" and usdBy.lambda leave the rest out), "memoryMb", "pages": '
@@ -142,7 +143,9 @@ JSON_SHAPES = {
     '"bedrockBatchInputTokens", "bedrockBatchOutputTokens", "analyzeExpensePages", "usdBy": '
     '{"durable", "lambda", "textract", "bedrock"}, "usd"}; an invoice or purchase order '
     'adds "fields": {name: {"value", "confidence", "page", "box": [x0, y0, x1, y1] (page-'
-    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt") '
+    'relative) or null}} (a corrected field adds "original", "correctedBy", "correctedAt"; '
+    'a value holding a detected number is masked to its last four and adds "masked": the '
+    'detector, e.g. "card_number", with a "sensitive-value" check) '
     'and "fieldChecks": [{"field", "code", "message"}]; an invoice or credit note holding a '
     'key another document holds (docs/payment-controls.md) adds "duplicateOf": '
     '[{"documentId", "status", "number", "date", "total", "currency", "vendor", "key", '

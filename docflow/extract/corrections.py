@@ -16,6 +16,8 @@ from docflow.extract.parse import find_dates, format_amount, is_currency, parse_
 MAX_CORRECTIONS = 20
 _SYMBOLS = re.compile(r"[€$£¥]|\b[A-Za-z]{3}\b")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# The dot a detector's mask is made of (docflow.rules.detectors.DOT).
+MASK = "•"
 
 
 def normalize(kind: str, text: str) -> tuple[str | None, str | None]:
@@ -25,6 +27,8 @@ def normalize(kind: str, text: str) -> tuple[str | None, str | None]:
         return None, "enter a value"
     if _CONTROL.search(text):
         return None, "remove the control characters"
+    if MASK in text:  # a masked value as the page showed it is no value to keep
+        return None, "type the whole value: the page shows it masked"
     if kind in (ID, TEXT):
         limit = 64 if kind == ID else 200
         return (text, None) if len(text) <= limit else (None, f"at most {limit} characters")
@@ -74,6 +78,13 @@ def validate_corrections(
         if not isinstance(raw, str):
             errors[name] = "must be text"
             continue
+        current = fields.get(name, {})
+        if (
+            isinstance(current, Mapping)
+            and current.get("masked")
+            and raw.strip() == current.get("value")
+        ):
+            continue  # a masked field sent back untouched: no correction, the mask never a value
         value, error = normalize(kind, raw)
         if error is not None:
             errors[name] = error

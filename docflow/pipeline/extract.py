@@ -24,6 +24,12 @@ from docflow.extract.checks import check_fields
 from docflow.extract.orders import OrderVerdict, compare, confirmed
 from docflow.ids import DocumentRef
 from docflow.pdf import open_pdf
+from docflow.pipeline.field_mask import (
+    field_detectors,
+    mask_checks,
+    mask_fields,
+    privacy_stage,
+)
 from docflow.pipeline.results import Extracted
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readers.base import Word
@@ -188,6 +194,12 @@ def extract_fields(
             "rejected": len(extraction.rejected),
         },
     )
+    # Whole in fields.json only: what leaves the step is masked, and a masked field is a
+    # privacy finding, not a failed check (it adds the privacy stage, not the fields one).
+    detectors = field_detectors(rt.rules, doc_type)
+    fields, sensitive = mask_fields(fields, detectors)
+    checks = [*mask_checks(checks, detectors), *sensitive]
+    stages.extend(privacy_stage(rt.rules, sensitive))
     return Extracted(
         fields=fields,
         checks=tuple(checks),

@@ -2,7 +2,9 @@
 
 Words (with page-relative boxes and OCR confidences) go beside the page's text under an
 immutable key, `pages/NNNNN.words.json`, and the manifest names it only when the engine gave
-words: extraction reads them from S3, and no checkpoint ever carries them.
+words: extraction reads them from S3, and no checkpoint ever carries them. A typed page's
+pictures, OCR'd (docflow.readers.pictures), add `imageWords` there: their detector findings
+count as the page's, and the preview covers them; the page's text stays its text layer's.
 
 The summary holds counts and keys only (no text), including the classifier's features for
 these pages, so classification never reads the text back.
@@ -19,10 +21,34 @@ from docflow import observability
 from docflow.classify import merge_features
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
-from docflow.pdf import open_pdf
+from docflow.pdf import OpenPdf, open_pdf
+from docflow.readers.base import PageText, Word
 from docflow.readers.blank import BLANK
+from docflow.readers.pictures import PictureReader, allowance
 from docflow.runtime import runtime
 from docflow.storage import PAGE_TEXT_EXPIRY, batch_manifest_key, page_text_key, page_words_key
+
+TEXT_LAYER = "textlayer"
+
+
+def _added(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    return {k: a.get(k, 0) + b.get(k, 0) for k in sorted({*a, *b})}
+
+
+def _pictures(
+    step: StepContext, reader: PictureReader, pdf: OpenPdf, page: int, read: PageText, left: int
+) -> tuple[int, tuple[Word, ...]]:
+    """The words in the page's unread pictures, and the allowance left. A picture that cannot
+    be read is logged and the page keeps its text layer's reading: a picture never fails a
+    document its text layer reads."""
+    try:
+        boxes = reader.unread(pdf, page, read.words)
+        if not boxes:
+            return left, ()
+        return left - 1, reader.words(pdf, page, boxes)
+    except Exception as exc:
+        step.logger.warning("pictures not read", extra={"page": page, "error": type(exc).__name__})
+        return left - 1, ()
 
 
 @durable_step
@@ -37,22 +63,33 @@ def read_page_batch(
     ocr_confidence_sum, ocr_pages = 0.0, 0
     try:
         with open_pdf(data) as pdf:
+            left = allowance(len(pdf), first, last) if rt.pictures else 0
             for number in range(first, last + 1):
                 result = rt.reader.read(pdf, number)
                 key = page_text_key(doc, number)
                 rt.store.put_text(key, result.text, expiry=PAGE_TEXT_EXPIRY)
+                # A typed page's pictures: OCR'd (within the document's allowance) so that
+                # the detectors count them and the preview covers them (readers/pictures).
+                pictures: tuple[Word, ...] = ()
+                if rt.pictures and left and result.engine == TEXT_LAYER:
+                    left, pictures = _pictures(step, rt.pictures, pdf, number, result, left)
                 words_key = None
-                if result.words:
+                if result.words or pictures:
                     words_key = page_words_key(doc, number)
                     rows = [w.to_row() for w in result.words]
-                    words = {"page": number, "words": rows}
+                    words: dict[str, Any] = {"page": number, "words": rows}
+                    if pictures:
+                        words["imageWords"] = [w.to_row() for w in pictures]
                     rt.store.put_json(words_key, words, expiry=PAGE_TEXT_EXPIRY)
                 engines[result.engine] += 1
                 # Per page, so the review page can say which page a detector fired on.
                 found = rt.classifier.extract(result.text)
+                if pictures:  # their findings count as the page's; their words type nothing
+                    seen = rt.classifier.extract(" ".join(w.text for w in pictures))
+                    found["sensitive"] = _added(found["sensitive"], seen["sensitive"])
                 features.append(found)
                 # A blank page was not read by OCR: its confidence says nothing of the OCR.
-                if result.engine not in ("textlayer", BLANK):
+                if result.engine not in (TEXT_LAYER, BLANK):
                     ocr_confidence_sum += result.confidence
                     ocr_pages += 1
                 pages.append(

@@ -27,6 +27,9 @@ class Split:
     # document's split reads as it always did.
     packet: bool = False
     refused_pages: tuple[int, ...] = ()
+    # Active content (`javascript`, `launch`: docflow.pdf.active_content): a flag for whoever
+    # opens the original, checkpointed only when found, like the two above.
+    active_content: tuple[str, ...] = ()
 
     @classmethod
     def refused(cls, reason: str, message: str) -> Split:
@@ -37,6 +40,11 @@ class Split:
         """The batches as the steps that read them take them."""
         return [[first, last] for first, last in self.batches]
 
+    @property
+    def shown(self) -> dict[str, Any]:
+        """What the document's summary takes from the split: the active content, if any."""
+        return {"activeContent": list(self.active_content)} if self.active_content else {}
+
     def to_json(self) -> dict[str, Any]:
         if not self.ok:
             return {"ok": False, "reason": self.reason, "message": self.message}
@@ -45,6 +53,8 @@ class Split:
             out["packet"] = True
         if self.refused_pages:
             out["refusedPages"] = list(self.refused_pages)
+        if self.active_content:
+            out["activeContent"] = list(self.active_content)
         return out
 
     @classmethod
@@ -54,7 +64,10 @@ class Split:
         batches = tuple((int(a), int(b)) for a, b in raw["batches"])
         refused = tuple(int(p) for p in raw.get("refusedPages", []))
         packet = bool(raw.get("packet", False))
-        return cls(True, int(raw["pages"]), int(raw["bytes"]), batches, "", "", packet, refused)
+        active = tuple(str(k) for k in raw.get("activeContent", []))
+        return cls(
+            True, int(raw["pages"]), int(raw["bytes"]), batches, "", "", packet, refused, active
+        )
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ the orchestrator records a terminal failure without burning retries on bad input
 It also decides, from the rules file, whether the upload is read as a packet (a part of a
 packet never is): the decision is checkpointed here, so the orchestrator's packet branch
 stands on a checkpointed value. A packet tolerates a few pages PDFium refuses: the batches
-skip them and each fails its own part (docs/packets.md).
+skip them and each fails its own part (docs/packets.md). A PDF holding JavaScript or a launch
+action is flagged `active-content` here (docs/payment-controls.md), not refused.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.errors import TOO_MANY_PAGES, IntakeError
 from docflow.ids import DocumentRef
-from docflow.pdf import IntakeLimits, inspect_pdf
+from docflow.pdf import IntakeLimits, active_content, inspect_pdf
 from docflow.pipeline.plan import plan_batches, without_pages
 from docflow.pipeline.results import Split
 from docflow.pipeline.serdes import RecordSerDes
@@ -49,4 +50,17 @@ def split_document(step: StepContext, doc: DocumentRef) -> Split:
         extra={"pages": info.pages, "batches": len(batches), "packet": packet},
     )
     ranges = tuple((a, b) for a, b in batches)
-    return Split(True, info.pages, info.bytes, ranges, packet=packet, refused_pages=info.refused)
+    # JavaScript or a launch action: a flag the summary carries to `show` and the review page
+    # (whoever downloads the original should know), never a refusal.
+    active = active_content(data)
+    if active:
+        step.logger.warning("active content", extra={"kinds": list(active)})
+    return Split(
+        True,
+        info.pages,
+        info.bytes,
+        ranges,
+        packet=packet,
+        refused_pages=info.refused,
+        active_content=active,
+    )

@@ -8,6 +8,14 @@ from the pipeline or extraction."""
 from __future__ import annotations
 
 from docflow.readers.base import PageReader, PageText, Word
-from docflow.readers.factory import build_reader
+from docflow.readers.factory import build_picture_reader, build_reader
+from docflow.readers.pictures import PictureReader
 
-__all__ = ["PageReader", "PageText", "Word", "build_reader"]
+__all__ = [
+    "PageReader",
+    "PageText",
+    "PictureReader",
+    "Word",
+    "build_picture_reader",
+    "build_reader",
+]

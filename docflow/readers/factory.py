@@ -6,6 +6,7 @@ from docflow.readers.auto import AutoReader
 from docflow.readers.base import PageReader
 from docflow.readers.blank import BlankPageSkipper
 from docflow.readers.limiter import CappedReader, LeaseSemaphore
+from docflow.readers.pictures import PictureReader
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.textlayer import TextLayerReader
 from docflow.readers.textract import TextractReader
@@ -47,9 +48,26 @@ def build_reader(settings: Settings, languages: str = "eng", identify: bool = Fa
             _ocr(settings.ocr_fallback, settings, languages, identify),
             settings.text_layer_min_chars,
         )
-    policy = ThrottlePolicy(
+    return ThrottleRetryingReader(reader, _policy(settings))
+
+
+def _policy(settings: Settings) -> ThrottlePolicy:
+    return ThrottlePolicy(
         max_attempts=settings.throttle_max_attempts,
         base_delay_s=settings.throttle_base_delay_s,
         max_delay_s=settings.throttle_max_delay_s,
     )
-    return ThrottleRetryingReader(reader, policy)
+
+
+def build_picture_reader(
+    settings: Settings, languages: str = "eng", identify: bool = False
+) -> PictureReader | None:
+    """OCR of the pictures on text-layer pages (readers/pictures) with the `auto` reader's
+    own OCR engine; None where no page is read from its text layer with OCR at hand."""
+    if settings.ocr_engine != "auto":
+        return None
+    kind = settings.ocr_fallback
+    ocr = _ocr_engine(kind, settings, languages, identify)
+    if kind == "textract":
+        ocr = ThrottleRetryingReader(ocr, _policy(settings))
+    return PictureReader(ocr, settings.ocr_dpi)

@@ -33,6 +33,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "docType": str,
     "confidence": (int, float, str),
     "sensitive": dict,
+    "activeContent": list,  # ["javascript", "launch"]: what the PDF would run when opened
     "lowConfidence": bool,
     "stages": list,
     "stageIndex": int,

@@ -23,6 +23,7 @@ from docflow.review.web.evidence import masked_value
 from docflow.review.web.message_pages import decided_page, released_page
 from docflow.review.web.pages import field_label
 from docflow.review.web.views import ReviewViews
+from docflow.rules.detectors import find_all
 
 MAX_FIELDS = 5_100  # a split page's checkboxes (up to the pages a packet may have) and a few
 
@@ -83,6 +84,7 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
         corrections, errors = validate_corrections(
             fields, {k: v for k, v in submitted.items() if v and v != shown.get(k)}
         )
+        errors |= detected_in(corrections, views.routing.review_on)
         if errors:  # a bad value decides nothing; each message sits by its field
             page = views.review(
                 token,
@@ -151,6 +153,18 @@ def _decide_split(
     shown = [(f"Document {i + 1}", f"pages {a}–{b}") for i, (a, b) in enumerate(parts)]
     html = decided_page(decision, REJECT_REASONS, None, "/inbox" if inbox else "", shown)
     return Answer(200, html, {"decision": decision})
+
+
+def detected_in(corrections: dict[str, str], review_on: tuple[str, ...]) -> dict[str, str]:
+    """A correction holding a number the detectors route to review (a card, an SSN) is refused
+    by its field: the decision would carry it whole into the run's history and the record. An
+    IBAN may be a field's value (a payee's), so it is not refused here."""
+    detectors = tuple(d for d in review_on if d != "iban")
+    return {
+        name: f"this holds a {found[0].detector.replace('_', ' ')}: no field keeps one"
+        for name, value in corrections.items()
+        if detectors and (found := find_all(value, detectors))
+    }
 
 
 def _approved_values(summary: dict[str, Any], corrections: dict[str, str]) -> list[tuple[str, str]]:

@@ -102,9 +102,9 @@ def fields_rows(
     for name in names:
         found = fields.get(name) or {}
         # The extracted value passes the detectors like the page text; a reviewer's own
-        # submitted value comes back as typed.
+        # submitted value comes back as typed, but for a detected number (refused, masked).
         read = found.get("value")
-        value = submitted[name] if name in submitted else masked_value(str(read or ""))
+        value = masked_value(submitted[name] if name in submitted else str(read or ""))
         rows.append(
             {
                 "name": name,
@@ -332,6 +332,8 @@ def review_page(
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
+        # JavaScript or a launch action in the original (the split's flag): said by its download.
+        active_content=[str(k) for k in summary.get("activeContent") or []],
         presence=_presence_line(presence, str(link.get("reviewer", ""))),
         presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
         # The way back names no inbox link: `/inbox` answers from the browser's cookie.

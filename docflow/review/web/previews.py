@@ -37,9 +37,9 @@ MAX_PREVIEW_BYTES = 400_000
 
 
 def preview_key(doc: DocumentRef, page: int, width: int = PREVIEW_WIDTH) -> str:
-    # "-r": detected values covered where the reading found them. A change to what is covered
-    # gets a new suffix.
-    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-r.png"
+    # "-r": detected values covered where the reading found them; "-ri": and where OCR found
+    # them in a typed page's pictures. A change to what is covered gets a new suffix.
+    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-ri.png"
 
 
 def encode_bounded(image: Image.Image, max_bytes: int = MAX_PREVIEW_BYTES) -> bytes:
@@ -98,13 +98,15 @@ class PreviewStore:
         cached = self._get(key)
         if cached is not None:
             return cached, True
-        words = self._words(doc, page)
+        words, pictures = self._words(doc, page)
         data = self.store.source_bytes(doc, self.max_source_bytes)
         with open_pdf(data) as pdf:
             image, scale = pdf.render_preview(page, width)
             boxes: list[Box] | None = (
                 word_boxes(words, *image.size) if words else text_layer_boxes(pdf, page, scale)
             )
+        if pictures:  # what OCR read in the page's pictures (readers/pictures), apart
+            boxes = [*(boxes or []), *word_boxes(pictures, *image.size)]
         if not boxes and found_something():
             boxes = [Box(0, 0, *image.size)]
         png = encode_bounded(cover(image, boxes or []))
@@ -118,11 +120,13 @@ class PreviewStore:
         )
         return png, False
 
-    def _words(self, doc: DocumentRef, page: int) -> list[Word]:
-        """The words with boxes of the reading that gave the page its text ([] if none)."""
+    def _words(self, doc: DocumentRef, page: int) -> tuple[list[Word], list[Word]]:
+        """The words with boxes of the reading that gave the page its text, and those OCR
+        read in its pictures ([] if none)."""
         raw = self._get(page_words_key(doc, page))
-        rows = json.loads(raw).get("words", []) if raw else []
-        return [Word.from_row(r) for r in rows]
+        stored = json.loads(raw) if raw else {}
+        words = [Word.from_row(r) for r in stored.get("words", [])]
+        return words, [Word.from_row(r) for r in stored.get("imageWords", [])]
 
     def _get(self, key: str) -> bytes | None:
         try:

@@ -1,0 +1,102 @@
+"""Pure: no detected number leaves the extract step through a field (issue 43, item 5).
+
+The extract step reads values from the page text, and a value can be a card number read as a
+"PO number". The step's full answer (`fields.json`, S3) keeps it whole; everything it returns
+(the checkpoint, hence the read model, the domain events, `final.json` and every page) carries
+the value masked as the review page masks page text (the detector's own mask: last four kept),
+the field marked `"masked": <detector>`, and a `sensitive-value` finding that sends the
+document to its privacy stage.
+
+Which detectors mask: the rules' `[sensitive] review_on` (the ones that send a document to
+review). An IBAN is left whole on the types where the issuer's IBAN is expected content
+(`issuer_iban_types`): the supplier registry judges whose it is, and a payment needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docflow.rules.detectors import find_all
+from docflow.rules.model import Rules
+
+SENSITIVE_VALUE = "sensitive-value"
+SENSITIVE = "sensitive"
+
+
+def field_detectors(rules: Rules, doc_type: str) -> tuple[str, ...]:
+    """The detectors whose findings a field value may not carry out of the step."""
+    expected = ("iban",) if doc_type in rules.issuer_iban_types else ()
+    return tuple(d for d in rules.review_on if d not in expected)
+
+
+def mask_text(text: str, detectors: tuple[str, ...]) -> tuple[str, list[str]]:
+    """`text` with each finding of `detectors` replaced by its mask; the detectors that fired."""
+    if not detectors:
+        return text, []
+    out, last, fired = [], 0, []
+    for finding in find_all(text, detectors):
+        out.append(text[last : finding.start])
+        out.append(finding.masked)
+        fired.append(finding.detector)
+        last = finding.end
+    out.append(text[last:])
+    return "".join(out), fired
+
+
+def mask_fields(
+    fields: Mapping[str, Any], detectors: tuple[str, ...]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The fields with every detected value masked and marked, and one finding per such field
+    (the check's shape: field, code, message; the message names the kind, never the value)."""
+    masked: dict[str, Any] = {}
+    findings: list[dict[str, Any]] = []
+    for name, field in fields.items():
+        value = field.get("value") if isinstance(field, Mapping) else None
+        shown, fired = mask_text(value, detectors) if isinstance(value, str) else (value, [])
+        if not fired:
+            masked[name] = field
+            continue
+        kind = fired[0]
+        masked[name] = {**field, "value": shown, "masked": kind}
+        message = (
+            f"{name} holds a {kind.replace('_', ' ')}: shown masked; the whole value is kept "
+            "only in the step's full answer"
+        )
+        findings.append({"field": name, "code": SENSITIVE_VALUE, "message": message})
+    return masked, findings
+
+
+def mask_checks(
+    checks: Sequence[dict[str, Any]], detectors: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """Check messages quote values (an OCR repair, an order's figures): masked the same way."""
+    return [
+        {**c, "message": mask_text(c["message"], detectors)[0]}
+        if isinstance(c.get("message"), str)
+        else c
+        for c in checks
+    ]
+
+
+def privacy_stage(rules: Rules, findings: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The privacy stage a masked field routes to (none when the rules name none)."""
+    name = rules.sensitive_stage
+    if not findings or not name or name not in rules.stages:
+        return []
+    return [{**rules.stages[name].to_dict(), "because": SENSITIVE}]
+
+
+def sensitive_once(stages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The run's stage list with a later `sensitive` stage dropped when its stage is already on
+    the list (classify routed privacy, or the IBAN rule put it back): one privacy review.
+    Before masked fields no list had a stage twice, so recorded runs keep their lists."""
+    seen: set[str] = set()
+    kept = []
+    for stage in stages:
+        name = str(stage.get("name"))
+        if name in seen and stage.get("because") == SENSITIVE:
+            continue
+        seen.add(name)
+        kept.append(stage)
+    return kept

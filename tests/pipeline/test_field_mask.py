@@ -1,0 +1,53 @@
+"""The pure part of masking field values (docflow/pipeline/field_mask.py): which detectors mask,
+what a masked field looks like, and one privacy stage however many parts ask for it."""
+
+from __future__ import annotations
+
+from docflow.pipeline.field_mask import (
+    field_detectors,
+    mask_checks,
+    mask_fields,
+    privacy_stage,
+    sensitive_once,
+)
+from docflow.rules.model import DEFAULT_RULES, load_rules
+
+RULES = load_rules(DEFAULT_RULES)
+IBAN = "DE89370400440532013000"
+
+
+def test_a_card_is_masked_and_marked_an_issuers_iban_is_left_to_the_registry() -> None:
+    on_invoice = field_detectors(RULES, "invoice")
+    assert "iban" not in on_invoice and "card_number" in on_invoice
+    assert "iban" in field_detectors(RULES, "contract")
+    fields = {
+        "po_number": {"value": "PO 4111111111111111", "confidence": 0.9, "page": 1},
+        "invoice_number": {"value": IBAN, "confidence": 0.9, "page": 1},
+        "total_amount": {"value": "10.00", "confidence": 0.9, "page": 1},
+    }
+    masked, findings = mask_fields(fields, on_invoice)
+    assert masked["po_number"] == {
+        "value": "PO •••• 1111",
+        "confidence": 0.9,
+        "page": 1,
+        "masked": "card_number",
+    }
+    assert masked["invoice_number"] == fields["invoice_number"]  # whole on an invoice
+    assert masked["total_amount"] is fields["total_amount"]
+    assert [(f["field"], f["code"]) for f in findings] == [("po_number", "sensitive-value")]
+    assert "4111" not in findings[0]["message"]
+    (check,) = mask_checks(
+        [{"field": "x", "code": "c", "message": "read 4111111111111111"}], on_invoice
+    )
+    assert check["message"] == "read •••• 1111"
+    assert privacy_stage(RULES, findings)[0]["because"] == "sensitive"
+    assert privacy_stage(RULES, []) == []
+
+
+def test_one_privacy_stage_however_many_parts_ask() -> None:
+    privacy = {"name": "privacy", "because": "sensitive"}
+    fields = {"name": "fields", "because": "fields"}
+    assert sensitive_once([privacy, fields, dict(privacy)]) == [privacy, fields]
+    # Only a repeated *sensitive* stage is dropped: lists without one stay as they were.
+    legal = {"name": "legal", "because": "type"}
+    assert sensitive_once([legal, fields, dict(legal)]) == [legal, fields, legal]
