@@ -17,7 +17,7 @@
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
     docflow reviewers revoke-link URL    that one inbox link answers 403; nothing else changes
     docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
-    docflow dashboard                    the operators' page on the local stack
+    docflow dashboard                    the local operators' page's URL
     docflow events [--follow]            the domain events a downstream system received
 
 DOC is a document id (d-...), an S3 key (incoming/invoice.pdf) or an S3 URI
@@ -42,6 +42,7 @@ from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
     NOT_FOUND,
+    NOT_RUNNING,
     NOT_STARTED,
     STOPPED,
     TIMED_OUT,
@@ -73,8 +74,9 @@ ENVIRONMENT = """environment:
 
 
 EXTRA_CODES = (
-    f"{NOT_FOUND} no such document; {DOCUMENT_FAILED} a document failed; {TIMED_OUT} "
-    f"--timeout ran out; {NOT_STARTED} the stack could not start"
+    f"{NOT_RUNNING} (for a command that needs it); {NOT_FOUND} no such document or supplier; "
+    f"{DOCUMENT_FAILED} a document failed; {TIMED_OUT} --timeout ran out; {NOT_STARTED} the "
+    "stack could not start"
 )
 
 
