@@ -4,7 +4,7 @@
                                          to point your own AWS client at it)
     docflow deploy [--source DIR]        publish a checkout as the next version; live -> it
     docflow versions [prune]             versions and the open executions each holds
-    docflow submit PATH... [--key K]     upload documents and return at once
+    docflow submit PATH... [--key K]     start the stack if needed, upload, return at once
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
     docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
     docflow jobs                         the batch inference jobs the batcher started
@@ -218,7 +218,11 @@ def _stack_commands(add: Add) -> None:
 
 
 def _document_commands(add: Add) -> None:
-    p = add("submit", documents.cmd_submit, "upload documents and return at once")
+    p = add(
+        "submit",
+        documents.cmd_submit,
+        "upload documents and return at once (a stopped local stack is started first)",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
     p.add_argument(
         "--key",
@@ -228,7 +232,8 @@ def _document_commands(add: Add) -> None:
     p = add(
         "run",
         documents.cmd_run,
-        "upload documents under incoming/ and wait until each settles (progress on stderr: "
+        "upload documents under incoming/ (a stopped local stack is started first) and wait "
+        "until each settles (progress on stderr: "
         "redrawn on a terminal, otherwise a line per change and one a minute while reading)",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
