@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories
+.PHONY: run test test-fast screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,14 @@ test: setup system-deps conformance-deps
 test-fast: setup system-deps conformance-deps
 	$(BIN)/pytest -n $(WORKERS) --dist loadfile -m "not slow and not browser" --durations=15
 
+# The pictures the docs show (docs/screenshots/): the browser tests that take them, told to write
+# there. Any other test run writes its screenshots under build/screenshots/ (git-ignored).
+SHOT_TESTS := tests/ops/test_dashboard_page.py tests/review/test_page_screens.py \
+	tests/review/test_review_boxes.py tests/e2e/test_review_browser.py \
+	tests/e2e/test_inbox_browser.py tests/e2e/test_packets_stack.py tests/trace/test_trace_stack.py
+screenshots: setup system-deps
+	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest -n $(WORKERS) --dist loadfile $(SHOT_TESTS)
+
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples
 	@# samples/notes.txt is not a PDF and fails on purpose (not-a-pdf): run's status 5 (a
@@ -54,6 +62,7 @@ run: setup system-deps
 	@# and so does any other sample that failed (samples/check_outcome.py says which).
 	$(BIN)/docflow run samples/ || [ $$? -eq 5 ]
 	@$(BIN)/python samples/check_outcome.py samples/
+	@echo "next: $(BIN)/docflow pending | mail | dashboard | --help (source $(BIN)/activate puts docflow on the PATH)"
 
 # SAM CLI pins an older boto3 than the durable SDK needs, so it gets its own environment.
 $(SAM_VENV)/bin/sam:

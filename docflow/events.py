@@ -9,11 +9,13 @@ refuses (a superseded run's archive), and would leave the reconcile pass's `fail
 
 Exactly once is not on offer: EventBridge's PutEvents takes no idempotency key. The event's
 `detail.eventId` is the report's event id, fixed by the run and the report's position, so
-every copy of one transition carries the same id. A copy happens only when the recorder
-stored the transition and failed before or while publishing: the report's sender retries,
-the recorder finds the report already stored with the document still at that transition,
-and publishes again. Consumers de-duplicate on `detail.eventId` (a conditional put of the id
-with a TTL is enough); `docflow events` shows how, locally.
+every copy of one transition carries the same id. The recorder notes on the document's state
+which event it published, so a second sender's report of one transition (a review decision:
+the callback API's, then the orchestrator's) announces nothing. A copy happens only when the
+recorder stored the transition and failed before noting the event out: the report's sender
+retries, the recorder finds the report already stored with the document still at that
+transition and no note, and publishes again. Consumers de-duplicate on `detail.eventId` (a
+conditional put of the id with a TTL is enough); `docflow events` shows how, locally.
 
 Nothing in an event is a link, a token or a reviewer's address: ids, statuses, reasons,
 S3 keys of the result, counts.

@@ -12,6 +12,10 @@ A module shapes its live stack with the `live_stack` marker, e.g.
     rules    a function (folder -> rules file path) writing the rules file the stack starts with
              (default: the shipped rules)
     anything else: a `StackConfig` field (`pile_poll_s=5`, ...)
+
+Every test runs apart from the user's own stack (`own_environment`): whatever `DOCFLOW_*` and
+`AWS_ENDPOINT_URL*` variables the shell exported, and whatever stack runs in `.docflow/`, a
+test and every `docflow` call it makes see only the stacks and sandboxes the tests start.
 """
 
 from __future__ import annotations
@@ -28,12 +32,37 @@ import pytest
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames, _table, load_template
-from docflow.local.tools.sandbox import moto_sandbox
+from docflow.local.tools.sandbox import moto_sandbox, reset_process_state
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.live_stack import fast_config, free_base, running_stack
+
+# The test kit's own switches, kept: where screenshots go (tests/support/screenshots.py).
+KEPT = frozenset({"DOCFLOW_SCREENSHOTS"})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test reaches a stack it did not start. A user's shell may point docflow at their own
+    stack (`docflow status` prints the exports) or at AWS (DOCFLOW_TABLE_NAME), and `make run`
+    leaves a stack running in `.docflow/`, the folder a `docflow` call uses when it names none:
+    those variables are dropped for the session, and the default state folder is an empty one
+    of the session's own, so a CLI call that names no folder finds no stack there."""
+    inherited = [
+        k
+        for k in os.environ
+        if (k.startswith("DOCFLOW_") and k not in KEPT) or k.startswith("AWS_ENDPOINT_URL")
+    ]
+    state = tmp_path_factory.mktemp("no-stack") / ".docflow"
+    with pytest.MonkeyPatch.context() as patch:
+        for key in inherited:
+            patch.delenv(key)
+        patch.setenv("DOCFLOW_STATE", str(state))
+        reset_process_state()
+        yield
+    reset_process_state()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -4,7 +4,7 @@
                                          to point your own AWS client at it)
     docflow deploy [--source DIR]        publish a checkout as the next version; live -> it
     docflow versions [prune]             versions and the open executions each holds
-    docflow submit PATH... [--key K]     upload documents and return at once
+    docflow submit PATH... [--key K]     start the stack if needed, upload, return at once
     docflow run PATH...                  start the stack if needed, submit, wait, print a table
     docflow backfill PATH...             the same under the pile prefix (Bedrock batch jobs)
     docflow jobs                         the batch inference jobs the batcher started
@@ -18,7 +18,7 @@
     docflow reviewers revoke-link URL    that one inbox link answers 403; nothing else changes
     docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
     docflow suppliers proposals | approve ID | reject ID   suppliers reviewers proposed
-    docflow dashboard                    the operators' page on the local stack
+    docflow dashboard                    the local operators' page's URL
     docflow events [--follow]            the domain events a downstream system received
 
 DOC is a document id (d-...), an S3 key (incoming/invoice.pdf) or an S3 URI
@@ -43,6 +43,7 @@ from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
     NOT_FOUND,
+    NOT_RUNNING,
     NOT_STARTED,
     STOPPED,
     TIMED_OUT,
@@ -74,8 +75,9 @@ ENVIRONMENT = """environment:
 
 
 EXTRA_CODES = (
-    f"{NOT_FOUND} no such document; {DOCUMENT_FAILED} a document failed; {TIMED_OUT} "
-    f"--timeout ran out; {NOT_STARTED} the stack could not start"
+    f"{NOT_RUNNING} (for a command that needs it); {NOT_FOUND} no such document or supplier; "
+    f"{DOCUMENT_FAILED} a document failed; {TIMED_OUT} --timeout ran out; {NOT_STARTED} the "
+    "stack could not start"
 )
 
 
@@ -217,7 +219,11 @@ def _stack_commands(add: Add) -> None:
 
 
 def _document_commands(add: Add) -> None:
-    p = add("submit", documents.cmd_submit, "upload documents and return at once")
+    p = add(
+        "submit",
+        documents.cmd_submit,
+        "upload documents and return at once (a stopped local stack is started first)",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
     p.add_argument(
         "--key",
@@ -227,7 +233,8 @@ def _document_commands(add: Add) -> None:
     p = add(
         "run",
         documents.cmd_run,
-        "upload documents under incoming/ and wait until each settles (progress on stderr: "
+        "upload documents under incoming/ (a stopped local stack is started first) and wait "
+        "until each settles (progress on stderr: "
         "redrawn on a terminal, otherwise a line per change and one a minute while reading)",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)

@@ -12,6 +12,7 @@ from typing import Any
 from docflow import aws
 from docflow.readmodel.table import (
     ACTIVE_INDEX,
+    ANNOUNCED_ATTRIBUTE,
     FAILED_INDEX,
     ORDERS_INDEX,
     PENDING_INDEX,
@@ -24,7 +25,16 @@ from docflow.readmodel.table import (
 )
 
 _BATCH_GET_KEYS = 100  # BatchGetItem's most keys a request
-_INTERNAL = ("pk", "sk", "pendingPk", "activePk", "failedPk", "orderPk", "expiresAt")
+_INTERNAL = (
+    "pk",
+    "sk",
+    "pendingPk",
+    "activePk",
+    "failedPk",
+    "orderPk",
+    "expiresAt",
+    ANNOUNCED_ATTRIBUTE,
+)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from docflow.dynamo import condition_failed, transaction_condition_failed
 from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
+    ANNOUNCED_ATTRIBUTE,
     CHILD_FIELDS,
     STATE_SK,
     TTL_ATTRIBUTE,
@@ -149,6 +150,8 @@ def plan(
         # backwards, so it only joins the history.
         return verdict, reason, None
     state["rev"] = current.get("rev", 0)
+    if ANNOUNCED_ATTRIBUTE in current:  # the same transition: its event is still out
+        state[ANNOUNCED_ATTRIBUTE] = current[ANNOUNCED_ATTRIBUTE]
     return verdict, reason, state
 
 
@@ -195,12 +198,37 @@ class StatusRecorder:
         if self.publisher is None or detail_type is None or state is None:
             return
         self.publisher.publish(detail_type, event_detail(report, state))
+        self._mark_announced(report)
 
     def _announce_again(self, report: Report, current: dict[str, Any] | None) -> None:
-        # A retried report whose transition is still the document's state: the first attempt
-        # may have stored it and died before publishing. Consumers drop the copy by eventId.
-        if current is not None and current.get("eventId") == report.event_id:
+        # A second report of the document's current transition. Two senders report a review
+        # decision with one event id (the callback API at once, the orchestrator when it
+        # resumes): the second says nothing again. A retry whose first attempt stored the
+        # transition and died before publishing (no mark) publishes; one that died between
+        # publishing and marking publishes a copy, which consumers drop by eventId.
+        if (
+            current is not None
+            and current.get("eventId") == report.event_id
+            and current.get(ANNOUNCED_ATTRIBUTE) != report.event_id
+        ):
             self._announce(report, current)
+
+    def _mark_announced(self, report: Report) -> None:
+        """Note on the current state that its transition's event is out; `rev` is left alone,
+        since no decision depends on the mark. A newer transition stored meanwhile (condition
+        failed) has an event of its own, and no copy of this report is announced again."""
+        try:
+            self._ddb.update_item(
+                TableName=self.table,
+                Key=to_ddb({"pk": doc_pk(report.document_id), "sk": STATE_SK}),
+                UpdateExpression="SET #announced = :id",
+                ConditionExpression="eventId = :id",
+                ExpressionAttributeNames={"#announced": ANNOUNCED_ATTRIBUTE},
+                ExpressionAttributeValues=to_ddb({":id": report.event_id}),
+            )
+        except ClientError as exc:
+            if not condition_failed(exc):
+                raise
 
     def _write(
         self, history: dict[str, Any], state: dict[str, Any] | None, seen: dict[str, Any] | None

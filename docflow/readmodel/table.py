@@ -30,6 +30,10 @@ ACTIVE_INDEX = "active"
 FAILED_INDEX = "failed"
 ORDERS_INDEX = "orders"
 TTL_ATTRIBUTE = "expiresAt"
+# On the current state: the event id whose domain event was published (docflow.events), so a
+# second report of one transition (the orchestrator's copy of a decision the callback API
+# reported first) is not announced twice.
+ANNOUNCED_ATTRIBUTE = "announcedEventId"
 
 
 def doc_pk(document_id: str) -> str:

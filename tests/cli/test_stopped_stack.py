@@ -181,9 +181,11 @@ def test_a_stack_that_does_not_start_in_time_names_the_log_in_its_folder(
 def test_the_way_to_move_the_ports_names_the_folder_unless_it_is_the_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from docflow.local.stack import control
     from docflow.local.stack.control import ports_taken_message
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(control, "DEFAULT_STATE", Path(".docflow"))  # whatever DOCFLOW_STATE says
     taken = [("review", 8790)]
     default = ports_taken_message(StackConfig(state=Path(".docflow")), taken)
     assert re.search(r"`DOCFLOW_LOCAL_PORT_BASE=\d+ docflow up`", default), default

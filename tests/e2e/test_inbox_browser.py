@@ -7,7 +7,6 @@ and a revoked reviewer's links answer 403."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.uploads import put_document
 from docflow.rules.model import DEFAULT_RULES
+from tests.support import screenshots
 from tests.support.browser import launch, press_access_key
 from tests.support.live_stack import wait_for
 
@@ -29,7 +29,7 @@ This agreement is made between the parties named below.
 The parties hereby agree to the terms and conditions.
 Governing law: Delaware."""
 MEMO = "MEMO\nApplicant SSN: 123-45-6789\nPlease file this with the others."
-SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
+SHOTS = screenshots.folder()
 SIZES = (("phone", 390, 844), ("desktop", 1280, 800))
 COLLEAGUE: dict[str, str] = {}
 

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from docflow.local.config import StackConfig
+from docflow.local.services.dashboard import read_points
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from tests.support.browser import launch
-from tests.support.live_stack import LEGAL_ONLY, http
+from tests.support.live_stack import LEGAL_ONLY, http, review_url, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.live_stack(fast=True)]
 
@@ -105,3 +106,31 @@ def test_the_dashboard_lists_pending_and_failed_documents(
         page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
         browser.close()
     assert requested == [answer["url"]]  # nothing fetched from anywhere else
+
+
+def test_a_decision_is_one_published_event_on_the_dashboard(
+    live_stack: StackConfig, ran: dict[str, Any]
+) -> None:
+    """#44.6: the callback API and the orchestrator both report a decision; metrics.jsonl had
+    two DomainEventsPublished for each, and the dashboard counted review-decided twice. (Last
+    in the module: the dashboard test above wants legal.pdf still pending.)"""
+    legal = ran["rows"]["legal.pdf"]["documentId"]
+    decided = 0
+    state = wait_for(legal, {"pending-review"})
+    while state["status"] == "pending-review":
+        url = review_url(live_stack, state["runId"], stage=int(state["stageIndex"]))
+        assert http("POST", url, {"decision": "approve"})[0] == 200
+        decided += 1
+        after = state["stageIndex"]
+        state = wait_for(legal, {"pending-review", "finalized"}, timeout=120)
+        while state["status"] == "pending-review" and state["stageIndex"] == after:
+            time.sleep(0.3)
+            state = wait_for(legal, {"pending-review", "finalized"}, timeout=120)
+    assert state["status"] == "finalized"
+    published = [
+        p
+        for p in read_points(live_stack.state / "metrics.jsonl")
+        if p.get("name") == "DomainEventsPublished"
+        and p["dims"].get("detailType") == "review-decided"
+    ]
+    assert sum(float(p["value"]) for p in published) == decided

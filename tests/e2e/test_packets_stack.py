@@ -5,7 +5,6 @@ parts once, and an unsure boundary waits for a person who moves it in a real bro
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.support import screenshots
 from tests.support.browser import launch, not_blank
 from tests.support.live_stack import executions_named, intake_drained, wait_for
 from tests.support.packets import CONTRACT, INVOICE_A, INVOICE_B, INVOICE_C, REPORT, packet
@@ -26,8 +26,9 @@ from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.live_stack]
 
-# Where the split page's screenshots go (tests/screenshots/, shown in docs/packets.md).
-SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
+# Where the split page's screenshots go (`make screenshots`: docs/screenshots/, shown in
+# docs/packets.md).
+SHOTS = screenshots.folder()
 SETTLED = {"finalized", "archived", "failed", "pending-review"}
 
 

@@ -4,7 +4,6 @@ reason refused next to the field, and an approval that moves the document on."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.support import screenshots
 from tests.support.browser import launch, not_blank
 from tests.support.live_stack import wait_for
 
@@ -27,11 +27,7 @@ The parties hereby agree to the terms and conditions.
 Card on file: 4111 1111 1111 1111
 Governing law: Delaware."""
 # Where the screenshots go: docs/reviewers.md shows the ones this test took.
-SHOTS = (
-    Path(os.environ.get("DOCFLOW_SCREENSHOTS", ""))
-    if os.environ.get("DOCFLOW_SCREENSHOTS")
-    else None
-)
+SHOTS = screenshots.folder()
 
 
 def test_review_in_a_browser_on_a_phone_and_a_desktop(

@@ -24,12 +24,13 @@ from docflow.readmodel import transitions as t
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
+from tests.support import screenshots
 from tests.support.aws import TEST_ENV
 from tests.support.browser import launch, not_blank
 
 pytestmark = pytest.mark.browser  # drives a real Chromium
 
-SCREENSHOTS = Path(__file__).parent.parent / "screenshots"
+SCREENSHOTS = screenshots.folder()
 NOW = time.time()  # the recorder stamps the listed failures with the clock too
 # Every <text> of every chart: how far it reaches outside its SVG's viewBox (0: inside).
 OVERFLOW = """() => [...document.querySelectorAll('svg')].flatMap(svg => {

@@ -15,6 +15,7 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel import transitions as t
 from docflow.readmodel.event_shapes import event_detail
+from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
@@ -80,14 +81,62 @@ def test_each_transition_is_announced_once_with_its_report_id(sandbox: Stack) ->
     assert final["summary"] == {"docType": "contract", "pages": 2}
     assert final["resultKey"] == "docs/x/result.json" and final["cost"] == {"usd": 0.01}
     assert "a@example.com" not in json.dumps(events)  # no reviewer addresses
-    # The sender retries a report the recorder already stored: the same event id again,
-    # which consumers drop.
+    # A second report of the announced transition, and one of an earlier position (no longer
+    # the document's state), say nothing.
     assert recorder.record(reports[-1]).result == "duplicate"
-    again = drain(sandbox.names)
-    assert [e["detail"]["eventId"] for e in again] == [final["eventId"]]
-    # A duplicate of an earlier position (no longer the document's state) says nothing.
     assert recorder.record(reports[3]).result == "duplicate"
     assert drain(sandbox.names) == []
+
+
+def test_a_decision_reported_by_the_callback_api_and_the_orchestrator_is_announced_once(
+    sandbox: Stack,
+) -> None:
+    """#44.6: the callback API reports a decision at once and the orchestrator reports it
+    again when it resumes, with one event id: the dashboard counted `review-decided` twice."""
+    drain(sandbox.names)
+    doc = DocumentRef("b", f"k/{uuid.uuid4()}.pdf", "v1", "0A")
+    waiting = make_report(doc, t.PENDING_REVIEW, "review-0", stage_index=0, payload={})
+    decided = {"stageIndex": 0, "stageName": "legal", "decidedAt": "2026-12-04T17:00:00+00:00"}
+    by_link = make_report(
+        doc, t.APPROVED, "review-0", stage_index=0, payload=decided, cause="callback-api"
+    )
+    by_run = make_report(doc, t.APPROVED, "review-0", stage_index=0, payload=decided)
+    assert by_link.event_id == by_run.event_id
+    recorder = recorder_for(load_settings())
+    assert recorder.record(waiting).result == "accepted"
+    assert recorder.record(by_link).result == "accepted"
+    assert recorder.record(by_run).result == "duplicate"
+    events = drain(sandbox.names)
+    assert [e["detail-type"] for e in events] == ["review-requested", "review-decided"]
+    # The mark that spares the copy is the recorder's: `docflow show` does not print it.
+    shown = ReadModel(load_settings().table_name).show(doc.document_id)["state"]
+    assert shown["status"] == t.APPROVED and "announcedEventId" not in shown
+
+
+def test_a_transition_stored_but_not_announced_is_announced_when_its_report_comes_again(
+    sandbox: Stack,
+) -> None:
+    drain(sandbox.names)
+    doc = DocumentRef("b", f"k/{uuid.uuid4()}.pdf", "v1", "0A")
+    failed = make_report(doc, t.FAILED, "failed", payload={"reason": "corrupt"})
+    recorder = recorder_for(load_settings())
+    publisher = recorder.publisher
+    assert publisher is not None
+
+    class DiesWhilePublishing:
+        def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+            raise RuntimeError("the recorder died before PutEvents answered")
+
+    recorder.publisher = DiesWhilePublishing()
+    with pytest.raises(RuntimeError):
+        recorder.record(failed)
+    recorder.publisher = publisher  # the sender retries the report
+    assert recorder.record(failed).result == "duplicate"
+    assert recorder.record(failed).result == "duplicate"
+    events = drain(sandbox.names)
+    assert [(e["detail-type"], e["detail"]["eventId"]) for e in events] == [
+        ("failed", failed.event_id)
+    ]
 
 
 def test_detail_of_a_failure_names_the_reason() -> None:

@@ -1,10 +1,9 @@
 """The changed review and inbox pages in Chromium at 1280 and 390 px (#35.14): screenshots into
-tests/screenshots/, and what a phone must show (the full-size link, the unreadable field's
-outline, no sideways scroll)."""
+build/screenshots/ (tests/support/screenshots.py), and what a phone must show (the full-size
+link, the unreadable field's outline, no sideways scroll)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -15,12 +14,13 @@ from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import build_key_source
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
+from tests.support import screenshots
 from tests.support.aws import Stack
 from tests.support.browser import launch, not_blank
 from tests.support.review_desk import call, open_desk, wait_until
 from tests.support.review_server import serve_review_pages
 
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+SHOTS = screenshots.folder()
 INVOICE = pdfs.INVOICE_UNREADABLE_TOTAL.replace(
     "Invoice date:", "PO number: PO-7781\nInvoice date:"
 )

@@ -6,7 +6,6 @@ none. The page as rendered, and in a real Chromium at a phone's and a desktop's 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,12 +19,13 @@ from docflow.review.stage.decision import Decision
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.pages import Routing, box_style, review_page
 from docflow.settings import load_settings
+from tests.support import screenshots
 from tests.support.aws import Stack
 from tests.support.browser import launch, not_blank
 from tests.support.review_desk import Desk, call, open_desk
 from tests.support.review_server import serve_review_pages
 
-SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
+SHOTS = screenshots.folder()
 # Red: the marked (`:target`) outline; the others are a quiet blue.
 MARKED = "rgb(212, 53, 28)"
 

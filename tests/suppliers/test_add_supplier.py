@@ -137,9 +137,11 @@ def test_a_proposal_naming_a_registered_supplier_is_a_conflict(
     attacker's IBAN): the proposal is a conflict naming Blauwal, and cannot be approved."""
     import_suppliers(registry(), f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
     tick = {**APPROVE, "addSupplier": True}
-    out, _, _ = run_reviewed(
-        stack, evil_invoice("Blauwal Hafenlogistik GmbH"), "in/lookalike.pdf", [tick]
+    out, waited, _ = run_reviewed(
+        stack, evil_invoice("Blauwal Hafenlogistik GmbH"), "in/lookalike.pdf", [tick, APPROVE]
     )
+    # Matched by name, its IBAN is not Blauwal's: treasury sees it too (bank-details).
+    assert [w["stageName"] for w in waited] == ["fields", "bank-details"]
     proposed = out["supplierProposed"]
     assert proposed["status"] == "conflict"
     assert "matches registered supplier 'blauwal'" in proposed["conflict"]

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from docflow.cli import main
+from docflow.cli import main as docflow
 from docflow.settings import load_settings
 from docflow.suppliers import history, ids
 from docflow.suppliers.csv_import import SupplierImportError, import_suppliers
@@ -116,6 +116,12 @@ def test_the_cli_imports_lists_shows_and_removes(
 ) -> None:
     path = tmp_path / "suppliers.csv"
     path.write_text(GOOD, encoding="utf-8")
+
+    def main(argv: list[str]) -> int:
+        # A folder with no stack in it: the CLI asks the sandbox (DOCFLOW_TABLE_NAME), never a
+        # stack running in the default `.docflow/` (tests/conftest.py's own_environment).
+        return docflow(["--state", str(tmp_path / "no-stack"), *argv])
+
     assert main(["suppliers", "import", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["imported"] == 2
     assert main(["suppliers", "list", "--json"]) == 0

@@ -6,7 +6,6 @@ the page in Chromium. One stack for all of them."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -19,6 +18,7 @@ import pytest
 from docflow.local.config import StackConfig
 from docflow.local.emulators.textract import TextractEmulator
 from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from tests.support import screenshots
 from tests.support.live_stack import (
     LEGAL_ONLY,
     free_base,
@@ -31,9 +31,8 @@ from tests.support.live_stack import (
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.slow(seconds=120), pytest.mark.browser]  # a live stack and Chromium
-# Kept in the repository only when asked (DOCFLOW_SCREENSHOTS=tests/screenshots), as the other
-# browser tests do.
-SHOTS = Path(os.environ["DOCFLOW_SCREENSHOTS"]) if os.environ.get("DOCFLOW_SCREENSHOTS") else None
+# build/screenshots/, or docs/screenshots/ under `make screenshots` (tests/support/screenshots.py).
+SHOTS = screenshots.folder()
 COMMENT = "fine by me SECRET-COMMENT-7731"
 AXIS_LABELS_TOP = """(() => {
   const svg = document.querySelector('svg.timeline');
