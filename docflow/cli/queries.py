@@ -18,7 +18,6 @@ from docflow.cli.stack import maybe_local, model
 from docflow.cost import cost_line
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
-from docflow.suppliers.duplicates import duplicate_lines
 from docflow.suppliers.shown import bank_lines
 
 
@@ -125,6 +124,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         if state.get("parentId")
         else None
     )
+    # The duplicate check's module loads the parsers: only `show` pays for it.
+    from docflow.suppliers.duplicates import duplicate_lines
+
     for line in [*show_lines(state, parent), *why(state), *duplicate_lines(state)]:
         print(line)
     if state.get("updatedAt"):

@@ -42,7 +42,7 @@ HOUSE: dict[str, set[str]] = {
     # The rules file's model and the detectors; it reads the [fields] table's model.
     "rules": GROUND | {"extract"},
     # The supplier registry and what extraction learns from it.
-    "suppliers": GROUND | {"extract", "readmodel"},
+    "suppliers": GROUND | {"rules", "extract", "readmodel"},
     "classify": GROUND | {"rules", "extract", "readers", "readmodel"},
     "enrich": GROUND | {"rules", "classify", "extract", "readers", "readmodel"},
     "review": GROUND
