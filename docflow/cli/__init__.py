@@ -17,6 +17,8 @@
     docflow reviewers revoke ADDRESS     that reviewer's links answer 403 from now on
     docflow reviewers revoke-link URL    that one inbox link answers 403; nothing else changes
     docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
+    docflow audit                        what finalized unreviewed on learned profiles, what
+                                         the audit samples found, the share of wrong values
     docflow dashboard                    the operators' page on the local stack
     docflow events [--follow]            the domain events a downstream system received
 
@@ -37,7 +39,17 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack, suppliers, trace, versions
+from docflow.cli import (
+    audit,
+    documents,
+    piles,
+    queries,
+    reviewers,
+    stack,
+    suppliers,
+    trace,
+    versions,
+)
 from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
@@ -343,6 +355,14 @@ def _reviewer_commands(add: Add) -> None:
     )
     p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="import, list, show or remove")
     p.add_argument("target", nargs="?", help="the CSV file (import) or a supplier id")
+    add(
+        "audit",
+        audit.cmd_audit,
+        "per supplier and overall: documents finalized with no person on a learned profile, "
+        "the audit stage's samples, the misses they found, and the estimated share of wrong "
+        "values among the unreviewed with its 95% interval (Wilson's)",
+        local=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -75,6 +75,19 @@ SUPPLIER_SHAPES = {
     "show": "SUPPLIER as in `import` (exit 4 and null when there is none)",
     "remove": '{"supplierId", "removed": bool}',
 }
+AUDIT_COUNTS = (
+    '"unreviewed": int (documents read on the profile that finalized with no person), '
+    '"unreviewedValues": int (their profile values), "sampled": int (documents sent to the '
+    'audit stage), "audited": int (audits approved), "valuesAudited": int (profile values '
+    'they checked), "misses": int (values the auditors corrected), "documentsWithMiss": int, '
+    '"wrongShare": {"share", "low", "high"} | null (misses / valuesAudited and its 95% '
+    'interval; null before any audit), "expectedWrongValues": {"share", "low", "high"} | null '
+    "(that share of unreviewedValues)"
+)
+AUDIT_SHAPE = (
+    '{"suppliers": [{"supplierId", "name": str|null, COUNTS}] by id, "overall": {COUNTS}, '
+    f'"confidence": 0.95, "method": "wilson"}}; COUNTS = {AUDIT_COUNTS}'
+)
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
@@ -163,6 +176,7 @@ JSON_SHAPES = {
     + SUPPLIER_SHAPES["show"]
     + "; remove: "
     + SUPPLIER_SHAPES["remove"],
+    "audit": AUDIT_SHAPE,
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '

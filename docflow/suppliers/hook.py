@@ -66,10 +66,13 @@ def consult(
     fields: Mapping[str, dict[str, Any]],
     names: Sequence[str],
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    min_confirmations: int = 2,
 ) -> Consulted:
     """What the registry says about this page; `evidence`: the engine's evidence record per
     field (where each value was read), which decides whether a value the profile says this
-    supplier never prints was printed this time."""
+    supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
+    profile field needs before it decides anything (`[suppliers]` in the rules file)."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
     if not pages:
         return out
@@ -114,7 +117,7 @@ def consult(
         found["confidence"] = max(float(found.get("confidence", 0.0)), DEFAULT_CURRENCY)
     factors = {p.page: _ocr(p) for p in pages}
     out.shown["profileFields"] = _apply_profile(
-        out, layouts, supplier, names, factors, evidence or {}
+        out, layouts, supplier, names, factors, evidence or {}, min_confirmations
     )
     return out
 
@@ -173,12 +176,15 @@ def _apply_profile(
     names: Sequence[str],
     factors: Mapping[int, float],
     evidence: Mapping[str, Mapping[str, Any]],
+    min_confirmations: int,
 ) -> list[str]:
-    """Each profile field read where the profile says; the names of those it gave."""
+    """Each trusted profile field read where the profile says; the names of those it gave.
+    A field fewer reviews confirmed than `min_confirmations` decides nothing (one review is
+    one person's word, and what finalizes on it is seen by no one)."""
     read: list[str] = []
     reconciled = _reconciled(out.fields)
     for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
-        if name not in names:
+        if name not in names or not profiles.trusted(entry, min_confirmations):
             continue
         # A label the rules found with no value they could read (`unreadable`) is filled
         # only as any profile read is: after the learned label, inside the learned region, of

@@ -4,6 +4,8 @@ rules disagreeing sends the field to a person (moto for the registry)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from docflow.extract.base import PageInput
 from docflow.extract.layout import from_text
 from docflow.settings import load_settings
@@ -19,6 +21,12 @@ USt-IdNr.: {BLAUWAL_VAT}
 RECHNUNG
 Belegkennung: E2026000000017
 Gesamtbetrag: 1.190,00 EUR"""
+
+
+def trusted(entry: dict[str, Any] | None) -> dict[str, Any]:
+    """An entry two agreeing reviews confirmed (the shipped rules' min_confirmations)."""
+    assert entry is not None
+    return {**entry, "confirmed": 2}
 
 
 def test_shapes_keep_the_prefix_and_count_the_rest() -> None:
@@ -62,7 +70,7 @@ def test_a_profile_and_the_rules_disagreeing_goes_to_a_person(stack: Stack) -> N
     store = SupplierStore(load_settings().supplier_table)
     import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
     entry = profile.learn_entry([from_text(1, PAGE)], "invoice_number", "E2026000000017")
-    store.update_profile("blauwal", lambda p: {"fields": {"invoice_number": entry}})
+    store.update_profile("blauwal", lambda p: {"fields": {"invoice_number": trusted(entry)}})
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     rules_read = {"invoice_number": {"value": "RE-1", "confidence": 0.95, "page": 1, "box": None}}
     out = consult(store, [page], rules_read, ["invoice_number", "vendor_name"])
@@ -93,7 +101,7 @@ def test_an_amount_from_the_profile_alone_is_not_taken(stack: Stack) -> None:
     entry = profile.learn_entry([from_text(1, PAGE)], "total_amount", "1190.00")
     assert entry is not None and entry["label"] == "Gesamtbetrag"
     assert entry["shape"] == "amount,2"  # a decimal comma and two places, as printed
-    store.update_profile("blauwal", lambda p: {"fields": {"total_amount": entry}})
+    store.update_profile("blauwal", lambda p: {"fields": {"total_amount": trusted(entry)}})
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     alone = consult(store, [page], {}, ["total_amount"])
     assert "total_amount" not in alone.fields
@@ -140,10 +148,10 @@ def test_a_field_a_person_left_empty_is_asked_about_when_the_rules_read_one(
     store.update_profile("blauwal", lambda p: learned)
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     stray = {"po_number": {"value": "8587333880", "confidence": 0.9, "page": 1, "box": None}}
-    out = consult(store, [page], stray, ["po_number"])
+    out = consult(store, [page], stray, ["po_number"], min_confirmations=1)
     assert [c["code"] for c in out.checks] == ["profile-disagrees"]
     assert out.fields["po_number"]["confidence"] <= 0.5
-    assert not consult(store, [page], {}, ["po_number"]).checks
+    assert not consult(store, [page], {}, ["po_number"], min_confirmations=1).checks
 
 
 def test_an_order_number_printed_after_its_own_label_is_the_pages_word(stack: Stack) -> None:
@@ -158,10 +166,10 @@ def test_an_order_number_printed_after_its_own_label_is_the_pages_word(stack: St
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     read = {"po_number": {"value": "AB321", "confidence": 0.95, "page": 1, "box": None}}
     beside = {"source": "label", "position": 0.95, "label": 1.0}
-    out = consult(store, [page], read, ["po_number"], {"po_number": beside})
+    out = consult(store, [page], read, ["po_number"], {"po_number": beside}, min_confirmations=1)
     assert not out.checks and out.fields["po_number"]["confidence"] == 0.95
     under = {"source": "label", "position": 0.88, "label": 1.0}
-    out = consult(store, [page], read, ["po_number"], {"po_number": under})
+    out = consult(store, [page], read, ["po_number"], {"po_number": under}, min_confirmations=1)
     assert [c["code"] for c in out.checks] == ["profile-disagrees"]
 
 
