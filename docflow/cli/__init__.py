@@ -360,7 +360,7 @@ def _reviewer_commands(add: Add) -> None:
         audit.cmd_audit,
         "per supplier and overall: documents finalized with no person on a learned profile, "
         "the audit stage's samples, the misses they found, and the estimated share of wrong "
-        "values among the unreviewed with its 95% interval (Wilson's)",
+        "values among the unreviewed with its Wilson interval at 0.95 confidence",
         local=True,
     )
 

@@ -65,8 +65,10 @@ VERSIONS_SHAPE = (
 SUPPLIER = (
     '{"supplierId", "name", "aliases": [name], "ids": {kind: [value]} (kinds: vat, siret, '
     'siren, kvk, cnpj, cuit, gstin, abn, ein, iban), "currency": ISO 4217|null, "profile": '
-    '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed", '
-    '"misses", "suspended"}}, "runs": [run id]}, "profileVersion": int}'
+    '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed" '
+    '(agreeing reviews since the entry was learned or restored), "misses", "suspended", "since" '
+    '(the run id of the review that began that count)}}, "runs": [run id]}, "profileVersion": '
+    "int}"
 )
 SUPPLIER_SHAPES = {
     "import": f'{{"imported": int, "suppliers": [SUPPLIER]}}; SUPPLIER = {SUPPLIER}. A bad '

@@ -5,6 +5,8 @@ Through the real handler (durable testing runner, moto, the shipped rules) and t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from docflow.suppliers.enrol import enrol, issuer_ids
 from docflow.suppliers.shown import supplier_offer
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
@@ -15,8 +17,11 @@ APPROVE = {"approved": True, "reviewer": "ap@example.com"}
 
 
 def test_a_reviewer_adds_the_supplier_and_its_next_invoice_needs_nobody(
-    stack: Stack, shipped_rules: None
+    stack: Stack, use_rules: Callable[..., None]
 ) -> None:
+    # One review trusts the profile and nothing is audited here (tests/suppliers/test_learning
+    # holds the controls); this is about what the review registers.
+    use_rules(min_confirmations=1, first=0, rate=0.0)
     number = "E2026000000017"
     answer = {**APPROVE, "corrections": {"invoice_number": number}, "addSupplier": True}
     first, waited, ran = run_reviewed(stack, blauwal_invoice(number), "in/first.pdf", [answer])
