@@ -139,22 +139,28 @@ class AuditLedger:
                 return old
             version = int(old.get("version", 0))
             item = {
-                **new,
-                "pk": audit_pk(supplier_id),
+                **{k: v for k, v in new.items() if k != "pk" and v is not None},
                 "supplierId": supplier_id,
                 "listing": LISTING,
                 "listedAt": supplier_id,
                 "version": version + 1,
             }
+            # An update, not a put: the functions update registry items, they never put one
+            # whole (least privilege in template.yaml).
+            names = {f"#a{i}": k for i, k in enumerate(item)}
+            sets = ", ".join(f"#a{i} = :a{i}" for i in range(len(item)))
+            values = {f":a{i}": v for i, v in enumerate(item.values())}
             try:
-                self.table.put(
-                    item,
-                    condition="attribute_not_exists(pk) OR version = :was",
-                    values={":was": version},
+                self.table.update(
+                    {"pk": audit_pk(supplier_id)},
+                    f"SET {sets}",
+                    condition="attribute_not_exists(pk) OR #a_version = :was",
+                    names={**names, "#a_version": "version"},
+                    values={**values, ":was": version},
                 )
             except ConditionFailed:
                 continue  # another run's count landed first: read it and count again
-            return item
+            return {**item, "pk": audit_pk(supplier_id)}
         raise RuntimeError(f"supplier {supplier_id}: audit ledger kept changing")
 
     def sample(

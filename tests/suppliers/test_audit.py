@@ -7,6 +7,7 @@ one review does not make a profile field decide, two agreeing ones do."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from statsmodels.stats.proportion import proportion_confint
@@ -74,13 +75,11 @@ def test_an_untrusted_profile_field_leaves_the_rules_reading_alone(stack: Stack)
 def test_a_review_that_changed_the_vendor_or_passed_a_bank_check_teaches_nothing() -> None:
     fields_stage = [{"name": "fields", "because": "fields"}]
     approved = [{"stageName": "fields", "decision": "approved", "reviewer": "ap@x"}]
-    summary = {
-        "supplier": {"supplierId": "blauwal", "certain": True},
-        "fields": {"invoice_number": {"value": "E1", "original": None, "correctedBy": "ap"}},
-    }
+    typed = {"invoice_number": {"value": "E1", "original": None, "correctedBy": "ap"}}
+    summary = {"supplier": {"supplierId": "blauwal", "certain": True}, "fields": typed}
     assert learning_due(summary, fields_stage, approved)
     vendor = {"value": "Evil Trading Ltd", "original": "Blauwal", "correctedBy": "ap"}
-    renamed = {**summary, "fields": {**summary["fields"], "vendor_name": vendor}}
+    renamed = {**summary, "fields": {**typed, "vendor_name": vendor}}
     assert not learning_due(renamed, fields_stage, approved)
     bank = [*fields_stage, {"name": "bank-details", "because": "bank-details"}]
     assert not learning_due(summary, bank, [*approved, {"stageName": "bank-details"}])
@@ -117,6 +116,24 @@ def test_the_sample_is_deterministic_by_document_id_and_takes_the_first_after_tr
     one = next(d for d in ids if audit.by_rate(d, 0.05))
     _, why = audit.with_sample(ledger, "run-8", one, {"invoice_number": "r1"}, 3, 0.05)
     assert why == "rate"
+
+
+def test_documents_of_one_supplier_sampled_at_once_all_count(stack: Stack) -> None:
+    ledger = audit.AuditLedger(load_settings().supplier_table)
+    barrier = threading.Barrier(4)
+
+    def sample(n: int) -> None:
+        barrier.wait()
+        ledger.sample("blauwal", f"run-{n}", f"d-{n}", {"invoice_number": "r1"}, 0, 0.0)
+
+    threads = [threading.Thread(target=sample, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    found = ledger.get("blauwal")
+    assert found["unreviewed"] == 4 and found["fields"]["invoice_number"]["count"] == 4
+    assert found["version"] == 4
 
 
 def test_docflow_audit_json_counts_and_gives_wilsons_interval(
