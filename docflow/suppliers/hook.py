@@ -179,12 +179,16 @@ def _apply_profile(
     min_confirmations: int,
 ) -> list[str]:
     """Each trusted profile field read where the profile says; the names of those it gave.
-    A field fewer reviews confirmed than `min_confirmations` decides nothing (one review is
-    one person's word, and what finalizes on it is seen by no one)."""
+
+    A field fewer reviews confirmed than `min_confirmations` gives nothing: no value, no
+    confidence (one review is one person's word, and what finalizes on it is seen by no one).
+    It may still doubt: a rules reading it disagrees with, or one where it says the supplier
+    prints none, goes to a person as with a trusted one (the rules' reading alone let a wrong
+    value through on the real set, bench/README.md)."""
     read: list[str] = []
     reconciled = _reconciled(out.fields)
     for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
-        if name not in names or not profiles.trusted(entry, min_confirmations):
+        if name not in names:
             continue
         # A label the rules found with no value they could read (`unreadable`) is filled
         # only as any profile read is: after the learned label, inside the learned region, of
@@ -233,6 +237,8 @@ def _apply_profile(
                 }
             )
             continue
+        if not profiles.trusted(entry, min_confirmations):
+            continue  # agreeing, or alone: an untrusted entry adds no confidence
         confidence = _profile_confidence(name, found, factors, agreed=generic is not None)
         if generic:
             confidence = max(confidence, float(generic.get("confidence", 0)))

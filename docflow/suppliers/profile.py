@@ -256,9 +256,9 @@ def agrees(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 
 
 def trusted(entry: Mapping[str, Any], min_confirmations: int) -> bool:
-    """The entry decides (its read fills a value or raises a confidence, its `absent` doubts
-    a rules reading): not suspended, and confirmed by `min_confirmations` agreeing reviews.
-    With fewer it decides nothing: the rules engine's own reading stands."""
+    """The entry may give a value (its read fills one or raises a confidence): not
+    suspended, and confirmed by `min_confirmations` agreeing reviews. With fewer it gives
+    nothing; it may still doubt a rules reading it disagrees with (docflow.suppliers.hook)."""
     return not entry.get("suspended") and int(entry.get("confirmed", 0)) >= min_confirmations
 
 

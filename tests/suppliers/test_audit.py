@@ -51,7 +51,7 @@ def test_a_field_decides_only_after_two_agreeing_reviews() -> None:
     assert missed is not None and missed["fields"]["invoice_number"]["confirmed"] == 2
 
 
-def test_an_untrusted_profile_field_leaves_the_rules_reading_alone(stack: Stack) -> None:
+def test_an_untrusted_profile_field_gives_no_value_and_no_confidence(stack: Stack) -> None:
     store = SupplierStore(load_settings().supplier_table)
     import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
     learned = profile.learn_entry([from_text(1, PAGE)], "invoice_number", "E2026000000017")
@@ -59,11 +59,16 @@ def test_an_untrusted_profile_field_leaves_the_rules_reading_alone(stack: Stack)
     assert once is not None
     store.update_profile("blauwal", lambda p: once)
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
-    rules_read = {"invoice_number": {"value": "RE-1", "confidence": 0.95, "page": 1, "box": None}}
-    out = consult(store, [page], rules_read, ["invoice_number"])  # the default: 2
-    assert out.fields["invoice_number"] == rules_read["invoice_number"] and not out.checks
+    same = {"value": "E2026000000017", "confidence": 0.7, "page": 1, "box": None}
+    out = consult(store, [page], {"invoice_number": same}, ["invoice_number"])  # the default: 2
+    # One review adds no confidence to the rules' reading, and fills nothing alone.
+    assert out.fields["invoice_number"] == same and not out.checks
     assert out.shown["profileFields"] == []
     assert "invoice_number" not in consult(store, [page], {}, ["invoice_number"]).fields
+    # It may still doubt: a rules reading it disagrees with goes to a person.
+    other = {"invoice_number": {**same, "value": "RE-1", "confidence": 0.95}}
+    doubted = consult(store, [page], other, ["invoice_number"])
+    assert [c["code"] for c in doubted.checks] == ["profile-disagrees"]
     twice = profile.updated(once, "run-2", {"invoice_number": learned}, {})
     assert twice is not None
     store.update_profile("blauwal", lambda p: twice)
@@ -172,3 +177,10 @@ def test_docflow_audit_json_counts_and_gives_wilsons_interval(
     assert overall["wrongShare"] == blauwal["wrongShare"]
     assert main(["audit"]) == 0
     assert "blauwal" in capsys.readouterr().out
+
+
+def test_the_audit_page_says_why_it_is_there() -> None:
+    from docflow.review.web.pages import _why
+
+    said = _why("audit", "invoice", [])
+    assert "learned profile" in said and "check every value" in said

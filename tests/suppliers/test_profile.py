@@ -148,10 +148,10 @@ def test_a_field_a_person_left_empty_is_asked_about_when_the_rules_read_one(
     store.update_profile("blauwal", lambda p: learned)
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     stray = {"po_number": {"value": "8587333880", "confidence": 0.9, "page": 1, "box": None}}
-    out = consult(store, [page], stray, ["po_number"], min_confirmations=1)
+    out = consult(store, [page], stray, ["po_number"])
     assert [c["code"] for c in out.checks] == ["profile-disagrees"]
     assert out.fields["po_number"]["confidence"] <= 0.5
-    assert not consult(store, [page], {}, ["po_number"], min_confirmations=1).checks
+    assert not consult(store, [page], {}, ["po_number"]).checks
 
 
 def test_an_order_number_printed_after_its_own_label_is_the_pages_word(stack: Stack) -> None:
@@ -166,10 +166,10 @@ def test_an_order_number_printed_after_its_own_label_is_the_pages_word(stack: St
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     read = {"po_number": {"value": "AB321", "confidence": 0.95, "page": 1, "box": None}}
     beside = {"source": "label", "position": 0.95, "label": 1.0}
-    out = consult(store, [page], read, ["po_number"], {"po_number": beside}, min_confirmations=1)
+    out = consult(store, [page], read, ["po_number"], {"po_number": beside})
     assert not out.checks and out.fields["po_number"]["confidence"] == 0.95
     under = {"source": "label", "position": 0.88, "label": 1.0}
-    out = consult(store, [page], read, ["po_number"], {"po_number": under}, min_confirmations=1)
+    out = consult(store, [page], read, ["po_number"], {"po_number": under})
     assert [c["code"] for c in out.checks] == ["profile-disagrees"]
 
 
