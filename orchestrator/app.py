@@ -31,7 +31,7 @@ from aws_durable_execution_sdk_python import (
 from docflow.errors import UNRENDERABLE_PAGE, IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
-from docflow.pipeline.audit import audit_candidate, sample_for_audit
+from docflow.pipeline.audit import AUDIT_STEP, audit_candidate, sample_for_audit
 from docflow.pipeline.classify import (
     CLASSIFY_STEP,
     classify_document,
@@ -169,7 +169,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
     usage = add_usage(usage, enriched.usage)
     if audit_candidate(summary, stages):  # read on a learned profile, seen by nobody: sampled
-        stages = [*stages, *context.step(sample_for_audit(doc, summary), name="audit sample")]
+        sampled = context.step(sample_for_audit(doc, summary), "audit sample", AUDIT_STEP)
+        stages = [*stages, *sampled]
     record(context, doc, CLASSIFIED, "classify", {**summary, "stages": stages})
 
     run = RunState(summary, stages, usage, split.plan)

@@ -184,3 +184,31 @@ def test_the_audit_page_says_why_it_is_there() -> None:
 
     said = _why("audit", "invoice", [])
     assert "learned profile" in said and "check every value" in said
+
+
+def test_a_ledger_out_of_reach_sends_the_document_to_the_audit(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """The registry's table gone: the step retries, and on its last attempt the document
+    waits at the audit stage rather than failing or going through uncounted."""
+    from docflow import aws
+    from docflow.pipeline.audit import ATTEMPTS, sample_for_audit
+
+    class LastAttempt:
+        attempt = ATTEMPTS
+
+        class logger:
+            @staticmethod
+            def info(*_: object, **__: object) -> None: ...
+
+            @staticmethod
+            def warning(*_: object, **__: object) -> None: ...
+
+    aws.client("dynamodb").delete_table(TableName=load_settings().supplier_table)
+    doc = stack.upload("in/any.pdf", b"%PDF-1.4")
+    summary = {"supplier": {"supplierId": "blauwal", "certain": True}, "profileFields": ["x"]}
+    (stage,) = sample_for_audit(doc, summary)(LastAttempt())  # type: ignore[arg-type]
+    assert stage["name"] == "audit" and stage["because"] == "audit"
+    first = type("First", (LastAttempt,), {"attempt": 1})
+    with pytest.raises(Exception, match=r"ResourceNotFound|not found|does not exist"):
+        sample_for_audit(doc, summary)(first())  # type: ignore[arg-type]
