@@ -72,7 +72,7 @@ def consult(
     """What the registry says about this page; `evidence`: the engine's evidence record per
     field (where each value was read), which decides whether a value the profile says this
     supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
-    profile field needs before it decides anything (`[suppliers]` in the rules file)."""
+    profile field needs before it gives a value (`[suppliers]` in the rules file)."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
     if not pages:
         return out
