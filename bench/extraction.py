@@ -18,7 +18,7 @@ file's languages), uploaded to moto and put through the pipeline's own step bodi
 split, read the page batches, classify, extract. The last line of stdout is one JSON object:
 
     {"generated": {"cold": {...}, "cross_validated": {...}, "warm": null},
-     "real":      {"cold": {...}, "cross_validated": {...}, "warm": null},
+     "real":      {"cold": {...}, "cross_validated": {...}, "warm": {"1": {...}, "2": {...}}},
      "calibration": {"table": "fitted" | "refitted", "thresholds": {field: t}},
      "seconds": s}
 
@@ -49,8 +49,10 @@ each issuer's documents are scored with a calibration and thresholds fitted on e
 issuer's documents of both sets (leave-one-issuer-out, `bench/_extraction/calibrate.py`):
 the figure to trust, since the shipped table was fitted on these very documents.
 
-`warm` (real only): the set replayed in order, each supplier's first document reviewed and
-learned (`bench/_extraction/warm.py`); null for the generated set.
+`warm` (real only): {"1": {...}, "2": {...}}, the set replayed in order with `[suppliers]
+min_confirmations` 1 and 2, each supplier's first document reviewed and learned, every later
+one a person reviews or audits taught too, `audit_rate` the share the audit sampler sent to
+a person (`bench/_extraction/warm.py`); null for the generated set.
 
 `--verbose` prints each miss on stderr. How values compare: `bench/_extraction/scoring.py`.
 """
@@ -75,7 +77,7 @@ from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
 from _extraction.scoring import ece, judge, score
 from _extraction.step import run_document
-from _extraction.warm import warm
+from _extraction.warm import warm_by_confirmations
 
 from docflow.extract.fields import FIELD_KINDS
 from docflow.local.resources import LocalNames
@@ -166,10 +168,11 @@ def main() -> None:
         for name, docs in sets.items():
             runs[name] = run_set(docs, bucket, args.workers, reads)
             if name == "real":  # the same documents replayed, the registry filling up
-                warmed[name] = warm(docs, bucket, runs[name], reads)
-                for detail in warmed[name].pop("_details"):
-                    if args.verbose:
-                        print(name, "warm", json.dumps(detail), file=sys.stderr)
+                warmed[name] = warm_by_confirmations(docs, bucket, runs[name], reads)
+                for count, figures in warmed[name].items():
+                    for detail in figures.pop("_details"):
+                        if args.verbose:
+                            print(name, f"warm{count}", json.dumps(detail), file=sys.stderr)
     records = [
         Record(name, _issuer(doc), doc, result, result["evidence"])
         for name, docs in sets.items()

@@ -4,6 +4,7 @@
              -> a packet of several parts: plan parts -> (an unsure boundary: the split
                 stage) -> write each part and start its run -> finalize (docs/packets.md)
              -> classify -> extract fields -> enrich (summary, risk)
+             -> read on a learned profile with no stage: sampled into the audit stage
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
@@ -30,6 +31,7 @@ from aws_durable_execution_sdk_python import (
 from docflow.errors import UNRENDERABLE_PAGE, IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
+from docflow.pipeline.audit import AUDIT_STEP, audit_candidate, sample_for_audit
 from docflow.pipeline.classify import (
     CLASSIFY_STEP,
     classify_document,
@@ -77,7 +79,7 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
-from docflow.suppliers.route import issuer_iban_privacy, learning_due
+from docflow.suppliers.route import audit_decision, issuer_iban_privacy, learning_due
 from docflow.telemetry.plugin import orchestrator_plugins
 
 # A document none of whose pages has ink: a terminal failure that says so, not a triage.
@@ -195,6 +197,9 @@ def route(
     usage = add_usage(usage, enriched.usage)
     if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
         summary, stages = claim_keys(context, doc, summary, stages)
+    if audit_candidate(summary, stages):  # read on a learned profile, seen by nobody: sampled
+        sampled = context.step(sample_for_audit(doc, summary), "audit sample", AUDIT_STEP)
+        stages = [*stages, *sampled]
     return RunState(summary, stages, usage, split.plan)
 
 
@@ -282,9 +287,12 @@ def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> 
     if run.add_supplier and not (summary.get("supplier") or {}).get("certain"):
         step = propose_supplier(doc, summary, run.plan, run.proposer)
         summary = {**summary, **context.step(step, name="propose supplier")}
-    # An approved fields review teaches the matched supplier's profile (a conditional write).
+    # An approved fields review or audit teaches the matched supplier's profile (a conditional
+    # write); an audit's corrections are the profile's misses.
     if learning_due(summary, run.stages, run.decided):
-        context.step(learn_supplier(doc, summary, run.plan), name="learn supplier profile")
+        audit = audit_decision(run.stages, run.decided)
+        learn = learn_supplier(doc, summary, run.plan, audit)
+        context.step(learn, name="learn supplier profile")
     return summary
 
 

@@ -44,7 +44,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-REVIEWS = {"fields", "triage"}
+REVIEWS = {"fields", "triage", "audit"}  # a person checks the fields (an audit: every one)
 
 
 def _fold_name(value: str) -> str:

@@ -5,14 +5,20 @@ person reviews: it is registered with the checked ids and issuer IBANs its pages
 the review page's "add this supplier" does) and taught to its profile with its truth as the
 corrections, through the pipeline's own learn step. Every later document of a known supplier
 is measured, through the same step bodies as the cold run (split, read, classify, extract),
-now with the registry and the profiles consulted:
+now with the registry and the profiles consulted, under the rules file's `[suppliers]
+min_confirmations` (the bench runs this with 1 and with 2). As in production, a later
+document a person reviewed (a `fields` stage) teaches the profile too, with its truth; one
+read on the profile with no stage goes through the audit sampler (`audit sample`, the
+shipped `[audit]`: the first 3 after trust, then 5%), and an audited one is a person's
+check that teaches as well:
 
     documents          later documents measured (a supplier's first one is not)
     suppliers          suppliers registered on the way
     matched            share of measured documents whose supplier was matched by a checked id
     straight_through   share finalized with no review stage of any kind and every printed
                        field right
-    review_rate        share given any review stage
+    review_rate        share given any review stage (the audit's included)
+    audit_rate         share sent to the audit stage
     fields_review_rate share given a `fields`/`triage` stage
     silent_wrong       present values that are wrong, in documents whose fields no person
                        checked
@@ -102,9 +108,14 @@ def _register(
 
 
 def _teach(
-    ref: DocumentRef, plan: list[list[int]], supplier_id: str, doc: Document, result: dict
+    ref: DocumentRef,
+    plan: list[list[int]],
+    supplier_id: str,
+    doc: Document,
+    result: dict,
+    audit: dict[str, Any] | None = None,
 ) -> None:
-    """The first document's review, its truth as the corrections, through the learn step."""
+    """A document's review, its truth as the corrections, through the learn step."""
     from docflow.pipeline.learn import learn_supplier
 
     # A field the truth file does not score is taken as the reviewer saw it (approved as read).
@@ -124,7 +135,19 @@ def _teach(
         "fields": fields,
         "profileFields": result.get("profileFields") or [],
     }
-    learn_supplier(ref, summary, plan)(BenchStep())
+    learn_supplier(ref, summary, plan, audit)(BenchStep())
+
+
+def _audited(ref: DocumentRef, result: dict[str, Any]) -> bool:
+    """The audit sampler's answer for a document read on a profile that no rule stopped
+    (the orchestrator's `audit_candidate` and the step body); its stage joins the route."""
+    from docflow.pipeline.audit import audit_candidate, sample_for_audit
+
+    if not audit_candidate(result, result["stages"]):
+        return False
+    stages = sample_for_audit(ref, result)(BenchStep())
+    result["stages"] = [*result["stages"], *stages]
+    return bool(stages)
 
 
 def _outcome(doc: Document, result: dict[str, Any]) -> dict[str, Any]:
@@ -171,7 +194,13 @@ def warm(
         who = " ".join(str(name).lower().split())
         if who in seen:
             matched = bool((result.get("supplier") or {}).get("certain"))
-            measured.append((_outcome(doc, result), _outcome(doc, cold_result), matched))
+            audited = _audited(ref, result)
+            outcome = _outcome(doc, result)
+            measured.append(({**outcome, "audited": audited}, _outcome(doc, cold_result), matched))
+            supplier_id = seen[who]
+            if supplier_id and matched and (outcome["reviewed"] or audited):
+                said = {"decidedBy": "bench", "decidedAt": ""} if audited else None
+                _teach(ref, plan, supplier_id, doc, result, said)
             continue
         supplier_id = _register(
             store, str(name), result, _issuer_ibans(ref, plan), doc.truth.get("currency")
@@ -192,8 +221,63 @@ def warm(
         "straight_through": share([_straight(w) for w, _c, _m in measured]),
         "review_rate": share([w["any_stage"] for w, _c, _m in measured]),
         "fields_review_rate": share([w["reviewed"] for w, _c, _m in measured]),
+        "audit_rate": share([w["audited"] for w, _c, _m in measured]),
         "silent_wrong": sum(w["wrong"] for w in no_review),
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
         "_details": [w for w, _c, _m in measured],
     }
+
+
+def warm_by_confirmations(
+    docs: list[Document],
+    bucket: str,
+    cold: list[dict[str, Any]],
+    reads: ReadCache | None,
+    counts: tuple[int, ...] = (1, 2),
+) -> dict[str, dict[str, Any]]:
+    """`warm` once per `[suppliers] min_confirmations` in `counts`, each from an empty
+    registry, on the shipped rules with that one number changed: {str(count): figures}."""
+    import os
+    import re
+    import tempfile
+    from pathlib import Path
+
+    from docflow import aws
+    from docflow.rules.model import DEFAULT_RULES
+    from docflow.runtime import use_runtime
+    from docflow.settings import load_settings
+
+    out: dict[str, dict[str, Any]] = {}
+    before = os.environ.get("DOCFLOW_RULES_PATH")
+    with tempfile.TemporaryDirectory() as folder:
+        for count in counts:
+            path = Path(folder) / f"rules-{count}.toml"
+            text = re.sub(
+                r"(?m)^min_confirmations = \S+$",
+                f"min_confirmations = {count}",
+                DEFAULT_RULES.read_text(),
+            )
+            path.write_text(text)
+            os.environ["DOCFLOW_RULES_PATH"] = str(path)
+            load_settings.cache_clear()
+            use_runtime(None)
+            _empty(aws.client("dynamodb"), load_settings().supplier_table)
+            out[str(count)] = warm(docs, bucket, cold, reads)
+    os.environ["DOCFLOW_RULES_PATH"] = before or ""
+    load_settings.cache_clear()
+    use_runtime(None)
+    return out
+
+
+def _empty(ddb: Any, table: str) -> None:
+    """Every supplier, claim and audit ledger gone (a Scan: the bench's own reset, never
+    the app's)."""
+    start: dict[str, Any] | None = None
+    while True:
+        page = ddb.scan(TableName=table, **({"ExclusiveStartKey": start} if start else {}))
+        for item in page.get("Items", []):
+            ddb.delete_item(TableName=table, Key={"pk": item["pk"]})
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            return

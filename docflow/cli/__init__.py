@@ -18,6 +18,8 @@
     docflow reviewers revoke-link URL    that one inbox link answers 403; nothing else changes
     docflow suppliers import FILE.csv | list | show ID | remove ID   the supplier registry
     docflow suppliers proposals | approve ID | reject ID   suppliers reviewers proposed
+    docflow audit                        what finalized unreviewed on learned profiles, what
+                                         the audit samples found, the share of wrong values
     docflow dashboard                    the local operators' page's URL
     docflow events [--follow]            the domain events a downstream system received
 
@@ -38,7 +40,15 @@ import sys
 import textwrap
 from typing import Any
 
-from docflow.cli import documents, piles, queries, reviewers, stack, suppliers, trace, versions
+from docflow.cli import (
+    documents,
+    piles,
+    queries,
+    stack,
+    trace,
+    versions,
+)
+from docflow.cli.control_commands import add_control_commands
 from docflow.cli.exits import (
     DOCUMENT_FAILED,
     INTERRUPTED,
@@ -149,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     _stack_commands(add)
     _document_commands(add)
     _query_commands(add)
-    _reviewer_commands(add)
+    add_control_commands(add)
     return parser
 
 
@@ -322,49 +332,6 @@ def _query_commands(add: Add) -> None:
         local=True,
     )
     p.add_argument("document", metavar="DOC", help=DOC_HELP)
-
-
-def _reviewer_commands(add: Add) -> None:
-    p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
-    p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
-    p = add(
-        "reviewers",
-        reviewers.cmd_reviewers,
-        "revoke a reviewer (their inbox and review links answer 403 from now on), or revoke "
-        "one inbox link (a forwarded one) and nothing else",
-    )
-    p.add_argument(
-        "action",
-        choices=["revoke", "revoke-link"],
-        help="revoke ADDRESS: the reviewer; revoke-link URL: one inbox link",
-    )
-    p.add_argument(
-        "target", metavar="ADDRESS|URL", help="the reviewer's address, or the inbox link (or token)"
-    )
-    p = add(
-        "suppliers",
-        suppliers.cmd_suppliers,
-        "the supplier registry, changed by operators only: import a CSV (every row checked "
-        "first; columns: id, name, aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, "
-        "iban, currency; `,` or `;` between cells, `;` between several values; UTF-8 or "
-        "Windows-1252), list, show (with its history) or remove a supplier; list the suppliers "
-        "reviewers proposed, approve one (not its own proposer) or reject it",
-        local=True,
-    )
-    p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="what to do")
-    p.add_argument("target", nargs="?", help="the CSV file (import), a supplier or proposal id")
-    p.add_argument(
-        "--by",
-        metavar="NAME",
-        help="who acts, for the history and the proposal (default: the IAM principal in AWS, "
-        "the OS user locally)",
-    )
-    p.add_argument("--reason", metavar="TEXT", help="reject: why")
-    p.add_argument(
-        "--replace",
-        action="store_true",
-        help="import: overwrite suppliers registered already (it prints what changes)",
-    )
 
 
 def main(argv: list[str] | None = None) -> int:

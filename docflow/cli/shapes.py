@@ -65,8 +65,10 @@ VERSIONS_SHAPE = (
 SUPPLIER = (
     '{"supplierId", "name", "aliases": [name], "ids": {kind: [value]} (kinds: vat, siret, '
     'siren, kvk, cnpj, cuit, gstin, abn, ein, iban), "currency": ISO 4217|null, "profile": '
-    '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed", '
-    '"misses", "suspended"}}, "runs": [run id]}, "profileVersion": int}'
+    '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed" '
+    '(agreeing reviews since the entry was learned or restored), "misses", "suspended", "since" '
+    '(the run id of the review that began that count)}}, "runs": [run id]}, "profileVersion": '
+    "int}"
 )
 PROPOSAL = (
     '{"proposalId", "name" (as printed on the page), "ids": {kind: [value]} (IBANs masked), '
@@ -89,6 +91,19 @@ SUPPLIER_SHAPES = {
     "(exit 2); no such proposal: null (exit 4)",
     "reject": '{"proposalId", "status": "rejected", "by"}; refused: {"error"} (exit 2)',
 }
+AUDIT_COUNTS = (
+    '"unreviewed": int (documents read on the profile that finalized with no person), '
+    '"unreviewedValues": int (their profile values), "sampled": int (documents sent to the '
+    'audit stage), "audited": int (audits approved), "valuesAudited": int (profile values '
+    'they checked), "misses": int (values the auditors corrected), "documentsWithMiss": int, '
+    '"wrongShare": {"share", "low", "high"} | null (misses / valuesAudited and its 95% '
+    'interval; null before any audit), "expectedWrongValues": {"share", "low", "high"} | null '
+    "(that share of unreviewedValues)"
+)
+AUDIT_SHAPE = (
+    '{"suppliers": [{"supplierId", "name": str|null, COUNTS}] by id, "overall": {COUNTS}, '
+    f'"confidence": 0.95, "method": "wilson"}}; COUNTS = {AUDIT_COUNTS}'
+)
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
     '"runner", "host", "review": URL, "stats": {"intakeInFlightPeak", '
@@ -190,6 +205,7 @@ JSON_SHAPES = {
     + SUPPLIER_SHAPES["approve"]
     + "; reject: "
     + SUPPLIER_SHAPES["reject"],
+    "audit": AUDIT_SHAPE,
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '

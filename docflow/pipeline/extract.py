@@ -86,13 +86,14 @@ def _consult_registry(
 ) -> Any:
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile."""
     table = runtime().settings.supplier_table
+    needed = runtime().rules.controls.min_confirmations
     try:
         store = SupplierStore(table) if table else None
-        return consult(store, pages, fields, names, evidence)
+        return consult(store, pages, fields, names, evidence, min_confirmations=needed)
     except Exception as exc:  # the registry unreachable: retried, then a person reads it
         if step.attempt < ATTEMPTS:
             raise
-        consulted = consult(None, pages, fields, names, evidence)
+        consulted = consult(None, pages, fields, names, evidence, min_confirmations=needed)
         consulted.checks.append(
             {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
         )

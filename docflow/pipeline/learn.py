@@ -5,12 +5,15 @@ issuer, under the name the page prints, with the checked ids the document prints
 (`suppliers.enrol`, `suppliers.proposals`). It writes no supplier: an operator approves it,
 and the approver must not be the proposer (issue 43). The summary gains `supplierProposed`.
 
-`learn supplier profile` runs after the review decisions and before finalize. It
+`learn supplier profile` runs after the review decisions and before finalize (after an
+approved fields review, or an approved audit: `docflow.suppliers.route.learning_due`). It
 locates each confirmed value on the pages (the words the read step stored in S3), takes the
 label before it, its region and its shape, and writes the profile by a conditional write on
 the profile's version (`SupplierStore.update_profile`): a step that runs twice learns once
 (the run id is remembered), and two reviews of one supplier racing both land. Each update
-appends a `profile` entry to the supplier's history, in the same transaction.
+appends a `profile` entry to the supplier's history, in the same transaction. After an
+audit it also records what the audit found in the supplier's audit ledger (each corrected
+profile field a miss, `docflow.suppliers.audit`).
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from docflow.extract.base import PageInput
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.ids import DocumentRef
+from docflow.pipeline.audit import audit_outcome
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime
 from docflow.storage import page_text_key
 from docflow.suppliers import history
 from docflow.suppliers import profile as profiles
+from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.enrol import propose_from_page
 from docflow.suppliers.store import SupplierStore
 
@@ -78,8 +83,13 @@ def propose_supplier(
 
 @durable_step
 def learn_supplier(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]]
+    step: StepContext,
+    doc: DocumentRef,
+    summary: dict[str, Any],
+    plan: list[list[int]],
+    audit: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """`audit`: who approved the document's audit stage (`route.audit_decision`), if any."""
     rt = runtime()
     rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
     supplier_id = str(summary["supplier"]["supplierId"])
@@ -118,9 +128,14 @@ def learn_supplier(
         "supplier profile learned",
         extra={"supplierId": supplier_id, "fields": fields, "outcomes": scored},
     )
-    return {
+    result = {
         "supplierId": supplier_id,
         "learned": sorted(k for k, v in learned.items() if v),
         "outcomes": scored,
         "profileVersion": after.profile_version if after else None,
     }
+    if audit is None:
+        return result  # as it always was
+    found = audit_outcome(doc, scored, audit)
+    AuditLedger(rt.settings.supplier_table).record(supplier_id, doc.run_id, found)
+    return {**result, "audit": {"fields": found["fields"], "misses": found["misses"]}}

@@ -88,10 +88,13 @@ def consult(
     fields: Mapping[str, dict[str, Any]],
     names: Sequence[str],
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    min_confirmations: int = 2,
 ) -> Consulted:
     """What the registry says about this page; `evidence`: the engine's evidence record per
     field (where each value was read), which decides whether a value the profile says this
-    supplier never prints was printed this time."""
+    supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
+    profile field needs before it gives a value (`[suppliers]` in the rules file)."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
     if not pages:
         return out
@@ -154,7 +157,7 @@ def consult(
         found["confidence"] = max(float(found.get("confidence", 0.0)), DEFAULT_CURRENCY)
     factors = {p.page: _ocr(p) for p in pages}
     out.shown["profileFields"] = _apply_profile(
-        out, layouts, supplier, names, factors, evidence or {}
+        out, layouts, supplier, names, factors, evidence or {}, min_confirmations
     )
     return out
 
@@ -227,8 +230,15 @@ def _apply_profile(
     names: Sequence[str],
     factors: Mapping[int, float],
     evidence: Mapping[str, Mapping[str, Any]],
+    min_confirmations: int,
 ) -> list[str]:
-    """Each profile field read where the profile says; the names of those it gave."""
+    """Each trusted profile field read where the profile says; the names of those it gave.
+
+    A field fewer reviews confirmed than `min_confirmations` gives nothing: no value, no
+    confidence (one review is one person's word, and what finalizes on it is seen by no one).
+    It may still doubt: a rules reading it disagrees with, or one where it says the supplier
+    prints none, goes to a person as with a trusted one (the rules' reading alone let a wrong
+    value through on the real set, bench/README.md)."""
     read: list[str] = []
     reconciled = _reconciled(out.fields)
     for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
@@ -281,6 +291,8 @@ def _apply_profile(
                 }
             )
             continue
+        if not profiles.trusted(entry, min_confirmations):
+            continue  # agreeing, or alone: an untrusted entry adds no confidence
         confidence = _profile_confidence(name, found, factors, agreed=generic is not None)
         if generic:
             confidence = max(confidence, float(generic.get("confidence", 0)))

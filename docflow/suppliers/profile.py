@@ -243,6 +243,25 @@ def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Locate
     return None
 
 
+def agrees(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Two entries read a field the same way: after the same label, on the same page, of the
+    same shape (or both say the supplier prints none). The region may move a little."""
+    if bool(old.get("absent")) or bool(new.get("absent")):
+        return bool(old.get("absent")) and bool(new.get("absent"))
+    return (
+        str(old.get("label")) == str(new.get("label"))
+        and str(old.get("shape")) == str(new.get("shape"))
+        and int(old.get("page", 1)) == int(new.get("page", 1))
+    )
+
+
+def trusted(entry: Mapping[str, Any], min_confirmations: int) -> bool:
+    """The entry may give a value (its read fills one or raises a confidence): not
+    suspended, and confirmed by `min_confirmations` agreeing reviews. With fewer it gives
+    nothing; it may still doubt a rules reading it disagrees with (docflow.suppliers.hook)."""
+    return not entry.get("suspended") and int(entry.get("confirmed", 0)) >= min_confirmations
+
+
 def updated(
     profile: Mapping[str, Any],
     run_id: str,
@@ -253,8 +272,14 @@ def updated(
 
     `learned`: field -> the entry the confirmed value gives (None: not located).
     `outcomes`: field -> "hit" (the profile read the confirmed value), "miss" (it read a value
-    the reviewer corrected), or "" (the profile did not read it). Two misses suspend an
-    entry; a person confirming the field while it is suspended restores it.
+    the reviewer corrected), or "" (the profile did not read it).
+
+    `confirmed` counts the agreeing reviews (`agrees`) since the entry was last replaced or
+    restored; a review that locates the field elsewhere, or in another shape, starts the count
+    again at 1, and `since` (that review's run id) names the new streak, from which the audit
+    counts "the first documents after it became trusted". A miss confirms nothing. Two misses
+    suspend an entry; a person confirming the field while it is suspended restores it, with
+    its count started again.
     """
     runs = list(profile.get("runs", []))
     if run_id in runs:
@@ -262,20 +287,27 @@ def updated(
     fields: dict[str, Any] = {k: dict(v) for k, v in (profile.get("fields") or {}).items()}
     for name, entry in learned.items():
         old = fields.get(name, {})
-        outcome = outcomes.get(name, "")
-        misses = int(old.get("misses", 0)) + (1 if outcome == "miss" else 0)
+        miss = outcomes.get(name, "") == "miss"
+        misses = int(old.get("misses", 0)) + (1 if miss else 0)
         suspended = bool(old.get("suspended")) or misses >= MAX_MISSES
-        if old.get("suspended") and outcome != "miss":
+        restored = bool(old.get("suspended")) and not miss
+        if restored:
             suspended, misses = False, 0  # a person confirmed the field again
         base = entry or {
             k: old[k] for k in ("label", "region", "page", "shape", "absent") if k in old
         }
         if not base:
             continue
+        if old and not restored and (entry is None or agrees(old, entry)):
+            confirmed = int(old.get("confirmed", 0)) + (0 if miss else 1)
+            since = str(old.get("since", ""))
+        else:
+            confirmed, since = 1, run_id
         fields[name] = {
             **base,
-            "confirmed": int(old.get("confirmed", 0)) + 1,
+            "confirmed": confirmed,
             "misses": misses,
             "suspended": suspended,
+            "since": since,
         }
     return {"fields": fields, "runs": [*runs, run_id][-KEEP_RUNS:]}

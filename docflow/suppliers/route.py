@@ -7,8 +7,12 @@
 - `bank_details_stage`: the extract step's bank-details check (`bank.py`) holds the invoice
   at the `[suppliers] bank_details_stage` when a payee IBAN is not the supplier's, or when no
   registered supplier issued it and the rules say `unknown_payee = "hold"`.
-- `learning_due`: an approved `fields` review of a supplier matched by a checked id or IBAN
-  teaches that supplier's profile (the step `learn supplier profile`).
+- `learning_due`: an approved `fields` review (or `audit`) of a supplier matched by a
+  checked id or IBAN teaches that supplier's profile (the step `learn supplier profile`),
+  unless the review changed who is paid: a corrected vendor name or IBAN, or a bank-details
+  stage on the route (what a person confirmed there is another supplier's, or an account
+  nobody registered, not this supplier's layout).
+- `audit_decision`: an approved audit stage, and who approved it.
 """
 
 from __future__ import annotations
@@ -38,16 +42,54 @@ def issuer_iban_privacy(
     return [held["stage"]]
 
 
+BANK_DETAILS = "bank-details"  # the bank-details stage's `because` (and its shipped name)
+AUDIT = "audit"  # the audit stage's `because` (docflow.pipeline.audit)
+TEACHING = ("fields", AUDIT)  # the stages whose approval confirms every value shown
+
+
+def changed_payee(summary: dict[str, Any], stages: Sequence[dict[str, Any]]) -> bool:
+    """The review changed who the invoice is from or who is paid, or passed a bank check."""
+    if any(BANK_DETAILS in (s.get("because"), s.get("name")) for s in stages):
+        return True
+    for name, f in (summary.get("fields") or {}).items():
+        if name != "vendor_name" and "iban" not in name:
+            continue
+        if "correctedBy" in f and str(f.get("original")) != str(f.get("value")):
+            return True
+    return False
+
+
+def _approved(
+    stages: Sequence[dict[str, Any]], decided: Sequence[dict[str, Any]], because: Sequence[str]
+) -> list[dict[str, Any]]:
+    names = {s["name"] for s in stages if s.get("because") in because}
+    return [d for d in decided if d.get("stageName") in names and d.get("decision") == APPROVED]
+
+
 def learning_due(
     summary: dict[str, Any], stages: Sequence[dict[str, Any]], decided: Sequence[dict[str, Any]]
 ) -> bool:
     supplier = summary.get("supplier") or {}
     if not supplier.get("certain") or not summary.get("fields"):
         return False
-    fields_stages = {s["name"] for s in stages if s.get("because") == "fields"}
-    return any(
-        d.get("stageName") in fields_stages and d.get("decision") == APPROVED for d in decided
-    )
+    if changed_payee(summary, stages):
+        return False
+    return bool(_approved(stages, decided, TEACHING))
+
+
+def audit_decision(
+    stages: Sequence[dict[str, Any]], decided: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """An approved audit stage: {"decidedBy": the reviewer, "decidedAt"}; None when there
+    was none."""
+    approved = _approved(stages, decided, (AUDIT,))
+    if not approved:
+        return None
+    last = approved[-1]
+    return {
+        "decidedBy": str(last.get("reviewer") or ""),
+        "decidedAt": str(last.get("decidedAt") or ""),
+    }
 
 
 def bank_details_stage(

@@ -11,7 +11,17 @@ import sys
 
 from docflow.cli import build_parser
 
-QUERY_COMMANDS = {"pending", "failed", "stuck", "show", "reprocess", "jobs", "trace", "suppliers"}
+QUERY_COMMANDS = {
+    "pending",
+    "failed",
+    "stuck",
+    "show",
+    "reprocess",
+    "jobs",
+    "trace",
+    "suppliers",
+    "audit",
+}
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:

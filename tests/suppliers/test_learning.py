@@ -1,16 +1,20 @@
-"""Issue 28 parts 2 and 3 through the real handler (durable testing runner, moto, the shipped
-rules): a made-up supplier whose invoice-number label the rules do not know. Its first invoice
-waits for a person, who types the number; the profile learned from that review reads the
-second invoice, which finalizes with no review and the right number; a third with the number
-moved waits again. A checked VAT id names the supplier over a wrong printed name; an IBAN one
+"""Issue 28 parts 2 and 3, and issue 43 item 3, through the real handler (durable testing
+runner, moto, the shipped rules): a made-up supplier whose invoice-number label the rules do
+not know. Its first two invoices wait for a person, who types the number: one review does not
+make the profile trusted, two agreeing ones do; the third is read on the profile and, one of
+the first after the field became trusted, audited; a fourth with the number moved waits
+again. Two audit corrections suspend the field; a review that renamed the vendor teaches
+nothing. A checked VAT id names the supplier over a wrong printed name; an IBAN one
 digit off matches nothing."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from docflow.settings import load_settings
+from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.csv_import import import_suppliers
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
 from tests.support.aws import Stack
@@ -22,17 +26,18 @@ REGISTRY = (
 )
 
 
-def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
+def test_one_review_does_not_make_a_profile_trusted_two_do(
     stack: Stack, shipped_rules: None
 ) -> None:
     import_suppliers(registry(), REGISTRY)
-    number = "E2026000000017"
     correct = {"approved": True, "reviewer": "ap@example.com"}
+
+    def typed(number: str) -> dict[str, Any]:
+        return {**correct, "corrections": {"invoice_number": number}}
+
+    number = "E2026000000017"
     first, waited, ran = run_reviewed(
-        stack,
-        blauwal_invoice(number),
-        "in/first.pdf",
-        [{**correct, "corrections": {"invoice_number": number}}],
+        stack, blauwal_invoice(number), "in/first.pdf", [typed(number)]
     )
     assert [w["stageName"] for w in waited] == ["fields"]
     assert ("invoice_number", "missing") in {
@@ -45,21 +50,94 @@ def test_a_supplier_learned_from_one_review_goes_straight_through_next_time(
     assert learned is not None
     entry = learned.profile["fields"]["invoice_number"]
     assert entry["label"] == "Belegkennung" and entry["shape"] == r"E\d{13}"
+    assert entry["confirmed"] == 1
 
-    second, waited, ran = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/second.pdf")
-    assert waited == [] and second["status"] == "finalized"
-    assert second["fields"]["invoice_number"]["value"] == "E2026000000018"
-    assert second["fields"]["invoice_number"]["source"] == "profile"
-    assert "invoice_number" in second["profileFields"]
-    # No review, nothing to learn: the step is not there.
-    names = {op.name for op in ran.get_all_operations()}
-    assert "learn supplier profile" not in names
-
-    third, waited, _ = run_reviewed(
-        stack, blauwal_invoice("E2026000000019", moved=True), "in/third.pdf", [correct]
+    # One review is one person's word: the profile decides nothing, a person reads it again.
+    number = "E2026000000018"
+    second, waited, _ = run_reviewed(
+        stack, blauwal_invoice(number), "in/second.pdf", [typed(number)]
     )
     assert [w["stageName"] for w in waited] == ["fields"]
-    assert "source" not in (third["fields"].get("invoice_number") or {})
+    assert ("invoice_number", "missing") in {
+        (c["field"], c["code"]) for c in waited[0]["fieldChecks"]
+    }
+    assert not second.get("profileFields")
+    again = registry().get("blauwal")
+    assert again is not None and again.profile["fields"]["invoice_number"]["confirmed"] == 2
+
+    # Two agreeing reviews: the profile reads the next one, which no rule sends to a person;
+    # as one of the first after the field became trusted, the audit samples it.
+    third, waited, ran = run_reviewed(
+        stack, blauwal_invoice("E2026000000019"), "in/third.pdf", [correct]
+    )
+    assert [w["stageName"] for w in waited] == ["audit"]
+    assert third["status"] == "finalized"
+    assert third["fields"]["invoice_number"]["value"] == "E2026000000019"
+    assert third["fields"]["invoice_number"]["source"] == "profile"
+    assert "invoice_number" in third["profileFields"]
+    assert ran.get_step("audit sample") is not None
+    ledger = AuditLedger(load_settings().supplier_table).get("blauwal")
+    assert (ledger["sampled"], ledger["audited"], ledger["misses"]) == (1, 1, 0)
+    assert ledger["outcomes"][0]["decidedBy"] == "ap@example.com"
+
+    # The number moved: the profile does not read it, and a person does.
+    fourth, waited, _ = run_reviewed(
+        stack, blauwal_invoice("E2026000000020", moved=True), "in/fourth.pdf", [correct]
+    )
+    assert [w["stageName"] for w in waited] == ["fields"]
+    assert "source" not in (fourth["fields"].get("invoice_number") or {})
+
+
+def test_two_audit_corrections_suspend_the_profile_field(
+    stack: Stack, use_rules: Callable[..., None]
+) -> None:
+    """One review trusts the field here (the rule's own test is above); every document read
+    on it is audited. The auditor corrects the value the profile read twice: two misses."""
+    use_rules(min_confirmations=1, first=5, rate=0.0)
+    import_suppliers(registry(), REGISTRY)
+    number = "E2026000000017"
+    correct = {"approved": True, "reviewer": "ap@example.com"}
+    typed = {**correct, "corrections": {"invoice_number": number}}
+    run_reviewed(stack, blauwal_invoice(number), "in/first.pdf", [typed])
+    for index, printed in enumerate(("E2026000000018", "E2026000000019")):
+        fixed = {**correct, "reviewer": "controller@example.com"}
+        fixed["corrections"] = {"invoice_number": f"E20260000009{index}0"}
+        out, waited, _ = run_reviewed(stack, blauwal_invoice(printed), f"in/a{index}.pdf", [fixed])
+        assert [w["stageName"] for w in waited] == ["audit"]
+        assert out["fields"]["invoice_number"]["original"] == printed
+        entry = (registry().get("blauwal") or _gone()).profile["fields"]["invoice_number"]
+        assert (entry["misses"], entry["suspended"]) == (index + 1, index == 1)
+    ledger = AuditLedger(load_settings().supplier_table).get("blauwal")
+    assert (ledger["audited"], ledger["misses"], ledger["documentsWithMiss"]) == (2, 2, 2)
+    assert [o["misses"] for o in ledger["outcomes"]] == [["invoice_number"]] * 2
+    assert {o["decidedBy"] for o in ledger["outcomes"]} == {"controller@example.com"}
+    # Suspended: the profile reads nothing, a person reads the number.
+    _, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000021"), "in/after.pdf", [correct])
+    assert [w["stageName"] for w in waited] == ["fields"]
+
+
+def test_a_review_that_corrected_the_vendor_teaches_nothing(
+    stack: Stack, shipped_rules: None
+) -> None:
+    import_suppliers(registry(), REGISTRY)
+    number = "E2026000000017"
+    answer = {
+        "approved": True,
+        "reviewer": "ap@example.com",
+        "corrections": {"invoice_number": number, "vendor_name": "Evil Trading Ltd"},
+    }
+    out, waited, ran = run_reviewed(stack, blauwal_invoice(number), "in/renamed.pdf", [answer])
+    assert [w["stageName"] for w in waited] == ["fields"] and out["status"] == "finalized"
+    assert out["fields"]["vendor_name"]["value"] == "Evil Trading Ltd"
+    assert {op.name for op in ran.get_all_operations()} >= {"finalize"}
+    assert ran.get_step("finalize") is not None
+    assert "learn supplier profile" not in {op.name for op in ran.get_all_operations()}
+    kept = registry().get("blauwal")
+    assert kept is not None and kept.profile.get("fields") in (None, {})
+
+
+def _gone() -> Any:
+    raise AssertionError("the supplier is gone")
 
 
 def test_a_checked_vat_id_never_replaces_the_printed_name(

@@ -4,6 +4,8 @@ rules disagreeing sends the field to a person (moto for the registry)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from docflow.extract.base import PageInput
 from docflow.extract.layout import from_text
 from docflow.settings import load_settings
@@ -19,6 +21,12 @@ USt-IdNr.: {BLAUWAL_VAT}
 RECHNUNG
 Belegkennung: E2026000000017
 Gesamtbetrag: 1.190,00 EUR"""
+
+
+def trusted(entry: dict[str, Any] | None) -> dict[str, Any]:
+    """An entry two agreeing reviews confirmed (the shipped rules' min_confirmations)."""
+    assert entry is not None
+    return {**entry, "confirmed": 2}
 
 
 def test_shapes_keep_the_prefix_and_count_the_rest() -> None:
@@ -62,7 +70,7 @@ def test_a_profile_and_the_rules_disagreeing_goes_to_a_person(stack: Stack) -> N
     store = SupplierStore(load_settings().supplier_table)
     import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
     entry = profile.learn_entry([from_text(1, PAGE)], "invoice_number", "E2026000000017")
-    store.update_profile("blauwal", lambda p: {"fields": {"invoice_number": entry}})
+    store.update_profile("blauwal", lambda p: {"fields": {"invoice_number": trusted(entry)}})
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     rules_read = {"invoice_number": {"value": "RE-1", "confidence": 0.95, "page": 1, "box": None}}
     out = consult(store, [page], rules_read, ["invoice_number", "vendor_name"])
@@ -93,7 +101,7 @@ def test_an_amount_from_the_profile_alone_is_not_taken(stack: Stack) -> None:
     entry = profile.learn_entry([from_text(1, PAGE)], "total_amount", "1190.00")
     assert entry is not None and entry["label"] == "Gesamtbetrag"
     assert entry["shape"] == "amount,2"  # a decimal comma and two places, as printed
-    store.update_profile("blauwal", lambda p: {"fields": {"total_amount": entry}})
+    store.update_profile("blauwal", lambda p: {"fields": {"total_amount": trusted(entry)}})
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     alone = consult(store, [page], {}, ["total_amount"])
     assert "total_amount" not in alone.fields

@@ -17,10 +17,13 @@ from docflow.local.tools.uploads import put_document
 from docflow.settings import load_settings
 from docflow.suppliers.store import SupplierStore
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
+from tests.suppliers.rules import trust_after_one
 from tests.support.browser import launch
 from tests.support.live_stack import wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack()]
+# One review trusts the profile and nothing is audited here: what this drives is the page and
+# the reading (the controls: tests/suppliers/test_learning.py).
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack(rules=trust_after_one)]
 
 
 def test_the_second_invoice_of_a_learned_supplier_needs_nobody(

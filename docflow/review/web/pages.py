@@ -164,6 +164,11 @@ def _place_boxes(
 def _why(because: str, doc_type: str, findings: list[str]) -> str:
     if because == "fields":
         return "a key field needs a person's check (see Key fields)"
+    if because == "audit":
+        return (
+            "a sample of documents read from a supplier's learned profile: check every value "
+            "(a correction here counts against the profile)"
+        )
     if because == "type":
         return f"every document of type {doc_type} goes here"
     if because == "sensitive":

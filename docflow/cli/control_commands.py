@@ -1,0 +1,63 @@
+"""The commands of the people who decide what gets paid, as `docflow`'s parser adds them:
+`inbox` and `reviewers` (the review desk's people), `suppliers` (the supplier master, four
+eyes) and `audit` (what finalized unreviewed on learned profiles). Kept apart from
+`docflow.cli`'s parser so each holds one kind of command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docflow.cli import audit, reviewers, suppliers
+
+Add = Any  # add(name, fn, help, local=False) -> the command's parser
+
+
+def add_control_commands(add: Add) -> None:
+    p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
+    p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
+    p = add(
+        "reviewers",
+        reviewers.cmd_reviewers,
+        "revoke a reviewer (their inbox and review links answer 403 from now on), or revoke "
+        "one inbox link (a forwarded one) and nothing else",
+    )
+    p.add_argument(
+        "action",
+        choices=["revoke", "revoke-link"],
+        help="revoke ADDRESS: the reviewer; revoke-link URL: one inbox link",
+    )
+    p.add_argument(
+        "target", metavar="ADDRESS|URL", help="the reviewer's address, or the inbox link (or token)"
+    )
+    p = add(
+        "suppliers",
+        suppliers.cmd_suppliers,
+        "the supplier registry, changed by operators only: import a CSV (every row checked "
+        "first; columns: id, name, aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, "
+        "iban, currency; `,` or `;` between cells, `;` between several values; UTF-8 or "
+        "Windows-1252), list, show (with its history) or remove a supplier; list the suppliers "
+        "reviewers proposed, approve one (not its own proposer) or reject it",
+        local=True,
+    )
+    p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="what to do")
+    p.add_argument("target", nargs="?", help="the CSV file (import), a supplier or proposal id")
+    p.add_argument(
+        "--by",
+        metavar="NAME",
+        help="who acts, for the history and the proposal (default: the IAM principal in AWS, "
+        "the OS user locally)",
+    )
+    p.add_argument("--reason", metavar="TEXT", help="reject: why")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="import: overwrite suppliers registered already (it prints what changes)",
+    )
+    add(
+        "audit",
+        audit.cmd_audit,
+        "per supplier and overall: documents finalized with no person on a learned profile, "
+        "the audit stage's samples, the misses they found, and the estimated share of wrong "
+        "values among the unreviewed with its Wilson interval at 0.95 confidence",
+        local=True,
+    )

@@ -1,0 +1,238 @@
+"""The audit of learned profiles: which documents read on a profile a person checks anyway,
+and the ledger that counts what went through unreviewed and what the audits found.
+
+A document that would finalize with no person, some of its fields read on its supplier's
+profile, is sampled (`sample_reason`): the first `first` documents after a field became
+trusted (per field, counted from the review that started the field's agreeing streak, its
+`since`), then a share `rate` of the rest, by a hash of the document id (the same document
+gets the same answer on every run and replay). Sampled documents wait at the audit stage.
+
+The ledger is one item per supplier in the registry's table, beside the supplier:
+
+    pk = AUDIT#<supplierId>   listing = "AUDIT", listedAt = supplierId (the sparse
+                              `by-listing` index `docflow audit` queries, never a Scan)
+      fields      {field: {"since", "count"}}  documents read on the field in its streak
+      unreviewed, unreviewedValues     documents (and profile values) that went through
+      sampled     documents sent to the audit stage
+      audited, valuesAudited, misses, documentsWithMiss   what approved audits found
+      outcomes    the last audits: documentId, fields, misses, decidedBy, at
+      runs, audits   run ids already counted (a step that runs twice counts once)
+
+Every change is a conditional write on the item's `version`; a writer that lost a race reads
+again and reapplies, so concurrent runs of one supplier all count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from docflow.dynamo import ConditionFailed, Table, from_ddb, to_ddb
+
+LISTING = "AUDIT"
+LISTING_INDEX = "by-listing"
+ATTEMPTS = 8
+KEEP = 100  # run ids remembered per list
+KEEP_OUTCOMES = 50
+FIRST, RATE = "first", "rate"
+COUNTS = (
+    "unreviewed",
+    "unreviewedValues",
+    "sampled",
+    "audited",
+    "valuesAudited",
+    "misses",
+    "documentsWithMiss",
+)
+
+
+def audit_pk(supplier_id: str) -> str:
+    return f"AUDIT#{supplier_id}"
+
+
+def by_rate(document_id: str, rate: float) -> bool:
+    """Deterministic by document id: the first 8 bytes of its SHA-256, mod 10000, below
+    rate * 10000 (a share known to a hundredth of a percent)."""
+    bucket = int.from_bytes(hashlib.sha256(document_id.encode()).digest()[:8], "big") % 10000
+    return bucket < round(rate * 10000)
+
+
+def sample_reason(counts: Mapping[str, int], document_id: str, first: int, rate: float) -> str:
+    """`first` when a field this document was read on has fewer than `first` documents in
+    its trusted streak before this one, `rate` when the hash samples it, else ""."""
+    if any(n < first for n in counts.values()):
+        return FIRST
+    return RATE if by_rate(document_id, rate) else ""
+
+
+def with_sample(
+    ledger: Mapping[str, Any],
+    run_id: str,
+    document_id: str,
+    epochs: Mapping[str, str],
+    first: int,
+    rate: float,
+) -> tuple[dict[str, Any] | None, str]:
+    """The ledger after one document read on the profile (None when this run was counted
+    already), and whether it is audited (`sample_reason`; a repeat answers as the first
+    time did). `epochs`: field -> the `since` of its profile entry."""
+    for seen in ledger.get("runs") or []:
+        if seen.get("run") == run_id:
+            return None, str(seen.get("audit", ""))
+    fields = {k: dict(v) for k, v in (ledger.get("fields") or {}).items()}
+    counts: dict[str, int] = {}
+    for name, since in epochs.items():
+        old = fields.get(name) or {}
+        counts[name] = int(old.get("count", 0)) if old.get("since") == since else 0
+        fields[name] = {"since": since, "count": counts[name] + 1}
+    why = sample_reason(counts, document_id, first, rate)
+    new = _counts(ledger)
+    if why:
+        new["sampled"] += 1
+    else:
+        new["unreviewed"] += 1
+        new["unreviewedValues"] += len(epochs)
+    runs = [*(ledger.get("runs") or []), {"run": run_id, "audit": why}][-KEEP:]
+    return {**dict(ledger), **new, "fields": fields, "runs": runs}, why
+
+
+def with_outcome(
+    ledger: Mapping[str, Any], run_id: str, outcome: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The ledger after an approved audit; `outcome`: documentId, fields (audited), misses
+    (the fields the auditor corrected), decidedBy, at. None when counted already."""
+    audits = list(ledger.get("audits") or [])
+    if run_id in audits:
+        return None
+    new = _counts(ledger)
+    new["audited"] += 1
+    new["valuesAudited"] += len(outcome["fields"])
+    new["misses"] += len(outcome["misses"])
+    new["documentsWithMiss"] += 1 if outcome["misses"] else 0
+    kept = [*(ledger.get("outcomes") or []), dict(outcome)][-KEEP_OUTCOMES:]
+    return {**dict(ledger), **new, "outcomes": kept, "audits": [*audits, run_id][-KEEP:]}
+
+
+def _counts(ledger: Mapping[str, Any]) -> dict[str, int]:
+    return {k: int(ledger.get(k, 0)) for k in COUNTS}
+
+
+class AuditLedger:
+    """The ledger items in the supplier table (`SupplierStore`'s table)."""
+
+    def __init__(self, table: str, ddb: Any = None) -> None:
+        self.table = Table(table, ddb)
+
+    def get(self, supplier_id: str) -> dict[str, Any]:
+        return self.table.get({"pk": audit_pk(supplier_id)}) or {}
+
+    def change(
+        self, supplier_id: str, apply: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> dict[str, Any]:
+        """Apply `apply` (old ledger -> new, or None for no change) by a conditional write on
+        `version`; the ledger after it."""
+        for _ in range(ATTEMPTS):
+            old = self.get(supplier_id)
+            new = apply(old)
+            if new is None:
+                return old
+            version = int(old.get("version", 0))
+            item = {
+                **{k: v for k, v in new.items() if k != "pk" and v is not None},
+                "supplierId": supplier_id,
+                "listing": LISTING,
+                "listedAt": supplier_id,
+                "version": version + 1,
+            }
+            # An update, not a put: the functions update registry items, they never put one
+            # whole (least privilege in template.yaml).
+            names = {f"#a{i}": k for i, k in enumerate(item)}
+            sets = ", ".join(f"#a{i} = :a{i}" for i in range(len(item)))
+            values = {f":a{i}": v for i, v in enumerate(item.values())}
+            try:
+                self.table.update(
+                    {"pk": audit_pk(supplier_id)},
+                    f"SET {sets}",
+                    condition="attribute_not_exists(pk) OR #a_version = :was",
+                    names={**names, "#a_version": "version"},
+                    values={**values, ":was": version},
+                )
+            except ConditionFailed:
+                continue  # another run's count landed first: read it and count again
+            return {**item, "pk": audit_pk(supplier_id)}
+        raise RuntimeError(f"supplier {supplier_id}: audit ledger kept changing")
+
+    def sample(
+        self,
+        supplier_id: str,
+        run_id: str,
+        document_id: str,
+        epochs: Mapping[str, str],
+        first: int,
+        rate: float,
+    ) -> str:
+        """Count one document read on the profile; whether it is audited (`sample_reason`)."""
+        answer: list[str] = []
+
+        def apply(old: dict[str, Any]) -> dict[str, Any] | None:
+            new, why = with_sample(old, run_id, document_id, epochs, first, rate)
+            answer[:] = [why]
+            return new
+
+        self.change(supplier_id, apply)
+        return answer[0]
+
+    def record(self, supplier_id: str, run_id: str, outcome: Mapping[str, Any]) -> None:
+        self.change(supplier_id, lambda old: with_outcome(old, run_id, outcome))
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every supplier's ledger (a Query on the sparse index, never a Scan)."""
+        out: list[dict[str, Any]] = []
+        args: dict[str, Any] = {
+            "TableName": self.table.name,
+            "IndexName": LISTING_INDEX,
+            "KeyConditionExpression": "listing = :l",
+            "ExpressionAttributeValues": to_ddb({":l": LISTING}),
+        }
+        while True:
+            page = self.table.client.query(**args)
+            out.extend(from_ddb(i) for i in page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                return out
+            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def estimate(misses: int, values: int) -> dict[str, float] | None:
+    """The share of wrong values, and its 95% interval (Wilson's, statsmodels'
+    `proportion_confint`); None with nothing audited. Imported here only: the functions
+    never call it, the CLI and the benchmark do."""
+    if values <= 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(misses, values, alpha=0.05, method="wilson")
+    return {"share": misses / values, "low": float(low), "high": float(high)}
+
+
+def summarize(ledger: Mapping[str, Any]) -> dict[str, Any]:
+    """One supplier's (or all suppliers') counts, the estimated share of wrong values among
+    those that went through unreviewed, and the wrong values that share implies."""
+    counts = _counts(ledger)
+    share = estimate(counts["misses"], counts["valuesAudited"])
+    expected = None
+    if share is not None:
+        n = counts["unreviewedValues"]
+        expected = {k: round(v * n, 2) for k, v in share.items()}
+    return {**counts, "wrongShare": share, "expectedWrongValues": expected}
+
+
+def report(ledgers: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> dict[str, Any]:
+    """`docflow audit --json`: per supplier (by id) and overall."""
+    suppliers = []
+    for lg in sorted(ledgers, key=lambda lg: str(lg["supplierId"])):
+        sid = str(lg["supplierId"])
+        suppliers.append({"supplierId": sid, "name": names.get(sid), **summarize(lg)})
+    total = {k: sum(int(lg.get(k, 0)) for lg in ledgers) for k in COUNTS}
+    overall = summarize(total)
+    return {"suppliers": suppliers, "overall": overall, "confidence": 0.95, "method": "wilson"}

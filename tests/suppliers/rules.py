@@ -1,0 +1,28 @@
+"""The shipped rules file with its payment controls turned: for a test about something else
+than earned trust (one review trusts a profile, nothing is audited), or about the audit itself
+(every document read on a profile audited)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docflow.rules.model import DEFAULT_RULES
+
+
+def controls_rules(
+    folder: Path, *, min_confirmations: int = 2, first: int = 3, rate: float = 0.05
+) -> Path:
+    """The shipped rules with `[suppliers] min_confirmations` and `[audit] first`, `rate`."""
+    text = DEFAULT_RULES.read_text()
+    for key, value in (("min_confirmations", min_confirmations), ("first", first), ("rate", rate)):
+        text, n = re.subn(rf"(?m)^{key} = \S+$", f"{key} = {value}", text)
+        assert n == 1, key  # the shipped file says each once
+    path = folder / "controls-rules.toml"
+    path.write_text(text)
+    return path
+
+
+def trust_after_one(folder: Path) -> Path:
+    """One review trusts a profile field, and nothing is audited (today's tests of reading)."""
+    return controls_rules(folder, min_confirmations=1, first=0, rate=0.0)
