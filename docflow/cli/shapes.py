@@ -53,8 +53,9 @@ JOBS_JSON = (
 )
 DEPLOY_SHAPE = (
     '{"version": int, "source": folder, "digest": sha256 of the code, "publishedAt", '
-    '"live": true}; a refused deploy prints `docflow: ...` on stderr, exits 2, and live '
-    "stays where it was"
+    '"live": true, "unchanged": bool} (unchanged: live already ran this code, nothing was '
+    "published, the fields are live's version); a refused deploy prints `docflow: ...` on "
+    "stderr, exits 2, and live stays where it was"
 )
 VERSIONS_SHAPE = (
     '[{"version": int, "live": bool, "openExecutions": int|null (null: the local stack is '
