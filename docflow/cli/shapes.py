@@ -44,7 +44,10 @@ BACKFILL_JSON = (
     '"documents": [the rows of `run`], "jobs": [JOB + "documents": int (this pile\'s '
     'documents in it)], "onDemand": {reason: int} (documents enriched on-demand, by why: '
     '"below-batch-minimum", "pool-timeout", "record-error", "invalid-answer", "job-expired", '
-    '"job-failed", "job-stopped", "batch-wait-ended")}; JOB as in `jobs`'
+    '"job-failed", "job-stopped", "batch-wait-ended"), "cost": [{"mode": "batch"|"on-demand", '
+    '"engine": "bedrock"|"rules", "documents": int, "usd", "bedrockUsd", "bedrockOnDemandUsd": '
+    "what the same tokens cost on demand through Bedrock}] (the pile's cost by how its "
+    "documents were enriched)}; JOB as in `jobs`"
 )
 JOBS_JSON = (
     '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
