@@ -3,6 +3,7 @@ docs/cli.md. A change here is a change for every script that reads the output.""
 
 from typing import Any
 
+from docflow.ids import name_of
 from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
 
 OTEL_SHAPE = (
@@ -14,7 +15,8 @@ OTEL_SHAPE = (
     '"events": [{"name", "at", "attributes"}], "links": [{"traceId", "spanId"}]}'
 )
 LIST_ITEM = (
-    '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
+    '{"documentId", "version", "key", "name": what a person calls it (a packet\'s part: '
+    '"post.pdf, pages 2\u20133"), "status", "stage", "pendingSince", "updatedAt", '
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
     '"functionVersion"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
@@ -27,6 +29,7 @@ def list_item(i: dict[str, Any]) -> dict[str, Any]:
         "documentId": i.get("documentId"),
         "version": i.get("version"),
         "key": i.get("key"),
+        "name": name_of(i),
         "status": i.get("status"),
         "stage": i.get("stageName"),
         "pendingSince": i.get("pendingSince"),

@@ -76,6 +76,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "parentId": str,
     "parentRunId": str,
     "parentPages": list,
+    "parentKey": str,  # the packet's key: a part is named after its file (docflow.ids)
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 

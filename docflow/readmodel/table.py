@@ -50,6 +50,7 @@ CHILD_FIELDS = (
     "docType",
     "reason",
     "parentPages",
+    "parentKey",
     "runId",
     "updatedAt",
 )
