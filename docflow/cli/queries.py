@@ -183,10 +183,9 @@ def status_label(report: dict[str, Any]) -> str:
 
 
 def stage_label(report: dict[str, Any]) -> str:
-    """A history row's stage: a review stage by its name (`legal`), not its slot
-    (`review-0`)."""
-    name = (report.get("payload") or {}).get("stageName")
-    return str(name) if name else str(report.get("stage", ""))
+    from docflow.readmodel.schema import stage_label as label
+
+    return label(report)
 
 
 def why(state: dict[str, Any]) -> list[str]:

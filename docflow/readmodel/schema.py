@@ -194,6 +194,13 @@ def _check_payload(payload: Any) -> None:
         raise ReportError("payload", "must not carry a review link or token")
 
 
+def stage_label(report: dict[str, Any]) -> str:
+    """A history row's stage as people read it: a review stage by its name (`legal`), not its
+    slot (`review-0`). `docflow show` and the dashboard's document page both print it."""
+    name = (report.get("payload") or {}).get("stageName")
+    return str(name) if name else str(report.get("stage", ""))
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
