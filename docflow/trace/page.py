@@ -85,7 +85,9 @@ def page(model: Any, document_id: str, version: str | None = None) -> str:
 
 
 def _row(label: str, value: Any) -> str:
-    return f"<tr><th>{escape(label)}</th><td>{words(value)}</td></tr>"
+    # Not `words`: on a phone the summary's cells stack (the page's CSS), so a value has the
+    # section's width, and only a token longer than that line (a run id) is broken.
+    return f"<tr><th>{escape(label)}</th><td>{escape(str(value))}</td></tr>"
 
 
 def words(value: Any) -> str:
