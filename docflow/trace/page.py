@@ -241,9 +241,13 @@ def history_table(shown: dict[str, Any], trace: dict[str, Any] | None) -> str:
 
 
 def _at(stamp: Any) -> str:
-    """`2026-12-01T12:00:28+00:00` as `2026-12-01 12:00:28` (UTC, as every time here): two
-    words, so the history fits its column beside the timeline."""
-    return str(stamp or "").replace("T", " ", 1).removesuffix("+00:00")
+    """`2026-12-01T12:00:28.184+00:00` as `2026-12-01 12:00:28` (UTC, as every time here):
+    two words, so the history fits its column beside the timeline and on a phone."""
+    return (
+        re.sub(r"\.\d+(?=\+00:00$)", "", str(stamp or ""))
+        .replace("T", " ", 1)
+        .removesuffix("+00:00")
+    )
 
 
 def fields_table(state: dict[str, Any]) -> str:

@@ -50,14 +50,14 @@ def part_trace(now: datetime) -> tuple[dict[str, Any], dict[str, Any]]:
     ]
     fold = Fold()
     fold.add(events)
-    at = (T0 + timedelta(seconds=wait)).isoformat()
+    at = (T0 + timedelta(seconds=wait, milliseconds=184)).isoformat()  # as the recorder writes
     history = [
         {"runId": RUN, "at": T0.isoformat(), "status": "received", "stage": "intake",
          "cause": "orchestrator"},
         {"runId": RUN, "at": at, "status": "classified", "stage": "classify",
          "cause": "orchestrator", "payload": {"docType": "contract"}},
         {"runId": RUN, "at": at, "status": "pending-review", "stage": "review-0",
-         "cause": "orchestrator", "payload": {"stageIndex": 0, "stageName": "legal",
+         "cause": "callback-api", "payload": {"stageIndex": 0, "stageName": "legal",
                                               "reviewers": ["legal@example.com"]}},
     ]  # fmt: skip
     state = {
