@@ -143,7 +143,41 @@ def format_cost(cost: Mapping[str, Any]) -> str:
     return f"${float(cost.get('usd', 0)):.6f} ({', '.join(parts)})"
 
 
+def bedrock_on_demand_usd(cost: Mapping[str, Any]) -> float:
+    """What the document's Bedrock tokens (batch ones included) cost at the on-demand price."""
+    tokens_in = int(cost.get("bedrockInputTokens", 0)) + int(cost.get("bedrockBatchInputTokens", 0))
+    tokens_out = int(cost.get("bedrockOutputTokens", 0)) + int(
+        cost.get("bedrockBatchOutputTokens", 0)
+    )
+    return (
+        tokens_in * PRICES["bedrock_usd_per_million_input_tokens"]
+        + tokens_out * PRICES["bedrock_usd_per_million_output_tokens"]
+    ) / 1e6
+
+
+def enrich_note(cost: Mapping[str, Any], enrichment: Mapping[str, Any]) -> str:
+    """Which engine enriched the document and at what price, so that a batch figure is read
+    beside the same tokens on demand through Bedrock, never beside the free local `rules`
+    engine (a pile at "half the price" otherwise looked dearer than a `run`)."""
+    engine, mode = enrichment.get("engine"), enrichment.get("mode")
+    if not engine:
+        return ""
+    if engine != "bedrock":
+        return f"enriched by the local {engine} engine: no model, free"
+    usd = float((cost.get("usdBy") or {}).get("bedrock", 0))
+    if mode == "batch":
+        return (
+            f"enriched by Bedrock batch inference: ${usd:.6f} at the batch price, "
+            f"${bedrock_on_demand_usd(cost):.6f} on demand"
+        )
+    return f"enriched by Bedrock on demand: ${usd:.6f}"
+
+
 def cost_line(state: Mapping[str, Any]) -> str | None:
-    """A document's cost as one line (None before it has one): `docflow show`, the trace."""
+    """A document's cost as one line (None before it has one): `docflow show`, the trace;
+    it names the engine that enriched the document, and that engine's price."""
     cost = state.get("cost")
-    return format_cost(cost) if isinstance(cost, dict) else None
+    if not isinstance(cost, dict):
+        return None
+    note = enrich_note(cost, state.get("enrichment") or {})
+    return format_cost(cost) + (f"; {note}" if note else "")

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from docflow.errors import IntakeError
 
 EXECUTION_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_KEY = 1024  # S3's longest key
 _NULL_VERSION = "null"  # what S3 calls the version of an object in an unversioned bucket
 
 
@@ -33,12 +35,16 @@ class PartOf:
     parent_run: str
     first: int
     last: int
+    # The packet's S3 key, for people: a part is named after its packet's file and pages.
+    # Empty on parts started before it was carried (their inputs stay as they were).
+    packet_key: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "documentId": self.parent_id,
             "runId": self.parent_run,
             "pages": [self.first, self.last],
+            **({"key": self.packet_key} if self.packet_key else {}),
         }
 
     @classmethod
@@ -55,7 +61,10 @@ class PartOf:
             or not 1 <= pages[0] <= pages[1]
         ):
             raise IntakeError("partOf needs documentId, runId and pages [first, last]", "bad-input")
-        return cls(str(ids[0]), str(ids[1]), pages[0], pages[1])
+        key = raw.get("key", "")
+        if not isinstance(key, str) or len(key) > MAX_KEY:
+            raise IntakeError("partOf's key must be an S3 key", "bad-input")
+        return cls(str(ids[0]), str(ids[1]), pages[0], pages[1], key)
 
     def payload(self) -> dict[str, Any]:
         """What the part's status reports carry of it (the read model's parentId and pages)."""
@@ -63,7 +72,33 @@ class PartOf:
             "parentId": self.parent_id,
             "parentRunId": self.parent_run,
             "parentPages": [self.first, self.last],
+            **({"parentKey": self.packet_key} if self.packet_key else {}),
         }
+
+
+def pages_phrase(first: int, last: int) -> str:
+    return f"page {first}" if first == last else f"pages {first}\u2013{last}"
+
+
+def display_name(key: str, packet_key: str = "", pages: Sequence[int] | None = None) -> str:
+    """A document's name wherever a person reads it (mail subjects, review and inbox pages,
+    the CLI's tables): a packet's part is its packet's file and pages (`post.pdf, pages 2-3`),
+    never its own PDF (`00002-00003.pdf` under `packets/`); anything else its key's file name."""
+    if pages:
+        first, last = int(pages[0]), int(pages[-1])
+        packet = packet_key.rsplit("/", 1)[-1] or "a packet"
+        return f"{packet}, {pages_phrase(first, last)}"
+    return key.rsplit("/", 1)[-1]
+
+
+def name_of(record: Mapping[str, Any]) -> str:
+    """`display_name` of a read-model item or state (its key, parentKey and parentPages)."""
+    pages = record.get("parentPages")
+    return display_name(
+        str(record.get("key") or ""),
+        str(record.get("parentKey") or ""),
+        pages if isinstance(pages, list) and pages else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -88,6 +123,13 @@ class DocumentRef:
     @property
     def document_id(self) -> str:
         return "d-" + _digest(self.bucket, self.key, length=24)
+
+    @property
+    def display_name(self) -> str:
+        part = self.part
+        if part is None:
+            return display_name(self.key)
+        return display_name(self.key, part.packet_key, (part.first, part.last))
 
     @property
     def version(self) -> str:

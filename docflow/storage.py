@@ -9,6 +9,7 @@ and output), the prefix the job's service role may read and write.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -107,6 +108,9 @@ def part_key(packet: DocumentRef, first: int, last: int) -> str:
     immutable (the same pages of the same version), the source of the part's own run. Outside
     `docs/`, so no page-text lifecycle expires it while its document lives."""
     return f"packets/{packet.document_id}/{packet.version_tag}/{first:05d}-{last:05d}.pdf"
+
+
+PART_KEY = re.compile(r"^packets/d-[0-9a-f]{24}/v-[0-9a-f]{16}/\d{5}-\d{5}\.pdf$")  # part_key's
 
 
 PILE_MANIFEST = "_manifest.json"

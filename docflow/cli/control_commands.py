@@ -14,7 +14,12 @@ Add = Any  # add(name, fn, help, local=False) -> the command's parser
 
 def add_control_commands(add: Add) -> None:
     p = add("inbox", reviewers.cmd_inbox, "print a reviewer's inbox link (local stack)")
-    p.add_argument("address", metavar="ADDRESS", help="the reviewer's e-mail address")
+    p.add_argument(
+        "address",
+        metavar="ADDRESS",
+        help="the reviewer's e-mail address: one the rules file names (a stage's reviewers or "
+        "escalate_to, a [reviewers] entry); any other is refused, exit 2",
+    )
     p = add(
         "reviewers",
         reviewers.cmd_reviewers,

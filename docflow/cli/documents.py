@@ -137,9 +137,13 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
     while not watch.poll() and time.monotonic() <= deadline:
         time.sleep(0.5)
     results = [result_row(s, watch.states.get(s["documentId"], {})) for s in submitted]
+    # Each row with what was submitted for it (a part: as its packet's run started it).
+    pairs = list(zip(results, submitted, strict=True))
     for s, r in zip(submitted, results, strict=True):
         if s["documentId"] in watch.children:
-            r["children"] = part_rows(read_model, s, watch.children[s["documentId"]])
+            parts = watch.children[s["documentId"]]
+            r["children"] = part_rows(read_model, s, parts)
+            pairs += zip(r["children"], [child_submitted(s, p) for p in parts], strict=True)
     every = [row for r in results for row in (r, *r.get("children", []))]
     if args.json:
         print_json(results)
@@ -147,7 +151,7 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
         print(run_table(every))
         if after_table is not None:
             after_table(submitted)
-        print_review_links(config, results, submitted)
+        print_review_links(config, pairs)
     return run_status(every, args.timeout, getattr(config, "state", None))
 
 
@@ -219,14 +223,12 @@ def pages_cell(row: dict[str, Any]) -> str:
     return f"{row['pages']} ({blank} blank)" if blank else str(row["pages"])
 
 
-def print_review_links(
-    config: Any, results: list[dict[str, Any]], submitted: list[dict[str, Any]]
-) -> None:
+def print_review_links(config: Any, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
     """For convenience, the open stage's links as the local SES delivered them: the read model
-    holds link ids only, the links themselves live in the reviewers' mailboxes."""
+    holds link ids only, the links themselves live in the reviewers' mailboxes. `pairs`: each
+    row with what was submitted for it, a packet's parts included."""
     from docflow.local.tools.mailbox import links_in, stack_mail
 
-    pairs = list(zip(results, submitted, strict=True))
     waiting = {s["runId"] for r, s in pairs if r["status"] == PENDING_REVIEW}
     deadline = time.monotonic() + 10  # the stack writes its mailbox out every few seconds
     mailed = links_in(stack_mail(config.state))
@@ -240,7 +242,17 @@ def print_review_links(
         stage = max((m.stage_index for m in mine), default=-1)
         for m in mine:
             if m.stage_index == stage:
-                print(f"review {s['key']} ({m.reviewer}): {m.url}")
+                print(f"review {review_name(s)} ({m.reviewer}): {m.url}")
+
+
+def review_name(submitted: dict[str, Any]) -> str:
+    """An uploaded document by its key; a part by its packet's key and pages."""
+    from docflow.ids import display_name
+
+    pages = submitted.get("parentPages")
+    if not pages:
+        return str(submitted["key"])
+    return display_name(submitted["key"], submitted.get("packetKey", ""), pages)
 
 
 def sensitive(found: dict[str, int]) -> str:

@@ -45,6 +45,7 @@ def child_submitted(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, 
         "key": child.get("key", ""),
         "bucket": "",
         "parentPages": child.get("parentPages"),
+        "packetKey": parent.get("key", ""),
     }
 
 

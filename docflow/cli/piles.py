@@ -90,6 +90,7 @@ def pile_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     states = model().states(r["documentId"] for r in rows)
     in_job: Counter[str] = Counter()
     why: Counter[str] = Counter()
+    costs: dict[tuple[str, str], dict[str, Any]] = {}
     for r in rows:
         state = states.get(r["documentId"]) or {}
         # The pool's record of this run: which job it was sent in (none: it never was).
@@ -97,13 +98,61 @@ def pile_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if record and record.get("jobArn"):
             in_job[str(record["jobName"])] += 1
         how = state.get("enrichment") or {}
+        add_cost(costs, how, state.get("cost") or {})
         if how.get("mode") == "on-demand":
             why[str(how.get("onDemandReason") or "unknown")] += 1
     jobs = [
         {**job_row(pool.job(name) or {"jobName": name}), "documents": n}
         for name, n in sorted(in_job.items())
     ]
-    return {"jobs": jobs, "onDemand": dict(sorted(why.items()))}
+    return {
+        "jobs": jobs,
+        "onDemand": dict(sorted(why.items())),
+        "cost": [costs[k] for k in sorted(costs)],
+    }
+
+
+def add_cost(
+    costs: dict[tuple[str, str], dict[str, Any]], how: dict[str, Any], cost: dict[str, Any]
+) -> None:
+    """The pile's cost by how its documents were enriched (mode and engine): a batch figure
+    is compared with the same tokens on demand through Bedrock, not with the free `rules`."""
+    from docflow.cost import bedrock_on_demand_usd
+
+    mode, engine = str(how.get("mode") or "none"), str(how.get("engine") or "none")
+    row = costs.setdefault(
+        (mode, engine),
+        {
+            "mode": mode,
+            "engine": engine,
+            "documents": 0,
+            "usd": 0.0,
+            "bedrockUsd": 0.0,
+            "bedrockOnDemandUsd": 0.0,
+        },
+    )
+    row["documents"] += 1
+    row["usd"] = round(row["usd"] + float(cost.get("usd", 0)), 8)
+    row["bedrockUsd"] = round(
+        row["bedrockUsd"] + float((cost.get("usdBy") or {}).get("bedrock", 0)), 8
+    )
+    row["bedrockOnDemandUsd"] = round(row["bedrockOnDemandUsd"] + bedrock_on_demand_usd(cost), 8)
+
+
+def cost_sentence(row: dict[str, Any]) -> str:
+    """One line of the pile's cost, naming the engine its figure is for."""
+    n = row["documents"]
+    head = f"cost: {n} document{'s' if n != 1 else ''} ${row['usd']:.6f}"
+    if row["engine"] == "bedrock" and row["mode"] == "batch":
+        return (
+            f"{head}, enriched by Bedrock batch inference (Bedrock ${row['bedrockUsd']:.6f}; "
+            f"the same tokens on demand through Bedrock ${row['bedrockOnDemandUsd']:.6f})"
+        )
+    if row["engine"] == "bedrock":
+        return f"{head}, enriched by Bedrock on demand (Bedrock ${row['bedrockUsd']:.6f})"
+    if row["engine"] == "none":
+        return f"{head}, not enriched"
+    return f"{head}, enriched {row['mode']} by the local {row['engine']} engine (no model: free)"
 
 
 def print_pile(rows: list[dict[str, Any]]) -> None:
@@ -124,6 +173,8 @@ def print_pile(rows: list[dict[str, Any]]) -> None:
             minimum=settings.pile_min_records, wait=settings.pile_max_wait_seconds
         )
         print(f"on-demand: {n} document{'s' if n != 1 else ''} ({reason}: {text})")
+    for row in summary["cost"]:
+        print(cost_sentence(row))
 
 
 def job_row(j: dict[str, Any]) -> dict[str, Any]:

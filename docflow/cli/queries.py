@@ -41,7 +41,7 @@ def listing(
         print(
             table(
                 [
-                    [i["documentId"], i["key"] or "", *(i[c] or "-" for c in columns), i[when]]
+                    [i["documentId"], key_cell(i), *(i[c] or "-" for c in columns), i[when]]
                     for i in items
                 ],
                 ["document", "key", *columns, when],
@@ -52,6 +52,14 @@ def listing(
     if page.next_token:
         print(f"more: --next-token {page.next_token}")
     return 0
+
+
+def key_cell(item: dict[str, Any]) -> str:
+    """The key (what `show` takes back) and, where the key's file name is not what a person
+    calls the document (a packet's part), that name beside it."""
+    key = str(item.get("key") or "")
+    name = item.get("name") or ""
+    return key if not name or name == key.rsplit("/", 1)[-1] else f"{key} ({name})"
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
@@ -114,16 +122,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not shown["state"]:
         raise DocumentNotFound(args.document)
     state = shown["state"]
-    for key in ("documentId", "key", "version", "status", "docType"):
-        if state.get(key) is not None:
-            print(f"{key:11} {state[key]}")
-    for line in page_lines(state):
-        print(line)
     parent = (
         model().states([state["parentId"]]).get(state["parentId"])
         if state.get("parentId")
         else None
     )
+    for line in [*head_lines(state, parent), *page_lines(state)]:
+        print(line)
     # The duplicate check's module loads the parsers: only `show` pays for it.
     from docflow.suppliers.duplicates import duplicate_lines
 
@@ -159,6 +164,30 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def head_lines(state: dict[str, Any], parent: dict[str, Any] | None) -> list[str]:
+    """`show`'s first lines. A packet's part is named after its packet's file and pages, and
+    its version is its packet's: the part's own PDF is written once, unversioned (`null`)."""
+    from docflow.ids import name_of
+
+    lines = []
+    for key in ("documentId", "key", "version", "status", "docType"):
+        value = state.get(key)
+        if key == "version" and state.get("parentId"):
+            packet = (parent or {}).get("version")
+            value = f"{packet} (the packet's)" if packet else None
+        if value is not None:
+            lines.append(f"{key:11} {value}")
+        if key == "key" and state.get("parentId"):
+            lines.append(
+                f"{'name':11} {name_of({**state, 'parentKey': _packet_key(state, parent)})}"
+            )
+    return lines
+
+
+def _packet_key(state: dict[str, Any], parent: dict[str, Any] | None) -> str:
+    return str(state.get("parentKey") or (parent or {}).get("key") or "")
+
+
 def status_label(report: dict[str, Any]) -> str:
     """A history row's status with the reason an ending carries: `archived (superseded)`."""
     reason = (report.get("payload") or {}).get("reason")
@@ -166,10 +195,9 @@ def status_label(report: dict[str, Any]) -> str:
 
 
 def stage_label(report: dict[str, Any]) -> str:
-    """A history row's stage: a review stage by its name (`legal`), not its slot
-    (`review-0`)."""
-    name = (report.get("payload") or {}).get("stageName")
-    return str(name) if name else str(report.get("stage", ""))
+    from docflow.readmodel.schema import stage_label as label
+
+    return label(report)
 
 
 def why(state: dict[str, Any]) -> list[str]:
@@ -275,7 +303,13 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
         state.get("etag", ""),
         int(event_ms),
         # A packet's part keeps its packet (its run is named from it, its reports carry it).
-        PartOf(state["parentId"], state["parentRunId"], *state["parentPages"])
+        PartOf(
+            state["parentId"],
+            state["parentRunId"],
+            int(state["parentPages"][0]),
+            int(state["parentPages"][1]),
+            str(state.get("parentKey") or ""),
+        )
         if state.get("parentId")
         else None,
     )

@@ -20,10 +20,17 @@ def local_document_bucket() -> str:
     return LocalNames(prefix="docflow")("DocumentBucket")
 
 
+def local_artifact_bucket() -> str:
+    from docflow.local.resources import LocalNames
+
+    return LocalNames(prefix="docflow")("ArtifactBucket")
+
+
 def document_id(ref: str, bucket: str | None = None) -> str:
     """`d-...` as it is; `s3://bucket/key` is that object (the key as the aws CLI writes it,
     not URL-encoded); anything else is a key in `bucket` (default: the local stack's document
-    bucket)."""
+    bucket, or its artifact bucket for a packet's part, `packets/d-.../v-.../NNNNN-NNNNN.pdf`,
+    the key `pending` and `show` print for a part)."""
     ref = ref.strip()
     if _DOCUMENT_ID.match(ref):
         return ref
@@ -32,4 +39,9 @@ def document_id(ref: str, bucket: str | None = None) -> str:
         return DocumentRef(match.group(1), match.group(2)).document_id
     if ref.startswith("s3://"):
         raise ValueError(f"{ref!r} names no object: an S3 URI is s3://BUCKET/KEY")
-    return DocumentRef(bucket or local_document_bucket(), ref.lstrip("/")).document_id
+    from docflow.storage import PART_KEY
+
+    key = ref.lstrip("/")
+    if bucket is None and PART_KEY.match(key):
+        bucket = local_artifact_bucket()
+    return DocumentRef(bucket or local_document_bucket(), key).document_id

@@ -14,6 +14,7 @@ import base64
 import json
 import sys
 import time
+from pathlib import Path
 
 from docflow.cli.exits import USAGE
 from docflow.cli.output import print_json
@@ -26,6 +27,7 @@ def cmd_inbox(args: argparse.Namespace) -> int:
     from docflow.review.stage.inbox import InboxIndex
     from docflow.settings import load_settings
 
+    _check_named(args)
     config = stack(args)
     load_settings.cache_clear()
     s = load_settings()
@@ -40,6 +42,20 @@ def cmd_inbox(args: argparse.Namespace) -> int:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(expires))
     print(f"{args.address}: {pending} waiting\n{url}\n(valid until {when})")
     return 0
+
+
+def _check_named(args: argparse.Namespace) -> None:
+    """An inbox link is signed for whatever it names: only an address the stack's rules file
+    names (a stage's reviewer or escalate_to, a `[reviewers]` entry) gets one."""
+    from docflow.local.config import StackConfig
+    from docflow.rules.model import DEFAULT_RULES, load_rules
+
+    path = StackConfig.load(Path(args.state)).extra_env.get("DOCFLOW_RULES_PATH") or None
+    if args.address not in load_rules(path).addresses():
+        raise ValueError(
+            f"{args.address!r} is not an address the rules file ({path or DEFAULT_RULES}) "
+            "names as a reviewer: no inbox link is made for it"
+        )
 
 
 def cmd_reviewers(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@ docs/cli.md. A change here is a change for every script that reads the output.""
 
 from typing import Any
 
+from docflow.ids import name_of
 from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
 
 OTEL_SHAPE = (
@@ -14,7 +15,8 @@ OTEL_SHAPE = (
     '"events": [{"name", "at", "attributes"}], "links": [{"traceId", "spanId"}]}'
 )
 LIST_ITEM = (
-    '{"documentId", "version", "key", "status", "stage", "pendingSince", "updatedAt", '
+    '{"documentId", "version", "key", "name": what a person calls it (a packet\'s part: '
+    '"post.pdf, pages 2\u20133"), "status", "stage", "pendingSince", "updatedAt", '
     '"reviewers": [address], "reviewLinks": [{"reviewer", "linkId"}], "reason", "failedAt", '
     '"functionVersion"} '
     "(absent values are null; a link id names a link, the link is only in the mail)"
@@ -27,6 +29,7 @@ def list_item(i: dict[str, Any]) -> dict[str, Any]:
         "documentId": i.get("documentId"),
         "version": i.get("version"),
         "key": i.get("key"),
+        "name": name_of(i),
         "status": i.get("status"),
         "stage": i.get("stageName"),
         "pendingSince": i.get("pendingSince"),
@@ -44,7 +47,10 @@ BACKFILL_JSON = (
     '"documents": [the rows of `run`], "jobs": [JOB + "documents": int (this pile\'s '
     'documents in it)], "onDemand": {reason: int} (documents enriched on-demand, by why: '
     '"below-batch-minimum", "pool-timeout", "record-error", "invalid-answer", "job-expired", '
-    '"job-failed", "job-stopped", "batch-wait-ended")}; JOB as in `jobs`'
+    '"job-failed", "job-stopped", "batch-wait-ended"), "cost": [{"mode": "batch"|"on-demand", '
+    '"engine": "bedrock"|"rules", "documents": int, "usd", "bedrockUsd", "bedrockOnDemandUsd": '
+    "what the same tokens cost on demand through Bedrock}] (the pile's cost by how its "
+    "documents were enriched)}; JOB as in `jobs`"
 )
 JOBS_JSON = (
     '[{"jobName", "jobId", "status", "records": int, "succeeded": int|null, '
@@ -53,8 +59,9 @@ JOBS_JSON = (
 )
 DEPLOY_SHAPE = (
     '{"version": int, "source": folder, "digest": sha256 of the code, "publishedAt", '
-    '"live": true}; a refused deploy prints `docflow: ...` on stderr, exits 2, and live '
-    "stays where it was"
+    '"live": true, "unchanged": bool} (unchanged: live already ran this code, nothing was '
+    "published, the fields are live's version); a refused deploy prints `docflow: ...` on "
+    "stderr, exits 2, and live stays where it was"
 )
 VERSIONS_SHAPE = (
     '[{"version": int, "live": bool, "openExecutions": int|null (null: the local stack is '

@@ -133,18 +133,7 @@ def _show(args: argparse.Namespace) -> int:
     fields = s["profile"].get("fields") or {}
     if fields:
         print()
-        rows = [
-            [
-                name,
-                e.get("label", ""),
-                e.get("shape", ""),
-                e.get("page", ""),
-                e.get("confirmed", 0),
-                e.get("misses", 0),
-                "yes" if e.get("suspended") else "",
-            ]
-            for name, e in sorted(fields.items())
-        ]
+        rows = [profile_row(name, e) for name, e in sorted(fields.items())]
         print(table(rows, ["field", "label", "shape", "page", "confirmed", "misses", "suspended"]))
     _print_history(changes)
     return 0
@@ -158,6 +147,24 @@ def _print_history(changes: list[dict[str, Any]]) -> None:
     ]
     print("\nhistory")
     print(table(rows, ["when", "what", "who", "document", "detail"]))
+
+
+ABSENT = "absent (a reviewer left it empty)"
+
+
+def profile_row(name: str, entry: dict[str, Any]) -> list[object]:
+    """One learned field as `suppliers show` prints it: an absent one (`{"absent": true}`)
+    has no label or shape to print, so its label column says why."""
+    absent = bool(entry.get("absent"))
+    return [
+        name,
+        ABSENT if absent else entry.get("label", ""),
+        "" if absent else entry.get("shape", ""),
+        entry.get("page", ""),
+        entry.get("confirmed", 0),
+        entry.get("misses", 0),
+        "yes" if entry.get("suspended") else "",
+    ]
 
 
 def _remove(args: argparse.Namespace) -> int:

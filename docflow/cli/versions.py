@@ -26,9 +26,15 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     config.state.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **config.function_env()}
     source = Path(args.source) if args.source else None
-    info = deploy(config.state, source, env)
+    done = deploy(config.state, source, env)
+    info = done.info
     if args.json:
-        print_json({**info.to_json(), "live": True})
+        print_json({**info.to_json(), "live": True, "unchanged": done.unchanged})
+    elif done.unchanged:
+        print(
+            f"unchanged: live is version {info.version} (published {info.published_at}), "
+            "which runs this code already; nothing published"
+        )
     else:
         print(f"published version {info.version} from {info.source}; live -> {info.version}")
     return 0
@@ -149,7 +155,8 @@ def add_commands(add: Any) -> None:
         "deploy",
         cmd_deploy,
         "publish a checkout's code as the next version of every local function and point "
-        "`live` at it: new executions start on it, waiting ones stay on theirs",
+        "`live` at it: new executions start on it, waiting ones stay on theirs; code `live` "
+        "already runs (same digest) publishes nothing and says unchanged",
     )
     p.add_argument("--source", help="a docflow checkout (default: this one)")
     p = add(

@@ -8,13 +8,15 @@
                to the level (high at 3: unlimited liability with automatic renewal is high)
 
 Risk rules: automatic renewal, unlimited liability, payment terms over 60 days, a contract
-without a signature page, and sensitive data found by the classifier's detectors.
+without a signature page, and sensitive data found by the classifier's detectors. Each rule
+names the document types it judges (`RULES`): a memo is no contract, so it lacks no signature.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
 from docflow.enrich.schema import ABSTRACT_MAX
@@ -55,13 +57,25 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _SPACE = re.compile(r"\s+")
 _LABEL_WORDS = 5
 
-# code -> (weight, message)
-RULES: dict[str, tuple[int, str]] = {
-    "unlimited-liability": (2, "liability is unlimited"),
-    "automatic-renewal": (1, "the agreement renews automatically"),
-    "long-payment-terms": (1, "payment terms exceed 60 days"),
-    "missing-signature": (1, "the contract has no signature page"),
-    "sensitive-data": (1, "sensitive data found"),
+ANY_TYPE: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class RiskRule:
+    weight: int
+    message: str
+    types: frozenset[str] = ANY_TYPE  # the document types it judges; empty: every type
+
+    def judges(self, doc_type: str) -> bool:
+        return not self.types or doc_type in self.types
+
+
+RULES: dict[str, RiskRule] = {
+    "unlimited-liability": RiskRule(2, "liability is unlimited"),
+    "automatic-renewal": RiskRule(1, "the agreement renews automatically"),
+    "long-payment-terms": RiskRule(1, "payment terms exceed 60 days"),
+    "missing-signature": RiskRule(1, "the contract has no signature page", frozenset({"contract"})),
+    "sensitive-data": RiskRule(1, "sensitive data found"),
 }
 
 
@@ -71,7 +85,7 @@ class RulesEnricher:
     def enrich(self, document: EnrichInput) -> EnrichAnswer:
         pages = [p for p in document.pages if p.text.strip()]
         reasons = risk_reasons(document, pages)
-        weight = sum(RULES[str(r["code"])][0] for r in reasons)
+        weight = sum(RULES[str(r["code"])].weight for r in reasons)
         level = "high" if weight >= HIGH else "medium" if weight >= MEDIUM else "low"
         heading = title(pages, document.doc_type)
         enrichment = {
@@ -160,7 +174,7 @@ def key_dates(pages: Sequence[PageText]) -> list[dict[str, str]]:
 
 
 def _reason(code: str, page: int, detail: str = "") -> dict[str, object]:
-    message = RULES[code][1] + (f" ({detail})" if detail else "")
+    message = RULES[code].message + (f" ({detail})" if detail else "")
     return {"code": code, "message": message, "page": max(1, page)}
 
 
@@ -169,6 +183,12 @@ def _first_page(pages: Sequence[PageText], pattern: re.Pattern[str]) -> int | No
 
 
 def risk_reasons(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[str, object]]:
+    found = _found(document, pages)
+    return [r for r in found if RULES[str(r["code"])].judges(document.doc_type)]
+
+
+def _found(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[str, object]]:
+    """Every rule's finding, before a rule's types are asked whether it judges this document."""
     reasons = []
     page = _first_page(pages, _UNLIMITED)
     if page:
@@ -182,7 +202,7 @@ def risk_reasons(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[
         if longest > PAYMENT_DAYS_LIMIT:
             reasons.append(_reason("long-payment-terms", p.page, f"{longest} days"))
             break
-    if document.doc_type == "contract" and pages and not _first_page(pages, _SIGNATURE):
+    if pages and not _first_page(pages, _SIGNATURE):
         last = document.page_count or max(p.page for p in pages)
         reasons.append(_reason("missing-signature", last))
     sensitive = _sensitive(document, pages)

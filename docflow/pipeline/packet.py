@@ -185,7 +185,7 @@ def part_ref(packet: DocumentRef, first: int, last: int) -> DocumentRef:
         sequencer=packet.sequencer,
         generation=packet.generation,
         event_time_ms=packet.event_time_ms,
-        part=PartOf(packet.document_id, packet.run_id, first, last),
+        part=PartOf(packet.document_id, packet.run_id, first, last, packet.key),
     )
 
 

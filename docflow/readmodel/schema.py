@@ -89,6 +89,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "parentId": str,
     "parentRunId": str,
     "parentPages": list,
+    "parentKey": str,  # the packet's key: a part is named after its file (docflow.ids)
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 
@@ -204,6 +205,13 @@ def _check_payload(payload: Any) -> None:
     # operator, so a report that would carry one is refused outright.
     if _TOKEN_SHAPE.search(encoded):
         raise ReportError("payload", "must not carry a review link or token")
+
+
+def stage_label(report: dict[str, Any]) -> str:
+    """A history row's stage as people read it: a review stage by its name (`legal`), not its
+    slot (`review-0`). `docflow show` and the dashboard's document page both print it."""
+    name = (report.get("payload") or {}).get("stageName")
+    return str(name) if name else str(report.get("stage", ""))
 
 
 def now_iso() -> str:

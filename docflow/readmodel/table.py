@@ -54,6 +54,7 @@ CHILD_FIELDS = (
     "docType",
     "reason",
     "parentPages",
+    "parentKey",
     "runId",
     "updatedAt",
 )

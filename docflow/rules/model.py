@@ -115,6 +115,8 @@ class Rules:
     # The digest's period, and every reviewer who takes one (by a stage or their own entry).
     digest_every_seconds: int = DIGEST_EVERY_S
     digest_reviewers: tuple[str, ...] = ()
+    # The addresses `[reviewers."<address>"]` entries name.
+    reviewer_entries: tuple[str, ...] = ()
     # Types whose issuer's own IBAN is expected content, not a privacy finding (issue 36):
     # for them an IBAN alone holds the sensitive stage back until extraction has judged whose
     # each IBAN is (`docflow.suppliers.ownership`). `[]` restores the plain rule.
@@ -123,6 +125,12 @@ class Rules:
     packets: PacketRules = NO_PACKETS
     # `[suppliers]`, `[audit]`, `[duplicates]`: the payment controls (docflow.rules.controls).
     controls: ControlRules = NO_CONTROLS
+
+    def addresses(self) -> frozenset[str]:
+        """Every address the rules name: a stage's reviewers and escalate_to, and the
+        `[reviewers]` entries. Only these get an inbox link."""
+        staged = {a for s in self.stages.values() for a in (*s.reviewers, *s.escalate_to)}
+        return frozenset(staged | set(self.reviewer_entries))
 
     def longest_review_seconds(self) -> int:
         """The longest any document can wait on reviewers, summed over its stages."""
@@ -241,6 +249,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             triage_min_confidence=triage_min,
             digest_every_seconds=_digest_period(raw),
             digest_reviewers=tuple(sorted(takers)),
+            reviewer_entries=tuple(people),
             issuer_iban_types=tuple(sensitive.get("issuer_iban_types", [])),
             packets=parse_packet_rules(raw.get("packets")),
             controls=parse_control_rules(raw),

@@ -19,6 +19,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.ids import name_of
+from docflow.readmodel.schema import stage_label
 from docflow.trace import history, report, svg
 from docflow.trace.text import flat
 
@@ -64,7 +66,7 @@ def fragment(
     if not state:
         return f"<p>{escape(why)}</p>"
     return template("document.html").substitute(
-        name=escape(str(state.get("key") or document_id)),
+        name=escape(name_of(state) if state.get("key") else document_id),
         summary=summary(state, trace),
         packet=packet_section(model, state, link or local_link),
         open=open_list(trace, why),
@@ -83,7 +85,15 @@ def page(model: Any, document_id: str, version: str | None = None) -> str:
 
 
 def _row(label: str, value: Any) -> str:
+    # Not `words`: on a phone the summary's cells stack (the page's CSS), so a value has the
+    # section's width, and only a token longer than that line (a run id) is broken.
     return f"<tr><th>{escape(label)}</th><td>{escape(str(value))}</td></tr>"
+
+
+def words(value: Any) -> str:
+    """Escaped text whose lines break only between words: a browser also breaks after a
+    hyphen (`pending-/review`, a timestamp, a run id), so each word is kept whole."""
+    return " ".join(f"<span class=w>{escape(w)}</span>" for w in str(value).split(" ") if w)
 
 
 def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
@@ -108,8 +118,15 @@ def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
         if trace.get("costLine"):
             rows.append(_row("cost", trace["costLine"]))
         if trace.get("criticalPath"):
-            rows.append(_row("critical path", " → ".join(trace["criticalPath"][:12])))
-    return "<table class=kv>" + "".join(rows) + "</table>"
+            # Every step: a packet's path runs to 16 and more, and its end is the news.
+            path = trace["criticalPath"]
+            rows.append(_row(f"critical path ({len(path)} steps)", " → ".join(path)))
+    return scroll("<table class=kv>" + "".join(rows) + "</table>")
+
+
+def scroll(table: str) -> str:
+    """A table in a box that scrolls sideways on a narrow screen: cells never break a word."""
+    return f'<div class="scroll">{table}</div>'
 
 
 def packet_section(model: Any, state: dict[str, Any], link: Callable[[str, str], str]) -> str:
@@ -127,11 +144,11 @@ def packet_section(model: Any, state: dict[str, Any], link: Callable[[str, str],
     parts = model.children(str(state["documentId"]))
     rows = "".join(
         "<tr>"
-        f"<td>{escape(_pages(c.get('parentPages')))}</td>"
-        f"<td>{link(str(c['documentId']), escape(str(c['documentId'])))}</td>"
-        f"<td>{escape(str(c.get('docType') or '-'))}</td>"
-        f"<td>{escape(str(c.get('status') or ''))}</td>"
-        f"<td>{escape(str(c.get('stageName') or c.get('reason') or ''))}</td>"
+        f"<td>{words(_pages(c.get('parentPages')))}</td>"
+        f"<td>{link(str(c['documentId']), words(c['documentId']))}</td>"
+        f"<td>{words(c.get('docType') or '-')}</td>"
+        f"<td>{words(c.get('status') or '')}</td>"
+        f"<td>{words(c.get('stageName') or c.get('reason') or '')}</td>"
         "</tr>"
         for c in parts
     )
@@ -140,7 +157,7 @@ def packet_section(model: Any, state: dict[str, Any], link: Callable[[str, str],
     said = (
         f"<p>Split into {int(state.get('parts') or 0)} documents, each with a run of its own.</p>"
     )
-    table = f"<table>{head}{rows}</table>" if rows else "<p>No part has reported yet.</p>"
+    table = scroll(f"<table>{head}{rows}</table>") if rows else "<p>No part has reported yet.</p>"
     return f'<section class="wide" id="packet"><h2>Packet</h2>{said}{table}</section>'
 
 
@@ -215,14 +232,25 @@ def history_table(shown: dict[str, Any], trace: dict[str, Any] | None) -> str:
     rows = "".join(
         "<tr>"
         + "".join(
-            f"<td>{escape(str(h.get(k) or ''))}</td>" for k in ("at", "status", "stage", "cause")
+            f"<td>{words(v or '')}</td>"
+            for v in (_at(h.get("at")), h.get("status"), stage_label(h), h.get("cause"))
         )
         + "</tr>"
         for h in shown.get("history") or []
         if run is None or h.get("runId") == run
     )
     head = "<tr><th>at</th><th>status</th><th>stage</th><th>by</th></tr>"
-    return f"<table>{head}{rows}</table>"
+    return scroll(f"<table>{head}{rows}</table>")
+
+
+def _at(stamp: Any) -> str:
+    """`2026-12-01T12:00:28.184+00:00` as `2026-12-01 12:00:28` (UTC, as every time here):
+    two words, so the history fits its column beside the timeline and on a phone."""
+    return (
+        re.sub(r"\.\d+(?=\+00:00$)", "", str(stamp or ""))
+        .replace("T", " ", 1)
+        .removesuffix("+00:00")
+    )
 
 
 def fields_table(state: dict[str, Any]) -> str:
@@ -230,11 +258,11 @@ def fields_table(state: dict[str, Any]) -> str:
     if not fields:
         return "<p>No extracted fields.</p>"
     rows = "".join(
-        f"<tr><td>{escape(name)}</td><td>{escape(str(f.get('value')))}</td>"
+        f"<tr><td>{words(name)}</td><td>{words(f.get('value'))}</td>"
         f"<td>{float(f.get('confidence') or 0):.2f}</td></tr>"
         for name, f in sorted(fields.items())
     )
-    return f"<table><tr><th>field</th><th>value</th><th>confidence</th></tr>{rows}</table>"
+    return scroll(f"<table><tr><th>field</th><th>value</th><th>confidence</th></tr>{rows}</table>")
 
 
 def local_answer(path: str, query: str) -> tuple[int, bytes]:

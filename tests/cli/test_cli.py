@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from docflow.cli import JSON_SHAPES, build_parser
 from docflow.cli.output import Progress
@@ -67,3 +70,40 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path) -> None:
     assert head.returncode == 0
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
     assert docflow.returncode == 141  # what `cat` reports when `head` has gone
+
+
+def test_inbox_refuses_an_address_the_rules_do_not_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44 item 11: `docflow inbox not-an-address` signed an inbox link for any string."""
+    from docflow.cli import main
+    from docflow.local.config import StackConfig
+    from docflow.local.tools.ports import free_port_base
+    from docflow.rules.model import DEFAULT_RULES
+
+    rules = tmp_path / "rules.toml"
+    legal = "[stages.legal]\n"
+    rules.write_text(
+        DEFAULT_RULES.read_text().replace(
+            legal, legal + 'escalate_after_seconds = 3600\nescalate_to = ["counsel@example.com"]\n'
+        )
+        + '\n[reviewers."ops@example.com"]\nnotify = "digest"\n'
+    )
+    state = tmp_path / "state"
+    StackConfig(
+        state=state,
+        port_base=free_port_base(27400),  # never the default ports, though nothing listens
+        extra_env={"DOCFLOW_RULES_PATH": str(rules)},
+    ).save()
+    monkeypatch.delenv("DOCFLOW_TABLE_NAME", raising=False)
+
+    assert main(["--state", str(state), "inbox", "not-an-address"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and len(said.err.splitlines()) == 1
+    assert "'not-an-address' is not an address the rules file" in said.err
+    assert str(rules) in said.err
+    # Named ones pass the check (a stage's reviewer, escalate_to, a [reviewers] entry) and
+    # meet the stopped stack instead.
+    for named in ("legal@example.com", "counsel@example.com", "ops@example.com"):
+        assert main(["--state", str(state), "inbox", named]) == 3, named
+        assert "not running" in capsys.readouterr().err

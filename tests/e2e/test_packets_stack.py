@@ -80,9 +80,28 @@ def test_a_packet_of_three_invoices_and_a_contract_becomes_four_documents(
     assert f"packet      {row['documentId']} (post.pdf), pages 5-6" in text
     listed = docflow(live_stack, "show", row["documentId"], "--json")["children"]
     assert [c["documentId"] for c in listed] == [p["documentId"] for p in parts]
-    # `run` prints the parts indented under the packet, one row each.
+    # `run` prints the parts indented under the packet, one row each, and the review link of
+    # the part waiting in review, named after its packet's file and pages (issue 44 item 4).
     table = docflow(live_stack, "run", "--packets", str(path))
     assert table.count("  ↳ page") == 4 and "↳ pages 5-6" in table
+    link = "review post.pdf, pages 5\u20136 (legal@example.com): http"
+    assert any(line.startswith(link) for line in table.splitlines()), table
+
+    # Every key docflow prints for a part is accepted back: `pending`'s, by `show`.
+    (item,) = [
+        i
+        for i in docflow(live_stack, "pending", "--json")
+        if i["documentId"] == contract["documentId"]
+    ]
+    assert item["name"] == "post.pdf, pages 5\u20136" and "/00005-00006.pdf" in item["key"]
+    assert f"{item['key']} (post.pdf, pages 5\u20136)" in docflow(live_stack, "pending")
+    by_key = docflow(live_stack, "show", item["key"])
+    assert f"documentId  {contract['documentId']}" in by_key
+    assert "name        post.pdf, pages 5\u20136" in by_key
+    assert f"version     {row['version']} (the packet's)" in by_key and "null" not in by_key
+    # The reviewer's mail names the part the same way.
+    mail = docflow(live_stack, "mail")
+    assert "Review needed (legal): post.pdf, pages 5\u20136" in mail
 
 
 def test_the_same_packet_delivered_twice_starts_its_parts_once(live_stack: StackConfig) -> None:
@@ -105,6 +124,39 @@ def test_the_same_packet_delivered_twice_starts_its_parts_once(live_stack: Stack
     assert all(len(executions_named(name)) == 1 for name in names)
     history = model().show(doc.document_id)["history"]
     assert [h["status"] for h in history].count("received") == 1
+
+
+@pytest.mark.browser
+def test_a_parts_review_page_is_titled_by_its_packets_file_and_pages(
+    live_stack: StackConfig, tmp_path: Path
+) -> None:
+    """Issue 44 item 4: the review page of a part read `Review 00002-00003.pdf`."""
+    from playwright.sync_api import sync_playwright
+
+    shots = SHOTS or tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
+    doc = put_document(
+        live_stack.names("DocumentBucket"),
+        "incoming/packets/tuesday.pdf",
+        packet(INVOICE_A, CONTRACT),
+    )
+    wait_for(doc.document_id, {"finalized"}, doc.run_id, timeout=300)
+    (_invoice, contract) = parts_of(doc.document_id, 2)
+    assert (contract["status"], contract["parentPages"]) == ("pending-review", [3, 4])
+    (link,) = wait_for_links(live_stack.state, 1, run_id=contract["runId"], stage_index=0)
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        for name, width, height in (("phone", 390, 844), ("desktop", 1280, 900)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(link.url)
+            assert page.locator("h1").inner_text() == "Review tuesday.pdf, pages 3\u20134"
+            assert page.title().startswith("Review tuesday.pdf, pages 3\u20134")
+            assert "0000" not in page.locator("h1").inner_text()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.screenshot(path=str(shots / f"part-review-{name}.png"), full_page=True)
+            page.close()
+        browser.close()
 
 
 @pytest.mark.browser

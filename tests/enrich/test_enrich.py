@@ -229,3 +229,37 @@ def test_the_emulator_answers_a_batch_records_prompt_with_json_text(
     enrichment = parse_batch_answer(answer)
     assert enrichment["risk"]["level"] == "high"
     assert server.stats.answered == 1
+
+
+MEMO = """MEMO
+To: All staff
+From: Facilities
+Date: 3 March 2026
+Subject: parking on the north lot
+
+From Monday the north lot is closed for resurfacing. Please park on the south lot until
+further notice. Thank you for your patience."""
+
+
+def test_a_memo_through_a_batch_record_is_low_risk() -> None:
+    """Issue 44 item 12: the batch prompt's schema ("parties", "signature") made the stand-in
+    model read every pile document as a contract, and a memo lacked a signature page."""
+    from docflow.local.emulators.bedrock import prompt_of, stand_in_enrichment
+
+    for body in (build_batch_model_input, build_request):
+        answer = stand_in_enrichment(prompt_of(body([PageText(1, MEMO)])))
+        assert answer["risk"] == {"level": "low", "reasons": []}, body.__name__
+
+
+def test_each_risk_rule_names_the_types_it_judges() -> None:
+    from docflow.enrich.rules import RULES
+
+    assert RULES["missing-signature"].types == {"contract"}
+    assert RULES["missing-signature"].judges("contract")
+    assert not RULES["missing-signature"].judges("unknown")
+    assert RULES["unlimited-liability"].judges("memo")  # no types: it judges every document
+    for doc_type in ("unknown", "report", "invoice"):
+        answer = RulesEnricher().enrich(contract(MEMO, doc_type=doc_type)).enrichment
+        assert answer is not None and answer["risk"]["level"] == "low", doc_type
+    signed_less = RulesEnricher().enrich(contract(MEMO)).enrichment
+    assert signed_less is not None and codes(signed_less) == [("missing-signature", 1)]

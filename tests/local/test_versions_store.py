@@ -167,3 +167,31 @@ def test_the_functions_are_told_absolute_paths_in_the_state_folder(
     config.save()
     monkeypatch.chdir("/")  # another working directory reads the same folder
     assert StackConfig.load(tmp_path / ".docflow").state == tmp_path / ".docflow"
+
+
+def test_a_deploy_of_the_code_live_runs_publishes_nothing_and_says_unchanged(
+    tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44 item 11: each deploy of unchanged code published a new version with the same
+    digest."""
+    import json
+
+    from docflow.cli import main
+
+    state = tmp_path / "state"
+    argv = ["--state", str(state), "deploy", "--source", str(source)]
+    assert main(argv) == 0
+    assert "published version 1" in capsys.readouterr().out
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("unchanged: live is version 1") and "nothing published" in said
+    assert main([*argv, "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["version"], answer["unchanged"], answer["digest"]) == (1, True, digest(source))
+    assert [v.version for v in VersionStore(state).versions()] == [1]
+
+    changed = copy_checkout(tmp_path / "changed", ('name="split"', 'name="split pages"'))
+    assert main(["--state", str(state), "deploy", "--source", str(changed), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["version"], answer["unchanged"]) == (2, False)
+    assert VersionStore(state).live() == 2

@@ -58,3 +58,43 @@ def test_a_finalized_run_counts_its_own_operations(stack: Stack) -> None:
     assert cost["docType"] == "invoice"
     state = ReadModel(load_settings().table_name).show(doc.document_id)["state"]
     assert state["cost"] == cost
+
+
+def test_a_cost_line_names_the_engine_its_figure_is_for() -> None:
+    """Issue 44 item 11: a pile document's batch Bedrock price sat beside a `run` document's
+    free local `rules` engine, so "half the price" looked dearer. Each figure says its engine,
+    and a batch figure comes with the same tokens' on-demand price."""
+    from docflow.cli.piles import add_cost, cost_sentence
+    from docflow.cost import cost_line
+
+    tokens = {
+        "bedrockBatchCalls": 1,
+        "bedrockBatchInputTokens": 4000,
+        "bedrockBatchOutputTokens": 400,
+    }
+    batch = estimate(Usage(operations=12, retries=0, step_ms=0, pages={}, extra=tokens))
+    local = estimate(Usage(operations=12, retries=0, step_ms=0, pages={}))
+    on_demand = (4000 * 0.25 + 400 * 1.25) / 1e6  # twice the batch price
+    assert batch["usdBy"]["bedrock"] == pytest.approx(on_demand / 2)
+
+    batch_line = cost_line({"cost": batch, "enrichment": {"mode": "batch", "engine": "bedrock"}})
+    assert batch_line is not None
+    assert f"enriched by Bedrock batch inference: ${on_demand / 2:.6f} at the batch price" in (
+        batch_line
+    )
+    assert f"${on_demand:.6f} on demand" in batch_line
+    local_line = cost_line({"cost": local, "enrichment": {"mode": "on-demand", "engine": "rules"}})
+    assert local_line is not None and "enriched by the local rules engine: no model, free" in (
+        local_line
+    )
+
+    costs: dict = {}
+    for _ in range(2):
+        add_cost(costs, {"mode": "batch", "engine": "bedrock"}, batch)
+    add_cost(costs, {"mode": "on-demand", "engine": "rules"}, local)
+    pile = cost_sentence(costs[("batch", "bedrock")])
+    assert "2 documents" in pile and "enriched by Bedrock batch inference" in pile
+    assert f"the same tokens on demand through Bedrock ${2 * on_demand:.6f}" in pile
+    assert "by the local rules engine (no model: free)" in cost_sentence(
+        costs[("on-demand", "rules")]
+    )

@@ -4,7 +4,10 @@ rules disagreeing sends the field to a person (moto for the registry)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from docflow.extract.base import PageInput
 from docflow.extract.layout import from_text
@@ -224,3 +227,21 @@ def test_a_learned_label_with_another_number_is_another_label() -> None:
     # Where the 21% line is not read, the 27% line in its place (a ratio of 90) is not it.
     other = "IVA 10%: $      5,00\nIVA 27%: $      0,00\nImporte Total: $   228250,00\n"
     assert profile.read([from_text(1, other)], "tax_amount", entry) is None
+
+
+def test_show_says_a_learned_field_is_absent(
+    stack: Stack, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 44 item 11: `suppliers show` printed a blank label and shape for a field a
+    reviewer left empty (`{"absent": true}`)."""
+    from docflow.cli import main
+
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+    learned = profile.updated({}, "run-1", {"po_number": {"absent": True}}, {})
+    assert learned is not None
+    store.update_profile("blauwal", lambda p: learned)
+    # A state folder of its own with no stack in it: the sandbox's table, never a stack's.
+    assert main(["--state", str(tmp_path), "suppliers", "show", "blauwal"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if "po_number" in line]
+    assert "absent (a reviewer left it empty)" in row

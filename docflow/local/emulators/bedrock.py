@@ -33,6 +33,7 @@ from typing import Any
 from docflow.classify import RulesClassifier
 from docflow.enrich.base import EnrichInput
 from docflow.enrich.base import PageText as EnrichPage
+from docflow.enrich.request import BATCH_INSTRUCTIONS
 from docflow.enrich.request import TOOL as ENRICH_TOOL
 from docflow.enrich.rules import RulesEnricher
 from docflow.extract.base import PageInput
@@ -198,6 +199,9 @@ def _classifier() -> RulesClassifier:
 
 
 def _pages(text: str) -> list[PageInput]:
+    # A batch record's prompt ends with the instructions and the schema, whose words
+    # ("parties", "signature") would make any document read as a contract.
+    text = text.split(f"\n\n{BATCH_INSTRUCTIONS}", 1)[0]
     marks = list(_PAGE.finditer(text))
     if not marks:
         return [PageInput(1, text, "textlayer", 100.0)]

@@ -1,6 +1,7 @@
 """What `docflow deploy`, `docflow versions` and `docflow up` do with the local versions.
 
-deploy          publish a checkout's code as the next version and point `live` at it
+deploy          publish a checkout's code as the next version and point `live` at it, unless
+                `live` already runs that code (same digest): then nothing is published
 ensure_deployed the first `up` of a state folder publishes this checkout as version 1
 listing         each version, whether it is live, and how many open executions hold it
 prune           delete versions no execution holds (never `live`)
@@ -9,11 +10,12 @@ checkout_note   what `up` says when the checkout's code is not what `live` runs
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from docflow.function_versions import open_executions
-from docflow.local.versions.snapshot import VersionError, checkout_root, digest
+from docflow.local.versions.snapshot import VersionError, check_checkout, checkout_root, digest
 from docflow.local.versions.store import VersionInfo, VersionStore
 
 # The durable functions whose executions hold a version (the others hold nothing between
@@ -22,8 +24,22 @@ DURABLE_FUNCTIONS = ("docflow-orchestrator", "docflow-batcher")
 UNVERSIONED = "$LATEST"  # what the runner reports for a run started before versions existed
 
 
-def deploy(state: Path, source: Path | None, env: dict[str, str]) -> VersionInfo:
-    return VersionStore(state).publish(source or checkout_root(), env)
+@dataclass(frozen=True)
+class Deployed:
+    info: VersionInfo  # the version `live` points at after the deploy
+    unchanged: bool  # `live` already ran this code: nothing was published
+
+
+def deploy(state: Path, source: Path | None, env: dict[str, str]) -> Deployed:
+    """Publish `source` (default: this checkout) unless `live` already runs its code: a
+    version per deploy of the same code would only grow the list `versions` prints."""
+    store = VersionStore(state)
+    root = check_checkout(source or checkout_root())
+    live = store.live()
+    current = store.get(live) if live is not None else None
+    if current is not None and current.digest == digest(root):
+        return Deployed(current, unchanged=True)
+    return Deployed(store.publish(root, env), unchanged=False)
 
 
 def ensure_deployed(state: Path, env: dict[str, str]) -> VersionInfo | None:

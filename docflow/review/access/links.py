@@ -138,6 +138,8 @@ class LinkStore:
             "runOrder": request.doc.run_order,
             "bucket": request.doc.bucket,
             "key": request.doc.key,
+            # What the page calls it (a packet's part: its packet's file and pages).
+            "docName": request.doc.display_name,
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
             "reviewer": reviewer,

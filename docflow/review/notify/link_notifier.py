@@ -137,9 +137,11 @@ class LinkNotifier:
             "runId": request.doc.run_id,
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
-            "docName": request.doc.key.rsplit("/", 1)[-1],
+            "docName": request.doc.display_name,
             # Where it was uploaded: two items named alike are told apart by their folder.
-            "docFolder": request.doc.key.rsplit("/", 1)[0] if "/" in request.doc.key else "",
+            # (a packet's part: its packet's folder, not the part's own under `packets/`).
+            "docFolder": _folder(request.doc.part.packet_key if request.doc.part else "")
+            or _folder(request.doc.key),
             "docType": str(summary.get("docType", "unknown")),
             "why": "escalated" if link.reviewer in extra else str(because or "rules"),
             "deadline": deadline,
@@ -177,3 +179,7 @@ def build_notifier(settings: Settings) -> ReviewNotifier:
         SesMailer(),
         RegisterStore(settings.links_table),
     )
+
+
+def _folder(key: str) -> str:
+    return key.rsplit("/", 1)[0] if "/" in key else ""

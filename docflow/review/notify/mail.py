@@ -31,15 +31,21 @@ class SesMailer:
         return str(answer["MessageId"])
 
 
+def document(request: ReviewRequest) -> str:
+    """The document as the mail's body names it: its name and, for a part, where it is."""
+    name, key = request.doc.display_name, request.doc.key
+    return key if name == key.rsplit("/", 1)[-1] else f"{name} ({key})"
+
+
 def review_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
     summary = request.summary
-    name = request.doc.key.rsplit("/", 1)[-1]
+    name = request.doc.display_name
     found = ", ".join(f"{k}: {v}" for k, v in sorted(summary.get("sensitive", {}).items()))
     subject = f"[docflow] Review needed ({request.stage_name}): {name}"[:200]
     lines = [
         f"A document is waiting for your review at stage '{request.stage_name}'.",
         "",
-        f"Document: {request.doc.key}",
+        f"Document: {document(request)}",
         f"Type: {summary.get('docType', 'unknown')}, pages: {summary.get('pages', '?')}",
         f"Sensitive data found (counts): {found or 'none'}",
         "",
@@ -49,7 +55,7 @@ def review_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
     html = (
         f"<p>A document is waiting for your review at stage "
         f"<b>{escape(request.stage_name)}</b>.</p>"
-        f"<p>Document: {escape(request.doc.key)}<br>"
+        f"<p>Document: {escape(document(request))}<br>"
         f"Type: {escape(str(summary.get('docType', 'unknown')))}, "
         f"pages: {escape(str(summary.get('pages', '?')))}<br>"
         f"Sensitive data found (counts): {escape(found or 'none')}</p>"
@@ -60,14 +66,14 @@ def review_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
 
 def reminder_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
     """The same working link again: the reviewer has not decided yet."""
-    name = request.doc.key.rsplit("/", 1)[-1]
+    name = request.doc.display_name
     total = int(request.stage.get("maxReminders", 0))
     count = f" {request.reminder} of {total}" if total else ""
     subject = f"[docflow] Reminder{count}: review needed ({request.stage_name}): {name}"[:200]
     lines = [
         f"A document is still waiting for your review at stage '{request.stage_name}'.",
         "",
-        f"Document: {request.doc.key}",
+        f"Document: {document(request)}",
         "",
         f"Your link is the same as before and still works: {url}",
         "Opening the page decides nothing; only the buttons on it do.",
@@ -75,7 +81,7 @@ def reminder_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
     html = (
         f"<p>A document is still waiting for your review at stage "
         f"<b>{escape(request.stage_name)}</b>.</p>"
-        f"<p>Document: {escape(request.doc.key)}</p>"
+        f"<p>Document: {escape(document(request))}</p>"
         f'<p><a href="{escape(url)}">Open the review page</a> (the same link as before).</p>'
     )
     return subject, "\n".join(lines), html
@@ -85,21 +91,21 @@ def escalation_email(
     request: ReviewRequest, url: str, escalated_to: list[str]
 ) -> tuple[str, str, str]:
     """To an original reviewer: the stage now also asks others; their own link still works."""
-    name = request.doc.key.rsplit("/", 1)[-1]
+    name = request.doc.display_name
     who = ", ".join(escalated_to)
     subject = f"[docflow] Review escalated ({request.stage_name}): {name}"[:200]
     lines = [
         f"Nobody has decided stage '{request.stage_name}' yet, so it was escalated to: {who}.",
         "Their decisions count like yours.",
         "",
-        f"Document: {request.doc.key}",
+        f"Document: {document(request)}",
         "",
         f"Your link still works: {url}",
     ]
     html = (
         f"<p>Nobody has decided stage <b>{escape(request.stage_name)}</b> yet, so it was "
         f"escalated to {escape(who)}. Their decisions count like yours.</p>"
-        f"<p>Document: {escape(request.doc.key)}</p>"
+        f"<p>Document: {escape(document(request))}</p>"
         f'<p><a href="{escape(url)}">Your link still works</a>.</p>'
     )
     return subject, "\n".join(lines), html

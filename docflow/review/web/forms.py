@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 
 from docflow.extract.corrections import validate_corrections
 from docflow.extract.fields import FIELD_KINDS
+from docflow.ids import display_name
 from docflow.review.access.refusals import (
     OTHER_NEEDS_COMMENT,
     REJECT_REASONS,
@@ -195,6 +196,6 @@ def release(views: ReviewViews, token: str, inbox: str = "") -> Answer:
     via = inbox
     if via and not views.inbox.same_reviewer(via, view.claims.reviewer):
         via = ""
-    name = str(view.link.get("key", "")).rsplit("/", 1)[-1]
+    name = str(view.link.get("docName") or display_name(str(view.link.get("key", ""))))
     html = released_page(name, "/inbox" if via else "")
     return Answer(200, html, {"released": True})

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
+from docflow.ids import display_name
 from docflow.review.stage.records import tally
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.evidence import PageFacts, Segment, masked_value
@@ -298,7 +299,7 @@ def review_page(
             f"{state['approvals']} so far"
             + (f", {state['rejections']} rejected" if state["rejections"] else "")
         )
-    name = str(link.get("key", "")).rsplit("/", 1)[-1]
+    name = str(link.get("docName") or display_name(str(link.get("key", ""))))
     return env.get_template("review.html").render(
         title=f"Review {name}",
         name=name,

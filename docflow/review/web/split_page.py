@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from docflow.ids import display_name
 from docflow.review.stage.split import split_of
 from docflow.review.web.pages import _here, _presence_line
 from docflow.review.web.templating import env, when
@@ -72,7 +73,7 @@ def split_page(
     for card in cards:  # which document each page is in, as the ticks stand
         document += card["ticked"]
         card["document"] = document
-    name = str(link.get("key", "")).rsplit("/", 1)[-1]
+    name = str(link.get("docName") or display_name(str(link.get("key", ""))))
     return env.get_template("split.html").render(
         title=f"Split {name}",
         name=name,
