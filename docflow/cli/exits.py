@@ -51,6 +51,7 @@ BY_COMMAND = {
     "failed": _ASKS,
     "stuck": _ASKS,
     "jobs": _ASKS,
+    "audit": _ASKS,
     "show": f"{_ASKS}; {NOT_FOUND} no such document",
     "reprocess": f"{_ASKS}; {NOT_FOUND} no such document",
     "trace": f"{_ASKS}; {NOT_FOUND} no such document",

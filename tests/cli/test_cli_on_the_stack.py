@@ -17,16 +17,12 @@ import pytest
 
 from docflow.cli.refs import document_id
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import INVOICE as UNSIGNED
-from docflow.local.tools.pdfgen import make_pdf
+from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.tools.ports import free_port_base
 from docflow.trace.stuck import explain_run
 from tests.support.live_stack import LEGAL_ONLY, http, review_url, running_stack, wait_for
 
 pytestmark = pytest.mark.slow
-
-# An invoice names its issuer, or a person is asked who sent it (docs/payment-controls.md).
-INVOICE = f"NORTHWIND TRADING LTD\n{UNSIGNED}"
 
 
 @pytest.fixture(scope="module")

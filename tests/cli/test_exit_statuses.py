@@ -55,6 +55,7 @@ ON_A_STOPPED_STACK: dict[str, list[str]] = {
     "inbox": ["someone@example.com"],
     "reviewers": ["revoke", "someone@example.com"],
     "suppliers": ["list"],
+    "audit": [],
 }
 
 

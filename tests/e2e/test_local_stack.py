@@ -18,7 +18,7 @@ from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import links_in
-from docflow.local.tools.pdfgen import CONTRACT_WITH_CARD, INVOICE, make_pdf
+from docflow.local.tools.pdfgen import CONTRACT_WITH_CARD, fresh_invoice, make_pdf
 from docflow.local.tools.raw_http import raw_status
 from docflow.local.tools.uploads import object_created_event
 from docflow.readmodel.queries import ReadModel
@@ -44,7 +44,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.live_stack(fast=True)]
 
 
 def test_invoice_flows_from_upload_to_finalized(live_stack: StackConfig) -> None:
-    doc_id, run_id = upload(live_stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
+    doc_id, run_id = upload(live_stack, "incoming/invoice.pdf", make_pdf([fresh_invoice()]))
     state = wait_for(doc_id, {"finalized"}, run_id)
     assert (state["docType"], state["pages"]) == ("invoice", 1)
     assert [h["status"] for h in history(doc_id)] == [
@@ -86,7 +86,7 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(live_stack: Stack
 
 
 def test_duplicate_upload_events_start_one_run(live_stack: StackConfig) -> None:
-    doc = upload_doc(live_stack, "incoming/dup.pdf", make_pdf([INVOICE]))
+    doc = upload_doc(live_stack, "incoming/dup.pdf", make_pdf([fresh_invoice()]))
     doc_id, run_id = doc.document_id, doc.run_id
     key_event = object_created_event(doc)
     queue = aws.client("sqs").get_queue_url(QueueName=live_stack.names("IntakeQueue"))["QueueUrl"]
@@ -174,7 +174,7 @@ def test_review_timeout_fires_after_a_restart(tmp_path: Path) -> None:
 
 def test_starter_batch_with_duplicates_and_a_malformed_message(live_stack: StackConfig) -> None:
     """The starter as the event source mapping calls it: one bad record fails alone."""
-    doc = upload_doc(live_stack, "incoming/batch.pdf", make_pdf([INVOICE]))
+    doc = upload_doc(live_stack, "incoming/batch.pdf", make_pdf([fresh_invoice()]))
     event = object_created_event(doc)
     records = [
         {
@@ -221,7 +221,7 @@ def docflow(live_stack: StackConfig, *args: str, status: int = 0) -> Any:
 
 
 def test_the_docflow_command(live_stack: StackConfig, tmp_path: Path) -> None:
-    (tmp_path / "invoice.pdf").write_bytes(make_pdf([INVOICE]))
+    (tmp_path / "invoice.pdf").write_bytes(make_pdf([fresh_invoice()]))
     (tmp_path / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
     (tmp_path / "notes.txt").write_bytes(b"not a pdf")
     # notes.txt fails: `run` exits 5 (a document failed)
@@ -264,7 +264,7 @@ def test_the_docflow_command(live_stack: StackConfig, tmp_path: Path) -> None:
 def test_same_content_again_starts_nothing_new_content_supersedes(live_stack: StackConfig) -> None:
     s3 = aws.client("s3")
     bucket, key = live_stack.names("DocumentBucket"), "incoming/versions.pdf"
-    data = make_pdf([INVOICE])
+    data = make_pdf([fresh_invoice()])
     first = s3.put_object(Bucket=bucket, Key=key, Body=data)
     doc = DocumentRef(bucket, key, first["VersionId"], content_tag=first["ETag"].strip('"'))
     wait_for(doc.document_id, {"finalized"}, doc.run_id)
@@ -277,7 +277,7 @@ def test_same_content_again_starts_nothing_new_content_supersedes(live_stack: St
     assert len(executions_named(doc.execution_name)) == 1
     assert [h["status"] for h in history(doc.document_id)].count("received") == 1
 
-    newer = s3.put_object(Bucket=bucket, Key=key, Body=make_pdf([INVOICE, "page two"]))
+    newer = s3.put_object(Bucket=bucket, Key=key, Body=make_pdf([fresh_invoice(), "page two"]))
     new_doc = DocumentRef(bucket, key, newer["VersionId"], content_tag=newer["ETag"].strip('"'))
     state = wait_for(doc.document_id, {"finalized"}, new_doc.run_id)
     assert (state["version"], state["pages"]) == (newer["VersionId"], 2)
@@ -290,7 +290,7 @@ def test_host_killed_mid_document_then_the_run_resumes(live_stack: StackConfig) 
     the runner retries the invocation, the run replays from its checkpoints and finishes."""
     import signal
 
-    pages = [("scan", INVOICE) if n % 2 else INVOICE for n in range(8)]
+    pages = [("scan", fresh_invoice()) if n % 2 else fresh_invoice() for n in range(8)]
     doc = upload_doc(live_stack, "incoming/crash.pdf", make_pdf(pages))
     wait_for(doc.document_id, {"reading"}, doc.run_id)
     old_pid = int((live_stack.state / "host.pid").read_text())
@@ -317,7 +317,7 @@ def test_the_function_url_refuses_what_a_function_url_would(live_stack: StackCon
 
 
 def test_the_stack_reports_what_its_parts_measured(live_stack: StackConfig) -> None:
-    doc_id, run_id = upload(live_stack, "incoming/stats.pdf", make_pdf([INVOICE]))
+    doc_id, run_id = upload(live_stack, "incoming/stats.pdf", make_pdf([fresh_invoice()]))
     wait_for(doc_id, {"finalized"}, run_id)
     # The stats are written with each snapshot.
     wait_until(lambda: docflow(live_stack, "status")["stats"].get("intakeBatches", 0) >= 1, 30, 0.5)
@@ -329,7 +329,7 @@ def test_the_stack_reports_what_its_parts_measured(live_stack: StackConfig) -> N
 def test_an_execution_stopped_from_outside_is_reconciled(live_stack: StackConfig) -> None:
     """The run cannot report an end it never saw; the recorder's reconcile pass asks the
     durable runner and records it."""
-    pages = [("scan", INVOICE)] * 10
+    pages = [("scan", fresh_invoice())] * 10
     doc = upload_doc(live_stack, "incoming/stopped.pdf", make_pdf(pages))
     wait_for(doc.document_id, {"reading"}, doc.run_id)
     runner = aws.client("lambda")
@@ -354,7 +354,7 @@ def test_a_stale_start_claim_whose_run_exists_starts_nothing(live_stack: StackCo
     from docflow.intake import LocalRunnerStarter
     from docflow.readmodel.table import to_ddb
 
-    doc = upload_doc(live_stack, "incoming/stale-claim.pdf", make_pdf([INVOICE]))
+    doc = upload_doc(live_stack, "incoming/stale-claim.pdf", make_pdf([fresh_invoice()]))
     wait_for(doc.document_id, {"finalized"}, doc.run_id)
     claim = {"pk": f"START#{doc.execution_name}", "state": "starting"}
     aws.client("dynamodb").put_item(
@@ -385,7 +385,7 @@ def quiet_document(live_stack: StackConfig, key: str) -> DocumentRef:
     s3 = aws.client("s3")
     s3.create_bucket(Bucket=bucket)
     s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
-    return put_document(bucket, key, make_pdf([INVOICE]))
+    return put_document(bucket, key, make_pdf([fresh_invoice()]))
 
 
 def test_a_claim_left_starting_by_a_starter_that_died_is_taken_over_not_skipped(

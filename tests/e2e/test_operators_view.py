@@ -14,7 +14,7 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.services.dashboard import read_points
-from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
 from tests.support.browser import launch
 from tests.support.live_stack import LEGAL_ONLY, http, review_url, wait_for
 
@@ -34,7 +34,7 @@ def docflow(live_stack: StackConfig, *args: str) -> subprocess.CompletedProcess[
 @pytest.fixture(scope="module")
 def ran(live_stack: StackConfig, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("docs")
-    (folder / "invoice.pdf").write_bytes(make_pdf([INVOICE]))
+    (folder / "invoice.pdf").write_bytes(make_pdf([fresh_invoice()]))
     (folder / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
     (folder / "notes.txt").write_bytes(b"not a pdf")
     done = docflow(live_stack, "run", str(folder), "--json")

@@ -17,7 +17,7 @@ from docflow.local.config import StackConfig
 from docflow.local.durability import runner_view
 from docflow.local.stack import control
 from docflow.local.tools.mailbox import wait_for_links
-from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
 from docflow.local.tools.sandbox import reset_process_state
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
@@ -57,8 +57,12 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
     live_stack: StackConfig,
 ) -> None:
     bucket = live_stack.names("DocumentBucket")
-    files = [(f"crash/inv-{n}.pdf", make_pdf([f"{INVOICE}\nReference {n}"])) for n in range(6)]
-    files.append(("crash/scan.pdf", make_pdf([INVOICE, ("scan", f"{INVOICE}\nPage two")])))
+    files = [
+        (f"crash/inv-{n}.pdf", make_pdf([f"{fresh_invoice()}\nReference {n}"])) for n in range(6)
+    ]
+    files.append(
+        ("crash/scan.pdf", make_pdf([fresh_invoice(), ("scan", f"{fresh_invoice()}\nPage two")]))
+    )
     files.append(("crash/contract.pdf", make_pdf([CONTRACT])))
     docs = [put_document(bucket, key, data) for key, data in files]  # each one acknowledged
     ids = [d.document_id for d in docs]

@@ -21,7 +21,7 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
-from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
 from docflow.local.versions.store import VersionStore
 from tests.support.checkouts import copy_checkout
 from tests.support.live_stack import (
@@ -93,7 +93,7 @@ def test_a_waiting_run_finishes_on_its_version_and_new_runs_on_the_new_one(
     finished = wait_for(waiting, {"finalized", "failed"}, waiting_run)
     assert (finished["status"], finished["functionVersion"]) == ("finalized", "1")
 
-    fresh = upload_doc(live_stack, "incoming/invoice.pdf", make_pdf([INVOICE]))
+    fresh = upload_doc(live_stack, "incoming/invoice.pdf", make_pdf([fresh_invoice()]))
     state_of_fresh = wait_for(fresh.document_id, {"finalized", "failed"}, fresh.run_id)
     assert (state_of_fresh["status"], state_of_fresh["functionVersion"]) == ("finalized", "2")
     ran = executions_named(fresh.execution_name)

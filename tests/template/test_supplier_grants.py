@@ -150,12 +150,16 @@ def test_the_orchestrator_can_write_no_supplier_and_no_claim() -> None:
     assert not allowed(grants, ("UpdateItem", "table", "PROPOSAL#p-1"))  # no self-approval
     assert allowed(grants, ("PutItem", "table", "PROPOSAL#p-1"))
     assert allowed(grants, ("UpdateItem", "table", "SUPPLIER#blauwal"))
+    # The audit ledger is docflow's own counters (AUDIT#), no master data.
+    assert allowed(grants, ("UpdateItem", "table", "AUDIT#blauwal"))
     (update,) = [
         s
         for s in Resolver(TEMPLATE).statements(
             TEMPLATE["Resources"]["OrchestratorFunction"]["Properties"]
         )
-        if s["Action"] == "dynamodb:UpdateItem" and "SupplierTable" in str(s["Resource"])
+        if s["Action"] == "dynamodb:UpdateItem"
+        and "SupplierTable" in str(s["Resource"])
+        and "SUPPLIER#*" in str(s.get("Condition"))
     ]
     attributes = update["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"]
     assert sorted(attributes) == ["pk", "profile", "profileVersion"]

@@ -17,7 +17,7 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.emulators.textract import TextractEmulator
-from docflow.local.tools.pdfgen import INVOICE, make_pdf
+from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
 from tests.support import screenshots
 from tests.support.live_stack import (
     LEGAL_ONLY,
@@ -115,14 +115,16 @@ def test_traces_and_the_document_page(
     stack: StackConfig, textract: RefusingTextract, tmp_path: Path
 ) -> None:
     legal = upload_doc(stack, "incoming/legal.pdf", make_pdf([LEGAL_ONLY]))
-    long = upload_doc(stack, "incoming/thirty.pdf", make_pdf([INVOICE] * 30))
+    long = upload_doc(stack, "incoming/thirty.pdf", make_pdf([fresh_invoice()] * 30))
     # Reading fails: every call of every attempt of the one batch is throttled.
     textract.refuse = 10_000
-    broken = upload_doc(stack, "incoming/broken-scan.pdf", make_pdf([("scan", INVOICE)]))
+    broken = upload_doc(stack, "incoming/broken-scan.pdf", make_pdf([("scan", fresh_invoice())]))
     wait_for(broken.document_id, {"failed"}, broken.run_id, timeout=300)
 
     # Throttled until the first attempt has failed; then Textract answers again.
-    throttled = upload_doc(stack, "incoming/throttled-scan.pdf", make_pdf([("scan", INVOICE)]))
+    throttled = upload_doc(
+        stack, "incoming/throttled-scan.pdf", make_pdf([("scan", fresh_invoice())])
+    )
 
     def first_attempt_failed() -> bool:
         try:

@@ -4,6 +4,7 @@ and broken files."""
 from __future__ import annotations
 
 import io
+import itertools
 from typing import cast
 
 from PIL import Image, ImageDraw, ImageFont
@@ -96,11 +97,22 @@ def huge_page_pdf() -> bytes:
     return out.getvalue()
 
 
-INVOICE = """INVOICE INV-20931
+# An invoice names its issuer: without one it waits for a person who says who sent it.
+INVOICE = """NORTHWIND TRADING LTD
+INVOICE INV-20931
 Bill to: Example Corp
 Amount due: 1,250.00 USD
 Payment terms: net 30
 Subtotal 1,250.00"""
+
+_NUMBERS = itertools.count(30000)
+
+
+def fresh_invoice() -> str:
+    """INVOICE under a number of its own: the same invoice uploaded twice under two keys is a
+    duplicate (it waits at `duplicate`), so a test that wants two plain runs takes two."""
+    return INVOICE.replace("INV-20931", f"INV-{next(_NUMBERS)}")
+
 
 CONTRACT_WITH_CARD = """SERVICES AGREEMENT
 This agreement is made between the parties named below.
