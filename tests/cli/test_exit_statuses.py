@@ -86,7 +86,7 @@ def stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(control, "up", cannot_start)
     # deploy never asks for the stack; what it publishes is tests/local's business.
     info = store.VersionInfo(1, str(tmp_path), "0" * 64, "2026-12-04T00:00:00+00:00")
-    monkeypatch.setattr(deploy, "deploy", lambda *args: info)
+    monkeypatch.setattr(deploy, "deploy", lambda *args: deploy.Deployed(info, unchanged=False))
     for name in ("DOCFLOW_TABLE_NAME", "DOCFLOW_ORCHESTRATOR_FUNCTION"):
         monkeypatch.delenv(name, raising=False)
     (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4\n")

@@ -290,7 +290,8 @@ def test_host_killed_mid_document_then_the_run_resumes(live_stack: StackConfig) 
     the runner retries the invocation, the run replays from its checkpoints and finishes."""
     import signal
 
-    pages = [("scan", fresh_invoice()) if n % 2 else fresh_invoice() for n in range(8)]
+    invoice = fresh_invoice()  # one invoice's eight pages
+    pages = [("scan", invoice) if n % 2 else invoice for n in range(8)]
     doc = upload_doc(live_stack, "incoming/crash.pdf", make_pdf(pages))
     wait_for(doc.document_id, {"reading"}, doc.run_id)
     old_pid = int((live_stack.state / "host.pid").read_text())

@@ -60,9 +60,8 @@ def test_every_acknowledged_document_settles_after_the_stack_is_killed(
     files = [
         (f"crash/inv-{n}.pdf", make_pdf([f"{fresh_invoice()}\nReference {n}"])) for n in range(6)
     ]
-    files.append(
-        ("crash/scan.pdf", make_pdf([fresh_invoice(), ("scan", f"{fresh_invoice()}\nPage two")]))
-    )
+    scanned = fresh_invoice()  # one invoice, its second page a scan
+    files.append(("crash/scan.pdf", make_pdf([scanned, ("scan", f"{scanned}\nPage two")])))
     files.append(("crash/contract.pdf", make_pdf([CONTRACT])))
     docs = [put_document(bucket, key, data) for key, data in files]  # each one acknowledged
     ids = [d.document_id for d in docs]

@@ -69,7 +69,8 @@ def test_registry_order_and_scan_cases_on_the_stack(
     assert main(["--state", str(live_stack.state), "suppliers", "import", str(csv), "--local"]) == 0
     bucket = live_stack.names("DocumentBucket")
 
-    # A checked VAT id names the supplier: the registry's name, the printed one kept beside it.
+    # A checked VAT id under another printed name: the printed name stands and a person sees
+    # both (issue 43: an id and a name must agree).
     wrong_name = blauwal_invoice(
         number="RE-2026-0042", label="Rechnungsnummer", name="Blauwald Hafen KG", footer_iban=""
     )
@@ -94,8 +95,10 @@ def test_registry_order_and_scan_cases_on_the_stack(
 
     state = wait_for(named.document_id, SETTLED, named.run_id)
     vendor = state["fields"]["vendor_name"]
-    assert (vendor["value"], vendor["source"]) == ("Blauwal Hafenlogistik GmbH", "registry")
-    assert vendor["printed"] == "Blauwald Hafen KG" and vendor["confidence"] == 1.0
+    assert vendor["value"] == "Blauwald Hafen KG" and "source" not in vendor
+    assert (state["status"], state["stageName"]) == ("pending-review", "fields")
+    codes = [c["code"] for c in state["fieldChecks"]]
+    assert "supplier-name-disagrees" in codes
 
     state = wait_for(bad_iban.document_id, SETTLED, bad_iban.run_id)
     assert not (state.get("supplier") or {}).get("certain")  # the IBAN's owner is not matched
