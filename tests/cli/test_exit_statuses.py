@@ -52,7 +52,7 @@ ON_A_STOPPED_STACK: dict[str, list[str]] = {
     "failed": [],
     "stuck": [],
     "show": ["d-missing"],
-    "inbox": ["someone@example.com"],
+    "inbox": ["legal@example.com"],  # one the rules name (any other is refused, 2)
     "reviewers": ["revoke", "someone@example.com"],
     "suppliers": ["list"],
     "audit": [],
