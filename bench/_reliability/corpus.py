@@ -12,7 +12,7 @@ from docflow.local.tools.pdfgen import make_pdf
 
 def invoice(n: int, pages: int = 1, scanned: bool = False) -> bytes:
     first = (
-        f"INVOICE INV-{10000 + n}\nBill to: Customer {n}\n"
+        f"NORTHWIND TRADING LTD\nINVOICE INV-{10000 + n}\nBill to: Customer {n}\n"
         f"Amount due: {n}.00 USD\nPayment terms: net 30"
     )
     rest = [

@@ -78,11 +78,13 @@ def test_a_pile_below_the_minimum_goes_on_demand_at_once(
     lines = done.stdout.splitlines()
     assert lines[0].startswith("pile backfill/") and lines[0].endswith(": 3 documents")
     assert sum("finalized" in line for line in lines) == 3
-    assert lines[-2:] == [
+    assert lines[-3:-1] == [
         "no batch job was made for this pile",
         "on-demand: 3 documents (below-batch-minimum: the pile is smaller than a batch job's "
         "minimum (100 records))",
     ]
+    # The cost line names the engine its figure is for (here the free local rules engine).
+    assert lines[-1].startswith("cost: 3 documents $") and "local rules engine" in lines[-1]
 
 
 # 120 documents through a stack that shares two cores with the other workers' stacks: about

@@ -32,7 +32,7 @@ def test_the_duplicate_page_names_the_earlier_document(
 
     body = call("GET", f"/review/{token}")["body"]
     assert "duplicate: the same invoice may have been sent before" in body
-    earlier = body.split('id="duplicate-of"', 1)[1].split("</table>", 1)[0]
+    earlier = body.split('id="duplicate-of"', 1)[1].split("</ul>", 1)[0]
     for fact in (first.document_id, "finalized", "INV-20931", "2026-03-04", "1100.00 USD"):
         assert fact in earlier
     assert "in/scan.pdf" in earlier and "/dashboard/doc/" not in earlier  # no dashboard here

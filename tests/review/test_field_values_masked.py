@@ -6,6 +6,7 @@ carry it masked, and the document waits at privacy."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -66,7 +67,8 @@ def test_a_card_in_a_po_field_is_whole_only_in_fields_json(
         page = call("GET", f"/review/{token}")["body"]
         assert 'value="•••• 1111"' in page and not whole(page)
         dashboard = handle({"document": doc.document_id}, model, "arn:widget")
-        assert "•••• 1111" in dashboard and not whole(dashboard)
+        text = re.sub(r"<[^>]+>", "", dashboard)  # the page wraps each word of a value
+        assert "•••• 1111" in text and not whole(dashboard) and not whole(text)
 
         # A card typed back, or an edited mask, is refused by its field and decides nothing.
         for typed, said in ((CARD, "holds a card number"), ("•••• 1112", "type the whole value")):
