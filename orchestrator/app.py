@@ -3,18 +3,20 @@
     received -> supersede older runs -> split -> read pages (map over batches)
              -> a packet of several parts: plan parts -> (an unsure boundary: the split
                 stage) -> write each part and start its run -> finalize (docs/packets.md)
-             -> classify -> extract fields -> enrich (summary, risk)
+             -> classify -> extract fields (the bank-details check) -> enrich (summary, risk)
+             -> claim the duplicate keys (the same invoice again: the duplicate stage)
              -> read on a learned profile with no stage: sampled into the audit stage
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
-             -> an approved fields review: register the supplier when the reviewer added
-                it, and learn a registered supplier's profile
+             -> an approved fields review: propose the supplier when the reviewer asked (an
+                operator approves it), and learn a registered supplier's profile
              -> finalize
     anything unrecoverable -> failed, with a reason code
 
 Every side effect is a named step in `docflow.pipeline`; this module only decides what runs
-next, from checkpointed values, so it replays identically.
+next, from checkpointed values, so it replays identically. How a run waits, records and ends
+is `endings.py`; a packet's own run is `packet_run.py`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from aws_durable_execution_sdk_python import (
     durable_execution,
 )
 
-from docflow.errors import UNRENDERABLE_PAGE, IntakeError
+from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.audit import AUDIT_STEP, audit_candidate, sample_for_audit
@@ -38,13 +40,8 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
-from docflow.pipeline.duplicates import claim_again, claim_keys, release_duplicates
-from docflow.pipeline.enrich import (
-    add_usage,
-    batch_wait,
-    enrich_document,
-    leave_pile_on_failure,
-)
+from docflow.pipeline.duplicates import claim_again, claim_keys
+from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
 from docflow.pipeline.extract import (
     EXTRACT_STEP,
     apply_corrections,
@@ -53,25 +50,18 @@ from docflow.pipeline.extract import (
     with_fields,
 )
 from docflow.pipeline.field_mask import sensitive_once
-from docflow.pipeline.finalize import WRITE_STEP, archive_document, finalize_document
+from docflow.pipeline.finalize import WRITE_STEP, finalize_document
 from docflow.pipeline.learn import learn_supplier, propose_supplier
 from docflow.pipeline.meter import run_meter
-from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
 from docflow.pipeline.read_pages import read_pages
-from docflow.pipeline.record import function_version, record_status
-from docflow.pipeline.results import Classification, PacketPlan, Reading, Split
-from docflow.pipeline.review_stage import (
-    Reviewed,
-    decision_record,
-    wait_for_decision,
-)
+from docflow.pipeline.record import function_version
+from docflow.pipeline.results import Classification, Reading, Split
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.split import SPLIT_STEP, split_document
 from docflow.pipeline.supersede import SUPERSEDE_STEP, SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
     APPROVED,
-    ARCHIVED,
     CLASSIFIED,
     ENRICHING,
     FAILED,
@@ -81,6 +71,8 @@ from docflow.readmodel.transitions import (
 )
 from docflow.suppliers.route import audit_decision, issuer_iban_privacy, learning_due
 from docflow.telemetry.plugin import orchestrator_plugins
+from orchestrator.endings import archive, await_review, fail, record, run_result
+from orchestrator.packet_run import as_packet
 
 # A document none of whose pages has ink: a terminal failure that says so, not a triage.
 BLANK_DOCUMENT = "blank-document"
@@ -229,57 +221,6 @@ def review_all(
     return run, None
 
 
-def as_packet(
-    context: DurableContext, doc: DocumentRef, split: Split, batches: Reading
-) -> dict[str, Any] | None:
-    """The packet's run from its plan on, or None: a packet of one part goes on as the single
-    document it is (one step more, no run more)."""
-    plan = context.step(plan_packet(doc, split), name="plan parts", config=PLAN_STEP)
-    if len(plan.parts) > 1:
-        return process_packet(context, doc, split, batches, plan)
-    if split.refused_pages:  # a single document with a page PDFium refuses
-        page = split.refused_pages[0]
-        return fail(context, doc, UNRENDERABLE_PAGE, f"page {page} cannot be loaded")
-    return None
-
-
-def process_packet(
-    context: DurableContext, doc: DocumentRef, split: Split, batches: Reading, plan: PacketPlan
-) -> dict[str, Any]:
-    """A packet of several parts: each part becomes an ordinary document with a run of its own
-    (`start_parts`); this run ends when the split is settled, without waiting for them. An
-    unsure boundary waits on the split stage first, whose approved parts replace the plan's."""
-    engines = summarize_batches(batches.results)["engines"]
-    summary = {"docType": PACKET, "pages": split.pages, "engines": engines}
-    stages = [plan.stage] if plan.stage else []
-    record(
-        context,
-        doc,
-        CLASSIFIED,
-        "classify",
-        {**summary, "parts": len(plan.parts), "stages": stages},
-    )
-    parts = plan.ranges
-    if plan.stage is not None:
-        proposal = {"pages": split.pages, "parts": [list(p) for p in plan.parts]}
-        proposal |= {"unsure": list(plan.unsure), "planKey": plan.key}
-        shown = RunState(summary, stages, {}, split.plan).for_reviewer() | {"split": proposal}
-        review = await_review(context, doc, 0, plan.stage, shown)
-        if review.status != APPROVED or review.decision is None:
-            ended = {"stage": review.stage, "decision": review.status}
-            return archive(context, doc, {**summary, **ended}, review.reason, batches)
-        parts = [list(p) for p in review.decision.parts]
-    started = start_parts(context, doc, parts)
-    summary |= {"parts": len(parts), "partsFailed": started.failed}
-    meter = run_meter(context, batches.results, PACKET, plan.usage)
-    record_ = {**summary, "children": started.described(doc)}  # the final record: each part
-    done = context.step(finalize_document(doc, record_, meter), "finalize", WRITE_STEP)
-    record(
-        context, doc, FINALIZED, "finalize", {"resultKey": done.key, "cost": done.cost, **summary}
-    )
-    return run_result(doc, FINALIZED, summary)
-
-
 def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> dict[str, Any]:
     """What an approved fields review teaches the supplier registry; the summary after it."""
     summary = run.summary
@@ -294,88 +235,3 @@ def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> 
         learn = learn_supplier(doc, summary, run.plan, audit)
         context.step(learn, name="learn supplier profile")
     return summary
-
-
-def await_review(
-    context: DurableContext,
-    doc: DocumentRef,
-    index: int,
-    stage: dict[str, Any],
-    seen: dict[str, Any],
-) -> Reviewed:
-    """Wait, with no compute billed, for this stage's decision; record what came back.
-
-    The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
-    """
-    ended = wait_for_decision(context, doc, index, stage, seen)
-    name = str(stage["name"])
-    if ended.status == ARCHIVED:
-        return Reviewed(ARCHIVED, ended.reason, name)
-    payload = decision_record(index, stage, ended, seen)
-    record(context, doc, ended.status, f"review-{index}", payload, stage_index=index)
-    return Reviewed(ended.status, ended.reason, name, ended.decision, payload)
-
-
-def archive(
-    context: DurableContext,
-    doc: DocumentRef,
-    summary: dict[str, Any],
-    reason: str,
-    batches: Reading | None = None,
-    usage: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
-    results = batches.results if batches else ()
-    if summary.get("duplicateKeys"):  # what this version claimed goes back
-        keys = summary["duplicateKeys"]
-        context.step(release_duplicates(doc, keys), name="release duplicate keys")
-    meter = run_meter(context, results, summary.get("docType"), usage)
-    archived = archive_document(doc, {**summary, "reason": reason}, meter)
-    done = context.step(archived, "archive", WRITE_STEP)
-    payload = {"archiveKey": done.key, "reason": reason, "cost": done.cost}
-    record(context, doc, ARCHIVED, "archive", payload)
-    outcome = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
-    return run_result(doc, ARCHIVED, outcome, reason=reason)
-
-
-def record(
-    context: DurableContext,
-    doc: DocumentRef,
-    status: str,
-    stage: str,
-    payload: dict[str, Any] | None = None,
-    stage_index: int | None = None,
-) -> None:
-    suffix = f" {stage}" if stage_index is not None else ""
-    context.step(
-        record_status(doc, status, stage, payload, stage_index), name=f"record {status}{suffix}"
-    )
-
-
-def fail(
-    context: DurableContext,
-    doc: DocumentRef,
-    reason: str,
-    message: str,
-    found_before: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Record the failure; `found_before`: what the run found before it (a blank document's
-    pages by engine), for the read model."""
-    payload = {**(found_before or {}), "reason": reason, "message": message[:500]}
-    leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
-    record(context, doc, FAILED, "failed", payload)
-    return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
-
-
-def run_result(
-    doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any
-) -> dict[str, Any]:
-    """The execution's result: small, JSON-native, enough for `docflow run` to print."""
-    return {
-        "documentId": doc.document_id,
-        "version": doc.version,
-        "runId": doc.run_id,
-        "status": status,
-        **summary,
-        **extra,
-    }

@@ -8,7 +8,12 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CONTROL_FLOW = ("orchestrator/app.py", "docflow/pipeline/triage.py")
+CONTROL_FLOW = (
+    "orchestrator/app.py",
+    "orchestrator/endings.py",
+    "orchestrator/packet_run.py",
+    "docflow/pipeline/triage.py",
+)
 
 
 def _step_results(tree: ast.AST) -> dict[str, int]:

@@ -1,0 +1,104 @@
+"""How a run waits on reviewers, records what happened, and ends: the calls every branch of
+the pipeline (`app.py`, `packet_run.py`) shares. Control flow and named steps only; every side
+effect is a step of `docflow.pipeline`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext
+
+from docflow.ids import DocumentRef
+from docflow.pipeline.duplicates import release_duplicates
+from docflow.pipeline.enrich import leave_pile_on_failure
+from docflow.pipeline.finalize import WRITE_STEP, archive_document
+from docflow.pipeline.meter import run_meter
+from docflow.pipeline.record import record_status
+from docflow.pipeline.results import Reading
+from docflow.pipeline.review_stage import Reviewed, decision_record, wait_for_decision
+from docflow.readmodel.transitions import ARCHIVED, FAILED
+
+
+def await_review(
+    context: DurableContext,
+    doc: DocumentRef,
+    index: int,
+    stage: dict[str, Any],
+    seen: dict[str, Any],
+) -> Reviewed:
+    """Wait, with no compute billed, for this stage's decision; record what came back.
+
+    The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
+    """
+    ended = wait_for_decision(context, doc, index, stage, seen)
+    name = str(stage["name"])
+    if ended.status == ARCHIVED:
+        return Reviewed(ARCHIVED, ended.reason, name)
+    payload = decision_record(index, stage, ended, seen)
+    record(context, doc, ended.status, f"review-{index}", payload, stage_index=index)
+    return Reviewed(ended.status, ended.reason, name, ended.decision, payload)
+
+
+def archive(
+    context: DurableContext,
+    doc: DocumentRef,
+    summary: dict[str, Any],
+    reason: str,
+    batches: Reading | None = None,
+    usage: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
+    results = batches.results if batches else ()
+    if summary.get("duplicateKeys"):  # what this version claimed goes back
+        keys = summary["duplicateKeys"]
+        context.step(release_duplicates(doc, keys), name="release duplicate keys")
+    meter = run_meter(context, results, summary.get("docType"), usage)
+    archived = archive_document(doc, {**summary, "reason": reason}, meter)
+    done = context.step(archived, "archive", WRITE_STEP)
+    payload = {"archiveKey": done.key, "reason": reason, "cost": done.cost}
+    record(context, doc, ARCHIVED, "archive", payload)
+    outcome = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
+    return run_result(doc, ARCHIVED, outcome, reason=reason)
+
+
+def record(
+    context: DurableContext,
+    doc: DocumentRef,
+    status: str,
+    stage: str,
+    payload: dict[str, Any] | None = None,
+    stage_index: int | None = None,
+) -> None:
+    suffix = f" {stage}" if stage_index is not None else ""
+    context.step(
+        record_status(doc, status, stage, payload, stage_index), name=f"record {status}{suffix}"
+    )
+
+
+def fail(
+    context: DurableContext,
+    doc: DocumentRef,
+    reason: str,
+    message: str,
+    found_before: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Record the failure; `found_before`: what the run found before it (a blank document's
+    pages by engine), for the read model."""
+    payload = {**(found_before or {}), "reason": reason, "message": message[:500]}
+    leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
+    record(context, doc, FAILED, "failed", payload)
+    return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
+
+
+def run_result(
+    doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any
+) -> dict[str, Any]:
+    """The execution's result: small, JSON-native, enough for `docflow run` to print."""
+    return {
+        "documentId": doc.document_id,
+        "version": doc.version,
+        "runId": doc.run_id,
+        "status": status,
+        **summary,
+        **extra,
+    }

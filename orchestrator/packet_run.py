@@ -1,0 +1,70 @@
+"""A packet's run (docs/packets.md): several documents in one file become one ordinary run
+per part; this run ends when the split is settled. Control flow only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext
+
+from docflow.errors import UNRENDERABLE_PAGE
+from docflow.ids import DocumentRef
+from docflow.pipeline.classify import summarize_batches
+from docflow.pipeline.finalize import WRITE_STEP, finalize_document
+from docflow.pipeline.meter import run_meter
+from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
+from docflow.pipeline.results import PacketPlan, Reading, Split
+from docflow.pipeline.run_state import RunState
+from docflow.readmodel.transitions import APPROVED, CLASSIFIED, FINALIZED
+from orchestrator.endings import archive, await_review, fail, record, run_result
+
+
+def as_packet(
+    context: DurableContext, doc: DocumentRef, split: Split, batches: Reading
+) -> dict[str, Any] | None:
+    """The packet's run from its plan on, or None: a packet of one part goes on as the single
+    document it is (one step more, no run more)."""
+    plan = context.step(plan_packet(doc, split), name="plan parts", config=PLAN_STEP)
+    if len(plan.parts) > 1:
+        return process_packet(context, doc, split, batches, plan)
+    if split.refused_pages:  # a single document with a page PDFium refuses
+        page = split.refused_pages[0]
+        return fail(context, doc, UNRENDERABLE_PAGE, f"page {page} cannot be loaded")
+    return None
+
+
+def process_packet(
+    context: DurableContext, doc: DocumentRef, split: Split, batches: Reading, plan: PacketPlan
+) -> dict[str, Any]:
+    """A packet of several parts: each part becomes an ordinary document with a run of its own
+    (`start_parts`); this run ends when the split is settled, without waiting for them. An
+    unsure boundary waits on the split stage first, whose approved parts replace the plan's."""
+    engines = summarize_batches(batches.results)["engines"]
+    summary = {"docType": PACKET, "pages": split.pages, "engines": engines}
+    stages = [plan.stage] if plan.stage else []
+    record(
+        context,
+        doc,
+        CLASSIFIED,
+        "classify",
+        {**summary, "parts": len(plan.parts), "stages": stages},
+    )
+    parts = plan.ranges
+    if plan.stage is not None:
+        proposal = {"pages": split.pages, "parts": [list(p) for p in plan.parts]}
+        proposal |= {"unsure": list(plan.unsure), "planKey": plan.key}
+        shown = RunState(summary, stages, {}, split.plan).for_reviewer() | {"split": proposal}
+        review = await_review(context, doc, 0, plan.stage, shown)
+        if review.status != APPROVED or review.decision is None:
+            ended = {"stage": review.stage, "decision": review.status}
+            return archive(context, doc, {**summary, **ended}, review.reason, batches)
+        parts = [list(p) for p in review.decision.parts]
+    started = start_parts(context, doc, parts)
+    summary |= {"parts": len(parts), "partsFailed": started.failed}
+    meter = run_meter(context, batches.results, PACKET, plan.usage)
+    record_ = {**summary, "children": started.described(doc)}  # the final record: each part
+    done = context.step(finalize_document(doc, record_, meter), "finalize", WRITE_STEP)
+    record(
+        context, doc, FINALIZED, "finalize", {"resultKey": done.key, "cost": done.cost, **summary}
+    )
+    return run_result(doc, FINALIZED, summary)
