@@ -22,25 +22,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
-from aws_durable_execution_sdk_python.config import Duration, StepConfig
-from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
 
 from docflow.ids import DocumentRef
+from docflow.pipeline.retries import degrading_step
 from docflow.runtime import runtime
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.route import AUDIT
 from docflow.suppliers.store import SupplierStore
 
 ATTEMPTS = 3
-AUDIT_STEP = StepConfig(
-    retry_strategy=create_retry_strategy(
-        RetryStrategyConfig(
-            max_attempts=ATTEMPTS,
-            initial_delay=Duration.from_seconds(2),
-            max_delay=Duration.from_seconds(30),
-        )
-    )
-)
+AUDIT_STEP = degrading_step(ATTEMPTS, 2, 30)
 
 
 def audit_candidate(summary: Mapping[str, Any], stages: Sequence[dict[str, Any]]) -> bool:

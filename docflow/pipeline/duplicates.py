@@ -20,11 +20,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
-from aws_durable_execution_sdk_python.config import Duration, StepConfig
-from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
 
 from docflow.dynamo import Table
 from docflow.ids import DocumentRef
+from docflow.pipeline.retries import degrading_step
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
@@ -75,16 +74,7 @@ class Duplicates:
 ATTEMPTS = 5
 # DynamoDB out of reach gets a few tries; the last one sends the invoice to a person
 # (`duplicate-unchecked`) instead of failing it, as extraction degrades.
-CLAIM_STEP = StepConfig(
-    serdes=RecordSerDes(Duplicates),
-    retry_strategy=create_retry_strategy(
-        RetryStrategyConfig(
-            max_attempts=ATTEMPTS,
-            initial_delay=Duration.from_seconds(2),
-            max_delay=Duration.from_seconds(30),
-        )
-    ),
-)
+CLAIM_STEP = degrading_step(ATTEMPTS, 2, 30, RecordSerDes(Duplicates))
 
 
 def _claimant(doc: DocumentRef) -> Claimant:

@@ -56,8 +56,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aws_durable_execution_sdk_python import CallbackError, DurableContext, DurableOperationError
-from aws_durable_execution_sdk_python.config import Duration, StepConfig, WaitForCallbackConfig
-from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
+from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.enrich_steps import (
@@ -73,17 +72,10 @@ from docflow.pipeline.enrich_steps import (
     record_batch_answer,
 )
 from docflow.pipeline.results import Classification, Enrichment
+from docflow.pipeline.retries import degrading_step
 
 MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
-MODEL_STEP = StepConfig(
-    retry_strategy=create_retry_strategy(
-        RetryStrategyConfig(
-            max_attempts=MODEL_ATTEMPTS,
-            initial_delay=Duration.from_seconds(10),
-            max_delay=Duration.from_seconds(60),
-        )
-    )
-)
+MODEL_STEP = degrading_step(MODEL_ATTEMPTS, 10, 60)
 
 
 def enrich_document(

@@ -15,8 +15,6 @@ from functools import partial
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
-from aws_durable_execution_sdk_python.config import Duration, StepConfig
-from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
 
 from docflow import observability
 from docflow.extract import Extraction, PageInput, build_engine
@@ -31,6 +29,7 @@ from docflow.pipeline.field_mask import (
     privacy_stage,
 )
 from docflow.pipeline.results import Extracted
+from docflow.pipeline.retries import degrading_step
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
@@ -45,16 +44,7 @@ from docflow.suppliers.store import SupplierStore
 ATTEMPTS = 3
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
 # failing the document (throttles are already retried inside the engine call).
-EXTRACT_STEP = StepConfig(
-    serdes=RecordSerDes(Extracted),
-    retry_strategy=create_retry_strategy(
-        RetryStrategyConfig(
-            max_attempts=ATTEMPTS,
-            initial_delay=Duration.from_seconds(5),
-            max_delay=Duration.from_seconds(60),
-        )
-    ),
-)
+EXTRACT_STEP = degrading_step(ATTEMPTS, 5, 60, RecordSerDes(Extracted))
 
 
 def _pages(doc: DocumentRef, plan: list[list[int]], max_pages: int) -> list[dict[str, Any]]:

@@ -28,10 +28,10 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from docflow.dynamo import ConditionFailed, Table, from_ddb, to_ddb
+from docflow.dynamo import ConditionFailed, Table
+from docflow.suppliers.store import SupplierStore
 
 LISTING = "AUDIT"
-LISTING_INDEX = "by-listing"
 ATTEMPTS = 8
 KEEP = 100  # run ids remembered per list
 KEEP_OUTCOMES = 50
@@ -188,19 +188,7 @@ class AuditLedger:
 
     def all(self) -> list[dict[str, Any]]:
         """Every supplier's ledger (a Query on the sparse index, never a Scan)."""
-        out: list[dict[str, Any]] = []
-        args: dict[str, Any] = {
-            "TableName": self.table.name,
-            "IndexName": LISTING_INDEX,
-            "KeyConditionExpression": "listing = :l",
-            "ExpressionAttributeValues": to_ddb({":l": LISTING}),
-        }
-        while True:
-            page = self.table.client.query(**args)
-            out.extend(from_ddb(i) for i in page.get("Items", []))
-            if "LastEvaluatedKey" not in page:
-                return out
-            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return SupplierStore(self.table.name, self.table.client).listed(LISTING)
 
 
 def estimate(misses: int, values: int) -> dict[str, float] | None:

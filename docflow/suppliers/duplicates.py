@@ -143,6 +143,22 @@ class Claimant:
     key: str
 
 
+def _claim_item(pk: str, who: Claimant, facts: Facts, kind: str, at: str) -> dict[str, Any]:
+    """A claim: the key, who holds it (document, version, run, its order, file) and the facts
+    the earlier document's reviewer is shown."""
+    return {
+        "pk": pk,
+        "kind": kind,
+        "documentId": who.document_id,
+        "version": who.version,
+        "runId": who.run_id,
+        "runOrder": who.run_order,
+        "key": who.key,
+        "claimedAt": at,
+        **facts.to_json(),
+    }
+
+
 class DuplicateStore:
     """The claims table; every write is conditional, so each call is safe to repeat."""
 
@@ -155,17 +171,7 @@ class DuplicateStore:
         """None if `who` holds the key now; else the item of the other document holding it
         (an older run of the same document is taken over; a newer one answers None too:
         its own versions are never each other's duplicates)."""
-        item = {
-            "pk": pk,
-            "kind": kind,
-            "documentId": who.document_id,
-            "version": who.version,
-            "runId": who.run_id,
-            "runOrder": who.run_order,
-            "key": who.key,
-            "claimedAt": at,
-            **facts.to_json(),
-        }
+        item = _claim_item(pk, who, facts, kind, at)
         try:
             self.table.put(
                 item,
@@ -183,17 +189,7 @@ class DuplicateStore:
     ) -> bool:
         """Claim a key whose holder (run `held_by`) ended without finalizing; False if it
         changed hands meanwhile."""
-        item = {
-            "pk": pk,
-            "kind": kind,
-            "documentId": who.document_id,
-            "version": who.version,
-            "runId": who.run_id,
-            "runOrder": who.run_order,
-            "key": who.key,
-            "claimedAt": at,
-            **facts.to_json(),
-        }
+        item = _claim_item(pk, who, facts, kind, at)
         try:
             self.table.put(item, condition="runId = :held", values={":held": held_by})
         except ConditionFailed:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.readmodel.table import to_ddb
 
 # What an entry records.
 IMPORTED, REPLACED, APPROVED, REMOVED, PROFILE = (
@@ -96,20 +96,3 @@ def put_item(table: str, e: Entry) -> dict[str, Any]:
             "ConditionExpression": "attribute_not_exists(pk)",
         }
     }
-
-
-def entries(ddb: Any, table: str, index: str, supplier_id: str) -> list[Entry]:
-    """The supplier's entries, oldest first (a Query on the sparse index, never a Scan)."""
-    out: list[Entry] = []
-    args: dict[str, Any] = {
-        "TableName": table,
-        "IndexName": index,
-        "KeyConditionExpression": "listing = :l",
-        "ExpressionAttributeValues": {":l": {"S": listing(supplier_id)}},
-    }
-    while True:
-        page = ddb.query(**args)
-        out.extend(Entry.parse(from_ddb(i)) for i in page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return out
-        args["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -104,7 +104,7 @@ class SupplierStore:
 
     def history_of(self, supplier_id: str) -> list[history.Entry]:
         """Every change to the supplier, oldest first (kept after it is removed)."""
-        return history.entries(self.ddb, self.table, LISTING_INDEX, supplier_id)
+        return [history.Entry.parse(i) for i in self.listed(history.listing(supplier_id))]
 
     def conflicts(self, suppliers: Sequence[Supplier]) -> list[ClaimConflict]:
         """Ids that other suppliers hold already, or that two of `suppliers` both claim."""
