@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
 PRICES: dict[str, Any] = {
     "durable_usd_per_million_operations": 8.0,
@@ -71,7 +71,34 @@ class Usage:
         return int(self.pages.get("textract", 0))
 
 
-def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
+class _CostCounts(TypedDict):
+    docType: str
+    operations: int
+    retries: int
+    stepMs: int
+    memoryMb: int
+    pages: dict[str, int]  # by engine
+    textractCalls: int
+    usdBy: dict[str, float]  # durable, lambda, textract, bedrock
+    usd: float
+
+
+class CostEstimate(_CostCounts, total=False):
+    """`estimate`'s answer: the `cost` of the read model and the finalized record (docs/cli.md's
+    COST), with the `EXTRA_USAGE` counts beside these."""
+
+    steps: int
+    stepsTimed: int | None
+    bedrockCalls: int
+    bedrockInputTokens: int
+    bedrockOutputTokens: int
+    bedrockBatchCalls: int
+    bedrockBatchInputTokens: int
+    bedrockBatchOutputTokens: int
+    analyzeExpensePages: int
+
+
+def estimate(usage: Usage, doc_type: str | None = None) -> CostEstimate:
     """The `cost` object on the finalized record and in the read model (JSON-native)."""
     unknown = set(usage.extra) - set(EXTRA_USAGE)
     if unknown:
@@ -96,7 +123,8 @@ def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
         * PRICES["bedrock_batch_usd_per_million_output_tokens"]
         / 1e6,
     }
-    return {
+    # A dict, not the TypedDict's call: the keys' order is the record's (and a checkpoint's).
+    estimated = {
         "docType": doc_type or "unknown",
         "operations": usage.operations,
         "retries": usage.retries,
@@ -113,6 +141,7 @@ def estimate(usage: Usage, doc_type: str | None = None) -> dict[str, Any]:
         "usdBy": {k: round(v, 8) for k, v in usd.items()},
         "usd": round(sum(usd.values()), 8),
     }
+    return cast("CostEstimate", estimated)
 
 
 def step_time(cost: Mapping[str, Any]) -> str:

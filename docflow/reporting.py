@@ -34,7 +34,7 @@ class LambdaReporter:
         self.function_name = function_name
 
     def report(self, report: Report) -> dict[str, Any]:
-        wire = report.to_dict()
+        wire: dict[str, object] = {**report.to_dict()}
         # The trace context rides beside the report, as a header would: the recorder's span
         # joins the sender's (a step's attempt, a reviewer's click). Never stored.
         sender = spans.current()

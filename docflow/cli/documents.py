@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.cli.exits import DOCUMENT_FAILED, OK, TIMED_OUT
 from docflow.cli.output import SETTLED, Progress, print_json, table
@@ -21,8 +21,13 @@ from docflow.cli.packets import (
     child_submitted,
     pages_label,
 )
+from docflow.cli.shapes import RunRow, Submitted
 from docflow.cli.stack import model, stack
+from docflow.readmodel.items import ChildItem, DocumentState
 from docflow.readmodel.transitions import FAILED, PENDING_REVIEW
+
+if TYPE_CHECKING:
+    from docflow.readmodel.queries import ReadModel
 
 
 def files(paths: list[str]) -> list[Path]:
@@ -73,7 +78,7 @@ def object_keys(paths: list[Path], prefix: str) -> tuple[list[tuple[Path, str]],
     return [(unique[r], keys[r]) for r in unique], notes
 
 
-def upload(paths: list[Path], key: str | None, prefix: str = "incoming/") -> list[dict[str, Any]]:
+def upload(paths: list[Path], key: str | None, prefix: str = "incoming/") -> list[Submitted]:
     from docflow import aws
     from docflow.ids import DocumentRef
     from docflow.local.resources import LocalNames
@@ -86,7 +91,7 @@ def upload(paths: list[Path], key: str | None, prefix: str = "incoming/") -> lis
         keyed = [(keyed[0][0], key)]
     for note in notes:
         print(f"docflow: {note}", file=sys.stderr)
-    submitted = []
+    submitted: list[Submitted] = []
     for path, object_key in keyed:
         answer = aws.client("s3").put_object(Bucket=bucket, Key=object_key, Body=path.read_bytes())
         doc = DocumentRef(
@@ -136,7 +141,7 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
     watch = Watch(read_model, submitted, prefix, Progress(enabled=not args.quiet))
     while not watch.poll() and time.monotonic() <= deadline:
         time.sleep(0.5)
-    results = [result_row(s, watch.states.get(s["documentId"], {})) for s in submitted]
+    results = [result_row(s, watch.states.get(s["documentId"], DocumentState())) for s in submitted]
     # Each row with what was submitted for it (a part: as its packet's run started it).
     pairs = list(zip(results, submitted, strict=True))
     for s, r in zip(submitted, results, strict=True):
@@ -155,7 +160,7 @@ def run_paths(args: argparse.Namespace, prefix: str, after_table: Any = None) ->
     return run_status(every, args.timeout, getattr(config, "state", None))
 
 
-def run_table(rows: list[dict[str, Any]]) -> str:
+def run_table(rows: list[RunRow]) -> str:
     """`run`'s table: a row a document, a packet's parts indented under it."""
     cells = [
         [
@@ -175,20 +180,19 @@ def run_table(rows: list[dict[str, Any]]) -> str:
     return table(cells, [*headers, "reason"])
 
 
-def part_rows(
-    read_model: Any, packet: dict[str, Any], parts: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+def part_rows(read_model: ReadModel, packet: Submitted, parts: list[ChildItem]) -> list[RunRow]:
     """A packet's parts as `run` rows (from their current states), with their pages."""
     states = read_model.states(c["documentId"] for c in parts)
     rows = []
     for part in parts:
         submitted = child_submitted(packet, part)
-        row = result_row(submitted, states.get(part["documentId"]) or part)
-        rows.append({**row, "parentPages": part.get("parentPages")})
+        row = result_row(submitted, states.get(part["documentId"]) or DocumentState(**part))
+        row["parentPages"] = part.get("parentPages")
+        rows.append(row)
     return rows
 
 
-def run_status(results: list[dict[str, Any]], timeout_s: float, state: Path | None = None) -> int:
+def run_status(results: list[RunRow], timeout_s: float, state: Path | None = None) -> int:
     """The exit status of `run`: a failed document first, then a timeout; said on stderr."""
     open_ = [r for r in results if r["status"] not in SETTLED]
     failed = [r for r in results if r["status"] == FAILED]
@@ -216,14 +220,14 @@ def run_status(results: list[dict[str, Any]], timeout_s: float, state: Path | No
     return TIMED_OUT if open_ else OK
 
 
-def pages_cell(row: dict[str, Any]) -> str:
+def pages_cell(row: RunRow) -> str:
     if not row["pages"]:
         return "-"
     blank = row.get("blankPages") or 0
     return f"{row['pages']} ({blank} blank)" if blank else str(row["pages"])
 
 
-def print_review_links(config: Any, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+def print_review_links(config: Any, pairs: list[tuple[RunRow, Submitted]]) -> None:
     """For convenience, the open stage's links as the local SES delivered them: the read model
     holds link ids only, the links themselves live in the reviewers' mailboxes. `pairs`: each
     row with what was submitted for it, a packet's parts included."""
@@ -245,7 +249,7 @@ def print_review_links(config: Any, pairs: list[tuple[dict[str, Any], dict[str, 
                 print(f"review {review_name(s)} ({m.reviewer}): {m.url}")
 
 
-def review_name(submitted: dict[str, Any]) -> str:
+def review_name(submitted: Submitted) -> str:
     """An uploaded document by its key; a part by its packet's key and pages."""
     from docflow.ids import display_name
 
@@ -259,7 +263,7 @@ def sensitive(found: dict[str, int]) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(found.items())) or "-"
 
 
-def result_row(submitted: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+def result_row(submitted: Submitted, state: DocumentState) -> RunRow:
     return {
         "documentId": submitted["documentId"],
         "version": submitted["version"],

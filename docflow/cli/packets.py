@@ -8,16 +8,20 @@ per packet: the recorder mirrors each part's status there).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.cli.output import SETTLED
+from docflow.readmodel.items import ChildItem, DocumentState
+
+if TYPE_CHECKING:
+    from docflow.cli.shapes import Submitted
 
 PACKET = "packet"
 # Where `docflow run --packets` uploads: the shipped rules' packet prefix.
 PACKET_PREFIX = "incoming/packets/"
 
 
-def is_packet(state: dict[str, Any]) -> bool:
+def is_packet(state: DocumentState) -> bool:
     return state.get("docType") == PACKET and bool(state.get("parts"))
 
 
@@ -26,7 +30,7 @@ def pages_label(pages: Any) -> str:
     return f"page {first}" if first == last else f"pages {first}-{last}"
 
 
-def parts_settled(state: dict[str, Any], children: list[dict[str, Any]]) -> bool:
+def parts_settled(state: DocumentState, children: list[ChildItem]) -> bool:
     """Every part of a settled packet has reported, and each has settled."""
     if not is_packet(state):
         return True
@@ -35,12 +39,12 @@ def parts_settled(state: dict[str, Any], children: list[dict[str, Any]]) -> bool
     )
 
 
-def child_submitted(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+def child_submitted(parent: Submitted, child: ChildItem) -> Submitted:
     """A part as `run` tracks a submitted document (its key is the part's PDF)."""
     return {
         "documentId": child["documentId"],
         "version": "null",
-        "runId": child.get("runId"),
+        "runId": str(child.get("runId") or ""),
         "path": parent["path"],
         "key": child.get("key", ""),
         "bucket": "",
@@ -49,7 +53,7 @@ def child_submitted(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, 
     }
 
 
-def show_lines(state: dict[str, Any], parent: dict[str, Any] | None) -> list[str]:
+def show_lines(state: DocumentState, parent: DocumentState | None) -> list[str]:
     """`show` of a part: which packet it came from, and its pages there."""
     if not state.get("parentId"):
         return []
@@ -58,7 +62,7 @@ def show_lines(state: dict[str, Any], parent: dict[str, Any] | None) -> list[str
     return [f"{'packet':11} {state['parentId']}{named}, {pages_label(state.get('parentPages'))}"]
 
 
-def children_table(children: list[dict[str, Any]]) -> list[list[str]]:
+def children_table(children: list[ChildItem]) -> list[list[str]]:
     """`show` of a packet: its parts, one row each."""
     return [
         [

@@ -12,12 +12,16 @@ import io
 import json
 import secrets
 from collections import Counter
+from collections.abc import Mapping
 from contextlib import redirect_stdout
 from datetime import UTC, datetime
 from typing import Any
 
 from docflow.cli.output import print_json, table
+from docflow.cli.shapes import JobRow, PileCost, PileJob, PileSummary, RunRow
 from docflow.cli.stack import maybe_local
+from docflow.cost import CostEstimate
+from docflow.readmodel.items import DocumentState, EnrichmentNote
 
 # What a user reads for each on-demand reason (docflow.piles.outcomes, pipeline.enrich).
 WHY = {
@@ -81,7 +85,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     return code
 
 
-def pile_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def pile_summary(rows: list[RunRow]) -> PileSummary:
     """The jobs that hold the pile's documents, and why the others went on-demand."""
     from docflow.cli.stack import model
     from docflow.piles.pool import Pool
@@ -90,19 +94,19 @@ def pile_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     states = model().states(r["documentId"] for r in rows)
     in_job: Counter[str] = Counter()
     why: Counter[str] = Counter()
-    costs: dict[tuple[str, str], dict[str, Any]] = {}
+    costs: dict[tuple[str, str], PileCost] = {}
     for r in rows:
-        state = states.get(r["documentId"]) or {}
+        state = states.get(r["documentId"]) or DocumentState()
         # The pool's record of this run: which job it was sent in (none: it never was).
         record = pool.record(str(state["runId"])) if state.get("runId") else None
         if record and record.get("jobArn"):
             in_job[str(record["jobName"])] += 1
-        how = state.get("enrichment") or {}
-        add_cost(costs, how, state.get("cost") or {})
+        how = state.get("enrichment") or EnrichmentNote()
+        add_cost(costs, how, state.get("cost"))
         if how.get("mode") == "on-demand":
             why[str(how.get("onDemandReason") or "unknown")] += 1
     jobs = [
-        {**job_row(pool.job(name) or {"jobName": name}), "documents": n}
+        PileJob(**job_row(pool.job(name) or {"jobName": name}), documents=n)
         for name, n in sorted(in_job.items())
     ]
     return {
@@ -113,7 +117,7 @@ def pile_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def add_cost(
-    costs: dict[tuple[str, str], dict[str, Any]], how: dict[str, Any], cost: dict[str, Any]
+    costs: dict[tuple[str, str], PileCost], how: EnrichmentNote, cost: CostEstimate | None
 ) -> None:
     """The pile's cost by how its documents were enriched (mode and engine): a batch figure
     is compared with the same tokens on demand through Bedrock, not with the free `rules`."""
@@ -122,16 +126,18 @@ def add_cost(
     mode, engine = str(how.get("mode") or "none"), str(how.get("engine") or "none")
     row = costs.setdefault(
         (mode, engine),
-        {
-            "mode": mode,
-            "engine": engine,
-            "documents": 0,
-            "usd": 0.0,
-            "bedrockUsd": 0.0,
-            "bedrockOnDemandUsd": 0.0,
-        },
+        PileCost(
+            mode=mode,
+            engine=engine,
+            documents=0,
+            usd=0.0,
+            bedrockUsd=0.0,
+            bedrockOnDemandUsd=0.0,
+        ),
     )
     row["documents"] += 1
+    if cost is None:  # not metered: a run that has not ended
+        return
     row["usd"] = round(row["usd"] + float(cost.get("usd", 0)), 8)
     row["bedrockUsd"] = round(
         row["bedrockUsd"] + float((cost.get("usdBy") or {}).get("bedrock", 0)), 8
@@ -139,7 +145,7 @@ def add_cost(
     row["bedrockOnDemandUsd"] = round(row["bedrockOnDemandUsd"] + bedrock_on_demand_usd(cost), 8)
 
 
-def cost_sentence(row: dict[str, Any]) -> str:
+def cost_sentence(row: PileCost) -> str:
     """One line of the pile's cost, naming the engine its figure is for."""
     n = row["documents"]
     head = f"cost: {n} document{'s' if n != 1 else ''} ${row['usd']:.6f}"
@@ -155,7 +161,7 @@ def cost_sentence(row: dict[str, Any]) -> str:
     return f"{head}, enriched {row['mode']} by the local {row['engine']} engine (no model: free)"
 
 
-def print_pile(rows: list[dict[str, Any]]) -> None:
+def print_pile(rows: list[RunRow]) -> None:
     from docflow.settings import load_settings
 
     settings = load_settings()
@@ -177,7 +183,7 @@ def print_pile(rows: list[dict[str, Any]]) -> None:
         print(cost_sentence(row))
 
 
-def job_row(j: dict[str, Any]) -> dict[str, Any]:
+def job_row(j: Mapping[str, Any]) -> JobRow:
     return {
         "jobName": j.get("jobName"),
         "jobId": j.get("jobId"),
@@ -190,7 +196,7 @@ def job_row(j: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def job_rows(limit: int | None = None) -> list[dict[str, Any]]:
+def job_rows(limit: int | None = None) -> list[JobRow]:
     from docflow.piles.pool import Pool
 
     return [job_row(j) for j in Pool().jobs(limit)]

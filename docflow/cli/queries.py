@@ -8,7 +8,8 @@ reason; nothing here imports upward).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import print_json, table
@@ -16,13 +17,20 @@ from docflow.cli.refs import document_id
 from docflow.cli.shapes import list_item
 from docflow.cli.stack import maybe_local, model
 from docflow.cost import cost_line
+from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem, ShownDocument
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
 from docflow.suppliers.shown import bank_lines
 
+if TYPE_CHECKING:
+    from docflow.readmodel.queries import Page
+
 
 def listing(
-    args: argparse.Namespace, page: Any, kind: str, items: list[dict[str, Any]] | None = None
+    args: argparse.Namespace,
+    page: Page[DocumentState],
+    kind: str,
+    items: Sequence[Mapping[str, object]] | None = None,
 ) -> int:
     items = items if items is not None else [list_item(i) for i in page.items]
     if args.json:
@@ -54,7 +62,7 @@ def listing(
     return 0
 
 
-def key_cell(item: dict[str, Any]) -> str:
+def key_cell(item: Mapping[str, object]) -> str:
     """The key (what `show` takes back) and, where the key's file name is not what a person
     calls the document (a packet's part), that name beside it."""
     key = str(item.get("key") or "")
@@ -80,7 +88,7 @@ def cmd_failed(args: argparse.Namespace) -> int:
     return listing(args, model().failed(args.limit, args.next_token), "failed")
 
 
-def print_enrichment(state: dict[str, Any]) -> None:
+def print_enrichment(state: DocumentState) -> None:
     """Title, risk with its reasons' pages, and how the enrichment was made."""
     how = state.get("enrichment") or {}
     if not how:
@@ -97,7 +105,7 @@ def print_enrichment(state: dict[str, Any]) -> None:
     print(f"{'enriched':11} {how.get('mode')} by {how.get('engine')}{job}{ended}")
 
 
-def page_lines(state: dict[str, Any]) -> list[str]:
+def page_lines(state: DocumentState) -> list[str]:
     """The pages (and blank ones) and the split's active-content flag, as `show` prints them."""
     lines = []
     if state.get("pages") is not None:
@@ -112,8 +120,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     from docflow.cli.packets import children_table, is_packet, show_lines
 
     maybe_local(args)
-    shown = model().show(document_id(args.document))
-    state = shown["state"] or {}
+    shown = ShownDocument(**model().show(document_id(args.document)))
+    state = shown["state"] or DocumentState()
     if is_packet(state):  # its parts, as each last reported (docs/packets.md)
         shown["children"] = model().children(state["documentId"])
     if args.json:
@@ -164,7 +172,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def head_lines(state: dict[str, Any], parent: dict[str, Any] | None) -> list[str]:
+def head_lines(state: DocumentState, parent: DocumentState | None) -> list[str]:
     """`show`'s first lines. A packet's part is named after its packet's file and pages, and
     its version is its packet's: the part's own PDF is written once, unversioned (`null`)."""
     from docflow.ids import name_of
@@ -184,23 +192,23 @@ def head_lines(state: dict[str, Any], parent: dict[str, Any] | None) -> list[str
     return lines
 
 
-def _packet_key(state: dict[str, Any], parent: dict[str, Any] | None) -> str:
+def _packet_key(state: DocumentState, parent: DocumentState | None) -> str:
     return str(state.get("parentKey") or (parent or {}).get("key") or "")
 
 
-def status_label(report: dict[str, Any]) -> str:
+def status_label(report: HistoryItem) -> str:
     """A history row's status with the reason an ending carries: `archived (superseded)`."""
     reason = (report.get("payload") or {}).get("reason")
     return f"{report['status']} ({reason})" if reason else str(report["status"])
 
 
-def stage_label(report: dict[str, Any]) -> str:
+def stage_label(report: HistoryItem) -> str:
     from docflow.readmodel.schema import stage_label as label
 
     return label(report)
 
 
-def why(state: dict[str, Any]) -> list[str]:
+def why(state: DocumentState) -> list[str]:
     """Lines that say why the document is where it is: a failure's reason and message, the
     stage waiting and on whom, who decided a stage that ended it, with the reason and
     comment."""
@@ -228,7 +236,7 @@ def why(state: dict[str, Any]) -> list[str]:
     return lines
 
 
-def print_fields(state: dict[str, Any]) -> None:
+def print_fields(state: DocumentState) -> None:
     """The extracted fields, with the checks that sent them to a person and any correction."""
     fields = state.get("fields") or {}
     if not fields:
@@ -251,7 +259,7 @@ def print_fields(state: dict[str, Any]) -> None:
     print_supplier(state)
 
 
-def source_note(f: dict[str, Any]) -> str:
+def source_note(f: FieldValue) -> str:
     """Where a value came from when it was not the page's rules: the registry, the profile."""
     if f.get("source") == "registry":
         printed = f.get("printed")
@@ -261,7 +269,7 @@ def source_note(f: dict[str, Any]) -> str:
     return ""
 
 
-def print_supplier(state: dict[str, Any]) -> None:
+def print_supplier(state: DocumentState) -> None:
     """Which supplier was matched and how, and each IBAN with whose it was judged."""
     supplier = state.get("supplier") or {}
     if supplier.get("status") == "unknown":

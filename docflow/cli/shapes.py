@@ -1,10 +1,15 @@
 """What each `docflow` command prints with --json: a contract, in each command's --help and in
 docs/cli.md. A change here is a change for every script that reads the output."""
 
-from typing import Any
+from __future__ import annotations
 
+from typing import TypedDict
+
+from docflow.cost import CostEstimate
 from docflow.ids import name_of
+from docflow.readmodel.items import DocumentState, ReviewLink
 from docflow.trace.report import JSON_SHAPE as TRACE_SHAPE
+from docflow.trace.stuck import Stuckness
 
 OTEL_SHAPE = (
     'with --otel: {"traceId", "runId", "traceIds": [trace id] (the trace ids its spans carry: '
@@ -23,7 +28,100 @@ LIST_ITEM = (
 )
 
 
-def list_item(i: dict[str, Any]) -> dict[str, Any]:
+class Submitted(TypedDict, total=False):
+    """`submit --json`'s item: a document uploaded, and what `run` follows it by. A packet's
+    part, as its packet's run started it, adds its pages and its packet's key."""
+
+    documentId: str
+    version: str
+    runId: str
+    path: str
+    key: str
+    bucket: str
+    prefix: str
+    parentPages: list[int] | None
+    packetKey: str
+
+
+class RunRow(TypedDict, total=False):
+    """`run --json`'s item (JSON_SHAPES["run"])."""
+
+    documentId: str
+    version: str
+    path: str
+    key: str
+    bucket: str
+    status: str
+    pages: int | None
+    blankPages: int
+    engines: list[str]
+    docType: str | None
+    sensitive: dict[str, int]
+    stage: str | None
+    reviewLinks: list[ReviewLink]
+    reason: str | None
+    cost: CostEstimate | None
+    children: list[RunRow]
+    parentPages: list[int] | None
+
+
+class JobRow(TypedDict):
+    """`jobs --json`'s item (JOBS_JSON)."""
+
+    jobName: str | None
+    jobId: str | None
+    status: str | None
+    records: int
+    succeeded: int | None
+    failed: int | None
+    createdAt: str | None
+    modelId: str | None
+
+
+class PileJob(JobRow):
+    documents: int  # this pile's documents in the job
+
+
+class PileCost(TypedDict):
+    """A pile's cost by how its documents were enriched (BACKFILL_JSON's "cost")."""
+
+    mode: str
+    engine: str
+    documents: int
+    usd: float
+    bedrockUsd: float
+    bedrockOnDemandUsd: float  # what the same tokens cost on demand through Bedrock
+
+
+class PileSummary(TypedDict):
+    jobs: list[PileJob]
+    onDemand: dict[str, int]  # documents enriched on demand, by why
+    cost: list[PileCost]
+
+
+class ListItem(TypedDict):
+    """LIST_ITEM: one document in `pending`, `stuck` and `failed`."""
+
+    documentId: str | None
+    version: str | None
+    key: str | None
+    name: str
+    status: str | None
+    stage: str | None
+    pendingSince: str | None
+    updatedAt: str | None
+    reviewers: list[str]
+    reviewLinks: list[ReviewLink]
+    reason: str | None
+    failedAt: str | None
+    functionVersion: str | None
+
+
+class StuckItem(ListItem, Stuckness):
+    """`stuck`'s item: LIST_ITEM and why it counts as stuck."""
+
+
+def list_item(i: DocumentState) -> ListItem:
     """A read-model item as the listings print it (LIST_ITEM in the --json shapes)."""
     return {
         "documentId": i.get("documentId"),

@@ -10,13 +10,13 @@ GetDurableExecutionHistory, in AWS and on the local stack's runner alike).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
-from docflow.cli.shapes import list_item
+from docflow.cli.shapes import StuckItem, list_item
+from docflow.readmodel.items import DocumentState
 from docflow.readmodel.transitions import PENDING_REVIEW
 
 
-def waiting_within_deadline(item: dict[str, Any], now: datetime | None = None) -> bool:
+def waiting_within_deadline(item: DocumentState, now: datetime | None = None) -> bool:
     """Pure: a document waiting on a person whose stage has not reached its deadline."""
     if item.get("status") != PENDING_REVIEW or not item.get("reviewDeadline"):
         return False
@@ -29,7 +29,7 @@ def waiting_within_deadline(item: dict[str, Any], now: datetime | None = None) -
     return deadline > (now or datetime.now(UTC))
 
 
-def stuck_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def stuck_items(items: list[DocumentState]) -> list[StuckItem]:
     """The listing's items that are stuck, each explained from its run's history: the
     operation it is on, since when, why that is stuck, and the execution's status."""
     from docflow.cli.stack import model
@@ -41,5 +41,5 @@ def stuck_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         # The document's reports say who a review waits on and when its stage times out.
         shown = model().show(str(raw["documentId"])) if raw.get("documentId") else None
-        out.append({**list_item(raw), **explain_run(raw, shown=shown)})
+        out.append(StuckItem(**list_item(raw), **explain_run(raw, shown=shown)))
     return out

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import print_json
+from docflow.readmodel.items import DocumentView
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -41,7 +41,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def _otel(args: argparse.Namespace, shown: dict[str, Any], run_id: str) -> int:
+def _otel(args: argparse.Namespace, shown: DocumentView, run_id: str) -> int:
     """The run's spans from the stack's span files (`<state>/otel/<trace id>.jsonl`)."""
     from pathlib import Path
 
@@ -59,7 +59,7 @@ def _otel(args: argparse.Namespace, shown: dict[str, Any], run_id: str) -> int:
     return 0
 
 
-def run_order(shown: dict[str, Any], run_id: str) -> str:
+def run_order(shown: DocumentView, run_id: str) -> str:
     """The run's order (its trace id's time part), from the state or the run's reports."""
     state = shown.get("state") or {}
     if state.get("runId") == run_id and state.get("runOrder"):

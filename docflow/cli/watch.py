@@ -4,11 +4,16 @@ a packet settles when its split is settled and each of its parts has (docs/packe
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from docflow.cli.output import SETTLED, Progress, bar
 from docflow.cli.packets import is_packet, pages_label, parts_settled
+from docflow.cli.shapes import Submitted
+from docflow.readmodel.items import ChildItem, DocumentState
 from docflow.readmodel.transitions import READING
+
+if TYPE_CHECKING:
+    from docflow.readmodel.queries import ReadModel
 
 # How often `run` asks S3 how many pages a document being read has (a list of its pages).
 PAGES_EVERY_S = 2.0
@@ -34,7 +39,7 @@ class Watch:
     """The documents `run` submitted, their states as last read, and a packet's parts."""
 
     def __init__(
-        self, read_model: Any, submitted: list[dict[str, Any]], prefix: str, progress: Progress
+        self, read_model: ReadModel, submitted: list[Submitted], prefix: str, progress: Progress
     ) -> None:
         self.model, self.submitted, self.prefix, self.progress = (
             read_model,
@@ -42,8 +47,8 @@ class Watch:
             prefix,
             progress,
         )
-        self.states: dict[str, dict[str, Any]] = {}
-        self.children: dict[str, list[dict[str, Any]]] = {}  # a packet's parts, as they report
+        self.states: dict[str, DocumentState] = {}
+        self.children: dict[str, list[ChildItem]] = {}  # a packet's parts, as they report
         self.pages: dict[str, int] = {}
         self.counted_at: dict[str, float] = {}
 
@@ -54,11 +59,11 @@ class Watch:
         waiting = [s for s in self.submitted if self._status(s) not in SETTLED]
         now = self.model.states(s["documentId"] for s in waiting)
         for s in waiting:
-            state = now.get(s["documentId"]) or {}
+            state = now.get(s["documentId"]) or DocumentState()
             if state.get("runId") == s["runId"]:
                 self.states[s["documentId"]] = state
         for s in self.submitted:  # a settled packet's parts run on: wait for them too
-            state = self.states.get(s["documentId"], {})
+            state = self.states.get(s["documentId"], DocumentState())
             parts = self.children.get(s["documentId"], [])
             if self._status(s) in SETTLED and is_packet(state) and not parts_settled(state, parts):
                 self.children[s["documentId"]] = self.model.children(s["documentId"])
@@ -66,11 +71,13 @@ class Watch:
         self.progress.update(self._lines(), settled, len(self.submitted))
         return settled == len(self.submitted)
 
-    def _status(self, submitted: dict[str, Any]) -> str:
-        return str(self.states.get(submitted["documentId"], {}).get("status", "queued"))
+    def _status(self, submitted: Submitted) -> str:
+        return str(
+            self.states.get(submitted["documentId"], DocumentState()).get("status", "queued")
+        )
 
-    def _settled(self, submitted: dict[str, Any]) -> bool:
-        state = self.states.get(submitted["documentId"], {})
+    def _settled(self, submitted: Submitted) -> bool:
+        state = self.states.get(submitted["documentId"], DocumentState())
         parts = self.children.get(submitted["documentId"], [])
         return self._status(submitted) in SETTLED and parts_settled(state, parts)
 

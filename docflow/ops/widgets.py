@@ -22,6 +22,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from docflow.readmodel.items import DocumentState
 from docflow.readmodel.queries import Page, ReadModel, parse_age
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -32,7 +33,7 @@ Pager = Callable[[str, str], str]  # (list name, next token) -> the "next page" 
 Linker = Callable[[str, str], str]  # (document id, escaped label) -> a link to its page
 # A stuck row -> {"operation", "kind", "since", "why"} from its run's history
 # (docflow.trace.stuck.explain_run): handed in, so this room reads the read model only.
-Explainer = Callable[[dict[str, Any]], dict[str, Any]]
+Explainer = Callable[[DocumentState], Mapping[str, object]]
 
 
 class WidgetError(ValueError):
@@ -101,7 +102,7 @@ def _version(item: Mapping[str, Any]) -> str:
 
 def rows_for(
     kind: str,
-    items: list[dict[str, Any]],
+    items: list[DocumentState],
     now: datetime,
     link: Linker | None = None,
     explain: Explainer | None = None,
@@ -142,7 +143,7 @@ def rows_for(
                 said = explain(item)
                 row += [
                     escape(str(said.get("operation") or "")),
-                    _when(said.get("since"), now),
+                    _when(str(said.get("since") or "") or None, now),
                     escape(str(said.get("why") or "")),
                 ]
     else:

@@ -12,6 +12,7 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
+from docflow.cost import CostEstimate
 from docflow.ids import DocumentRef
 from docflow.pipeline.results import Written
 from docflow.pipeline.serdes import RecordSerDes
@@ -19,12 +20,12 @@ from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
 from docflow.storage import archive_key, artifact_prefix, result_key
 
-Meter = Callable[[], dict[str, Any]]
+Meter = Callable[[], CostEstimate]
 WRITE_STEP = StepConfig(serdes=RecordSerDes(Written))
 
 
 def _record(
-    doc: DocumentRef, disposition: str, summary: dict[str, Any], cost: dict[str, Any] | None
+    doc: DocumentRef, disposition: str, summary: dict[str, Any], cost: CostEstimate | None
 ) -> dict[str, Any]:
     return {
         "documentId": doc.document_id,

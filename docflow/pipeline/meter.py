@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from docflow.cost import DEFAULT_MEMORY_MB, Usage, estimate
+from docflow.cost import DEFAULT_MEMORY_MB, CostEstimate, Usage, estimate
 
 # This step and the status report after it.
 _STILL_TO_COME = 2
@@ -74,10 +74,10 @@ def run_meter(
     batches: Sequence[Mapping[str, Any]],
     doc_type: str | None,
     extra: Mapping[str, int] | None = None,
-) -> Callable[[], dict[str, Any]]:
+) -> Callable[[], CostEstimate]:
     """What the last step calls (inside its body) to price the run so far."""
 
-    def measure() -> dict[str, Any]:
+    def measure() -> CostEstimate:
         return estimate(usage_from(dict(context.state.operations), batches, extra), doc_type)
 
     return measure

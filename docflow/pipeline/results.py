@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from docflow.cost import CostEstimate
+
 
 @dataclass(frozen=True)
 class Split:
@@ -229,7 +231,7 @@ class Written:
     run was not metered)."""
 
     key: str
-    cost: dict[str, Any] | None
+    cost: CostEstimate | None
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "cost": self.cost}

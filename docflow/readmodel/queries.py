@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypedDict, TypeVar, cast
 
 from docflow import aws
+from docflow.readmodel.items import ChildItem, DocumentState, DocumentView, HistoryItem
 from docflow.readmodel.table import (
     ACTIVE_INDEX,
     ANNOUNCED_ATTRIBUTE,
@@ -37,23 +38,35 @@ _INTERNAL = (
 )
 
 
+# What a page lists: documents' states (pending, stuck, failed), a document's history rows, or a
+# packet's parts.
+ItemT = TypeVar("ItemT", DocumentState, HistoryItem, ChildItem)
+
+
+class PageJson(TypedDict, Generic[ItemT]):
+    """`--json` of the list commands (docs/cli.md)."""
+
+    items: list[ItemT]
+    nextToken: str | None
+
+
 @dataclass(frozen=True)
-class Page:
-    items: list[dict[str, Any]]
+class Page(Generic[ItemT]):
+    items: list[ItemT]
     next_token: str | None
     items_read: int  # what DynamoDB evaluated, for the benchmark's read-cost comparison
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PageJson[ItemT]:
         return {"items": self.items, "nextToken": self.next_token}
 
 
-def _encode(key: dict[str, Any] | None) -> str | None:
+def _encode(key: Mapping[str, object] | None) -> str | None:
     if not key:
         return None
     return base64.urlsafe_b64encode(json.dumps(key).encode()).decode()
 
 
-def _decode(token: str | None) -> dict[str, Any] | None:
+def _decode(token: str | None) -> dict[str, object] | None:
     if not token:
         return None
     try:
@@ -65,7 +78,8 @@ def _decode(token: str | None) -> dict[str, Any] | None:
     return value
 
 
-def _public(item: dict[str, Any]) -> dict[str, Any]:
+def _public(item: Mapping[str, object]) -> dict[str, object]:
+    """An item without the table's keys and index attributes: what a reader is shown."""
     return {k: v for k, v in item.items() if k not in _INTERNAL}
 
 
@@ -86,22 +100,24 @@ class ReadModel:
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
-    def _query(self, limit: int, token: str | None, **args: Any) -> Page:
+    def _query(self, kind: type[ItemT], limit: int, token: str | None, **args: Any) -> Page[ItemT]:
         start = _decode(token)
         if start:
             args["ExclusiveStartKey"] = start
         answer = self._ddb.query(
             TableName=self.table, Limit=limit, ReturnConsumedCapacity="NONE", **args
         )
+        items = [_public(from_ddb(i)) for i in answer.get("Items", [])]
         return Page(
-            items=[_public(from_ddb(i)) for i in answer.get("Items", [])],
+            items=cast("list[ItemT]", items),
             next_token=_encode(answer.get("LastEvaluatedKey")),
             items_read=int(answer.get("ScannedCount", 0)),
         )
 
-    def pending(self, limit: int = 50, token: str | None = None) -> Page:
+    def pending(self, limit: int = 50, token: str | None = None) -> Page[DocumentState]:
         """Documents waiting on a reviewer, longest-waiting first."""
         return self._query(
+            DocumentState,
             limit,
             token,
             IndexName=PENDING_INDEX,
@@ -115,10 +131,11 @@ class ReadModel:
         limit: int = 50,
         token: str | None = None,
         now: datetime | None = None,
-    ) -> Page:
+    ) -> Page[DocumentState]:
         """Non-terminal documents whose last report is older than `older_than`, oldest first."""
         cutoff = ((now or datetime.now(UTC)) - older_than).isoformat(timespec="milliseconds")
         return self._query(
+            DocumentState,
             limit,
             token,
             IndexName=ACTIVE_INDEX,
@@ -126,10 +143,11 @@ class ReadModel:
             ExpressionAttributeValues=to_ddb({":a": "ACTIVE", ":cutoff": cutoff}),
         )
 
-    def finalized_orders(self, number: str, limit: int = 10) -> list[dict[str, Any]]:
+    def finalized_orders(self, number: str, limit: int = 10) -> list[DocumentState]:
         """The finalized purchase orders with this number (a Query on the `orders` index),
         newest first; a handful at most, so one page."""
         return self._query(
+            DocumentState,
             limit,
             None,
             IndexName=ORDERS_INDEX,
@@ -138,9 +156,10 @@ class ReadModel:
             ScanIndexForward=False,
         ).items
 
-    def failed(self, limit: int = 50, token: str | None = None) -> Page:
+    def failed(self, limit: int = 50, token: str | None = None) -> Page[DocumentState]:
         """Failed documents, most recent first."""
         return self._query(
+            DocumentState,
             limit,
             token,
             IndexName=FAILED_INDEX,
@@ -149,17 +168,18 @@ class ReadModel:
             ScanIndexForward=False,
         )
 
-    def show(self, document_id: str) -> dict[str, Any]:
+    def show(self, document_id: str) -> DocumentView:
         """Current state and the full history (in run order) of one document."""
         raw = self._ddb.get_item(
             TableName=self.table,
             ConsistentRead=True,
             Key=to_ddb({"pk": doc_pk(document_id), "sk": STATE_SK}),
         )
-        history: list[dict[str, Any]] = []
+        history: list[HistoryItem] = []
         token: str | None = None
         while True:
             page = self._query(
+                HistoryItem,
                 500,
                 token,
                 KeyConditionExpression="pk = :pk AND begins_with(sk, :h)",
@@ -170,16 +190,17 @@ class ReadModel:
             token = page.next_token
             if not token:
                 break
-        state = _public(from_ddb(raw["Item"])) if raw.get("Item") else None
+        state = cast("DocumentState", _public(from_ddb(raw["Item"]))) if raw.get("Item") else None
         return {"state": state, "history": history}
 
-    def children(self, document_id: str) -> list[dict[str, Any]]:
+    def children(self, document_id: str) -> list[ChildItem]:
         """A packet's parts as their runs last reported them (the recorder mirrors each part's
         state into the packet's partition): one Query, in page order."""
-        items: list[dict[str, Any]] = []
+        items: list[ChildItem] = []
         token: str | None = None
         while True:
             page = self._query(
+                ChildItem,
                 500,
                 token,
                 KeyConditionExpression="pk = :pk AND begins_with(sk, :c)",
@@ -192,12 +213,12 @@ class ReadModel:
                 break
         return sorted(items, key=lambda i: list(i.get("parentPages") or [0, 0]))
 
-    def states(self, document_ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:
+    def states(self, document_ids: Iterable[str]) -> dict[str, DocumentState | None]:
         """The current state of many documents (None for one with none yet), read with
         BatchGetItem, 100 keys a request: what a caller waiting on many documents polls,
         at a hundredth of the requests of a GetItem each."""
         wanted = list(dict.fromkeys(document_ids))
-        found: dict[str, dict[str, Any] | None] = dict.fromkeys(wanted)
+        found: dict[str, DocumentState | None] = dict.fromkeys(wanted)
         by_pk = {doc_pk(d): d for d in wanted}
         for first in range(0, len(wanted), _BATCH_GET_KEYS):
             keys = [
@@ -209,7 +230,7 @@ class ReadModel:
                 answer = self._ddb.batch_get_item(RequestItems=request)
                 for raw in answer.get("Responses", {}).get(self.table, []):
                     item = from_ddb(raw)
-                    found[by_pk[str(item["pk"])]] = _public(item)
+                    found[by_pk[str(item["pk"])]] = cast("DocumentState", _public(item))
                 # What DynamoDB left for later (throughput, the 16 MB bound) is asked again.
                 request = answer.get("UnprocessedKeys") or {}
         return found

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
+from docflow.readmodel.items import DocumentState
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, RunIds, make_report
@@ -94,7 +95,7 @@ def reconcile(
             return result
 
 
-def _review_still_open(item: dict[str, Any], now: datetime) -> bool:
+def _review_still_open(item: DocumentState, now: datetime) -> bool:
     deadline = item.get("reviewDeadline")
     return (
         item.get("status") == PENDING_REVIEW
@@ -103,7 +104,7 @@ def _review_still_open(item: dict[str, Any], now: datetime) -> bool:
     )
 
 
-def _job_wait_still_open(item: dict[str, Any], now: datetime) -> bool:
+def _job_wait_still_open(item: DocumentState, now: datetime) -> bool:
     if item.get("status") != ENRICHING:
         return False
     seconds = (item.get("enrichment") or {}).get("waitSeconds")
@@ -113,7 +114,7 @@ def _job_wait_still_open(item: dict[str, Any], now: datetime) -> bool:
     return since + timedelta(seconds=float(seconds)) > now
 
 
-def _failed_report(item: dict[str, Any], status: str) -> Report:
+def _failed_report(item: DocumentState, status: str) -> Report:
     run = RunIds(
         document_id=str(item["documentId"]),
         version=str(item["version"]),

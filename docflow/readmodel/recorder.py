@@ -13,19 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.dynamo import condition_failed, transaction_condition_failed
 from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
+from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
     ANNOUNCED_ATTRIBUTE,
     CHILD_FIELDS,
     STATE_SK,
-    TTL_ATTRIBUTE,
     child_sk,
     doc_pk,
     from_ddb,
@@ -33,6 +33,10 @@ from docflow.readmodel.table import (
     order_pk,
     to_ddb,
 )
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import PutTypeDef, QueryInputTypeDef
+
 from docflow.readmodel.transitions import (
     FAILED,
     FINALIZED,
@@ -44,8 +48,6 @@ from docflow.readmodel.transitions import (
 
 ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
 _MAX_RACES = 20
-# Summary fields that belong to one review stage and are dropped once it is decided.
-_REVIEW_FIELDS = ("reviewLinks", "reviewers", "reviewDeadline")
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,11 @@ class RecordVerdict:
     reason: str = ""
     status: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | None]:
         return {"result": self.result, "reason": self.reason, "status": self.status}
 
 
-def decide(current: dict[str, Any] | None, report: Report) -> tuple[str, str]:
+def decide(current: DocumentState | None, report: Report) -> tuple[str, str]:
     """Pure: does `report` move the current state? Returns (ACCEPTED|STALE, reason)."""
     if report.status in NOTES:
         return STALE, "a note joins the history only"
@@ -77,50 +79,53 @@ def decide(current: dict[str, Any] | None, report: Report) -> tuple[str, str]:
     return ACCEPTED, "forward"
 
 
-def next_state(current: dict[str, Any] | None, report: Report) -> dict[str, Any]:
+def next_state(current: DocumentState | None, report: Report) -> DocumentState:
     """The current-state item after applying an accepted report."""
     same_run = current is not None and current.get("runId") == report.run_id
-    state: dict[str, Any] = dict(current) if same_run and current else {}
+    state = DocumentState(**current) if same_run and current else DocumentState()
     if report.status != PENDING_REVIEW:
-        for name in (*_REVIEW_FIELDS, "pendingPk", "pendingSince"):
-            state.pop(name, None)
+        # One review stage's summary fields go once it is decided.
+        for gone in ("reviewLinks", "reviewers", "reviewDeadline", "pendingPk", "pendingSince"):
+            state.pop(gone, None)  # type: ignore[misc]
     state.update(report.payload)
     state.update(
-        pk=doc_pk(report.document_id),
-        sk=STATE_SK,
-        documentId=report.document_id,
-        version=report.version,
-        runId=report.run_id,
-        runOrder=report.run_order,
-        eventId=report.event_id,
-        seq=report.seq,
-        status=report.status,
-        stage=report.stage,
-        updatedAt=report.at,
+        DocumentState(
+            pk=doc_pk(report.document_id),
+            sk=STATE_SK,
+            documentId=report.document_id,
+            version=report.version,
+            runId=report.run_id,
+            runOrder=report.run_order,
+            eventId=report.event_id,
+            seq=report.seq,
+            status=report.status,
+            stage=report.stage,
+            updatedAt=report.at,
+        )
     )
     if report.status == PENDING_REVIEW:
-        state.update(pendingPk="PENDING", pendingSince=report.at)
+        state.update(DocumentState(pendingPk="PENDING", pendingSince=report.at))
     if report.status in TERMINAL:
         state.pop("activePk", None)
     else:
         state["activePk"] = "ACTIVE"
     if report.status == FAILED:
-        state.update(failedPk="FAILED", failedAt=report.at)
+        state.update(DocumentState(failedPk="FAILED", failedAt=report.at))
     else:
         state.pop("failedPk", None)
         state.pop("failedAt", None)
     state.setdefault("firstSeenAt", report.at)
     # A finalized purchase order is found by its number when an invoice cites it.
-    number = ((state.get("fields") or {}).get("po_number") or {}).get("value")
+    number = (state.get("fields") or {}).get("po_number", FieldValue()).get("value")
     if report.status == FINALIZED and state.get("docType") == "purchase-order" and number:
         state["orderPk"] = order_pk(str(number))
     return state
 
 
-def fold(reports: list[Report]) -> dict[str, Any] | None:
+def fold(reports: list[Report]) -> DocumentState | None:
     """The state a run's reports produce when applied in pipeline order, whatever order they
     arrived in. A late report is placed by re-folding its run's history with it."""
-    state: dict[str, Any] | None = None
+    state: DocumentState | None = None
     for report in sorted(reports, key=lambda r: r.seq):
         if decide(state, report)[0] == ACCEPTED:
             state = next_state(state, report)
@@ -128,8 +133,8 @@ def fold(reports: list[Report]) -> dict[str, Any] | None:
 
 
 def plan(
-    current: dict[str, Any] | None, report: Report, run_history: Callable[[], list[Report]]
-) -> tuple[str, str, dict[str, Any] | None]:
+    current: DocumentState | None, report: Report, run_history: Callable[[], list[Report]]
+) -> tuple[str, str, DocumentState | None]:
     """Pure: the verdict on `report` and the state to store (None: history only)."""
     verdict, reason = decide(current, report)
     if report.status in NOTES:
@@ -150,8 +155,8 @@ def plan(
         # backwards, so it only joins the history.
         return verdict, reason, None
     state["rev"] = current.get("rev", 0)
-    if ANNOUNCED_ATTRIBUTE in current:  # the same transition: its event is still out
-        state[ANNOUNCED_ATTRIBUTE] = current[ANNOUNCED_ATTRIBUTE]
+    if "announcedEventId" in current:  # the same transition: its event is still out
+        state["announcedEventId"] = current["announcedEventId"]
     return verdict, reason, state
 
 
@@ -193,14 +198,14 @@ class StatusRecorder:
             return RecordVerdict(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
 
-    def _announce(self, report: Report, state: dict[str, Any] | None) -> None:
+    def _announce(self, report: Report, state: DocumentState | None) -> None:
         detail_type = detail_type_for(report.status)
         if self.publisher is None or detail_type is None or state is None:
             return
         self.publisher.publish(detail_type, event_detail(report, state))
         self._mark_announced(report)
 
-    def _announce_again(self, report: Report, current: dict[str, Any] | None) -> None:
+    def _announce_again(self, report: Report, current: DocumentState | None) -> None:
         # A second report of the document's current transition. Two senders report a review
         # decision with one event id (the callback API at once, the orchestrator when it
         # resumes): the second says nothing again. A retry whose first attempt stored the
@@ -231,7 +236,7 @@ class StatusRecorder:
                 raise
 
     def _write(
-        self, history: dict[str, Any], state: dict[str, Any] | None, seen: dict[str, Any] | None
+        self, history: HistoryItem, state: DocumentState | None, seen: DocumentState | None
     ) -> None:
         if state is None:
             self._ddb.put_item(**self._put_history(history))
@@ -244,18 +249,18 @@ class StatusRecorder:
             items.append({"Put": self._put_child(state)})
         self._ddb.transact_write_items(TransactItems=items)
 
-    def _current(self, document_id: str) -> dict[str, Any] | None:
+    def _current(self, document_id: str) -> DocumentState | None:
         answer = self._ddb.get_item(
             TableName=self.table,
             Key=to_ddb({"pk": doc_pk(document_id), "sk": STATE_SK}),
             ConsistentRead=True,
         )
         item = answer.get("Item")
-        return from_ddb(item) if item else None
+        return cast("DocumentState", from_ddb(item)) if item else None
 
     def _run_history(self, report: Report) -> list[Report]:
-        items: list[dict[str, Any]] = []
-        args: dict[str, Any] = {
+        items: list[HistoryItem] = []
+        args: QueryInputTypeDef = {
             "TableName": self.table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :run)",
             "ExpressionAttributeValues": to_ddb(
@@ -265,34 +270,37 @@ class StatusRecorder:
         }
         while True:
             answer = self._ddb.query(**args)
-            items.extend(from_ddb(i) for i in answer.get("Items", []))
+            items.extend(cast("HistoryItem", from_ddb(i)) for i in answer.get("Items", []))
             if "LastEvaluatedKey" not in answer:
                 break
             args["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
         return [Report.parse(i) for i in items if i.get("runId") == report.run_id]
 
-    def _history_item(self, report: Report) -> dict[str, Any]:
+    def _history_item(self, report: Report) -> HistoryItem:
         expires = datetime.fromisoformat(report.at) + self.ttl
-        return {
-            "pk": doc_pk(report.document_id),
-            "sk": history_sk(report.run_order, report.seq, report.event_id),
-            **report.to_dict(),
-            TTL_ATTRIBUTE: int(expires.timestamp()),
-        }
+        item = report.to_dict()
+        item.update(
+            HistoryItem(
+                pk=doc_pk(report.document_id),
+                sk=history_sk(report.run_order, report.seq, report.event_id),
+                expiresAt=int(expires.timestamp()),
+            )
+        )
+        return item
 
-    def _put_history(self, history: dict[str, Any]) -> dict[str, Any]:
+    def _put_history(self, history: HistoryItem) -> PutTypeDef:
         return {
             "TableName": self.table,
             "Item": to_ddb(history),
             "ConditionExpression": "attribute_not_exists(pk)",
         }
 
-    def _put_child(self, state: dict[str, Any]) -> dict[str, Any]:
-        mirror = {k: state[k] for k in CHILD_FIELDS if state.get(k) is not None}
+    def _put_child(self, state: DocumentState) -> PutTypeDef:
+        mirror = {k: v for k, v in state.items() if k in CHILD_FIELDS and v is not None}
         item = {"pk": doc_pk(str(state["parentId"])), "sk": child_sk(state["documentId"])}
         return {"TableName": self.table, "Item": to_ddb({**item, **mirror})}
 
-    def _put_state(self, state: dict[str, Any], seen: dict[str, Any] | None) -> dict[str, Any]:
+    def _put_state(self, state: DocumentState, seen: DocumentState | None) -> PutTypeDef:
         # Optimistic concurrency: the state decided on must still be the stored one.
         if seen is None:
             return {
@@ -308,5 +316,5 @@ class StatusRecorder:
         }
 
 
-def _status(current: dict[str, Any] | None) -> str | None:
+def _status(current: DocumentState | None) -> str | None:
     return current.get("status") if current else None

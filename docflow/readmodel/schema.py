@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from docflow.ids import event_id
+from docflow.readmodel.items import HistoryItem, Payload
 from docflow.readmodel.transitions import NOTES, STATUSES, seq_for
 
 MAX_PAYLOAD_BYTES = 8 * 1024
@@ -114,9 +116,9 @@ class Report:
     seq: int
     at: str
     cause: str = "orchestrator"
-    payload: dict[str, Any] = field(default_factory=dict)
+    payload: Payload = field(default_factory=Payload)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HistoryItem:
         return {
             "documentId": self.document_id,
             "version": self.version,
@@ -174,7 +176,7 @@ class Report:
         if cause not in CAUSES:
             raise ReportError("cause", f"must be one of {', '.join(CAUSES)}")
         payload = raw.get("payload", {})
-        _check_payload(payload)
+        _check_payload(payload)  # every field known and of its type: a Payload
         return cls(
             run_order=run_order,
             status=status,
@@ -182,7 +184,7 @@ class Report:
             seq=seq,
             at=parsed_at.astimezone(UTC).isoformat(timespec="milliseconds"),
             cause=cause,
-            payload=payload,
+            payload=cast("Payload", payload),
             **values,
         )
 
@@ -207,7 +209,7 @@ def _check_payload(payload: Any) -> None:
         raise ReportError("payload", "must not carry a review link or token")
 
 
-def stage_label(report: dict[str, Any]) -> str:
+def stage_label(report: HistoryItem) -> str:
     """A history row's stage as people read it: a review stage by its name (`legal`), not its
     slot (`review-0`). `docflow show` and the dashboard's document page both print it."""
     name = (report.get("payload") or {}).get("stageName")
@@ -244,7 +246,7 @@ def make_report(
     status: str,
     stage: str,
     *,
-    payload: dict[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
     stage_index: int | None = None,
     cause: str = "orchestrator",
     at: str | None = None,
@@ -262,5 +264,6 @@ def make_report(
         seq=seq,
         at=at or now_iso(),
         cause=cause,
-        payload=payload or {},
+        # Checked field by field where it arrives (Report.parse at the recorder).
+        payload=cast("Payload", dict(payload or {})),
     )

@@ -12,10 +12,17 @@ question about one document, never a dashboard list's (the lists read the read m
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from docflow import aws
 from docflow.trace.timeline import Fold
+
+if TYPE_CHECKING:
+    from mypy_boto3_lambda.type_defs import (
+        EventTypeDef,
+        ExecutionTypeDef,
+        GetDurableExecutionHistoryRequestTypeDef,
+    )
 
 PAGE_EVENTS = 1000  # the API's largest page
 
@@ -32,7 +39,7 @@ def orchestrator_function() -> str:
     return load_settings().orchestrator_name
 
 
-def execution_of(run_id: str, function: str | None = None) -> dict[str, Any]:
+def execution_of(run_id: str, function: str | None = None) -> ExecutionTypeDef:
     """The execution summary (DurableExecutionArn, Status, StartTimestamp...) of a run id."""
     answer = aws.client("lambda").list_durable_executions_by_function(
         FunctionName=function or orchestrator_function(),
@@ -47,13 +54,13 @@ def execution_of(run_id: str, function: str | None = None) -> dict[str, Any]:
     return max(found, key=lambda e: str(e.get("StartTimestamp") or ""))
 
 
-def pages(arn: str, page_events: int = PAGE_EVENTS) -> Iterator[list[dict[str, Any]]]:
+def pages(arn: str, page_events: int = PAGE_EVENTS) -> Iterator[list[EventTypeDef]]:
     """The history, one page of events at a time, oldest first (no execution data: results
     and inputs are not needed and may be large)."""
     lam = aws.client("lambda")
     marker: str | None = None
     while True:
-        args: dict[str, Any] = {
+        args: GetDurableExecutionHistoryRequestTypeDef = {
             "DurableExecutionArn": arn,
             "IncludeExecutionData": False,
             "MaxItems": page_events,

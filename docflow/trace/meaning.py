@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
 
+from docflow.readmodel.items import DocumentState, HistoryItem
+from docflow.trace.shapes import StageMeaning
 from docflow.trace.timeline import Operation, when
 
 REVIEW_NAME = re.compile(r"^review-(\d+)(?:-r(\d+))?$")
 DECISIONS = ("approved", "rejected")
 
 
-def stage_reports(history: list[dict[str, Any]], run_id: str) -> dict[int, dict[str, Any]]:
+def stage_reports(history: list[HistoryItem], run_id: str) -> dict[int, StageMeaning]:
     """Per stage index: what the read model knows about that stage in this run."""
-    stages: dict[int, dict[str, Any]] = {}
+    stages: dict[int, StageMeaning] = {}
     for report in history:
         if report.get("runId") != run_id:
             continue
@@ -33,7 +34,7 @@ def stage_reports(history: list[dict[str, Any]], run_id: str) -> dict[int, dict[
         index = payload.get("stageIndex")
         if not isinstance(index, int | float):
             continue
-        stage = stages.setdefault(int(index), {"stageIndex": int(index)})
+        stage = stages.setdefault(int(index), StageMeaning(stageIndex=int(index)))
         if report.get("status") == "pending-review":
             stage.setdefault("linkSentAt", report.get("at"))
             stage["stageName"] = payload.get("stageName")
@@ -52,23 +53,23 @@ def stage_reports(history: list[dict[str, Any]], run_id: str) -> dict[int, dict[
     return stages
 
 
-def stage_timeouts(state: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
+def stage_timeouts(state: DocumentState | None) -> dict[int, StageMeaning]:
     """The stages' configured timeouts, from the classified state (the history of the testing
     runner has no callback timeouts)."""
-    out = {}
-    for index, stage in enumerate((state or {}).get("stages") or []):
+    out: dict[int, StageMeaning] = {}
+    for index, stage in enumerate((state or DocumentState()).get("stages") or []):
         if isinstance(stage, dict):
-            out[index] = {
-                "timeoutSeconds": stage.get("timeoutSeconds"),
-                "heartbeatSeconds": stage.get("heartbeatSeconds"),
-            }
+            out[index] = StageMeaning(
+                timeoutSeconds=stage.get("timeoutSeconds"),
+                heartbeatSeconds=stage.get("heartbeatSeconds"),
+            )
     return out
 
 
 def join(
     ops: list[Operation],
-    history: list[dict[str, Any]],
-    state: dict[str, Any] | None,
+    history: list[HistoryItem],
+    state: DocumentState | None,
     run_id: str,
 ) -> None:
     """Attach `review` to every review stage's operation (and its callback child)."""
@@ -80,7 +81,7 @@ def join(
             found = REVIEW_NAME.match(op.name)
             if found and op.kind in ("wait-for-callback", "context"):
                 index = int(found.group(1))
-                review = {
+                review: StageMeaning = {
                     "stageIndex": index,
                     "round": int(found.group(2) or 0),
                     "stageName": None,
@@ -98,7 +99,7 @@ def join(
     walk(ops)
 
 
-def waited(op: Operation, review: dict[str, Any]) -> float | None:
+def waited(op: Operation, review: StageMeaning) -> float | None:
     """From the links going out (or the callback's start) to the decision (or the callback's
     end): how long the document sat with its reviewers."""
     start = when(review.get("linkSentAt")) or op.start
@@ -108,10 +109,10 @@ def waited(op: Operation, review: dict[str, Any]) -> float | None:
     return max((end - start).total_seconds(), 0.0)
 
 
-def deadline_of(op: Operation, review: dict[str, Any] | None) -> datetime | None:
+def deadline_of(op: Operation, review: StageMeaning | None) -> datetime | None:
     if review and review.get("deadline"):
         return when(review["deadline"])
-    timeout = op.timeout_s or (review or {}).get("timeoutSeconds")
+    timeout = op.timeout_s or (review or StageMeaning()).get("timeoutSeconds")
     if op.start and timeout:
         from datetime import timedelta
 

@@ -14,25 +14,32 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.ids import name_of
+from docflow.readmodel.items import DocumentState, DocumentView
 from docflow.readmodel.schema import stage_label
 from docflow.trace import history, report, svg
+from docflow.trace.shapes import Trace
 from docflow.trace.text import flat
 
 TEMPLATES = Path(__file__).with_name("templates")
 DOC_ID = re.compile(r"^d-[0-9a-f]{24}$")
+
+if TYPE_CHECKING:
+    from docflow.readmodel.queries import ReadModel
 
 
 def template(name: str) -> Template:
     return Template((TEMPLATES / name).read_text(encoding="utf-8"))
 
 
-def trace_of(model: Any, document_id: str, version: str | None) -> tuple[dict, dict | None, str]:
+def trace_of(
+    model: ReadModel, document_id: str, version: str | None
+) -> tuple[DocumentView, Trace | None, str]:
     """(read model's show, the trace or None, why there is none)."""
     from docflow.cost import cost_line
 
@@ -96,7 +103,7 @@ def words(value: Any) -> str:
     return " ".join(f"<span class=w>{escape(w)}</span>" for w in str(value).split(" ") if w)
 
 
-def summary(state: dict[str, Any], trace: dict[str, Any] | None) -> str:
+def summary(state: DocumentState, trace: Trace | None) -> str:
     rows = [
         _row(k, state[k])
         for k in ("documentId", "version", "status", "docType", "pages", "reason", "updatedAt")
@@ -129,7 +136,7 @@ def scroll(table: str) -> str:
     return f'<div class="scroll">{table}</div>'
 
 
-def packet_section(model: Any, state: dict[str, Any], link: Callable[[str, str], str]) -> str:
+def packet_section(model: ReadModel, state: DocumentState, link: Callable[[str, str], str]) -> str:
     """A packet's parts (each a link to its page, with its pages, type and status), or a
     part's packet and pages; "" for any other document (docs/packets.md)."""
     if state.get("parentId"):
@@ -166,7 +173,7 @@ def _pages(pages: Any) -> str:
     return f"page {first}" if first == last else f"pages {first}–{last}"
 
 
-def open_list(trace: dict[str, Any] | None, why: str) -> str:
+def open_list(trace: Trace | None, why: str) -> str:
     if trace is None:
         return f"<p>No execution history: {escape(why)}</p>"
     said = trace.get("open") or []
@@ -175,22 +182,23 @@ def open_list(trace: dict[str, Any] | None, why: str) -> str:
     return "<ul class=open>" + "".join(f"<li>{escape(s)}</li>" for s in said) + "</ul>"
 
 
-def failures(trace: dict[str, Any] | None) -> str:
+def failures(trace: Trace | None) -> str:
     if trace is None:
         return ""
     items = []
     for op in flat(trace["operations"]):
         for a in op.get("attempts") or []:
-            if a.get("error"):
+            if tried := a.get("error"):
                 items.append(
                     f"<li><b>{escape(op['name'])}</b> attempt {a['attempt']} "
                     f"({escape(str(a.get('end') or ''))}): "
-                    f"{escape(a['error']['type'])}: {escape(a['error']['message'])}</li>"
+                    f"{escape(tried['type'])}: {escape(tried['message'])}</li>"
                 )
-        if op.get("error") and not op.get("attempts"):
+        failed = op.get("error")
+        if failed and not op.get("attempts"):
             items.append(
                 f"<li><b>{escape(op['name'])}</b> {escape(op['status'])}: "
-                f"{escape(op['error']['type'])}: {escape(op['error']['message'])}</li>"
+                f"{escape(failed['type'])}: {escape(failed['message'])}</li>"
             )
     error = trace["execution"].get("error")
     if error:
@@ -202,7 +210,7 @@ def failures(trace: dict[str, Any] | None) -> str:
     return "<ul class=errors>" + "".join(items) + "</ul>"
 
 
-def reviews_list(trace: dict[str, Any] | None) -> str:
+def reviews_list(trace: Trace | None) -> str:
     """Each review stage's wait: who, since when, and what they decided (never a comment)."""
     items = []
     for op in flat(trace["operations"] if trace else []):
@@ -227,7 +235,7 @@ def reviews_list(trace: dict[str, Any] | None) -> str:
     return "<ul class=reviews>" + "".join(items) + "</ul>"
 
 
-def history_table(shown: dict[str, Any], trace: dict[str, Any] | None) -> str:
+def history_table(shown: DocumentView, trace: Trace | None) -> str:
     run = trace["runId"] if trace else None
     rows = "".join(
         "<tr>"
@@ -253,7 +261,7 @@ def _at(stamp: Any) -> str:
     )
 
 
-def fields_table(state: dict[str, Any]) -> str:
+def fields_table(state: DocumentState) -> str:
     fields = state.get("fields") or {}
     if not fields:
         return "<p>No extracted fields.</p>"

@@ -7,7 +7,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from docflow.cost import CostEstimate
+from docflow.readmodel.items import DocumentState, DocumentView, HistoryItem, Payload
 from docflow.trace import meaning
+from docflow.trace.shapes import OperationJson, StageMeaning, Trace
 from docflow.trace.timeline import RETRYING, RUNNING, Fold, Operation, iso
 
 JSON_SHAPE = (
@@ -44,8 +47,8 @@ def human(seconds: float | None) -> str:
     return " ".join(f"{n} {u}" for n, u in parts[:2] if n) or "0 s"
 
 
-def op_json(op: Operation, now: datetime) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def op_json(op: Operation, now: datetime) -> OperationJson:
+    out: OperationJson = {
         "id": op.id,
         "name": op.name,
         "kind": op.kind,
@@ -120,7 +123,7 @@ def open_sentences(ops: list[Operation], now: datetime) -> list[str]:
     return said
 
 
-def _review_above(op: Operation, roots: list[Operation]) -> dict[str, Any] | None:
+def _review_above(op: Operation, roots: list[Operation]) -> StageMeaning | None:
     if op.review is not None:
         return op.review
     by_id = {o.id: o for o in walk(roots)}
@@ -133,16 +136,16 @@ def _review_above(op: Operation, roots: list[Operation]) -> dict[str, Any] | Non
 
 
 def build(
-    shown: dict[str, Any],
+    shown: DocumentView,
     run_id: str,
     version: str | None,
     fold: Fold,
-    cost_line: Callable[[dict[str, Any]], str | None],
+    cost_line: Callable[[DocumentState], str | None],
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> Trace:
     """The trace of run `run_id` of the document `shown` (ReadModel.show's answer)."""
     now = now or datetime.now(UTC)
-    state = shown.get("state") or {}
+    state = shown.get("state") or DocumentState()
     roots = fold.roots()
     meaning.join(roots, shown.get("history") or [], state, run_id)
     ex = fold.execution
@@ -171,31 +174,36 @@ def build(
         "criticalPath": [op.name for op in walk(roots) if op.critical],
         "open": open_sentences(roots, now),
         "cost": cost,
-        "costLine": cost_line({"cost": cost}) if isinstance(cost, dict) else None,
+        "costLine": cost_line(DocumentState(cost=cost)) if cost else None,
         "readModel": [
-            {k: h.get(k) for k in ("at", "status", "stage", "cause")}
+            {
+                "at": h.get("at"),
+                "status": h.get("status"),
+                "stage": h.get("stage"),
+                "cause": h.get("cause"),
+            }
             for h in shown.get("history") or []
             if h.get("runId") == run_id
         ],
     }
 
 
-def _last_status(shown: dict[str, Any], run_id: str) -> str | None:
+def _last_status(shown: DocumentView, run_id: str) -> str | None:
     mine = [h for h in shown.get("history") or [] if h.get("runId") == run_id]
     return mine[-1].get("status") if mine else None
 
 
-def _cost_of_run(history: list[dict[str, Any]], run_id: str) -> dict[str, Any] | None:
+def _cost_of_run(history: list[HistoryItem], run_id: str) -> CostEstimate | None:
     for report in reversed(history):
-        cost = (report.get("payload") or {}).get("cost")
-        if report.get("runId") == run_id and isinstance(cost, dict):
+        cost = report.get("payload", Payload()).get("cost")
+        if report.get("runId") == run_id and cost:
             return cost
     return None
 
 
-def run_for(shown: dict[str, Any], version: str | None) -> str:
+def run_for(shown: DocumentView, version: str | None) -> str:
     """The run to trace: the document's current run, or the latest run of `version`."""
-    state = shown.get("state") or {}
+    state = shown.get("state") or DocumentState()
     if version is None or version == state.get("version"):
         if not state.get("runId"):
             raise ValueError("the read model has no run for this document")

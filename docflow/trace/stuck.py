@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypedDict
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from docflow import aws
+from docflow.readmodel.items import DocumentState, DocumentView
 from docflow.trace import history, meaning
 from docflow.trace.report import human, open_sentences, walk
 from docflow.trace.timeline import RETRYING, RUNNING, Fold, Operation, iso
@@ -18,12 +19,22 @@ from docflow.trace.timeline import RETRYING, RUNNING, Fold, Operation, iso
 Reader = Callable[[str], Fold]
 
 
+class Stuckness(TypedDict, total=False):
+    """Why a run counts as stuck (`docflow stuck --json` adds it to each listed item)."""
+
+    operation: str | None  # the innermost open operation, under its outermost parent
+    kind: str | None
+    since: str | None
+    why: str
+    executionStatus: str | None  # RUNNING, SUCCEEDED, ...; None when no execution has the run
+
+
 def explain(
     fold: Fold,
     quiet_for: str,
     now: datetime | None = None,
-    shown: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    shown: DocumentView | None = None,
+) -> Stuckness:
     """`{"operation", "kind", "since", "why"}` for the innermost open operation of a run.
 
     `operation` names it under its outermost open parent (`read pages > batch-3`; a review's
@@ -77,26 +88,25 @@ def label(fold: Fold, op: Operation) -> str:
 
 
 def explain_run(
-    item: dict[str, Any],
+    item: DocumentState,
     now: datetime | None = None,
     read: Reader = history.read,
-    shown: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    shown: DocumentView | None = None,
+) -> Stuckness:
     """A stuck list's row explained from its run's history: `explain`'s answer and the
     execution's status (`RUNNING`, `SUCCEEDED`, ..., null when no execution has the run's
     name)."""
     now = now or datetime.now(UTC)
     quiet_for = quiet(item, now)
     run_id = str(item.get("runId") or "")
-    nothing: dict[str, Any] = {"operation": None, "kind": None, "since": None}
+    nothing = Stuckness(operation=None, kind=None, since=None, executionStatus=None)
     if not run_id:
-        return {**nothing, "executionStatus": None, "why": "the read model names no run for it"}
+        return {**nothing, "why": "the read model names no run for it"}
     try:
         fold = read(run_id)
     except history.NoExecution:
         return {
             **nothing,
-            "executionStatus": None,
             "why": f"no report for {quiet_for} and no durable execution has the run's name "
             "(it never started, or it is past the execution's retention)",
         }
@@ -104,14 +114,13 @@ def explain_run(
         code = aws.error_code(exc) if isinstance(exc, ClientError) else type(exc).__name__
         return {
             **nothing,
-            "executionStatus": None,
             "why": f"no report for {quiet_for}; the execution's history could not be read ({code})",
         }
     status = fold.execution.status.upper().replace("-", "_") if fold.execution.status else None
     return {**explain(fold, quiet_for, now, shown), "executionStatus": status}
 
 
-def quiet(item: dict[str, Any], now: datetime) -> str:
+def quiet(item: DocumentState, now: datetime) -> str:
     """How long the document has been quiet: since its last report."""
     try:
         last = datetime.fromisoformat(str(item.get("updatedAt")))

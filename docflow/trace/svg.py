@@ -11,9 +11,9 @@ from __future__ import annotations
 import textwrap
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
 
 from docflow.trace.report import human
+from docflow.trace.shapes import OperationJson, Trace
 from docflow.trace.text import flat, span
 from docflow.trace.timeline import when
 
@@ -34,7 +34,7 @@ COLOURS = {
 }
 
 
-def _colour(op: dict[str, Any]) -> str:
+def _colour(op: OperationJson) -> str:
     if op["status"] in ("failed", "timed-out", "stopped"):
         return COLOURS["failed"]
     if op["status"] == "retrying":
@@ -44,7 +44,7 @@ def _colour(op: dict[str, Any]) -> str:
     return COLOURS["critical" if op["critical"] else "plain"]
 
 
-def label_lines(op: dict[str, Any], width: float) -> list[str]:
+def label_lines(op: OperationJson, width: float) -> list[str]:
     """The operation's label, wrapped between words to fit `width` units at the phone's type.
     Short enough for a phone: the kind unless a step, the status unless it succeeded."""
     parts = [op["name"], human(op["durationSeconds"])]
@@ -60,7 +60,7 @@ def label_lines(op: dict[str, Any], width: float) -> list[str]:
     return textwrap.wrap(label, fits, break_long_words=False, break_on_hyphens=False) or [label]
 
 
-def render(trace: dict[str, Any], now: datetime | None = None, max_rows: int = 400) -> str:
+def render(trace: Trace, now: datetime | None = None, max_rows: int = 400) -> str:
     now = now or datetime.now(UTC)
     start, total = span(trace, now)
     rows = list(flat(trace["operations"]))

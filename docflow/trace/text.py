@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 from docflow.trace.report import human
+from docflow.trace.shapes import FlatOperation, OperationJson, Trace
 from docflow.trace.timeline import when
 
 BAR = 40
 NAME = 34
 
 
-def span(trace: dict[str, Any], now: datetime) -> tuple[datetime, float]:
+def span(trace: Trace, now: datetime) -> tuple[datetime, float]:
     """The run's start and its length in seconds (to now while it runs)."""
     ex = trace["execution"]
     starts = [t for o in flat(trace["operations"]) if (t := when(o["start"])) is not None]
@@ -24,13 +24,13 @@ def span(trace: dict[str, Any], now: datetime) -> tuple[datetime, float]:
     return start, max((end - start).total_seconds(), 0.001)
 
 
-def flat(ops: list[dict[str, Any]], depth: int = 0) -> Iterator[dict[str, Any]]:
+def flat(ops: list[OperationJson], depth: int = 0) -> Iterator[FlatOperation]:
     for op in ops:
-        yield {**op, "depth": depth}
+        yield FlatOperation(**op, depth=depth)
         yield from flat(op["children"], depth + 1)
 
 
-def bar(op: dict[str, Any], start: datetime, total: float, now: datetime, width: int) -> str:
+def bar(op: OperationJson, start: datetime, total: float, now: datetime, width: int) -> str:
     begin = when(op["start"])
     if begin is None:
         return " " * width
@@ -43,7 +43,7 @@ def bar(op: dict[str, Any], start: datetime, total: float, now: datetime, width:
     return " " * a + fill * (b - a) + " " * (width - b)
 
 
-def render(trace: dict[str, Any], now: datetime | None = None, width: int = BAR) -> str:
+def render(trace: Trace, now: datetime | None = None, width: int = BAR) -> str:
     now = now or datetime.now(UTC)
     start, total = span(trace, now)
     ex = trace["execution"]
@@ -56,8 +56,8 @@ def render(trace: dict[str, Any], now: datetime | None = None, width: int = BAR)
         lines.append(f"cost     {trace['costLine']}")
     for sentence in trace.get("open") or []:
         lines.append(f"now      {sentence}")
-    if ex.get("error"):
-        lines.append(f"error    {ex['error']['type']}: {ex['error']['message']}")
+    if failed := ex.get("error"):
+        lines.append(f"error    {failed['type']}: {failed['message']}")
     lines.append("")
     lines.append(
         f"  {'operation':{NAME}} |{'0':<{width // 2}}{human(total):>{width - width // 2}}|"
@@ -77,16 +77,16 @@ def render(trace: dict[str, Any], now: datetime | None = None, width: int = BAR)
     return "\n".join(lines)
 
 
-def details(op: dict[str, Any], pad: str) -> list[str]:
+def details(op: OperationJson, pad: str) -> list[str]:
     out = []
     for attempt in op.get("attempts") or []:
-        if attempt.get("error"):
-            err = attempt["error"]
+        if err := attempt.get("error"):
             retry = attempt.get("nextAttemptDelaySeconds")
             again = f", retried after {retry} s" if retry is not None else ""
             out.append(f"{pad}attempt {attempt['attempt']}: {err['type']}: {err['message']}{again}")
-    if op.get("error") and not any(a.get("error") for a in op.get("attempts") or []):
-        out.append(f"{pad}error: {op['error']['type']}: {op['error']['message']}")
+    failed = op.get("error")
+    if failed and not any(a.get("error") for a in op.get("attempts") or []):
+        out.append(f"{pad}error: {failed['type']}: {failed['message']}")
     wait = op.get("wait")
     if wait and wait.get("scheduledEnd"):
         out.append(

@@ -13,10 +13,16 @@ name, not a secret; a callback id is the capability to complete it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+from docflow.trace.shapes import AttemptJson, ErrorJson, InvocationJson, StageMeaning
+
+if TYPE_CHECKING:
+    # The history event as boto3 answers it; the local runner's pages are the same JSON.
+    from mypy_boto3_lambda.type_defs import EventTypeDef
 
 RUNNING, SUCCEEDED, FAILED = "running", "succeeded", "failed"
 RETRYING, TIMED_OUT, CANCELLED, STOPPED = "retrying", "timed-out", "cancelled", "stopped"
@@ -56,7 +62,7 @@ def when(value: Any) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def error_of(details: dict[str, Any] | None) -> dict[str, str] | None:
+def error_of(details: Mapping[str, Any] | None) -> ErrorJson | None:
     """`{"type", "message"}` of an EventError, or None. Stack traces and error data stay out."""
     payload = ((details or {}).get("Error") or {}).get("Payload") or {}
     if not payload:
@@ -72,10 +78,10 @@ class Attempt:
     number: int
     start: datetime | None
     end: datetime | None = None
-    error: dict[str, str] | None = None
+    error: ErrorJson | None = None
     next_delay_s: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AttemptJson:
         return {
             "attempt": self.number,
             "start": iso(self.start),
@@ -94,7 +100,7 @@ class Operation:
     status: str = RUNNING
     start: datetime | None = None
     end: datetime | None = None
-    error: dict[str, str] | None = None
+    error: ErrorJson | None = None
     attempts: list[Attempt] = field(default_factory=list)
     scheduled_end: datetime | None = None  # a wait's
     wait_s: int | None = None  # a wait's duration
@@ -102,7 +108,7 @@ class Operation:
     heartbeat_timeout_s: int | None = None
     children: list[Operation] = field(default_factory=list)
     critical: bool = False
-    review: dict[str, Any] | None = None  # the business meaning, joined from the read model
+    review: StageMeaning | None = None  # the business meaning, joined from the read model
 
     def duration_s(self, now: datetime) -> float | None:
         if self.start is None:
@@ -117,9 +123,15 @@ class Execution:
     status: str = RUNNING
     start: datetime | None = None
     end: datetime | None = None
-    error: dict[str, str] | None = None
-    invocations: list[dict[str, Any]] = field(default_factory=list)
+    error: ErrorJson | None = None
+    invocations: list[InvocationJson] = field(default_factory=list)
     events: int = 0
+
+
+def _details(event: EventTypeDef, kind: str) -> Mapping[str, Any]:
+    """The event's `<EventType>Details`: one key per event type, so looked up by name."""
+    found = cast("Mapping[str, Any]", event).get(f"{kind}Details")
+    return found if isinstance(found, Mapping) else {}
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -134,24 +146,25 @@ class Fold:
         self.operations: dict[str, Operation] = {}
         self._order: list[str] = []
 
-    def add(self, events: Iterable[dict[str, Any]]) -> None:
+    def add(self, events: Iterable[EventTypeDef]) -> None:
         for event in events:
             self.execution.events += 1
             self._one(event)
 
-    def _one(self, event: dict[str, Any]) -> None:
+    def _one(self, event: EventTypeDef) -> None:
         kind = str(event.get("EventType") or "")
         at = when(event.get("EventTimestamp"))
         if kind.startswith("Execution"):
             self._execution(kind, event, at)
             return
         if kind == "InvocationCompleted":
-            details = event.get("InvocationCompletedDetails") or {}  # absent on the test runner
+            # Absent on the test runner.
+            invocation = _details(event, "InvocationCompleted")
             self.execution.invocations.append(
                 {
-                    "start": iso(when(details.get("StartTimestamp"))),
-                    "end": iso(when(details.get("EndTimestamp")) or at),
-                    "error": error_of(details),
+                    "start": iso(when(invocation.get("StartTimestamp"))),
+                    "end": iso(when(invocation.get("EndTimestamp")) or at),
+                    "error": error_of(invocation),
                 }
             )
             return
@@ -160,21 +173,21 @@ class Fold:
             return  # a type this reader does not know yet: skip it, keep the rest
         op = self._operation(event, prefix)
         suffix = kind[len(prefix) :]
-        details = event.get(f"{kind}Details") or {}
+        details = _details(event, kind)
         if suffix == "Started":
             self._started(op, prefix, details, at)
         elif suffix in _ENDINGS:
             self._ended(op, prefix, suffix, details, at)
 
-    def _execution(self, kind: str, event: dict[str, Any], at: datetime | None) -> None:
+    def _execution(self, kind: str, event: EventTypeDef, at: datetime | None) -> None:
         ex = self.execution
         if kind == "ExecutionStarted":
             ex.name, ex.start = event.get("Name"), at
         elif kind[len("Execution") :] in _ENDINGS:
             ex.status, ex.end = _ENDINGS[kind[len("Execution") :]], at
-            ex.error = error_of(event.get(f"{kind}Details"))
+            ex.error = error_of(_details(event, kind))
 
-    def _operation(self, event: dict[str, Any], prefix: str) -> Operation:
+    def _operation(self, event: EventTypeDef, prefix: str) -> Operation:
         op_id = str(event["Id"])
         op = self.operations.get(op_id)
         if op is None:
@@ -186,7 +199,7 @@ class Fold:
         return op
 
     def _started(
-        self, op: Operation, prefix: str, details: dict[str, Any], at: datetime | None
+        self, op: Operation, prefix: str, details: Mapping[str, Any], at: datetime | None
     ) -> None:
         op.status = RUNNING
         op.start = op.start or at
@@ -208,7 +221,7 @@ class Fold:
         op: Operation,
         prefix: str,
         suffix: str,
-        details: dict[str, Any],
+        details: Mapping[str, Any],
         at: datetime | None,
     ) -> None:
         error = error_of(details)

@@ -22,9 +22,11 @@ from urllib.parse import parse_qs, quote
 from docflow.local.config import StackConfig
 from docflow.ops.charts import bar_chart, line_chart
 from docflow.ops.widgets import render_list, template
+from docflow.readmodel.items import DocumentState
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.trace.page import local_link
+from docflow.trace.stuck import Stuckness
 
 PATH = "/dashboard"
 WINDOW_MIN = 60
@@ -250,7 +252,7 @@ def render(config: StackConfig, query: str, now: float | None = None) -> str:
     def pager(kind: str, token: str) -> str:
         return f'<p><a href="{PATH}?{escape(kind)}={quote(token)}#{escape(kind)}">Next page</a></p>'
 
-    def explain(item: dict[str, Any]) -> dict[str, Any]:
+    def explain(item: DocumentState) -> Stuckness:
         from docflow.trace.stuck import explain_run
 
         shown = model.show(str(item["documentId"])) if item.get("documentId") else None

@@ -1,0 +1,207 @@
+"""The read model's items as types: a report's payload, a document's current state, a history row,
+a packet's part and what `show` answers.
+
+These are the shapes the `docflow` command's `--json` and the dashboard return (docs/cli.md), so
+they are written down once, here. They are TypedDicts, not dataclasses: an item is JSON from
+DynamoDB and goes out as JSON again, and a state item carries the payload fields it was given.
+`total=False` where DynamoDB omits an attribute that was never set (`to_ddb` drops None).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from docflow.cost import CostEstimate
+
+
+class FieldValue(TypedDict, total=False):
+    """One key field as checkpoints and the read model carry it (never its raw text)."""
+
+    value: str
+    confidence: float
+    page: int
+    printed: str  # the registry's value was shown; this is what the page printed
+    box: list[float]
+    derived: bool
+    # A reviewer's correction: what was read, and who changed it.
+    original: str | None
+    correctedBy: str
+    correctedAt: str
+    masked: str  # the detector whose match the value held, masked to its last four
+    # Read on a supplier's learned profile, or certain from the registry.
+    source: str
+
+
+class RiskReason(TypedDict, total=False):
+    code: str
+    message: str
+    page: int
+
+
+class Summary(TypedDict, total=False):
+    title: str
+    abstract: str
+
+
+class Risk(TypedDict, total=False):
+    level: str
+    reasons: list[RiskReason]
+
+
+class EnrichmentNote(TypedDict, total=False):
+    """How the summary and risk were made: on demand or in a pile's batch job."""
+
+    mode: str
+    engine: str
+    status: str
+    key: str
+    jobId: str
+    reason: str
+    onDemandReason: str  # a pile's document enriched on demand: why (cli/piles.py WHY)
+    waitSeconds: float  # how long a pile's document waits for its job before on-demand
+
+
+class ReviewLink(TypedDict):
+    reviewer: str
+    linkId: str  # a short hash of the link, never the link
+
+
+class Vote(TypedDict, total=False):
+    reviewer: str
+    decision: str
+    at: str
+    comment: str
+    reason: str
+
+
+class Payload(TypedDict, total=False):
+    """A report's summary fields (`schema.PAYLOAD_FIELDS` checks them on the wire); the
+    recorder merges them into the document's state."""
+
+    bucket: str
+    key: str
+    etag: str
+    functionVersion: str
+    pages: int
+    bytes: int
+    batches: int
+    engines: dict[str, int]
+    docType: str
+    confidence: float | str
+    sensitive: dict[str, int]
+    activeContent: list[str]
+    lowConfidence: bool
+    stages: list[str]
+    stageIndex: int
+    stageName: str
+    reviewers: list[str]
+    reviewLinks: list[ReviewLink]
+    reviewDeadline: str
+    decision: str
+    reviewer: str
+    comment: str
+    rejectReason: str
+    decidedAt: str
+    votes: list[Vote]
+    reason: str
+    message: str
+    resultKey: str
+    archiveKey: str
+    cost: CostEstimate
+    fields: dict[str, FieldValue]
+    fieldChecks: list[dict[str, str]]
+    corrections: dict[str, str]
+    supplier: dict[str, Any]  # docflow.suppliers.shown: the match and its evidence
+    supplierProposed: dict[str, Any]
+    supplierNotAdded: str
+    ibans: list[dict[str, Any]]
+    bank: dict[str, Any]  # docflow.suppliers.bank: the verdict and the masked accounts
+    taxIds: list[dict[str, str]]
+    profileFields: list[str]
+    duplicateKeys: list[str]
+    duplicateOf: list[dict[str, str]]
+    summary: Summary
+    risk: Risk
+    enrichment: EnrichmentNote
+    parts: int
+    partsFailed: int
+    parentId: str
+    parentRunId: str
+    parentPages: list[int]
+    parentKey: str
+
+
+class DocumentState(Payload, total=False):
+    """The `STATE` item: where a document is now, with every payload field it was given."""
+
+    pk: str
+    sk: str
+    documentId: str
+    version: str
+    runId: str
+    runOrder: str
+    eventId: str
+    seq: int
+    status: str
+    stage: str
+    updatedAt: str
+    firstSeenAt: str
+    rev: int
+    # The sparse indexes' keys (table.py): present only while the question applies.
+    pendingPk: str
+    pendingSince: str
+    activePk: str
+    failedPk: str
+    failedAt: str
+    orderPk: str
+    announcedEventId: str
+
+
+class HistoryItem(TypedDict, total=False):
+    """An `EVENT#` item: one report as it arrived (schema.Report.to_dict), kept a year."""
+
+    pk: str
+    sk: str
+    documentId: str
+    version: str
+    runId: str
+    runOrder: str
+    eventId: str
+    stage: str
+    status: str
+    seq: int
+    at: str
+    cause: str
+    payload: Payload
+    expiresAt: int
+
+
+class ChildItem(TypedDict, total=False):
+    """A packet's part as mirrored into the packet's partition (table.CHILD_FIELDS)."""
+
+    pk: str
+    sk: str
+    documentId: str
+    key: str
+    status: str
+    stageName: str
+    docType: str
+    reason: str
+    parentPages: list[int]
+    parentKey: str
+    runId: str
+    updatedAt: str
+
+
+class DocumentView(TypedDict):
+    """`ReadModel.show`: the current state (None before the first report) and every report in
+    run order."""
+
+    state: DocumentState | None
+    history: list[HistoryItem]
+
+
+class ShownDocument(DocumentView, total=False):
+    """`docflow show --json`: `show`'s answer, and a packet's parts as each last reported."""
+
+    children: list[ChildItem]
