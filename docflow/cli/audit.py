@@ -10,13 +10,13 @@ names in the configured AWS account: the audit ledger items beside the suppliers
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from docflow.cli.output import print_json, table
 from docflow.cli.suppliers import _store
+from docflow.suppliers.shapes import Share
 
 
-def _interval(found: dict[str, Any] | None) -> str:
+def _interval(found: Share | None) -> str:
     if not found:
         return "-"
     return f"{found['share']:.1%} ({found['low']:.1%} to {found['high']:.1%})"
@@ -32,17 +32,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         print_json(found)
         return 0
+    named = [(row["supplierId"], row["name"] or "", row) for row in found["suppliers"]]
     rows = [
         [
-            row.get("supplierId", "all"),
-            (row.get("name") or "")[:30],
+            supplier,
+            name[:30],
             row["unreviewed"],
             row["audited"],
             row["valuesAudited"],
             row["misses"],
             _interval(row["wrongShare"]),
         ]
-        for row in [*found["suppliers"], found["overall"]]
+        for supplier, name, row in [*named, ("all", "", found["overall"])]
     ]
     header = ["supplier", "name", "unreviewed", "audited", "values", "misses", "wrong (95%)"]
     print(table(rows, header))

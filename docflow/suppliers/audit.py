@@ -26,9 +26,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from docflow.dynamo import ConditionFailed, Table
+from docflow.suppliers.shapes import (
+    AuditCounts,
+    AuditOutcome,
+    AuditReport,
+    AuditRun,
+    AuditSummary,
+    FieldStreak,
+    Ledger,
+    Share,
+    SupplierAudit,
+)
 from docflow.suppliers.store import SupplierStore
 
 LISTING = "AUDIT"
@@ -67,25 +78,25 @@ def sample_reason(counts: Mapping[str, int], document_id: str, first: int, rate:
 
 
 def with_sample(
-    ledger: Mapping[str, Any],
+    ledger: Ledger,
     run_id: str,
     document_id: str,
     epochs: Mapping[str, str],
     first: int,
     rate: float,
-) -> tuple[dict[str, Any] | None, str]:
+) -> tuple[Ledger | None, str]:
     """The ledger after one document read on the profile (None when this run was counted
     already), and whether it is audited (`sample_reason`; a repeat answers as the first
     time did). `epochs`: field -> the `since` of its profile entry."""
     for seen in ledger.get("runs") or []:
         if seen.get("run") == run_id:
             return None, str(seen.get("audit", ""))
-    fields = {k: dict(v) for k, v in (ledger.get("fields") or {}).items()}
+    fields = dict(ledger.get("fields") or {})  # each streak is replaced, never changed
     counts: dict[str, int] = {}
     for name, since in epochs.items():
-        old = fields.get(name) or {}
-        counts[name] = int(old.get("count", 0)) if old.get("since") == since else 0
-        fields[name] = {"since": since, "count": counts[name] + 1}
+        old = fields.get(name)
+        counts[name] = int(old.get("count", 0)) if old and old.get("since") == since else 0
+        fields[name] = FieldStreak(since=since, count=counts[name] + 1)
     why = sample_reason(counts, document_id, first, rate)
     new = _counts(ledger)
     if why:
@@ -93,13 +104,11 @@ def with_sample(
     else:
         new["unreviewed"] += 1
         new["unreviewedValues"] += len(epochs)
-    runs = [*(ledger.get("runs") or []), {"run": run_id, "audit": why}][-KEEP:]
-    return {**dict(ledger), **new, "fields": fields, "runs": runs}, why
+    runs = [*(ledger.get("runs") or []), AuditRun(run=run_id, audit=why)][-KEEP:]
+    return cast("Ledger", {**ledger, **new, "fields": fields, "runs": runs}), why
 
 
-def with_outcome(
-    ledger: Mapping[str, Any], run_id: str, outcome: Mapping[str, Any]
-) -> dict[str, Any] | None:
+def with_outcome(ledger: Ledger, run_id: str, outcome: AuditOutcome) -> Ledger | None:
     """The ledger after an approved audit; `outcome`: documentId, fields (audited), misses
     (the fields the auditor corrected), decidedBy, at. None when counted already."""
     audits = list(ledger.get("audits") or [])
@@ -110,12 +119,12 @@ def with_outcome(
     new["valuesAudited"] += len(outcome["fields"])
     new["misses"] += len(outcome["misses"])
     new["documentsWithMiss"] += 1 if outcome["misses"] else 0
-    kept = [*(ledger.get("outcomes") or []), dict(outcome)][-KEEP_OUTCOMES:]
-    return {**dict(ledger), **new, "outcomes": kept, "audits": [*audits, run_id][-KEEP:]}
+    kept = [*(ledger.get("outcomes") or []), outcome][-KEEP_OUTCOMES:]
+    return cast("Ledger", {**ledger, **new, "outcomes": kept, "audits": [*audits, run_id][-KEEP:]})
 
 
-def _counts(ledger: Mapping[str, Any]) -> dict[str, int]:
-    return {k: int(ledger.get(k, 0)) for k in COUNTS}
+def _counts(ledger: Mapping[str, object]) -> AuditCounts:
+    return cast("AuditCounts", {k: int(str(ledger.get(k) or 0)) for k in COUNTS})
 
 
 class AuditLedger:
@@ -124,12 +133,10 @@ class AuditLedger:
     def __init__(self, table: str, ddb: Any = None) -> None:
         self.table = Table(table, ddb)
 
-    def get(self, supplier_id: str) -> dict[str, Any]:
-        return self.table.get({"pk": audit_pk(supplier_id)}) or {}
+    def get(self, supplier_id: str) -> Ledger:
+        return cast("Ledger", self.table.get({"pk": audit_pk(supplier_id)}) or {})
 
-    def change(
-        self, supplier_id: str, apply: Callable[[dict[str, Any]], dict[str, Any] | None]
-    ) -> dict[str, Any]:
+    def change(self, supplier_id: str, apply: Callable[[Ledger], Ledger | None]) -> Ledger:
         """Apply `apply` (old ledger -> new, or None for no change) by a conditional write on
         `version`; the ledger after it."""
         for _ in range(ATTEMPTS):
@@ -160,7 +167,7 @@ class AuditLedger:
                 )
             except ConditionFailed:
                 continue  # another run's count landed first: read it and count again
-            return {**item, "pk": audit_pk(supplier_id)}
+            return cast("Ledger", {**item, "pk": audit_pk(supplier_id)})
         raise RuntimeError(f"supplier {supplier_id}: audit ledger kept changing")
 
     def sample(
@@ -175,7 +182,7 @@ class AuditLedger:
         """Count one document read on the profile; whether it is audited (`sample_reason`)."""
         answer: list[str] = []
 
-        def apply(old: dict[str, Any]) -> dict[str, Any] | None:
+        def apply(old: Ledger) -> Ledger | None:
             new, why = with_sample(old, run_id, document_id, epochs, first, rate)
             answer[:] = [why]
             return new
@@ -183,15 +190,19 @@ class AuditLedger:
         self.change(supplier_id, apply)
         return answer[0]
 
-    def record(self, supplier_id: str, run_id: str, outcome: Mapping[str, Any]) -> None:
-        self.change(supplier_id, lambda old: with_outcome(old, run_id, outcome))
+    def record(self, supplier_id: str, run_id: str, outcome: Mapping[str, object]) -> None:
+        """`outcome`: an AuditOutcome (docflow.pipeline.learn builds it)."""
+        audited = cast("AuditOutcome", dict(outcome))
+        self.change(supplier_id, lambda old: with_outcome(old, run_id, audited))
 
-    def all(self) -> list[dict[str, Any]]:
+    def all(self) -> list[Ledger]:
         """Every supplier's ledger (a Query on the sparse index, never a Scan)."""
-        return SupplierStore(self.table.name, self.table.client).listed(LISTING)
+        return cast(
+            "list[Ledger]", SupplierStore(self.table.name, self.table.client).listed(LISTING)
+        )
 
 
-def estimate(misses: int, values: int) -> dict[str, float] | None:
+def estimate(misses: int, values: int) -> Share | None:
     """The share of wrong values, and its 95% interval (Wilson's, statsmodels'
     `proportion_confint`); None with nothing audited. Imported here only: the functions
     never call it, the CLI and the benchmark do."""
@@ -203,7 +214,7 @@ def estimate(misses: int, values: int) -> dict[str, float] | None:
     return {"share": misses / values, "low": float(low), "high": float(high)}
 
 
-def summarize(ledger: Mapping[str, Any]) -> dict[str, Any]:
+def summarize(ledger: Mapping[str, object]) -> AuditSummary:
     """One supplier's (or all suppliers') counts, the estimated share of wrong values among
     those that went through unreviewed, and the wrong values that share implies."""
     counts = _counts(ledger)
@@ -211,16 +222,20 @@ def summarize(ledger: Mapping[str, Any]) -> dict[str, Any]:
     expected = None
     if share is not None:
         n = counts["unreviewedValues"]
-        expected = {k: round(v * n, 2) for k, v in share.items()}
-    return {**counts, "wrongShare": share, "expectedWrongValues": expected}
+        expected = Share(
+            share=round(share["share"] * n, 2),
+            low=round(share["low"] * n, 2),
+            high=round(share["high"] * n, 2),
+        )
+    return AuditSummary(**counts, wrongShare=share, expectedWrongValues=expected)
 
 
-def report(ledgers: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> dict[str, Any]:
+def report(ledgers: Sequence[Ledger], names: Mapping[str, str]) -> AuditReport:
     """`docflow audit --json`: per supplier (by id) and overall."""
     suppliers = []
     for lg in sorted(ledgers, key=lambda lg: str(lg["supplierId"])):
         sid = str(lg["supplierId"])
-        suppliers.append({"supplierId": sid, "name": names.get(sid), **summarize(lg)})
-    total = {k: sum(int(lg.get(k, 0)) for lg in ledgers) for k in COUNTS}
+        suppliers.append(SupplierAudit(supplierId=sid, name=names.get(sid), **summarize(lg)))
+    total = {k: sum(int(str(lg.get(k) or 0)) for lg in ledgers) for k in COUNTS}
     overall = summarize(total)
     return {"suppliers": suppliers, "overall": overall, "confidence": 0.95, "method": "wilson"}

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from schwifty import IBAN
 from schwifty.exceptions import SchwiftyException
 
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.ownership import ISSUER, IbanFinding
+from docflow.suppliers.shapes import Account, BankShown
 
 REGISTERED = "registered"
 UNREGISTERED = "unregistered"
@@ -35,10 +35,10 @@ NO_PAYEE = "no-payee"
 HOLDS = (UNREGISTERED, OTHER_SUPPLIER)
 
 
-def bank_of(iban: str) -> dict[str, str]:
+def bank_of(iban: str) -> Account:
     """The account masked to its last four, with its bank's name and BIC where schwifty's
     bank registry knows the IBAN's bank code (it ships the national registries)."""
-    shown = {"iban": masked_iban(iban)}
+    shown = Account(iban=masked_iban(iban))
     try:
         parsed = IBAN(iban, validate_bban=False)
         bank, bic = parsed.bank_name, parsed.bic
@@ -54,8 +54,8 @@ def bank_of(iban: str) -> dict[str, str]:
 @dataclass(frozen=True)
 class BankCheck:
     verdict: str
-    printed: tuple[dict[str, Any], ...] = ()  # the payee accounts, masked, with their banks
-    registered: tuple[dict[str, str], ...] = ()  # the supplier's registered accounts, masked
+    printed: tuple[Account, ...] = ()  # the payee accounts, masked, with their banks
+    registered: tuple[Account, ...] = ()  # the supplier's registered accounts, masked
     supplier_id: str | None = None
 
     @property
@@ -79,9 +79,9 @@ class BankCheck:
             return f"no registered supplier issued it; it asks to be paid on {printed}"
         return ""
 
-    def shown(self) -> dict[str, Any]:
+    def shown(self) -> BankShown:
         """What checkpoints, the read model and the review page carry: masked only."""
-        out: dict[str, Any] = {"verdict": self.verdict, "printed": list(self.printed)}
+        out = BankShown(verdict=self.verdict, printed=list(self.printed))
         if self.message():
             out["message"] = self.message()
         if self.supplier_id:
@@ -98,11 +98,11 @@ def check_bank_details(
 ) -> BankCheck:
     """`holder(iban)`: the supplier id that registered that IBAN, if any (the registry)."""
     payees = list(dict.fromkeys(i.value for i in ibans if i.valid and i.owner == ISSUER))
-    printed: list[dict[str, Any]] = []
+    printed: list[Account] = []
     foreign = False
     for iban in payees:
         owner = holder(iban)
-        shown: dict[str, Any] = bank_of(iban)
+        shown = bank_of(iban)
         if owner and owner != supplier_id:
             shown["holder"] = owner
             foreign = True

@@ -16,10 +16,12 @@ documents do not print it, and a later reading of one disagrees with a person.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from docflow.suppliers.ids import KINDS, is_valid, normalize
+from docflow.suppliers.shapes import Profile, SupplierJson
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -61,7 +63,7 @@ class Supplier:
     # kind -> compact values (`{"vat": ("DE136695976",), "iban": ("DE89...",)}`), all checked.
     ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
     currency: str = ""
-    profile: dict[str, Any] = field(default_factory=dict)
+    profile: Profile = field(default_factory=Profile)
     profile_version: int = 0
 
     @property
@@ -70,7 +72,7 @@ class Supplier:
         return [f"{kind}:{value}" for kind in KINDS for value in self.ids.get(kind, ())]
 
     @classmethod
-    def parse(cls, raw: dict[str, Any]) -> Supplier:
+    def parse(cls, raw: Mapping[str, Any]) -> Supplier:
         """From a dict of the `to_json` shape (ids as lists); raises SupplierError."""
         name = str(raw.get("name") or "").strip()
         if not name or len(name) > 200:
@@ -101,11 +103,11 @@ class Supplier:
             aliases,
             ids,
             currency,
-            dict(raw.get("profile") or {}),
+            cast("Profile", dict(raw.get("profile") or {})),
             int(raw.get("profileVersion") or 0),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SupplierJson:
         return {
             "supplierId": self.supplier_id,
             "name": self.name,

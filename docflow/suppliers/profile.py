@@ -20,13 +20,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import cast
 
 from rapidfuzz import fuzz
 
 from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.parse import find_amounts, find_dates, fold
+from docflow.suppliers.shapes import Profile, ProfileEntry
 
 LEARNED_KINDS = (ID, DATE, AMOUNT)
 MARGIN = 0.08  # page-relative slack around a learned region
@@ -161,7 +162,7 @@ def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
     return None
 
 
-def learn_entry(layouts: Sequence[Page], name: str, value: str) -> dict[str, Any] | None:
+def learn_entry(layouts: Sequence[Page], name: str, value: str) -> ProfileEntry | None:
     kind = FIELD_KINDS.get(name)
     if kind not in LEARNED_KINDS or not value:
         return None
@@ -169,12 +170,12 @@ def learn_entry(layouts: Sequence[Page], name: str, value: str) -> dict[str, Any
     # A label is words: a table's previous column (`1`, `€`) is no label to read after.
     if where is None or sum(c.isalpha() for c in where.label) < 3:
         return None
-    return {
-        "label": where.label[:80],
-        "region": where.box,
-        "page": where.page,
-        "shape": shape_of(where.value, kind, where.printed),
-    }
+    return ProfileEntry(
+        label=where.label[:80],
+        region=where.box,
+        page=where.page,
+        shape=shape_of(where.value, kind, where.printed),
+    )
 
 
 def _inside(box: Sequence[float], region: Sequence[float]) -> bool:
@@ -200,7 +201,7 @@ def _label_in(text: str, label: str) -> int | None:
     return None
 
 
-def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Located | None:
+def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | None:
     """The field's value where the profile entry says it is, or None."""
     kind = FIELD_KINDS.get(name)
     if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
@@ -243,7 +244,7 @@ def read(layouts: Sequence[Page], name: str, entry: Mapping[str, Any]) -> Locate
     return None
 
 
-def agrees(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+def agrees(old: ProfileEntry, new: ProfileEntry) -> bool:
     """Two entries read a field the same way: after the same label, on the same page, of the
     same shape (or both say the supplier prints none). The region may move a little."""
     if bool(old.get("absent")) or bool(new.get("absent")):
@@ -255,19 +256,23 @@ def agrees(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     )
 
 
-def trusted(entry: Mapping[str, Any], min_confirmations: int) -> bool:
+def trusted(entry: ProfileEntry, min_confirmations: int) -> bool:
     """The entry may give a value (its read fills one or raises a confidence): not
     suspended, and confirmed by `min_confirmations` agreeing reviews. With fewer it gives
     nothing; it may still doubt a rules reading it disagrees with (docflow.suppliers.hook)."""
     return not entry.get("suspended") and int(entry.get("confirmed", 0)) >= min_confirmations
 
 
+# What an entry says of where a field is printed (the rest counts how far it is trusted).
+_WHERE = ("label", "region", "page", "shape", "absent")
+
+
 def updated(
-    profile: Mapping[str, Any],
+    profile: Profile,
     run_id: str,
-    learned: Mapping[str, dict[str, Any] | None],
+    learned: Mapping[str, ProfileEntry | None],
     outcomes: Mapping[str, str],
-) -> dict[str, Any] | None:
+) -> Profile | None:
     """The profile after one approved review, or None when this run was applied already.
 
     `learned`: field -> the entry the confirmed value gives (None: not located).
@@ -284,7 +289,7 @@ def updated(
     runs = list(profile.get("runs", []))
     if run_id in runs:
         return None
-    fields: dict[str, Any] = {k: dict(v) for k, v in (profile.get("fields") or {}).items()}
+    fields = dict(profile.get("fields") or {})  # an entry is replaced, never changed
     for name, entry in learned.items():
         old = fields.get(name, {})
         miss = outcomes.get(name, "") == "miss"
@@ -293,9 +298,8 @@ def updated(
         restored = bool(old.get("suspended")) and not miss
         if restored:
             suspended, misses = False, 0  # a person confirmed the field again
-        base = entry or {
-            k: old[k] for k in ("label", "region", "page", "shape", "absent") if k in old
-        }
+        kept = cast("Mapping[str, object]", old)
+        base = entry or cast("ProfileEntry", {k: kept[k] for k in _WHERE if k in kept})
         if not base:
             continue
         if old and not restored and (entry is None or agrees(old, entry)):
@@ -304,10 +308,10 @@ def updated(
         else:
             confirmed, since = 1, run_id
         fields[name] = {
-            **base,
+            **base,  # where the supplier prints it, then how far it is trusted
             "confirmed": confirmed,
             "misses": misses,
             "suspended": suspended,
             "since": since,
         }
-    return {"fields": fields, "runs": [*runs, run_id][-KEEP_RUNS:]}
+    return Profile(fields=fields, runs=[*runs, run_id][-KEEP_RUNS:])

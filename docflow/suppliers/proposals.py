@@ -18,6 +18,7 @@ supplier with its claims, its history entry and the proposal's new status in one
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,6 +28,7 @@ from docflow.suppliers import history
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import name_match
 from docflow.suppliers.model import Supplier, SupplierError
+from docflow.suppliers.shapes import ProposalJson
 from docflow.suppliers.store import ClaimConflict, SupplierExists, SupplierStore
 
 LISTING = "PROPOSAL"
@@ -84,7 +86,7 @@ class Proposal:
         return [f"{k}:{v}" for k, vs in self.ids.items() for v in vs]
 
     @classmethod
-    def parse(cls, raw: dict[str, Any]) -> Proposal:
+    def parse(cls, raw: Mapping[str, Any]) -> Proposal:
         return cls(
             str(raw["proposalId"]),
             str(raw["name"]),
@@ -101,7 +103,7 @@ class Proposal:
             str(raw.get("reason") or ""),
         )
 
-    def to_json(self, masked: bool = False) -> dict[str, Any]:
+    def to_json(self, masked: bool = False) -> ProposalJson:
         """The stored shape; `masked`: IBANs shown to their last four (what the CLI prints)."""
         ids = {k: list(v) for k, v in self.ids.items()}
         if masked and "iban" in ids:

@@ -26,6 +26,7 @@ from docflow.extract.parse import fold
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.suppliers import history
 from docflow.suppliers.model import Supplier
+from docflow.suppliers.shapes import Profile
 
 LISTING = "SUPPLIER"
 LISTING_INDEX = "by-listing"
@@ -202,7 +203,7 @@ class SupplierStore:
     def update_profile(
         self,
         supplier_id: str,
-        change: Callable[[dict[str, Any]], dict[str, Any] | None],
+        change: Callable[[Profile], Profile | None],
         note: Callable[[Supplier], history.Entry] | None = None,
     ) -> Supplier | None:
         """Apply `change` (old profile -> new, or None for no change) by a conditional write
@@ -213,7 +214,7 @@ class SupplierStore:
             current = self.get(supplier_id)
             if current is None:
                 return None
-            new = change(dict(current.profile))
+            new = change(Profile(**current.profile))
             if new is None:
                 return current
             after = Supplier.parse(
@@ -243,7 +244,7 @@ class SupplierStore:
         )
 
 
-def _item(supplier: Supplier, profile: dict[str, Any], version: int) -> dict[str, Any]:
+def _item(supplier: Supplier, profile: Profile, version: int) -> dict[str, Any]:
     body = supplier.to_json()
     return {
         "pk": supplier_pk(supplier.supplier_id),
