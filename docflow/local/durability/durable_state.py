@@ -32,13 +32,16 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from docflow.local.durability import moto_state
 from docflow.local.durability.journal import Journal, fsync_dir, read_records
 from docflow.local.fidelity.moto_atomic import MOTO_LOCK, make_moto_server_serial
 from docflow.local.fidelity.request_counts import count_moto_request
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
 
 COMPACT_PAST_BYTES = 256 * 1024 * 1024
 _PATCHED = "_docflow_journaled"
@@ -116,7 +119,7 @@ class _Durability:
 _STATE = _Durability()
 
 
-def _action(environ: dict[str, Any], body: bytes) -> str | None:
+def _action(environ: WSGIEnvironment, body: bytes) -> str | None:
     target = environ.get("HTTP_X_AMZ_TARGET")
     if target:
         return str(target).rsplit(".", 1)[-1]
@@ -126,13 +129,13 @@ def _action(environ: dict[str, Any], body: bytes) -> str | None:
     return None
 
 
-def _may_change_state(environ: dict[str, Any], body: bytes) -> bool:
+def _may_change_state(environ: WSGIEnvironment, body: bytes) -> bool:
     if environ.get("REQUEST_METHOD") in ("GET", "HEAD", "OPTIONS"):
         return False
     return _action(environ, body) not in READ_ONLY_ACTIONS
 
 
-def _read_body(environ: dict[str, Any]) -> bytes:
+def _read_body(environ: WSGIEnvironment) -> bytes:
     stream = environ.get("wsgi.input")
     if stream is None:
         return b""
@@ -147,7 +150,7 @@ def _read_body(environ: dict[str, Any]) -> bytes:
     return bytes(body)
 
 
-def _request_record(environ: dict[str, Any]) -> dict[str, Any]:
+def _request_record(environ: WSGIEnvironment) -> dict[str, Any]:
     kept = {k: environ[k] for k in _ENVIRON_KEYS if k in environ}
     kept.update({k: v for k, v in environ.items() if k.startswith("HTTP_")})
     return kept
@@ -155,7 +158,7 @@ def _request_record(environ: dict[str, Any]) -> dict[str, Any]:
 
 def _journaled(inner: Any) -> Any:
     @functools.wraps(inner)
-    def call(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
+    def call(self: Any, environ: WSGIEnvironment, start_response: Any) -> Any:
         if _STATE.replaying:
             return inner(self, environ, start_response)
         body = _read_body(environ)

@@ -36,6 +36,7 @@ import json
 import random
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -56,7 +57,7 @@ class Request:
 @dataclass(frozen=True)
 class Reply:
     status: int
-    body: dict[str, Any]
+    body: Mapping[str, object]  # JSON: the service's answer or its error
     headers: dict[str, str] = field(default_factory=dict)
 
 

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from docflow.classify import RulesClassifier
 from docflow.enrich.base import EnrichInput
@@ -44,10 +45,32 @@ from docflow.packets.engine import PacketPage
 from docflow.packets.rules_engine import RulesPageEngine
 from docflow.rules.model import load_rules
 
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_runtime.literals import StopReasonType
+    from mypy_boto3_bedrock_runtime.type_defs import (
+        ContentBlockOutputTypeDef,
+        ConverseMetricsTypeDef,
+        ConverseOutputTypeDef,
+        TokenUsageTypeDef,
+    )
+
 _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
 
 
 @dataclass
+class ErrorAnswer(TypedDict):
+    message: str
+
+
+class ConverseAnswer(TypedDict):
+    """Converse's answer, as much of it as the engines read (with AWS's types)."""
+
+    output: ConverseOutputTypeDef
+    stopReason: StopReasonType
+    usage: TokenUsageTypeDef
+    metrics: ConverseMetricsTypeDef
+
+
 class ConverseStats:
     calls: int = 0
     answered: int = 0
@@ -76,7 +99,7 @@ class BedrockEmulator(LoopbackEmulator):
         status, error, answer = self.answer(request.path, request.body)
         return Reply(status, answer, {"x-amzn-ErrorType": error} if error else {})
 
-    def answer(self, path: str, body: bytes) -> tuple[int, str, dict[str, Any]]:
+    def answer(self, path: str, body: bytes) -> tuple[int, str, ConverseAnswer | ErrorAnswer]:
         """(HTTP status, error type or "", JSON answer)."""
         if not re.fullmatch(r"/model/[^/]+/converse", path):
             return 404, "UnknownOperationException", {"message": f"{path} is not emulated"}
@@ -103,7 +126,7 @@ class BedrockEmulator(LoopbackEmulator):
         if tool is None:
             # Prompted JSON (a batch record's modelInput): the answer is text, not a tool call.
             answer = json.dumps(stand_in_enrichment(text, bad_enrichment))
-            content: dict[str, Any] = {"text": answer}
+            content: ContentBlockOutputTypeDef = {"text": answer}
         elif tool["name"] == ENRICH_TOOL:
             content = self._tool_use(tool, stand_in_enrichment(text, bad_enrichment))
         elif tool["name"] == PAGES_TOOL:
@@ -130,10 +153,14 @@ class BedrockEmulator(LoopbackEmulator):
             },
         )
 
-    def _tool_use(self, tool: dict[str, Any], tool_input: dict[str, Any]) -> dict[str, Any]:
+    def _tool_use(
+        self, tool: Mapping[str, Any], tool_input: Mapping[str, object]
+    ) -> ContentBlockOutputTypeDef:
         with self._lock:
             use_id = f"tooluse_{self.stats.calls}"
-        return {"toolUse": {"toolUseId": use_id, "name": tool["name"], "input": tool_input}}
+        return {
+            "toolUse": {"toolUseId": use_id, "name": str(tool["name"]), "input": dict(tool_input)}
+        }
 
     def _tool_input(self, text: str, names: list[str]) -> dict[str, Any]:
         pages = _pages(text)

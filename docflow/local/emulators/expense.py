@@ -12,13 +12,21 @@ answer never fails a document.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from docflow.extract.base import PageInput
 from docflow.extract.fields import AMOUNT, FIELD_KINDS
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.textract import Render, TextractEmulator
 from docflow.readers.base import Word
+
+if TYPE_CHECKING:
+    from mypy_boto3_textract.type_defs import (
+        BoundingBoxTypeDef,
+        DocumentMetadataTypeDef,
+        ExpenseDocumentTypeDef,
+        ExpenseFieldTypeDef,
+    )
 
 # Canonical name -> the AnalyzeExpense summary type the service would report.
 EXPENSE_TYPES = {
@@ -31,6 +39,13 @@ EXPENSE_TYPES = {
     "tax_amount": "TAX",
     "total_amount": "TOTAL",
 }
+
+
+class ExpenseAnswer(TypedDict):
+    """AnalyzeExpense's answer, as much of it as the engine reads (with AWS's types)."""
+
+    DocumentMetadata: DocumentMetadataTypeDef
+    ExpenseDocuments: list[ExpenseDocumentTypeDef]
 
 
 class ExpenseEmulator(TextractEmulator):
@@ -46,11 +61,11 @@ class ExpenseEmulator(TextractEmulator):
 
     def expense_answer(
         self, text: str, ocr_confidence: float, words: Sequence[Word] = ()
-    ) -> dict[str, Any]:
+    ) -> ExpenseAnswer:
         page = PageInput(1, text, "tesseract", ocr_confidence, words=words)
         found = self._rules.extract([page], list(FIELD_KINDS)).fields
         currency = found.get("currency")
-        summary: list[dict[str, Any]] = []
+        summary: list[ExpenseFieldTypeDef] = []
         for name, expense_type in EXPENSE_TYPES.items():
             if name not in found:
                 continue
@@ -58,7 +73,7 @@ class ExpenseEmulator(TextractEmulator):
             value = field.value
             if self.bad_values and FIELD_KINDS[name] == AMOUNT:
                 value = "12O,OO.5"  # an OCR-mangled amount no parser accepts
-            item: dict[str, Any] = {
+            item: ExpenseFieldTypeDef = {
                 "Type": {"Text": expense_type, "Confidence": 99.0},
                 "ValueDetection": {
                     "Text": value,
@@ -81,7 +96,7 @@ class ExpenseEmulator(TextractEmulator):
         }
 
 
-def _geometry(box: list[float] | None) -> dict[str, float]:
+def _geometry(box: list[float] | None) -> BoundingBoxTypeDef:
     """The rules engine's box as AnalyzeExpense's BoundingBox (a fixed one where it has none)."""
     x0, y0, x1, y1 = box or (0.1, 0.1, 0.3, 0.12)
     return {"Width": x1 - x0, "Height": y1 - y0, "Left": x0, "Top": y0}

@@ -15,19 +15,30 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader
 
+if TYPE_CHECKING:
+    from mypy_boto3_textract.type_defs import BlockTypeDef, DocumentMetadataTypeDef
+
 # What Textract returns when a caller exceeds its transactions per second (HTTP 400).
 THROTTLE_ERROR = "ProvisionedThroughputExceededException"
 
 # An operation's answer from the page's OCR text, its mean confidence and its words with boxes.
-Render = Callable[[str, float, Sequence[Word]], dict[str, Any]]
+Render = Callable[[str, float, Sequence[Word]], Mapping[str, object]]
+
+
+class DetectAnswer(TypedDict):
+    """DetectDocumentText's answer, as much of it as the readers use (with AWS's block type)."""
+
+    DocumentMetadata: DocumentMetadataTypeDef
+    Blocks: list[BlockTypeDef]
+    DetectDocumentTextModelVersion: str
 
 
 @dataclass
@@ -58,7 +69,7 @@ class TextractEmulator(LoopbackEmulator):
         status, answer = self.answer(request.header("X-Amz-Target"), request.body)
         return Reply(status, answer)
 
-    def answer(self, target: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    def answer(self, target: str, body: bytes) -> tuple[int, Mapping[str, object]]:
         render = self.operations().get(target)
         if render is None:
             return 400, {"__type": "UnsupportedOperation", "message": f"{target} is not emulated"}
@@ -87,11 +98,11 @@ class TextractEmulator(LoopbackEmulator):
 
 def detect_document_text_answer(
     text: str, confidence: float, words: Sequence[Word] = ()
-) -> dict[str, Any]:
+) -> DetectAnswer:
     """LINE blocks from the text; WORD blocks from tesseract's words with their geometry
     (Textract's BoundingBox is page-relative from the top-left, as the words' boxes are), or
     from the lines' words without geometry when there are none."""
-    blocks: list[dict[str, Any]] = [{"BlockType": "PAGE", "Id": "page-1"}]
+    blocks: list[BlockTypeDef] = [{"BlockType": "PAGE", "Id": "page-1"}]
     if words:
         blocks += [_word_block(i, w, confidence) for i, w in enumerate(words)]
     for n, line in enumerate(filter(None, text.split("\n"))):
@@ -110,7 +121,7 @@ def detect_document_text_answer(
     }
 
 
-def _word_block(index: int, word: Word, fallback: float) -> dict[str, Any]:
+def _word_block(index: int, word: Word, fallback: float) -> BlockTypeDef:
     x0, y0, x1, y1 = word.box
     return {
         "BlockType": "WORD",

@@ -16,8 +16,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
 
 _SCOPE = re.compile(r"Credential=[^/,]+/\d{8}/[^/]+/([a-z0-9-]+)/aws4_request")
 _QUERY_SCOPE = re.compile(r"X-Amz-Credential=[^&]*?%2F\d{8}%2F[^%]+%2F([a-z0-9-]+)%2F")
@@ -25,7 +28,7 @@ _lock = threading.Lock()
 _counts: Counter[tuple[str, str]] = Counter()
 
 
-def _service(environ: dict[str, Any]) -> str:
+def _service(environ: WSGIEnvironment) -> str:
     found = _SCOPE.search(str(environ.get("HTTP_AUTHORIZATION", "")))
     if found is None:
         found = _QUERY_SCOPE.search(str(environ.get("QUERY_STRING", "")))
@@ -51,7 +54,7 @@ _S3_BUCKET = {
 }
 
 
-def _s3_operation(environ: dict[str, Any]) -> str:
+def _s3_operation(environ: WSGIEnvironment) -> str:
     method = str(environ.get("REQUEST_METHOD", ""))
     path = str(environ.get("PATH_INFO", "")).lstrip("/")
     on_object = "/" in path and not path.endswith("/")
@@ -77,7 +80,7 @@ def _s3_operation(environ: dict[str, Any]) -> str:
     return f"{verb}{'Object' if on_object else 'Bucket'}{str(sub).title()}"
 
 
-def operation(environ: dict[str, Any], body: bytes) -> tuple[str, str]:
+def operation(environ: WSGIEnvironment, body: bytes) -> tuple[str, str]:
     """(service, operation) of one request to moto's server."""
     service = _service(environ)
     target = environ.get("HTTP_X_AMZ_TARGET")
@@ -97,7 +100,7 @@ def count(service: str, name: str) -> None:
         _counts[service, name] += 1
 
 
-def count_moto_request(environ: dict[str, Any], body: bytes) -> None:
+def count_moto_request(environ: WSGIEnvironment, body: bytes) -> None:
     count(*operation(environ, body))
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.fidelity.sqs_long_poll import Arrivals, arrivals
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs.type_defs import MessageTypeDef
 
 # The longest an idle worker waits before receiving again when nothing wakes it: a message
 # whose visibility timeout ran out comes back without a send. Without moto in this process
@@ -72,7 +75,7 @@ class IntakePoller:
                 print(f"intake poller: {exc!r}", flush=True)
                 self.stopping.wait(1)
 
-    def _receive(self) -> list[dict[str, Any]]:
+    def _receive(self) -> list[MessageTypeDef]:
         """One batch, or [] after an empty receive and its wait. One worker at a time receives
         and waits (the others queue on the slot): an arrival then wakes one receiver, not
         every idle worker, each of whose empty receives moto journals and fsyncs. A worker
@@ -92,7 +95,7 @@ class IntakePoller:
                 WaitTimeSeconds=0,
                 AttributeNames=["All"],
             )
-            messages: list[dict[str, Any]] = answer.get("Messages", [])
+            messages: list[MessageTypeDef] = answer.get("Messages", [])
             if messages:
                 return messages
             with self._lock:
@@ -129,7 +132,7 @@ class IntakePoller:
                 ],
             )
 
-    def _invoke_starter(self, messages: list[dict[str, Any]]) -> set[str]:
+    def _invoke_starter(self, messages: list[MessageTypeDef]) -> set[str]:
         event = {
             "Records": [
                 {
