@@ -11,12 +11,18 @@ execution is also checked against the version its `FunctionArn` names.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-OPEN = "RUNNING"
+if TYPE_CHECKING:
+    from mypy_boto3_lambda.type_defs import (
+        ExecutionTypeDef,
+        ListDurableExecutionsByFunctionRequestTypeDef,
+    )
+
+OPEN: Final = "RUNNING"
 
 
-def version_of(execution: dict[str, Any]) -> str:
+def version_of(execution: ExecutionTypeDef) -> str:
     """The version an execution summary names (its qualified function ARN, else `Version`)."""
     arn = str(execution.get("FunctionArn") or "")
     qualifier = arn.rsplit(":function:", 1)[-1].partition(":")[2]
@@ -25,13 +31,13 @@ def version_of(execution: dict[str, Any]) -> str:
 
 def open_executions(
     client: Any, function: str, qualifiers: Iterable[str]
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[ExecutionTypeDef]]:
     """qualifier -> the RUNNING executions on it (`DurableExecutionArn`, `DurableExecutionName`,
     `StartTimestamp`), for each qualifier asked."""
-    found: dict[str, list[dict[str, Any]]] = {}
+    found: dict[str, list[ExecutionTypeDef]] = {}
     for qualifier in qualifiers:
-        rows: list[dict[str, Any]] = []
-        args: dict[str, Any] = {
+        rows: list[ExecutionTypeDef] = []
+        args: ListDurableExecutionsByFunctionRequestTypeDef = {
             "FunctionName": function,
             "Qualifier": qualifier,
             "Statuses": [OPEN],

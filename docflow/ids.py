@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.errors import IntakeError
 
@@ -24,6 +24,37 @@ _NULL_VERSION = "null"  # what S3 calls the version of an object in an unversion
 def _digest(*parts: str, length: int) -> str:
     joined = "\x1f".join(parts).encode("utf-8")
     return hashlib.sha256(joined).hexdigest()[:length]
+
+
+class PartOfJson(TypedDict, total=False):
+    """A part's `partOf` in its execution input: its packet's run and pages."""
+
+    documentId: str
+    runId: str
+    pages: list[int]  # [first, last]
+    key: str  # the packet's S3 key (absent on parts started before it was carried)
+
+
+class PartPayload(TypedDict, total=False):
+    """What a part's status reports carry of its packet (the read model's parent fields)."""
+
+    parentId: str
+    parentRunId: str
+    parentPages: list[int]
+    parentKey: str
+
+
+class RunInput(TypedDict, total=False):
+    """The orchestrator's whole input: one run over one version of one object."""
+
+    bucket: str
+    key: str
+    versionId: str
+    sequencer: str
+    generation: int
+    etag: str
+    eventTimeMs: int
+    partOf: PartOfJson
 
 
 @dataclass(frozen=True)
@@ -39,12 +70,12 @@ class PartOf:
     # Empty on parts started before it was carried (their inputs stay as they were).
     packet_key: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PartOfJson:
         return {
             "documentId": self.parent_id,
             "runId": self.parent_run,
             "pages": [self.first, self.last],
-            **({"key": self.packet_key} if self.packet_key else {}),
+            **(PartOfJson(key=self.packet_key) if self.packet_key else {}),
         }
 
     @classmethod
@@ -66,13 +97,13 @@ class PartOf:
             raise IntakeError("partOf's key must be an S3 key", "bad-input")
         return cls(str(ids[0]), str(ids[1]), pages[0], pages[1], key)
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> PartPayload:
         """What the part's status reports carry of it (the read model's parentId and pages)."""
         return {
             "parentId": self.parent_id,
             "parentRunId": self.parent_run,
             "parentPages": [self.first, self.last],
-            **({"parentKey": self.packet_key} if self.packet_key else {}),
+            **(PartPayload(parentKey=self.packet_key) if self.packet_key else {}),
         }
 
 
@@ -163,7 +194,7 @@ class DocumentRef:
     def log_keys(self) -> dict[str, str]:
         return {"documentId": self.document_id, "version": self.version, "runId": self.run_id}
 
-    def to_event(self) -> dict[str, Any]:
+    def to_event(self) -> RunInput:
         return {
             "bucket": self.bucket,
             "key": self.key,
@@ -173,7 +204,7 @@ class DocumentRef:
             "etag": self.content_tag,
             "eventTimeMs": self.event_time_ms,
             # Only on a part, so an ordinary document's input is what it always was.
-            **({"partOf": self.part.to_json()} if self.part else {}),
+            **(RunInput(partOf=self.part.to_json()) if self.part else {}),
         }
 
     @classmethod

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from docflow.telemetry.shapes import SpanJson
 
 DIR_ENV = "DOCFLOW_OTEL_DIR"
 
@@ -15,7 +16,7 @@ def trace_file(folder: Path, trace_hex: str) -> Path:
     return folder / f"{trace_hex}.jsonl"
 
 
-def read_spans(folder: Path, trace_hex: str) -> list[dict[str, Any]]:
+def read_spans(folder: Path, trace_hex: str) -> list[SpanJson]:
     """Every span written for the trace, oldest start first; [] when none was."""
     path = trace_file(folder, trace_hex)
     if not path.exists():

@@ -20,6 +20,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from docflow.telemetry.files import trace_file
+from docflow.telemetry.shapes import AttributeValue, SpanJson
 
 
 def _iso(ns: int | None) -> str | None:
@@ -28,11 +29,11 @@ def _iso(ns: int | None) -> str | None:
     return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="microseconds")
 
 
-def _plain(attributes: Any) -> dict[str, Any]:
+def _plain(attributes: Any) -> dict[str, AttributeValue]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dict(attributes or {}).items()}
 
 
-def span_line(span: ReadableSpan) -> dict[str, Any]:
+def span_line(span: ReadableSpan) -> SpanJson:
     """One span as the file keeps it (ids in hex, times in ISO 8601 UTC)."""
     context = span.get_span_context()
     assert context is not None  # a finished SDK span always has one

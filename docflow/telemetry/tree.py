@@ -3,12 +3,12 @@ a terminal can show (one line a span: its start, duration, part and name)."""
 
 from __future__ import annotations
 
-from typing import Any
+from docflow.telemetry.shapes import SpanJson, SpanSummary
 
 _PART_PREFIX = "docflow."
 
 
-def summary(trace_hex: str, run_id: str, spans: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(trace_hex: str, run_id: str, spans: list[SpanJson]) -> SpanSummary:
     """The `--json` answer: the trace's id, which trace ids its spans carry (one, when all is
     well), how many spans each part wrote, and the spans, oldest start first."""
     parts: dict[str, int] = {}
@@ -24,12 +24,12 @@ def summary(trace_hex: str, run_id: str, spans: list[dict[str, Any]]) -> dict[st
     }
 
 
-def render(found: dict[str, Any]) -> str:
-    spans: list[dict[str, Any]] = found["spans"]
+def render(found: SpanSummary) -> str:
+    spans = found["spans"]
     if not spans:
         return f"trace {found['traceId']}: no spans written for run {found['runId']}"
     ids = {s["spanId"] for s in spans}
-    children: dict[str | None, list[dict[str, Any]]] = {}
+    children: dict[str | None, list[SpanJson]] = {}
     for s in spans:
         parent = s.get("parentSpanId")
         children.setdefault(parent if parent in ids else None, []).append(s)

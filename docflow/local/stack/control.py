@@ -10,9 +10,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.local.config import StackConfig
+
+if TYPE_CHECKING:
+    from docflow.local.stack.recovery import RecoveryReport
 
 DEFAULT_STATE = Path(os.environ.get("DOCFLOW_STATE", ".docflow"))
 
@@ -197,7 +200,7 @@ def _kill_orphaned_host(state: Path) -> None:
             time.sleep(0.05)
 
 
-def recovered(state: Path = DEFAULT_STATE) -> dict[str, Any]:
+def recovered(state: Path = DEFAULT_STATE) -> RecoveryReport:
     """What the stack's last start recovered after an unclean stop (recovery.py)."""
     from docflow.local.stack import recovery  # it imports boto3: only for `docflow up`'s report
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from botocore.exceptions import ClientError
 
@@ -30,6 +31,23 @@ if TYPE_CHECKING:
 
 RUNNING_MARK = "stackd.running"
 REPORT = "recovery.json"
+
+
+class RecoveryReport(TypedDict, total=False):
+    """What the last start recovered after an unclean stop (`docflow up --json`'s "recovery";
+    {} after a clean stop)."""
+
+    at: str
+    uncleanStop: bool
+    journalRecordsReplayed: int
+    journalRecordsRefused: int
+    tornRecordDropped: bool
+    snapshotGeneration: int
+    executionsResumed: int
+    callbacksRearmed: int
+    startClaimsReleased: int
+    messagesToRedeliver: int
+    messagesQueued: int
 
 
 def begin(state: Path) -> bool:
@@ -90,7 +108,7 @@ def release_dead_start_claims(claims_table: str) -> int:
 
 
 def settle(
-    config: StackConfig, unclean: bool, moto: dict[str, Any], rearmed: dict[str, int]
+    config: StackConfig, unclean: bool, moto: Mapping[str, object], rearmed: dict[str, int]
 ) -> None:
     """Once moto and the runner are back, before the poller starts (no starter alive to own a
     claim or a received message): release dead claims, and write the report."""
@@ -99,7 +117,7 @@ def settle(
         config.state,
         {
             "uncleanStop": unclean,
-            **moto,
+            **moto,  # the journal's part (moto_state.recover)
             "executionsResumed": rearmed.get("executions", 0),
             "callbacksRearmed": rearmed.get("callbacks", 0),
             "startClaimsReleased": released,
@@ -108,19 +126,19 @@ def settle(
     )
 
 
-def write(state: Path, report: dict[str, Any]) -> None:
+def write(state: Path, report: Mapping[str, object]) -> None:
     report = {"at": datetime.now(UTC).isoformat(timespec="seconds"), **report}
     tmp = state / (REPORT + ".tmp")
     tmp.write_text(json.dumps(report, indent=1))
     os.replace(tmp, state / REPORT)
 
 
-def read(state: Path) -> dict[str, Any]:
+def read(state: Path) -> RecoveryReport:
     path = state / REPORT
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def summary(report: dict[str, Any]) -> str:
+def summary(report: RecoveryReport) -> str:
     """One paragraph for `docflow up`."""
     if not report.get("uncleanStop"):
         return ""
