@@ -24,17 +24,16 @@ S3 keys of the result, counts.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from docflow import aws, observability
-from docflow.readmodel.event_shapes import SOURCE, EventPublisher
+from docflow.readmodel.event_shapes import SOURCE, EventDetail, EventPublisher
 
 
 class EventBridgePublisher:
     def __init__(self, bus_name: str) -> None:
         self.bus_name = bus_name
 
-    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+    def publish(self, detail_type: str, detail: EventDetail) -> None:
         answer = aws.client("events").put_events(
             Entries=[
                 {

@@ -8,11 +8,11 @@ the step that sent it is retried.
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Protocol, cast
 
 from docflow import aws
 from docflow.events import build_publisher
-from docflow.readmodel.recorder import StatusRecorder
+from docflow.readmodel.recorder import StatusRecorder, VerdictJson
 from docflow.readmodel.schema import Report, ReportError
 from docflow.settings import Settings
 from docflow.telemetry import spans
@@ -24,7 +24,7 @@ class ReportRejected(RuntimeError):
 
 
 class Reporter(Protocol):
-    def report(self, report: Report) -> dict[str, Any]:
+    def report(self, report: Report) -> VerdictJson:
         """Send one report; returns the recorder's answer (`result`: accepted/duplicate/stale)."""
         ...
 
@@ -33,7 +33,7 @@ class LambdaReporter:
     def __init__(self, function_name: str) -> None:
         self.function_name = function_name
 
-    def report(self, report: Report) -> dict[str, Any]:
+    def report(self, report: Report) -> VerdictJson:
         wire: dict[str, object] = {**report.to_dict()}
         # The trace context rides beside the report, as a header would: the recorder's span
         # joins the sender's (a step's attempt, a reviewer's click). Never stored.
@@ -52,7 +52,7 @@ class LambdaReporter:
             or body.get("result") not in ("accepted", "duplicate", "stale")
         ):
             raise ReportRejected(f"status recorder answered {str(body)[:300]}")
-        return body
+        return cast("VerdictJson", body)
 
 
 class InProcessReporter:
@@ -61,7 +61,7 @@ class InProcessReporter:
     def __init__(self, recorder: StatusRecorder) -> None:
         self.recorder = recorder
 
-    def report(self, report: Report) -> dict[str, Any]:
+    def report(self, report: Report) -> VerdictJson:
         try:
             checked = Report.parse(report.to_dict())  # the same validation the function does
         except ReportError as exc:

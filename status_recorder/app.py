@@ -8,12 +8,13 @@ runs the reconcile pass (documents whose execution ended without recording a ter
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow import observability
 from docflow.executions import LambdaExecutionStatuses
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.reconcile import reconcile
+from docflow.readmodel.recorder import VerdictJson
 from docflow.readmodel.schema import Report, ReportError
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
@@ -25,7 +26,27 @@ INVALID = "invalid"
 PART = "docflow.status-recorder"
 
 
-def handler(event: Any, context: Any = None) -> dict[str, Any]:
+class Problem(TypedDict):
+    field: str
+    message: str
+
+
+class Refused(TypedDict):
+    result: str  # "invalid"
+    error: Problem
+
+
+class ReviewMetrics(TypedDict):
+    pendingReviews: int
+    overdueReviews: int
+    oldestPendingReviewSeconds: int
+
+
+# A report's verdict, a refusal, a reconcile pass's counts, or the review metrics.
+Answer = VerdictJson | Refused | dict[str, int] | ReviewMetrics
+
+
+def handler(event: Any, context: Any = None) -> Answer:
     settings = load_settings()
     if isinstance(event, dict) and event.get("task") == "emit-review-metrics":
         return emit_review_metrics(ReadModel(settings.table_name))
@@ -63,7 +84,7 @@ def handler(event: Any, context: Any = None) -> dict[str, Any]:
     return verdict.to_dict()
 
 
-def reconcile_pass(event: dict[str, Any]) -> dict[str, Any]:
+def reconcile_pass(event: dict[str, Any]) -> Refused | dict[str, int]:
     """Record `failed` for documents whose execution ended without saying so."""
     settings = load_settings()
     quiet = event.get("quietSeconds", settings.reconcile_quiet_s)
@@ -81,7 +102,7 @@ def reconcile_pass(event: dict[str, Any]) -> dict[str, Any]:
     return result.to_dict()
 
 
-def emit_review_metrics(model: ReadModel, now: datetime | None = None) -> dict[str, Any]:
+def emit_review_metrics(model: ReadModel, now: datetime | None = None) -> ReviewMetrics:
     """How many reviews are past their deadline, and how long the oldest has waited."""
     now = now or datetime.now(UTC)
     overdue, oldest_s, token, pending = 0, 0.0, None, 0

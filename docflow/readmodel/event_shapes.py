@@ -8,8 +8,10 @@ recorder never reaches up into the publisher's module.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
+from docflow.cost import CostEstimate
+from docflow.readmodel.items import DocumentState, FieldValue
 from docflow.readmodel.transitions import (
     APPROVED,
     ARCHIVED,
@@ -19,6 +21,9 @@ from docflow.readmodel.transitions import (
     REJECTED,
     TIMED_OUT,
 )
+
+if TYPE_CHECKING:
+    from docflow.readmodel.schema import Report
 
 SOURCE = "docflow"
 DETAIL_TYPES = {
@@ -34,8 +39,33 @@ _SUMMARY = ("docType", "confidence", "pages", "engines", "sensitive", "lowConfid
 _SUPPLIER = ("status", "supplierId", "name", "by", "certain")
 
 
+class EventDetail(TypedDict, total=False):
+    """A domain event's detail (docs/records.md): who, what, when, and by transition the
+    summary, fields, supplier and cost (finalized), the cost (archived), or the stage (review)."""
+
+    eventId: str
+    documentId: str
+    version: str
+    runId: str
+    status: str
+    at: str
+    reason: str | None
+    resultKey: str | None
+    key: str | None
+    summary: dict[str, object]  # docType, confidence, pages, engines, sensitive, lowConfidence
+    fields: dict[str, FieldValue] | None
+    supplier: dict[str, object]  # status, supplierId, name, by, certain
+    bankDetails: object  # the bank-details check's verdict
+    cost: CostEstimate | None
+    stageIndex: int | None
+    stageName: str | None
+    reviewDeadline: str | None
+    decision: str
+    decidedAt: str | None
+
+
 class EventPublisher(Protocol):
-    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+    def publish(self, detail_type: str, detail: EventDetail) -> None:
         """Send one event; raise if it was not accepted (the report is then retried)."""
         ...
 
@@ -44,10 +74,10 @@ def detail_type_for(status: str) -> str | None:
     return DETAIL_TYPES.get(status)
 
 
-def event_detail(report: Any, state: Mapping[str, Any]) -> dict[str, Any]:
+def event_detail(report: Report, state: DocumentState) -> EventDetail:
     """The event's detail: from the accepted report and the document's new state."""
     payload = report.payload
-    detail: dict[str, Any] = {
+    detail: EventDetail = {
         "eventId": report.event_id,
         "documentId": report.document_id,
         "version": report.version,
@@ -59,15 +89,15 @@ def event_detail(report: Any, state: Mapping[str, Any]) -> dict[str, Any]:
         "key": state.get("key"),
     }
     if report.status == FINALIZED:
-        detail["summary"] = {k: state[k] for k in _SUMMARY if k in state}
+        detail["summary"] = {k: state.get(k) for k in _SUMMARY if k in state}
         detail["fields"] = state.get("fields")  # the extract step's fields, when it ran
         # Who issued it, so a system downstream onboards an unknown supplier before paying.
-        if isinstance(state.get("supplier"), Mapping):
+        if isinstance(supplier := state.get("supplier"), Mapping):
             detail["supplier"] = {
-                k: v for k, v in state["supplier"].items() if k in _SUPPLIER and v is not None
+                k: v for k, v in supplier.items() if k in _SUPPLIER and v is not None
             }
-        if isinstance(state.get("bank"), Mapping):
-            detail["bankDetails"] = state["bank"].get("verdict")
+        if isinstance(bank := state.get("bank"), Mapping):
+            detail["bankDetails"] = bank.get("verdict")
         detail["cost"] = state.get("cost")
     elif report.status == ARCHIVED:
         detail["cost"] = state.get("cost")

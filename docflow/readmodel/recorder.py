@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from botocore.exceptions import ClientError
 
@@ -50,13 +50,21 @@ ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
 _MAX_RACES = 20
 
 
+class VerdictJson(TypedDict):
+    """The recorder's answer to a report (the status recorder function's response)."""
+
+    result: str  # accepted, duplicate or stale
+    reason: str
+    status: str | None  # the document's status after it
+
+
 @dataclass(frozen=True)
 class RecordVerdict:
     result: str
     reason: str = ""
     status: str | None = None
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> VerdictJson:
         return {"result": self.result, "reason": self.reason, "status": self.status}
 
 
