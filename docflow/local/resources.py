@@ -11,15 +11,26 @@ from __future__ import annotations
 import copy
 import functools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import yaml
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.review.access.signing import KeyRing
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.literals import BillingModeType
+    from mypy_boto3_dynamodb.type_defs import (
+        AttributeDefinitionTypeDef,
+        CreateTableInputTypeDef,
+        GlobalSecondaryIndexTypeDef,
+        KeySchemaElementTypeDef,
+        TimeToLiveSpecificationTypeDef,
+    )
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 
@@ -28,11 +39,41 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class Resource(TypedDict, total=False):
+    """One resource of template.yaml, with CloudFormation's short-form tags as mappings."""
+
+    Type: str
+    Properties: dict[str, Any]  # the resource type's own properties, as written
+    Condition: str
+    DependsOn: str | list[str]
+
+
+Resources = dict[str, Resource]  # by logical id
+
+
+class Template(TypedDict, total=False):
+    Resources: Resources
+    Parameters: dict[str, dict[str, object]]
+    Conditions: dict[str, object]
+    Outputs: dict[str, dict[str, object]]
+    Globals: dict[str, dict[str, object]]
+
+
+class TableProperties(TypedDict, total=False):
+    """An AWS::DynamoDB::Table's properties the local stack creates it from."""
+
+    AttributeDefinitions: list[AttributeDefinitionTypeDef]
+    KeySchema: list[KeySchemaElementTypeDef]
+    BillingMode: BillingModeType
+    GlobalSecondaryIndexes: list[GlobalSecondaryIndexTypeDef]
+    TimeToLiveSpecification: TimeToLiveSpecificationTypeDef
+
+
 class _CfnLoader(_SafeLoader):
     """Reads CloudFormation's short-form tags (!Ref, !GetAtt, !Sub, ...) as plain mappings."""
 
 
-def _tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+def _tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> dict[str, object]:
     name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
     if isinstance(node, yaml.ScalarNode):
         value: Any = loader.construct_scalar(node)
@@ -48,7 +89,7 @@ def _tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
 _CfnLoader.add_multi_constructor("!", _tag)
 
 
-def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
+def load_template(path: Path = TEMPLATE) -> Template:
     """The template as a mapping, a fresh copy each call (callers may change theirs). Parsed
     once per version of the file: every test's sandbox provisions from it, and parsing
     cost a test suite minutes of CPU."""
@@ -57,7 +98,7 @@ def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=4)
-def _parsed(path: Path, _mtime_ns: int, _size: int) -> dict[str, Any]:
+def _parsed(path: Path, _mtime_ns: int, _size: int) -> Template:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506
 
 
@@ -120,7 +161,7 @@ def provision(
             continue
         kind, props = spec["Type"], spec.get("Properties", {})
         if kind == "AWS::DynamoDB::Table":
-            created[logical] = _table(names(logical), props)
+            created[logical] = _table(names(logical), cast("TableProperties", props))
         elif kind == "AWS::S3::Bucket":
             created[logical] = _bucket(names(logical), props)
         elif kind == "AWS::SecretsManager::Secret":
@@ -133,8 +174,8 @@ def provision(
     return created
 
 
-def _table(name: str, props: dict[str, Any]) -> str:
-    args: dict[str, Any] = {
+def _table(name: str, props: TableProperties) -> str:
+    args: CreateTableInputTypeDef = {
         "TableName": name,
         "AttributeDefinitions": props["AttributeDefinitions"],
         "KeySchema": props["KeySchema"],
@@ -155,7 +196,7 @@ def _table(name: str, props: dict[str, Any]) -> str:
     return name
 
 
-def _add_missing_indexes(ddb: Any, name: str, props: dict[str, Any]) -> None:
+def _add_missing_indexes(ddb: Any, name: str, props: TableProperties) -> None:
     """A stack kept from before the template gained an index gets it, as a deploy would."""
     have = {
         i["IndexName"]
@@ -170,7 +211,7 @@ def _add_missing_indexes(ddb: Any, name: str, props: dict[str, Any]) -> None:
             )
 
 
-def _bucket(name: str, props: dict[str, Any]) -> str:
+def _bucket(name: str, props: Mapping[str, Any]) -> str:
     s3 = aws.client("s3")
     try:
         s3.create_bucket(Bucket=name)
@@ -206,7 +247,7 @@ def _queue(name: str, attributes: dict[str, str]) -> str:
     return str(sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"])
 
 
-def _intake(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+def _intake(names: LocalNames, resources: Resources) -> dict[str, str]:
     sqs = aws.client("sqs")
     dlq_props = resources["IntakeDeadLetterQueue"]["Properties"]
     dlq_url = _queue(
@@ -246,7 +287,7 @@ def _intake(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
     return {"IntakeQueue": queue_url, "IntakeDeadLetterQueue": dlq_url}
 
 
-def _domain_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+def _domain_events(names: LocalNames, resources: Resources) -> dict[str, str]:
     """The transition events' bus and the template's example rule into a queue."""
     events = aws.client("events")
     bus = names("DomainEventBus")
@@ -278,7 +319,7 @@ def _domain_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, st
     return {"DomainEventBus": bus, "DomainEventsQueue": queue_url}
 
 
-def _batch_job_events(names: LocalNames, resources: dict[str, Any]) -> dict[str, str]:
+def _batch_job_events(names: LocalNames, resources: Resources) -> dict[str, str]:
     """Bedrock's job state changes (the default bus) by the template's rule into a queue: the
     rule's Lambda target, which the local stack (or a test) delivers to the function."""
     events = aws.client("events")
