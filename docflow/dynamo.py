@@ -20,12 +20,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from docflow import aws
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
 
@@ -42,13 +45,13 @@ class ConditionFailed(Exception):
         self.item = item
 
 
-def to_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
+def to_ddb(item: Mapping[str, Any]) -> dict[str, AttributeValueTypeDef]:
     # DynamoDB takes no floats; a JSON round trip turns them into Decimals.
     clean = json.loads(json.dumps(item), parse_float=Decimal)
     return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
 
 
-def from_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
+def from_ddb(item: Mapping[str, AttributeValueTypeDef]) -> dict[str, Any]:
     return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
 
 
@@ -167,7 +170,7 @@ class Table:
         condition: str | None = None,
         names: Mapping[str, str] | None = None,
         values: Mapping[str, Any] | None = None,
-        typed_values: Mapping[str, Any] | None = None,
+        typed_values: Mapping[str, AttributeValueTypeDef] | None = None,
     ) -> dict[str, Any]:
         """Apply `expression`; the item after it. With `condition`, raises `ConditionFailed`
         carrying the stored item when the condition does not hold. `typed_values`: values

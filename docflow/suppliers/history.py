@@ -12,11 +12,15 @@ outlive the supplier, so a removal stays on record.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from docflow.readmodel.table import to_ddb
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 # What an entry records.
 IMPORTED, REPLACED, APPROVED, REMOVED, PROFILE = (
@@ -38,6 +42,18 @@ def listing(supplier_id: str) -> str:
     return f"HISTORY#{supplier_id}"
 
 
+class EntryJson(TypedDict):
+    """A registry change as `docflow suppliers history --json` prints it."""
+
+    at: str
+    what: str
+    by: str
+    detail: str
+    documentId: str | None
+    version: str | None
+    proposalId: str | None
+
+
 @dataclass(frozen=True)
 class Entry:
     supplier_id: str
@@ -50,7 +66,7 @@ class Entry:
     proposal_id: str = ""
 
     @classmethod
-    def parse(cls, raw: dict[str, Any]) -> Entry:
+    def parse(cls, raw: Mapping[str, Any]) -> Entry:
         return cls(
             str(raw["supplierId"]),
             str(raw["what"]),
@@ -62,7 +78,7 @@ class Entry:
             str(raw.get("proposalId") or ""),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EntryJson:
         return {
             "at": self.at,
             "what": self.what,
@@ -79,7 +95,7 @@ def entry(supplier_id: str, what: str, by: str, detail: str = "", **source: str)
     return Entry(supplier_id, what, by, now(), detail, **source)
 
 
-def put_item(table: str, e: Entry) -> dict[str, Any]:
+def put_item(table: str, e: Entry) -> TransactWriteItemTypeDef:
     """The transaction item that appends `e` (never overwriting another entry)."""
     stamp = f"{e.at}#{secrets.token_hex(4)}"
     item = {

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.dynamo import put_new
 from docflow.readmodel.table import from_ddb, to_ddb
@@ -30,6 +30,9 @@ from docflow.suppliers.match import name_match
 from docflow.suppliers.model import Supplier, SupplierError
 from docflow.suppliers.shapes import ProposalJson
 from docflow.suppliers.store import ClaimConflict, SupplierExists, SupplierStore
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 LISTING = "PROPOSAL"
 PENDING, CONFLICT, APPROVED, REJECTED = "pending", "conflict", "approved", "rejected"
@@ -192,7 +195,7 @@ def same_person(a: str, b: str) -> bool:
 
 def _decided(
     store: SupplierStore, p: Proposal, status: str, by: str, **more: str
-) -> dict[str, Any]:
+) -> TransactWriteItemTypeDef:
     """The transaction item moving `p` from its status to `status`, on the condition that
     its status has not changed meanwhile."""
     values = {":s": status, ":by": by, ":at": history.now(), ":was": p.status}

@@ -16,7 +16,7 @@ supplier racing each other both land, one after the other.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -27,6 +27,14 @@ from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.suppliers import history
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.shapes import Profile
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import (
+        PutTypeDef,
+        QueryInputTypeDef,
+        TransactWriteItemTypeDef,
+        UpdateTypeDef,
+    )
 
 LISTING = "SUPPLIER"
 LISTING_INDEX = "by-listing"
@@ -90,7 +98,7 @@ class SupplierStore:
     def listed(self, listing: str) -> list[dict[str, Any]]:
         """The items of one listing on the sparse index, in `listedAt` order."""
         out: list[dict[str, Any]] = []
-        args: dict[str, Any] = {
+        args: QueryInputTypeDef = {
             "TableName": self.table,
             "IndexName": LISTING_INDEX,
             "KeyConditionExpression": "listing = :l",
@@ -128,7 +136,7 @@ class SupplierStore:
         note: history.Entry,
         *,
         create: bool = False,
-        also: Sequence[dict[str, Any]] = (),
+        also: Sequence[TransactWriteItemTypeDef] = (),
     ) -> None:
         """Write a supplier, its claims and its history entry `note` in one transaction (its
         profile is kept when it exists already); a claim another supplier holds refuses the
@@ -138,10 +146,10 @@ class SupplierStore:
         kept = old.profile if old else supplier.profile
         version = old.profile_version if old else supplier.profile_version
         item = _item(supplier, kept, version)
-        put: dict[str, Any] = {"TableName": self.table, "Item": to_ddb(item)}
+        put: PutTypeDef = {"TableName": self.table, "Item": to_ddb(item)}
         if create:
             put["ConditionExpression"] = "attribute_not_exists(pk)"
-        items: list[dict[str, Any]] = [{"Put": put}]
+        items: list[TransactWriteItemTypeDef] = [{"Put": put}]
         for key in supplier.keys:
             items.append(
                 {
@@ -179,7 +187,7 @@ class SupplierStore:
         old = self.get(supplier_id)
         if old is None:
             return False
-        items = [
+        items: list[TransactWriteItemTypeDef] = [
             {"Delete": {"TableName": self.table, "Key": to_ddb({"pk": supplier_pk(supplier_id)})}}
         ]
         items += [
@@ -220,7 +228,7 @@ class SupplierStore:
             after = Supplier.parse(
                 {**current.to_json(), "profile": new, "profileVersion": current.profile_version + 1}
             )
-            update = {
+            update: UpdateTypeDef = {
                 "TableName": self.table,
                 "Key": to_ddb({"pk": supplier_pk(supplier_id)}),
                 "UpdateExpression": "SET profile = :p, profileVersion = :next",
@@ -229,7 +237,7 @@ class SupplierStore:
                     {":p": new, ":next": after.profile_version, ":was": current.profile_version}
                 ),
             }
-            items: list[dict[str, Any]] = [{"Update": update}]
+            items: list[TransactWriteItemTypeDef] = [{"Update": update}]
             if note is not None:
                 items.append(history.put_item(self.table, note(after)))
             try:
