@@ -12,9 +12,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.cli.output import print_json, table
+
+if TYPE_CHECKING:
+    from docflow.local.versions.store import VersionRow
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
@@ -71,8 +74,8 @@ def cmd_versions(args: argparse.Namespace) -> int:
     return _print(args, _local_rows(state, running))
 
 
-def _local_rows(state: Path, running: bool) -> list[dict[str, Any]]:
-    from docflow.local.versions.store import VersionStore
+def _local_rows(state: Path, running: bool) -> list[VersionRow]:
+    from docflow.local.versions.store import VersionRow, VersionStore
 
     if running:
         from docflow import aws
@@ -84,7 +87,8 @@ def _local_rows(state: Path, running: bool) -> list[dict[str, Any]]:
     store = VersionStore(state)
     live = store.live()
     return [
-        {**v.to_json(), "live": v.version == live, "openExecutions": None} for v in store.versions()
+        VersionRow(**v.to_json(), live=v.version == live, openExecutions=None)
+        for v in store.versions()
     ]
 
 
@@ -108,7 +112,7 @@ def _aws_versions(args: argparse.Namespace) -> int:
     numbers = published_versions(client, function)
     live = alias_version(client, function)
     held = open_executions(client, function, numbers)
-    rows = [
+    rows: list[VersionRow] = [
         {
             "version": int(n),
             "live": n == live,
@@ -122,7 +126,7 @@ def _aws_versions(args: argparse.Namespace) -> int:
     return _print(args, rows)
 
 
-def _print(args: argparse.Namespace, rows: list[dict[str, Any]]) -> int:
+def _print(args: argparse.Namespace, rows: list[VersionRow]) -> int:
     if args.json:
         print_json(rows)
         return 0

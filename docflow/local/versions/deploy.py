@@ -16,7 +16,7 @@ from typing import Any
 
 from docflow.function_versions import open_executions
 from docflow.local.versions.snapshot import VersionError, check_checkout, checkout_root, digest
-from docflow.local.versions.store import VersionInfo, VersionStore
+from docflow.local.versions.store import PruneRow, VersionInfo, VersionRow, VersionStore
 
 # The durable functions whose executions hold a version (the others hold nothing between
 # invocations, as in Lambda).
@@ -68,27 +68,25 @@ def holders(state: Path, client: Any) -> dict[int, list[str]]:
     return held
 
 
-def listing(state: Path, client: Any) -> list[dict[str, Any]]:
+def listing(state: Path, client: Any) -> list[VersionRow]:
     store = VersionStore(state)
     held = holders(state, client)
     live = store.live()
     return [
-        {
-            **v.to_json(),
-            "live": v.version == live,
-            "openExecutions": len(held.get(v.version, [])),
-        }
+        VersionRow(
+            **v.to_json(), live=v.version == live, openExecutions=len(held.get(v.version, []))
+        )
         for v in store.versions()
     ]
 
 
-def prune(state: Path, client: Any, only: int | None = None) -> list[dict[str, Any]]:
+def prune(state: Path, client: Any, only: int | None = None) -> list[PruneRow]:
     """Delete every version (or just `only`) that is not live and holds no open execution;
     `[{"version", "removed", "reason"}]`. Asking for a held or live version is refused."""
     store = VersionStore(state)
     held, live = holders(state, client), store.live()
     targets = [only] if only is not None else [v.version for v in store.versions()]
-    out = []
+    out: list[PruneRow] = []
     for version in targets:
         if store.get(version) is None:
             raise VersionError("no-such-version", f"there is no version {version}")

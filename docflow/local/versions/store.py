@@ -21,11 +21,11 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.local.versions.snapshot import (
     VersionError,
@@ -39,6 +39,26 @@ from docflow.local.versions.snapshot import (
 LIVE = "live"
 
 
+class VersionJson(TypedDict):
+    version: int
+    source: str | None  # the folder it was published from (None in AWS)
+    digest: str | None  # sha256 of the code
+    publishedAt: str | None
+
+
+class VersionRow(VersionJson):
+    """`docflow versions --json`'s item (cli/shapes.py VERSIONS_SHAPE)."""
+
+    live: bool
+    openExecutions: int | None  # None: the local stack is stopped, so nobody can say
+
+
+class PruneRow(TypedDict):
+    version: int
+    removed: bool
+    reason: str  # "", "live" or "held by N open execution(s)"
+
+
 @dataclass(frozen=True)
 class VersionInfo:
     version: int
@@ -46,7 +66,7 @@ class VersionInfo:
     digest: str
     published_at: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> VersionJson:
         return {
             "version": self.version,
             "source": self.source,
@@ -55,7 +75,7 @@ class VersionInfo:
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> VersionInfo:
+    def from_json(cls, raw: Mapping[str, Any]) -> VersionInfo:
         return cls(int(raw["version"]), str(raw["source"]), str(raw["digest"]), raw["publishedAt"])
 
 
