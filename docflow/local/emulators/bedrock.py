@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from docflow.classify import RulesClassifier
 from docflow.enrich.base import EnrichInput
@@ -63,12 +63,13 @@ class ErrorAnswer(TypedDict):
 
 
 class ConverseAnswer(TypedDict):
-    """Converse's answer, as much of it as the engines read (with AWS's types)."""
+    """Converse's answer, as much of it as the engines read (with AWS's types); a batch
+    record's `modelOutput` has the same shape without `metrics`."""
 
     output: ConverseOutputTypeDef
     stopReason: StopReasonType
     usage: TokenUsageTypeDef
-    metrics: ConverseMetricsTypeDef
+    metrics: NotRequired[ConverseMetricsTypeDef]
 
 
 class ConverseStats:

@@ -31,11 +31,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from docflow import aws
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+
+if TYPE_CHECKING:
+    from docflow.local.emulators.bedrock import ConverseAnswer
 
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
@@ -43,7 +46,8 @@ WALK = ("Submitted", "Validating", "Scheduled", "InProgress")
 TERMINAL = frozenset({"Completed", "PartiallyCompleted", "Failed", "Stopped", "Expired"})
 _JOB = re.compile(r"^/model-invocation-job/([^/]+)(/stop)?$")
 
-Model = Callable[[dict[str, Any]], dict[str, Any]]
+# A record's modelInput (a Converse request) -> Converse's answer.
+Model = Callable[[dict[str, Any]], "ConverseAnswer"]
 
 
 @dataclass
@@ -104,8 +108,27 @@ class Job:
         return answer
 
 
+class InputRecord(TypedDict, total=False):
+    recordId: str
+    modelInput: dict[str, Any]  # a Converse request body, as the caller wrote it
+
+
+class RecordError(TypedDict):
+    errorCode: int
+    errorMessage: str
+
+
+class OutputRecord(TypedDict, total=False):
+    """One line of a `.jsonl.out`: the record's id and input, and its answer or its error."""
+
+    recordId: str | None
+    modelInput: dict[str, Any] | None
+    modelOutput: ConverseAnswer
+    error: RecordError
+
+
 # An input file's records. Named outside the class, whose `list` action hides the builtin there.
-Records = list[dict[str, Any]]
+Records = list[InputRecord]
 
 
 class BedrockBatchEmulator(LoopbackEmulator):
@@ -261,12 +284,12 @@ class BedrockBatchEmulator(LoopbackEmulator):
         }
         s3.put_object(Bucket=bucket, Key=f"{base}manifest.json.out", Body=json.dumps(manifest))
 
-    def _one(self, record: dict[str, Any]) -> tuple[dict[str, Any], bool, tuple[int, int]]:
+    def _one(self, record: InputRecord) -> tuple[OutputRecord, bool, tuple[int, int]]:
         with self._lock:
             self.stats.records += 1
             fail = self._random.random() < self.fail_rate
             bad = not fail and self._random.random() < self.bad_rate
-        line = {"recordId": record.get("recordId"), "modelInput": record.get("modelInput")}
+        line = OutputRecord(recordId=record.get("recordId"), modelInput=record.get("modelInput"))
         if fail:
             with self._lock:
                 self.stats.failed_records += 1
@@ -337,7 +360,7 @@ class BedrockBatchEmulator(LoopbackEmulator):
         return False
 
 
-def stand_in_answer(model_input: dict[str, Any]) -> dict[str, Any]:
+def stand_in_answer(model_input: dict[str, Any]) -> ConverseAnswer:
     """The Converse emulator's stand-in model on a prompted-JSON record, in the Converse
     answer's shape (`output.message.content[].text`); tokens are characters / 4, as there."""
     from docflow.local.emulators.bedrock import prompt_of, stand_in_enrichment
