@@ -12,10 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.cli.output import print_json, table
 from docflow.cli.stack import maybe_local
+
+if TYPE_CHECKING:
+    from docflow.suppliers.history import EntryJson
+    from docflow.suppliers.shapes import ProfileEntry
 
 
 def _store(args: argparse.Namespace) -> Any:
@@ -139,7 +143,7 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_history(changes: list[dict[str, Any]]) -> None:
+def _print_history(changes: list[EntryJson]) -> None:
     if not changes:
         return
     rows = [
@@ -152,7 +156,7 @@ def _print_history(changes: list[dict[str, Any]]) -> None:
 ABSENT = "absent (a reviewer left it empty)"
 
 
-def profile_row(name: str, entry: dict[str, Any]) -> list[object]:
+def profile_row(name: str, entry: ProfileEntry) -> list[object]:
     """One learned field as `suppliers show` prints it: an absent one (`{"absent": true}`)
     has no label or shape to print, so its label column says why."""
     absent = bool(entry.get("absent"))
