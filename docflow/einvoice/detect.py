@@ -56,7 +56,7 @@ def detect(data: bytes) -> Detected | None:
     """The e-invoice in `data`; None for a file that is neither XML nor a PDF carrying an
     invoice XML (an ordinary PDF goes the pages' way). Raises EInvoiceError with a reason
     for an XML or an attachment that is refused."""
-    if data.startswith(b"%PDF-") or data[:1024].lstrip().startswith(b"%PDF-"):
+    if b"%PDF-" in data[:1024]:  # readers accept a header after some leading bytes
         found = _attachment(data)
         if found is None:
             return None

@@ -106,8 +106,9 @@ def _run_schematron(stylesheet: str, xml: str) -> tuple[Finding, ...]:
     with _SAXON_LOCK:
         node = _saxon().parse_xml(xml_text=xml)
         svrl = _compiled(stylesheet).transform_to_string(xdm_node=node)
-    # The SVRL is Saxon's own output from a parsed, DTD-free input: parsed safely all the same.
-    report = parse(svrl.encode())
+    # The SVRL is Saxon's own output on a parsed, DTD-free input, and may outgrow the input's
+    # cap (a fired rule per line): parsed safely all the same, without the cap.
+    report = parse(svrl.encode(), cap=None)
     findings = []
     for failed in report.iter(f"{SVRL}failed-assert"):
         message = failed.findtext(f"{SVRL}text") or ""
