@@ -39,6 +39,8 @@ HOUSE: dict[str, set[str]] = {
     "intake": GROUND | {"readmodel", "executions"},
     "readers": GROUND | {"readmodel"},
     "extract": GROUND | {"readers", "readmodel"},
+    # EN 16931 e-invoices: detect, read, validate (libraries only; the pipeline calls it).
+    "einvoice": GROUND,
     # The rules file's model and the detectors; it reads the [fields] table's model.
     "rules": GROUND | {"extract"},
     # The supplier registry and what extraction learns from it.

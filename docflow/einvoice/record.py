@@ -1,0 +1,118 @@
+"""The EN 16931 invoice as one frozen record, and its one JSON shape.
+
+Money and quantities are decimal strings exactly as the XML wrote them (`Decimal(value)` is
+exact); dates are ISO 8601. `to_json` gives a plain dict in a fixed key order and `from_json`
+reads it back, so the record can travel in `fields.json` and through a checkpoint unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+# UNTDID 1001 document type codes (BT-3) to docflow's document types. A code not listed
+# falls back on the syntax's own root: a UBL CreditNote is a credit note, anything else an
+# invoice (the type code is kept beside it).
+DOCUMENT_TYPES = {
+    "380": "invoice",
+    "381": "credit-note",
+    "383": "debit-note",
+    "384": "corrected-invoice",
+    "386": "prepayment-invoice",
+    "389": "self-billed-invoice",
+    "261": "self-billed-credit-note",
+    "326": "partial-invoice",
+    "875": "partial-construction-invoice",
+    "876": "partial-final-construction-invoice",
+    "877": "final-construction-invoice",
+    "751": "invoice-information",
+}
+
+
+def document_type(type_code: str | None, credit_note_root: bool = False) -> str:
+    if type_code in DOCUMENT_TYPES:
+        return DOCUMENT_TYPES[type_code]
+    return "credit-note" if credit_note_root else "invoice"
+
+
+@dataclass(frozen=True)
+class Party:
+    """A seller (BG-4) or buyer (BG-7): legal name, VAT id (BT-31/48), tax number (BT-32)."""
+
+    name: str | None = None
+    vat_id: str | None = None
+    tax_number: str | None = None
+    country: str | None = None
+
+
+@dataclass(frozen=True)
+class Line:
+    """An invoice line (BG-25): BT-126, BT-153, BT-129/130, BT-146, BT-131, BT-151/152."""
+
+    line_id: str | None
+    description: str | None
+    quantity: str | None
+    unit: str | None
+    unit_price: str | None
+    net: str | None
+    vat_category: str | None
+    vat_rate: str | None
+
+
+@dataclass(frozen=True)
+class VatBreakdown:
+    """A VAT breakdown (BG-23): category, rate, taxable amount, tax amount."""
+
+    category: str | None
+    rate: str | None
+    taxable: str | None
+    tax: str | None
+
+
+@dataclass(frozen=True)
+class EInvoice:
+    syntax: str  # "ubl", "cii" or "zugferd-1"
+    customization: str | None  # BT-24: which CIUS or profile the document claims
+    number: str | None  # BT-1
+    type_code: str | None  # BT-3
+    document_type: str
+    issue_date: str | None  # BT-2
+    due_date: str | None  # BT-9
+    currency: str | None  # BT-5
+    seller: Party  # BG-4, the vendor
+    buyer: Party  # BG-7
+    net: str | None  # BT-109, total without VAT
+    tax: str | None  # BT-110, total VAT in the invoice currency
+    total: str | None  # BT-112, total with VAT
+    payable: str | None  # BT-115, amount due
+    line_total: str | None  # BT-106, sum of line nets
+    po_number: str | None  # BT-13, the buyer's purchase order
+    buyer_reference: str | None  # BT-10 (XRechnung's Leitweg-ID)
+    ibans: tuple[str, ...]  # BT-84, payee accounts
+    bic: str | None  # BT-86
+    payment_terms: str | None  # BT-20
+    lines: tuple[Line, ...]
+    vat: tuple[VatBreakdown, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        value = asdict(self)
+        value["ibans"] = list(self.ibans)
+        value["lines"] = [asdict(line) for line in self.lines]
+        value["vat"] = [asdict(row) for row in self.vat]
+        return value
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> EInvoice:
+        names = {f.name for f in fields(cls)}
+        unknown = set(value) - names
+        if unknown:
+            raise ValueError(f"unknown e-invoice keys: {sorted(unknown)}")
+        return cls(
+            **{
+                **value,
+                "seller": Party(**value["seller"]),
+                "buyer": Party(**value["buyer"]),
+                "ibans": tuple(value["ibans"]),
+                "lines": tuple(Line(**line) for line in value["lines"]),
+                "vat": tuple(VatBreakdown(**row) for row in value["vat"]),
+            }
+        )
