@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from docflow import aws
+from docflow.converse import tool_input, usage_of
 from docflow.enrich.base import EnrichAnswer, EnrichInput
-from docflow.enrich.request import build_request, tool_input, usage_of
+from docflow.enrich.request import TOOL, build_request
 from docflow.enrich.schema import validate_enrichment
 from docflow.readers.throttling import ThrottlePolicy
 
@@ -30,7 +31,7 @@ class BedrockEnricher:
             lambda: aws.client("bedrock-runtime").converse(modelId=self.model_id, **request)
         )
         usage = usage_of(answer)
-        value = tool_input(answer)
+        value = tool_input(answer, TOOL)
         if value is None:
             return EnrichAnswer(self.name, None, ["the model called no tool"], usage)
         problems = validate_enrichment(value)

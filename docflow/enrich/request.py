@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from docflow.converse import forced_tool_request
 from docflow.enrich.base import PageText
 from docflow.enrich.schema import ABSTRACT_MAX, SCHEMA, validate_enrichment
 
@@ -49,23 +50,14 @@ def prompt_text(pages: Sequence[PageText]) -> str:
 
 def build_request(pages: Sequence[PageText]) -> dict[str, Any]:
     """A Converse body (without `modelId`) whose answer is the forced tool's input."""
-    return {
-        "system": [{"text": SYSTEM}],
-        "messages": [{"role": "user", "content": [{"text": prompt_text(pages)}]}],
-        "toolConfig": {
-            "tools": [
-                {
-                    "toolSpec": {
-                        "name": TOOL,
-                        "description": "Record the document's summary and risk.",
-                        "inputSchema": {"json": SCHEMA},
-                    }
-                }
-            ],
-            "toolChoice": {"tool": {"name": TOOL}},
-        },
-        "inferenceConfig": {"maxTokens": MAX_TOKENS, "temperature": 0.0},
-    }
+    return forced_tool_request(
+        system=SYSTEM,
+        prompt=prompt_text(pages),
+        tool=TOOL,
+        description="Record the document's summary and risk.",
+        schema=SCHEMA,
+        max_tokens=MAX_TOKENS,
+    )
 
 
 def build_batch_model_input(pages: Sequence[PageText]) -> dict[str, Any]:
@@ -89,24 +81,6 @@ def estimate_tokens(request: dict[str, Any]) -> int:
     chars = len(json.dumps(sent, separators=(",", ":")))
     cap = int((request.get("inferenceConfig") or {}).get("maxTokens", MAX_TOKENS))
     return math.ceil(chars / CHARS_PER_TOKEN) + cap
-
-
-def tool_input(answer: dict[str, Any]) -> Any:
-    """The forced tool's input in a Converse answer, or None when the model called no tool."""
-    for block in _content(answer):
-        use = block.get("toolUse") if isinstance(block, dict) else None
-        if use and use.get("name") == TOOL:
-            return use.get("input")
-    return None
-
-
-def usage_of(answer: dict[str, Any]) -> dict[str, int]:
-    """Tokens in and out, from a Converse answer or an InvokeModel-shaped batch output."""
-    usage = answer.get("usage") or {}
-    return {
-        "inputTokens": int(usage.get("inputTokens", usage.get("input_tokens", 0)) or 0),
-        "outputTokens": int(usage.get("outputTokens", usage.get("output_tokens", 0)) or 0),
-    }
 
 
 class InvalidAnswer(ValueError):

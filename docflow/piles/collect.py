@@ -18,7 +18,8 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import aws
-from docflow.enrich.request import InvalidAnswer, parse_batch_answer, usage_of
+from docflow.converse import usage_of
+from docflow.enrich.request import InvalidAnswer, parse_batch_answer
 from docflow.piles.batcher import PART
 from docflow.piles.outcomes import OK, ON_DEMAND, UNANSWERED, send_result
 from docflow.piles.pool import DONE, SENT, Pool
