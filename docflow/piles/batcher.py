@@ -1,6 +1,6 @@
 """The batcher's step bodies: look at the pool, claim records into a job, start the job.
 
-Every function here is one durable step of `orchestrator/batcher.py` and is safe to run again:
+Every function here is one durable step of `batcher/app.py` and is safe to run again:
 claims are conditional writes (pending -> claimed, for this job), a retried claim takes back
 what it already holds, and the job is created with a client token equal to its deterministic
 name, so a retried start finds the job it started instead of starting a second one. Reading

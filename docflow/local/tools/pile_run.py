@@ -91,7 +91,7 @@ class EventPump:
         self._thread.join(timeout=5)
 
     def _deliver(self, event: dict[str, Any]) -> None:
-        from callback_api.batch_jobs import handler
+        from batcher.job_events import handler
 
         for _ in range(2 if self.duplicate else 1):
             self.answers.append(handler(event, None))
