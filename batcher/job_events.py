@@ -12,9 +12,10 @@ from typing import Any
 
 from docflow.observability import logger
 from docflow.piles.jobwait import on_state_change
+from docflow.piles.shapes import JobStateEvent, StateChange
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: JobStateEvent, context: Any) -> StateChange:
     done = on_state_change(event)
     logger.info("batch job state change", extra=done)
     return done

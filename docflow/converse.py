@@ -10,7 +10,58 @@ Bedrock emulator and the recorded tests compare requests byte for byte).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
+
+
+class Text(TypedDict):
+    text: str
+
+
+class Message(TypedDict):
+    role: str
+    content: list[Text]
+
+
+class InputSchema(TypedDict):
+    json: Mapping[str, Any]  # a JSON schema
+
+
+class ToolSpec(TypedDict):
+    name: str
+    description: str
+    inputSchema: InputSchema
+
+
+class Tool(TypedDict):
+    toolSpec: ToolSpec
+
+
+class ToolName(TypedDict):
+    name: str
+
+
+class ToolChoice(TypedDict):
+    tool: ToolName
+
+
+class ToolConfig(TypedDict):
+    tools: list[Tool]
+    toolChoice: ToolChoice
+
+
+class InferenceConfig(TypedDict):
+    maxTokens: int
+    temperature: float
+
+
+class ConverseRequest(TypedDict, total=False):
+    """A Converse body (a batch record's `modelInput` has the same shape, without tools)."""
+
+    modelId: str
+    system: list[Text]
+    messages: list[Message]
+    toolConfig: ToolConfig
+    inferenceConfig: InferenceConfig
 
 
 def forced_tool_request(
@@ -22,10 +73,10 @@ def forced_tool_request(
     schema: Mapping[str, Any],
     max_tokens: int,
     model_id: str | None = None,
-) -> dict[str, Any]:
+) -> ConverseRequest:
     """A Converse body whose answer is `tool`'s input; without `modelId` when none is given
     (the enrichment adds it at the call, after estimating the request's tokens)."""
-    request: dict[str, Any] = {"modelId": model_id} if model_id is not None else {}
+    request: ConverseRequest = {"modelId": model_id} if model_id is not None else {}
     request.update(
         {
             "system": [{"text": system}],

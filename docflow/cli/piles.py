@@ -12,6 +12,7 @@ import io
 import json
 import secrets
 from collections import Counter
+from collections.abc import Mapping
 from contextlib import redirect_stdout
 from datetime import UTC, datetime
 from typing import Any
@@ -177,7 +178,7 @@ def print_pile(rows: list[dict[str, Any]]) -> None:
         print(cost_sentence(row))
 
 
-def job_row(j: dict[str, Any]) -> dict[str, Any]:
+def job_row(j: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "jobName": j.get("jobName"),
         "jobId": j.get("jobId"),

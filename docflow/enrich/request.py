@@ -14,11 +14,11 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from docflow.converse import forced_tool_request
+from docflow.converse import ConverseRequest, forced_tool_request
 from docflow.enrich.base import PageText
-from docflow.enrich.schema import ABSTRACT_MAX, SCHEMA, validate_enrichment
+from docflow.enrich.schema import ABSTRACT_MAX, SCHEMA, Enrichment, validate_enrichment
 
 TOOL = "record_enrichment"
 MAX_CHARS = 24_000  # about 6,000 tokens of document
@@ -48,7 +48,7 @@ def prompt_text(pages: Sequence[PageText]) -> str:
     return "Summarize this document and assess its risk.\n\n" + "\n".join(parts)[:MAX_CHARS]
 
 
-def build_request(pages: Sequence[PageText]) -> dict[str, Any]:
+def build_request(pages: Sequence[PageText]) -> ConverseRequest:
     """A Converse body (without `modelId`) whose answer is the forced tool's input."""
     return forced_tool_request(
         system=SYSTEM,
@@ -60,7 +60,7 @@ def build_request(pages: Sequence[PageText]) -> dict[str, Any]:
     )
 
 
-def build_batch_model_input(pages: Sequence[PageText]) -> dict[str, Any]:
+def build_batch_model_input(pages: Sequence[PageText]) -> ConverseRequest:
     """A batch record's `modelInput` (Converse shape, no tools): prompted JSON."""
     schema = json.dumps(SCHEMA, separators=(",", ":"))
     return {
@@ -75,11 +75,12 @@ def build_batch_model_input(pages: Sequence[PageText]) -> dict[str, Any]:
     }
 
 
-def estimate_tokens(request: dict[str, Any]) -> int:
+def estimate_tokens(request: ConverseRequest) -> int:
     """Tokens a call may spend, for admission: its text over-counted, plus the output cap."""
-    sent = {k: request[k] for k in ("system", "messages", "toolConfig") if k in request}
+    sent = {k: v for k, v in request.items() if k in ("system", "messages", "toolConfig")}
     chars = len(json.dumps(sent, separators=(",", ":")))
-    cap = int((request.get("inferenceConfig") or {}).get("maxTokens", MAX_TOKENS))
+    config = request.get("inferenceConfig")
+    cap = int(config.get("maxTokens", MAX_TOKENS)) if config else MAX_TOKENS
     return math.ceil(chars / CHARS_PER_TOKEN) + cap
 
 
@@ -94,7 +95,7 @@ class InvalidAnswer(ValueError):
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
-def parse_batch_answer(model_output: dict[str, Any]) -> dict[str, Any]:
+def parse_batch_answer(model_output: dict[str, Any]) -> Enrichment:
     """The enrichment in a batch record's `modelOutput`; raises InvalidAnswer otherwise.
 
     Accepts the Converse shape (`output.message.content[].text`) and the Anthropic
@@ -111,7 +112,7 @@ def parse_batch_answer(model_output: dict[str, Any]) -> dict[str, Any]:
     problems = validate_enrichment(value)
     if problems:
         raise InvalidAnswer(problems)
-    return dict(value)
+    return cast("Enrichment", dict(value))
 
 
 def _content(answer: dict[str, Any]) -> list[Any]:
