@@ -155,10 +155,10 @@ build-CallbackApiFunction:
 build-DashboardWidgetFunction:
 	$(call lambda_build,status_recorder)
 build-BatcherFunction:
-	$(call lambda_build,orchestrator)
+	$(call lambda_build,batcher)
 build-BatchJobEventsFunction:
-	$(call lambda_build,callback_api)
+	$(call lambda_build,batcher)
 build-BatcherScheduleFunction:
-	$(call lambda_build,starter)
+	$(call lambda_build,batcher)
 build-ReviewDigestFunction:
 	$(call lambda_build,callback_api)

@@ -65,8 +65,8 @@ def model_usd(tokens_in: int, tokens_out: int) -> float:
 
 
 def run_pile(documents: int, smoke: bool) -> dict[str, Any]:
+    from batcher.app import handler as batcher
     from orchestrator.app import handler as orchestrator
-    from orchestrator.batcher import handler as batcher
 
     minimum = 20 if smoke else 100
     per_job = max(minimum, documents // 4 + 1)

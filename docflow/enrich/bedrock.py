@@ -6,11 +6,10 @@ Throttles are retried with backoff and jitter inside the shared, bounded `Thrott
 
 from __future__ import annotations
 
-from typing import Any
-
 from docflow import aws
+from docflow.converse import ConverseRequest, tool_input, usage_of
 from docflow.enrich.base import EnrichAnswer, EnrichInput
-from docflow.enrich.request import build_request, tool_input, usage_of
+from docflow.enrich.request import TOOL, build_request
 from docflow.enrich.schema import validate_enrichment
 from docflow.readers.throttling import ThrottlePolicy
 
@@ -24,13 +23,13 @@ class BedrockEnricher:
     def enrich(self, document: EnrichInput) -> EnrichAnswer:
         return self.answer(build_request(document.pages))
 
-    def answer(self, request: dict[str, Any]) -> EnrichAnswer:
+    def answer(self, request: ConverseRequest) -> EnrichAnswer:
         """One Converse call with a prepared request (as `build_request` makes it)."""
         answer = self.policy.call(
             lambda: aws.client("bedrock-runtime").converse(modelId=self.model_id, **request)
         )
         usage = usage_of(answer)
-        value = tool_input(answer)
+        value = tool_input(answer, TOOL)
         if value is None:
             return EnrichAnswer(self.name, None, ["the model called no tool"], usage)
         problems = validate_enrichment(value)

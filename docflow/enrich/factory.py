@@ -11,10 +11,5 @@ from docflow.settings import Settings
 
 def build_enricher(settings: Settings) -> Enricher:
     if settings.enrich_engine == "bedrock":
-        policy = ThrottlePolicy(
-            max_attempts=settings.throttle_max_attempts,
-            base_delay_s=settings.throttle_base_delay_s,
-            max_delay_s=settings.throttle_max_delay_s,
-        )
-        return BedrockEnricher(settings.enrich_model_id, policy)
+        return BedrockEnricher(settings.enrich_model_id, ThrottlePolicy.from_settings(settings))
     return RulesEnricher()

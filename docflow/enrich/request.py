@@ -14,10 +14,11 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+from docflow.converse import ConverseRequest, forced_tool_request
 from docflow.enrich.base import PageText
-from docflow.enrich.schema import ABSTRACT_MAX, SCHEMA, validate_enrichment
+from docflow.enrich.schema import ABSTRACT_MAX, SCHEMA, Enrichment, validate_enrichment
 
 TOOL = "record_enrichment"
 MAX_CHARS = 24_000  # about 6,000 tokens of document
@@ -47,28 +48,19 @@ def prompt_text(pages: Sequence[PageText]) -> str:
     return "Summarize this document and assess its risk.\n\n" + "\n".join(parts)[:MAX_CHARS]
 
 
-def build_request(pages: Sequence[PageText]) -> dict[str, Any]:
+def build_request(pages: Sequence[PageText]) -> ConverseRequest:
     """A Converse body (without `modelId`) whose answer is the forced tool's input."""
-    return {
-        "system": [{"text": SYSTEM}],
-        "messages": [{"role": "user", "content": [{"text": prompt_text(pages)}]}],
-        "toolConfig": {
-            "tools": [
-                {
-                    "toolSpec": {
-                        "name": TOOL,
-                        "description": "Record the document's summary and risk.",
-                        "inputSchema": {"json": SCHEMA},
-                    }
-                }
-            ],
-            "toolChoice": {"tool": {"name": TOOL}},
-        },
-        "inferenceConfig": {"maxTokens": MAX_TOKENS, "temperature": 0.0},
-    }
+    return forced_tool_request(
+        system=SYSTEM,
+        prompt=prompt_text(pages),
+        tool=TOOL,
+        description="Record the document's summary and risk.",
+        schema=SCHEMA,
+        max_tokens=MAX_TOKENS,
+    )
 
 
-def build_batch_model_input(pages: Sequence[PageText]) -> dict[str, Any]:
+def build_batch_model_input(pages: Sequence[PageText]) -> ConverseRequest:
     """A batch record's `modelInput` (Converse shape, no tools): prompted JSON."""
     schema = json.dumps(SCHEMA, separators=(",", ":"))
     return {
@@ -83,30 +75,13 @@ def build_batch_model_input(pages: Sequence[PageText]) -> dict[str, Any]:
     }
 
 
-def estimate_tokens(request: dict[str, Any]) -> int:
+def estimate_tokens(request: ConverseRequest) -> int:
     """Tokens a call may spend, for admission: its text over-counted, plus the output cap."""
-    sent = {k: request[k] for k in ("system", "messages", "toolConfig") if k in request}
+    sent = {k: v for k, v in request.items() if k in ("system", "messages", "toolConfig")}
     chars = len(json.dumps(sent, separators=(",", ":")))
-    cap = int((request.get("inferenceConfig") or {}).get("maxTokens", MAX_TOKENS))
+    config = request.get("inferenceConfig")
+    cap = int(config.get("maxTokens", MAX_TOKENS)) if config else MAX_TOKENS
     return math.ceil(chars / CHARS_PER_TOKEN) + cap
-
-
-def tool_input(answer: dict[str, Any]) -> Any:
-    """The forced tool's input in a Converse answer, or None when the model called no tool."""
-    for block in _content(answer):
-        use = block.get("toolUse") if isinstance(block, dict) else None
-        if use and use.get("name") == TOOL:
-            return use.get("input")
-    return None
-
-
-def usage_of(answer: dict[str, Any]) -> dict[str, int]:
-    """Tokens in and out, from a Converse answer or an InvokeModel-shaped batch output."""
-    usage = answer.get("usage") or {}
-    return {
-        "inputTokens": int(usage.get("inputTokens", usage.get("input_tokens", 0)) or 0),
-        "outputTokens": int(usage.get("outputTokens", usage.get("output_tokens", 0)) or 0),
-    }
 
 
 class InvalidAnswer(ValueError):
@@ -120,7 +95,7 @@ class InvalidAnswer(ValueError):
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
-def parse_batch_answer(model_output: dict[str, Any]) -> dict[str, Any]:
+def parse_batch_answer(model_output: dict[str, Any]) -> Enrichment:
     """The enrichment in a batch record's `modelOutput`; raises InvalidAnswer otherwise.
 
     Accepts the Converse shape (`output.message.content[].text`) and the Anthropic
@@ -137,7 +112,7 @@ def parse_batch_answer(model_output: dict[str, Any]) -> dict[str, Any]:
     problems = validate_enrichment(value)
     if problems:
         raise InvalidAnswer(problems)
-    return dict(value)
+    return cast("Enrichment", dict(value))
 
 
 def _content(answer: dict[str, Any]) -> list[Any]:

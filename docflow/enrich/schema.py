@@ -10,9 +10,41 @@ prompted JSON must have; `validate_enrichment` holds every answer to it, whoever
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 ABSTRACT_MAX = 600
+
+
+class KeyDate(TypedDict):
+    label: str
+    date: str  # YYYY-MM-DD
+
+
+class Summary(TypedDict):
+    title: str
+    abstract: str
+    parties: list[str]
+    keyDates: list[KeyDate]
+
+
+class RiskReason(TypedDict):
+    code: str  # kebab-case
+    message: str
+    page: int
+
+
+class Risk(TypedDict):
+    level: str  # one of RISK_LEVELS
+    reasons: list[RiskReason]
+
+
+class Enrichment(TypedDict):
+    """An answer that `validate_enrichment` passed: the shape SCHEMA describes."""
+
+    summary: Summary
+    risk: Risk
+
+
 RISK_LEVELS = ("low", "medium", "high")
 
 SCHEMA: dict[str, Any] = {

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docflow import aws
+from docflow.converse import forced_tool_request, tool_input, usage_of
 from docflow.extract.base import Extraction, FoundField, PageInput
 from docflow.extract.corrections import normalize
 from docflow.extract.fields import FIELD_KINDS, field_schema
@@ -40,40 +41,24 @@ class BedrockEngine:
 
     def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
         schema = field_schema(tuple(names))
-        request = {
-            "modelId": self.model_id,
-            "system": [{"text": SYSTEM}],
-            "messages": [{"role": "user", "content": [{"text": prompt(pages)}]}],
-            "toolConfig": {
-                "tools": [
-                    {
-                        "toolSpec": {
-                            "name": TOOL,
-                            "description": "Record the document's key fields.",
-                            "inputSchema": {"json": schema},
-                        }
-                    }
-                ],
-                "toolChoice": {"tool": {"name": TOOL}},
-            },
-            "inferenceConfig": {"maxTokens": 1024, "temperature": 0.0},
-        }
-        answer = self.policy.call(lambda: aws.client("bedrock-runtime").converse(**request))
-        usage = answer.get("usage") or {}
-        result = Extraction(
-            engine=self.name,
-            usage={
-                "inputTokens": int(usage.get("inputTokens", 0)),
-                "outputTokens": int(usage.get("outputTokens", 0)),
-            },
+        request = forced_tool_request(
+            model_id=self.model_id,
+            system=SYSTEM,
+            prompt=prompt(pages),
+            tool=TOOL,
+            description="Record the document's key fields.",
+            schema=schema,
+            max_tokens=1024,
         )
-        tool_input = _tool_input(answer)
-        if not isinstance(tool_input, dict):
+        answer = self.policy.call(lambda: aws.client("bedrock-runtime").converse(**request))
+        result = Extraction(engine=self.name, usage=usage_of(answer))
+        given = tool_input(answer, TOOL)
+        if not isinstance(given, dict):
             result.rejected.append({"field": "*", "reason": "the model called no tool"})
             return result
-        bad = _schema_violations(schema, tool_input)
+        bad = _schema_violations(schema, given)
         known_pages = {p.page for p in pages}
-        for name, entry in tool_input.items():
+        for name, entry in given.items():
             if name not in names:
                 continue
             if name in bad:
@@ -87,15 +72,6 @@ class BedrockEngine:
             confidence = min(float(entry["confidence"]), 0.95)
             result.fields[name] = FoundField(value, confidence, page, raw=entry["value"])
         return result
-
-
-def _tool_input(answer: dict[str, Any]) -> Any:
-    content = ((answer.get("output") or {}).get("message") or {}).get("content") or []
-    for block in content:
-        use = block.get("toolUse") if isinstance(block, dict) else None
-        if use and use.get("name") == TOOL:
-            return use.get("input")
-    return None
 
 
 def _schema_violations(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, str]:

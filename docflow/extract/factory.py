@@ -12,11 +12,7 @@ from docflow.settings import Settings
 
 
 def build_engine(settings: Settings) -> FieldEngine:
-    policy = ThrottlePolicy(
-        max_attempts=settings.throttle_max_attempts,
-        base_delay_s=settings.throttle_base_delay_s,
-        max_delay_s=settings.throttle_max_delay_s,
-    )
+    policy = ThrottlePolicy.from_settings(settings)
     if settings.extract_engine == "textract-expense":
         semaphore = None
         if settings.reader_concurrency_cap:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docflow import aws
+from docflow.converse import forced_tool_request, tool_input, usage_of
 from docflow.packets.engine import EngineAnswer, PacketPage, PageCall
 from docflow.readers.throttling import ThrottlePolicy
 
@@ -66,27 +67,17 @@ class BedrockPageEngine:
         self.model_id, self.policy = model_id, policy
 
     def classify(self, pages: Sequence[PacketPage]) -> EngineAnswer:
-        request = {
-            "modelId": self.model_id,
-            "system": [{"text": SYSTEM}],
-            "messages": [{"role": "user", "content": [{"text": prompt(pages)}]}],
-            "toolConfig": {
-                "tools": [
-                    {
-                        "toolSpec": {
-                            "name": TOOL,
-                            "description": "Record each page's type and start score.",
-                            "inputSchema": {"json": SCHEMA},
-                        }
-                    }
-                ],
-                "toolChoice": {"tool": {"name": TOOL}},
-            },
-            "inferenceConfig": {"maxTokens": 64 + 24 * len(pages), "temperature": 0.0},
-        }
+        request = forced_tool_request(
+            model_id=self.model_id,
+            system=SYSTEM,
+            prompt=prompt(pages),
+            tool=TOOL,
+            description="Record each page's type and start score.",
+            schema=SCHEMA,
+            max_tokens=64 + 24 * len(pages),
+        )
         answer = self.policy.call(lambda: aws.client("bedrock-runtime").converse(**request))
-        usage = answer.get("usage") or {}
-        said = _answered(_tool_input(answer))
+        said = _answered(tool_input(answer, TOOL))
         calls = []
         for p in pages:
             entry = said.get(p.page)
@@ -96,20 +87,7 @@ class BedrockPageEngine:
                 calls.append(PageCall(p.page, "", 0.0, ("model-skipped",)))
             else:
                 calls.append(PageCall(p.page, entry[0], entry[1], ("model",)))
-        tokens = {
-            "inputTokens": int(usage.get("inputTokens", 0)),
-            "outputTokens": int(usage.get("outputTokens", 0)),
-        }
-        return EngineAnswer(tuple(calls), tokens)
-
-
-def _tool_input(answer: dict[str, Any]) -> Any:
-    content = ((answer.get("output") or {}).get("message") or {}).get("content") or []
-    for block in content:
-        use = block.get("toolUse") if isinstance(block, dict) else None
-        if use and use.get("name") == TOOL:
-            return use.get("input")
-    return None
+        return EngineAnswer(tuple(calls), usage_of(answer))
 
 
 def _answered(tool_input: Any) -> dict[int, tuple[str, float]]:

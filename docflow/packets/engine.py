@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
 from docflow.readers.base import Word
 
@@ -26,6 +26,15 @@ class PacketPage:
     readable: bool = True
 
 
+class PageCallJson(TypedDict):
+    """A page call as the packet's `pages.json` and the plan's checkpoint keep it."""
+
+    page: int
+    docType: str
+    start: float
+    reasons: list[str]
+
+
 @dataclass(frozen=True)
 class PageCall:
     """An engine's call on one page: its type ("" when none fits), how sure it is that the page
@@ -37,7 +46,7 @@ class PageCall:
     start: float
     reasons: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PageCallJson:
         return {
             "page": self.page,
             "docType": self.doc_type,
@@ -46,7 +55,7 @@ class PageCall:
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> PageCall:
+    def from_json(cls, raw: PageCallJson) -> PageCall:
         return cls(
             int(raw["page"]),
             str(raw.get("docType", "")),

@@ -13,11 +13,6 @@ from docflow.settings import Settings
 def build_page_engine(settings: Settings, rules: Rules) -> PageEngine:
     """`rules` (local, free) or `bedrock` (Converse; throttles retried with back-off)."""
     if settings.packet_engine == "bedrock":
-        policy = ThrottlePolicy(
-            max_attempts=settings.throttle_max_attempts,
-            base_delay_s=settings.throttle_base_delay_s,
-            max_delay_s=settings.throttle_max_delay_s,
-        )
-        return BedrockPageEngine(settings.packet_model_id, policy)
+        return BedrockPageEngine(settings.packet_model_id, ThrottlePolicy.from_settings(settings))
     # A later page is weighed against the part proposed so far: the band's middle decides.
     return RulesPageEngine(rules, rules.packets.proposal_above)

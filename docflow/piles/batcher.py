@@ -1,6 +1,6 @@
 """The batcher's step bodies: look at the pool, claim records into a job, start the job.
 
-Every function here is one durable step of `orchestrator/batcher.py` and is safe to run again:
+Every function here is one durable step of `batcher/app.py` and is safe to run again:
 claims are conditional writes (pending -> claimed, for this job), a retried claim takes back
 what it already holds, and the job is created with a client token equal to its deterministic
 name, so a retried start finds the job it started instead of starting a second one. Reading
@@ -29,6 +29,15 @@ from docflow import aws
 from docflow.piles import sized
 from docflow.piles.outcomes import ON_DEMAND, send_result
 from docflow.piles.pool import CLAIMED, DONE, PENDING, SENT, Pool
+from docflow.piles.shapes import (
+    Claim,
+    JobStarted,
+    OnDemandSent,
+    PileItem,
+    PileResult,
+    PoolLook,
+    RecordItem,
+)
 from docflow.settings import load_settings
 from docflow.storage import input_prefix, output_prefix, part_file, records_key
 
@@ -62,14 +71,14 @@ class Holds:
         self.max_wait_s, self.now = max_wait_s, now
         self._open = {pile: self._filling(pool.pile(pile) or {}) for pile in sorted(piles)}
 
-    def _filling(self, item: dict[str, Any]) -> bool:
+    def _filling(self, item: PileItem) -> bool:
         first = item.get("firstAt")
         overdue = bool(first) and self.now >= datetime.fromisoformat(str(first)) + timedelta(
             seconds=self.max_wait_s
         )
         return not sized.complete(item) and not overdue
 
-    def held(self, record: dict[str, Any]) -> bool:
+    def held(self, record: RecordItem) -> bool:
         pile = record.get("pile")
         return bool(pile) and self._open.get(str(pile), True)
 
@@ -81,7 +90,7 @@ def holds(pool: Pool) -> Holds:
 
 
 @durable_step
-def look_at_pool(step: StepContext) -> dict[str, Any]:
+def look_at_pool(step: StepContext) -> PoolLook:
     """How many records a batcher may take now, and since when the oldest of them waits;
     records held for the rest of their pile are counted apart."""
     pool = Pool()
@@ -120,7 +129,7 @@ def shifted(iso: str, seconds: int) -> str:
 
 
 @durable_step
-def send_small_pool_on_demand(step: StepContext, claimer: str, cutoff_iso: str) -> dict[str, Any]:
+def send_small_pool_on_demand(step: StepContext, claimer: str, cutoff_iso: str) -> OnDemandSent:
     """Records registered at or before `cutoff_iso` waited their maximum: on-demand.
 
     Claimed first (so no batcher puts them in a job meanwhile), then answered, then done; a
@@ -140,14 +149,14 @@ def send_small_pool_on_demand(step: StepContext, claimer: str, cutoff_iso: str) 
     return {"onDemand": len(mine), "completed": results}
 
 
-def runtime_results(records: list[dict[str, Any]], result: dict[str, Any]) -> int:
+def runtime_results(records: list[RecordItem], result: PileResult) -> int:
     """Send one result to each record's callback; how many callbacks this call completed."""
     with ThreadPoolExecutor(_READERS) as threads:
         return sum(threads.map(lambda r: send_result(r["callbackId"], result), records))
 
 
 @durable_step
-def claim_job(step: StepContext, job: str) -> dict[str, Any]:
+def claim_job(step: StepContext, job: str) -> Claim:
     """Claim up to the job maximum of the oldest pending records for `job` and write its input.
 
     One batcher claims at a time (the claim lease): two batchers started together (the
@@ -169,7 +178,7 @@ def claim_job(step: StepContext, job: str) -> dict[str, Any]:
         pool.drop_claim(job)
 
 
-def _claim(settings: Any, pool: Pool, job: str) -> dict[str, Any]:
+def _claim(settings: Any, pool: Pool, job: str) -> Claim:
     held = holds(pool)
     mine = pool.of_job(CLAIMED, job)
     if len(mine) < settings.pile_max_records:
@@ -187,7 +196,7 @@ def _claim(settings: Any, pool: Pool, job: str) -> dict[str, Any]:
     mine.sort(key=lambda r: r["registeredAt"])
     store, bucket = aws.client("s3"), settings.artifact_bucket
 
-    def line(record: dict[str, Any]) -> str:
+    def line(record: RecordItem) -> str:
         body = store.get_object(Bucket=bucket, Key=record["requestKey"])["Body"].read()
         return json.dumps({"recordId": record["runId"], "modelInput": json.loads(body)})
 
@@ -204,7 +213,7 @@ def _claim(settings: Any, pool: Pool, job: str) -> dict[str, Any]:
 
 
 @durable_step
-def start_job(step: StepContext, job: str, count: int) -> dict[str, Any]:
+def start_job(step: StepContext, job: str, count: int) -> JobStarted:
     """CreateModelInvocationJob, once: the client token is the job's name."""
     settings, pool = load_settings(), Pool()
     bucket = settings.artifact_bucket

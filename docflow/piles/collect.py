@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import aws
-from docflow.enrich.request import InvalidAnswer, parse_batch_answer, usage_of
+from docflow.converse import usage_of
+from docflow.enrich.request import InvalidAnswer, parse_batch_answer
 from docflow.piles.batcher import PART
 from docflow.piles.outcomes import OK, ON_DEMAND, UNANSWERED, send_result
 from docflow.piles.pool import DONE, SENT, Pool
+from docflow.piles.shapes import BatchLine, PartCollected, PileResult, RecordItem
 from docflow.settings import load_settings
 from docflow.storage import input_prefix, output_prefix, part_file, records_key
 
@@ -53,7 +55,7 @@ def finish_job(step: StepContext, job: str, job_arn: str, status: str) -> dict[s
 @durable_step
 def collect_part(
     step: StepContext, job: str, job_arn: str, status: str, part: int
-) -> dict[str, Any]:
+) -> PartCollected:
     settings, pool = load_settings(), Pool()
     bucket, job_id = settings.artifact_bucket, job_arn.rsplit("/", 1)[-1]
     listing = _read_json(bucket, records_key(job)) or []
@@ -63,7 +65,7 @@ def collect_part(
     states = pool.states([r["runId"] for r in mine])
     waiting = {run_id for run_id, state in states.items() if state == SENT}
 
-    def settle(record: dict[str, Any]) -> tuple[str, bool]:
+    def settle(record: RecordItem) -> tuple[str, bool]:
         if record["runId"] not in waiting:
             return "already", False  # an earlier attempt of this step settled it
         result = result_for(answers.get(record["runId"]), job_id, missing)
@@ -85,7 +87,7 @@ def collect_part(
     }
 
 
-def result_for(line: dict[str, Any] | None, job_id: str, missing: str) -> dict[str, Any]:
+def result_for(line: BatchLine | None, job_id: str, missing: str) -> PileResult:
     """One record's callback result from its output line (None: the job never answered it)."""
     if line is None:
         return {"status": ON_DEMAND, "reason": missing}
@@ -107,18 +109,18 @@ def _read_json(bucket: str, key: str) -> Any:
     return json.loads(body)
 
 
-def _read_lines(bucket: str, key: str) -> dict[str, dict[str, Any]]:
+def _read_lines(bucket: str, key: str) -> dict[str, BatchLine]:
     """recordId -> its output line; {} when the job wrote no such file."""
     try:
         body = aws.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read()
     except aws.client("s3").exceptions.NoSuchKey:
         return {}
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, BatchLine] = {}
     for raw in body.decode("utf-8").splitlines():
         try:
             line = json.loads(raw) if raw.strip() else None
         except ValueError:
             continue  # an unreadable line is an unanswered record: on-demand, not a crash
         if isinstance(line, dict):
-            found[str(line.get("recordId"))] = line
+            found[str(line.get("recordId"))] = cast("BatchLine", line)
     return found

@@ -11,7 +11,6 @@ The poll of GetModelInvocationJob between waits is the fallback for an event tha
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from botocore.exceptions import ClientError
@@ -19,6 +18,7 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.piles.outcomes import BATCHER, TERMINAL, send_result
 from docflow.piles.pool import Pool
+from docflow.piles.shapes import JobPoll, JobStateEvent, StateChange
 
 EVENT_SOURCE = "aws.bedrock"
 EVENT_DETAIL_TYPE = "Batch Inference Job State Change"
@@ -32,7 +32,7 @@ def remember_callback(job: str, callback_id: str) -> None:
         send_result(callback_id, {"status": ended, "via": "submitter"}, to=BATCHER)
 
 
-def on_state_change(event: dict[str, Any]) -> dict[str, Any]:
+def on_state_change(event: JobStateEvent) -> StateChange:
     """One EventBridge event: a job's new status; at its end, complete the batcher's wait."""
     detail = event.get("detail") or {}
     job, status = str(detail.get("batchJobName") or ""), str(detail.get("status") or "")
@@ -53,12 +53,12 @@ def on_state_change(event: dict[str, Any]) -> dict[str, Any]:
 
 
 @durable_step
-def poll_step(step: StepContext, job_arn: str) -> dict[str, Any]:
+def poll_step(step: StepContext, job_arn: str) -> JobPoll:
     return poll_job(job_arn)
 
 
 @durable_step
-def stop_step(step: StepContext, job_arn: str) -> dict[str, Any]:
+def stop_step(step: StepContext, job_arn: str) -> JobPoll:
     """The batcher waited its last round: stop the job; what it answered is still read."""
     try:
         aws.client("bedrock").stop_model_invocation_job(jobIdentifier=job_arn)
@@ -69,7 +69,7 @@ def stop_step(step: StepContext, job_arn: str) -> dict[str, Any]:
     return {**polled, "status": polled["status"] if polled["status"] in TERMINAL else "Stopped"}
 
 
-def poll_job(job_arn: str) -> dict[str, Any]:
+def poll_job(job_arn: str) -> JobPoll:
     try:
         answer = aws.client("bedrock").get_model_invocation_job(jobIdentifier=job_arn)
     except ClientError as exc:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws
 from docflow.observability import logger
@@ -29,6 +29,13 @@ MAX_EXPECTED = 1_000_000  # far above any job's maximum; a typo's zeroes get a c
 
 class BadManifest(ValueError):
     """The manifest's body is not `{"expected": <whole number 1..MAX_EXPECTED>}`."""
+
+
+class PileJson(TypedDict):
+    """A pile of known size as the `enrich` step checkpoints it (`PileManifest.to_dict`)."""
+
+    name: str
+    expected: int
 
 
 @dataclass(frozen=True)
@@ -52,12 +59,12 @@ class PileManifest:
     def to_json(self) -> bytes:
         return json.dumps({"expected": self.expected}).encode()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PileJson:
         """What the `enrich` step checkpoints (and the pool's registration takes)."""
         return {"name": self.pile, "expected": self.expected}
 
     @classmethod
-    def from_dict(cls, value: dict[str, Any]) -> PileManifest:
+    def from_dict(cls, value: PileJson) -> PileManifest:
         return cls(str(value["name"]), int(value["expected"]))
 
 

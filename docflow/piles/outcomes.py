@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
 
+from docflow.piles.shapes import JobEnded, PileResult
 from docflow.review.stage.callbacks import CallbackGone, CallbackSender, LambdaCallbackSender
 
 OK, ON_DEMAND = "ok", "on-demand"
@@ -50,7 +50,7 @@ def use_callbacks(documents: CallbackSender | None, batcher: CallbackSender | No
         _senders.update({k: v for k, v in ((DOCUMENTS, documents), (BATCHER, batcher)) if v})
 
 
-def send_result(callback_id: str, result: dict[str, Any], to: str = DOCUMENTS) -> bool:
+def send_result(callback_id: str, result: PileResult | JobEnded, to: str = DOCUMENTS) -> bool:
     """Complete one waiting execution (a document's, or with `to=BATCHER` the batcher's wait
     for a job); False when that callback was already complete."""
     try:

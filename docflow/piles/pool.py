@@ -30,13 +30,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from docflow import aws
 from docflow.dynamo import ConditionFailed, Table
 from docflow.ids import DocumentRef
 from docflow.piles import leases, sized
-from docflow.piles.manifest import PileManifest, batcher_name
+from docflow.piles.manifest import PileJson, PileManifest, batcher_name
+from docflow.piles.shapes import JobItem, PileItem, RecordItem, Registration, Withdrawal
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
 from docflow.settings import Settings, load_settings
 
@@ -107,8 +108,8 @@ class Pool:
                 ReturnValues="UPDATED_NEW",
             )["Attributes"]["registered"]["N"]
         )
-        item = {**_record_item(doc, callback_id, request_key, now_iso()), "seq": seq}
-        if not put_new(self.ddb, self.table, item):
+        item: RecordItem = {**_record_item(doc, callback_id, request_key, now_iso()), "seq": seq}
+        if not put_new(self.ddb, self.table, dict(item)):
             # A concurrent re-run of the same submitter won; its number stands.
             found = self.record(doc.run_id) or {}
             return Registered(doc.run_id, int(found.get("seq", 0)), new=False)
@@ -117,7 +118,7 @@ class Pool:
     def _register_in_pile(
         self, doc: DocumentRef, callback_id: str, request_key: str, pile: PileManifest
     ) -> Registered:
-        item = {
+        item: RecordItem = {
             **_record_item(doc, callback_id, request_key, now_iso()),
             "pile": pile.pile,
             "seq": 0,  # not numbered: a pile of known size starts its own batcher
@@ -138,15 +139,15 @@ class Pool:
             pile,
         )
 
-    def pile(self, pile: str) -> dict[str, Any] | None:
-        answer = self.ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": pile_pk(pile)}), ConsistentRead=True
-        )
-        return from_ddb(answer["Item"]) if "Item" in answer else None
+    def pile(self, pile: str) -> PileItem | None:
+        return cast("PileItem | None", self._item(pile_pk(pile)))
 
-    def record(self, run_id: str) -> dict[str, Any] | None:
+    def record(self, run_id: str) -> RecordItem | None:
+        return cast("RecordItem | None", self._item(record_pk(run_id)))
+
+    def _item(self, pk: str) -> Any:
         answer = self.ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": record_pk(run_id)}), ConsistentRead=True
+            TableName=self.table, Key=to_ddb({"pk": pk}), ConsistentRead=True
         )
         return from_ddb(answer["Item"]) if "Item" in answer else None
 
@@ -170,8 +171,11 @@ class Pool:
                 request = answer.get("UnprocessedKeys") or {}
         return found
 
-    def listed(self, listing: str, limit: int | None = None) -> Iterator[dict[str, Any]]:
-        """Items in one listing, oldest first (the sparse index; never a scan)."""
+    def listed(self, listing: str, limit: int | None = None) -> Iterator[RecordItem]:
+        """Records in one listing, oldest first (the sparse index; never a scan)."""
+        return cast("Iterator[RecordItem]", self._listed(listing, limit))
+
+    def _listed(self, listing: str, limit: int | None) -> Iterator[Any]:
         args: dict[str, Any] = {
             "TableName": self.table,
             "IndexName": INDEX,
@@ -245,7 +249,7 @@ class Pool:
             return False
         return True
 
-    def of_job(self, listing: str, job: str) -> list[dict[str, Any]]:
+    def of_job(self, listing: str, job: str) -> list[RecordItem]:
         return [r for r in self.listed(listing) if r.get("jobName") == job]
 
     def take_wait(self, holder: str, until_epoch: int) -> bool:
@@ -263,7 +267,7 @@ class Pool:
         leases.drop(self.ddb, self.table, CLAIM_LEASE, holder)
 
     # ------------------------------------------------------------------ jobs
-    def put_job(self, job_name: str, **attrs: Any) -> dict[str, Any]:
+    def put_job(self, job_name: str, **attrs: Any) -> JobItem:
         """Create or update the job's item; returns it as stored."""
         sets = {"kind": JOB, "jobName": job_name, **attrs}
         names = {f"#a{i}": k for i, k in enumerate(sets)}
@@ -278,19 +282,16 @@ class Pool:
             ExpressionAttributeValues=to_ddb({**values, ":job": JOB, ":now": now_iso()}),
             ReturnValues="ALL_NEW",
         )
-        return from_ddb(answer["Attributes"])
+        return cast("JobItem", from_ddb(answer["Attributes"]))
 
-    def job(self, job_name: str) -> dict[str, Any] | None:
-        answer = self.ddb.get_item(
-            TableName=self.table, Key=to_ddb({"pk": job_pk(job_name)}), ConsistentRead=True
-        )
-        return from_ddb(answer["Item"]) if "Item" in answer else None
+    def job(self, job_name: str) -> JobItem | None:
+        return cast("JobItem | None", self._item(job_pk(job_name)))
 
-    def jobs(self, limit: int | None = 100) -> list[dict[str, Any]]:
-        return list(self.listed(JOB, limit))
+    def jobs(self, limit: int | None = 100) -> list[JobItem]:
+        return list(self._listed(JOB, limit))
 
 
-def _record_item(doc: DocumentRef, callback_id: str, request_key: str, now: str) -> dict[str, Any]:
+def _record_item(doc: DocumentRef, callback_id: str, request_key: str, now: str) -> RecordItem:
     return {
         "pk": record_pk(doc.run_id),
         "kind": "record",
@@ -310,8 +311,8 @@ def register(
     doc: DocumentRef,
     callback_id: str,
     request_key: str,
-    pile: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    pile: PileJson | None = None,
+) -> Registration:
     """The enrich step's submitter: put the document in the pool. In a pile of known size
     (`pile`, as the `enrich` step checkpointed it), the registration that completes the pile
     starts the pile's batcher; otherwise the one that fills the pool (every
@@ -336,7 +337,7 @@ def register(
     return {"runId": done.run_id, "seq": done.seq, "new": done.new, "batcher": started}
 
 
-def withdraw(doc: DocumentRef, pile: dict[str, Any]) -> dict[str, Any]:
+def withdraw(doc: DocumentRef, pile: PileJson) -> Withdrawal:
     """A document of a pile of known size ended before its enrich step (it could not be
     read): count it as in and, when that completes the pile, start the pile's batcher, so the
     rest of the pile does not wait the maximum for it. Idempotent, as `register` is."""

@@ -10,6 +10,7 @@ A pile is complete when registered + withdrawn reach the expectation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from botocore.exceptions import ClientError
 
 from docflow.dynamo import to_ddb, transaction_condition_failed
 from docflow.piles.manifest import PileManifest
+from docflow.piles.shapes import PileItem, RecordItem
 
 
 def _count(table: str, pile_key: str, pile: PileManifest, field: str) -> dict[str, Any]:
@@ -34,7 +36,7 @@ def _count(table: str, pile_key: str, pile: PileManifest, field: str) -> dict[st
     }
 
 
-def _new(table: str, item: dict[str, Any]) -> dict[str, Any]:
+def _new(table: str, item: Mapping[str, object]) -> dict[str, Any]:
     return {
         "Put": {
             "TableName": table,
@@ -55,9 +57,7 @@ def _transact(ddb: Any, items: list[dict[str, Any]]) -> bool:
     return True
 
 
-def register(
-    ddb: Any, table: str, record: dict[str, Any], pile_key: str, pile: PileManifest
-) -> bool:
+def register(ddb: Any, table: str, record: RecordItem, pile_key: str, pile: PileManifest) -> bool:
     """The record and its pile's count, both or (the record was there) neither."""
     return _transact(ddb, [_new(table, record), _count(table, pile_key, pile, "registered")])
 
@@ -82,7 +82,7 @@ def withdraw(
     )
 
 
-def complete(item: dict[str, Any] | None) -> bool:
+def complete(item: PileItem | None) -> bool:
     """Whether every document the pile expects is in the pool or withdrawn."""
     if not item or not item.get("expected"):
         return False

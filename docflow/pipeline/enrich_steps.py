@@ -30,7 +30,8 @@ from docflow.enrich.request import build_batch_model_input, build_request, estim
 from docflow.enrich.schema import validate_enrichment
 from docflow.ids import DocumentRef
 from docflow.piles import pool
-from docflow.piles.manifest import read_manifest
+from docflow.piles.manifest import PileJson, read_manifest
+from docflow.piles.shapes import Withdrawal
 from docflow.pipeline.results import Classification
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
@@ -58,7 +59,7 @@ BELOW_MINIMUM = "below-batch-minimum"
 FROM_RULES = "from-rules"
 
 
-def pile_manifest(doc: DocumentRef, settings: Any) -> dict[str, Any] | None:
+def pile_manifest(doc: DocumentRef, settings: Any) -> PileJson | None:
     """The size of the pile `doc` is in ({"name", "expected"}), None when it is not known."""
     found = read_manifest(doc.bucket, doc.key, settings.pile_prefix)
     return found.to_dict() if found else None
@@ -251,7 +252,7 @@ def record_batch_answer(
 
 
 @durable_step
-def leave_pile(step: StepContext, doc: DocumentRef) -> dict[str, Any]:
+def leave_pile(step: StepContext, doc: DocumentRef) -> Withdrawal:
     """A pile document that failed before its enrich step: counted as in, so the rest of a
     pile of known size goes on without waiting the maximum for it."""
     settings = runtime().settings

@@ -21,7 +21,7 @@ from docflow.extract import Extraction, PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.extract.orders import OrderVerdict, compare, confirmed
 from docflow.ids import DocumentRef
-from docflow.pdf import open_pdf
+from docflow.pdf import OpenPdf, open_pdf
 from docflow.pipeline.field_mask import (
     field_detectors,
     mask_checks,
@@ -67,6 +67,26 @@ def _words(page: dict[str, Any]) -> tuple[Word, ...]:
     return tuple(Word.from_row(row) for row in runtime().store.get_json(key)["words"])
 
 
+def page_inputs(
+    doc: DocumentRef, plan: list[list[int]], max_pages: int, pdf: OpenPdf | None = None
+) -> list[PageInput]:
+    """The first pages as a field engine reads them (text, reader, confidence, words) and, when
+    `pdf` is open, each page's picture, rendered only if the engine asks for it. The step and
+    what an approved review teaches (`pipeline/learn.py`) read the same pages."""
+    rt = runtime()
+    return [
+        PageInput(
+            page=p["page"],
+            text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
+            engine=p["engine"],
+            confidence=float(p["confidence"]),
+            image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
+            words=_words(p),
+        )
+        for p in _pages(doc, plan, max_pages)
+    ]
+
+
 def _consult_registry(
     step: StepContext,
     pages: list[PageInput],
@@ -100,24 +120,13 @@ def extract_fields(
     if spec is None:
         return Extracted(fields={})
     engine = rt.field_engine or build_engine(rt.settings)
-    meta = _pages(doc, plan, rules.max_pages)
     failure = ""
     with ExitStack() as stack:
         pdf = None
         if getattr(engine, "wants_images", False):
             data = rt.store.source_bytes(doc, rt.settings.max_bytes)
             pdf = stack.enter_context(open_pdf(data))
-        pages = [
-            PageInput(
-                page=p["page"],
-                text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
-                engine=p["engine"],
-                confidence=float(p["confidence"]),
-                image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
-                words=_words(p),
-            )
-            for p in meta
-        ]
+        pages = page_inputs(doc, plan, rules.max_pages, pdf)
         try:
             extraction = engine.extract(pages, spec.names)
         except Exception as exc:

@@ -22,14 +22,12 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
-from docflow.extract.base import PageInput
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
-from docflow.pipeline.extract import _pages, _words
+from docflow.pipeline.extract import page_inputs
 from docflow.runtime import runtime
-from docflow.storage import page_text_key
 from docflow.suppliers import history
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.audit import AuditLedger
@@ -50,19 +48,8 @@ def outcomes(summary: dict[str, Any]) -> dict[str, str]:
 
 def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
     """The pages extraction read, as layouts, from the words the read step stored in S3."""
-    rt = runtime()
-    rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
-    pages = [
-        PageInput(
-            page=p["page"],
-            text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
-            engine=p["engine"],
-            confidence=float(p["confidence"]),
-            words=_words(p),
-        )
-        for p in _pages(doc, plan, rules.max_pages)
-    ]
-    return [layout_of(p) for p in pages]
+    rules = runtime().classifier.rules.fields  # type: ignore[attr-defined]
+    return [layout_of(p) for p in page_inputs(doc, plan, rules.max_pages)]
 
 
 @durable_step

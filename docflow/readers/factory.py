@@ -48,15 +48,7 @@ def build_reader(settings: Settings, languages: str = "eng", identify: bool = Fa
             _ocr(settings.ocr_fallback, settings, languages, identify),
             settings.text_layer_min_chars,
         )
-    return ThrottleRetryingReader(reader, _policy(settings))
-
-
-def _policy(settings: Settings) -> ThrottlePolicy:
-    return ThrottlePolicy(
-        max_attempts=settings.throttle_max_attempts,
-        base_delay_s=settings.throttle_base_delay_s,
-        max_delay_s=settings.throttle_max_delay_s,
-    )
+    return ThrottleRetryingReader(reader, ThrottlePolicy.from_settings(settings))
 
 
 def build_picture_reader(
@@ -69,5 +61,5 @@ def build_picture_reader(
     kind = settings.ocr_fallback
     ocr = _ocr_engine(kind, settings, languages, identify)
     if kind == "textract":
-        ocr = ThrottleRetryingReader(ocr, _policy(settings))
+        ocr = ThrottleRetryingReader(ocr, ThrottlePolicy.from_settings(settings))
     return PictureReader(ocr, settings.ocr_dpi)

@@ -23,6 +23,7 @@ from docflow import observability
 from docflow.errors import ThrottledError
 from docflow.pdf import OpenPdf
 from docflow.readers.base import PageReader, PageText
+from docflow.settings import Settings
 
 T = TypeVar("T")
 
@@ -52,6 +53,15 @@ class ThrottlePolicy:
     max_attempts: int = 8
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ThrottlePolicy:
+        """The one budget every throttled AWS call shares (readers, fields, pages, the model)."""
+        return cls(
+            max_attempts=settings.throttle_max_attempts,
+            base_delay_s=settings.throttle_base_delay_s,
+            max_delay_s=settings.throttle_max_delay_s,
+        )
 
     def call(self, fn: Callable[[], T], on_throttle: Callable[[], None] | None = None) -> T:
         retrying = Retrying(

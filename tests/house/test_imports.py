@@ -24,6 +24,7 @@ GROUND = {
     "telemetry",  # the run's trace context and the parts' spans (docflow/telemetry)
     "dynamo",  # every store's DynamoDB helper (conditional writes, typed items)
     "function_versions",  # which versions hold open executions (Lambda's answer)
+    "converse",  # Bedrock Converse with one forced tool (extract, packets, enrich)
 }
 # What each of docflow's units may import of docflow (besides itself), from the House table.
 HOUSE: dict[str, set[str]] = {

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from batcher.app import handler as batcher
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
@@ -26,7 +27,6 @@ from docflow.piles.pool import PENDING, Pool
 from docflow.settings import load_settings
 from docflow.storage import pile_manifest_key
 from orchestrator.app import handler as orchestrator
-from orchestrator.batcher import handler as batcher
 from tests.support.aws import TEST_ENV, Stack
 
 FAST = dict.fromkeys(WALK, 0.1)

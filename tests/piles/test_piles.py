@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from batcher.app import handler as batcher
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
@@ -23,7 +24,6 @@ from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler as orchestrator
-from orchestrator.batcher import handler as batcher
 from tests.support.aws import TEST_ENV
 
 # A report: its type has no review stage, so each run ends without a person (a contract's

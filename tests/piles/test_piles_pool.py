@@ -91,7 +91,7 @@ def test_one_batcher_at_a_time_waits_for_a_small_pool(stack: Stack) -> None:
 def test_the_schedule_starts_a_batcher_only_when_records_are_pending(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from starter import batcher_schedule
+    from batcher import schedule
 
     started: list[str] = []  # a recording stand-in for the start call (the Lambda invoke)
 
@@ -99,11 +99,11 @@ def test_the_schedule_starts_a_batcher_only_when_records_are_pending(
         started.append(name)
         return name
 
-    monkeypatch.setattr(batcher_schedule, "start_batcher", start)
+    monkeypatch.setattr(schedule, "start_batcher", start)
 
-    assert batcher_schedule.handler({"everySeconds": 300}, None) == {"batcher": ""}
+    assert schedule.handler({"everySeconds": 300}, None) == {"batcher": ""}
     assert started == []
 
     register_many(stack, 1)
-    answer = batcher_schedule.handler({"everySeconds": 300}, None)
+    answer = schedule.handler({"everySeconds": 300}, None)
     assert started == [answer["batcher"]] and answer["batcher"].startswith("pile-at-")

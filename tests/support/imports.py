@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HANDLERS = ("orchestrator", "starter", "callback_api", "status_recorder")
+HANDLERS = ("orchestrator", "starter", "callback_api", "status_recorder", "batcher")
 PRODUCT = ("docflow", *HANDLERS, "conformance")
 OURS = (*PRODUCT, "tests", "bench")
 

@@ -304,7 +304,14 @@ def test_every_metric_in_the_registry_is_emitted_by_some_code() -> None:
     root = Path(__file__).resolve().parents[2]
     source = "\n".join(
         p.read_text()
-        for folder in ("docflow", "status_recorder", "orchestrator", "starter", "callback_api")
+        for folder in (
+            "docflow",
+            "status_recorder",
+            "orchestrator",
+            "starter",
+            "callback_api",
+            "batcher",
+        )
         for p in (root / folder).rglob("*.py")
     )
     for name in METRICS:
@@ -452,7 +459,7 @@ BEDROCK_JOBS = (
 
 def test_the_batcher_is_durable_and_started_by_its_schedule_and_a_filling_pool() -> None:
     batcher = functions()["BatcherFunction"]
-    assert batcher["Handler"] == "orchestrator.batcher.handler"
+    assert batcher["Handler"] == "batcher.app.handler"
     assert batcher["AutoPublishAlias"] == "live" and "DurableConfig" in batcher
     assert batcher["FunctionName"] == {"Fn::Sub": "${AWS::StackName}-batcher"}
     alias = {"Ref": "BatcherFunction.Alias"}

@@ -33,9 +33,9 @@ FUNCTIONS = {
     "docflow-status-recorder": "status_recorder.app:handler",
     "docflow-starter": "starter.app:handler",
     "docflow-callback-api": "callback_api.app:handler",
-    "docflow-batcher": "orchestrator.batcher:handler",
-    "docflow-batch-jobs": "callback_api.batch_jobs:handler",
-    "docflow-batcher-schedule": "starter.batcher_schedule:handler",
+    "docflow-batcher": "batcher.app:handler",
+    "docflow-batch-jobs": "batcher.job_events:handler",
+    "docflow-batcher-schedule": "batcher.schedule:handler",
     "docflow-review-digest": "callback_api.digest:handler",
 }
 TIMEOUTS = {"docflow-orchestrator": 900, "docflow-batcher": 900}

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from aws_durable_execution_sdk_python.lambda_service import ErrorObject
 from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
@@ -29,6 +29,7 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools.queued import deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
+from docflow.piles.shapes import JobStateEvent, StateChange
 from docflow.review.stage.callbacks import CallbackGone
 from docflow.settings import load_settings
 
@@ -78,7 +79,7 @@ class EventPump:
 
     def __init__(self, queue: str, duplicate: bool = False, every_s: float = 0.2) -> None:
         self.queue, self.duplicate, self.every_s = queue, duplicate, every_s
-        self.answers: list[dict[str, Any]] = []
+        self.answers: list[StateChange] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -91,10 +92,10 @@ class EventPump:
         self._thread.join(timeout=5)
 
     def _deliver(self, event: dict[str, Any]) -> None:
-        from callback_api.batch_jobs import handler
+        from batcher.job_events import handler
 
         for _ in range(2 if self.duplicate else 1):
-            self.answers.append(handler(event, None))
+            self.answers.append(handler(cast("JobStateEvent", event), None))
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every_s):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 # The packages a version carries (`conformance` only where the checkout has it: the
 # conformance benchmark's handlers run on the stack's host too).
-PACKAGES = ("docflow", "orchestrator", "starter", "status_recorder", "callback_api")
+PACKAGES = ("docflow", "orchestrator", "starter", "status_recorder", "callback_api", "batcher")
 OPTIONAL_PACKAGES = ("conformance",)
 # What makes a folder a docflow checkout: the handler modules the host serves.
 REQUIRED_FILES = (
@@ -28,6 +28,7 @@ REQUIRED_FILES = (
     "starter/app.py",
     "status_recorder/app.py",
     "callback_api/app.py",
+    "batcher/app.py",
 )
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-_PROJECT = ("docflow", "orchestrator", "starter", "status_recorder", "callback_api")
+_PROJECT = ("docflow", "orchestrator", "starter", "status_recorder", "callback_api", "batcher")
 
 
 def isolate(code: str) -> None:

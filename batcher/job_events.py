@@ -1,10 +1,9 @@
 """Bedrock's batch job state changes in, the batcher's wait for that job completed.
 
 An EventBridge rule (source `aws.bedrock`, detail-type `Batch Inference Job State Change`)
-invokes this function with each event. It lives beside the reviewers' door because it is the
-same kind of thing: the outside world answering a durable execution's callback, with nothing
-more than a look-up and SendDurableExecutionCallbackSuccess, scoped to the batcher. An event
-for a job that is not the pile's, or a duplicate, completes nothing.
+invokes this function with each event: the outside world answering the batcher's callback,
+with nothing more than a look-up and SendDurableExecutionCallbackSuccess, scoped to the
+batcher. An event for a job that is not the pile's, or a duplicate, completes nothing.
 """
 
 from __future__ import annotations
@@ -13,9 +12,10 @@ from typing import Any
 
 from docflow.observability import logger
 from docflow.piles.jobwait import on_state_change
+from docflow.piles.shapes import JobStateEvent, StateChange
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: JobStateEvent, context: Any) -> StateChange:
     done = on_state_change(event)
     logger.info("batch job state change", extra=done)
     return done

@@ -42,6 +42,7 @@ from docflow.piles.batcher import (
 from docflow.piles.collect import collect_part, finish_job
 from docflow.piles.jobwait import parse_wait_result, poll_step, remember_callback, stop_step
 from docflow.piles.outcomes import TERMINAL
+from docflow.piles.shapes import JobStarted
 from docflow.settings import load_settings
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,40}$")
@@ -64,7 +65,7 @@ def handler(event: Any, context: DurableContext) -> dict[str, Any]:
     on_demand = fill_or_release(
         context, name, settings.pile_min_records, settings.pile_max_wait_seconds
     )
-    started: list[dict[str, Any]] = []
+    started: list[JobStarted] = []
     for index in range(MAX_JOBS):
         named = job_name(name, index)
         claim = context.step(claim_job(named), name=f"claim job {index}")
@@ -129,7 +130,7 @@ def fill_or_release(context: DurableContext, name: str, minimum: int, max_wait_s
 
 
 def wait_for_job(
-    context: DurableContext, index: int, job: dict[str, Any], poll_s: int, rounds: int
+    context: DurableContext, index: int, job: JobStarted, poll_s: int, rounds: int
 ) -> str:
     """The job's end status: from its state-change event, or a poll when none came."""
     for round_ in range(rounds):
