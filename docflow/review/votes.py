@@ -20,7 +20,7 @@ from docflow.review.access.refusals import ReviewRefused
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackGone, CallbackSender
 from docflow.review.stage.decision import Decision
-from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.decision_history import decision_payload
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.records import DECIDED, StageClosed, StageStore, decision_of, tally
