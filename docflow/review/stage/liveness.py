@@ -28,15 +28,16 @@ class Liveness:
     ) -> None:
         self.callbacks, self.register, self.stages = callbacks, register, stages
 
-    def wait_of(self, link: dict[str, Any]) -> dict[str, Any]:
-        """The link's stage record (votes, current callback, ending); {} if it has none."""
-        pk = str(link.get("stagePk") or link.get("waitPk") or "")
+    def wait_of(self, pk: str) -> dict[str, Any]:
+        """A link's stage record (votes, current callback, ending) by its pk (the link's
+        `stagePk`, or an older link's `waitPk`); {} if it has none."""
         return (self.register.get_wait(pk) if pk else None) or {}
 
-    def alive(self, link: dict[str, Any], wait: dict[str, Any]) -> bool:
+    def alive(self, wait: dict[str, Any], own_callback: str = "") -> bool:
         """Is the execution still waiting on this stage? A heartbeat to its current callback
-        says so; "gone" near the end of a round means it is between rounds, which counts."""
-        callback_id = wait.get("callbackId") or link.get("callbackId")
+        says so; "gone" near the end of a round means it is between rounds, which counts.
+        `own_callback`: a link that decides alone (no stage record) keeps its own."""
+        callback_id = wait.get("callbackId") or own_callback
         if not callback_id:
             return False
         try:
