@@ -6,9 +6,9 @@
     web/     what reviewers see and send: pages, forms, answers, templates
     desk.py  the door the callback API knocks on; it composes the token gate, the execution's
              liveness, counting a vote (`votes.py`, beside it) and a machine request's check;
-             beside it too: the page's POST as a typed form (`decision_form.py`), every check
-             of it against its link (`form_checks.py`) and what the desk hands back for a
-             checked link (`link_view.py`)
+             beside it too: the page's POST as a typed form and every check of it against its
+             link (`decision_form.py`), and what the desk hands back for a checked link
+             (`link_view.py`)
 
 Imports run downward only: stage <- access <- notify; the door (desk and the modules beside
 it) uses stage and access; web uses all of those. The whole room may import the read model and

@@ -5,7 +5,7 @@ The only code that resumes executions. Every refusal is a `ReviewRefused` carryi
 status the callback API answers; nothing is sent to the durable service unless the link is
 genuine, unexpired, unused and its single use spent by this request. The desk composes five
 jobs, each in its own module: the token gate (`access.gate`, passed once per request), every
-check of a page's form against its link (`review.form_checks`), the execution's liveness
+check of a page's form against its link (`review.decision_form`), the execution's liveness
 (`stage.liveness`), counting a vote to the stage's ending and its report (`review.votes`), and
 a machine request's authentication (`access.machine`).
 """
@@ -29,8 +29,7 @@ from docflow.review.access.machine import Secrets, SeenSignatures, authenticate
 from docflow.review.access.refusals import ReviewRefused, stage_over
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
-from docflow.review.decision_form import DecisionForm
-from docflow.review.form_checks import FieldProblem, checked_decision
+from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
 from docflow.review.link_view import LinkView
 from docflow.review.stage.callbacks import CallbackSender
 from docflow.review.stage.decision import Decision, machine_pick
@@ -40,6 +39,7 @@ from docflow.review.stage.presence import PresenceStore, live_presence
 from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.split import clean_parts, split_of, split_problem
+from docflow.review.stage.stage_record import StageRecord
 from docflow.review.stage.triage import choices_of
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
@@ -174,24 +174,24 @@ class ReviewDesk:
             )
         )
 
-    def _wait_of(self, link: LinkRecord) -> dict[str, Any]:
+    def _wait_of(self, link: LinkRecord) -> StageRecord:
         """The link's stage record; {} if it has none."""
         return self.liveness.wait_of(link.stage_pk or link.wait_pk)
 
-    def _refuse_if_stage_over(self, link: LinkRecord) -> dict[str, Any]:
+    def _refuse_if_stage_over(self, link: LinkRecord) -> StageRecord:
         wait = self._wait_of(link)
         if wait.get("ending"):
             self.liveness.wake(wait)
             raise self._closed(link, wait)
         return wait
 
-    def _closed(self, link: LinkRecord, wait: dict[str, Any] | None = None) -> ReviewRefused:
+    def _closed(self, link: LinkRecord, wait: StageRecord | None = None) -> ReviewRefused:
         """How the stage ended, for a genuine link whose stage is over."""
         return stage_over(link, self._wait_of(link) if wait is None else wait)
 
     def decide(self, token: str, form: DecisionForm, review_on: tuple[str, ...] = ()) -> Decided:
         """POST from the review page: check the link once, check the form against it (every
-        check: `form_checks`), consume the link's single use and resume the execution. A form
+        check: `decision_form`), consume the link's single use and resume the execution. A form
         that does not pass raises a `FieldProblem` carrying the page's view of the link, so the
         page comes back with the message beside its field and nothing is decided."""
         claims, link = self.gate.check(token, "review")

@@ -5,11 +5,11 @@ form checks, the desk and the pages all read the same type."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from docflow.ids import DocumentRef
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.signing import TokenClaims
+from docflow.review.stage.stage_record import Presence, StageRecord
 
 
 @dataclass(frozen=True)
@@ -17,8 +17,8 @@ class LinkView:
     claims: TokenClaims
     link: LinkRecord
     deadline: int | None = None  # when the stage times out
-    stage: dict[str, Any] | None = None  # the stage record: reviewers, quorum, votes so far
-    presence: dict[str, Any] | None = None  # who is looking at the document now (maybe us)
+    stage: StageRecord | None = None  # the stage record: reviewers, quorum, votes so far
+    presence: Presence | None = None  # who is looking at the document now (maybe us)
 
     @property
     def doc(self) -> DocumentRef:

@@ -26,10 +26,11 @@ from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.records import DECIDED, StageClosed, StageStore, decision_of, tally
 from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.stage_record import StageRecord
 from docflow.review.stage.triage import UNCLASSIFIABLE
 
 # How the stage ended, as a refusal, for a genuine link whose stage is over (the desk's).
-Closed = Callable[[LinkRecord, dict[str, Any] | None], ReviewRefused]
+Closed = Callable[[LinkRecord, StageRecord | None], ReviewRefused]
 
 
 class VoteCounter:
@@ -111,7 +112,7 @@ class VoteCounter:
         if link.wait_pk:
             self.register.set_ending(link.wait_pk, decision.as_ending())
         self._report(claims, link, decision)
-        return said
+        return dict(said)
 
     def _report(self, claims: TokenClaims, link: LinkRecord, decision: Decision) -> None:
         """The decision in the read model at once; the orchestrator's own report of it has the

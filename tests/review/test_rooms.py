@@ -18,7 +18,7 @@ MAY_IMPORT = {
     "door": {"stage", "access", "door"},
     "web": {"stage", "access", "door", "web"},
 }
-DOOR = {"desk", "votes", "decision_form", "form_checks", "link_view"}
+DOOR = {"desk", "votes", "decision_form", "link_view"}
 NEVER = ("docflow.pipeline", "docflow.runtime", "docflow.local", "callback_api", "orchestrator")
 
 

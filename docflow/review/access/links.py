@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,7 +210,7 @@ class LinkStore:
             raise AlreadyDecided(stored) from failed
         return LinkRecord.from_item(item)
 
-    def complete(self, token: str, decision: dict[str, Any]) -> None:
+    def complete(self, token: str, decision: Mapping[str, object]) -> None:
         self._table.update(
             {"pk": f"LINK#{token_hash(token)}"},
             "SET #s = :used, decision = :decision",

@@ -12,9 +12,8 @@ from typing import Any
 
 from docflow.extract.fields import FIELD_KINDS
 from docflow.review.access.refusals import REJECT_REASONS
-from docflow.review.decision_form import DecisionForm
+from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import Decided
-from docflow.review.form_checks import FieldProblem
 from docflow.review.stage.masking import masked_value
 from docflow.review.web.answers import Answer
 from docflow.review.web.message_pages import decided_page, released_page

@@ -16,6 +16,7 @@ from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
+from docflow.review.stage.stage_record import Presence, StageRecord
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.templating import env, when
@@ -242,7 +243,7 @@ def review_page(
     deadline: int | None,
     flagged: int,
     reasons: dict[str, str],
-    stage: dict[str, Any] | None = None,
+    stage: StageRecord | None = None,
     error: str = "",
     chosen_reason: str = "",
     comment: str = "",
@@ -250,7 +251,7 @@ def review_page(
     field_errors: dict[str, str] | None = None,
     type_error: str = "",
     doc_type_picked: str = "",
-    presence: dict[str, Any] | None = None,
+    presence: Presence | None = None,
     inbox: str = "",
     confirm: str = "",
     add_supplier: bool = False,
@@ -342,7 +343,7 @@ def review_page(
         # JavaScript or a launch action in the original (the split's flag): said by its download.
         active_content=[str(k) for k in summary.get("activeContent") or []],
         presence=_presence_line(presence, link.reviewer),
-        presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.reviewer,
+        presence_mine=presence is not None and presence["reviewer"] == link.reviewer,
         # The way back names no inbox link: `/inbox` answers from the browser's cookie.
         inbox_url="/inbox" if inbox else "",
         # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
@@ -358,7 +359,7 @@ def _here(base: str, **more: str) -> str:
     return f"{base}?{query}" if query else base
 
 
-def _presence_line(presence: dict[str, Any] | None, me: str) -> str:
+def _presence_line(presence: Presence | None, me: str) -> str:
     if not presence:
         return ""
     since = when(int(presence.get("since", 0)))

@@ -15,6 +15,7 @@ from typing import Any
 
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.split import split_of
+from docflow.review.stage.stage_record import Presence
 from docflow.review.web.pages import _here, _presence_line
 from docflow.review.web.templating import env, when
 
@@ -51,7 +52,7 @@ def split_page(
     deadline: int | None,
     starts: Sequence[int] | None = None,
     error: str = "",
-    presence: dict[str, Any] | None = None,
+    presence: Presence | None = None,
     reasons: dict[str, str] | None = None,
     chosen_reason: str = "",
     comment: str = "",
@@ -90,7 +91,7 @@ def split_page(
         chosen_reason=chosen_reason,
         comment=comment,
         presence=_presence_line(presence, link.reviewer),
-        presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.reviewer,
+        presence_mine=presence is not None and presence["reviewer"] == link.reviewer,
         inbox_url="/inbox" if inbox else "",
         back=_here(base),
     )

@@ -16,9 +16,8 @@ from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
-from docflow.review.decision_form import DecisionForm
+from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import ReviewDesk
-from docflow.review.form_checks import FieldProblem
 from docflow.review.link_view import LinkView
 from docflow.review.stage.callbacks import LambdaCallbackSender
 from docflow.review.stage.split import split_of
