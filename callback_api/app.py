@@ -33,6 +33,7 @@ from botocore.exceptions import ClientError
 from callback_api import exchange
 from docflow.observability import logger
 from docflow.review.access.inbox_links import InboxRefused
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.origin import through_the_edge
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.web import forms
@@ -58,7 +59,7 @@ def use_views(value: ReviewViews | None) -> None:
     _views = value
 
 
-def _refuse(status: int, code: str, message: str, link: dict[str, Any] | None = None) -> Response:
+def _refuse(status: int, code: str, message: str, link: LinkRecord | None = None) -> Response:
     return exchange.send(app.current_event, refusal(status, code, message, link))
 
 

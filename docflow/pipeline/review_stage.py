@@ -45,7 +45,7 @@ from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
 from docflow.review.access.links import StageOver, SupersededRun
 from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
-from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.decision_history import decision_payload
 from docflow.review.stage.records import DECIDED, StageStore, stage_pk
 from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.runtime import runtime

@@ -3,8 +3,9 @@
 
 The only code that resumes executions. Every refusal is a `ReviewRefused` carrying the HTTP
 status the callback API answers; nothing is sent to the durable service unless the link is
-genuine, unexpired, unused and its single use spent by this request. The desk composes four
-jobs, each in its own module: the token gate (`access.gate`), the execution's liveness
+genuine, unexpired, unused and its single use spent by this request. The desk composes five
+jobs, each in its own module: the token gate (`access.gate`, passed once per request), every
+check of a page's form against its link (`review.decision_form`), the execution's liveness
 (`stage.liveness`), counting a vote to the stage's ending and its report (`review.votes`), and
 a machine request's authentication (`access.machine`).
 """
@@ -16,23 +17,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.ids import DocumentRef, event_id
+from docflow.ids import event_id
 from docflow.readmodel.schema import Report, RunIds
 from docflow.readmodel.transitions import DOWNLOADED, seq_for
 from docflow.reporting import Reporter
 from docflow.review.access.gate import TokenGate
 from docflow.review.access.keys import IntegrationSecrets, KeySource
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.links import OPEN, LinkStore
 from docflow.review.access.machine import Secrets, SeenSignatures, authenticate
-from docflow.review.access.refusals import (
-    OTHER_NEEDS_COMMENT,
-    REJECT_REASONS,
-    ReviewRefused,
-    other_without_comment,
-    stage_over,
-)
+from docflow.review.access.refusals import ReviewRefused, stage_over
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import TokenClaims
+from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
+from docflow.review.link_view import LinkView
 from docflow.review.stage.callbacks import CallbackSender
 from docflow.review.stage.decision import Decision, machine_pick
 from docflow.review.stage.inbox import InboxIndex
@@ -41,21 +39,21 @@ from docflow.review.stage.presence import PresenceStore, live_presence
 from docflow.review.stage.records import StageStore
 from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.split import clean_parts, split_of, split_problem
-from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
+from docflow.review.stage.stage_record import StageRecord
+from docflow.review.stage.triage import choices_of
 from docflow.review.votes import VoteCounter
 from docflow.settings import load_settings
-from docflow.suppliers.shown import supplier_offer
 from docflow.telemetry import spans
 from docflow.telemetry.context import TraceParent, for_run
 
 PART = "docflow.callback-api"
 
 
-def click_parent(link: dict[str, Any]) -> TraceParent:
+def click_parent(link: LinkRecord) -> TraceParent:
     """The span a decision hangs under: the notifying step's, which the link kept, or the
     run's root (a link minted before tracing was on)."""
-    kept = TraceParent.parse(link.get("traceParent"))
-    return kept or for_run(str(link.get("runId", "")), str(link.get("runOrder", "")))
+    kept = TraceParent.parse(link.trace_parent or None)
+    return kept or for_run(link.run_id, link.run_order)
 
 
 def click_facts(claims: TokenClaims, approved: bool) -> dict[str, str | int]:
@@ -70,21 +68,13 @@ def click_facts(claims: TokenClaims, approved: bool) -> dict[str, str | int]:
 
 
 @dataclass(frozen=True)
-class LinkView:
-    claims: TokenClaims
-    link: dict[str, Any]
-    deadline: int | None = None  # when the stage times out
-    stage: dict[str, Any] | None = None  # the stage record: reviewers, quorum, votes so far
-    presence: dict[str, Any] | None = None  # who is looking at the document now (maybe us)
+class Decided:
+    """A page's decision, counted: the answer the vote gave (the decision's JSON and where the
+    stage stands), the decision itself and the link it was made on."""
 
-    @property
-    def doc(self) -> DocumentRef:
-        """The document version the link is bound to (its S3 object and artifacts)."""
-        return DocumentRef(
-            bucket=str(self.link["bucket"]),
-            key=str(self.link["key"]),
-            version_id=str(self.link["version"]),
-        )
+    answer: dict[str, Any]
+    decision: Decision
+    link: LinkRecord
 
 
 class ReviewDesk:
@@ -125,8 +115,12 @@ class ReviewDesk:
         stands): a GET may be a mail scanner's prefetch, which must not tell colleagues that
         someone is on it. A GET shows whoever is looking."""
         claims, link = self.gate.check(token, "review")
+        return self._shown(claims, link, look)
+
+    def _shown(self, claims: TokenClaims, link: LinkRecord, look: bool = False) -> LinkView:
+        """The page's view of a checked link: the stage's deadline, record and presence."""
         wait = self._refuse_if_stage_over(link)
-        if not self.liveness.alive(link, wait):
+        if not self.liveness.alive(wait, link.callback_id):
             raise self._closed(link)
         deadline = int(wait["deadline"]) if wait.get("deadline") else None
         presence = live_presence(wait) if wait else None
@@ -137,16 +131,15 @@ class ReviewDesk:
     def release(self, token: str) -> LinkView:
         """POST from the page's release button: this reviewer is no longer looking."""
         claims, link = self.gate.check(token, "review")
-        pk = str(link.get("stagePk") or "")
-        if pk:
-            self.presence.release(pk, claims.reviewer)
+        if link.stage_pk:
+            self.presence.release(link.stage_pk, claims.reviewer)
         return LinkView(claims, link)
 
     def access(self, token: str) -> LinkView:
         """Previews and the download: only while the link may still decide, so a reviewer's
         access to the document ends with the stage."""
         claims, link = self.gate.check(token, "review")
-        if link.get("state") != OPEN:
+        if link.state != OPEN:
             raise ReviewRefused(409, "deciding", "a decision on this link is under way", link)
         self._refuse_if_stage_over(link)
         return LinkView(claims, link)
@@ -158,7 +151,7 @@ class ReviewDesk:
         claims, link = view.claims, view.link
         at = datetime.now(UTC).isoformat(timespec="seconds")
         seq = seq_for(DOWNLOADED, claims.stage_index)
-        doc = RunIds(claims.document_id, claims.version, link["runId"], link["runOrder"])
+        doc = RunIds(claims.document_id, claims.version, link.run_id, link.run_order)
         self.reporter.report(
             Report(
                 document_id=doc.document_id,
@@ -175,80 +168,48 @@ class ReviewDesk:
                     "reviewer": claims.reviewer,
                     "stageIndex": claims.stage_index,
                     "stageName": claims.stage_name,
-                    "bucket": str(link.get("bucket", "")),
-                    "key": str(link.get("key", "")),
+                    "bucket": link.bucket,
+                    "key": link.key,
                 },
             )
         )
 
-    def _refuse_if_stage_over(self, link: dict[str, Any]) -> dict[str, Any]:
-        wait = self.liveness.wait_of(link)
+    def _wait_of(self, link: LinkRecord) -> StageRecord:
+        """The link's stage record; {} if it has none."""
+        return self.liveness.wait_of(link.stage_pk or link.wait_pk)
+
+    def _refuse_if_stage_over(self, link: LinkRecord) -> StageRecord:
+        wait = self._wait_of(link)
         if wait.get("ending"):
             self.liveness.wake(wait)
             raise self._closed(link, wait)
         return wait
 
-    def _closed(self, link: dict[str, Any], wait: dict[str, Any] | None = None) -> ReviewRefused:
+    def _closed(self, link: LinkRecord, wait: StageRecord | None = None) -> ReviewRefused:
         """How the stage ended, for a genuine link whose stage is over."""
-        return stage_over(link, self.liveness.wait_of(link) if wait is None else wait)
+        return stage_over(link, self._wait_of(link) if wait is None else wait)
 
-    def link_facts(self, token: str) -> dict[str, Any]:
-        """The link's stored facts whatever its state (after a decision, say); {} if none."""
-        return self.links.get(token) or {}
-
-    def link(self, token: str) -> dict[str, Any]:
-        """The link's stored facts (what the page was built from), after the usual checks."""
-        return self.gate.check(token, "review")[1]
-
-    def decide(
-        self,
-        token: str,
-        approved: bool,
-        comment: str,
-        reason: str = "",
-        corrections: dict[str, str] | None = None,
-        doc_type: str = "",
-        parts: list[list[int]] | None = None,
-        add_supplier: bool = False,
-    ) -> dict[str, Any]:
-        """POST from the review page: consume the link once and resume the execution.
-        `corrections`: validated field values (docflow.extract.corrections), with an approval.
-        `doc_type`: a triage link's pick, one of its `typeChoices`, with an approval; "none of
-        these" is a rejection for the reason `unclassifiable`. `parts`: a split link's
-        documents, every page of the packet in exactly one, with an approval. `add_supplier`:
-        register the issuer with the checked ids the page offered, with an approval."""
+    def decide(self, token: str, form: DecisionForm, review_on: tuple[str, ...] = ()) -> Decided:
+        """POST from the review page: check the link once, check the form against it (every
+        check: `decision_form`), consume the link's single use and resume the execution. A form
+        that does not pass raises a `FieldProblem` carrying the page's view of the link, so the
+        page comes back with the message beside its field and nothing is decided."""
         claims, link = self.gate.check(token, "review")
-        if add_supplier and not supplier_offer(link.get("summary") or {}):
-            raise ReviewRefused(400, "no-supplier-offer", "this document offers no supplier to add")
-        parts = self._checked_parts(link, approved, parts)
-        choices = choices_of(link.get("summary"))
-        none_of_these = bool(choices) and reason == UNCLASSIFIABLE
-        if not approved and reason not in REJECT_REASONS and not none_of_these:
-            raise ReviewRefused(400, "no-reason", "choose why you reject the document")
-        if not approved and other_without_comment(reason, comment):
-            raise ReviewRefused(400, "no-comment", OTHER_NEEDS_COMMENT)
-        if approved and (choices or doc_type):
-            problem = type_problem(doc_type, choices, allow_none=False)
-            if problem:
-                raise ReviewRefused(400, "bad-doc-type", problem)
-        decision = Decision.made(
-            approved,
-            claims.reviewer,
-            comment.strip(),
-            reason,
-            corrections,
-            doc_type=doc_type,
-            parts=parts,
-            add_supplier=add_supplier,
-        )
-        with spans.span(PART, "review decision", click_parent(link), click_facts(claims, approved)):
-            return self.votes.count(token, claims, decision)
+        try:
+            decision = checked_decision(form, link, claims.reviewer, review_on)
+        except FieldProblem as problem:
+            problem.view = self._shown(claims, link)
+            raise
+        facts = click_facts(claims, decision.approved)
+        with spans.span(PART, "review decision", click_parent(link), facts):
+            answer = self.votes.count(token, claims, decision)
+        return Decided(answer, decision, link)
 
     @staticmethod
-    def _checked_parts(link: dict[str, Any], approved: bool, parts: Any) -> list[list[int]] | None:
+    def _checked_parts(link: LinkRecord, approved: bool, parts: Any) -> list[list[int]] | None:
         """A split link's approval needs parts that hold every page once; no other link may
         carry parts (the API answers 400, `bad-split`, and nothing is decided)."""
-        split = split_of(link.get("summary"))
+        split = split_of(link.summary)
         if not split:
             if parts:
                 raise ReviewRefused(400, "bad-split", "parts are only for a split stage")
@@ -289,7 +250,7 @@ class ReviewDesk:
         comment = str(result.get("comment", ""))
         parts = self._checked_parts(link, bool(result["approved"]), result.get("parts"))
         decision = Decision.made(result["approved"], claims.reviewer, comment, parts=parts)
-        decision, problem = machine_pick(decision, result, choices_of(link.get("summary")))
+        decision, problem = machine_pick(decision, result, choices_of(link.summary))
         if problem:
             raise ReviewRefused(400, "bad-doc-type", problem)
         facts = click_facts(claims, bool(result["approved"]))

@@ -15,20 +15,22 @@ from typing import Any
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.links import AlreadyDecided, LinkStore
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.access.signing import TokenClaims
 from docflow.review.stage.callbacks import CallbackGone, CallbackSender
 from docflow.review.stage.decision import Decision
-from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.decision_history import decision_payload
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.records import DECIDED, StageClosed, StageStore, decision_of, tally
 from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.stage_record import StageRecord
 from docflow.review.stage.triage import UNCLASSIFIABLE
 
 # How the stage ended, as a refusal, for a genuine link whose stage is over (the desk's).
-Closed = Callable[[dict[str, Any], dict[str, Any] | None], ReviewRefused]
+Closed = Callable[[LinkRecord, StageRecord | None], ReviewRefused]
 
 
 class VoteCounter:
@@ -56,13 +58,13 @@ class VoteCounter:
             raise ReviewRefused(
                 409, "already-used", "this link was already used", exc.link
             ) from exc
-        pk = str(link.get("stagePk") or "")
+        pk = link.stage_pk
         if not pk:
             return self._count_alone(token, claims, link, decision)
         said = decision.to_json()
         try:
             wait = self.stages.get(pk) or {}
-            if wait.get("ending") or not self.liveness.alive(link, wait):
+            if wait.get("ending") or not self.liveness.alive(wait, link.callback_id):
                 self.links.complete(token, {**said, "delivery": "not-waiting"})
                 raise self._closed(link, wait)
             try:
@@ -94,12 +96,12 @@ class VoteCounter:
         return {**said, "stage": state, "votes": full.to_json()["votes"]}
 
     def _count_alone(
-        self, token: str, claims: TokenClaims, link: dict[str, Any], decision: Decision
+        self, token: str, claims: TokenClaims, link: LinkRecord, decision: Decision
     ) -> dict[str, Any]:
         """A link with no stage record (a hand-made machine link): it decides by itself."""
         said = decision.to_json()
         try:
-            self.callbacks.success(link["callbackId"], decision.wire())
+            self.callbacks.success(link.callback_id, decision.wire())
         except CallbackGone:
             self.links.complete(token, {**said, "delivery": "not-waiting"})
             raise self._closed(link, None) from None
@@ -107,12 +109,12 @@ class VoteCounter:
             self.links.refund(token)  # a passing failure: the reviewer may try again
             raise
         self.links.complete(token, said)
-        if link.get("waitPk"):
-            self.register.set_ending(str(link["waitPk"]), decision.as_ending())
+        if link.wait_pk:
+            self.register.set_ending(link.wait_pk, decision.as_ending())
         self._report(claims, link, decision)
-        return said
+        return dict(said)
 
-    def _report(self, claims: TokenClaims, link: dict[str, Any], decision: Decision) -> None:
+    def _report(self, claims: TokenClaims, link: LinkRecord, decision: Decision) -> None:
         """The decision in the read model at once; the orchestrator's own report of it has the
         same event id, so whichever lands second is a duplicate."""
         status = APPROVED if decision.approved else REJECTED
@@ -120,7 +122,7 @@ class VoteCounter:
         if not decision.approved:
             unclassifiable = decision.reject_reason == UNCLASSIFIABLE
             reason = UNCLASSIFIABLE if unclassifiable else "rejected"
-        fields = (link.get("summary") or {}).get("fields") or {}
+        fields = link.summary.get("fields") or {}
         payload = decision_payload(
             claims.stage_index, claims.stage_name, status, reason, decision, fields
         )
@@ -138,6 +140,6 @@ class VoteCounter:
             return
 
 
-def _doc_for(link: dict[str, Any], claims: TokenClaims) -> RunIds:
+def _doc_for(link: LinkRecord, claims: TokenClaims) -> RunIds:
     """The run the link belongs to, identified as the orchestrator identifies it."""
-    return RunIds(claims.document_id, claims.version, link["runId"], link["runOrder"])
+    return RunIds(claims.document_id, claims.version, link.run_id, link.run_order)

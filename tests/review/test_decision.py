@@ -7,7 +7,7 @@ import json
 import pytest
 
 from docflow.review.stage.decision import Decision, DecisionError
-from docflow.review.stage.decisions import decision_payload
+from docflow.review.stage.decision_history import decision_payload
 from docflow.review.stage.records import decision_of
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.extract import apply_corrections
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.stage.decision import Decision
 from docflow.review.web.evidence import PageFacts
@@ -32,13 +33,16 @@ MARKED = "rgb(212, 53, 28)"
 
 def render(fields: dict, pages: int = 1, shown_from: int = 0) -> str:
     facts = [PageFacts(n, "textlayer", 100.0, {}) for n in range(1, pages + 1)]
-    link = {
-        "summary": {"docType": "invoice", "pages": pages, "fields": fields, "fieldChecks": []},
-        "stageIndex": 0,
-        "stageName": "fields",
-        "key": "in/invoice.pdf",
-        "reviewer": "accounts@example.com",
-    }
+    link = LinkRecord.from_item(
+        {
+            "pk": "LINK#T",
+            "summary": {"docType": "invoice", "pages": pages, "fields": fields, "fieldChecks": []},
+            "stageIndex": 0,
+            "stageName": "fields",
+            "key": "in/invoice.pdf",
+            "reviewer": "accounts@example.com",
+        }
+    )
     return review_page(
         link=link,
         base="/review/T",

@@ -13,6 +13,7 @@ from PIL import Image
 
 import callback_api.app as api
 from docflow.review.access.refusals import ReviewRefused
+from docflow.review.decision_form import DecisionForm
 from docflow.review.stage.decision import Decision, DecisionError
 from docflow.review.stage.split import parts_from_starts, split_problem
 from docflow.runtime import runtime, use_runtime
@@ -111,7 +112,8 @@ def test_the_desk_refuses_a_split_that_leaves_a_page_out(stack: Stack) -> None:
         arn = desk.start(doc)
         token = desk.links(doc)[0]
         with pytest.raises(ReviewRefused) as refused:
-            api.views().desk.decide(token, True, "", parts=[[1, 2]])
+            # Page 1 unticked: the split would leave it out of every document.
+            api.views().desk.decide(token, DecisionForm(decision="approve", starts=("2",)))
         assert (refused.value.status, refused.value.code) == (400, "bad-split")
         # The link still decides: nothing was spent.
         assert post(token, [1, 3])["statusCode"] == 200

@@ -7,9 +7,8 @@ neither used nor superseded; anything else is a `ReviewRefused` with the status 
 
 from __future__ import annotations
 
-from typing import Any
-
 from docflow.review.access.keys import KeySource
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.links import SUPERSEDED, USED, LinkStore
 from docflow.review.access.refusals import REVOKED_MESSAGE, SUPERSEDED_MESSAGE, ReviewRefused
 from docflow.review.access.revocation import Revocations
@@ -20,7 +19,7 @@ class TokenGate:
     def __init__(self, keys: KeySource, links: LinkStore, revocations: Revocations) -> None:
         self.keys, self.links, self.revocations = keys, links, revocations
 
-    def check(self, token: str, purpose: str) -> tuple[TokenClaims, dict[str, Any]]:
+    def check(self, token: str, purpose: str) -> tuple[TokenClaims, LinkRecord]:
         """The token's claims and its stored link, or the refusal that says why not."""
         try:
             claims = verify(token, self.keys.ring())
@@ -31,15 +30,15 @@ class TokenGate:
         if self.revocations.is_revoked(claims.reviewer):
             raise ReviewRefused(403, "revoked", REVOKED_MESSAGE)
         link = self.links.get(token)
-        bound = link is not None and (
-            link.get("documentId"),
-            link.get("version"),
-            link.get("runId"),
-        ) == (claims.document_id, claims.version, claims.run_id)
+        bound = link is not None and (link.document_id, link.version, link.run_id) == (
+            claims.document_id,
+            claims.version,
+            claims.run_id,
+        )
         if not bound or link is None:
             raise ReviewRefused(404, "unknown-link", "this link is not known here")
-        if link.get("state") == USED:
+        if link.state == USED:
             raise ReviewRefused(409, "already-used", "this link was already used", link)
-        if link.get("state") == SUPERSEDED:
+        if link.state == SUPERSEDED:
             raise ReviewRefused(409, "superseded", SUPERSEDED_MESSAGE, link)
         return claims, link

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from docflow.dynamo import ConditionFailed, Table
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.signing import KeyRing, TokenClaims, mint, new_nonce, token_hash
 from docflow.review.stage.inbox import slot_pk
 from docflow.review.stage.records import stage_pk
@@ -56,7 +58,7 @@ class StageOver(Exception):
 
 
 class AlreadyDecided(Exception):
-    def __init__(self, link: dict[str, Any]) -> None:
+    def __init__(self, link: LinkRecord | None) -> None:
         super().__init__("the link was already used")
         self.link = link
 
@@ -130,32 +132,30 @@ class LinkStore:
             nonce=str(slot["nonce"]),
         )
         token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
-        link = {
-            "pk": f"LINK#{token_hash(token)}",
-            "documentId": request.doc.document_id,
-            "version": request.doc.version,
-            "runId": request.doc.run_id,
-            "runOrder": request.doc.run_order,
-            "bucket": request.doc.bucket,
-            "key": request.doc.key,
-            # What the page calls it (a packet's part: its packet's file and pages).
-            "docName": request.doc.display_name,
-            "stageIndex": request.stage_index,
-            "stageName": request.stage_name,
-            "reviewer": reviewer,
-            "reviewers": [*request.stage["reviewers"], *request.stage.get("escalateTo", [])],
-            "summary": request.summary,
-            # The stage record holds the votes and the execution's current callback.
-            "stagePk": stage_pk(request.doc.run_id, request.stage_index),
-            "waitPk": stage_pk(request.doc.run_id, request.stage_index),
-            "state": OPEN,
-            "expiresAt": int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
-        }
         # The notifying step's span: the reviewer's click, days later, is a span under it.
         notifying = spans.current()
-        if notifying is not None:
-            link["traceParent"] = notifying.header()
-        self._table.put_new(link)  # the same token again: already there
+        stage = stage_pk(request.doc.run_id, request.stage_index)
+        link = LinkRecord(
+            pk=f"LINK#{token_hash(token)}",
+            document_id=request.doc.document_id,
+            version=request.doc.version,
+            run_id=request.doc.run_id,
+            run_order=request.doc.run_order,
+            bucket=request.doc.bucket,
+            key=request.doc.key,
+            doc_name=request.doc.display_name,
+            stage_index=request.stage_index,
+            stage_name=request.stage_name,
+            reviewer=reviewer,
+            reviewers=(*request.stage["reviewers"], *request.stage.get("escalateTo", [])),
+            summary=request.summary,
+            stage_pk=stage,
+            wait_pk=stage,
+            state=OPEN,
+            expires_at=int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
+            trace_parent=notifying.header() if notifying is not None else "",
+        )
+        self._table.put_new(link.to_item())  # the same token again: already there
         return IssuedLink(
             reviewer=reviewer,
             token=token,
@@ -182,14 +182,15 @@ class LinkStore:
                 values={":superseded": SUPERSEDED, ":open": OPEN},
             )
 
-    def get(self, token: str) -> dict[str, Any] | None:
-        return self._table.get({"pk": f"LINK#{token_hash(token)}"})
+    def get(self, token: str) -> LinkRecord | None:
+        item = self._table.get({"pk": f"LINK#{token_hash(token)}"})
+        return LinkRecord.from_item(item) if item else None
 
-    def spend(self, token: str) -> dict[str, Any]:
+    def spend(self, token: str) -> LinkRecord:
         """Spend the link's single use on a decision; exactly one concurrent caller wins."""
         now = int(time.time())
         try:
-            return self._table.update(
+            item = self._table.update(
                 {"pk": f"LINK#{token_hash(token)}"},
                 "SET #s = :deciding, claimedAt = :now",
                 condition=(
@@ -205,9 +206,11 @@ class LinkStore:
                 },
             )
         except ConditionFailed as failed:
-            raise AlreadyDecided(failed.item) from failed
+            stored = LinkRecord.from_item(failed.item) if failed.item else None
+            raise AlreadyDecided(stored) from failed
+        return LinkRecord.from_item(item)
 
-    def complete(self, token: str, decision: dict[str, Any]) -> None:
+    def complete(self, token: str, decision: Mapping[str, object]) -> None:
         self._table.update(
             {"pk": f"LINK#{token_hash(token)}"},
             "SET #s = :used, decision = :decision",

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
 
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.records import DECIDED, TIMED_OUT
+from docflow.review.stage.stage_record import StageRecord
 
 REVOKED_MESSAGE = (
     "This link was revoked: its reviewer no longer reviews documents here. "
@@ -21,7 +22,7 @@ SUPERSEDED_MESSAGE = (
 
 class ReviewRefused(Exception):
     def __init__(
-        self, status: int, code: str, message: str, link: dict[str, Any] | None = None
+        self, status: int, code: str, message: str, link: LinkRecord | None = None
     ) -> None:
         super().__init__(message)
         self.status, self.code, self.link = status, code, link
@@ -43,7 +44,7 @@ def other_without_comment(reason: str, comment: str) -> bool:
     return reason == "other" and not comment.strip()
 
 
-def stage_over(link: dict[str, Any], wait: dict[str, Any]) -> ReviewRefused:
+def stage_over(link: LinkRecord, wait: StageRecord) -> ReviewRefused:
     """The refusal for a genuine link whose stage is over: superseded, decided (by whom, and
     where a quorum stood), timed out, or its run ended without a decision."""
     ending = wait.get("ending") or {}

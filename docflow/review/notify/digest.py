@@ -21,18 +21,28 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import KeySource
 from docflow.review.access.revocation import Revocations
 from docflow.review.notify.mail import Mailer
-from docflow.review.stage.inbox import DIGEST, InboxIndex
+from docflow.review.stage.inbox import DIGEST, InboxIndex, InboxItem
 
 LEASE_S = 300
 MAX_LISTED = 50
 KEEP_S = 14 * 24 * 3600
+
+
+class DigestOutcome(TypedDict):
+    """What one reviewer got from a pass (the job's JSON answer): sent, or why not."""
+
+    reviewer: str
+    period: int
+    sent: bool
+    why: NotRequired[str]
+    listed: NotRequired[int]
 
 
 def digest_pk(reviewer: str, period: int) -> str:
@@ -57,14 +67,14 @@ class DigestJob:
 
     def run(
         self, reviewers: list[str], every_s: int, now: float | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[DigestOutcome]:
         """One pass over the digest reviewers: what each got (or why not)."""
         now = time.time() if now is None else now
         period = int(now // every_s)
         return [self.send_one(reviewer, period, now) for reviewer in reviewers]
 
-    def send_one(self, reviewer: str, period: int, now: float) -> dict[str, Any]:
-        out: dict[str, Any] = {"reviewer": reviewer, "period": period, "sent": False}
+    def send_one(self, reviewer: str, period: int, now: float) -> DigestOutcome:
+        out: DigestOutcome = {"reviewer": reviewer, "period": period, "sent": False}
         items = self.index.page(reviewer, limit=MAX_LISTED).items
         if not any(i.get("notify") == DIGEST for i in items):
             return {**out, "why": "nothing waiting"}
@@ -105,7 +115,7 @@ class DigestJob:
         return True
 
 
-def _line(item: dict[str, Any], now: float) -> tuple[str, bool]:
+def _line(item: InboxItem, now: float) -> tuple[str, bool]:
     deadline = int(item.get("deadline") or 0)
     when = datetime.fromtimestamp(deadline, UTC).strftime("%d %b %H:%M UTC") if deadline else ""
     overdue = bool(deadline) and deadline < now
@@ -115,7 +125,7 @@ def _line(item: dict[str, Any], now: float) -> tuple[str, bool]:
     return text + extra, overdue
 
 
-def digest_email(items: list[dict[str, Any]], url: str, now: float) -> tuple[str, str, str]:
+def digest_email(items: list[InboxItem], url: str, now: float) -> tuple[str, str, str]:
     lines = [_line(i, now) for i in items]
     overdue = sum(1 for _, late in lines if late)
     count = f"{len(items)}{'+' if len(items) >= MAX_LISTED else ''}"

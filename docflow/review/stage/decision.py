@@ -22,6 +22,7 @@ from typing import Any
 
 from docflow.extract.corrections import validate_corrections
 from docflow.review.stage.split import clean_parts, split_problem
+from docflow.review.stage.stage_record import DecisionJson, Ending, HistoryVote, StoredVote
 from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem
 
 MAX_REVIEWER, MAX_COMMENT, MAX_AT, MAX_REASON = 200, 1000, 40, 40
@@ -54,7 +55,7 @@ class Decision:
     reject_reason: str = ""  # with a rejection only
     doc_type: str = ""  # a triage reviewer's pick, with an approval only
     corrections: Mapping[str, str] = field(default_factory=dict)  # validated, with an approval
-    votes: tuple[Mapping[str, str], ...] = ()  # every vote of the stage, as the history keeps it
+    votes: tuple[HistoryVote, ...] = ()  # every vote of the stage, as the history keeps it
     quorum: int | None = None  # the stage's quorum, when the stage record decided
     # A split stage's approval: the packet's parts, [first, last] pages each, checked.
     parts: tuple[tuple[int, int], ...] = ()
@@ -157,9 +158,9 @@ class Decision:
         """The callback's Result: `to_json()` as the execution reads it back with `parse`."""
         return json.dumps(self.to_json()).encode("utf-8")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DecisionJson:
         """The wire and storage shape; a key that says nothing is left out."""
-        out: dict[str, Any] = {
+        out: DecisionJson = {
             "approved": self.approved,
             "reviewer": self.reviewer,
             "comment": self.comment,
@@ -167,7 +168,7 @@ class Decision:
         }
         # In the stage ending's order (it is stored, and checkpointed by `settle`).
         if self.votes:
-            out["votes"] = [dict(v) for v in self.votes]
+            out["votes"] = [v.copy() for v in self.votes]
         if self.quorum is not None:
             out["quorum"] = self.quorum
         if self.reject_reason:
@@ -182,9 +183,9 @@ class Decision:
             out["addSupplier"] = True
         return out
 
-    def as_vote(self) -> dict[str, Any]:
+    def as_vote(self) -> StoredVote:
         """What the stage record keeps of one reviewer's vote."""
-        vote: dict[str, Any] = {"approved": self.approved, "comment": self.comment}
+        vote: StoredVote = {"approved": self.approved, "comment": self.comment}
         if self.reject_reason:
             vote["rejectReason"] = self.reject_reason
         if self.corrections:
@@ -198,7 +199,7 @@ class Decision:
         vote["at"] = self.decided_at
         return vote
 
-    def as_ending(self) -> dict[str, Any]:
+    def as_ending(self) -> Ending:
         """The register's ending for a link that decides alone (no stage record)."""
         return {
             "how": "decided",
@@ -215,7 +216,7 @@ class Decision:
             "comment": self.comment,
             "decidedAt": self.decided_at,
             "rejectReason": self.reject_reason,
-            "votes": [dict(v) for v in self.votes],
+            "votes": [v.copy() for v in self.votes],
             "docType": self.doc_type,
         }
         return {k: v for k, v in said.items() if v}
@@ -275,21 +276,22 @@ def _parts(parts: Sequence[Sequence[int]] | None) -> tuple[tuple[int, int], ...]
     return tuple((int(p[0]), int(p[1])) for p in parts or ())
 
 
-def _votes(raw: Any) -> tuple[dict[str, str], ...]:
+def _votes(raw: Any) -> tuple[HistoryVote, ...]:
     """Every vote of a stage, as the history records it: {reviewer, decision, at}."""
     if not isinstance(raw, list):
         return ()
-    out = []
+    out: list[HistoryVote] = []
     for vote in raw[:MAX_VOTES]:
         if isinstance(vote, dict) and vote.get("decision") in ("approved", "rejected"):
-            entry = {
+            entry: HistoryVote = {
                 "reviewer": str(vote.get("reviewer", ""))[:MAX_REVIEWER],
                 "decision": str(vote["decision"]),
                 "at": str(vote.get("at", ""))[:MAX_AT],
             }
-            entry.update(
-                {k: str(vote[k])[:200] for k in ("comment", "rejectReason") if vote.get(k)}
-            )
+            if vote.get("comment"):
+                entry["comment"] = str(vote["comment"])[:200]
+            if vote.get("rejectReason"):
+                entry["rejectReason"] = str(vote["rejectReason"])[:200]
             out.append(entry)
     return tuple(out)
 

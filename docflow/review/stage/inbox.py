@@ -29,18 +29,53 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.dynamo import ConditionFailed, Table, from_ddb, to_ddb, transaction_condition_failed
+from docflow.review.stage.stage_record import StageRecord, as_stage_record
 from docflow.settings import load_settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import QueryInputTypeDef
 
 PAGE_SIZE = 20
 EACH, DIGEST = "each", "digest"
+
+
+class InboxItem(TypedDict, total=False):
+    """One inbox item as stored (the module's docstring says what each attribute is)."""
+
+    pk: str
+    sk: str
+    slotPk: str
+    documentId: str
+    version: str
+    runId: str
+    stageIndex: int
+    stageName: str
+    docName: str
+    docFolder: str
+    docType: str
+    why: str
+    deadline: int
+    notify: str
+    kid: str
+    nonce: str
+    linkExpiresAt: int
+    expiresAt: int
+
+
+class PageKey(TypedDict):
+    """Where a page of a reviewer's inbox starts: the key of the item before it."""
+
+    pk: str
+    sk: str
 
 
 def _sha(text: str) -> str:
@@ -68,12 +103,12 @@ def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
-def stage_of(item: dict[str, Any]) -> str:
+def stage_of(item: InboxItem) -> str:
     """The stage pk an inbox item stands for (the end of its sort key)."""
     return str(item.get("sk", "")).split("#", 1)[-1]
 
 
-def since_of(item: dict[str, Any]) -> str:
+def since_of(item: InboxItem) -> str:
     """When the stage began to wait on the reviewer (the start of its sort key), ISO ms."""
     sk = str(item.get("sk", ""))
     return sk.split("#", 1)[0] if "#" in sk else ""
@@ -81,8 +116,8 @@ def since_of(item: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class InboxPage:
-    items: list[dict[str, Any]]
-    next_key: dict[str, Any] | None  # where the next page starts: {"pk", "sk"} of the last item
+    items: list[InboxItem]
+    next_key: PageKey | None  # where the next page starts: {"pk", "sk"} of the last item
     items_read: int  # what DynamoDB evaluated: the benchmark's read cost
 
 
@@ -100,14 +135,14 @@ class InboxIndex:
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
-    def add(self, slot: str, reviewer: str, stage_pk: str, facts: dict[str, Any]) -> bool:
+    def add(self, slot: str, reviewer: str, stage_pk: str, facts: Mapping[str, object]) -> bool:
         """List the stage in the reviewer's inbox, unless its slot was closed; False if so.
         The sort key is the slot's `inboxSk`, fixed by the first write, so a retry (or a later
         round) puts the same item again, with this round's facts."""
         anchor = self._anchor(slot, stage_pk)
         if anchor is None:
             return False
-        item = {
+        item: dict[str, object] = {
             **facts,
             "pk": inbox_pk(reviewer),
             "sk": str(anchor["inboxSk"]),
@@ -131,7 +166,7 @@ class InboxIndex:
         except ConditionFailed:
             return None
 
-    def _put_while_open(self, slot: str, item: dict[str, Any]) -> bool:
+    def _put_while_open(self, slot: str, item: Mapping[str, object]) -> bool:
         """Put the item only while the slot is open: a close that came after `_anchor` wins."""
         try:
             self._ddb.transact_write_items(
@@ -173,17 +208,18 @@ class InboxIndex:
     def page(
         self,
         reviewer: str,
-        start: dict[str, Any] | None = None,
+        start: PageKey | None = None,
         stage: str = "",
         doc_type: str = "",
         limit: int = PAGE_SIZE,
     ) -> InboxPage:
         """One page of the reviewer's pending items, oldest first: a strongly consistent Query
         of the reviewer's partition (never a Scan); DynamoDB applies the filters after it."""
-        args: dict[str, Any] = {
+        values: dict[str, Any] = {":p": {"S": inbox_pk(reviewer)}}
+        args: QueryInputTypeDef = {
             "TableName": self.table,
             "KeyConditionExpression": "pk = :p",
-            "ExpressionAttributeValues": {":p": {"S": inbox_pk(reviewer)}},
+            "ExpressionAttributeValues": values,
             "ScanIndexForward": True,
             "ConsistentRead": True,
             "Limit": limit,
@@ -191,33 +227,34 @@ class InboxIndex:
         filters = []
         if stage:
             filters.append("stageName = :stage")
-            args["ExpressionAttributeValues"][":stage"] = {"S": stage}
+            values[":stage"] = {"S": stage}
         if doc_type:
             filters.append("docType = :type")
-            args["ExpressionAttributeValues"][":type"] = {"S": doc_type}
+            values[":type"] = {"S": doc_type}
         if filters:
             args["FilterExpression"] = " AND ".join(filters)
         if start:
             args["ExclusiveStartKey"] = to_ddb(start)
-        items: list[dict[str, Any]] = []
+        items: list[InboxItem] = []
         read = 0
         # A filtered page may come back short; read on until it is full or the partition ends.
         while True:
             answer = self._ddb.query(**args)
             read += int(answer.get("ScannedCount", 0))
-            items.extend(from_ddb(i) for i in answer.get("Items", []))
+            items.extend(cast("InboxItem", from_ddb(i)) for i in answer.get("Items", []))
             last = answer.get("LastEvaluatedKey")
             if not last or len(items) >= limit:
                 break
             args["ExclusiveStartKey"] = last
             args["Limit"] = limit - len(items)
-        return InboxPage(items[:limit], from_ddb(last) if last else None, read)
+        next_key = cast("PageKey", from_ddb(last)) if last else None
+        return InboxPage(items[:limit], next_key, read)
 
     def count(self, reviewer: str) -> int:
         """How many items wait on the reviewer (a Select COUNT query of their partition)."""
         total, start = 0, None
         while True:
-            args: dict[str, Any] = {
+            args: QueryInputTypeDef = {
                 "TableName": self.table,
                 "KeyConditionExpression": "pk = :p",
                 "ExpressionAttributeValues": {":p": {"S": inbox_pk(reviewer)}},
@@ -232,9 +269,9 @@ class InboxIndex:
             if not start:
                 return total
 
-    def records(self, pks: list[str]) -> dict[str, dict[str, Any]]:
+    def records(self, pks: list[str]) -> dict[str, StageRecord]:
         """Links-table items by pk (stage records: who is looking, and endings), 100 a batch."""
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, StageRecord] = {}
         unique = list(dict.fromkeys(pks))
         for i in range(0, len(unique), 100):
             keys = [to_ddb({"pk": pk}) for pk in unique[i : i + 100]]
@@ -242,7 +279,7 @@ class InboxIndex:
             while request:
                 answer = self._ddb.batch_get_item(RequestItems=request)
                 for raw in answer.get("Responses", {}).get(self.links_table, []):
-                    item = from_ddb(raw)
+                    item = as_stage_record(from_ddb(raw))
                     found[str(item["pk"])] = item
                 request = answer.get("UnprocessedKeys") or {}
         return found

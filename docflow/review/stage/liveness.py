@@ -9,12 +9,12 @@ at the stage next.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from docflow.review.stage.callbacks import CallbackGone, CallbackSender
 from docflow.review.stage.decision import Decision
 from docflow.review.stage.records import DECIDED, StageStore
 from docflow.review.stage.register import RegisterStore
+from docflow.review.stage.stage_record import StageRecord
 
 # A round's callback times out at `roundEndsAt`; from a little before, a callback that answers
 # "gone" means the execution is between two rounds (its next one will read the votes), not
@@ -28,15 +28,16 @@ class Liveness:
     ) -> None:
         self.callbacks, self.register, self.stages = callbacks, register, stages
 
-    def wait_of(self, link: dict[str, Any]) -> dict[str, Any]:
-        """The link's stage record (votes, current callback, ending); {} if it has none."""
-        pk = str(link.get("stagePk") or link.get("waitPk") or "")
+    def wait_of(self, pk: str) -> StageRecord:
+        """A link's stage record (votes, current callback, ending) by its pk (the link's
+        `stagePk`, or an older link's `waitPk`); {} if it has none."""
         return (self.register.get_wait(pk) if pk else None) or {}
 
-    def alive(self, link: dict[str, Any], wait: dict[str, Any]) -> bool:
+    def alive(self, wait: StageRecord, own_callback: str = "") -> bool:
         """Is the execution still waiting on this stage? A heartbeat to its current callback
-        says so; "gone" near the end of a round means it is between rounds, which counts."""
-        callback_id = wait.get("callbackId") or link.get("callbackId")
+        says so; "gone" near the end of a round means it is between rounds, which counts.
+        `own_callback`: a link that decides alone (no stage record) keeps its own."""
+        callback_id = wait.get("callbackId") or own_callback
         if not callback_id:
             return False
         try:
@@ -46,7 +47,7 @@ class Liveness:
             return bool(ends) and time.time() >= ends - ROUND_SLACK_S
         return True
 
-    def wake(self, wait: dict[str, Any]) -> None:
+    def wake(self, wait: StageRecord) -> None:
         """Send a decided stage's decision to its current callback if nobody has yet (the
         deciding request's own call failed): every later look at the stage retries it."""
         ending = wait.get("ending") or {}

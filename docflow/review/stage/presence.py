@@ -19,11 +19,12 @@ import time
 from typing import Any
 
 from docflow.dynamo import ConditionFailed, Table
+from docflow.review.stage.stage_record import Presence, StageRecord, as_stage_record
 
 
-def live_presence(item: dict[str, Any], now: float | None = None) -> dict[str, Any] | None:
+def live_presence(item: StageRecord, now: float | None = None) -> Presence | None:
     """Who is looking at the stage's document, if their presence has not expired."""
-    presence = item.get("claim") or {}
+    presence = item.get("claim")
     now = time.time() if now is None else now
     return presence if presence and int(presence.get("until", 0)) > now else None
 
@@ -33,7 +34,7 @@ class PresenceStore:
         self.table, self.presence_s = table, presence_s
         self.items = Table(table)
 
-    def take(self, stage_pk: str, reviewer: str) -> dict[str, Any] | None:
+    def take(self, stage_pk: str, reviewer: str) -> Presence | None:
         """Mark the reviewer as looking, or renew their presence; the presence that stands
         afterwards (someone else's, when theirs is live), or None if the stage has no record."""
         now = int(time.time())
@@ -58,7 +59,7 @@ class PresenceStore:
                 {"#until": "until"},
             )
         except ConditionFailed as refused:
-            return live_presence(refused.item)
+            return live_presence(as_stage_record(refused.item))
 
     def release(self, stage_pk: str, reviewer: str) -> bool:
         """End the reviewer's presence; False if they were not the one looking."""
@@ -81,8 +82,8 @@ class PresenceStore:
         condition: str,
         values: dict[str, Any],
         names: dict[str, str],
-    ) -> dict[str, Any] | None:
+    ) -> Presence | None:
         item = self.items.update(
             {"pk": pk}, update, condition=condition, names=names, values=values
         )
-        return live_presence(item)
+        return live_presence(as_stage_record(item))

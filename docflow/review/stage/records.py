@@ -32,6 +32,14 @@ from docflow import aws
 from docflow.dynamo import ConditionFailed, Table, to_ddb
 from docflow.review.stage.decision import Decision
 from docflow.review.stage.inbox import InboxIndex
+from docflow.review.stage.stage_record import (
+    Ending,
+    HistoryVote,
+    StageRecord,
+    StoredVote,
+    Tally,
+    as_stage_record,
+)
 
 KEEP_S = 30 * 24 * 3600
 DECIDED, TIMED_OUT, SUPERSEDED = "decided", "timed-out", "superseded"
@@ -44,12 +52,12 @@ def stage_pk(run_id: str, stage_index: int) -> str:
 class StageClosed(Exception):
     """The stage already has an ending (or its tally is already decided)."""
 
-    def __init__(self, item: dict[str, Any]) -> None:
+    def __init__(self, item: StageRecord) -> None:
         super().__init__("the stage is already decided")
         self.item = item
 
 
-def tally(item: dict[str, Any]) -> dict[str, Any]:
+def tally(item: StageRecord) -> Tally:
     """Where the stage's votes stand: `decided` is "approved", "rejected" or ""."""
     approvals, rejections = int(item.get("approvals", 0)), int(item.get("rejections", 0))
     quorum, limit = int(item.get("quorum", 1)), int(item.get("rejectLimit", 0))
@@ -64,28 +72,29 @@ def tally(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def votes_list(item: dict[str, Any]) -> list[dict[str, Any]]:
+def votes_list(item: StageRecord) -> list[HistoryVote]:
     """Every vote, oldest first, as the history records it."""
-    out = []
+    out: list[HistoryVote] = []
     for reviewer, vote in (item.get("votes") or {}).items():
-        entry = {
+        entry: HistoryVote = {
             "reviewer": reviewer,
             "decision": "approved" if vote.get("approved") else "rejected",
             "at": str(vote.get("at", "")),
         }
-        for key in ("comment", "rejectReason"):
-            if vote.get(key):
-                entry[key] = str(vote[key])
+        if vote.get("comment"):
+            entry["comment"] = str(vote.get("comment"))
+        if vote.get("rejectReason"):
+            entry["rejectReason"] = str(vote.get("rejectReason"))
         out.append(entry)
-    return sorted(out, key=lambda v: (v["at"], v["reviewer"]))
+    return sorted(out, key=lambda v: (v.get("at", ""), v.get("reviewer", "")))
 
 
-def decision_of(item: dict[str, Any], decider: str) -> Decision:
+def decision_of(item: StageRecord, decider: str) -> Decision:
     """The stage's decision as the execution receives it (callback or last step): the tally's
     verdict with the deciding reviewer's vote (a rejection's reason; an approval's triage pick
     and corrected fields, validated on the page) and every vote."""
     state = tally(item)
-    vote = (item.get("votes") or {}).get(decider, {})
+    vote: StoredVote = (item.get("votes") or {}).get(decider) or {}
     approved = state["decided"] == "approved"
     return Decision(
         approved=approved,
@@ -141,7 +150,7 @@ class StageStore:
         round_number: int,
         round_ends_at: int,
         links: list[str],
-    ) -> dict[str, Any]:
+    ) -> StageRecord:
         """Make this round's callback the one a deciding vote wakes. Refused (StageClosed) once
         the stage has an ending or a decided tally: the execution then reads the ending.
 
@@ -156,19 +165,21 @@ class StageStore:
         }
         update = "SET callbackId = :cb, #r = :k, roundEndsAt = :ends, links = :links"
         try:
-            return self.items.update(
-                {"pk": pk},
-                update,
-                condition=(
-                    "attribute_exists(pk) AND attribute_not_exists(ending) "
-                    "AND approvals < #q AND rejections <= rejectLimit "
-                    "AND (attribute_not_exists(#r) OR #r <= :k)"
-                ),
-                names=names,
-                values=values,
+            return as_stage_record(
+                self.items.update(
+                    {"pk": pk},
+                    update,
+                    condition=(
+                        "attribute_exists(pk) AND attribute_not_exists(ending) "
+                        "AND approvals < #q AND rejections <= rejectLimit "
+                        "AND (attribute_not_exists(#r) OR #r <= :k)"
+                    ),
+                    names=names,
+                    values=values,
+                )
             )
         except ConditionFailed as exc:
-            raise StageClosed(exc.item) from exc
+            raise StageClosed(as_stage_record(exc.item)) from exc
 
     def escalate(self, pk: str, everyone: list[str]) -> None:
         """Widen the stage to the escalation reviewers; idempotent (the list is set whole, and
@@ -184,13 +195,13 @@ class StageStore:
                 values={":all": everyone, ":limit": limit},
             )
         except ConditionFailed as exc:
-            raise StageClosed(exc.item) from exc
+            raise StageClosed(as_stage_record(exc.item)) from exc
 
-    def vote(self, pk: str, reviewer: str, vote: dict[str, Any]) -> dict[str, Any]:
+    def vote(self, pk: str, reviewer: str, vote: StoredVote) -> StageRecord:
         """Count one reviewer's vote, once, while the tally is open; the item after it."""
         counter = "approvals" if vote["approved"] else "rejections"
         try:
-            return self.items.update(
+            item = self.items.update(
                 {"pk": pk},
                 f"SET votes.#who = :vote ADD {counter} :one",
                 condition=(
@@ -202,31 +213,37 @@ class StageStore:
                 values={":vote": vote, ":one": 1},
             )
         except ConditionFailed as exc:
-            raise StageClosed(exc.item) from exc
+            raise StageClosed(as_stage_record(exc.item)) from exc
+        return as_stage_record(item)
 
-    def set_ending(self, pk: str, ending: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    def set_ending(self, pk: str, ending: Ending) -> tuple[bool, StageRecord]:
         """Write how the stage ended; the first account stands. Returns (written, item)."""
         try:
-            item = self.items.update(
-                {"pk": pk},
-                "SET ending = :o",
-                condition="attribute_exists(pk) AND attribute_not_exists(ending)",
-                values={":o": {**ending, "at": int(time.time())}},
+            item = as_stage_record(
+                self.items.update(
+                    {"pk": pk},
+                    "SET ending = :o",
+                    condition="attribute_exists(pk) AND attribute_not_exists(ending)",
+                    values={":o": {**ending, "at": int(time.time())}},
+                )
             )
         except ConditionFailed as exc:
-            close_ended(self.table, exc.item)
-            return False, exc.item
+            stored = as_stage_record(exc.item)
+            close_ended(self.table, stored)
+            return False, stored
         close_ended(self.table, item)
         return True, item
 
     def settle(self, pk: str, decider: str = "") -> dict[str, Any]:
         """The stage's ending, writing it first if nobody has: decided if the tally is (a vote
-        that crossed the line while the execution was between waits), else timed out."""
-        item = self.get(pk) or {}
+        that crossed the line while the execution was between waits), else timed out. A plain
+        dict: the settling step checkpoints it as it is."""
+        item = self.get(pk)
         if not item:
             return {"how": TIMED_OUT}
         if not item.get("ending"):
             state = tally(item)
+            ending: Ending
             if state["decided"]:
                 decider = decider or _last_voter(item)
                 ending = {"how": DECIDED, **decision_of(item, decider).to_json()}
@@ -241,11 +258,12 @@ class StageStore:
         """The decision reached the execution's callback (or nothing waits on it any more)."""
         self.items.update({"pk": pk}, "SET woken = :yes", values={":yes": True})
 
-    def get(self, pk: str) -> dict[str, Any] | None:
-        return self.items.get({"pk": pk})
+    def get(self, pk: str) -> StageRecord | None:
+        item = self.items.get({"pk": pk})
+        return as_stage_record(item) if item is not None else None
 
 
-def close_ended(table: str, item: dict[str, Any]) -> None:
+def close_ended(table: str, item: StageRecord) -> None:
     """An ended stage leaves its reviewers' inboxes and the register's open waits (so a newer
     run of the document has only the waits still open to end)."""
     close_inbox(table, item)
@@ -269,7 +287,7 @@ def end_open_wait(ddb: Any, table: str, document_id: str, entry: str) -> None:
     )
 
 
-def close_inbox(table: str, item: dict[str, Any]) -> None:
+def close_inbox(table: str, item: StageRecord) -> None:
     """An ended stage leaves every inbox it was in (everyone it asked, escalation included)."""
     if not item.get("runId") or not item.get("ending"):
         return
@@ -278,6 +296,6 @@ def close_inbox(table: str, item: dict[str, Any]) -> None:
     InboxIndex(table).close(str(item["runId"]), int(item.get("stageIndex", 0)), reviewers, how)
 
 
-def _last_voter(item: dict[str, Any]) -> str:
+def _last_voter(item: StageRecord) -> str:
     votes = votes_list(item)
-    return votes[-1]["reviewer"] if votes else ""
+    return votes[-1].get("reviewer", "") if votes else ""

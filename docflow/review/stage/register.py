@@ -24,6 +24,7 @@ from typing import Any
 from docflow.dynamo import ConditionFailed, Table
 from docflow.ids import DocumentRef
 from docflow.review.stage.records import StageStore, end_open_wait
+from docflow.review.stage.stage_record import Ending, StageRecord, as_stage_record
 
 
 @dataclass(frozen=True)
@@ -92,10 +93,11 @@ class RegisterStore:
     def end_wait(self, doc_id: str, wait: OpenWait) -> None:
         end_open_wait(self.items.client, self.table, doc_id, wait.entry)
 
-    def get_wait(self, pk: str) -> dict[str, Any] | None:
-        return self._get(pk)
+    def get_wait(self, pk: str) -> StageRecord | None:
+        item = self._get(pk)
+        return as_stage_record(item) if item is not None else None
 
-    def set_ending(self, pk: str, ending: dict[str, Any]) -> None:
+    def set_ending(self, pk: str, ending: Ending) -> None:
         """How the stage ended (decided by whom, superseded); the first account stands. The
         stage leaves its reviewers' inboxes either way (a repeat finishes what a crash left)."""
         StageStore(self.table).set_ending(pk, ending)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.web.inbox_views import InboxScreen
 from docflow.review.web.message_pages import refusal_page
 from docflow.review.web.views import ReviewScreen
@@ -25,8 +26,8 @@ class Answer:
     data: dict[str, Any]
 
 
-def refusal(status: int, code: str, message: str, link: dict[str, Any] | None = None) -> Answer:
-    earlier = (link or {}).get("decision")
+def refusal(status: int, code: str, message: str, link: LinkRecord | None = None) -> Answer:
+    earlier = link.decision if link else None
     data: dict[str, Any] = {"error": code, "message": message}
     if earlier:
         data["decision"] = earlier
@@ -38,7 +39,7 @@ def review_answer(page: ReviewScreen) -> Answer:
         "documentId": page.view.claims.document_id,
         "stage": page.view.claims.stage_name,
         "waiting": True,
-        "summary": page.view.link.get("summary", {}),
+        "summary": page.view.link.summary,
         "pages": page.order,
     }
     return Answer(200, page.html, data)

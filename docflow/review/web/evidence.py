@@ -5,8 +5,8 @@ Read from what the pipeline already stored under the document version's prefix: 
 manifests (per page: engine, OCR confidence, detector counts; never a value) and the page
 texts. The page index built from the manifests is cached beside them, at
 `docs/<documentId>/<version>/review/pages.json` (derived from immutable inputs, so immutable
-itself). Masking happens here, on the way to the page: the full value of a card, SSN, IBAN
-or address is never in the page, the read model, a log or a checkpoint.
+itself). Masking (`stage.masking`) happens here, on the way to the page: the full value of a
+card, SSN, IBAN or address is never in the page, the read model, a log or a checkpoint.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.rules.detectors import find_all
+from docflow.review.stage.masking import Segment, mask
 from docflow.storage import artifact_prefix, page_text_key
 
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
@@ -45,27 +45,6 @@ class PageFacts:
         }
 
 
-@dataclass(frozen=True)
-class Segment:
-    """A run of page text, or (with `detector`) a masked value standing for a detected one."""
-
-    text: str
-    detector: str = ""
-
-
-def mask(text: str, detectors: tuple[str, ...] | None = None) -> list[Segment]:
-    segments: list[Segment] = []
-    at = 0
-    for finding in find_all(text, detectors):
-        if finding.start > at:
-            segments.append(Segment(text[at : finding.start]))
-        segments.append(Segment(finding.masked, finding.detector))
-        at = finding.end
-    if at < len(text):
-        segments.append(Segment(text[at:]))
-    return segments
-
-
 def masked_cut(text: str, limit: int = MAX_TEXT_CHARS) -> list[Segment]:
     """The page's text masked, then cut to `limit` characters: masking first sees every value
     whole (one cut through a card number would leave two halves no detector finds), and the
@@ -83,12 +62,6 @@ def masked_cut(text: str, limit: int = MAX_TEXT_CHARS) -> list[Segment]:
             kept.append(Segment(segment.text[:left]))
         left -= len(kept[-1].text)
     return kept
-
-
-def masked_value(value: str) -> str:
-    """An extracted field's value as the page may show it: a detected value (a card number
-    read as an "invoice number") masked as it is in the page text."""
-    return "".join(s.text for s in mask(value))
 
 
 def review_order(

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from docflow.review.stage.inbox import since_of
+from docflow.review.stage.inbox import InboxItem, since_of
+from docflow.review.stage.stage_record import Presence
 from docflow.review.web.templating import env, when, when_iso
 
 WHY = {
@@ -47,14 +48,14 @@ class InboxRow:
     deadline_iso: str = ""
 
 
-def presence_text(presence: dict[str, Any] | None, me: str) -> str:
+def presence_text(presence: Presence | None, me: str) -> str:
     if not presence:
         return ""
     who = "You are" if presence.get("reviewer") == me else f"{presence.get('reviewer')} is"
     return f"{who} looking at this since {when(int(presence.get('since', 0)))}"
 
 
-def row(item: dict[str, Any], url: str, presence: dict[str, Any] | None, me: str) -> InboxRow:
+def row(item: InboxItem, url: str, presence: Presence | None, me: str) -> InboxRow:
     deadline = int(item.get("deadline") or 0)
     since = since_of(item)
     return InboxRow(

@@ -15,15 +15,15 @@ import binascii
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from docflow.review.access.inbox_links import InboxLinks, InboxRefused
 from docflow.review.access.keys import KeySource
 from docflow.review.access.refusals import REVOKED_MESSAGE
 from docflow.review.access.revocation import Revocations
 from docflow.review.access.signing import KeyRing, TokenClaims, mint
-from docflow.review.stage.inbox import InboxIndex, inbox_pk, stage_of
+from docflow.review.stage.inbox import InboxIndex, InboxItem, PageKey, inbox_pk, stage_of
 from docflow.review.stage.presence import live_presence
+from docflow.review.stage.stage_record import StageRecord
 from docflow.review.web.inbox_page import InboxRow, inbox_page, row
 
 MAX_FILTER = 64
@@ -49,14 +49,14 @@ class InboxScreen:
     items_read: int
 
 
-def encode_page(key: dict[str, Any] | None) -> str:
+def encode_page(key: PageKey | None) -> str:
     if not key:
         return ""
     raw = json.dumps(key, separators=(",", ":"), sort_keys=True).encode()
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
-def decode_page(text: str, reviewer: str) -> dict[str, Any] | None:
+def decode_page(text: str, reviewer: str) -> PageKey | None:
     """A page cursor handed out for this reviewer's inbox, or ValueError (answered 400)."""
     if not text:
         return None
@@ -71,10 +71,10 @@ def decode_page(text: str, reviewer: str) -> dict[str, Any] | None:
         or key["pk"] != inbox_pk(reviewer)
     ):
         raise ValueError("not a page of this inbox")
-    return key
+    return PageKey(pk=key["pk"], sk=key["sk"])
 
 
-def review_token(item: dict[str, Any], reviewer: str, ring: KeyRing) -> str | None:
+def review_token(item: InboxItem, reviewer: str, ring: KeyRing) -> str | None:
     """The reviewer's review link for the item's stage, re-minted from its slot; None when
     the key that signed it has left the key ring (the link no longer verifies anyway)."""
     if str(item.get("kid", "")) not in ring.keys:
@@ -113,8 +113,8 @@ class InboxViews:
         return reviewer
 
     def _items(
-        self, reviewer: str, start: dict[str, Any] | None, stage: str, doc_type: str, limit: int
-    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], str, int]:
+        self, reviewer: str, start: PageKey | None, stage: str, doc_type: str, limit: int
+    ) -> tuple[list[tuple[InboxItem, StageRecord]], str, int]:
         """(item, its stage record) for the live items of one page, the next page's cursor,
         and the items DynamoDB read."""
         page = self.index.page(reviewer, start, stage, doc_type, limit)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.review.web.templating import env, when_iso
 
@@ -76,13 +77,13 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
     return message_page(f"Document {verb}", lines, "Thank you. You can close this page.")
 
 
-def refusal_page(status: int, message: str, earlier: dict[str, Any] | None = None) -> str:
+def refusal_page(status: int, message: str, earlier: LinkRecord | None = None) -> str:
     # Refusal messages are written for the JSON answer too ("this link was already used"): on
     # the page each is a sentence.
     sentence = message[:1].upper() + message[1:]
     lines = [sentence if sentence.endswith((".", "!", "?")) else f"{sentence}."]
-    if earlier and earlier.get("decision") and earlier["decision"].get("delivery") is None:
-        d = earlier["decision"]
+    if earlier and earlier.decision and earlier.decision.get("delivery") is None:
+        d = earlier.decision
         verb = "approved" if d.get("approved") else "rejected"
         lines.append(
             f"It was {verb} by {d.get('reviewer', '')} at {when_iso(str(d.get('decidedAt', '')))}."

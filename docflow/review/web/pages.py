@@ -13,10 +13,12 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
-from docflow.ids import display_name
+from docflow.review.access.link_record import LinkRecord
+from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
+from docflow.review.stage.stage_record import Presence, StageRecord
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
-from docflow.review.web.evidence import PageFacts, Segment, masked_value
+from docflow.review.web.evidence import PageFacts
 from docflow.review.web.templating import env, when
 from docflow.settings import load_settings
 from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines, supplier_offer
@@ -231,7 +233,7 @@ def _tags(page: PageFacts, routing: Routing) -> list[dict[str, str]]:
 
 def review_page(
     *,
-    link: dict[str, Any],
+    link: LinkRecord,
     base: str,
     pages: list[PageFacts],
     order: list[int],
@@ -241,7 +243,7 @@ def review_page(
     deadline: int | None,
     flagged: int,
     reasons: dict[str, str],
-    stage: dict[str, Any] | None = None,
+    stage: StageRecord | None = None,
     error: str = "",
     chosen_reason: str = "",
     comment: str = "",
@@ -249,18 +251,18 @@ def review_page(
     field_errors: dict[str, str] | None = None,
     type_error: str = "",
     doc_type_picked: str = "",
-    presence: dict[str, Any] | None = None,
+    presence: Presence | None = None,
     inbox: str = "",
     confirm: str = "",
     add_supplier: bool = False,
 ) -> str:
-    summary = link.get("summary") or {}
+    summary = link.summary
     doc_type = str(summary.get("docType", "unknown"))
     # The issuer's own IBANs route nowhere (docflow.suppliers.ownership): not said to.
     routing = Routing(routes_on(routing.review_on, summary), routing.min_confidence)
     findings = [*findings_lines(pages, routing), *supplier_lines(summary)]
-    stage_index = int(link.get("stageIndex", 0))
-    route_spec = summary.get("route") or [{"name": link.get("stageName", ""), "because": ""}]
+    stage_index = link.stage_index
+    route_spec = summary.get("route") or [{"name": link.stage_name, "because": ""}]
     route = [
         {
             "name": step.get("name", ""),
@@ -289,8 +291,8 @@ def review_page(
     ]
     # Who is asked now (escalation widens it), and for a quorum stage where the votes stand.
     record = stage or {}
-    asked = record.get("reviewers") or link.get("reviewers", [])
-    others = [r for r in asked if r != link.get("reviewer")]
+    asked = record.get("reviewers") or link.reviewers
+    others = [r for r in asked if r != link.reviewer]
     quorum = ""
     if record.get("quorumSet"):
         state = tally(record)
@@ -299,17 +301,17 @@ def review_page(
             f"{state['approvals']} so far"
             + (f", {state['rejections']} rejected" if state["rejections"] else "")
         )
-    name = str(link.get("docName") or display_name(str(link.get("key", ""))))
+    name = link.name
     return env.get_template("review.html").render(
         title=f"Review {name}",
         name=name,
         base=base,
-        stage=link.get("stageName", ""),
+        stage=link.stage_name,
         stage_number=stage_index + 1,
         route=route,
         doc_type=doc_type,
         page_count=len(order),
-        reviewer=link.get("reviewer", ""),
+        reviewer=link.reviewer,
         others=", ".join(others),
         quorum=quorum,
         deadline=when(deadline) if deadline else "",
@@ -340,8 +342,8 @@ def review_page(
         download_minutes=DOWNLOAD_MINUTES,
         # JavaScript or a launch action in the original (the split's flag): said by its download.
         active_content=[str(k) for k in summary.get("activeContent") or []],
-        presence=_presence_line(presence, str(link.get("reviewer", ""))),
-        presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
+        presence=_presence_line(presence, link.reviewer),
+        presence_mine=presence is not None and presence["reviewer"] == link.reviewer,
         # The way back names no inbox link: `/inbox` answers from the browser's cookie.
         inbox_url="/inbox" if inbox else "",
         # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
@@ -357,7 +359,7 @@ def _here(base: str, **more: str) -> str:
     return f"{base}?{query}" if query else base
 
 
-def _presence_line(presence: dict[str, Any] | None, me: str) -> str:
+def _presence_line(presence: Presence | None, me: str) -> str:
     if not presence:
         return ""
     since = when(int(presence.get("since", 0)))

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from docflow.ids import display_name
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.split import split_of
+from docflow.review.stage.stage_record import Presence
 from docflow.review.web.pages import _here, _presence_line
 from docflow.review.web.templating import env, when
 
@@ -45,13 +46,13 @@ MAX_REASONS = 4
 
 def split_page(
     *,
-    link: dict[str, Any],
+    link: LinkRecord,
     base: str,
     calls: Sequence[dict[str, Any]],
     deadline: int | None,
     starts: Sequence[int] | None = None,
     error: str = "",
-    presence: dict[str, Any] | None = None,
+    presence: Presence | None = None,
     reasons: dict[str, str] | None = None,
     chosen_reason: str = "",
     comment: str = "",
@@ -61,7 +62,7 @@ def split_page(
     """`calls`: the plan's page calls (`{"page", "docType", "start", "reasons"}`, from S3; may
     be empty); `starts`: the pages the reviewer ticked, when the form comes back with an error
     (None: the proposal's)."""
-    summary = link.get("summary") or {}
+    summary = link.summary
     split = split_of(summary)
     pages = int(split["pages"])
     proposed = [list(p) for p in split.get("parts") or []]
@@ -73,7 +74,7 @@ def split_page(
     for card in cards:  # which document each page is in, as the ticks stand
         document += card["ticked"]
         card["document"] = document
-    name = str(link.get("docName") or display_name(str(link.get("key", ""))))
+    name = link.name
     return env.get_template("split.html").render(
         title=f"Split {name}",
         name=name,
@@ -82,15 +83,15 @@ def split_page(
         cards=cards,
         parts=[_part_line(p) for p in proposed],
         unsure=sorted(unsure),
-        reviewer=link.get("reviewer", ""),
+        reviewer=link.reviewer,
         deadline=when(deadline) if deadline else "",
         error=error,
         reject_error=reject_error,
         reasons=list((reasons or {}).items()),
         chosen_reason=chosen_reason,
         comment=comment,
-        presence=_presence_line(presence, str(link.get("reviewer", ""))),
-        presence_mine=bool(presence) and (presence or {}).get("reviewer") == link.get("reviewer"),
+        presence=_presence_line(presence, link.reviewer),
+        presence_mine=presence is not None and presence["reviewer"] == link.reviewer,
         inbox_url="/inbox" if inbox else "",
         back=_here(base),
     )

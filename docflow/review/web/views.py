@@ -16,7 +16,9 @@ from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
 from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
-from docflow.review.desk import LinkView, ReviewDesk
+from docflow.review.decision_form import DecisionForm, FieldProblem
+from docflow.review.desk import ReviewDesk
+from docflow.review.link_view import LinkView
 from docflow.review.stage.callbacks import LambdaCallbackSender
 from docflow.review.stage.split import split_of
 from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
@@ -73,26 +75,24 @@ class ReviewViews:
         self,
         token: str,
         offset: int,
-        error: str = "",
-        reason: str = "",
-        comment: str = "",
-        submitted_fields: dict[str, str] | None = None,
-        field_errors: dict[str, str] | None = None,
-        type_error: str = "",
-        doc_type: str = "",
         inbox: str = "",
         confirm: str = "",
         look: bool = False,
-        starts: list[int] | None = None,
-        split_error: str = "",
-        add_supplier: bool = False,
+        form: DecisionForm | None = None,
+        problem: FieldProblem | None = None,
     ) -> ReviewScreen:
-        view = self.desk.open(token, look)
+        """The review page; with a `problem`, the reviewer's `form` again with the message
+        beside its field, from the view the desk checked (the link is not checked twice)."""
+        view = problem.view if problem and problem.view else self.desk.open(token, look)
+        form = form or DecisionForm()
+        field = problem.field if problem else ""
+        error = str(problem) if problem else ""
+        starts = list(problem.starts) if problem and field == "start" else None
         # The way back to the inbox only for this reviewer's own inbox link.
         if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
             inbox = ""
         doc = view.doc
-        split = split_of(view.link.get("summary"))
+        split = split_of(view.link.summary)
         if split:  # a packet's split stage: its pages as thumbnails and the boundaries
             html = split_page(
                 link=view.link,
@@ -100,12 +100,12 @@ class ReviewViews:
                 calls=self.evidence.plan_calls(str(split.get("planKey") or "")),
                 deadline=view.deadline,
                 starts=starts,
-                error=split_error,
+                error=error if field == "start" else "",
                 presence=view.presence,
                 reasons=REJECT_REASONS,
-                chosen_reason=reason,
-                comment=comment,
-                reject_error=error if not split_error else "",
+                chosen_reason=form.reason,
+                comment=form.comment,
+                reject_error=error if field != "start" else "",
                 inbox=inbox,
             )
             return ReviewScreen(view, html, list(range(1, int(split["pages"]) + 1)))
@@ -129,13 +129,13 @@ class ReviewViews:
             flagged=flagged,
             reasons=REJECT_REASONS,
             error=error,
-            chosen_reason=reason,
-            comment=comment,
-            add_supplier=add_supplier,
-            submitted_fields=submitted_fields,
-            field_errors=field_errors,
-            type_error=type_error,
-            doc_type_picked=doc_type,
+            chosen_reason=form.reason,
+            comment=form.comment,
+            add_supplier=form.add_supplier,
+            submitted_fields=form.fields,
+            field_errors=problem.errors if problem else None,
+            type_error=error if field == "docType" else "",
+            doc_type_picked=form.doc_type,
             presence=view.presence,
             inbox=inbox,
             confirm=confirm,
@@ -146,7 +146,7 @@ class ReviewViews:
         """Page `number`'s preview; `size` "thumb": the split page's thumbnail."""
         view = self.desk.access(token)
         page = int(number) if number.isdigit() and len(number) < 7 else 0
-        pages = int((view.link.get("summary") or {}).get("pages") or 0)
+        pages = int(view.link.summary.get("pages") or 0)
         if not 1 <= page <= pages:
             raise ReviewRefused(404, "no-such-page", "this document has no such page")
 

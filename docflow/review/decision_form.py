@@ -1,0 +1,172 @@
+"""A review page's Approve / Reject POST: what it says, read once into a typed form, and every
+check of it against its link, in one place (the desk's).
+
+The callback API's form handler (`docflow.review.web.forms`) parses the body into a
+`DecisionForm` and hands it to the desk, which checks it here (`checked_decision`: the reject
+reason, the triage type, the split, the corrected fields). A form that does not pass raises a
+`FieldProblem` naming the field it concerns, so the page comes back with the message beside
+that field and nothing is decided; a form that passes becomes the `Decision`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+from docflow.extract.corrections import validate_corrections
+from docflow.review.access.link_record import LinkRecord
+from docflow.review.access.refusals import (
+    OTHER_NEEDS_COMMENT,
+    REJECT_REASONS,
+    ReviewRefused,
+    other_without_comment,
+)
+from docflow.review.link_view import LinkView
+from docflow.review.stage.decision import Decision
+from docflow.review.stage.masking import masked_value
+from docflow.review.stage.split import parts_from_starts, split_of, split_problem
+from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
+from docflow.rules.detectors import find_all
+from docflow.suppliers.shown import supplier_offer
+
+MAX_FIELDS = 5_100  # a split page's checkboxes (up to the pages a packet may have) and a few
+APPROVE, REJECT = "approve", "reject"
+
+
+@dataclass(frozen=True)
+class DecisionForm:
+    decision: str = ""  # "approve" or "reject"; anything else decides nothing
+    reason: str = ""  # a rejection's reason (`access.refusals.REJECT_REASONS`)
+    comment: str = ""
+    doc_type: str = ""  # a triage page's pick, or `unclassifiable` ("none of these")
+    fields: dict[str, str] = field(default_factory=dict)  # `field.<name>` inputs, stripped
+    add_supplier: bool = False  # "add this supplier", with an approval only
+    starts: tuple[str, ...] = ()  # a split page's ticked "a new document starts here" pages
+
+    @property
+    def approved(self) -> bool:
+        return self.decision == APPROVE
+
+    @classmethod
+    def parse(cls, body: str) -> DecisionForm:
+        """The form from a urlencoded body; the body's own size limit bounds the fields."""
+        form = parse_qs(body, max_num_fields=MAX_FIELDS)
+
+        def one(name: str) -> str:
+            return (form.get(name) or [""])[0]
+
+        decision = one("decision")
+        return cls(
+            decision=decision,
+            reason=one("reason"),
+            comment=one("comment"),
+            doc_type=one("docType"),
+            fields={k[6:]: v[0].strip() for k, v in form.items() if k.startswith("field.")},
+            add_supplier=decision == APPROVE and one("addSupplier") == "yes",
+            starts=tuple(form.get("start") or ()),
+        )
+
+
+BAD_FIELDS = "Correct the values marked below"
+
+
+class FieldProblem(ReviewRefused):
+    """A form that is not complete yet (400): `field` is the input the message belongs beside
+    ("reason", "docType", "start", "fields"); `errors` a message per corrected field; `starts`
+    the split page's ticks worth keeping. The desk sets `view` (the link as it checked it), so
+    the page comes back without checking the link a second time."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        field_name: str,
+        errors: Mapping[str, str] | None = None,
+        starts: tuple[int, ...] = (),
+    ) -> None:
+        super().__init__(400, code, message)
+        self.field = field_name
+        self.errors = dict(errors or {})
+        self.starts = starts
+        self.view: LinkView | None = None
+
+
+def checked_decision(
+    form: DecisionForm, link: LinkRecord, reviewer: str, review_on: tuple[str, ...]
+) -> Decision:
+    """The decision the form makes on this link, or the problem that keeps it from deciding.
+    `review_on`: the detectors that route to review (a correction may not hold what they find)."""
+    if form.decision not in (APPROVE, REJECT):
+        raise ReviewRefused(400, "no-decision", "choose Approve or Reject")
+    comment = form.comment.strip()
+    if not form.approved:
+        if form.reason not in REJECT_REASONS:
+            raise FieldProblem("no-reason", "Choose why you reject the document", "reason")
+        if other_without_comment(form.reason, form.comment):
+            raise FieldProblem("no-comment", OTHER_NEEDS_COMMENT, "reason")
+        return Decision.made(False, reviewer, comment, form.reason)
+    summary = link.summary
+    split = split_of(summary)
+    if split:
+        parts = _split_parts(form.starts, int(split["pages"]))
+        return Decision.made(True, reviewer, comment, parts=parts)
+    choices = choices_of(summary)
+    if choices:  # triage: the type is a required choice; "none of these" archives it
+        problem = type_problem(form.doc_type, choices)
+        if problem:
+            raise FieldProblem("bad-doc-type", problem, "docType")
+        if form.doc_type == UNCLASSIFIABLE:
+            return Decision.made(False, reviewer, comment, UNCLASSIFIABLE)
+        return Decision.made(True, reviewer, comment, doc_type=form.doc_type)
+    if form.add_supplier and not supplier_offer(summary):
+        raise ReviewRefused(400, "no-supplier-offer", "this document offers no supplier to add")
+    corrections = _corrections(summary, form.fields, review_on)
+    return Decision.made(
+        True, reviewer, comment, corrections=corrections, add_supplier=form.add_supplier
+    )
+
+
+def _split_parts(raw: tuple[str, ...], pages: int) -> list[list[int]]:
+    """A split page's ticks as parts: every page of the packet in exactly one document."""
+    starts = sorted({int(v) for v in raw if v.isdigit() and len(v) < 7})
+    problem = ""
+    if len(starts) < len(raw) or any(not 1 <= s <= pages for s in starts):
+        problem = f"Tick pages of this packet only (1 to {pages})"
+    parts = parts_from_starts(starts, pages)
+    problem = problem or split_problem(parts, pages)
+    if problem:
+        kept = tuple(s for s in starts if 1 <= s <= pages)
+        raise FieldProblem("bad-split", problem, "start", starts=kept)
+    return parts
+
+
+def _corrections(
+    summary: Mapping[str, Any], submitted: Mapping[str, str], review_on: tuple[str, ...]
+) -> dict[str, str]:
+    """The corrected values, validated. A value sent back as the page showed it (masked, when
+    a detector found something in it) is no correction."""
+    if not submitted:
+        return {}
+    fields = summary.get("fields") or {}
+    shown = {k: masked_value(str((fields.get(k) or {}).get("value") or "")) for k in fields}
+    corrections, errors = validate_corrections(
+        fields, {k: v for k, v in submitted.items() if v and v != shown.get(k)}
+    )
+    errors |= detected_in(corrections, review_on)
+    if errors:  # a bad value decides nothing; each message sits by its field
+        raise FieldProblem("bad-fields", BAD_FIELDS, "fields", errors=errors)
+    return corrections
+
+
+def detected_in(corrections: Mapping[str, str], review_on: tuple[str, ...]) -> dict[str, str]:
+    """A correction holding a number the detectors route to review (a card, an SSN) is refused
+    by its field: the decision would carry it whole into the run's history and the record. An
+    IBAN may be a field's value (a payee's), so it is not refused here."""
+    detectors = tuple(d for d in review_on if d != "iban")
+    return {
+        name: f"this holds a {found[0].detector.replace('_', ' ')}: no field keeps one"
+        for name, value in corrections.items()
+        if detectors and (found := find_all(value, detectors))
+    }
