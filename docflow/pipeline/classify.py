@@ -59,9 +59,10 @@ def classify_document(
     classifier = runtime().classifier
     result = classifier.classify(features, reading["ocrConfidence"])
     # A triage stage offers the rules file's types, checkpointed here with the stage.
-    result = offer_types(result, getattr(classifier, "rules", None))
+    found = Classification.from_json({**result, **reading})
+    found = offer_types(found, getattr(classifier, "rules", None))
     step.logger.info(
         "document classified",
-        extra={"docType": result["docType"], "stages": [s["name"] for s in result["stages"]]},
+        extra={"docType": found.doc_type, "stages": [s.name for s in found.stages]},
     )
-    return Classification.from_json({**result, **reading})
+    return found

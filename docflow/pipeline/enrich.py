@@ -73,6 +73,7 @@ from docflow.pipeline.enrich_steps import (
 )
 from docflow.pipeline.results import Classification, Enrichment
 from docflow.pipeline.retries import degrading_step
+from docflow.rules.routed import stages_from_json
 
 MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
 MODEL_STEP = degrading_step(MODEL_ATTEMPTS, 10, 60)
@@ -195,7 +196,7 @@ def batch_wait(seconds: int) -> dict[str, Any]:
 def enriched_part(done: dict[str, Any], usage: dict[str, int]) -> Enrichment:
     """What the orchestrator takes from a checkpointed answer: the small part, the stages to
     add, the usage."""
-    return Enrichment(done["shown"], tuple(done["stages"]), usage)
+    return Enrichment(done["shown"], stages_from_json(done["stages"]), usage)
 
 
 def add_usage(usage: dict[str, int], more: dict[str, int]) -> dict[str, int]:

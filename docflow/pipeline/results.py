@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
+
 
 @dataclass(frozen=True)
 class Split:
@@ -81,7 +83,7 @@ class Classification:
     confidence: float
     sensitive: dict[str, int]
     low_confidence: bool
-    stages: tuple[dict[str, Any], ...]
+    stages: tuple[RoutedStage, ...]
     extract: bool
     reading: dict[str, Any]
     privacy_held: dict[str, Any] | None = None
@@ -107,7 +109,7 @@ class Classification:
             "confidence": self.confidence,
             "sensitive": self.sensitive,
             "lowConfidence": self.low_confidence,
-            "stages": list(self.stages),
+            "stages": stages_json(self.stages),
             "extract": self.extract,
             **held,
             **self.reading,
@@ -121,7 +123,7 @@ class Classification:
             confidence=raw["confidence"],
             sensitive=dict(raw["sensitive"]),
             low_confidence=bool(raw["lowConfidence"]),
-            stages=tuple(raw["stages"]),
+            stages=stages_from_json(raw["stages"]),
             extract=bool(raw["extract"]),
             reading=reading,
             privacy_held=raw.get("privacyHeld"),
@@ -171,7 +173,7 @@ class Extracted:
 
     fields: dict[str, Any]
     checks: tuple[dict[str, Any], ...] = ()
-    stages: tuple[dict[str, Any], ...] = ()
+    stages: tuple[RoutedStage, ...] = ()
     key: str | None = None
     usage: dict[str, int] | None = None
     shown: dict[str, Any] = field(default_factory=dict)
@@ -187,7 +189,7 @@ class Extracted:
         out: dict[str, Any] = {
             "fields": self.fields,
             "checks": list(self.checks),
-            "stages": list(self.stages),
+            "stages": stages_json(self.stages),
         }
         if self.key is not None:
             out["key"] = self.key
@@ -200,7 +202,7 @@ class Extracted:
         return cls(
             fields=dict(raw["fields"]),
             checks=tuple(raw.get("checks") or ()),
-            stages=tuple(raw.get("stages") or ()),
+            stages=stages_from_json(raw.get("stages") or ()),
             key=raw.get("key"),
             usage=raw.get("usage"),
             shown={k: v for k, v in raw.items() if k not in cls._OWN},
@@ -212,15 +214,15 @@ class Route:
     """The `route after triage` step: the picked type's own review stages, and whether it
     has fields to extract."""
 
-    stages: tuple[dict[str, Any], ...]
+    stages: tuple[RoutedStage, ...]
     extract: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"stages": list(self.stages), "extract": self.extract}
+        return {"stages": stages_json(self.stages), "extract": self.extract}
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Route:
-        return cls(tuple(raw["stages"]), bool(raw["extract"]))
+        return cls(stages_from_json(raw["stages"]), bool(raw["extract"]))
 
 
 @dataclass(frozen=True)
@@ -246,7 +248,7 @@ class Enrichment:
     `shown`), the review stages a high risk adds, and the model usage it spent."""
 
     for_summary: dict[str, Any]
-    stages: tuple[dict[str, Any], ...]
+    stages: tuple[RoutedStage, ...]
     usage: dict[str, int]
 
 
@@ -262,7 +264,7 @@ class PacketPlan:
     parts: tuple[tuple[int, int, str], ...]
     unsure: tuple[int, ...]
     key: str
-    stage: dict[str, Any] | None = None
+    stage: RoutedStage | None = None
     usage: dict[str, int] | None = None
 
     @property
@@ -277,7 +279,7 @@ class PacketPlan:
             "key": self.key,
         }
         if self.stage is not None:
-            out["stage"] = self.stage
+            out["stage"] = self.stage.to_json()
         if self.usage:
             out["usage"] = self.usage
         return out
@@ -289,6 +291,6 @@ class PacketPlan:
             parts=tuple((int(a), int(b), str(t)) for a, b, t in raw["parts"]),
             unsure=tuple(int(p) for p in raw["unsure"]),
             key=str(raw["key"]),
-            stage=raw.get("stage"),
+            stage=RoutedStage.from_json(raw["stage"]) if raw.get("stage") else None,
             usage={str(k): int(v) for k, v in (raw.get("usage") or {}).items()} or None,
         )

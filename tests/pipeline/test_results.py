@@ -36,13 +36,18 @@ def test_the_split_checkpoint_keeps_its_shape() -> None:
     assert ok.plan == [[1, 3], [4, 6], [7, 9], [10, 12]]
 
 
+# A routed stage as the steps checkpoint it: `Stage.to_dict()`, then why it was routed.
+FINANCE = {"name": "finance", "reviewers": ["ap@example.com"], "timeoutSeconds": 3600}
+FINANCE |= {"heartbeatSeconds": 0, "because": "type"}
+FIELDS = {**FINANCE, "name": "fields", "because": "fields"}
+
 # The classify step's dict as it returned it: the classifier's keys, then the reading's.
 CLASSIFIED = {
     "docType": "invoice",
     "confidence": 0.92,
     "sensitive": {"iban": 1},
     "lowConfidence": False,
-    "stages": [{"name": "finance", "reviewers": ["ap@example.com"], "because": "type"}],
+    "stages": [FINANCE],
     "extract": True,
     "privacyHeld": {"stage": {"name": "privacy"}, "ibans": 1},
     "pages": 3,
@@ -85,7 +90,7 @@ EXTRACTED_NONE = {"fields": {}, "checks": [], "stages": []}
 EXTRACTED = {
     "fields": {"total_amount": {"value": "240.00", "confidence": 0.9, "page": 1}},
     "checks": [{"field": "total_amount", "code": "low-confidence", "message": "0.9"}],
-    "stages": [{"name": "fields", "reviewers": ["ap@example.com"], "because": "fields"}],
+    "stages": [FIELDS],
     "key": "artifacts/doc/v1/fields.json",
     "usage": {"analyzeExpensePages": 1},
     "supplier": {"supplierId": "northwind", "certain": True},
@@ -107,7 +112,7 @@ def test_the_other_step_results_keep_their_dicts_checkpoints() -> None:
         (SUPERSEDE_STEP, Superseding, {"latest": False, "ended": 0}),
         (WRITE_STEP, Written, {"key": "results/doc/v1.json", "cost": {"usd": 0.0001}}),
         (WRITE_STEP, Written, {"key": "archive/doc/v1.json", "cost": None}),
-        (ROUTE_STEP, Route, {"stages": [{"name": "finance", "because": "type"}], "extract": True}),
+        (ROUTE_STEP, Route, {"stages": [FINANCE], "extract": True}),
         (ROUTE_STEP, Route, {"stages": [], "extract": False}),
         (EXTRACT_STEP, Extracted, EXTRACTED_NONE),
         (EXTRACT_STEP, Extracted, EXTRACTED),

@@ -143,7 +143,7 @@ class LinkStore:
             "stageIndex": request.stage_index,
             "stageName": request.stage_name,
             "reviewer": reviewer,
-            "reviewers": [*request.stage["reviewers"], *request.stage.get("escalateTo", [])],
+            "reviewers": [*request.stage.stage.reviewers, *request.stage.stage.escalate_to],
             "summary": request.summary,
             # The stage record holds the votes and the execution's current callback.
             "stagePk": stage_pk(request.doc.run_id, request.stage_index),
