@@ -42,7 +42,7 @@ from docflow.pipeline.classify import (
     summarize_batches,
 )
 from docflow.pipeline.duplicates import claim_again, claim_keys
-from docflow.pipeline.enrich import batch_wait, enrich_document
+from docflow.pipeline.enrich_flow import batch_wait, enrich_document
 from docflow.pipeline.extract import EXTRACT_STEP, apply_corrections, extract_fields, final_fields
 from docflow.pipeline.finalize import WRITE_STEP, finalize_document
 from docflow.pipeline.learn import learn_supplier, propose_supplier

@@ -10,12 +10,12 @@ from aws_durable_execution_sdk_python import DurableContext
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.duplicates import release_duplicates
-from docflow.pipeline.enrich import leave_pile_on_failure
+from docflow.pipeline.enrich_flow import leave_pile_on_failure
 from docflow.pipeline.finalize import WRITE_STEP, archive_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.record import record_status
 from docflow.pipeline.results import Reading
-from docflow.pipeline.review_stage import Reviewed, decision_record, wait_for_decision
+from docflow.pipeline.review_rounds import Reviewed, decision_record, wait_for_decision
 from docflow.readmodel.transitions import ARCHIVED, FAILED
 from docflow.rules.routed import RoutedStage
 

@@ -19,7 +19,7 @@ from typing import Any
 from docflow.cli.output import print_json, table
 from docflow.cli.stack import maybe_local
 
-# What a user reads for each on-demand reason (docflow.piles.outcomes, pipeline.enrich).
+# What a user reads for each on-demand reason (docflow.piles.outcomes, pipeline.enrich_flow).
 WHY = {
     "below-batch-minimum": "the pile is smaller than a batch job's minimum ({minimum} records)",
     "pool-timeout": "the pool's maximum wait ({wait} s) passed with too few records for a job",

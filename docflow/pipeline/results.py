@@ -155,11 +155,46 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class BatchSummary:
+    """One page batch as the `batch-<i>` step summed it up: its pages, characters, pages by
+    engine, the OCR'd pages and their summed confidence, and the detectors' merged features.
+    Checkpointed inside the map's result as `to_json()`, the dict the step returns."""
+
+    pages: int
+    chars: int
+    engines: dict[str, int]
+    ocr_pages: int
+    ocr_confidence_sum: float
+    features: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pages": self.pages,
+            "chars": self.chars,
+            "engines": dict(self.engines),
+            "ocrPages": self.ocr_pages,
+            "ocrConfidenceSum": self.ocr_confidence_sum,
+            "features": self.features,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> BatchSummary:
+        return cls(
+            pages=int(raw["pages"]),
+            chars=int(raw["chars"]),
+            engines={str(k): int(v) for k, v in raw["engines"].items()},
+            ocr_pages=int(raw["ocrPages"]),
+            ocr_confidence_sum=raw["ocrConfidenceSum"],
+            features=raw["features"],
+        )
+
+
+@dataclass(frozen=True)
 class Reading:
     """Every page batch's summary in page order, or the first failure. Not a checkpoint of
     its own: the map's result is (`serdes.BatchResultJson`)."""
 
-    results: tuple[dict[str, Any], ...] = ()
+    results: tuple[BatchSummary, ...] = ()
     error: Failure | None = None
 
 

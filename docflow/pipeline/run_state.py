@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from docflow.pipeline.enrich import add_usage
+from docflow.pipeline.enrich_flow import add_usage
 from docflow.pipeline.extract import with_fields
 from docflow.pipeline.field_mask import sensitive_once
 from docflow.pipeline.results import Classification, Enrichment, Extracted, Split
-from docflow.pipeline.review_stage import review_route
+from docflow.pipeline.review_rounds import review_route
 from docflow.rules.routed import RoutedStage, stages_json
 
 

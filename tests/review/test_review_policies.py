@@ -19,7 +19,7 @@ import callback_api.app as api
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
-from docflow.pipeline.review_stage import review_rounds
+from docflow.pipeline.review_rounds import review_rounds
 from docflow.readmodel.queries import ReadModel
 from docflow.review.stage.records import StageStore
 from docflow.rules.model import Stage, load_rules

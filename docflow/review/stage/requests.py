@@ -16,7 +16,7 @@ class ReviewRequest:
     stage: RoutedStage
     callback_id: str
     summary: dict[str, Any]  # docType, pages, sensitive counts: what the review page shows
-    # Which of the stage's waits this is (`docflow.pipeline.review_stage`): round 0 asks the
+    # Which of the stage's waits this is (`docflow.pipeline.review_rounds`): round 0 asks the
     # reviewers; a later round registers its callback and sends that round's reminder and/or
     # escalation. `wait_s` is how long the round waits (0: the whole stage).
     round: int = 0

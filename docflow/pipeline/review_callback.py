@@ -1,5 +1,5 @@
 """The review hand-off: the wait_for_callback submitter of one round of a review stage. The
-reviewer's answer is read as a `Decision` (`review_stage.decided`)."""
+reviewer's answer is read as a `Decision` (`review_rounds.decided`)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def request_review(
     summary: dict[str, Any],
     round_: dict[str, int] | None = None,
 ) -> None:
-    """Runs as a step: one round of the stage (`review_stage.review_rounds`). Round 0 sends the
+    """Runs as a step: one round of the stage (`review_rounds.review_rounds`). Round 0 sends the
     links, then reports the document as pending review; a later round makes its callback the
     stage's current one and sends its reminder or escalation.
 

@@ -40,7 +40,7 @@ from aws_durable_execution_sdk_python.retries import (
 )
 
 from docflow.ids import DocumentRef
-from docflow.pipeline.review import request_review
+from docflow.pipeline.review_callback import request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
 from docflow.review.access.links import StageOver, SupersededRun
