@@ -19,9 +19,11 @@ from docflow.review.access.signing import KeyRing, new_nonce
 from docflow.review.stage.inbox import InboxIndex, inbox_pk, iso, slot_pk
 from docflow.review.stage.records import StageStore, stage_pk
 from docflow.review.stage.requests import ReviewRequest
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 
 REVIEWER = "clerk@example.com"
-STAGE = {"name": "fields", "reviewers": [REVIEWER], "timeoutSeconds": 172800}
+STAGE = RoutedStage(Stage("fields", (REVIEWER,), 172800, 0), "fields")
 
 
 def _facts(doc: DocumentRef, deadline: int) -> dict[str, Any]:

@@ -32,8 +32,10 @@ from docflow.ids import DocumentRef
 from docflow.local.fidelity.durable_stats import checkpoint_stats
 from docflow.local.resources import LocalNames
 from docflow.local.tools.sandbox import moto_sandbox
-from docflow.pipeline.review_stage import review_rounds
+from docflow.pipeline.review_rounds import review_rounds
 from docflow.review.stage.records import StageStore, stage_pk
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from orchestrator.app import handler
 
@@ -77,20 +79,7 @@ stages = {json.dumps(names)}
 def decide_in_last_rounds(runner: DurableFunctionTestRunner, doc: DocumentRef, stages: int) -> None:
     """Approve each stage only once its last round waits (the callback the desk would wake)."""
     store = StageStore(load_settings().links_table)
-    last = (
-        len(
-            review_rounds(
-                {
-                    "timeoutSeconds": 60,
-                    "remindAfterSeconds": 1,
-                    "maxReminders": 3,
-                    "escalateAfterSeconds": 4,
-                    "escalateTo": ["x"],
-                }
-            )
-        )
-        - 1
-    )
+    last = len(review_rounds(RoutedStage(Stage("policy", ("x",), 60, 0, 0, 1, 3, 4, ("x",))))) - 1
     for index in range(stages):
         deadline = time.monotonic() + 600
         while True:

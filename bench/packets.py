@@ -111,14 +111,15 @@ def read_as_document(ref: DocumentRef) -> dict[str, Any]:
     from docflow.pipeline.classify import classify_document
     from docflow.pipeline.extract import extract_fields
     from docflow.pipeline.read_batch import read_page_batch
+    from docflow.pipeline.results import BatchSummary
     from docflow.pipeline.split import split_document
 
     step = BenchStep()
     split = split_document(ref)(step)
     if not split.ok:
         return {"docType": "failed", "fields": {}, "pages": 0}
-    batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(split.plan)]
-    found = classify_document(ref, batches)(step)
+    read = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(split.plan)]
+    found = classify_document(ref, [BatchSummary.from_json(b) for b in read])(step)
     fields = extract_fields(ref, found.doc_type, split.plan)(step).fields if found.extract else {}
     return {"docType": found.doc_type, "fields": fields, "pages": split.pages}
 

@@ -21,6 +21,7 @@ is `endings.py`; a packet's own run is `packet_run.py`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import (
@@ -41,21 +42,14 @@ from docflow.pipeline.classify import (
     summarize_batches,
 )
 from docflow.pipeline.duplicates import claim_again, claim_keys
-from docflow.pipeline.enrich import add_usage, batch_wait, enrich_document
-from docflow.pipeline.extract import (
-    EXTRACT_STEP,
-    apply_corrections,
-    extract_fields,
-    final_fields,
-    with_fields,
-)
-from docflow.pipeline.field_mask import sensitive_once
+from docflow.pipeline.enrich_flow import batch_wait, enrich_document
+from docflow.pipeline.extract import EXTRACT_STEP, apply_corrections, extract_fields, final_fields
 from docflow.pipeline.finalize import WRITE_STEP, finalize_document
 from docflow.pipeline.learn import learn_supplier, propose_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version
-from docflow.pipeline.results import Classification, Reading, Split
+from docflow.pipeline.results import Classification, Reading
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.split import SPLIT_STEP, split_document
 from docflow.pipeline.supersede import SUPERSEDE_STEP, SUPERSEDED, end_older_runs, still_latest
@@ -69,6 +63,7 @@ from docflow.readmodel.transitions import (
     READING,
     RECEIVED,
 )
+from docflow.rules.routed import stages_from_json
 from docflow.suppliers.route import audit_decision, issuer_iban_privacy, learning_due
 from docflow.telemetry.plugin import orchestrator_plugins
 from orchestrator.endings import archive, await_review, fail, record, run_result
@@ -140,59 +135,55 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
             return ended
 
     found = context.step(classify_document(doc, batches.results), "classify", CLASSIFY_STEP)
-    run = route(context, doc, found, split)
-    record(context, doc, CLASSIFIED, "classify", {**run.summary, "stages": run.stages})
+    run = route(context, doc, found, RunState.classified(found, split))
+    record(context, doc, CLASSIFIED, "classify", run.classified_report)
 
     run, ended = review_all(context, doc, run, batches)
     if ended is not None:
         return ended
-    summary, stages, usage = teach_registry(context, doc, run), run.stages, run.usage
+    run = teach_registry(context, doc, run)
     # A click can race a newer version's cancel and win; the replaced content still stops here.
-    if stages and not context.step(still_latest(doc), name="check newest run"):
-        return archive(context, doc, summary, SUPERSEDED, batches, usage)
+    if run.stages and not context.step(still_latest(doc), name="check newest run"):
+        return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
 
     # The run prices itself in its last step (operations, step time, pages by engine).
-    meter = run_meter(context, batches.results, summary["docType"], usage)
-    done = context.step(finalize_document(doc, summary, meter), "finalize", WRITE_STEP)
-    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(summary)}
+    meter = run_meter(context, batches.results, run.summary["docType"], run.usage)
+    done = context.step(finalize_document(doc, run.summary, meter), "finalize", WRITE_STEP)
+    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(run.summary)}
     record(context, doc, FINALIZED, "finalize", finished)
-    return run_result(doc, FINALIZED, summary)
+    return run_result(doc, FINALIZED, run.summary)
 
 
 def route(
-    context: DurableContext, doc: DocumentRef, found: Classification, split: Split
+    context: DurableContext, doc: DocumentRef, found: Classification, run: RunState
 ) -> RunState:
     """After classify: the fields, the summary and risk, and the payment controls; the
     document's summary and the review stages it goes through, in order."""
-    summary, stages = {**found.summary, **split.shown}, list(found.stages)  # + active content
-    usage: dict[str, int] = {}  # what extraction spent (model tokens, AnalyzeExpense pages)
     if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
         extracted = context.step(
-            extract_fields(doc, found.doc_type, split.plan), "extract", EXTRACT_STEP
+            extract_fields(doc, found.doc_type, run.plan), "extract", EXTRACT_STEP
         )
-        summary, stages = with_fields(summary, extracted), [*stages, *extracted.stages]
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
-        stages = [*stages, *issuer_iban_privacy(found.privacy_held, extracted.ibans)]
-        stages = sensitive_once(stages)  # a masked field's privacy stage, unless routed there
-        usage = extracted.usage or {}
+        run = run.with_extracted(
+            extracted, issuer_iban_privacy(found.privacy_held, extracted.ibans)
+        )
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts.
     enriched = enrich_document(
         context,
         doc,
         found,
-        split.plan,
+        run.plan,
         lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
     )
-    summary, stages = {**summary, **enriched.for_summary}, [*stages, *enriched.stages]
-    usage = add_usage(usage, enriched.usage)
+    run = run.with_enrichment(enriched)
     if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
-        summary, stages = claim_keys(context, doc, summary, stages)
-    if audit_candidate(summary, stages):  # read on a learned profile, seen by nobody: sampled
-        sampled = context.step(sample_for_audit(doc, summary), "audit sample", AUDIT_STEP)
-        stages = [*stages, *sampled]
-    return RunState(summary, stages, usage, split.plan)
+        run = claim_keys(context, doc, run)
+    if audit_candidate(run.summary, run.stages):  # read on a learned profile, seen by nobody
+        sampled = context.step(sample_for_audit(doc, run.summary), "audit sample", AUDIT_STEP)
+        run = run.with_stages(stages_from_json(sampled))
+    return run
 
 
 def review_all(
@@ -214,15 +205,15 @@ def review_all(
         run.summary = apply_corrections(run.summary, decision)
         if decision.add_supplier and not run.add_supplier:
             run.add_supplier, run.proposer = True, decision.reviewer
-        if stage.get("choices"):  # triage: the reviewer picked the type; route and extract it
+        if stage.choices:  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
         index += 1
     return run, None
 
 
-def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> dict[str, Any]:
-    """What an approved fields review teaches the supplier registry; the summary after it."""
+def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> RunState:
+    """What an approved fields review teaches the supplier registry; the run after it."""
     summary = run.summary
     # "Add this supplier": a proposal an operator approves; the registry is not written here.
     if run.add_supplier and not (summary.get("supplier") or {}).get("certain"):
@@ -234,4 +225,4 @@ def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> 
         audit = audit_decision(run.stages, run.decided)
         learn = learn_supplier(doc, summary, run.plan, audit)
         context.step(learn, name="learn supplier profile")
-    return summary
+    return replace(run, summary=summary)

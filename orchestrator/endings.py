@@ -10,20 +10,21 @@ from aws_durable_execution_sdk_python import DurableContext
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.duplicates import release_duplicates
-from docflow.pipeline.enrich import leave_pile_on_failure
+from docflow.pipeline.enrich_flow import leave_pile_on_failure
 from docflow.pipeline.finalize import WRITE_STEP, archive_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.record import record_status
 from docflow.pipeline.results import Reading
-from docflow.pipeline.review_stage import Reviewed, decision_record, wait_for_decision
+from docflow.pipeline.review_rounds import Reviewed, decision_record, wait_for_decision
 from docflow.readmodel.transitions import ARCHIVED, FAILED
+from docflow.rules.routed import RoutedStage
 
 
 def await_review(
     context: DurableContext,
     doc: DocumentRef,
     index: int,
-    stage: dict[str, Any],
+    stage: RoutedStage,
     seen: dict[str, Any],
 ) -> Reviewed:
     """Wait, with no compute billed, for this stage's decision; record what came back.
@@ -31,7 +32,7 @@ def await_review(
     The waiting, in rounds when the stage reminds or escalates, is `wait_for_decision`.
     """
     ended = wait_for_decision(context, doc, index, stage, seen)
-    name = str(stage["name"])
+    name = stage.name
     if ended.status == ARCHIVED:
         return Reviewed(ARCHIVED, ended.reason, name)
     payload = decision_record(index, stage, ended, seen)

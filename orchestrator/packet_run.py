@@ -16,6 +16,7 @@ from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
 from docflow.pipeline.results import PacketPlan, Reading, Split
 from docflow.pipeline.run_state import RunState
 from docflow.readmodel.transitions import APPROVED, CLASSIFIED, FINALIZED
+from docflow.rules.routed import stages_json
 from orchestrator.endings import archive, await_review, fail, record, run_result
 
 
@@ -47,7 +48,7 @@ def process_packet(
         doc,
         CLASSIFIED,
         "classify",
-        {**summary, "parts": len(plan.parts), "stages": stages},
+        {**summary, "parts": len(plan.parts), "stages": stages_json(stages)},
     )
     parts = plan.ranges
     if plan.stage is not None:

@@ -30,7 +30,9 @@ def run_document(
     from docflow.pipeline.classify import classify_document
     from docflow.pipeline.extract import extract_fields
     from docflow.pipeline.read_batch import read_page_batch
+    from docflow.pipeline.results import BatchSummary
     from docflow.pipeline.split import split_document
+    from docflow.rules.routed import stages_json
     from docflow.runtime import runtime
     from docflow.suppliers.route import issuer_iban_privacy
 
@@ -48,8 +50,8 @@ def run_document(
         batches = [read_page_batch(ref, i, a, b)(step) for i, (a, b) in enumerate(plan)]
         if reads:
             reads.keep(doc.pdf, ref, plan, batches)
-    found = classify_document(ref, batches)(step)
-    stages = list(found.stages)
+    found = classify_document(ref, [BatchSummary.from_json(b) for b in batches])(step)
+    stages = stages_json(found.stages)
     if not found.extract:
         result = {"docType": found.doc_type, "fields": {}, "checks": [], "stages": stages}
         return ref, plan, {**result, "evidence": {}}
@@ -62,7 +64,7 @@ def run_document(
     result = {
         "docType": found.doc_type,
         **extracted.to_json(),
-        "stages": [*stages, *extracted.stages, *held],
+        "stages": [*stages, *stages_json([*extracted.stages, *held])],
         "evidence": evidence,
     }
     return ref, plan, result

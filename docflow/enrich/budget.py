@@ -58,6 +58,19 @@ class Admission:
             "never": self.never,
         }
 
+    def to_json(self) -> dict[str, Any]:
+        return self.to_dict()  # the `enrich admit` step's checkpoint
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Admission:
+        return cls(
+            bool(raw["admitted"]),
+            int(raw["window"]),
+            int(raw["waitSeconds"]),
+            int(raw["tokens"]),
+            bool(raw.get("never", False)),
+        )
+
 
 class TokenBudget:
     def __init__(

@@ -25,6 +25,7 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.retries import degrading_step
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.route import AUDIT
@@ -34,7 +35,7 @@ ATTEMPTS = 3
 AUDIT_STEP = degrading_step(ATTEMPTS, 2, 30)
 
 
-def audit_candidate(summary: Mapping[str, Any], stages: Sequence[dict[str, Any]]) -> bool:
+def audit_candidate(summary: Mapping[str, Any], stages: Sequence[RoutedStage]) -> bool:
     """Nobody would see this document, and a learned profile gave some of its values."""
     supplier = summary.get("supplier") or {}
     return not stages and bool(summary.get("profileFields")) and bool(supplier.get("certain"))
@@ -61,7 +62,7 @@ def sample_for_audit(
     )
     if not why or not controls.audit_stage:
         return []
-    return [{**rt.rules.stages[controls.audit_stage].to_dict(), "because": AUDIT}]
+    return [RoutedStage.of(rt.rules.stages[controls.audit_stage], AUDIT).to_json()]
 
 
 def _count(table: str, doc: DocumentRef, supplier_id: str, fields: list[str]) -> str:

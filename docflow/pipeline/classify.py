@@ -11,34 +11,34 @@ from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.classify import merge_features
 from docflow.ids import DocumentRef
-from docflow.pipeline.results import Classification
+from docflow.pipeline.results import BatchSummary, Classification
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.pipeline.triage import offer_types
 from docflow.readers.blank import BLANK
 from docflow.runtime import runtime
 
 
-def summarize_batches(batches: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def summarize_batches(batches: Sequence[BatchSummary]) -> dict[str, Any]:
     """Pure: page count, engines and mean OCR confidence over all batches."""
     engines: Counter[str] = Counter()
     for batch in batches:
-        engines.update(batch["engines"])
-    ocr_pages = sum(b["ocrPages"] for b in batches)
+        engines.update(batch.engines)
+    ocr_pages = sum(b.ocr_pages for b in batches)
     ocr_confidence = (
-        round(sum(b["ocrConfidenceSum"] for b in batches) / ocr_pages, 2) if ocr_pages else None
+        round(sum(b.ocr_confidence_sum for b in batches) / ocr_pages, 2) if ocr_pages else None
     )
     return {
-        "pages": sum(b["pages"] for b in batches),
-        "chars": sum(b["chars"] for b in batches),
+        "pages": sum(b.pages for b in batches),
+        "chars": sum(b.chars for b in batches),
         "engines": dict(sorted(engines.items())),
         "ocrConfidence": ocr_confidence,
     }
 
 
-def every_page_blank(batches: Sequence[dict[str, Any]]) -> str | None:
+def every_page_blank(batches: Sequence[BatchSummary]) -> str | None:
     """Pure: the failure message when no page of the document has any ink, else None."""
-    pages = sum(b["pages"] for b in batches)
-    blank = sum(b["engines"].get(BLANK, 0) for b in batches)
+    pages = sum(b.pages for b in batches)
+    blank = sum(b.engines.get(BLANK, 0) for b in batches)
     if not pages or blank < pages:
         return None
     return (
@@ -52,16 +52,17 @@ CLASSIFY_STEP = StepConfig(serdes=RecordSerDes(Classification))
 
 @durable_step
 def classify_document(
-    step: StepContext, doc: DocumentRef, batches: Sequence[dict[str, Any]]
+    step: StepContext, doc: DocumentRef, batches: Sequence[BatchSummary]
 ) -> Classification:
     reading = summarize_batches(batches)
-    features = merge_features(b["features"] for b in batches)
+    features = merge_features(b.features for b in batches)
     classifier = runtime().classifier
     result = classifier.classify(features, reading["ocrConfidence"])
     # A triage stage offers the rules file's types, checkpointed here with the stage.
-    result = offer_types(result, getattr(classifier, "rules", None))
+    found = Classification.from_json({**result, **reading})
+    found = offer_types(found, getattr(classifier, "rules", None))
     step.logger.info(
         "document classified",
-        extra={"docType": result["docType"], "stages": [s["name"] for s in result["stages"]]},
+        extra={"docType": found.doc_type, "stages": [s.name for s in found.stages]},
     )
-    return Classification.from_json({**result, **reading})
+    return found

@@ -30,6 +30,7 @@ from docflow.readmodel.schema import now_iso
 from docflow.readmodel.table import STATE_SK, doc_pk
 from docflow.readmodel.transitions import ARCHIVED, FAILED
 from docflow.review.stage.decision import Decision
+from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 from docflow.runtime import runtime
 from docflow.suppliers.duplicates import (
     KEY_FIELDS,
@@ -53,13 +54,13 @@ class Duplicates:
 
     keys: tuple[str, ...] = ()
     earlier: tuple[dict[str, Any], ...] = ()
-    stages: tuple[dict[str, Any], ...] = ()
+    stages: tuple[RoutedStage, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "keys": list(self.keys),
             "earlier": [dict(e) for e in self.earlier],
-            "stages": [dict(s) for s in self.stages],
+            "stages": stages_json(self.stages),
         }
 
     @classmethod
@@ -67,7 +68,7 @@ class Duplicates:
         return cls(
             tuple(str(k) for k in raw.get("keys", [])),
             tuple(dict(e) for e in raw.get("earlier", [])),
-            tuple(dict(s) for s in raw.get("stages", [])),
+            stages_from_json(raw.get("stages", [])),
         )
 
 
@@ -116,7 +117,7 @@ def claim_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any
         if step.attempt < ATTEMPTS or not stage:
             raise
         step.logger.warning("duplicate check failed", extra={"error": type(exc).__name__})
-        unchecked = {**runtime().rules.stages[stage].to_dict(), "because": UNCHECKED}
+        unchecked = RoutedStage.of(runtime().rules.stages[stage], UNCHECKED)
         # Every key it may hold, so an archive releases them (a release is conditional).
         held = {*(summary.get("duplicateKeys") or ()), *(claim_pk(k) for k in keys)}
         return Duplicates(tuple(sorted(held)), (), (unchecked,))
@@ -155,9 +156,7 @@ def _claim(
     for stale in sorted(set(summary.get("duplicateKeys") or []) - set(held)):
         store.release(stale, doc.run_id)
     stage = rt.rules.controls.duplicate_stage
-    stages = (
-        ({**rt.rules.stages[stage].to_dict(), "because": DUPLICATE},) if earlier and stage else ()
-    )
+    stages = (RoutedStage.of(rt.rules.stages[stage], DUPLICATE),) if earlier and stage else ()
     step.logger.info(
         "duplicate keys claimed",
         extra={"claimed": len(held), "heldByOthers": len(keys) - len(held), "hits": len(earlier)},
@@ -176,21 +175,17 @@ def with_duplicates(summary: dict[str, Any], found: Duplicates) -> dict[str, Any
     return out
 
 
-def claim_keys(
-    context: DurableContext,
-    doc: DocumentRef,
-    summary: dict[str, Any],
-    stages: list[dict[str, Any]],
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def claim_keys(context: DurableContext, doc: DocumentRef, run: RunState) -> RunState:
     """Once the stages are known: claim the keys; a hit's `duplicate` stage joins them."""
-    found = context.step(claim_duplicates(doc, summary), "claim duplicate keys", CLAIM_STEP)
-    return with_duplicates(summary, found), [*stages, *found.stages]
+    found = context.step(claim_duplicates(doc, run.summary), "claim duplicate keys", CLAIM_STEP)
+    summary = with_duplicates(run.summary, found)
+    return replace(run, summary=summary, stages=[*run.stages, *found.stages])
 
 
-def claim_due(stage: dict[str, Any], decision: Decision) -> bool:
+def claim_due(stage: RoutedStage, decision: Decision) -> bool:
     """Pure, on checkpointed values: did this decision change what the keys are made of (a
     corrected number, date, total, currency or vendor; a triage pick, which reads fields)?"""
-    return bool(stage.get("choices")) or any(n in decision.corrections for n in KEY_FIELDS)
+    return bool(stage.choices) or any(n in decision.corrections for n in KEY_FIELDS)
 
 
 def claim_again(
@@ -198,7 +193,7 @@ def claim_again(
     doc: DocumentRef,
     run: RunState,
     index: int,
-    stage: dict[str, Any],
+    stage: RoutedStage,
     decision: Decision,
 ) -> RunState:
     """After an approved stage at `index`: claim the corrected values' keys, so a corrected
@@ -209,7 +204,7 @@ def claim_again(
     found = context.step(
         claim_duplicates(doc, run.summary), f"claim duplicate keys review-{index}", CLAIM_STEP
     )
-    ahead = any(s.get("because") in (DUPLICATE, UNCHECKED) for s in run.stages[index + 1 :])
+    ahead = any(s.because in (DUPLICATE, UNCHECKED) for s in run.stages[index + 1 :])
     stages = run.stages if ahead else [*run.stages, *found.stages]
     return replace(run, summary=with_duplicates(run.summary, found), stages=stages)
 

@@ -1,4 +1,4 @@
-"""The enrich steps' bodies (the control flow that runs them is `docflow.pipeline.enrich`).
+"""The enrich steps' bodies (the control flow that runs them is `docflow.pipeline.enrich_flow`).
 
     prepare_enrichment   picks the path from settings and the key, checkpointing the choice;
                          the rules engine finishes here (one operation in all)
@@ -16,14 +16,16 @@ small and masked (no sensitive value from the text reaches a checkpoint or the r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow import observability
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
 from docflow.enrich.bedrock import BedrockEnricher
-from docflow.enrich.budget import TokenBudget
+from docflow.enrich.budget import Admission, TokenBudget
 from docflow.enrich.factory import build_enricher
 from docflow.enrich.mask import mask_strings
 from docflow.enrich.request import build_batch_model_input, build_request, estimate_tokens
@@ -32,8 +34,11 @@ from docflow.ids import DocumentRef
 from docflow.piles import pool
 from docflow.piles.manifest import PileJson, read_manifest
 from docflow.piles.shapes import Withdrawal
+from docflow.pipeline.enrich_plan import FROM_RULES, EnrichOutcome, EnrichPlan
 from docflow.pipeline.results import Classification
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
+from docflow.rules.routed import RoutedStage, stage_from_dict
 from docflow.runtime import runtime
 from docflow.storage import (
     batch_manifest_key,
@@ -54,9 +59,6 @@ ON_DEMAND, BATCH = "on-demand", "batch"
 # Why a pile document enriched on-demand, when it was not the batch's answer (the pool's own
 # reasons, docflow.piles.outcomes, come back in the callback result).
 BELOW_MINIMUM = "below-batch-minimum"
-# `risk` of `finish`: read the rules file now (the rules engine, in the step that planned it,
-# and a run whose plan carries no risk stage, from before plans carried one).
-FROM_RULES = "from-rules"
 
 
 def pile_manifest(doc: DocumentRef, settings: Any) -> PileJson | None:
@@ -113,10 +115,15 @@ def facts_of(found: Classification) -> dict[str, Any]:
     }
 
 
+PLAN_STEP = StepConfig(serdes=RecordSerDes(EnrichPlan))
+ADMIT_STEP = StepConfig(serdes=RecordSerDes(Admission))
+OUTCOME_STEP = StepConfig(serdes=RecordSerDes(EnrichOutcome))
+
+
 @durable_step
 def prepare_enrichment(
     step: StepContext, doc: DocumentRef, facts: dict[str, Any], plan: list[list[int]]
-) -> dict[str, Any]:
+) -> EnrichPlan:
     rt = runtime()
     settings = rt.settings
     engine = rt.enricher or build_enricher(settings)
@@ -133,28 +140,28 @@ def prepare_enrichment(
     if engine.name != "bedrock" and pile_timeout is None:
         # Free and deterministic: no request, no budget, no second step.
         answer = engine.enrich(document)
-        return finish(doc, answer, ON_DEMAND, attempt=1, last=True, on_demand_reason=why)
+        done = finish(doc, answer, ON_DEMAND, attempt=1, last=True, on_demand_reason=why)
+        return EnrichPlan(answered=done)
     # The enrichment ends after a wait (the budget's, a batch job's): the risk stage it may add
     # is the one the rules name now, checkpointed, not the one they name when it ends.
-    plan_out: dict[str, Any] = {"engine": engine.name, "budget": 0, "riskStage": risk_stage()}
-    if why:
-        plan_out["onDemandReason"] = why
+    enrich_plan = EnrichPlan(engine.name, risk=risk_stage(), on_demand_reason=why)
     if engine.name == "bedrock":
         request = build_request(document.pages)
         rt.store.put_json(enrich_request_key(doc), request)
-        plan_out.update(
-            requestKey=enrich_request_key(doc),
+        enrich_plan = replace(
+            enrich_plan,
+            request_key=enrich_request_key(doc),
             estimate=estimate_tokens(request),
             model=settings.enrich_model_id,
             budget=settings.enrich_tokens_per_minute,
         )
     if pile_timeout is not None:
         rt.store.put_json(enrich_batch_input_key(doc), build_batch_model_input(document.pages))
-        plan_out.update(batchKey=enrich_batch_input_key(doc), pileTimeoutS=pile_timeout, pile=pile)
-    step.logger.info(
-        "enrichment planned", extra={k: v for k, v in plan_out.items() if k != "model"}
-    )
-    return plan_out
+        key = enrich_batch_input_key(doc)
+        enrich_plan = replace(enrich_plan, batch_key=key, pile_timeout_s=pile_timeout, pile=pile)
+    shown = {k: v for k, v in enrich_plan.to_json().items() if k != "model"}
+    step.logger.info("enrichment planned", extra=shown)
+    return enrich_plan
 
 
 def _budget(model: str, limit: int) -> TokenBudget:
@@ -165,10 +172,10 @@ def _budget(model: str, limit: int) -> TokenBudget:
 
 
 @durable_step
-def admit_call(step: StepContext, model: str, limit: int, estimate: int) -> dict[str, Any]:
-    admission = _budget(model, limit).admit(estimate).to_dict()
-    if admission["waitSeconds"] or not admission["admitted"]:
-        step.logger.info("token budget spent", extra=admission)
+def admit_call(step: StepContext, model: str, limit: int, estimate: int) -> Admission:
+    admission = _budget(model, limit).admit(estimate)
+    if admission.wait_s or not admission.admitted:
+        step.logger.info("token budget spent", extra=admission.to_dict())
     return admission
 
 
@@ -178,16 +185,16 @@ def call_model(
     doc: DocumentRef,
     facts: dict[str, Any],
     plan: list[list[int]],
-    prepared: dict[str, Any],
-    admission: dict[str, Any] | None,
+    prepared: EnrichPlan,
+    admission: Admission | None,
     call: int,
-) -> dict[str, Any]:
+) -> EnrichOutcome:
     """One engine answer; `call` is 1, or 2 when the first answer broke the schema."""
     rt = runtime()
     engine = rt.enricher or build_enricher(rt.settings)
     try:
-        if isinstance(engine, BedrockEnricher) and prepared.get("requestKey"):
-            answer = engine.answer(rt.store.get_json(prepared["requestKey"]))
+        if isinstance(engine, BedrockEnricher) and prepared.request_key:
+            answer = engine.answer(rt.store.get_json(prepared.request_key))
         else:
             answer = engine.enrich(enrich_input(doc, facts, plan))
     except Exception as exc:
@@ -201,14 +208,12 @@ def call_model(
             attempt=call,
             last=True,
             reason="engine-failed",
-            on_demand_reason=str(prepared.get("onDemandReason", "")),
-            risk=planned(prepared),
+            on_demand_reason=prepared.on_demand_reason,
+            risk=prepared.risk,
         )
-    if admission and admission.get("admitted"):
+    if admission and admission.admitted:
         spent = answer.usage.get("inputTokens", 0) + answer.usage.get("outputTokens", 0)
-        _budget(prepared["model"], prepared["budget"]).record(
-            int(admission["window"]), int(admission["tokens"]), spent
-        )
+        _budget(prepared.model, prepared.budget).record(admission.window, admission.tokens, spent)
     last = answer.valid or call >= 2
     return finish(
         doc,
@@ -217,15 +222,15 @@ def call_model(
         attempt=call,
         last=last,
         reason="invalid-answer",
-        on_demand_reason=str(prepared.get("onDemandReason", "")),
-        risk=planned(prepared),
+        on_demand_reason=prepared.on_demand_reason,
+        risk=prepared.risk,
     )
 
 
 @durable_step
 def record_batch_answer(
     step: StepContext, doc: DocumentRef, result: dict[str, Any], risk: Any = FROM_RULES
-) -> dict[str, Any]:
+) -> EnrichOutcome:
     """The batcher's callback result for this document (status ok), held to the schema."""
     enrichment = result.get("enrichment")
     problems = validate_enrichment(enrichment)
@@ -267,7 +272,7 @@ def leave_pile(step: StepContext, doc: DocumentRef) -> Withdrawal:
 @durable_step
 def give_up(
     step: StepContext, doc: DocumentRef, engine: str, reason: str, risk: Any = FROM_RULES
-) -> dict[str, Any]:
+) -> EnrichOutcome:
     answer = EnrichAnswer(engine, None, [reason])
     return finish(
         doc,
@@ -291,7 +296,7 @@ def finish(
     job_id: str = "",
     on_demand_reason: str = "",
     risk: Any = FROM_RULES,
-) -> dict[str, Any]:
+) -> EnrichOutcome:
     """Write the enrichment when this is the last word on it; return the small part.
     `on_demand_reason` says why a pile document was enriched on-demand.
 
@@ -300,7 +305,7 @@ def finish(
     """
     usage = meter_usage(answer, mode)
     if not last:
-        return {"ok": False, "reason": reason, "problems": answer.problems[:5], "usage": usage}
+        return EnrichOutcome(False, usage, reason=reason, problems=tuple(answer.problems[:5]))
     rt = runtime()
     status = "complete" if answer.valid else "incomplete"
     enrichment = mask_strings(answer.enrichment) if answer.valid else None
@@ -332,8 +337,7 @@ def finish(
     if answer.usage.get("outputTokens"):
         observability.count("EnrichOutputTokens", answer.usage["outputTokens"], mode=mode)
     small = shown(enrichment, how)
-    stages = risk_stages(small, risk)
-    return {"ok": answer.valid, "shown": small, "stages": stages, "usage": usage}
+    return EnrichOutcome(answer.valid, usage, small, tuple(risk_stages(small, risk)))
 
 
 def risk_stage() -> dict[str, Any] | None:
@@ -343,12 +347,7 @@ def risk_stage() -> dict[str, Any] | None:
     return rules.stages[name].to_dict() if name else None
 
 
-def planned(prepared: Mapping[str, Any]) -> Any:
-    """The risk stage the plan checkpointed, or FROM_RULES for a plan without one."""
-    return prepared.get("riskStage", FROM_RULES)
-
-
-def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[dict[str, Any]]:
+def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[RoutedStage]:
     """The rules file's risk stage when the risk is high or the enrichment is incomplete.
 
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
@@ -365,7 +364,7 @@ def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[dict[str,
         because = f"risk: {reasons}"
     else:
         return []
-    return [{**spec, "because": because}]
+    return [RoutedStage(stage_from_dict(spec), because)]
 
 
 def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, Any]:

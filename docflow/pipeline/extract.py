@@ -35,6 +35,7 @@ from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
 from docflow.review.stage.decision import Decision
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.hook import consult
@@ -178,11 +179,7 @@ def extract_fields(
             "ExtractOutputTokens", extraction.usage["outputTokens"], engine=engine.name
         )
     all_stages = rt.rules.stages
-    stages = (
-        [{**all_stages[rules.stage].to_dict(), "because": "fields"}]
-        if checks and rules.stage
-        else []
-    )
+    stages = [RoutedStage.of(all_stages[rules.stage], "fields")] if checks and rules.stage else []
     # A payee account not registered for the supplier waits for treasury (bank.py).
     stages += bank_details_stage(consulted.shown.get("bank"), rt.rules.controls, all_stages)
     step.logger.info(

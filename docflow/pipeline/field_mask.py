@@ -19,6 +19,7 @@ from typing import Any
 
 from docflow.rules.detectors import find_all
 from docflow.rules.model import Rules
+from docflow.rules.routed import RoutedStage
 
 SENSITIVE_VALUE = "sensitive-value"
 SENSITIVE = "sensitive"
@@ -79,23 +80,23 @@ def mask_checks(
     ]
 
 
-def privacy_stage(rules: Rules, findings: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def privacy_stage(rules: Rules, findings: Sequence[dict[str, Any]]) -> list[RoutedStage]:
     """The privacy stage a masked field routes to (none when the rules name none)."""
     name = rules.sensitive_stage
     if not findings or not name or name not in rules.stages:
         return []
-    return [{**rules.stages[name].to_dict(), "because": SENSITIVE}]
+    return [RoutedStage.of(rules.stages[name], SENSITIVE)]
 
 
-def sensitive_once(stages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def sensitive_once(stages: Sequence[RoutedStage]) -> list[RoutedStage]:
     """The run's stage list with a later `sensitive` stage dropped when its stage is already on
     the list (classify routed privacy, or the IBAN rule put it back): one privacy review.
     Before masked fields no list had a stage twice, so recorded runs keep their lists."""
     seen: set[str] = set()
     kept = []
     for stage in stages:
-        name = str(stage.get("name"))
-        if name in seen and stage.get("because") == SENSITIVE:
+        name = stage.name
+        if name in seen and stage.because == SENSITIVE:
             continue
         seen.add(name)
         kept.append(stage)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from docflow.cost import DEFAULT_MEMORY_MB, CostEstimate, Usage, estimate
+from docflow.pipeline.results import BatchSummary
 
 # This step and the status report after it.
 _STILL_TO_COME = 2
@@ -34,7 +35,7 @@ _STILL_TO_COME = 2
 
 def usage_from(
     operations: Mapping[str, Any],
-    batches: Sequence[Mapping[str, Any]],
+    batches: Sequence[BatchSummary],
     extra: Mapping[str, int] | None = None,
 ) -> Usage:
     """Pure: usage from an operation map (SDK `Operation`s) and the batch summaries."""
@@ -55,7 +56,7 @@ def usage_from(
             timed += 1
     pages: Counter[str] = Counter()
     for batch in batches:
-        pages.update(batch.get("engines", {}))
+        pages.update(batch.engines)
     memory = int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE") or DEFAULT_MEMORY_MB)
     return Usage(
         operations=count + _STILL_TO_COME,
@@ -71,7 +72,7 @@ def usage_from(
 
 def run_meter(
     context: Any,
-    batches: Sequence[Mapping[str, Any]],
+    batches: Sequence[BatchSummary],
     doc_type: str | None,
     extra: Mapping[str, int] | None = None,
 ) -> Callable[[], CostEstimate]:

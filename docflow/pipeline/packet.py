@@ -45,6 +45,8 @@ from docflow.pipeline.serdes import BatchResultJson, RecordSerDes
 from docflow.readers.base import Word
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import FAILED
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import packet_plan_key, page_text_key, page_words_key, part_key
 
@@ -58,10 +60,10 @@ PLAN_STEP = StepConfig(serdes=RecordSerDes(PacketPlan), retry_strategy=_RETRIES)
 PARTS_STEP = StepConfig(serdes=JsonSerDes(), retry_strategy=_RETRIES)
 
 
-def split_stage(stage: dict[str, Any], pages: int) -> dict[str, Any]:
+def split_stage(stage: Stage, pages: int) -> RoutedStage:
     """The rules' split stage as the run checkpoints it: with the page count every decision
     is checked against (`splitPages`) and the rule that routed the packet there."""
-    return {**stage, "because": "split-unsure", "splitPages": pages}
+    return RoutedStage(stage, "split-unsure", split_pages=pages)
 
 
 @durable_step
@@ -76,7 +78,7 @@ def plan_packet(step: StepContext, doc: DocumentRef, split: Split) -> PacketPlan
     rt.store.put_json(key, {"engine": engine.name, "pages": [c.to_json() for c in answer.calls]})
     stage = None
     if proposal.unsure and rules.stage is not None:
-        stage = split_stage(rt.rules.stages[rules.stage].to_dict(), split.pages)
+        stage = split_stage(rt.rules.stages[rules.stage], split.pages)
     step.logger.info(
         "packet planned",
         extra={"pages": split.pages, "parts": len(proposal.parts), "unsure": len(proposal.unsure)},

@@ -23,7 +23,7 @@ from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.read_batch import read_page_batch
-from docflow.pipeline.results import Failure, Reading
+from docflow.pipeline.results import BatchSummary, Failure, Reading
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.runtime import runtime
 
@@ -65,7 +65,7 @@ def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]])
 
 def pages_or_error(done: BatchResult[Any]) -> Reading:
     """The batches' summaries by index, or the first failure (a step error or a reported one)."""
-    results: list[dict[str, Any]] = []
+    results: list[BatchSummary] = []
     for item in sorted(done.all, key=lambda i: i.index):
         if item.error is not None or item.result is None:
             message = item.error.message if item.error else "no result"
@@ -74,5 +74,5 @@ def pages_or_error(done: BatchResult[Any]) -> Reading:
         if "error" in item.result:  # a batch's reported failure (a page it could not read)
             reported = item.result["error"]
             return Reading(error=Failure(str(reported["reason"]), str(reported["message"])))
-        results.append(item.result)
+        results.append(BatchSummary.from_json(item.result))
     return Reading(results=tuple(results))

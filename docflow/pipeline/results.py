@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docflow.cost import CostEstimate
+from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class Classification:
     confidence: float
     sensitive: dict[str, int]
     low_confidence: bool
-    stages: tuple[dict[str, Any], ...]
+    stages: tuple[RoutedStage, ...]
     extract: bool
     reading: dict[str, Any]
     privacy_held: dict[str, Any] | None = None
@@ -109,7 +110,7 @@ class Classification:
             "confidence": self.confidence,
             "sensitive": self.sensitive,
             "lowConfidence": self.low_confidence,
-            "stages": list(self.stages),
+            "stages": stages_json(self.stages),
             "extract": self.extract,
             **held,
             **self.reading,
@@ -123,7 +124,7 @@ class Classification:
             confidence=raw["confidence"],
             sensitive=dict(raw["sensitive"]),
             low_confidence=bool(raw["lowConfidence"]),
-            stages=tuple(raw["stages"]),
+            stages=stages_from_json(raw["stages"]),
             extract=bool(raw["extract"]),
             reading=reading,
             privacy_held=raw.get("privacyHeld"),
@@ -155,11 +156,46 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class BatchSummary:
+    """One page batch as the `batch-<i>` step summed it up: its pages, characters, pages by
+    engine, the OCR'd pages and their summed confidence, and the detectors' merged features.
+    Checkpointed inside the map's result as `to_json()`, the dict the step returns."""
+
+    pages: int
+    chars: int
+    engines: dict[str, int]
+    ocr_pages: int
+    ocr_confidence_sum: float
+    features: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pages": self.pages,
+            "chars": self.chars,
+            "engines": dict(self.engines),
+            "ocrPages": self.ocr_pages,
+            "ocrConfidenceSum": self.ocr_confidence_sum,
+            "features": self.features,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> BatchSummary:
+        return cls(
+            pages=int(raw["pages"]),
+            chars=int(raw["chars"]),
+            engines={str(k): int(v) for k, v in raw["engines"].items()},
+            ocr_pages=int(raw["ocrPages"]),
+            ocr_confidence_sum=raw["ocrConfidenceSum"],
+            features=raw["features"],
+        )
+
+
+@dataclass(frozen=True)
 class Reading:
     """Every page batch's summary in page order, or the first failure. Not a checkpoint of
     its own: the map's result is (`serdes.BatchResultJson`)."""
 
-    results: tuple[dict[str, Any], ...] = ()
+    results: tuple[BatchSummary, ...] = ()
     error: Failure | None = None
 
 
@@ -173,7 +209,7 @@ class Extracted:
 
     fields: dict[str, Any]
     checks: tuple[dict[str, Any], ...] = ()
-    stages: tuple[dict[str, Any], ...] = ()
+    stages: tuple[RoutedStage, ...] = ()
     key: str | None = None
     usage: dict[str, int] | None = None
     shown: dict[str, Any] = field(default_factory=dict)
@@ -189,7 +225,7 @@ class Extracted:
         out: dict[str, Any] = {
             "fields": self.fields,
             "checks": list(self.checks),
-            "stages": list(self.stages),
+            "stages": stages_json(self.stages),
         }
         if self.key is not None:
             out["key"] = self.key
@@ -202,7 +238,7 @@ class Extracted:
         return cls(
             fields=dict(raw["fields"]),
             checks=tuple(raw.get("checks") or ()),
-            stages=tuple(raw.get("stages") or ()),
+            stages=stages_from_json(raw.get("stages") or ()),
             key=raw.get("key"),
             usage=raw.get("usage"),
             shown={k: v for k, v in raw.items() if k not in cls._OWN},
@@ -214,15 +250,15 @@ class Route:
     """The `route after triage` step: the picked type's own review stages, and whether it
     has fields to extract."""
 
-    stages: tuple[dict[str, Any], ...]
+    stages: tuple[RoutedStage, ...]
     extract: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"stages": list(self.stages), "extract": self.extract}
+        return {"stages": stages_json(self.stages), "extract": self.extract}
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Route:
-        return cls(tuple(raw["stages"]), bool(raw["extract"]))
+        return cls(stages_from_json(raw["stages"]), bool(raw["extract"]))
 
 
 @dataclass(frozen=True)
@@ -248,7 +284,7 @@ class Enrichment:
     `shown`), the review stages a high risk adds, and the model usage it spent."""
 
     for_summary: dict[str, Any]
-    stages: tuple[dict[str, Any], ...]
+    stages: tuple[RoutedStage, ...]
     usage: dict[str, int]
 
 
@@ -264,7 +300,7 @@ class PacketPlan:
     parts: tuple[tuple[int, int, str], ...]
     unsure: tuple[int, ...]
     key: str
-    stage: dict[str, Any] | None = None
+    stage: RoutedStage | None = None
     usage: dict[str, int] | None = None
 
     @property
@@ -279,7 +315,7 @@ class PacketPlan:
             "key": self.key,
         }
         if self.stage is not None:
-            out["stage"] = self.stage
+            out["stage"] = self.stage.to_json()
         if self.usage:
             out["usage"] = self.usage
         return out
@@ -291,6 +327,6 @@ class PacketPlan:
             parts=tuple((int(a), int(b), str(t)) for a, b, t in raw["parts"]),
             unsure=tuple(int(p) for p in raw["unsure"]),
             key=str(raw["key"]),
-            stage=raw.get("stage"),
+            stage=RoutedStage.from_json(raw["stage"]) if raw.get("stage") else None,
             usage={str(k): int(v) for k, v in (raw.get("usage") or {}).items()} or None,
         )

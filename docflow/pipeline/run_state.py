@@ -1,25 +1,62 @@
-"""What the orchestrator carries through the review loop, in one record instead of loose
-variables: the document's summary (fields corrected, a triage pick's type), the stages to run
-(a triage pick adds its type's), what the run spent so far, the page plan a triage pick's
-extraction reads, and the decisions recorded so far."""
+"""What the orchestrator carries from classify to the end of the run, in one record instead of
+loose variables: the document's summary (fields corrected, a triage pick's type), the stages to
+run (a triage pick adds its type's), what the run spent so far, the page plan a triage pick's
+extraction reads, and the decisions recorded so far.
+
+Built right after classify (`classified`); each later part of the route adds what it found with
+one call (`with_extracted`, `with_enrichment`, `with_stages`), on checkpointed values only, so
+a replay builds the same state.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from docflow.pipeline.review_stage import review_route
+from docflow.pipeline.enrich_flow import add_usage
+from docflow.pipeline.extract import with_fields
+from docflow.pipeline.field_mask import sensitive_once
+from docflow.pipeline.results import Classification, Enrichment, Extracted, Split
+from docflow.pipeline.review_rounds import review_route
+from docflow.rules.routed import RoutedStage, stages_json
 
 
 @dataclass
 class RunState:
     summary: dict[str, Any]
-    stages: list[dict[str, Any]]
+    stages: list[RoutedStage]
     usage: dict[str, int]  # model tokens, AnalyzeExpense pages
     plan: list[list[int]]  # the split's page batches
     decided: list[dict[str, Any]] = field(default_factory=list)  # the history's records
     add_supplier: bool = False  # a fields reviewer asked to register the issuer
     proposer: str = ""  # who asked: the proposal's proposer, whom its approver must not be
+
+    @classmethod
+    def classified(cls, found: Classification, split: Split) -> RunState:
+        """The run as classify left it: its summary (with the split's active content, if any)
+        and the classifier's stages; nothing spent yet."""
+        return cls({**found.summary, **split.shown}, list(found.stages), {}, split.plan)
+
+    def with_extracted(self, extracted: Extracted, privacy: Iterable[RoutedStage]) -> RunState:
+        """The fields and the stages they add (`privacy`: the held-back IBAN stage, if it
+        comes back); a masked field's privacy stage only once."""
+        stages = sensitive_once([*self.stages, *extracted.stages, *privacy])
+        summary = with_fields(self.summary, extracted)
+        return replace(self, summary=summary, stages=stages, usage=extracted.usage or {})
+
+    def with_enrichment(self, enriched: Enrichment) -> RunState:
+        usage = add_usage(self.usage, enriched.usage)
+        summary = {**self.summary, **enriched.for_summary}
+        return replace(self, summary=summary, stages=[*self.stages, *enriched.stages], usage=usage)
+
+    def with_stages(self, more: Iterable[RoutedStage]) -> RunState:
+        return replace(self, stages=[*self.stages, *more])
+
+    @property
+    def classified_report(self) -> dict[str, Any]:
+        """The `classified` report's payload: the summary and the route."""
+        return {**self.summary, "stages": stages_json(self.stages)}
 
     def for_reviewer(self) -> dict[str, Any]:
         """What a reviewer is shown besides the document: the summary, the route (each stage

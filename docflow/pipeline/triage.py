@@ -17,6 +17,7 @@ stage for a person to pick its type; this module turns the pick into the rest of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -25,10 +26,11 @@ from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import EXTRACT_STEP, SUPPLIER_KEYS, extract_fields, with_fields
-from docflow.pipeline.results import Route
+from docflow.pipeline.results import Classification, Route
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.review.stage.decision import Decision
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
@@ -36,18 +38,15 @@ _TYPE_STAGES = ("type", "fields")
 ROUTE_STEP = StepConfig(serdes=RecordSerDes(Route))
 
 
-def offer_types(result: dict[str, Any], rules: Any) -> dict[str, Any]:
+def offer_types(found: Classification, rules: Any) -> Classification:
     """Pure: the classification with its triage stage (if any) carrying the types to pick."""
     name = getattr(rules, "triage_stage", None)
-    if not name or not any(s["name"] == name for s in result["stages"]):
-        return result
+    if not name or not any(s.name == name for s in found.stages):
+        return found
     choices = [t.name for t in rules.types]
     routes = routes_by_type(rules)
-    stages = [
-        {**s, "choices": choices, "routes": routes} if s["name"] == name else s
-        for s in result["stages"]
-    ]
-    return {**result, "stages": stages}
+    stages = tuple(s.offering(choices, routes) if s.name == name else s for s in found.stages)
+    return replace(found, stages=stages)
 
 
 def routes_by_type(rules: Any) -> dict[str, Any]:
@@ -63,14 +62,16 @@ def routes_by_type(rules: Any) -> dict[str, Any]:
 
 
 @durable_step
-def route_for_type(step: StepContext, doc_type: str, routes: dict[str, Any] | None = None) -> Route:
+def route_for_type(
+    step: StepContext, doc_type: str, routes: Mapping[str, Any] | None = None
+) -> Route:
     """The picked type's own review stages and whether it has fields: from the routes the
     classify step checkpointed, or (a run started before it did) from the rules file."""
     if routes is None:
         rules = runtime().rules
         routes = routes_by_type(rules)
     names = routes["types"].get(doc_type, [])
-    stages = [{**routes["stages"][n], "because": "type"} for n in names]
+    stages = [replace(RoutedStage.from_json(routes["stages"][n]), because="type") for n in names]
     step.logger.info("type picked at triage", extra={"docType": doc_type, "stages": list(names)})
     return Route(tuple(stages), doc_type in routes["extract"])
 
@@ -92,27 +93,27 @@ def after_triage(
     if "fields" in summary:  # the guess's fields: none of them hold for the picked type
         summary = {k: v for k, v in summary.items() if k not in SUPPLIER_KEYS}
         summary = {**summary, "fields": {}, "fieldChecks": []}
-    routes = stages[index].get("routes")  # checkpointed at classify (None: an older run)
+    routes = stages[index].routes  # checkpointed at classify (None: an older run)
     route = context.step(route_for_type(chosen, routes), "route after triage", ROUTE_STEP)
-    added: list[dict[str, Any]] = []
+    added: list[RoutedStage] = []
     if route.extract:
         extracted = context.step(
             extract_fields(doc, chosen, run.plan), "extract after triage", EXTRACT_STEP
         )
         summary, added = with_fields(summary, extracted), list(extracted.stages)
         usage = _add(usage, extracted.usage or {})
-    later = [s for s in stages[index + 1 :] if s.get("because") not in _TYPE_STAGES]
+    later = [s for s in stages[index + 1 :] if s.because not in _TYPE_STAGES]
     rest = _once([*route.stages, *later, *added])
     return replace(run, summary=summary, stages=[*stages[: index + 1], *rest], usage=usage)
 
 
-def _once(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _once(stages: list[RoutedStage]) -> list[RoutedStage]:
     """Each stage once, where it first appears (a type's stage may already be planned)."""
     seen: set[str] = set()
     out = []
     for stage in stages:
-        if stage["name"] not in seen:
-            seen.add(stage["name"])
+        if stage.name not in seen:
+            seen.add(stage.name)
             out.append(stage)
     return out
 

@@ -23,12 +23,13 @@ from typing import Any
 from docflow.readmodel.transitions import APPROVED
 from docflow.rules.controls import HOLD, ControlRules
 from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.suppliers.bank import HOLDS, UNKNOWN_SUPPLIER
 
 
 def issuer_iban_privacy(
     held: dict[str, Any] | None, judged: Sequence[dict[str, Any]]
-) -> list[dict[str, Any]]:
+) -> list[RoutedStage]:
     """`held`: the classification's held-back privacy stage and its IBAN count; `judged`:
     the IBANs extraction judged (the extract step's `ibans`)."""
     if not held:
@@ -39,7 +40,7 @@ def issuer_iban_privacy(
     # page extraction does not read, or anyone else's, keeps the stage.
     if issuer >= int(held["ibans"]) and issuer == len(ibans):
         return []
-    return [held["stage"]]
+    return [RoutedStage.from_json(held["stage"])]
 
 
 BANK_DETAILS = "bank-details"  # the bank-details stage's `because` (and its shipped name)
@@ -47,9 +48,9 @@ AUDIT = "audit"  # the audit stage's `because` (docflow.pipeline.audit)
 TEACHING = ("fields", AUDIT)  # the stages whose approval confirms every value shown
 
 
-def changed_payee(summary: dict[str, Any], stages: Sequence[dict[str, Any]]) -> bool:
+def changed_payee(summary: dict[str, Any], stages: Sequence[RoutedStage]) -> bool:
     """The review changed who the invoice is from or who is paid, or passed a bank check."""
-    if any(BANK_DETAILS in (s.get("because"), s.get("name")) for s in stages):
+    if any(BANK_DETAILS in (s.because, s.name) for s in stages):
         return True
     for name, f in (summary.get("fields") or {}).items():
         if name != "vendor_name" and "iban" not in name:
@@ -60,14 +61,14 @@ def changed_payee(summary: dict[str, Any], stages: Sequence[dict[str, Any]]) -> 
 
 
 def _approved(
-    stages: Sequence[dict[str, Any]], decided: Sequence[dict[str, Any]], because: Sequence[str]
+    stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]], because: Sequence[str]
 ) -> list[dict[str, Any]]:
-    names = {s["name"] for s in stages if s.get("because") in because}
+    names = {s.name for s in stages if s.because in because}
     return [d for d in decided if d.get("stageName") in names and d.get("decision") == APPROVED]
 
 
 def learning_due(
-    summary: dict[str, Any], stages: Sequence[dict[str, Any]], decided: Sequence[dict[str, Any]]
+    summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
 ) -> bool:
     supplier = summary.get("supplier") or {}
     if not supplier.get("certain") or not summary.get("fields"):
@@ -78,7 +79,7 @@ def learning_due(
 
 
 def audit_decision(
-    stages: Sequence[dict[str, Any]], decided: Sequence[dict[str, Any]]
+    stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
 ) -> dict[str, Any] | None:
     """An approved audit stage: {"decidedBy": the reviewer, "decidedAt"}; None when there
     was none."""
@@ -94,7 +95,7 @@ def audit_decision(
 
 def bank_details_stage(
     bank: dict[str, Any] | None, controls: ControlRules, stages: Mapping[str, Stage]
-) -> list[dict[str, Any]]:
+) -> list[RoutedStage]:
     """`bank`: the extract step's `bank` (BankCheck.shown()); the stage to add, if any."""
     name = controls.bank_details_stage
     if not bank or not name:
@@ -102,5 +103,5 @@ def bank_details_stage(
     verdict = bank.get("verdict")
     unknown_held = verdict == UNKNOWN_SUPPLIER and controls.unknown_payee == HOLD
     if verdict in HOLDS or unknown_held:
-        return [{**stages[name].to_dict(), "because": "bank-details"}]
+        return [RoutedStage.of(stages[name], BANK_DETAILS)]
     return []

@@ -1,7 +1,7 @@
 """The business meaning of a run's operations, from the read model's reports.
 
 A review stage is a `wait_for_callback` named `review-<stage index>` (a later round of the
-same stage: `review-<i>-r<n>`, `docflow.pipeline.review_stage`). The read model's
+same stage: `review-<i>-r<n>`, `docflow.pipeline.review_rounds`). The read model's
 `pending-review` report for that stage index names the stage, its reviewers and when the
 links went out; the decision report says who decided what and when. Copied here: stage name,
 reviewer addresses, times, decisions. Never copied: link ids, comments, field values.

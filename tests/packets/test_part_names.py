@@ -10,6 +10,8 @@ from docflow.cli.shapes import list_item
 from docflow.ids import DocumentRef, PartOf, display_name, name_of
 from docflow.review.notify.mail import escalation_email, reminder_email, review_email
 from docflow.review.stage.requests import ReviewRequest
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.storage import part_key
 
 PACKET = DocumentRef("docflow-documents", "incoming/packets/post.pdf", "3HL4kqtJlcpXroDTDmJ")
@@ -48,7 +50,8 @@ def test_the_packets_key_travels_in_the_parts_input_and_reports() -> None:
 
 
 def test_review_mail_names_a_part_after_its_packet() -> None:
-    stage = {"name": "legal", "reviewers": ["legal@example.com"], "maxReminders": 2}
+    legal = Stage("legal", ("legal@example.com",), 60, 0, remind_after_seconds=10, max_reminders=2)
+    stage = RoutedStage(legal, "type")
     request = ReviewRequest(part(5, 6), 0, stage, "cb", {"docType": "contract", "pages": 2})
     for subject, text, html in (
         review_email(request, "http://x/review/t"),

@@ -15,6 +15,7 @@ from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.extract import extract_fields
 from docflow.pipeline.read_batch import read_page_batch
+from docflow.pipeline.results import BatchSummary
 from docflow.pipeline.split import split_document
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
@@ -63,7 +64,8 @@ def test_a_200_page_annex_extracts_from_its_first_pages_in_bounded_memory(
     step = _Step()
     split = split_document(doc)(step)
     assert split.ok and split.pages == PAGES
-    batches = [read_page_batch(doc, i, a, b)(step) for i, (a, b) in enumerate(split.batches)]
+    read = [read_page_batch(doc, i, a, b)(step) for i, (a, b) in enumerate(split.batches)]
+    batches = [BatchSummary.from_json(r) for r in read]
     found = classify_document(doc, batches)(step)
     assert found.doc_type == "invoice"
 

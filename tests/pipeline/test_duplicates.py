@@ -232,5 +232,5 @@ def test_a_claims_table_out_of_reach_sends_the_invoice_to_a_person(
     with pytest.raises(ClientError):
         claim_duplicates(doc, found)(cast("StepContext", LastAttempt(1)))  # retried first
     out = claim_duplicates(doc, found)(cast("StepContext", LastAttempt(ATTEMPTS)))
-    assert [s["because"] for s in out.stages] == [UNCHECKED] and out.earlier == ()
+    assert [s.because for s in out.stages] == [UNCHECKED] and out.earlier == ()
     assert out.keys == (NUMBER_KEY,)  # what an archive would release

@@ -3,6 +3,8 @@ what a masked field looks like, and one privacy stage however many parts ask for
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from docflow.pipeline.field_mask import (
     field_detectors,
     mask_checks,
@@ -10,7 +12,8 @@ from docflow.pipeline.field_mask import (
     privacy_stage,
     sensitive_once,
 )
-from docflow.rules.model import DEFAULT_RULES, load_rules
+from docflow.rules.model import DEFAULT_RULES, Stage, load_rules
+from docflow.rules.routed import RoutedStage
 
 RULES = load_rules(DEFAULT_RULES)
 IBAN = "DE89370400440532013000"
@@ -40,14 +43,14 @@ def test_a_card_is_masked_and_marked_an_issuers_iban_is_left_to_the_registry() -
         [{"field": "x", "code": "c", "message": "read 4111111111111111"}], on_invoice
     )
     assert check["message"] == "read •••• 1111"
-    assert privacy_stage(RULES, findings)[0]["because"] == "sensitive"
+    assert privacy_stage(RULES, findings)[0].because == "sensitive"
     assert privacy_stage(RULES, []) == []
 
 
 def test_one_privacy_stage_however_many_parts_ask() -> None:
-    privacy = {"name": "privacy", "because": "sensitive"}
-    fields = {"name": "fields", "because": "fields"}
-    assert sensitive_once([privacy, fields, dict(privacy)]) == [privacy, fields]
+    privacy = RoutedStage(Stage("privacy", ("dpo@x",), 60, 0), "sensitive")
+    fields = RoutedStage(Stage("fields", ("ap@x",), 60, 0), "fields")
+    assert sensitive_once([privacy, fields, replace(privacy)]) == [privacy, fields]
     # Only a repeated *sensitive* stage is dropped: lists without one stay as they were.
-    legal = {"name": "legal", "because": "type"}
-    assert sensitive_once([legal, fields, dict(legal)]) == [legal, fields, legal]
+    legal = RoutedStage(Stage("legal", ("legal@x",), 60, 0), "type")
+    assert sensitive_once([legal, fields, replace(legal)]) == [legal, fields, legal]

@@ -36,13 +36,18 @@ def test_the_split_checkpoint_keeps_its_shape() -> None:
     assert ok.plan == [[1, 3], [4, 6], [7, 9], [10, 12]]
 
 
+# A routed stage as the steps checkpoint it: `Stage.to_dict()`, then why it was routed.
+FINANCE = {"name": "finance", "reviewers": ["ap@example.com"], "timeoutSeconds": 3600}
+FINANCE |= {"heartbeatSeconds": 0, "because": "type"}
+FIELDS = {**FINANCE, "name": "fields", "because": "fields"}
+
 # The classify step's dict as it returned it: the classifier's keys, then the reading's.
 CLASSIFIED = {
     "docType": "invoice",
     "confidence": 0.92,
     "sensitive": {"iban": 1},
     "lowConfidence": False,
-    "stages": [{"name": "finance", "reviewers": ["ap@example.com"], "because": "type"}],
+    "stages": [FINANCE],
     "extract": True,
     "privacyHeld": {"stage": {"name": "privacy"}, "ibans": 1},
     "pages": 3,
@@ -85,7 +90,7 @@ EXTRACTED_NONE = {"fields": {}, "checks": [], "stages": []}
 EXTRACTED = {
     "fields": {"total_amount": {"value": "240.00", "confidence": 0.9, "page": 1}},
     "checks": [{"field": "total_amount", "code": "low-confidence", "message": "0.9"}],
-    "stages": [{"name": "fields", "reviewers": ["ap@example.com"], "because": "fields"}],
+    "stages": [FIELDS],
     "key": "artifacts/doc/v1/fields.json",
     "usage": {"analyzeExpensePages": 1},
     "supplier": {"supplierId": "northwind", "certain": True},
@@ -107,7 +112,7 @@ def test_the_other_step_results_keep_their_dicts_checkpoints() -> None:
         (SUPERSEDE_STEP, Superseding, {"latest": False, "ended": 0}),
         (WRITE_STEP, Written, {"key": "results/doc/v1.json", "cost": {"usd": 0.0001}}),
         (WRITE_STEP, Written, {"key": "archive/doc/v1.json", "cost": None}),
-        (ROUTE_STEP, Route, {"stages": [{"name": "finance", "because": "type"}], "extract": True}),
+        (ROUTE_STEP, Route, {"stages": [FINANCE], "extract": True}),
         (ROUTE_STEP, Route, {"stages": [], "extract": False}),
         (EXTRACT_STEP, Extracted, EXTRACTED_NONE),
         (EXTRACT_STEP, Extracted, EXTRACTED),
@@ -123,3 +128,69 @@ def test_the_other_step_results_keep_their_dicts_checkpoints() -> None:
     assert extracted.usage == {"analyzeExpensePages": 1} and extracted.ibans[0]["owner"] == "issuer"
     assert set(extracted.shown) == {"supplier", "ibans"}
     assert Extracted.from_json(EXTRACTED_NONE).usage is None
+
+
+def _recorded(prefix: str) -> list[str]:
+    """Every recorded checkpoint of the steps whose name starts with `prefix`."""
+    import json
+
+    from tests.support.replay import all_histories
+
+    return [
+        op["StepDetails"]["Result"]
+        for path in all_histories()
+        for op in json.loads(path.read_text())["operations"]
+        if str(op.get("Name", "")).startswith(prefix) and "Result" in op.get("StepDetails", {})
+    ]
+
+
+def test_the_enrich_plan_and_the_admission_keep_their_recorded_checkpoints() -> None:
+    from docflow.pipeline.enrich_plan import FROM_RULES, EnrichPlan
+    from docflow.pipeline.enrich_steps import ADMIT_STEP, PLAN_STEP
+
+    plans, admissions = _recorded("enrich"), _recorded("enrich admit")
+    assert plans and admissions
+    for config, recorded in [(PLAN_STEP, r) for r in plans if '"engine"' in r] + [
+        (ADMIT_STEP, r) for r in admissions
+    ]:
+        assert config.serdes is not None
+        found = config.serdes.deserialize(recorded, CONTEXT)
+        assert config.serdes.serialize(found, CONTEXT) == recorded
+    # A plan made before plans carried the risk stage reads the rules when it ends.
+    old = EnrichPlan.from_json({"engine": "bedrock", "budget": 9, "requestKey": "k"})
+    assert old.risk == FROM_RULES and "riskStage" not in old.to_json()
+    pile = {"engine": "rules", "budget": 0, "riskStage": None, "onDemandReason": "x"}
+    pile |= {"batchKey": "b", "pileTimeoutS": 60, "pile": None}
+    assert list(EnrichPlan.from_json(pile).to_json().items()) == list(pile.items())
+    answered = {"ok": True, "shown": {"risk": {"level": "high"}}, "stages": [FINANCE], "usage": {}}
+    assert EnrichPlan.from_json(answered).to_json() == answered
+
+
+def test_an_enrich_outcome_keeps_the_steps_dicts() -> None:
+    from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
+
+    from docflow.pipeline.enrich_plan import EnrichOutcome
+    from docflow.pipeline.enrich_steps import OUTCOME_STEP
+
+    serdes = OUTCOME_STEP.serdes
+    assert serdes is not None
+    last = {"ok": False, "shown": {"enrichment": {"status": "incomplete"}}, "stages": [FINANCE]}
+    again = {"ok": False, "reason": "invalid-answer", "problems": ["no title"]}
+    for raw in ({**last, "usage": {"bedrockCalls": 1}}, {**again, "usage": {}}):
+        recorded = EXTENDED_TYPES_SERDES.serialize(raw, CONTEXT)
+        found = EnrichOutcome.from_json(raw)
+        assert serdes.serialize(found, CONTEXT) == recorded
+        assert serdes.deserialize(recorded, CONTEXT) == found
+    assert EnrichOutcome.from_json({**again, "usage": {}}).shown is None
+    for recorded in _recorded("enrich model") + _recorded("enrich batch result"):
+        assert serdes.serialize(serdes.deserialize(recorded, CONTEXT), CONTEXT) == recorded
+
+
+def test_a_batch_summary_keeps_the_batch_steps_dict() -> None:
+    from docflow.pipeline.results import BatchSummary
+
+    raw = {"pages": 3, "chars": 120, "engines": {"textlayer": 2, "tesseract": 1}}
+    raw |= {"ocrPages": 1, "ocrConfidenceSum": 88.5, "features": {"keywords": {"x": 1}}}
+    summary = BatchSummary.from_json(raw)
+    assert list(summary.to_json().items()) == list(raw.items())
+    assert summary.engines["tesseract"] == 1 and summary.ocr_confidence_sum == 88.5

@@ -13,11 +13,13 @@ from docflow.review.access.links import LinkStore
 from docflow.review.stage.inbox import InboxIndex, stage_of
 from docflow.review.stage.records import stage_pk
 from docflow.review.stage.requests import ReviewRequest
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 
 CLERK, OTHER = "clerk@example.com", "other@example.com"
-STAGE = {"name": "fields", "reviewers": [CLERK, OTHER], "timeoutSeconds": 3600}
+STAGE = RoutedStage(Stage("fields", (CLERK, OTHER), 3600, 0), "fields")
 
 
 def ask(n: int, reviewer: str = CLERK) -> tuple[str, str, dict[str, object]]:

@@ -9,6 +9,8 @@ from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.links import LinkStore
 from docflow.review.access.signing import KeyRing, verify
 from docflow.review.stage.requests import ReviewRequest
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 
@@ -20,7 +22,7 @@ def test_a_retired_key_id_still_lets_reminders_go_out(stack: Stack) -> None:
     s = load_settings()
     links = LinkStore(s.links_table)
     doc = stack.upload("in/waiting.pdf", pdfs.text_pdf("SERVICES AGREEMENT"))
-    stage = {"name": "legal", "reviewers": ["a@example.com"]}
+    stage = RoutedStage(Stage("legal", ("a@example.com",), 3600, 0), "type")
     request = ReviewRequest(doc, 0, stage, "cb-1", {"docType": "contract"})
     old_ring, new_ring = KeyRing.from_json(OLD), KeyRing.from_json(NEW_ONLY)
 

@@ -9,6 +9,7 @@ import json
 import os
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,11 @@ import callback_api.app as api
 from docflow.ids import DocumentRef
 from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.mailbox import links_in, moto_sent_mail
-from docflow.pipeline.review_stage import review_rounds
+from docflow.pipeline.review_rounds import review_rounds
 from docflow.readmodel.queries import ReadModel
 from docflow.review.stage.records import StageStore
-from docflow.rules.model import load_rules
+from docflow.rules.model import Stage, load_rules
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import SettingsError, load_settings
 from orchestrator.app import handler
@@ -229,20 +231,15 @@ def test_a_click_at_the_instant_of_a_reminder_is_counted_once(
 
 
 def test_the_round_plan() -> None:
-    stage = {
-        "timeoutSeconds": 60,
-        "remindAfterSeconds": 5,
-        "maxReminders": 3,
-        "escalateAfterSeconds": 12,
-        "escalateTo": [BOSS],
-    }
+    policy = Stage("legal", (A,), 60, 0, 0, 5, 3, 12, (BOSS,))
+    stage = RoutedStage(policy, "type")
     plan = [(r["waitSeconds"], r["reminder"], r["escalate"]) for r in review_rounds(stage)]
     # reminders at 5, 10, 15; escalation at 12; the stage ends at 60
     assert plan == [(5, 0, 0), (5, 1, 0), (2, 2, 0), (3, 0, 1), (45, 3, 0)]
     assert sum(w for w, _, _ in plan) == 60
-    both = {**stage, "escalateAfterSeconds": 10}
+    both = RoutedStage(replace(policy, escalate_after_seconds=10), "type")
     assert len(review_rounds(both)) == 4  # an escalation on a reminder's second is one round
-    assert review_rounds({"timeoutSeconds": 30}) == [
+    assert review_rounds(RoutedStage(Stage("legal", (A,), 30, 0))) == [
         {"round": 0, "waitSeconds": 30, "reminder": 0, "escalate": 0}
     ]
 

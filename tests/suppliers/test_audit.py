@@ -15,6 +15,8 @@ from statsmodels.stats.proportion import proportion_confint
 from docflow.cli import main
 from docflow.extract.base import PageInput
 from docflow.extract.layout import from_text
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from docflow.suppliers import audit, profile
 from docflow.suppliers.csv_import import import_suppliers
@@ -77,8 +79,12 @@ def test_an_untrusted_profile_field_gives_no_value_and_no_confidence(stack: Stac
     assert read.shown["profileFields"] == ["invoice_number"]
 
 
+def routed(name: str, because: str) -> RoutedStage:
+    return RoutedStage(Stage(name, ("ap@x",), 3600, 0), because)
+
+
 def test_a_review_that_changed_the_vendor_or_passed_a_bank_check_teaches_nothing() -> None:
-    fields_stage = [{"name": "fields", "because": "fields"}]
+    fields_stage = [routed("fields", "fields")]
     approved = [{"stageName": "fields", "decision": "approved", "reviewer": "ap@x"}]
     typed = {"invoice_number": {"value": "E1", "original": None, "correctedBy": "ap"}}
     summary = {"supplier": {"supplierId": "blauwal", "certain": True}, "fields": typed}
@@ -86,10 +92,10 @@ def test_a_review_that_changed_the_vendor_or_passed_a_bank_check_teaches_nothing
     vendor = {"value": "Evil Trading Ltd", "original": "Blauwal", "correctedBy": "ap"}
     renamed = {**summary, "fields": {**typed, "vendor_name": vendor}}
     assert not learning_due(renamed, fields_stage, approved)
-    bank = [*fields_stage, {"name": "bank-details", "because": "bank-details"}]
+    bank = [*fields_stage, routed("bank-details", "bank-details")]
     assert not learning_due(summary, bank, [*approved, {"stageName": "bank-details"}])
     # An approved audit teaches, and says who approved it.
-    audited = [{"name": "audit", "because": "audit"}]
+    audited = [routed("audit", "audit")]
     said = [{"stageName": "audit", "decision": "approved", "reviewer": "c@x", "decidedAt": "t"}]
     assert learning_due(summary, audited, said)
     assert audit_decision(audited, said) == {"decidedBy": "c@x", "decidedAt": "t"}

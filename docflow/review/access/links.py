@@ -147,7 +147,7 @@ class LinkStore:
             stage_index=request.stage_index,
             stage_name=request.stage_name,
             reviewer=reviewer,
-            reviewers=(*request.stage["reviewers"], *request.stage.get("escalateTo", [])),
+            reviewers=(*request.stage.stage.reviewers, *request.stage.stage.escalate_to),
             summary=request.summary,
             stage_pk=stage,
             wait_pk=stage,

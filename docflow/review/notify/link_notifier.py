@@ -68,7 +68,7 @@ class LinkNotifier:
         Each e-mail is sent once per (stage, reviewer, kind): the link's slot records it.
         """
         ring = self.keys.ring()
-        stage, now = request.stage, int(time.time())
+        stage, now = request.stage.stage, int(time.time())
         pk = stage_pk(request.doc.run_id, request.stage_index)
         if request.round == 0:
             self.stages.create(
@@ -80,15 +80,15 @@ class LinkNotifier:
                     "stageIndex": request.stage_index,
                     "stageName": request.stage_name,
                 },
-                list(stage["reviewers"]),
-                int(stage.get("quorum", 0)),
-                now + int(stage["timeoutSeconds"]),
+                list(stage.reviewers),
+                stage.quorum,
+                now + stage.timeout_seconds,
             )
         record = self.stages.get(pk) or {}
-        deadline = int(record.get("deadline") or now + int(stage["timeoutSeconds"]))
+        deadline = int(record.get("deadline") or now + stage.timeout_seconds)
         ttl = max(60, min(self.settings.review_link_ttl_s, deadline - now + 60))
-        originals = list(stage["reviewers"])
-        extra = list(stage.get("escalateTo", []))
+        originals = list(stage.reviewers)
+        extra = list(stage.escalate_to)
         escalated = request.escalate or any(r in record.get("reviewers", []) for r in extra)
         everyone = originals + extra if escalated else originals
         issued = [self.links.issue(request, reviewer, ring, ttl) for reviewer in everyone]
@@ -101,7 +101,7 @@ class LinkNotifier:
                 raise SupersededRun(f"SupersededRun: a newer run of {request.doc.document_id}")
             if request.escalate:
                 self.stages.escalate(pk, everyone)
-            wait = request.wait_s or int(stage["timeoutSeconds"])
+            wait = request.wait_s or stage.timeout_seconds
             record = self.stages.register_round(
                 pk, request.callback_id, request.round, now + wait, [x.pk for x in issued]
             )
@@ -115,7 +115,7 @@ class LinkNotifier:
             self.inbox.add(
                 link.slot_pk, link.reviewer, pk, self._inbox_facts(request, link, deadline)
             )
-            if notify_mode(stage, link.reviewer) == DIGEST:
+            if notify_mode(request.stage, link.reviewer) == DIGEST:
                 continue  # the digest job mails them (docflow.review.notify.digest)
             if self.revocations.is_revoked(link.reviewer):
                 continue
@@ -130,7 +130,7 @@ class LinkNotifier:
         route = summary.get("route") or []
         step = route[request.stage_index] if len(route) > request.stage_index else {}
         because = step.get("because", "")
-        extra = list(request.stage.get("escalateTo", []))
+        extra = list(request.stage.stage.escalate_to)
         return {
             "documentId": request.doc.document_id,
             "version": request.doc.version,

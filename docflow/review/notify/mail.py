@@ -67,7 +67,7 @@ def review_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
 def reminder_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
     """The same working link again: the reviewer has not decided yet."""
     name = request.doc.display_name
-    total = int(request.stage.get("maxReminders", 0))
+    total = request.stage.stage.max_reminders
     count = f" {request.reminder} of {total}" if total else ""
     subject = f"[docflow] Reminder{count}: review needed ({request.stage_name}): {name}"[:200]
     lines = [

@@ -39,6 +39,7 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.dynamo import ConditionFailed, Table, from_ddb, to_ddb, transaction_condition_failed
 from docflow.review.stage.stage_record import StageRecord, as_stage_record
+from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 
 if TYPE_CHECKING:
@@ -87,10 +88,10 @@ def slot_pk(run_id: str, stage_index: int, reviewer: str) -> str:
     return f"SLOT#{_sha(f'{run_id}#{stage_index}')}#{_sha(reviewer)[:32]}"
 
 
-def notify_mode(stage: dict[str, Any], reviewer: str) -> str:
+def notify_mode(stage: RoutedStage, reviewer: str) -> str:
     """How a stage's reviewer hears of it: "each" (a mail per document, reminders,
-    escalations) or "digest" (one mail per period; `docflow.rules.model` sets both keys)."""
-    if stage.get("notify") == DIGEST or reviewer in stage.get("digest", []):
+    escalations) or "digest" (one mail per period; `docflow.rules.model` sets both)."""
+    if stage.stage.notify == DIGEST or reviewer in stage.stage.digest:
         return DIGEST
     return EACH
 

@@ -6,16 +6,17 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from docflow.ids import DocumentRef
+from docflow.rules.routed import RoutedStage
 
 
 @dataclass(frozen=True)
 class ReviewRequest:
     doc: DocumentRef
     stage_index: int
-    stage: dict[str, Any]  # name, reviewers, timeoutSeconds, heartbeatSeconds
+    stage: RoutedStage
     callback_id: str
     summary: dict[str, Any]  # docType, pages, sensitive counts: what the review page shows
-    # Which of the stage's waits this is (`docflow.pipeline.review_stage`): round 0 asks the
+    # Which of the stage's waits this is (`docflow.pipeline.review_rounds`): round 0 asks the
     # reviewers; a later round registers its callback and sends that round's reminder and/or
     # escalation. `wait_s` is how long the round waits (0: the whole stage).
     round: int = 0
@@ -25,7 +26,7 @@ class ReviewRequest:
 
     @property
     def stage_name(self) -> str:
-        return str(self.stage["name"])
+        return self.stage.name
 
 
 class ReviewNotifier(Protocol):

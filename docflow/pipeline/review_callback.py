@@ -1,5 +1,5 @@
 """The review hand-off: the wait_for_callback submitter of one round of a review stage. The
-reviewer's answer is read as a `Decision` (`review_stage.decided`)."""
+reviewer's answer is read as a `Decision` (`review_rounds.decided`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
 from docflow.review.stage.requests import ReviewRequest
 from docflow.review.stage.triage import CHOICES_KEY
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 
 
@@ -23,11 +24,11 @@ def request_review(
     ctx: WaitForCallbackContext,
     doc: DocumentRef,
     index: int,
-    stage: dict[str, Any],
+    stage: RoutedStage,
     summary: dict[str, Any],
     round_: dict[str, int] | None = None,
 ) -> None:
-    """Runs as a step: one round of the stage (`review_stage.review_rounds`). Round 0 sends the
+    """Runs as a step: one round of the stage (`review_rounds.review_rounds`). Round 0 sends the
     links, then reports the document as pending review; a later round makes its callback the
     stage's current one and sends its reminder or escalation.
 
@@ -39,9 +40,9 @@ def request_review(
     """
     rt = runtime()
     r = round_ or {}
-    if stage.get("choices"):
+    if stage.choices:
         # A triage stage: the types the reviewer picks from travel with the link.
-        summary = {**summary, CHOICES_KEY: list(stage["choices"])}
+        summary = {**summary, CHOICES_KEY: list(stage.choices)}
     request = ReviewRequest(
         doc,
         index,
@@ -57,10 +58,10 @@ def request_review(
     if request.round:
         ctx.logger.info(
             "review round",
-            extra={"stage": stage["name"], "round": request.round, "reminder": request.reminder},
+            extra={"stage": stage.name, "round": request.round, "reminder": request.reminder},
         )
         return
-    deadline = datetime.now(UTC) + timedelta(seconds=int(stage["timeoutSeconds"]))
+    deadline = datetime.now(UTC) + timedelta(seconds=stage.stage.timeout_seconds)
     report = make_report(
         doc,
         PENDING_REVIEW,
@@ -68,8 +69,8 @@ def request_review(
         stage_index=index,
         payload={
             "stageIndex": index,
-            "stageName": stage["name"],
-            "reviewers": list(stage["reviewers"]),
+            "stageName": stage.name,
+            "reviewers": list(stage.stage.reviewers),
             "reviewLinks": links,
             "reviewDeadline": deadline.isoformat(timespec="seconds"),
             # A duplicate found after the classified report (a corrected number): its link.
@@ -77,4 +78,4 @@ def request_review(
         },
     )
     rt.reporter.report(report)
-    ctx.logger.info("review requested", extra={"stage": stage["name"], "reviewers": len(links)})
+    ctx.logger.info("review requested", extra={"stage": stage.name, "reviewers": len(links)})

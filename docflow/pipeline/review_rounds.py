@@ -40,7 +40,7 @@ from aws_durable_execution_sdk_python.retries import (
 )
 
 from docflow.ids import DocumentRef
-from docflow.pipeline.review import request_review
+from docflow.pipeline.review_callback import request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
 from docflow.review.access.links import StageOver, SupersededRun
@@ -48,6 +48,7 @@ from docflow.review.stage.decision import Decision, DecisionError, unclassifiabl
 from docflow.review.stage.decision_history import decision_payload
 from docflow.review.stage.records import DECIDED, StageStore, stage_pk
 from docflow.review.stage.triage import UNCLASSIFIABLE
+from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 
 
@@ -86,17 +87,18 @@ def notify_retry(error: Exception, attempt: int) -> RetryDecision:
     return _NOTIFY_BACKOFF(error, attempt)
 
 
-def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
+def review_rounds(routed: RoutedStage) -> list[dict[str, int]]:
     """The stage's waits: `{"round", "waitSeconds", "reminder", "escalate"}` each, where
     `reminder` and `escalate` say what the round sends when it starts."""
-    timeout = int(stage["timeoutSeconds"])
+    stage = routed.stage
+    timeout = stage.timeout_seconds
     events: dict[int, dict[str, int]] = {}
-    every, count = int(stage.get("remindAfterSeconds", 0)), int(stage.get("maxReminders", 0))
+    every, count = stage.remind_after_seconds, stage.max_reminders
     for n in range(1, count + 1):
         if every and n * every < timeout:
             events.setdefault(n * every, {})["reminder"] = n
-    escalate = int(stage.get("escalateAfterSeconds", 0))
-    if escalate and stage.get("escalateTo") and escalate < timeout:
+    escalate = stage.escalate_after_seconds
+    if escalate and stage.escalate_to and escalate < timeout:
         events.setdefault(escalate, {})["escalate"] = 1
     starts = [0, *sorted(events)]
     ends = [*sorted(events), timeout]
@@ -111,9 +113,9 @@ def review_rounds(stage: dict[str, Any]) -> list[dict[str, int]]:
     ]
 
 
-def review_route(stages: list[dict[str, Any]]) -> list[dict[str, str]]:
+def review_route(stages: Sequence[RoutedStage]) -> list[dict[str, str]]:
     """The stages as a reviewer is shown them: each name and the rule that routed it there."""
-    return [{"name": str(s["name"]), "because": str(s.get("because", ""))} for s in stages]
+    return [{"name": s.name, "because": s.why} for s in stages]
 
 
 def round_name(index: int, round_number: int) -> str:
@@ -124,15 +126,15 @@ def wait_for_decision(
     context: DurableContext,
     doc: DocumentRef,
     index: int,
-    stage: dict[str, Any],
+    stage: RoutedStage,
     summary: dict[str, Any],
 ) -> StageEnd:
     """Run the stage's rounds; how it ended."""
     rounds = review_rounds(stage)
-    choices = stage.get("choices")  # a triage stage's types; None for any other stage
-    pages = stage.get("splitPages")  # a split stage's page count; None for any other stage
+    choices = stage.choices  # a triage stage's types; None for any other stage
+    pages = stage.split_pages  # a split stage's page count; None for any other stage
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
-    heartbeat = int(stage.get("heartbeatSeconds") or 0) if len(rounds) == 1 else 0
+    heartbeat = stage.stage.heartbeat_seconds if len(rounds) == 1 else 0
     for plan in rounds:
         config = WaitForCallbackConfig(
             timeout=Duration.from_seconds(plan["waitSeconds"]),
@@ -167,12 +169,12 @@ def wait_for_decision(
 
 
 def decision_record(
-    index: int, stage: dict[str, Any], ended: StageEnd, shown: dict[str, Any]
+    index: int, stage: RoutedStage, ended: StageEnd, shown: dict[str, Any]
 ) -> dict[str, Any]:
     """What the history keeps of a stage's decision (`shown`: the summary the reviewer saw)."""
     return decision_payload(
         index,
-        str(stage["name"]),
+        stage.name,
         ended.status,
         ended.reason,
         ended.decision,

@@ -53,29 +53,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import CallbackError, DurableContext, DurableOperationError
 from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
 
+from docflow.enrich.budget import Admission
 from docflow.ids import DocumentRef
+from docflow.pipeline.enrich_plan import EnrichOutcome, EnrichPlan
 from docflow.pipeline.enrich_steps import (
+    ADMIT_STEP,
     MODEL_ATTEMPTS,
+    OUTCOME_STEP,
+    PLAN_STEP,
     admit_call,
     call_model,
     facts_of,
     give_up,
     in_pile_folder,
     leave_pile,
-    planned,
     prepare_enrichment,
     record_batch_answer,
 )
 from docflow.pipeline.results import Classification, Enrichment
 from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.serdes import RecordSerDes
 
 MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
-MODEL_STEP = degrading_step(MODEL_ATTEMPTS, 10, 60)
+MODEL_STEP = degrading_step(MODEL_ATTEMPTS, 10, 60, RecordSerDes(EnrichOutcome))
 
 
 def enrich_document(
@@ -88,61 +94,59 @@ def enrich_document(
     """`waiting_for_job(seconds)` is told, before a pile document's wait for its batch job,
     how long that wait may last (the orchestrator records the `enriching` status)."""
     facts = facts_of(found)
-    prepared = context.step(prepare_enrichment(doc, facts, plan), name="enrich")
-    if "shown" in prepared:  # the rules engine answered in the step itself
-        return enriched_part(prepared, prepared["usage"])
+    prepared = context.step(prepare_enrichment(doc, facts, plan), "enrich", PLAN_STEP)
+    if prepared.answered is not None:  # the rules engine answered in the step itself
+        return enriched_part(prepared.answered, prepared.answered.usage)
     usage: dict[str, int] = {}
-    if "batchKey" in prepared:
-        waiting_for_job(int(prepared["pileTimeoutS"]))
+    if prepared.batch_key:
+        waiting_for_job(prepared.pile_timeout_s)
         done = from_pile(context, doc, prepared)
-        usage = add_usage(usage, done.get("usage", {}))
-        if done.get("ok"):
+        usage = add_usage(usage, done.usage)
+        if done.ok:
             return enriched_part(done, usage)
         # The on-demand path below records why (a checkpointed value: the callback's result).
-        prepared = {**prepared, "onDemandReason": done.get("reason") or "batch-unanswered"}
-    answer: dict[str, Any] = {}
+        why = done.reason or "batch-unanswered"
+        prepared = replace(prepared, on_demand_reason=why)
+    answer = EnrichOutcome(False)
     for call in (1, 2):  # the second call's answer is always the last word
-        admission = admit(context, prepared, call) if prepared.get("budget") else None
-        if admission is not None and not admission["admitted"]:
+        admission = admit(context, prepared, call) if prepared.budget else None
+        if admission is not None and not admission.admitted:
             name = "enrich over budget"
-            risk = planned(prepared)
-            return enriched_part(
-                context.step(give_up(doc, prepared["engine"], "budget", risk), name=name), usage
-            )
+            over = give_up(doc, prepared.engine, "budget", prepared.risk)
+            return enriched_part(context.step(over, name, OUTCOME_STEP), usage)
         answer = context.step(
             call_model(doc, facts, plan, prepared, admission, call),
             name=f"enrich model {call}",
             config=MODEL_STEP,
         )
-        usage = add_usage(usage, answer["usage"])
-        if "shown" in answer:
+        usage = add_usage(usage, answer.usage)
+        if answer.shown is not None:
             break
     return enriched_part(answer, usage)
 
 
-def admit(context: DurableContext, prepared: dict[str, Any], call: int) -> dict[str, Any]:
+def admit(context: DurableContext, prepared: EnrichPlan, call: int) -> Admission:
     """Reserve the call's tokens, waiting durably for the window the budget gives."""
-    admission: dict[str, Any] = {"admitted": False}
+    admission = Admission(admitted=False, window=0, wait_s=0, tokens=0)
     for round_ in range(MAX_ROUNDS):
         admission = context.step(
-            admit_call(prepared["model"], prepared["budget"], prepared["estimate"]),
+            admit_call(prepared.model, prepared.budget, prepared.estimate),
             name=f"enrich admit {call}.{round_}",
+            config=ADMIT_STEP,
         )
-        if admission["never"]:
+        if admission.never:
             break
-        if admission["waitSeconds"]:
+        if admission.wait_s:
             context.wait(
-                Duration.from_seconds(admission["waitSeconds"]),
+                Duration.from_seconds(admission.wait_s),
                 name=f"enrich budget wait {call}.{round_}",
             )
-        if admission["admitted"]:
+        if admission.admitted:
             break
     return admission
 
 
-def from_pile(
-    context: DurableContext, doc: DocumentRef, prepared: dict[str, Any]
-) -> dict[str, Any]:
+def from_pile(context: DurableContext, doc: DocumentRef, prepared: EnrichPlan) -> EnrichOutcome:
     """Wait for the batcher; the result's `ok` says whether the on-demand path is needed."""
     from docflow.piles import pool  # present: the `enrich` step checkpointed a batch key
 
@@ -151,14 +155,14 @@ def from_pile(
             # The SDK types a submitter as returning None; its submitter step checkpoints what
             # this one returns (the pool's registration), as it always has.
             lambda callback_id, _ctx: pool.register(  # type: ignore[arg-type]  # returns a value
-                doc, callback_id, prepared["batchKey"], prepared.get("pile")
+                doc, callback_id, prepared.batch_key, prepared.pile
             ),
             name="enrich batch",
-            config=WaitForCallbackConfig(timeout=Duration.from_seconds(prepared["pileTimeoutS"])),
+            config=WaitForCallbackConfig(timeout=Duration.from_seconds(prepared.pile_timeout_s)),
         )
     except CallbackError as exc:
         context.logger.warning("pile path ended, going on-demand", extra={"error": str(exc)[:200]})
-        return {"ok": False, "reason": "batch-wait-ended"}
+        return EnrichOutcome(False, reason="batch-wait-ended")
     try:
         result = json.loads(raw) if raw else {}
     except ValueError:
@@ -166,10 +170,10 @@ def from_pile(
     if not isinstance(result, dict) or result.get("status") != "ok":
         reason = result.get("reason") if isinstance(result, dict) else "not-an-object"
         context.logger.info("batch sent the document on-demand", extra={"reason": reason})
-        return {"ok": False, "reason": str(reason or "not-an-object")}
-    risk = planned(prepared)  # the risk stage as the rules had it when the wait began
-    done = context.step(record_batch_answer(doc, result, risk), name="enrich batch result")
-    return done if done.get("ok") else {**done, "reason": "invalid-answer"}
+        return EnrichOutcome(False, reason=str(reason or "not-an-object"))
+    risk = prepared.risk  # the risk stage as the rules had it when the wait began
+    done = context.step(record_batch_answer(doc, result, risk), "enrich batch result", OUTCOME_STEP)
+    return done if done.ok else replace(done, reason="invalid-answer")
 
 
 def leave_pile_on_failure(context: DurableContext, doc: DocumentRef) -> None:
@@ -192,10 +196,10 @@ def batch_wait(seconds: int) -> dict[str, Any]:
     return {"enrichment": {"mode": "batch", "status": "waiting", "waitSeconds": seconds}}
 
 
-def enriched_part(done: dict[str, Any], usage: dict[str, int]) -> Enrichment:
+def enriched_part(done: EnrichOutcome, usage: dict[str, int]) -> Enrichment:
     """What the orchestrator takes from a checkpointed answer: the small part, the stages to
     add, the usage."""
-    return Enrichment(done["shown"], tuple(done["stages"]), usage)
+    return Enrichment(done.shown or {}, done.stages, usage)
 
 
 def add_usage(usage: dict[str, int], more: dict[str, int]) -> dict[str, int]:
