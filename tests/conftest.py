@@ -116,6 +116,25 @@ def shipped_rules(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     use_runtime(None)
 
 
+TESTS = Path(__file__).parent
+LIVE, BROWSER = TESTS / "live", TESTS / "browser"
+
+
+def _misplaced(item: pytest.Item) -> str | None:
+    """Where a test lives says what it needs: a live stack (`tests/live/`, marked slow),
+    Chromium (`tests/browser/`, marked browser, some on a live stack too), or neither (the
+    folder of the code it tests)."""
+    slow, browser = item.get_closest_marker("slow"), item.get_closest_marker("browser")
+    folder = item.path.parent
+    if browser and folder != BROWSER:
+        return "drives Chromium: move it under tests/browser/"
+    if slow and folder not in (LIVE, BROWSER):
+        return "starts a live stack: move it under tests/live/"
+    if folder in (LIVE, BROWSER) and not (slow or browser):
+        return "needs neither a live stack nor Chromium: move it beside the code it tests"
+    return None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # A live stack takes tens of seconds: `make test-fast` must never start one.
     for item in items:
@@ -123,6 +142,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             "slow"
         ):
             raise pytest.UsageError(f"{item.nodeid} uses live_stack: mark it slow")
+        if problem := _misplaced(item):
+            raise pytest.UsageError(f"{item.nodeid} {problem}")
     # The modules with slow tests first, the longest of them (`slow(seconds=N)`) before the
     # rest, each kept whole: `make test` hands whole files to its workers (--dist loadfile, so a
     # module's live stack starts once), and a two-minute module handed out last is a two-minute

@@ -4,7 +4,7 @@ and function host), the order mismatch's page in a real browser: a checked VAT i
 supplier over a wrong printed name; an IBAN one digit off matches nothing; an invoice over the
 total of the purchase order it cites waits at `fields` with both totals on the reviewer's page;
 a Spanish scan printing `IVA (21%)` gets its tax amount or goes to a person, never a wrong or
-missing tax finalized. (The learned-profile scenario: tests/suppliers/test_suppliers_browser.py.)
+missing tax finalized. (The learned-profile scenario: tests/browser/test_suppliers_browser.py.)
 """
 
 from __future__ import annotations
