@@ -32,9 +32,9 @@ import pytest
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames, _table, load_template
-from docflow.local.tools.sandbox import moto_sandbox, reset_process_state
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
+from tests.kit.sandbox import moto_sandbox, reset_process_state
 from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.live_stack import fast_config, free_base, running_stack

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from docflow.local.tools import pdfgen as pdfs
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support import screenshots
 from tests.support.aws import Stack
 from tests.support.browser import launch, not_blank

@@ -15,10 +15,10 @@ import pytest
 
 from docflow.cli import main
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import scanned_pdf, text_pdf
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit.pdfgen import scanned_pdf, text_pdf
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice, paper
 from tests.support.browser import launch
 from tests.support.live_stack import http, review_url, wait_for

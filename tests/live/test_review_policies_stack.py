@@ -37,11 +37,11 @@ def test_local_stack_restart_between_the_reminder_and_the_decision(tmp_path: Pat
     of the first e-mail, decides."""
     from docflow.local.config import StackConfig
     from docflow.local.stack import control
-    from docflow.local.tools.mailbox import stack_mail, wait_for_links
-    from docflow.local.tools.pdfgen import make_pdf
     from docflow.local.tools.ports import free_port_base
-    from docflow.local.tools.sandbox import reset_process_state
     from docflow.local.tools.uploads import put_document
+    from tests.kit.mailbox import stack_mail, wait_for_links
+    from tests.kit.pdfgen import make_pdf
+    from tests.kit.sandbox import reset_process_state
 
     saved = dict(os.environ)
     path = tmp_path / "rules.toml"

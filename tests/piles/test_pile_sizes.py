@@ -16,9 +16,7 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import Pile, pile_env, pile_running
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles import batcher as batcher_steps
 from docflow.piles.batcher import look_at_pool
 from docflow.piles.manifest import BadManifest, PileManifest, is_manifest, pile_of, read_manifest
@@ -27,6 +25,8 @@ from docflow.settings import load_settings
 from docflow.storage import pile_manifest_key
 from orchestrator.app import handler as orchestrator
 from orchestrator.batcher import handler as batcher
+from tests.kit import pdfgen as pdfs
+from tests.kit.sandbox import moto_sandbox
 from tests.support.aws import TEST_ENV, Stack
 
 FAST = dict.fromkeys(WALK, 0.1)

@@ -15,8 +15,6 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 import callback_api.app as api
 from docflow.ids import DocumentRef
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.pipeline.review_stage import review_rounds
 from docflow.readmodel.queries import ReadModel
 from docflow.review.stage.records import StageStore
@@ -24,6 +22,8 @@ from docflow.rules.model import load_rules
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import SettingsError, load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import RunnerCallbacks, call, make_views, post_decision, wait_until
 
