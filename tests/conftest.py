@@ -34,7 +34,7 @@ from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames, _table, load_template
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
-from tests.kit.sandbox import moto_sandbox, reset_process_state
+from tests.kit.sandbox import forget_settings, moto_sandbox, refill, reset_process_state
 from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.live_stack import fast_config, free_base, running_stack
@@ -75,10 +75,23 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     markers.set_current(None)
 
 
-@pytest.fixture
-def stack() -> Iterator[Stack]:
+@pytest.fixture(scope="module")
+def moto_module() -> Iterator[LocalNames]:
+    """The module's moto for its `stack` tests: the mock, the environment and the boto3
+    clients made once (`stack` empties and provisions it again for each test)."""
     with moto_sandbox(LocalNames(prefix="t"), TEST_ENV) as names:
-        yield Stack(names)
+        yield names
+
+
+@pytest.fixture
+def stack(moto_module: LocalNames) -> Iterator[Stack]:
+    """moto with the template's resources, empty for each test: the module's moto refilled
+    (every backend emptied, the template provisioned, settings and runtime read again), as
+    temporal's samples share one environment and give each test its own queue. A test sees
+    nothing another test wrote."""
+    refill(moto_module, TEST_ENV)
+    yield Stack(moto_module)
+    forget_settings()
 
 
 @pytest.fixture(scope="module")

@@ -26,20 +26,20 @@ from docflow.storage import pile_manifest_key
 from orchestrator.app import handler as orchestrator
 from orchestrator.batcher import handler as batcher
 from tests.kit import pdfgen as pdfs
-from tests.kit.sandbox import moto_sandbox
-from tests.support.aws import TEST_ENV, Stack
+from tests.support.aws import Stack
 
 FAST = dict.fromkeys(WALK, 0.1)
 
 
 @pytest.fixture
-def sandbox() -> Iterator[LocalNames]:
-    env = {
-        **TEST_ENV,
-        **pile_env(DOCFLOW_PILE_MIN_RECORDS="5", DOCFLOW_PILE_MAX_WAIT_SECONDS="600"),
-    }
-    with moto_sandbox(LocalNames(prefix="t"), env) as names:
-        yield names
+def sandbox(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> LocalNames:
+    """The module's moto, empty, with the settings a pile runs under (the module's `stack`
+    tests share that moto: a sandbox of its own here would nest inside it and see their data)."""
+    env = pile_env(DOCFLOW_PILE_MIN_RECORDS="5", DOCFLOW_PILE_MAX_WAIT_SECONDS="600")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    load_settings.cache_clear()
+    return stack.names
 
 
 def put_manifest(bucket: str, pile: str, expected: int) -> None:
