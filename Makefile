@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 # AWS's conformance requirements for durable executions (bench/conformance.py and
-# tests/e2e/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
+# tests/live/test_conformance.py). The package declares Python >= 3.14 but imports and runs on 3.11,
 # so it cannot be an ordinary dependency in pyproject.toml.
 CONFORMANCE_STAMP := $(VENV)/.conformance-1.0.0
 $(CONFORMANCE_STAMP): $(STAMP)
@@ -49,9 +49,9 @@ test-fast: setup system-deps conformance-deps
 
 # The pictures the docs show (docs/screenshots/): the browser tests that take them, told to write
 # there. Any other test run writes its screenshots under build/screenshots/ (git-ignored).
-SHOT_TESTS := tests/ops/test_dashboard_page.py tests/review/test_page_screens.py \
-	tests/review/test_review_boxes.py tests/e2e/test_review_browser.py \
-	tests/e2e/test_inbox_browser.py tests/e2e/test_packets_stack.py tests/trace/test_trace_stack.py
+SHOT_TESTS := tests/browser/test_dashboard_page.py tests/browser/test_page_screens.py \
+	tests/browser/test_review_boxes_browser.py tests/browser/test_review_browser.py \
+	tests/browser/test_inbox_browser.py tests/browser/test_packets_stack.py tests/browser/test_trace_stack.py
 screenshots: setup system-deps
 	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest -n $(WORKERS) --dist loadfile $(SHOT_TESTS)
 

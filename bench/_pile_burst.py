@@ -28,9 +28,9 @@ from docflow.enrich import budget as budget_module
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
+from tests.kit.sandbox import moto_sandbox
 
 BUDGET = 20_000
 WINDOW_S = 15  # one compressed "minute"

@@ -26,8 +26,8 @@ from docflow import aws
 from docflow.cost import PRICES
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
 from orchestrator.app import handler
+from tests.kit.sandbox import moto_sandbox
 
 # The one price list, with its sources (docflow/cost.py).
 ORCHESTRATOR_GB = 2.0  # the template's MemorySize for the orchestrator

@@ -24,7 +24,6 @@ from _inbox_fill import fill as fill_inbox
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import next_state
 from docflow.readmodel.schema import make_report
@@ -33,6 +32,7 @@ from docflow.readmodel.transitions import CLASSIFIED, FAILED, FINALIZED, PENDING
 from docflow.review.access.keys import build_key_source
 from docflow.review.stage.inbox import InboxIndex
 from docflow.settings import load_settings
+from tests.kit.sandbox import moto_sandbox
 
 
 def fill(table: str, documents: int, pending: int) -> None:

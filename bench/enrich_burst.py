@@ -36,11 +36,11 @@ from docflow.enrich.budget import Admission, TokenBudget
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen
+from tests.kit.sandbox import moto_sandbox
 
 MODEL = "bench.enrich-model-v1"
 

@@ -81,7 +81,7 @@ from _extraction.warm import warm_by_confirmations
 
 from docflow.extract.fields import FIELD_KINDS
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
+from tests.kit.sandbox import moto_sandbox
 
 
 def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[str, Any]:

@@ -43,11 +43,11 @@ from typing import Any
 
 import _common
 
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.tesseract_engines import ApiEngine, CliEngine, TsvEngine, tessdata_dir
 from docflow.rules.model import load_rules
+from tests.kit.pdfgen import make_pdf
 
 BODY = [
     "Revenue grew in the north region while costs held flat against plan.",

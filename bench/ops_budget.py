@@ -31,13 +31,13 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.fidelity.durable_stats import checkpoint_stats
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pipeline.review_rounds import review_rounds
 from docflow.review.stage.records import StageStore, stage_pk
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit.sandbox import moto_sandbox
 
 FULL_SIZES = [1, 10, 100, 1000, 5000]
 SMOKE_SIZES = [1, 10, 100]

@@ -28,12 +28,12 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.intake import execution_input
 from docflow.local.resources import LocalNames
-from docflow.local.tools.pdfgen import make_pdf
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.telemetry import files, spans
 from docflow.telemetry.context import for_run
 from docflow.telemetry.plugin import orchestrator_plugins
 from orchestrator.app import run_document
+from tests.kit.pdfgen import make_pdf
+from tests.kit.sandbox import moto_sandbox
 
 # A report: finalized with no review stage, so a run needs no callback.
 REPORT = "QUARTERLY REPORT\nRevenue grew in the north region.\nSummary of the quarter."

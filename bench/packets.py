@@ -55,7 +55,7 @@ from pypdf import PdfReader, PdfWriter
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
+from tests.kit.sandbox import moto_sandbox
 
 PREFIX = "incoming/packets/"
 

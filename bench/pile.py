@@ -36,12 +36,12 @@ from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import pile_env, pile_running
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles.pool import Pool
 from docflow.settings import load_settings
 from docflow.storage import records_key
+from tests.kit import pdfgen as pdfs
+from tests.kit.sandbox import moto_sandbox
 
 TERMINAL = {"finalized", "archived", "failed"}
 BATCH_DISCOUNT = 0.5  # batch inference is priced at half of on-demand for models that offer it

@@ -25,9 +25,9 @@ from reportlab.pdfgen import canvas
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.runtime import build_runtime, use_runtime
 from orchestrator.app import handler
+from tests.kit.sandbox import moto_sandbox
 
 CONTRACT = [
     "SERVICES AGREEMENT between the parties.",

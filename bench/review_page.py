@@ -40,12 +40,12 @@ from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from docflow.local.tools.mailbox import wait_for_links
-from docflow.local.tools.pdfgen import page_image
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import build_key_source
 from docflow.review.stage.inbox import InboxIndex
 from docflow.settings import load_settings
+from tests.kit.mailbox import wait_for_links
+from tests.kit.pdfgen import page_image
 
 CLAUSES = [
     "The parties hereby agree to the terms and conditions set out below.",

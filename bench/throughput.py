@@ -48,14 +48,14 @@ from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames
 from docflow.local.stack import control
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.ports import free_port_base
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.pdf import open_pdf
 from docflow.readers import build_reader
 from docflow.rules.model import load_rules
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit.pdfgen import make_pdf
+from tests.kit.sandbox import moto_sandbox
 
 # A full page of text, as a real report page (and a real scan of one) carries.
 BODY = [

@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
-from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.tools.ports import free_port_base
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit.pdfgen import INVOICE, make_pdf
 
 
 def settled(document_id: str, run_id: str, timeout: float) -> dict:

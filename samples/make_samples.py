@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from docflow.local.tools.pdfgen import (
+from tests.kit.pdfgen import (
     CONTRACT_WITH_CARD,
     INVOICE_UNREADABLE_TOTAL,
     INVOICE_WITH_FIELDS,

@@ -32,9 +32,9 @@ import pytest
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames, _table, load_template
-from docflow.local.tools.sandbox import moto_sandbox, reset_process_state
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
+from tests.kit.sandbox import forget_settings, moto_sandbox, refill, reset_process_state
 from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.live_stack import fast_config, free_base, running_stack
@@ -75,10 +75,23 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     markers.set_current(None)
 
 
-@pytest.fixture
-def stack() -> Iterator[Stack]:
+@pytest.fixture(scope="module")
+def moto_module() -> Iterator[LocalNames]:
+    """The module's moto for its `stack` tests: the mock, the environment and the boto3
+    clients made once (`stack` empties and provisions it again for each test)."""
     with moto_sandbox(LocalNames(prefix="t"), TEST_ENV) as names:
-        yield Stack(names)
+        yield names
+
+
+@pytest.fixture
+def stack(moto_module: LocalNames) -> Iterator[Stack]:
+    """moto with the template's resources, empty for each test: the module's moto refilled
+    (every backend emptied, the template provisioned, settings and runtime read again), as
+    temporal's samples share one environment and give each test its own queue. A test sees
+    nothing another test wrote."""
+    refill(moto_module, TEST_ENV)
+    yield Stack(moto_module)
+    forget_settings()
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +129,25 @@ def shipped_rules(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     use_runtime(None)
 
 
+TESTS = Path(__file__).parent
+LIVE, BROWSER = TESTS / "live", TESTS / "browser"
+
+
+def _misplaced(item: pytest.Item) -> str | None:
+    """Where a test lives says what it needs: a live stack (`tests/live/`, marked slow),
+    Chromium (`tests/browser/`, marked browser, some on a live stack too), or neither (the
+    folder of the code it tests)."""
+    slow, browser = item.get_closest_marker("slow"), item.get_closest_marker("browser")
+    folder = item.path.parent
+    if browser and folder != BROWSER:
+        return "drives Chromium: move it under tests/browser/"
+    if slow and folder not in (LIVE, BROWSER):
+        return "starts a live stack: move it under tests/live/"
+    if folder in (LIVE, BROWSER) and not (slow or browser):
+        return "needs neither a live stack nor Chromium: move it beside the code it tests"
+    return None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # A live stack takes tens of seconds: `make test-fast` must never start one.
     for item in items:
@@ -123,6 +155,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             "slow"
         ):
             raise pytest.UsageError(f"{item.nodeid} uses live_stack: mark it slow")
+        if problem := _misplaced(item):
+            raise pytest.UsageError(f"{item.nodeid} {problem}")
     # The modules with slow tests first, the longest of them (`slow(seconds=N)`) before the
     # rest, each kept whole: `make test` hands whole files to its workers (--dist loadfile, so a
     # module's live stack starts once), and a two-minute module handed out last is a two-minute

@@ -7,7 +7,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlencode
 
-from docflow.local.tools.pdfgen import make_pdf
+from tests.kit.pdfgen import make_pdf
 
 
 def invoice(n: int, pages: int = 1, scanned: bool = False) -> bytes:

@@ -27,13 +27,13 @@ from typing import Any
 from _reliability.corpus import contract, post
 from _reliability.harness import Stack
 from docflow.ids import DocumentRef
-from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.raw_http import raw_status
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.signing import KeyRing, TokenClaims, mint
 from docflow.review.web.inbox_views import encode_page
 from docflow.settings import load_settings
+from tests.kit.mailbox import wait_for_links
 
 SEED = 7
 

@@ -10,7 +10,7 @@ from typing import Any
 from _reliability.corpus import invoice
 from _reliability.harness import TERMINAL, Stack
 from docflow.ids import DocumentRef
-from docflow.local.tools.pdfgen import (
+from tests.kit.pdfgen import (
     encrypted_pdf,
     huge_page_pdf,
     truncated_pdf,

@@ -12,7 +12,7 @@ from typing import Any
 
 from _reliability.harness import SETTLED, Stack, statuses_of
 from docflow.local.emulators.textract import TextractEmulator
-from docflow.local.tools.pdfgen import make_pdf
+from tests.kit.pdfgen import make_pdf
 
 THROTTLE_RATE = 0.3
 CAP = 2

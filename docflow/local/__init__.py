@@ -16,8 +16,9 @@ fidelity/     what corrects or measures the local tools against AWS: moto's atom
               runner, durable stats
 emulators/    the AWS APIs moto lacks (Textract, AnalyzeExpense, Converse) on one loopback
               server base
-tools/        what tests, benchmarks and the CLI share: sandbox, PDF generator, uploads,
-              mailbox, raw HTTP, free ports
+tools/        what tests, benchmarks and the CLI share: uploads, the stack's mailbox read
+              back, raw HTTP, free ports (the PDF generator and the moto sandbox, which
+              the product never uses, are the test kit's: tests/kit/)
 
 Imports run downward only: stack -> services -> tools -> durability -> fidelity -> the base;
 emulators import nothing of the local stack. Nothing under docflow/local ships to Lambda.

@@ -19,12 +19,12 @@ from docflow import aws
 from docflow.cli.queries import cmd_show
 from docflow.enrich.budget import WINDOW_S, TokenBudget
 from docflow.local.emulators.bedrock import BedrockEmulator
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
 from docflow.storage import enrichment_key
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 
 MODEL = "test.enrich-model-v1"

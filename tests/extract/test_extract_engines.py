@@ -18,13 +18,13 @@ from docflow.extract.checks import check_fields
 from docflow.extract.fields import field_schema
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.expense import ExpenseEmulator
-from docflow.local.tools import pdfgen as pdfs
 from docflow.pdf import open_pdf
 from docflow.readmodel.queries import ReadModel
 from docflow.rules.model import DEFAULT_RULES, load_rules
 from docflow.runtime import use_runtime
 from docflow.settings import Settings, load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 
 Endpoint = Callable[[str, str], None]

@@ -8,10 +8,10 @@ from __future__ import annotations
 from docflow.extract.base import PageInput
 from docflow.extract.checks import check_fields
 from docflow.extract.rules import RulesEngine
-from docflow.local.tools.pdfgen import scanned_pdf
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import TesseractReader
 from docflow.rules.model import DEFAULT_RULES, load_rules
+from tests.kit.pdfgen import scanned_pdf
 
 NAMES = (
     "invoice_number",

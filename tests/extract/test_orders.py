@@ -12,11 +12,11 @@ from decimal import Decimal
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow.extract.orders import PO_MATCH, OrderRules, compare, confirmed
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.transitions import FINALIZED, PENDING_REVIEW
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import call, open_desk
 from tests.support.waiting import wait_until

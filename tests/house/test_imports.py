@@ -16,6 +16,7 @@ from tests.support.imports import (
     ROOT,
     imported_modules,
     module_imports,
+    unit,
     unit_imports,
 )
 
@@ -145,9 +146,34 @@ def test_the_product_never_imports_the_tests_or_the_benchmarks() -> None:
         f"{here} -> {there}": sorted(files)
         for here, imports in graph.items()
         for there, files in imports.items()
-        if there == "tests" or (there == "bench" and here != "bench")
+        if (there == "tests" and here != "bench") or (there == "bench" and here != "bench")
     }
     assert wrong == {}
+
+
+def test_the_benchmarks_import_only_the_test_kit_of_the_tests() -> None:
+    # The kit (tests/kit) is the tests' and benchmarks' shared tools; the rest of tests/ is tests.
+    wrong = {
+        str(path.relative_to(ROOT)): sorted(
+            m for m in imported_modules(path) if unit(m) == "tests" and not _in_kit(m)
+        )
+        for path in sorted((ROOT / "bench").rglob("*.py"))
+    }
+    assert {here: there for here, there in wrong.items() if there} == {}
+
+
+def test_the_test_kit_imports_nothing_else_of_the_tests() -> None:
+    wrong = {
+        str(path.relative_to(ROOT)): sorted(
+            m for m in imported_modules(path) if unit(m) == "tests" and not _in_kit(m)
+        )
+        for path in sorted((ROOT / "tests" / "kit").rglob("*.py"))
+    }
+    assert {here: there for here, there in wrong.items() if there} == {}
+
+
+def _in_kit(module: str) -> bool:
+    return module == "tests.kit" or module.startswith("tests.kit.")
 
 
 def test_conformance_needs_only_the_sdk() -> None:

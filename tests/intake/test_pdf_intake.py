@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from docflow.errors import IntakeError
-from docflow.local.tools import pdfgen
 from docflow.pdf import IntakeLimits, inspect_pdf
+from tests.kit import pdfgen
 
 LIMITS = IntakeLimits(max_pages=100, max_bytes=10**8, max_page_points=14400)
 CASES = {

@@ -14,7 +14,7 @@ from docflow.local.config import StackConfig
 from docflow.local.fidelity.sqs_long_poll import arrivals, watch_sqs_arrivals
 from docflow.local.resources import LocalNames
 from docflow.local.services.intake_poller import IntakePoller
-from docflow.local.tools.sandbox import moto_sandbox
+from tests.kit.sandbox import moto_sandbox
 from tests.support.waiting import wait_until
 
 AN_HOUR = 3600.0

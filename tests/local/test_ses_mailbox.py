@@ -13,7 +13,7 @@ from docflow import aws
 from docflow.local.durability import moto_state
 from docflow.local.fidelity.ses_mailbox import export_on_send
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
+from tests.kit.sandbox import moto_sandbox
 
 SENDER = "docflow@example.com"
 

@@ -9,11 +9,11 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 from docflow import aws
 from docflow.cost import PRICES, Usage, estimate, format_cost
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.storage import result_key
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 
 

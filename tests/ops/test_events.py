@@ -12,13 +12,13 @@ import pytest
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.readmodel import transitions as t
 from docflow.readmodel.event_shapes import event_detail
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
+from tests.kit.sandbox import moto_sandbox
 from tests.support.aws import TEST_ENV, Stack
 
 

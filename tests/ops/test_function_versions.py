@@ -1,6 +1,6 @@
 """`docflow versions` in AWS: the published versions and the alias from the Lambda APIs (moto's
 Lambda, which keeps versions and aliases; the durable listing is exercised against the local
-runner in tests/local/test_versions_stack.py)."""
+runner in tests/live/test_versions_stack.py)."""
 
 from __future__ import annotations
 

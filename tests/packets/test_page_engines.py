@@ -10,7 +10,6 @@ import pytest
 
 from docflow import aws
 from docflow.local.emulators.bedrock import BedrockEmulator
-from docflow.local.tools import pdfgen
 from docflow.packets import PacketPage, PageCall, propose
 from docflow.packets.factory import build_page_engine
 from docflow.packets.plan import part_batches
@@ -21,6 +20,7 @@ from docflow.readers.textlayer import TextLayerReader
 from docflow.rules.model import load_rules
 from docflow.rules.packets import PacketRules
 from docflow.settings import Settings
+from tests.kit import pdfgen
 from tests.support.aws import RULES_FAST
 from tests.support.packets import CONTRACT, INVOICE_A, INVOICE_B, INVOICE_C, REPORT, packet
 

@@ -17,9 +17,7 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import Pile, pile_env, pile_running
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles import batcher as batcher_steps
 from docflow.piles.batcher import look_at_pool
 from docflow.piles.manifest import BadManifest, PileManifest, is_manifest, pile_of, read_manifest
@@ -27,19 +25,21 @@ from docflow.piles.pool import PENDING, Pool
 from docflow.settings import load_settings
 from docflow.storage import pile_manifest_key
 from orchestrator.app import handler as orchestrator
-from tests.support.aws import TEST_ENV, Stack
+from tests.kit import pdfgen as pdfs
+from tests.support.aws import Stack
 
 FAST = dict.fromkeys(WALK, 0.1)
 
 
 @pytest.fixture
-def sandbox() -> Iterator[LocalNames]:
-    env = {
-        **TEST_ENV,
-        **pile_env(DOCFLOW_PILE_MIN_RECORDS="5", DOCFLOW_PILE_MAX_WAIT_SECONDS="600"),
-    }
-    with moto_sandbox(LocalNames(prefix="t"), env) as names:
-        yield names
+def sandbox(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> LocalNames:
+    """The module's moto, empty, with the settings a pile runs under (the module's `stack`
+    tests share that moto: a sandbox of its own here would nest inside it and see their data)."""
+    env = pile_env(DOCFLOW_PILE_MIN_RECORDS="5", DOCFLOW_PILE_MAX_WAIT_SECONDS="600")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    load_settings.cache_clear()
+    return stack.names
 
 
 def put_manifest(bucket: str, pile: str, expected: int) -> None:

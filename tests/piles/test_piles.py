@@ -16,14 +16,14 @@ from batcher.app import handler as batcher
 from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen as pdfs
 from docflow.local.tools.pile_run import Pile, pile_env, pile_running
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.piles.jobwait import on_state_change
 from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler as orchestrator
+from tests.kit import pdfgen as pdfs
+from tests.kit.sandbox import moto_sandbox
 from tests.support.aws import TEST_ENV
 
 # A report: its type has no review stage, so each run ends without a person (a contract's

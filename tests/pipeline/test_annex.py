@@ -11,7 +11,6 @@ from typing import Any
 from docflow import aws
 from docflow.extract.base import Extraction, PageInput
 from docflow.extract.rules import RulesEngine
-from docflow.local.tools import pdfgen as pdfs
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.extract import extract_fields
 from docflow.pipeline.read_batch import read_page_batch
@@ -19,6 +18,7 @@ from docflow.pipeline.results import BatchSummary
 from docflow.pipeline.split import split_document
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 
 PAGES = 200

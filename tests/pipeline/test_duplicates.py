@@ -19,12 +19,12 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.cli import main
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.suppliers.duplicates import DuplicateStore, claim_pk
 from docflow.trace.page import page
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 
 # The same invoice, other bytes: a re-rendered copy with a line the fields do not read.

@@ -7,11 +7,11 @@ import json
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow.local.fidelity.durable_stats import checkpoint_stats, checkpointed_text
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.textlayer import TextLayerReader
 from docflow.readers.throttling import ThrottlePolicy, ThrottleRetryingReader
 from docflow.runtime import build_runtime, use_runtime
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 from tests.support.fakes import (
     CountingReader,

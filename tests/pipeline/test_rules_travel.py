@@ -12,11 +12,11 @@ from urllib.parse import urlencode
 import pytest
 
 from docflow.ids import DocumentRef
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.rules.model import DEFAULT_RULES
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, call, open_desk
 

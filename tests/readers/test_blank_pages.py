@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-from docflow.local.tools import pdfgen
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.readers.base import PageText
 from docflow.readers.blank import BLANK, BlankPageSkipper, ink_pixels, is_blank
@@ -13,6 +12,7 @@ from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen
 from tests.support.aws import Stack, result_json
 
 RECEIPT = "RECEIPT\nThank you for your order\nTotal: 12.00 EUR"

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.pdf import open_pdf
 from docflow.readers.base import PageText
 from docflow.readers.tesseract import OCR_SLOTS_PER_CORE, TesseractReader
 from docflow.readers.tesseract_engines import ApiEngine, CliEngine, TsvEngine, tessdata_dir
 from docflow.rules.model import load_rules
 from docflow.settings import usable_cores
+from tests.kit.pdfgen import make_pdf
 
 SEVEN = load_rules().ocr_languages
 

@@ -8,11 +8,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from docflow.local.tools import pdfgen
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import OCR_SLOTS_PER_CORE, TesseractReader
 from docflow.readers.tesseract_engines import CliEngine
 from docflow.settings import usable_cores
+from tests.kit import pdfgen
 
 
 def _tesseract_children() -> set[str]:

@@ -11,10 +11,10 @@ from dataclasses import replace
 import pytest
 
 from docflow.local.emulators.textract import TextractEmulator
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.pdf import open_pdf
 from docflow.readers.factory import build_reader
 from docflow.settings import load_settings
+from tests.kit.pdfgen import make_pdf
 from tests.support.aws import Stack
 
 

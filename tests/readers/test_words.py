@@ -7,11 +7,11 @@ import io
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from docflow.local.tools import pdfgen
 from docflow.pdf import open_pdf
 from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader, parse_tsv_words
 from docflow.readers.textlayer import TextLayerReader
+from tests.kit import pdfgen
 
 
 def _pdf() -> bytes:

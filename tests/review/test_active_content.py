@@ -20,8 +20,8 @@ from pypdf.generic import (
 )
 
 from docflow.cli.queries import cmd_show
-from docflow.local.tools import pdfgen as pdfs
 from docflow.pdf import active_content
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, call, open_desk
 

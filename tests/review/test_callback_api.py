@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import callback_api.app as api
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import MailedLink, links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.signing import KeyRing, TokenClaims, mint, sign_body
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import MailedLink, links_in, moto_sent_mail
 from tests.support.aws import Stack, result_json
 from tests.support.function_url import FakeLambdaContext, url_event
 from tests.support.review_desk import RunnerCallbacks, call, make_views, post_decision, wait_until

@@ -14,9 +14,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from docflow import aws
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.stage.callbacks import CallbackGone, LambdaCallbackSender
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, RunnerCallbacks, open_desk, post_decision
 

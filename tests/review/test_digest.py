@@ -15,8 +15,6 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 import callback_api.app as api
 import callback_api.digest as digest_function
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.access.keys import build_key_source
 from docflow.review.notify.digest import DigestJob
 from docflow.review.notify.mail import SesMailer
@@ -25,6 +23,8 @@ from docflow.rules.model import load_rules
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import RULES_FAST, Stack
 from tests.support.review_desk import RunnerCallbacks, call, make_views, wait_until
 

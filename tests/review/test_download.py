@@ -8,9 +8,9 @@ from urllib.parse import parse_qs, urlparse
 
 import requests
 
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import call, open_desk
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from docflow.local.tools import pdfgen as pdfs
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, call, open_desk, post_decision
 

@@ -11,10 +11,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from docflow import aws
-from docflow.local.tools import pdfgen as pdfs
 from docflow.ops.widgets import handle
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, call, open_desk, wait_until
 

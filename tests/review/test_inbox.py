@@ -17,8 +17,6 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow.ids import DocumentRef
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.access.inbox_links import InboxLinks, inbox_claims
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.revocation import Revocations
@@ -26,6 +24,8 @@ from docflow.review.access.signing import KeyRing, mint, new_nonce
 from docflow.review.stage.inbox import InboxIndex
 from docflow.review.web.inbox_views import encode_page
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import RULES_FAST, Stack
 from tests.support.review_desk import RunnerCallbacks, call, open_desk, wait_until
 

@@ -9,12 +9,12 @@ import time
 from urllib.parse import urlencode
 
 from callback_api.exchange import INBOX_COOKIE_S
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.signing import verify
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import Stack
 from tests.support.review_desk import call, open_desk, wait_until
 

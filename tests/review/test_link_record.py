@@ -7,13 +7,13 @@ import json
 
 from docflow import aws
 from docflow.dynamo import from_ddb
-from docflow.local.tools import pdfgen as pdfs
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.links import LinkStore
 from docflow.review.access.signing import token_hash
 from docflow.review.stage.requests import ReviewRequest
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 
 # A link item as `LinkStore.issue` wrote it before the type existed (its keys in order).

@@ -8,11 +8,11 @@ from urllib.parse import urlencode
 import pytest
 
 from docflow import aws
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from docflow.storage import page_text_key
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import call, open_desk
 

@@ -15,12 +15,12 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 from docflow import aws
-from docflow.local.tools import pdfgen as pdfs
 from docflow.pdf import open_pdf
 from docflow.readers.pictures import allowance, picture_boxes
 from docflow.readers.tesseract import TesseractReader
 from docflow.settings import load_settings
 from docflow.storage import page_words_key
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, call, open_desk
 

@@ -3,8 +3,8 @@ prefetches a review link, again and again, tells colleagues nothing."""
 
 from __future__ import annotations
 
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import Stack
 from tests.support.review_desk import call, open_desk
 

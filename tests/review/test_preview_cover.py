@@ -12,8 +12,8 @@ from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.tesseract import TesseractReader
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import call, open_desk
 

@@ -4,7 +4,6 @@ slot minted with it get a fresh link on the next issue, so reminders and digests
 
 from __future__ import annotations
 
-from docflow.local.tools import pdfgen as pdfs
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.links import LinkStore
 from docflow.review.access.signing import KeyRing, verify
@@ -12,6 +11,7 @@ from docflow.review.stage.requests import ReviewRequest
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 
 OLD = KeyRing.generate_json("k1")

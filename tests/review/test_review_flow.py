@@ -13,10 +13,10 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
 
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 
 

@@ -17,11 +17,11 @@ from aws_durable_execution_sdk_python.execution import InvocationStatus
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.review.stage.register import RegisterStore, _waits_before
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import (
     Desk,

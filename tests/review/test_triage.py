@@ -15,13 +15,13 @@ import pytest
 from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
 
 from docflow import aws
-from docflow.local.tools import pdfgen as pdfs
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.table import to_ddb
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.signing import TokenClaims, mint, sign_body, token_hash
 from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import Desk, call, open_desk
 

@@ -207,7 +207,7 @@ def test_the_page_offers_it_and_the_desk_takes_it_only_where_offered(
     and decides nothing."""
     from urllib.parse import urlencode
 
-    from docflow.local.tools.pdfgen import make_pdf
+    from tests.kit.pdfgen import make_pdf
     from tests.support.live_stack import LEGAL_ONLY
     from tests.support.review_desk import call, open_desk
 

@@ -14,7 +14,6 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 import callback_api.app as api
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.readmodel.queries import ReadModel
 from docflow.rules.model import DEFAULT_RULES
 from docflow.runtime import build_runtime, use_runtime
@@ -24,6 +23,7 @@ from docflow.suppliers.bank import check_bank_details
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding
 from orchestrator.app import handler
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice, paper
 from tests.support.aws import Stack
 from tests.support.review_desk import RunnerCallbacks, call, make_views, wait_until

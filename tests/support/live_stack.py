@@ -16,12 +16,12 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
-from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.ports import FLOOR, free_port_base
-from docflow.local.tools.sandbox import reset_process_state
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit.mailbox import wait_for_links
+from tests.kit.sandbox import reset_process_state
 from tests.support import markers
 
 

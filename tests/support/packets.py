@@ -13,7 +13,7 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import DictionaryObject, NameObject, NumberObject
 
 from docflow.ids import DocumentRef
-from docflow.local.tools import pdfgen
+from tests.kit import pdfgen
 
 # One document each: a list of page texts (a ("scan", text) tuple for an image-only page).
 INVOICE_A = [

@@ -27,12 +27,12 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 
 from docflow import aws
 from docflow.local.resources import LocalNames
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.rules.model import DEFAULT_RULES
 from docflow.runtime import runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
+from tests.kit.sandbox import moto_sandbox
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.replay import HISTORIES
 

@@ -17,7 +17,6 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 import callback_api.app as api
 from docflow.ids import DocumentRef
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
@@ -27,6 +26,7 @@ from docflow.review.web.views import ReviewViews
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support.aws import Stack, result_json
 from tests.support.function_url import FakeLambdaContext, url_event
 from tests.support.waiting import wait_until

@@ -12,11 +12,11 @@ from aws_durable_execution_sdk_python.execution import InvocationStatus
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow.intake import execution_input
-from docflow.local.tools import pdfgen as pdfs
 from docflow.telemetry import files, spans
 from docflow.telemetry.context import for_run
 from docflow.telemetry.plugin import PART, orchestrator_plugins
 from orchestrator.app import run_document
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 
 

@@ -14,9 +14,9 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.local.tools import pdfgen as pdfs
 from docflow.settings import load_settings
 from orchestrator.app import handler
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 from tests.support.grants import TEMPLATE, calls_on, granted
 

@@ -14,7 +14,6 @@ from packaging.requirements import Requirement
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.resources import load_template
-from docflow.local.tools import pdfgen
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.review.web.previews import PreviewStore, preview_key
 from docflow.settings import Settings, load_settings
@@ -27,6 +26,7 @@ from docflow.storage import (
     page_words_key,
     result_key,
 )
+from tests.kit import pdfgen
 from tests.support.aws import Stack
 from tests.support.cfn import NO_VALUE, Resolver
 

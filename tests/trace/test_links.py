@@ -11,7 +11,6 @@ import pytest
 
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.ops.widgets import render_list
 from docflow.readmodel import transitions as t
 from docflow.readmodel.queries import ReadModel
@@ -20,6 +19,7 @@ from docflow.reporting import recorder_for
 from docflow.settings import load_settings
 from docflow.trace.page import local_link
 from status_recorder.widgets import handler
+from tests.kit.sandbox import moto_sandbox
 from tests.support.aws import TEST_ENV
 
 OLD = "2026-11-20T10:00:00.000+00:00"  # long enough ago to count as stuck

@@ -13,7 +13,7 @@ it is used as a library: `validate_description` gets
   logical id), and `CapturedLogs` answers CloudWatch Logs' filter_log_events from the JSON
   log lines the requirement handlers append to a file (conformance/handlers/_support.py).
 
-Used by bench/conformance.py (every requirement) and tests/e2e/test_conformance.py (the ones for
+Used by bench/conformance.py (every requirement) and tests/live/test_conformance.py (the ones for
 the operations the orchestrator uses).
 """
 

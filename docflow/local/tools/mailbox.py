@@ -1,8 +1,9 @@
 """Review links as the reviewers receive them: read back from the mail the local SES accepted.
 
 Links live only in reviewers' mailboxes; the read model names them by link id. Locally the
-mailbox is moto's SES: `docflow run` prints links from it for convenience, and tests and
-benchmarks click them the way a reviewer would. (Tools only: nothing here verifies a token.)
+mailbox is moto's SES: `docflow run` and `docflow mail` print links from it for convenience
+(tests and benchmarks wait for them and click them through tests/kit/mailbox.py). Tools only:
+nothing here verifies a token.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,42 +58,7 @@ def links_in(mail: list[dict[str, Any]]) -> list[MailedLink]:
     return list(found.values())
 
 
-def moto_sent_mail() -> list[dict[str, Any]]:
-    """What SES accepted, from moto in this process (tests on the in-process sandbox)."""
-    # moto loads only where it is served or patched (a second of start-up elsewhere)
-    from moto.core import DEFAULT_ACCOUNT_ID
-    from moto.ses.models import ses_backends
-
-    sent = ses_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].sent_messages
-    return [
-        {"to": m.destinations.get("ToAddresses", []), "subject": m.subject, "body": m.body}
-        for m in sent
-        if hasattr(m, "subject")
-    ]
-
-
 def stack_mail(state: Path) -> list[dict[str, Any]]:
     """What the local stack's SES accepted, as `docflow mail --json` prints it."""
     path = Path(state) / "mail.json"
     return json.loads(path.read_text()) if path.exists() else []
-
-
-def wait_for_links(
-    state: Path,
-    want: int,
-    run_id: str | None = None,
-    stage_index: int | None = None,
-    timeout: float = 60.0,
-) -> list[MailedLink]:
-    """At least `want` links (of one run and stage, if named) from the stack's mailbox."""
-    deadline = time.monotonic() + timeout
-    while True:
-        links = [
-            link
-            for link in links_in(stack_mail(state))
-            if (run_id is None or link.run_id == run_id)
-            and (stage_index is None or link.stage_index == stage_index)
-        ]
-        if len(links) >= want or time.monotonic() > deadline:
-            return links
-        time.sleep(0.2)

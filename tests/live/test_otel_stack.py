@@ -15,8 +15,8 @@ import pytest
 
 from docflow import aws
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import INVOICE_UNREADABLE_TOTAL, make_pdf
 from docflow.telemetry.context import for_run
+from tests.kit.pdfgen import INVOICE_UNREADABLE_TOTAL, make_pdf
 from tests.support.live_stack import executions_named, http, review_url, upload_doc, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.live_stack]

@@ -17,9 +17,9 @@ import pytest
 
 from docflow.cli.refs import document_id
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import INVOICE, make_pdf
 from docflow.local.tools.ports import free_port_base
 from docflow.trace.stuck import explain_run
+from tests.kit.pdfgen import INVOICE, make_pdf
 from tests.support.live_stack import LEGAL_ONLY, http, review_url, running_stack, wait_for
 
 pytestmark = pytest.mark.slow

@@ -17,13 +17,13 @@ from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
-from docflow.local.tools.mailbox import links_in
-from docflow.local.tools.pdfgen import CONTRACT_WITH_CARD, fresh_invoice, make_pdf
 from docflow.local.tools.raw_http import raw_status
 from docflow.local.tools.uploads import object_created_event
 from docflow.readmodel.queries import ReadModel
 from docflow.review.access.links import link_id
 from docflow.settings import load_settings
+from tests.kit.mailbox import links_in
+from tests.kit.pdfgen import CONTRACT_WITH_CARD, fresh_invoice, make_pdf
 from tests.support.live_stack import (
     LEGAL_ONLY,
     executions_named,

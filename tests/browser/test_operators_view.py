@@ -14,7 +14,7 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.services.dashboard import read_points
-from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
+from tests.kit.pdfgen import fresh_invoice, make_pdf
 from tests.support.browser import launch
 from tests.support.live_stack import LEGAL_ONLY, http, review_url, wait_for
 

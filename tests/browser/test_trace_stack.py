@@ -17,7 +17,7 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.emulators.textract import TextractEmulator
-from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
+from tests.kit.pdfgen import fresh_invoice, make_pdf
 from tests.support import screenshots
 from tests.support.live_stack import (
     LEGAL_ONLY,

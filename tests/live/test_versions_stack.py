@@ -21,8 +21,8 @@ import pytest
 
 from docflow.local.config import StackConfig
 from docflow.local.stack import control
-from docflow.local.tools.pdfgen import fresh_invoice, make_pdf
 from docflow.local.versions.store import VersionStore
+from tests.kit.pdfgen import fresh_invoice, make_pdf
 from tests.support.checkouts import copy_checkout
 from tests.support.live_stack import (
     LEGAL_ONLY,

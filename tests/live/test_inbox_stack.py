@@ -12,12 +12,12 @@ import pytest
 
 from docflow import aws
 from docflow.local.stack import control
-from docflow.local.tools.mailbox import links_in, stack_mail
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.readmodel.table import from_ddb
 from docflow.review.notify.digest import digest_pk
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
+from tests.kit.mailbox import links_in, stack_mail
+from tests.kit.pdfgen import make_pdf
 from tests.support.live_stack import (
     LEGAL_ONLY,
     fast_config,

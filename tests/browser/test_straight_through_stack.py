@@ -4,7 +4,7 @@ and function host), the order mismatch's page in a real browser: a checked VAT i
 supplier over a wrong printed name; an IBAN one digit off matches nothing; an invoice over the
 total of the purchase order it cites waits at `fields` with both totals on the reviewer's page;
 a Spanish scan printing `IVA (21%)` gets its tax amount or goes to a person, never a wrong or
-missing tax finalized. (The learned-profile scenario: tests/suppliers/test_suppliers_browser.py.)
+missing tax finalized. (The learned-profile scenario: tests/browser/test_suppliers_browser.py.)
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 
 from docflow.cli import main
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import scanned_pdf, text_pdf
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit.pdfgen import scanned_pdf, text_pdf
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice, paper
 from tests.support.browser import launch
 from tests.support.live_stack import http, review_url, wait_for

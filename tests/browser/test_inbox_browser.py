@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from docflow.local.config import StackConfig
-from docflow.local.tools.mailbox import wait_for_links
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.uploads import put_document
 from docflow.rules.model import DEFAULT_RULES
+from tests.kit.mailbox import wait_for_links
+from tests.kit.pdfgen import make_pdf
 from tests.support import screenshots
 from tests.support.browser import launch, press_access_key
 from tests.support.live_stack import wait_for

@@ -14,10 +14,10 @@ import pytest
 
 from docflow import aws
 from docflow.local.config import StackConfig
-from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.uploads import object_created_event, put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit.mailbox import wait_for_links
 from tests.support import screenshots
 from tests.support.browser import launch, not_blank
 from tests.support.live_stack import executions_named, intake_drained, wait_for

@@ -8,12 +8,12 @@ from urllib.parse import urlencode
 
 import pytest
 
-from docflow.local.tools import pdfgen as pdfs
-from docflow.local.tools.mailbox import links_in, moto_sent_mail
 from docflow.review.access.inbox_links import InboxLinks
 from docflow.review.access.keys import build_key_source
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
+from tests.kit import pdfgen as pdfs
+from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support import screenshots
 from tests.support.aws import Stack
 from tests.support.browser import launch, not_blank

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from docflow.local.config import StackConfig
-from docflow.local.tools.mailbox import wait_for_links
-from docflow.local.tools.pdfgen import make_pdf
 from docflow.local.tools.uploads import put_document
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
+from tests.kit.mailbox import wait_for_links
+from tests.kit.pdfgen import make_pdf
 from tests.support import screenshots
 from tests.support.browser import launch, not_blank
 from tests.support.live_stack import wait_for

@@ -12,10 +12,10 @@ import pytest
 
 from docflow.cli import main
 from docflow.local.config import StackConfig
-from docflow.local.tools.mailbox import wait_for_links
 from docflow.local.tools.uploads import put_document
 from docflow.settings import load_settings
 from docflow.suppliers.store import SupplierStore
+from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
 from tests.support.browser import launch
 from tests.support.live_stack import wait_for

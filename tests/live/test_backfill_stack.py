@@ -16,10 +16,10 @@ import pytest
 
 from docflow import aws
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import text_pdf
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.storage import records_key
+from tests.kit.pdfgen import text_pdf
 
 # The shipped defaults for piles (minimum, maximum wait, schedule): what a user gets.
 pytestmark = [pytest.mark.slow(seconds=160), pytest.mark.live_stack()]

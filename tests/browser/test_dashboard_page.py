@@ -18,12 +18,12 @@ from docflow.ids import DocumentRef
 from docflow.local.config import StackConfig
 from docflow.local.resources import LocalNames
 from docflow.local.services.dashboard import charts, render
-from docflow.local.tools.sandbox import moto_sandbox
 from docflow.ops.charts import bar_chart, line_chart
 from docflow.readmodel import transitions as t
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
 from docflow.settings import load_settings
+from tests.kit.sandbox import moto_sandbox
 from tests.support import screenshots
 from tests.support.aws import TEST_ENV
 from tests.support.browser import launch, not_blank

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from docflow.local.config import StackConfig
-from docflow.local.tools.pdfgen import text_pdf
+from tests.kit.pdfgen import text_pdf
 
 pytestmark = [
     pytest.mark.slow,
