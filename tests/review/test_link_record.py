@@ -12,6 +12,7 @@ from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.links import LinkStore
 from docflow.review.access.signing import token_hash
 from docflow.review.stage.requests import ReviewRequest
+from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
@@ -73,7 +74,14 @@ def test_a_link_that_decides_alone_reads_with_defaults() -> None:
 def test_issue_stores_the_record_it_returns_the_token_of(stack: Stack) -> None:
     s = load_settings()
     doc = stack.upload("in/contract.pdf", pdfs.text_pdf("SERVICES AGREEMENT"))
-    stage = {"name": "legal", "reviewers": ["a@example.com"], "escalateTo": ["b@example.com"]}
+    stage = RoutedStage.from_json(
+        {
+            "name": "legal",
+            "reviewers": ["a@example.com"],
+            "escalateTo": ["b@example.com"],
+            "timeoutSeconds": 3600,
+        }
+    )
     request = ReviewRequest(doc, 0, stage, "cb-1", {"docType": "contract"})
     links = LinkStore(s.links_table)
     issued = links.issue(request, "a@example.com", build_key_source(s).ring(), 3600)
