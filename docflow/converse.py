@@ -10,58 +10,26 @@ Bedrock emulator and the recorded tests compare requests byte for byte).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-
-class Text(TypedDict):
-    text: str
-
-
-class Message(TypedDict):
-    role: str
-    content: list[Text]
-
-
-class InputSchema(TypedDict):
-    json: Mapping[str, Any]  # a JSON schema
-
-
-class ToolSpec(TypedDict):
-    name: str
-    description: str
-    inputSchema: InputSchema
-
-
-class Tool(TypedDict):
-    toolSpec: ToolSpec
-
-
-class ToolName(TypedDict):
-    name: str
-
-
-class ToolChoice(TypedDict):
-    tool: ToolName
-
-
-class ToolConfig(TypedDict):
-    tools: list[Tool]
-    toolChoice: ToolChoice
-
-
-class InferenceConfig(TypedDict):
-    maxTokens: int
-    temperature: float
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_runtime.type_defs import (
+        InferenceConfigurationTypeDef,
+        MessageTypeDef,
+        SystemContentBlockTypeDef,
+        ToolConfigurationTypeDef,
+    )
 
 
 class ConverseRequest(TypedDict, total=False):
-    """A Converse body (a batch record's `modelInput` has the same shape, without tools)."""
+    """A Converse body (a batch record's `modelInput` has the same shape, without tools): boto3's
+    own request shape, but for `modelId`, which the enrichment adds at the call."""
 
     modelId: str
-    system: list[Text]
-    messages: list[Message]
-    toolConfig: ToolConfig
-    inferenceConfig: InferenceConfig
+    system: list[SystemContentBlockTypeDef]
+    messages: list[MessageTypeDef]
+    toolConfig: ToolConfigurationTypeDef
+    inferenceConfig: InferenceConfigurationTypeDef
 
 
 def forced_tool_request(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from docflow.einvoice.nodes import all_of, amount, date, first, ibans_of, text
+from docflow.einvoice.nodes import all_of, amount, date, first, first_text, ibans_of, text
 from docflow.einvoice.record import EInvoice, Line, Party, VatBreakdown, document_type
 
 
@@ -111,14 +111,7 @@ def read_cii(root: etree._Element) -> EInvoice:
         po_number=text(order, "IssuerAssignedID") or text(order, "ID"),
         buyer_reference=text(agreement, "BuyerReference"),
         ibans=ibans_of(accounts),
-        bic=next(
-            (
-                bic
-                for node in means
-                if (bic := text(node, "PayeeSpecifiedCreditorFinancialInstitution/BICID"))
-            ),
-            None,
-        ),
+        bic=first_text(means, "PayeeSpecifiedCreditorFinancialInstitution/BICID"),
         payment_terms=text(settlement, "SpecifiedTradePaymentTerms/Description"),
         lines=tuple(_line(node) for node in all_of(tx, "IncludedSupplyChainTradeLineItem")),
         vat=tuple(

@@ -43,6 +43,11 @@ def text(node: etree._Element | None, path: str | None = None) -> str | None:
     return value or None
 
 
+def first_text(nodes: list[etree._Element], path: str) -> str | None:
+    """The first of `nodes` that has text at `path` (a payee's BIC among payment means)."""
+    return next((found for node in nodes if (found := text(node, path))), None)
+
+
 def amount(node: etree._Element | None, path: str | None = None) -> str | None:
     """A decimal as the document wrote it (`1300`, `1300.00`), normalized only of blanks and a
     leading `+`, so Decimal(value) is exact and nothing is rounded."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from docflow.einvoice.nodes import all_of, amount, date, first, ibans_of, text
+from docflow.einvoice.nodes import all_of, amount, date, first, first_text, ibans_of, text
 from docflow.einvoice.record import EInvoice, Line, Party, VatBreakdown, document_type
 
 
@@ -75,14 +75,7 @@ def read_ubl(root: etree._Element) -> EInvoice:
         po_number=text(root, "OrderReference/ID"),
         buyer_reference=text(root, "BuyerReference"),
         ibans=ibans_of(accounts),
-        bic=next(
-            (
-                bic
-                for node in means
-                if (bic := text(node, "PayeeFinancialAccount/FinancialInstitutionBranch/ID"))
-            ),
-            None,
-        ),
+        bic=first_text(means, "PayeeFinancialAccount/FinancialInstitutionBranch/ID"),
         payment_terms=text(root, "PaymentTerms/Note"),
         lines=tuple(
             _line(node, "CreditedQuantity" if credit else "InvoicedQuantity")

@@ -131,8 +131,8 @@ class Payload(TypedDict, total=False):
     parentKey: str
 
 
-class DocumentState(Payload, total=False):
-    """The `STATE` item: where a document is now, with every payload field it was given."""
+class ReportKeys(TypedDict, total=False):
+    """What an item keeps of the report that wrote it: its key, run, position and status."""
 
     pk: str
     sk: str
@@ -144,6 +144,11 @@ class DocumentState(Payload, total=False):
     seq: int
     status: str
     stage: str
+
+
+class DocumentState(Payload, ReportKeys, total=False):
+    """The `STATE` item: where a document is now, with every payload field it was given."""
+
     updatedAt: str
     firstSeenAt: str
     rev: int
@@ -157,19 +162,9 @@ class DocumentState(Payload, total=False):
     announcedEventId: str
 
 
-class HistoryItem(TypedDict, total=False):
+class HistoryItem(ReportKeys, total=False):
     """An `EVENT#` item: one report as it arrived (schema.Report.to_dict), kept a year."""
 
-    pk: str
-    sk: str
-    documentId: str
-    version: str
-    runId: str
-    runOrder: str
-    eventId: str
-    stage: str
-    status: str
-    seq: int
     at: str
     cause: str
     payload: Payload
