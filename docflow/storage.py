@@ -87,6 +87,12 @@ def fields_key(doc: DocumentRef) -> str:
     return f"{artifact_prefix(doc)}/fields.json"
 
 
+def einvoice_key(doc: DocumentRef) -> str:
+    """An e-invoice's EN 16931 data as read (the invoice, its validation report, where it came
+    from): JSON, written once by the read e-invoice step (docs/einvoice.md)."""
+    return f"{artifact_prefix(doc)}/einvoice.json"
+
+
 def enrichment_key(doc: DocumentRef) -> str:
     """The enrich step's full answer: summary, risk, how it was made, tokens."""
     return f"{artifact_prefix(doc)}/enrichment.json"
