@@ -125,6 +125,9 @@ lambda-lock: $(UV_VENV)/bin/uv
 	$(UV_VENV)/bin/uv pip compile requirements/lambda.in -o requirements/lambda.txt -q \
 	  --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux2014 \
 	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
+	$(UV_VENV)/bin/uv pip compile requirements/einvoice-rules.in -o requirements/einvoice-rules.txt \
+	  -q --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux_2_28 \
+	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
 
 # Executions suspended at each kind of wait, recorded from this release into
 # tests/data/histories/<version>-<commit>/: tests/orchestrator/test_replay_histories.py replays
@@ -162,3 +165,10 @@ build-BatcherScheduleFunction:
 	$(call lambda_build,batcher)
 build-ReviewDigestFunction:
 	$(call lambda_build,callback_api)
+# Saxon and the e-invoice library only: its own lock (requirements/einvoice-rules.txt), for
+# manylinux_2_28 (Saxon 13 has no manylinux2014 wheel; python3.13's Amazon Linux 2023 has glibc 2.34).
+build-EInvoiceRulesFunction:
+	$(subst manylinux2014_x86_64,manylinux_2_24_x86_64 --platform manylinux2014_x86_64,$(subst requirements/lambda.txt,requirements/einvoice-rules.txt,$(LAMBDA_PIP))) \
+	  -t "$(ARTIFACTS_DIR)"
+	tar -C . --exclude='__pycache__' -cf - docflow/__init__.py docflow/aws.py docflow/einvoice \
+	  einvoice_rules | tar -C "$(ARTIFACTS_DIR)" -xf -

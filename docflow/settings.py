@@ -132,6 +132,9 @@ class Settings:
     pile_role_arn: str = ""
     # The batcher a filling pool starts (the alias ARN in AWS); "" starts none.
     batcher_function: str = ""
+    # The function that runs an e-invoice's EN 16931 rules where Saxon is not installed
+    # (docflow.einvoice.rules_function, which reads the variable itself); "" runs them here.
+    einvoice_rules_function: str = ""
     # One OpenTelemetry trace per run (docflow.telemetry, which reads the variable itself, per
     # span): "off"; "file", the local stack's span files under DOCFLOW_OTEL_DIR; "otlp", the
     # global provider the ADOT layer sets up in AWS (the template's OtelExport parameter).

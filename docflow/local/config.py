@@ -159,6 +159,8 @@ class StackConfig:
             "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": f"http://127.0.0.1:{self.converse_port}",
             "AWS_ENDPOINT_URL_BEDROCK": f"http://127.0.0.1:{self.batch_port}",
             "DOCFLOW_BATCHER_FUNCTION": "docflow-batcher",
+            # An e-invoice's EN 16931 rules in their own function, as in AWS (docs/einvoice.md).
+            "DOCFLOW_EINVOICE_RULES_FUNCTION": "docflow-einvoice-rules",
             "DOCFLOW_PILE_ROLE_ARN": "arn:aws:iam::123456789012:role/docflow-batch-inference",
             "DOCFLOW_PILE_MAX_WAIT_SECONDS": str(self.pile_max_wait_s),
             "DOCFLOW_PILE_POLL_SECONDS": str(self.pile_poll_s),

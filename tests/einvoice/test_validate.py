@@ -75,8 +75,9 @@ def test_a_hybrid_pdf_made_from_a_broken_xml_reports_the_xml_rule() -> None:
 
 
 def test_rules_that_cannot_run_are_skipped_never_passed(monkeypatch) -> None:
-    module = importlib.import_module("docflow.einvoice.validate")
+    module = importlib.import_module("docflow.einvoice.rules_function")
     monkeypatch.setattr(module, "saxon_installed", lambda: False)
+    monkeypatch.delenv(module.RULES_FUNCTION_ENV, raising=False)
     report = validate((DATA / "invalid-br-co-15-ubl.xml").read_bytes())
     assert report.xsd == "passed"
     assert report.findings == ()

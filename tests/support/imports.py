@@ -8,7 +8,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HANDLERS = ("orchestrator", "starter", "callback_api", "status_recorder", "batcher")
+HANDLERS = (
+    *("orchestrator", "starter", "callback_api", "status_recorder", "batcher"),
+    "einvoice_rules",
+)
 PRODUCT = ("docflow", *HANDLERS, "conformance")
 OURS = (*PRODUCT, "tests", "bench")
 

@@ -666,6 +666,25 @@ def test_the_digest_runs_on_a_schedule_with_mail_and_the_review_tables_only() ->
     assert "build-ReviewDigestFunction:" in makefile
 
 
+def test_the_einvoice_rules_function_reaches_nothing_and_only_the_orchestrator_invokes_it() -> None:
+    props = functions()["EInvoiceRulesFunction"]
+    assert props["Handler"] == "einvoice_rules.app.handler"
+    assert not props.get("Policies") and not props.get("Events")  # its logs only
+    invokers = {
+        name
+        for name, fn in functions().items()
+        for s in statements(fn)
+        if "lambda:InvokeFunction" in actions(s)
+        and "EInvoiceRulesFunction" in json.dumps(s.get("Resource"))
+    }
+    assert invokers == {"OrchestratorFunction"}
+    env = functions()["OrchestratorFunction"]["Environment"]["Variables"]
+    assert env["DOCFLOW_EINVOICE_RULES_FUNCTION"] == {"Ref": "EInvoiceRulesFunction"}
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    assert "build-EInvoiceRulesFunction:" in makefile
+    assert "requirements/einvoice-rules.txt" in makefile
+
+
 def test_otel_export_is_off_by_default_and_on_needs_the_adot_layer() -> None:
     from docflow.telemetry import spans
 

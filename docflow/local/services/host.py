@@ -37,6 +37,7 @@ FUNCTIONS = {
     "docflow-batch-jobs": "batcher.job_events:handler",
     "docflow-batcher-schedule": "batcher.schedule:handler",
     "docflow-review-digest": "callback_api.digest:handler",
+    "docflow-einvoice-rules": "einvoice_rules.app:handler",
 }
 TIMEOUTS = {"docflow-orchestrator": 900, "docflow-batcher": 900}
 # More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:

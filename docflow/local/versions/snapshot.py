@@ -17,9 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # The packages a version carries (`conformance` only where the checkout has it: the
-# conformance benchmark's handlers run on the stack's host too).
+# conformance benchmark's handlers run on the stack's host too; `einvoice_rules` only from
+# the release that added it).
 PACKAGES = ("docflow", "orchestrator", "starter", "status_recorder", "callback_api", "batcher")
-OPTIONAL_PACKAGES = ("conformance",)
+OPTIONAL_PACKAGES = ("conformance", "einvoice_rules")
 # What makes a folder a docflow checkout: the handler modules the host serves.
 REQUIRED_FILES = (
     "docflow/__init__.py",

