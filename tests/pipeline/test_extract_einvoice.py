@@ -171,6 +171,21 @@ def test_a_hybrid_whose_xml_names_another_iban_waits_with_both_values(
     assert ATTACKER_IBAN not in json.dumps(out.to_json())  # masked wherever it travels
 
 
+def test_a_published_hybrid_whose_page_prints_another_number_is_caught(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """mustangproject's validXRechnung.pdf as published: its page prints invoice
+    RE-20200620/508, its XML RE-20190610/507 (the totals and the account agree)."""
+    out = _extract(stack, "mustang-xrechnung.pdf")
+    mismatches = [c for c in out.checks if c["code"] == "page-mismatch"]
+    assert [(c["field"], c["xml"], c["page"]) for c in mismatches] == [
+        ("invoice_number", "RE-20190610/507", "RE-20200620/508")
+    ]
+    assert mismatches[0]["pageBox"]["page"] == 1
+    assert out.fields["invoice_number"]["value"] == "RE-20190610/507"  # the data's
+    assert "fields" in _stages(out)
+
+
 def test_a_known_suppliers_vat_id_with_another_iban_in_the_xml_waits_at_bank_details(
     stack: Stack, shipped_rules: None
 ) -> None:
