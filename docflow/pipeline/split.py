@@ -89,8 +89,12 @@ def _invoice(data: bytes, step: StepContext | None = None) -> bool:
     it an ordinary PDF (logged), never a refusal of a document whose pages read."""
     try:
         found = detect(data)
-    except EInvoiceError:
-        raise
+    except EInvoiceError as exc:
+        if step is None or exc.reason != "not-an-invoice":
+            raise
+        # A PDF carrying some other XML (a data export, a form's data) is an ordinary PDF.
+        step.logger.info("attached XML is no invoice", extra={"reason": exc.reason})
+        return False
     except Exception as exc:
         if step is None:
             raise

@@ -147,6 +147,19 @@ def test_an_ordinary_pdf_has_no_einvoice_step(stack: Stack) -> None:
     assert "einvoice" not in (result.get_step("split").result or "")
 
 
+def test_a_pdf_carrying_another_xml_is_an_ordinary_pdf(stack: Stack) -> None:
+    data = with_attachment("export.xml", b'<?xml version="1.0"?><catalog><book/></catalog>')
+    _, result = run(stack, "in/with-data.pdf", data)
+
+    out = result_json(result)
+    assert (out["status"], out["docType"], out["engines"]) == (
+        "finalized",
+        "invoice",
+        {"textlayer": 1},
+    )
+    assert "einvoice" not in out and "einvoice" not in (result.get_step("split").result or "")
+
+
 class Seen(BaseHTTPRequestHandler):
     hits: list[str] = []  # noqa: RUF012 - one server per test, read after it stops
 
@@ -193,10 +206,10 @@ def laughs() -> bytes:
     ).encode()
 
 
-def not_xml_attachment() -> bytes:
-    """An ordinary PDF carrying `factur-x.xml` that is no XML."""
+def with_attachment(name: str, content: bytes) -> bytes:
+    """An ordinary invoice PDF carrying `name`."""
     writer = PdfWriter(clone_from=io.BytesIO(pdfs.text_pdf(pdfs.INVOICE)))
-    writer.add_attachment("factur-x.xml", b"%PDF-1.4 this is not an XML invoice")
+    writer.add_attachment(name, content)
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
@@ -217,7 +230,7 @@ def huge_invoice(size: int = 20 * 1024 * 1024) -> bytes:
         (b'<?xml version="1.0"?><catalog><book id="1"/></catalog>', "not-an-invoice"),
         (laughs(), "xml-unsafe"),
         (huge_invoice(), "xml-too-large"),
-        (not_xml_attachment(), "embedded-not-xml"),
+        (with_attachment("factur-x.xml", b"%PDF-1.4 no XML"), "embedded-not-xml"),
     ],
     ids=["malformed", "not-an-invoice", "billion-laughs", "20-mb", "embedded-not-xml"],
 )
