@@ -166,8 +166,9 @@ def route(
     document's summary and the review stages it goes through, in order."""
     if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
+        data = (run.summary.get("einvoice") or {}).get("key")  # an e-invoice: fields from it
         extracted = context.step(
-            extract_fields(doc, found.doc_type, run.plan), "extract", EXTRACT_STEP
+            extract_fields(doc, found.doc_type, run.plan, data), "extract", EXTRACT_STEP
         )
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
         run = run.with_extracted(
