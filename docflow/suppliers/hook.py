@@ -100,9 +100,11 @@ def consult(
     `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
     before the page's, and its fields come from that data: no profile reads the page."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
-    declared = declared or Declared()
-    if not pages and not declared:
+    from_data = declared is not None
+    if not pages and not from_data:
         return out
+    # Data with no page (an XML invoice) is still matched and its bank details still checked.
+    declared = declared or Declared()
     layouts = [layout_of(p) for p in pages]
     printed = (fields.get("vendor_name") or {}).get("value")
     tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
@@ -161,7 +163,7 @@ def consult(
         # The page's own reading (often a guess from its signs or its country) and the
         # supplier's registered currency agree: two sources, each surer than either.
         found["confidence"] = max(float(found.get("confidence", 0.0)), DEFAULT_CURRENCY)
-    if declared:
+    if from_data:
         return out  # the fields are the data's: a profile of the printed page adds nothing
     factors = {p.page: _ocr(p) for p in pages}
     out.shown["profileFields"] = _apply_profile(

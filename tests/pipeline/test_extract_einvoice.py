@@ -27,6 +27,8 @@ from docflow.pipeline.split import split_document
 from docflow.settings import load_settings
 from docflow.storage import einvoice_key
 from docflow.suppliers import history
+from docflow.suppliers.declared import Declared
+from docflow.suppliers.hook import consult
 from docflow.suppliers.model import Supplier
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
@@ -229,3 +231,17 @@ def test_an_ordinary_pdf_is_read_as_before_without_an_einvoice_key(
     assert out.fields["invoice_number"]["value"] == "INV-20931"
     detail = _s3_json(out.key or "")
     assert detail["engine"] == "rules" and "einvoice" not in detail and "lines" not in detail
+
+
+def test_data_naming_no_id_nor_account_still_meets_the_registry(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """No page and nothing declared (an XML with neither a VAT id nor an IBAN): the supplier
+    is still looked up by name and the bank-details check still runs (`unknown_payee = "hold"`
+    would hold it), as for a page that prints none."""
+    fields = {"vendor_name": {"value": "Nobody GmbH", "confidence": 1.0, "page": 0, "box": None}}
+    consulted = consult(registry(), [], fields, ("vendor_name",), declared=Declared())
+    assert consulted.shown["supplier"] == {"status": "unknown"}
+    assert consulted.shown["bank"]["verdict"] == "unknown-supplier"
+    # Without data and without pages there is nothing to consult, as before.
+    assert consult(registry(), [], fields, ("vendor_name",)).shown == {}
