@@ -2,7 +2,9 @@
 
 The pipeline writes it as the invoice's page 1 (engine `einvoice`), so what reads pages (the
 classifier's detectors, the summary and risk, `docflow show`) reads the invoice like any
-other. Labels are English and fixed; values are exactly the XML's (no rounding, no locale).
+other. Labels are English and fixed, the ones printed invoices use ("Seller:", "Net total:",
+"Total incl. VAT:"), so a reader of printed invoices reads this one too; values are exactly
+the XML's (no rounding, no locale).
 """
 
 from __future__ import annotations
@@ -43,9 +45,9 @@ def render(invoice: EInvoice) -> str:
     out += ["", "Totals"]
     out += _pairs(
         ("Sum of lines", invoice.line_total),
-        ("Total without VAT", invoice.net),
+        ("Net total", invoice.net),
         ("VAT total", invoice.tax),
-        ("Total with VAT", invoice.total),
+        ("Total incl. VAT", invoice.total),
         ("Amount due", invoice.payable),
         indent="  ",
     )
@@ -66,9 +68,8 @@ def _pairs(*pairs: tuple[str, str | None], indent: str = "") -> list[str]:
 
 def _party(role: str, party: Party) -> list[str]:
     return [
-        role,
+        f"{role}: {party.name}" if party.name else role,
         *_pairs(
-            ("Name", party.name),
             ("VAT id", party.vat_id),
             ("Tax number", party.tax_number),
             ("Country", party.country),

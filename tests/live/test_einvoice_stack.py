@@ -20,7 +20,8 @@ from tests.support.live_stack import running_stack
 
 pytestmark = pytest.mark.slow
 
-XRECHNUNG = Path(__file__).parents[1] / "data" / "einvoice" / "kosit-xrechnung-01.01a-cii.xml"
+DATA = Path(__file__).parents[1] / "data" / "einvoice"
+XRECHNUNG, FACTURX = DATA / "kosit-xrechnung-01.01a-cii.xml", DATA / "facturx-en16931.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -41,15 +42,17 @@ def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_an_xrechnung_xml_goes_through_the_stack(stack: StackConfig, tmp_path: Path) -> None:
-    upload = tmp_path / "rechnung.xml"
+    upload, hybrid = tmp_path / "rechnung.xml", tmp_path / "facturx.pdf"
     upload.write_bytes(XRECHNUNG.read_bytes())
+    hybrid.write_bytes(FACTURX.read_bytes())
 
-    ran = docflow(stack, "run", str(upload))
-    assert ran.returncode == 0, ran.stderr  # not failed: no `not-a-pdf` any more
+    ran = docflow(stack, "run", str(upload), str(hybrid))
+    assert ran.returncode == 0, ran.stderr  # neither failed: an XML is no `not-a-pdf` any more
     shown = docflow(stack, "show", "incoming/rechnung.xml", "--json")
     assert shown.returncode == 0, shown.stderr
     state = json.loads(shown.stdout)["state"]
-    # Its review or its end, as the shipped rules route an invoice.
+    # Its review or its end, as the shipped rules route an invoice (until the fields come from
+    # its data, the shipped rules read them from its page: a `fields` review, as it happens).
     assert state["status"] in ("pending-review", "finalized"), state
     assert (state["docType"], state["engines"], state["pages"]) == ("invoice", {"einvoice": 1}, 1)
     assert float(state["confidence"]) == 1.0
@@ -63,3 +66,10 @@ def test_an_xrechnung_xml_goes_through_the_stack(stack: StackConfig, tmp_path: P
     # Its one page is the invoice as text, beside its data.
     page = store.get_text(einvoice["key"].replace("einvoice.json", "pages/00001.txt"))
     assert "Invoice number: 123456XX" in page and "Porto + Versandkosten" in page
+
+    # The hybrid Factur-X PDF (a `make run` sample): its pages read, its data beside them.
+    shown = docflow(stack, "show", "incoming/facturx.pdf", "--json")
+    state = json.loads(shown.stdout)["state"]
+    assert state["status"] in ("pending-review", "finalized"), state
+    assert (state["docType"], state["engines"]) == ("invoice", {"textlayer": 1})
+    assert (state["einvoice"]["source"], state["einvoice"]["typeCode"]) == ("hybrid", "380")

@@ -13,8 +13,16 @@ from docflow.pipeline.einvoice_read import EINVOICE_STEP, EInvoiceRead, rules_ty
 from docflow.pipeline.results import Split
 from docflow.pipeline.split import SPLIT_STEP
 from docflow.rules.model import load_rules
-from tests.pipeline.test_results import CONTEXT, SPLIT_OK
 
+CONTEXT = SerDesContext("op-1", "arn:aws:lambda:us-east-1:1:function:f:live/durable-execution/x/y")
+# An ordinary document's split checkpoint as the SDK's default encoding wrote it (the recorded
+# shape tests/pipeline/test_results.py keeps).
+SPLIT_OK = (
+    '{"t":"m","v":{"ok":{"t":"b","v":true},"pages":{"t":"i","v":12},"bytes":{"t":"i","v":3456},'
+    '"batches":{"t":"l","v":[{"t":"l","v":[{"t":"i","v":1},{"t":"i","v":3}]},{"t":"l","v":'
+    '[{"t":"i","v":4},{"t":"i","v":6}]},{"t":"l","v":[{"t":"i","v":7},{"t":"i","v":9}]},'
+    '{"t":"l","v":[{"t":"i","v":10},{"t":"i","v":12}]}]}}}'
+)
 RULE_TYPES = ("invoice", "credit-note", "contract", "report", "purchase-order")
 
 
@@ -51,8 +59,7 @@ def test_the_read_step_carries_the_contracts_object() -> None:
     assert read.to_json()["fatal"] == ["BR-CO-15"]
     serdes = EINVOICE_STEP.serdes
     assert serdes is not None
-    context = SerDesContext("op-1", CONTEXT.durable_execution_arn)
-    assert serdes.deserialize(serdes.serialize(read, context), context) == read
+    assert serdes.deserialize(serdes.serialize(read, CONTEXT), CONTEXT) == read
     assert json.dumps(read.to_json())  # JSON-native: the read model and the payload take it
     assert read.document_type == "invoice"
 
