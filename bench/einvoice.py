@@ -2,6 +2,7 @@
 
     python bench/einvoice.py            every sample in tests/data/einvoice, 5 rounds for time
     python bench/einvoice.py --smoke    every sample, 1 round
+    python bench/einvoice.py --picture x.png   also draws one hybrid whose page IBAN changed
 
 Each sample has a hand-checked truth beside it (tests/data/einvoice/README.md). Per format
 (syntax and flavor, with the Factur-X/ZUGFeRD profile):
@@ -17,8 +18,14 @@ Each sample has a hand-checked truth beside it (tests/data/einvoice/README.md). 
     seconds_per_document  detect + read + validate, the median over the rounds (the first
                    round also compiles Saxon's stylesheets: `first_seconds` shows it)
 
+    hybrid         mismatches made from the valid hybrid PDFs (the invoice number, the total
+                   and the payee IBAN changed on the page or in the XML), each run through
+                   the split, page read and extract steps on moto: caught/made per side and
+                   kind, and false alarms on the unchanged files (bench/_hybrid.py)
+
 The last line of stdout is one JSON object: {"documents", "formats": {...}, "fields_exact",
-"lines_exact", "rules_expected", "mismatches", "seconds_per_document", "first_seconds", "ok"}.
+"lines_exact", "rules_expected", "mismatches", "seconds_per_document", "first_seconds",
+"hybrid", "ok"}.
 """
 
 from __future__ import annotations
@@ -32,8 +39,11 @@ from pathlib import Path
 from typing import Any
 
 import _common
+from _hybrid import hybrid_section
 
 from docflow.einvoice import EInvoice, detect, read, validate
+from docflow.local.resources import LocalNames
+from tests.kit.sandbox import moto_sandbox
 
 DATA = _common.ROOT / "tests" / "data" / "einvoice"
 HEADER = (
@@ -100,6 +110,7 @@ def run_one(path: Path) -> tuple[dict[str, Any], float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--picture", type=Path, help="a PNG of one page whose IBAN was changed")
     args = parser.parse_args()
     _common.quiet()
     samples = sorted(p for p in DATA.iterdir() if p.suffix in (".xml", ".pdf"))
@@ -133,6 +144,15 @@ def main() -> None:
     fields_total = sum(len(r["fields"]) for r in results)
     lines_total = sum(len(r["lines"]) for r in results)
     per_doc = [statistics.median(t) for t in times.values()]
+    valid_hybrids = [
+        p
+        for p in samples
+        if p.suffix == ".pdf"
+        and not json.loads(p.with_suffix(".truth.json").read_text())["fatal_rules"]
+    ]
+    names = LocalNames(prefix="bench")
+    with moto_sandbox(names, {"DOCFLOW_RULES_PATH": "", "DOCFLOW_EXTRACT_ENGINE": "rules"}):
+        hybrid = hybrid_section(valid_hybrids, names("DocumentBucket"), args.picture)
     _common.emit(
         {
             "documents": len(results),
@@ -149,7 +169,10 @@ def main() -> None:
             "seconds_per_document": round(statistics.median(per_doc), 4),
             "max_seconds": round(max(max(t) for t in times.values()), 4),
             "first_seconds": round(sum(t[0] for t in times.values()), 3),
-            "ok": not mismatches,
+            "hybrid": hybrid,
+            "ok": not mismatches
+            and hybrid["caught"] == hybrid["made"]
+            and not hybrid["false_alarms"],
         }
     )
 

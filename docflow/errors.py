@@ -22,7 +22,9 @@ class IntakeError(DocflowError):
     """The document cannot be processed as it is; retrying will not help."""
 
 
-# Intake reason codes, one per way a document can be refused.
+# Intake reason codes, one per way a document can be refused. An e-invoice refused at intake
+# has its own (xml-malformed, xml-unsafe, xml-too-large, not-an-invoice, embedded-not-xml):
+# `docflow.einvoice.errors.Reason`.
 NOT_A_PDF = "not-a-pdf"
 EMPTY_FILE = "empty-file"
 ENCRYPTED = "encrypted"

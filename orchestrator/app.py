@@ -1,9 +1,11 @@
 """The docflow pipeline as one durable execution per document version. Control flow only.
 
-    received -> supersede older runs -> split -> read pages (map over batches)
+    received -> supersede older runs -> split -> read e-invoice (an XML or a hybrid PDF)
+             -> read pages (map over batches; an XML's one page is its invoice as text)
              -> a packet of several parts: plan parts -> (an unsure boundary: the split
                 stage) -> write each part and start its run -> finalize (docs/packets.md)
-             -> classify -> extract fields (the bank-details check) -> enrich (summary, risk)
+             -> classify (an e-invoice's type: its type code's) -> extract fields (the
+                bank-details check) -> enrich (summary, risk)
              -> claim the duplicate keys (the same invoice again: the duplicate stage)
              -> read on a learned profile with no stage: sampled into the audit stage
              -> for each review stage: wait for its reviewers (a quorum, reminders and
@@ -42,6 +44,7 @@ from docflow.pipeline.classify import (
     summarize_batches,
 )
 from docflow.pipeline.duplicates import claim_again, claim_keys
+from docflow.pipeline.einvoice_read import einvoice_of
 from docflow.pipeline.enrich_flow import batch_wait, enrich_document
 from docflow.pipeline.extract import EXTRACT_STEP, apply_corrections, extract_fields, final_fields
 from docflow.pipeline.finalize import WRITE_STEP, finalize_document
@@ -51,7 +54,7 @@ from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version
 from docflow.pipeline.results import Classification, Reading
 from docflow.pipeline.run_state import RunState
-from docflow.pipeline.split import SPLIT_STEP, split_document
+from docflow.pipeline.split import SPLIT_STEP, XML, split_document
 from docflow.pipeline.supersede import SUPERSEDE_STEP, SUPERSEDED, end_older_runs, still_latest
 from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
@@ -122,7 +125,8 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         {"pages": split.pages, "bytes": split.bytes, "batches": len(split.batches)},
     )
 
-    batches = read_pages(context, doc, split.plan)
+    einvoice = einvoice_of(context, doc, split)  # its data in S3, its small object here
+    batches = read_pages(context, doc, split.plan, xml=split.einvoice == XML)
     if batches.error is not None:
         return fail(context, doc, batches.error.reason, batches.error.message)
     blank = every_page_blank(batches.results)  # from the checkpointed batch summaries
@@ -134,8 +138,9 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         if ended is not None:
             return ended
 
-    found = context.step(classify_document(doc, batches.results), "classify", CLASSIFY_STEP)
-    run = route(context, doc, found, RunState.classified(found, split))
+    stated = einvoice.document_type if einvoice else None  # the type code, not keywords
+    found = context.step(classify_document(doc, batches.results, stated), "classify", CLASSIFY_STEP)
+    run = route(context, doc, found, RunState.classified(found, split, einvoice))
     record(context, doc, CLASSIFIED, "classify", run.classified_report)
 
     run, ended = review_all(context, doc, run, batches)
@@ -161,8 +166,9 @@ def route(
     document's summary and the review stages it goes through, in order."""
     if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
+        data = (run.summary.get("einvoice") or {}).get("key")  # an e-invoice: fields from it
         extracted = context.step(
-            extract_fields(doc, found.doc_type, run.plan), "extract", EXTRACT_STEP
+            extract_fields(doc, found.doc_type, run.plan, data), "extract", EXTRACT_STEP
         )
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
         run = run.with_extracted(

@@ -23,6 +23,16 @@ PURCHASE_ORDER_WITH_TOTALS = PURCHASE_ORDER + (
     "\nSubtotal: 1,000.00 EUR\nVAT 20%: 200.00 EUR\nOrder total: 1,200.00 EUR"
 )
 
+# E-invoices (docs/einvoice.md), copied from the test material (tests/data/einvoice/README.md
+# names their sources): a hybrid Factur-X PDF (akretion/factur-x's EN 16931 sample,
+# BSD-3-Clause) and an XRechnung 3.0 CII XML (KoSIT's test suite, business case 01.01a,
+# Apache-2.0).
+EINVOICES = Path(__file__).resolve().parents[1] / "tests" / "data" / "einvoice"
+EINVOICE_SAMPLES = {
+    "facturx-invoice.pdf": "facturx-en16931.pdf",
+    "xrechnung.xml": "kosit-xrechnung-01.01a-cii.xml",
+}
+
 REPORT_PAGES = [
     "QUARTERLY REPORT\nSummary of findings for the third quarter.",
     "Analysis\nRevenue grew in every region; costs held flat.",
@@ -45,6 +55,7 @@ def write_samples(folder: Path) -> list[Path]:
         ),
         "purchase-order.pdf": make_pdf([PURCHASE_ORDER_WITH_TOTALS]),
         "notes.txt": b"This is a plain text file, not a PDF.\n",
+        **{name: (EINVOICES / source).read_bytes() for name, source in EINVOICE_SAMPLES.items()},
     }
     written = []
     for name, data in files.items():

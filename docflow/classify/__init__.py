@@ -17,8 +17,14 @@ class Classifier(Protocol):
         """Small, countable features of a stretch of text (no text, no matched values)."""
         ...
 
-    def classify(self, features: Mapping[str, Any], ocr_confidence: float | None) -> dict[str, Any]:
-        """`docType`, `confidence`, `sensitive` (counts), `lowConfidence`, `stages`."""
+    def classify(
+        self,
+        features: Mapping[str, Any],
+        ocr_confidence: float | None,
+        forced: str | None = None,
+    ) -> dict[str, Any]:
+        """`docType`, `confidence`, `sensitive` (counts), `lowConfidence`, `stages`; `forced`:
+        the type the document's own data states (an e-invoice's type code), not guessed."""
         ...
 
 

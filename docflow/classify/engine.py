@@ -30,18 +30,28 @@ class RulesClassifier:
         sensitive = {d: n for d in self.rules.detectors if (n := DETECTORS[d](text))}
         return {"types": types, "sensitive": sensitive}
 
-    def classify(self, features: Mapping[str, Any], ocr_confidence: float | None) -> dict[str, Any]:
-        """Decide type, confidence and review stages from merged features (JSON in and out)."""
+    def classify(
+        self,
+        features: Mapping[str, Any],
+        ocr_confidence: float | None,
+        forced: str | None = None,
+    ) -> dict[str, Any]:
+        """Decide type, confidence and review stages from merged features (JSON in and out).
+        `forced`: a type of the rules file the document's data states (an e-invoice's type
+        code): taken for certain, never triaged; its stages and the detectors' as for any."""
         hits: Mapping[str, int] = features.get("types", {})
         sensitive: Mapping[str, int] = features.get("sensitive", {})
         doc_type, confidence = UNKNOWN, 0.0
         # Each stage with the rule that routed the document to it, for the reviewer to see.
         because: dict[str, str] = {}
-        ranked = sorted(
+        stated = [t for t in self.rules.types if t.name == forced]
+        ranked = stated or sorted(
             (t for t in self.rules.types if hits.get(t.name, 0) >= t.min_hits),
             key=lambda t: (-hits[t.name], t.name),
         )
-        if ranked:
+        if stated:
+            doc_type, confidence = stated[0].name, 1.0
+        elif ranked:
             best = ranked[0]
             doc_type = best.name
             confidence = round(hits[best.name] / max(1, sum(hits.values())), 3)
@@ -67,7 +77,10 @@ class RulesClassifier:
                 held = {"stage": {**stage, "because": "sensitive"}, "ibans": sensitive["iban"]}
             else:
                 because.setdefault(self.rules.sensitive_stage, "sensitive")
-        low_confidence = ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
+        # A stated type's data is exact whatever its printed page's OCR read (a hybrid's scan).
+        low_confidence = (
+            not stated and ocr_confidence is not None and ocr_confidence < self.rules.min_confidence
+        )
         if self.rules.quality_stage and low_confidence:
             because.setdefault(self.rules.quality_stage, "quality")
         stages = [

@@ -19,6 +19,10 @@ A reason is `{"field", "code", "message"}` with code one of:
     profile-disagrees   the supplier's profile and the rules read different values
                         (added by docflow.suppliers.hook)
     registry-failed     the supplier registry could not be read (added by the extract step)
+    einvoice-rule       an e-invoice's data fails its XSD or a fatal EN 16931 rule, or its
+                        rules could not run (docflow/einvoice/fields.py, with `rule`)
+    page-mismatch       a hybrid's printed page and its XML disagree (docflow/einvoice/agree.py,
+                        with `xml`, `page` and `pageBox`)
 """
 
 from __future__ import annotations

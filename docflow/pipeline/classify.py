@@ -1,4 +1,5 @@
-"""Step: merge the batches' features and classify the document."""
+"""Step: merge the batches' features and classify the document; an e-invoice's type is the one
+its type code states (`stated`), mapped onto the rules file's types, not its words."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.classify import merge_features
 from docflow.ids import DocumentRef
+from docflow.pipeline.einvoice_read import rules_type
 from docflow.pipeline.results import BatchSummary, Classification
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.pipeline.triage import offer_types
@@ -52,12 +54,22 @@ CLASSIFY_STEP = StepConfig(serdes=RecordSerDes(Classification))
 
 @durable_step
 def classify_document(
-    step: StepContext, doc: DocumentRef, batches: Sequence[BatchSummary]
+    step: StepContext,
+    doc: DocumentRef,
+    batches: Sequence[BatchSummary],
+    stated: str | None = None,
 ) -> Classification:
+    """`stated`: an e-invoice's EN 16931 document type (invoice, credit-note,
+    corrected-invoice...); its rules type is taken for certain, never triaged."""
     reading = summarize_batches(batches)
     features = merge_features(b.features for b in batches)
-    classifier = runtime().classifier
-    result = classifier.classify(features, reading["ocrConfidence"])
+    rt = runtime()
+    classifier = rt.classifier
+    if stated is None:
+        result = classifier.classify(features, reading["ocrConfidence"])
+    else:
+        forced = rules_type(stated, (t.name for t in rt.rules.types))
+        result = classifier.classify(features, reading["ocrConfidence"], forced=forced)
     # A triage stage offers the rules file's types, checkpointed here with the stage.
     found = Classification.from_json({**result, **reading})
     found = offer_types(found, getattr(classifier, "rules", None))

@@ -6,10 +6,14 @@ tokens) goes to S3 under the document version's prefix (`fields.json`); the chec
 only `fields` as `{name: {value, confidence, page, box}}` (a box is four numbers: small enough
 for checkpoints, and what the review page outlines), the check reasons and the stages to add,
 so the orchestrator's stage list is made of checkpointed values and replays identically.
+
+An e-invoice (`einvoice_key`: the read e-invoice step's `einvoice.json`) takes its fields from
+its EN 16931 data instead, and a hybrid's page is read only to check it (`extract_einvoice.py`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import partial
 from typing import Any
@@ -22,6 +26,7 @@ from docflow.extract.checks import check_fields
 from docflow.extract.orders import OrderVerdict, compare, confirmed
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
+from docflow.pipeline.extract_einvoice import DataReading, Stored, from_data
 from docflow.pipeline.field_mask import (
     field_detectors,
     mask_checks,
@@ -38,6 +43,7 @@ from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
+from docflow.suppliers.declared import Declared
 from docflow.suppliers.hook import consult
 from docflow.suppliers.route import bank_details_stage
 from docflow.suppliers.store import SupplierStore
@@ -94,17 +100,22 @@ def _consult_registry(
     fields: dict[str, Any],
     names: Any,
     evidence: dict[str, dict[str, Any]],
+    declared: Declared | None = None,
 ) -> Any:
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile."""
     table = runtime().settings.supplier_table
     needed = runtime().rules.controls.min_confirmations
     try:
         store = SupplierStore(table) if table else None
-        return consult(store, pages, fields, names, evidence, min_confirmations=needed)
+        return consult(
+            store, pages, fields, names, evidence, min_confirmations=needed, declared=declared
+        )
     except Exception as exc:  # the registry unreachable: retried, then a person reads it
         if step.attempt < ATTEMPTS:
             raise
-        consulted = consult(None, pages, fields, names, evidence, min_confirmations=needed)
+        consulted = consult(
+            None, pages, fields, names, evidence, min_confirmations=needed, declared=declared
+        )
         consulted.checks.append(
             {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
         )
@@ -113,37 +124,41 @@ def _consult_registry(
 
 @durable_step
 def extract_fields(
-    step: StepContext, doc: DocumentRef, doc_type: str, plan: list[list[int]]
+    step: StepContext,
+    doc: DocumentRef,
+    doc_type: str,
+    plan: list[list[int]],
+    einvoice_key: str | None = None,
 ) -> Extracted:
     rt = runtime()
     rules = rt.rules.fields
     spec = rules.for_type(doc_type)
     if spec is None:
         return Extracted(fields={})
+    stored = Stored.parse(einvoice_key, rt.store.get_json(einvoice_key)) if einvoice_key else None
     engine = rt.field_engine or build_engine(rt.settings)
     failure = ""
-    with ExitStack() as stack:
-        pdf = None
-        if getattr(engine, "wants_images", False):
-            data = rt.store.source_bytes(doc, rt.settings.max_bytes)
-            pdf = stack.enter_context(open_pdf(data))
-        pages = page_inputs(doc, plan, rules.max_pages, pdf)
-        try:
-            extraction = engine.extract(pages, spec.names)
-        except Exception as exc:
-            if step.attempt < ATTEMPTS:
-                raise
-            failure = f"{type(exc).__name__}: {str(exc)[:200]}"
-            extraction = Extraction(engine=engine.name)
+    if stored is None or stored.hybrid:
+        pages, extraction, failure = _read_pages(step, engine, doc, plan, spec.names)
+    else:  # an XML alone has no page to read
+        pages, extraction = [], Extraction(engine="einvoice")
     fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
+    reading: DataReading | None = None
+    if stored is not None:
+        reading = from_data(stored, spec.names, fields if stored.hybrid else None, pages)
+        # The data's values, not the page's: the page's reading only checks them.
+        fields = reading.fields
+        extraction = Extraction(engine=extraction.engine, usage=extraction.usage)
     order = _cited_order(fields, doc_type, rules.orders)
     if order is not None and order.verdict == "match":
         fields = confirmed(fields)
     unreadable = {r["field"] for r in extraction.rejected}
     evidence = {name: f.evidence for name, f in extraction.fields.items()}
-    consulted = _consult_registry(step, pages, fields, spec.names, evidence)
+    declared = reading.declared if reading is not None else None
+    consulted = _consult_registry(step, pages, fields, spec.names, evidence, declared)
     fields = consulted.fields
-    checks = check_fields(
+    checks = [*reading.checks] if reading is not None else []
+    checks += check_fields(
         fields, spec, rules, unreadable, extraction.repairs, extraction.thresholds
     )
     checks.extend(extraction.findings)
@@ -161,13 +176,16 @@ def extract_fields(
             "docType": doc_type,
             "engine": extraction.engine,
             "language": extraction.language,
-            "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())},
+            "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())}
+            if reading is None
+            else reading.fields,
             "consulted": {"fields": fields, **consulted.shown},
             "rejected": extraction.rejected,
             "checks": checks,
             "order": order.__dict__ if order is not None else None,
             "usage": extraction.usage,
             "writtenAt": now_iso(),
+            **(reading.detail if reading is not None else {}),
         },
     )
     if extraction.usage.get("inputTokens"):
@@ -205,6 +223,26 @@ def extract_fields(
         usage=meter_usage(extraction.engine, extraction.usage, len(pages)),
         shown=dict(consulted.shown),
     )
+
+
+def _read_pages(
+    step: StepContext, engine: Any, doc: DocumentRef, plan: list[list[int]], names: Sequence[str]
+) -> tuple[list[PageInput], Extraction, str]:
+    """The engine's reading of the first pages, and why it gave none (the last attempt)."""
+    rt = runtime()
+    with ExitStack() as stack:
+        pdf = None
+        if getattr(engine, "wants_images", False):
+            data = rt.store.source_bytes(doc, rt.settings.max_bytes)
+            pdf = stack.enter_context(open_pdf(data))
+        pages = page_inputs(doc, plan, rt.rules.fields.max_pages, pdf)
+        try:
+            return pages, engine.extract(pages, names), ""
+        except Exception as exc:
+            if step.attempt < ATTEMPTS:
+                raise
+            failure = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return pages, Extraction(engine=engine.name), failure
 
 
 def _cited_order(fields: dict[str, Any], doc_type: str, rules: Any) -> OrderVerdict | None:

@@ -1,7 +1,9 @@
 """Steps: the two ends of a document. Both are upserts keyed by document id and version.
 
 Each prices the run as its last act (`meter`, docflow.pipeline.meter), writes the cost into
-the record, and returns it with the record's key for the status report.
+the record, and returns it with the record's key for the status report. An e-invoice's record
+carries its lines and VAT breakdown, read from its einvoice.json: the summary (the checkpoint,
+the read model) carries only their count and sums (docs/einvoice.md).
 """
 
 from __future__ import annotations
@@ -35,9 +37,19 @@ def _record(
         "disposition": disposition,
         "artifacts": artifact_prefix(doc),
         "summary": summary,
+        **_einvoice_rows(summary),
         "cost": cost,
         "writtenAt": now_iso(),
     }
+
+
+def _einvoice_rows(summary: dict[str, Any]) -> dict[str, Any]:
+    """An e-invoice's `lines` and `vat` as its data states them; nothing for other documents."""
+    einvoice = summary.get("einvoice")
+    if not einvoice:
+        return {}
+    invoice = runtime().store.get_json(einvoice["key"])["invoice"]
+    return {"lines": invoice["lines"], "vat": invoice["vat"]}
 
 
 @durable_step

@@ -8,6 +8,9 @@ count as the page's, and the preview covers them; the page's text stays its text
 
 The summary holds counts and keys only (no text), including the classifier's features for
 these pages, so classification never reads the text back.
+
+An XML-only e-invoice has no pages and no PDFium: its one page is the invoice rendered as
+text (docflow.einvoice.text), engine `einvoice`, exact as a text layer is.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import observability
 from docflow.classify import merge_features
-from docflow.errors import IntakeError
+from docflow.einvoice import detect, read
+from docflow.einvoice.text import render
+from docflow.errors import NOT_A_PDF, IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.readers.base import PageText, Word
@@ -29,6 +34,8 @@ from docflow.runtime import runtime
 from docflow.storage import PAGE_TEXT_EXPIRY, batch_manifest_key, page_text_key, page_words_key
 
 TEXT_LAYER = "textlayer"
+EINVOICE = "einvoice"
+EXACT = 100.0  # a page's confidence is 0-100; the XML's text is exact, as a text layer's
 
 
 def _added(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
@@ -51,12 +58,22 @@ def _pictures(
         return left - 1, ()
 
 
+def einvoice_page(data: bytes) -> PageText:
+    """An XML-only e-invoice's one page: the invoice as text."""
+    found = detect(data)
+    if found is None:  # split read it as an invoice: the object changed under its version
+        raise IntakeError("the e-invoice is no longer an invoice XML", NOT_A_PDF)
+    return PageText(page=1, text=render(read(found)), engine=EINVOICE, confidence=EXACT)
+
+
 @durable_step
 def read_page_batch(
-    step: StepContext, doc: DocumentRef, index: int, first: int, last: int
+    step: StepContext, doc: DocumentRef, index: int, first: int, last: int, xml: bool = False
 ) -> dict[str, Any]:
     rt = runtime()
     data = rt.store.source_bytes(doc, rt.settings.max_bytes)
+    if xml:
+        return _xml_batch(step, doc, index, einvoice_page(data))
     engines: Counter[str] = Counter()
     pages: list[dict[str, Any]] = []
     features: list[dict[str, dict[str, int]]] = []
@@ -120,4 +137,31 @@ def read_page_batch(
         "ocrPages": ocr_pages,
         "ocrConfidenceSum": round(ocr_confidence_sum, 2),
         "features": merge_features(features),
+    }
+
+
+def _xml_batch(step: StepContext, doc: DocumentRef, index: int, page: PageText) -> dict[str, Any]:
+    """An XML-only e-invoice's batch: its one page stored and summed up as a text layer's."""
+    rt = runtime()
+    key = page_text_key(doc, 1)
+    rt.store.put_text(key, page.text, expiry=PAGE_TEXT_EXPIRY)
+    found = rt.classifier.extract(page.text)
+    entry = {
+        "page": 1,
+        "engine": EINVOICE,
+        "chars": page.chars,
+        "confidence": page.confidence,
+        "key": key,
+        "sensitive": found["sensitive"],
+    }
+    rt.store.put_json(batch_manifest_key(doc, index), {"first": 1, "last": 1, "pages": [entry]})
+    observability.count("PagesRead", 1, engine=EINVOICE)
+    step.logger.info("batch read", extra={"batch": index, "pages": 1, "attempt": step.attempt})
+    return {
+        "pages": 1,
+        "chars": page.chars,
+        "engines": {EINVOICE: 1},
+        "ocrPages": 0,
+        "ocrConfidenceSum": 0.0,
+        "features": merge_features([found]),
     }

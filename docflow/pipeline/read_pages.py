@@ -42,12 +42,15 @@ BATCH_STEP = StepConfig(
 )
 
 
-def read_pages(context: DurableContext, doc: DocumentRef, plan: list[list[int]]) -> Reading:
-    """Every batch's summary in page order, or the first failure."""
+def read_pages(
+    context: DurableContext, doc: DocumentRef, plan: list[list[int]], xml: bool = False
+) -> Reading:
+    """Every batch's summary in page order, or the first failure. `xml`: an XML-only
+    e-invoice, whose one page is its invoice as text."""
     done: BatchResult[dict[str, Any]] = context.map(
         plan,
         lambda ctx, batch, index, _: ctx.step(
-            read_page_batch(doc, index, batch[0], batch[1]),
+            read_page_batch(doc, index, batch[0], batch[1], xml),
             name=f"batch-{index}",
             config=BATCH_STEP,
         ),

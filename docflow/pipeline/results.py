@@ -33,6 +33,9 @@ class Split:
     # Active content (`javascript`, `launch`: docflow.pdf.active_content): a flag for whoever
     # opens the original, checkpointed only when found, like the two above.
     active_content: tuple[str, ...] = ()
+    # An e-invoice (docs/einvoice.md): "xml" (an XML alone, read as one page) or "hybrid" (a
+    # PDF carrying its XML, its pages read as any PDF's); checkpointed only when set.
+    einvoice: str | None = None
 
     @classmethod
     def refused(cls, reason: str, message: str) -> Split:
@@ -58,6 +61,8 @@ class Split:
             out["refusedPages"] = list(self.refused_pages)
         if self.active_content:
             out["activeContent"] = list(self.active_content)
+        if self.einvoice:
+            out["einvoice"] = self.einvoice
         return out
 
     @classmethod
@@ -68,8 +73,18 @@ class Split:
         refused = tuple(int(p) for p in raw.get("refusedPages", []))
         packet = bool(raw.get("packet", False))
         active = tuple(str(k) for k in raw.get("activeContent", []))
+        einvoice = str(raw["einvoice"]) if raw.get("einvoice") else None
         return cls(
-            True, int(raw["pages"]), int(raw["bytes"]), batches, "", "", packet, refused, active
+            True,
+            int(raw["pages"]),
+            int(raw["bytes"]),
+            batches,
+            "",
+            "",
+            packet,
+            refused,
+            active,
+            einvoice,
         )
 
 

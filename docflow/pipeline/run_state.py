@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from docflow.pipeline.einvoice_read import EInvoiceRead
 from docflow.pipeline.enrich_flow import add_usage
 from docflow.pipeline.extract import with_fields
 from docflow.pipeline.field_mask import sensitive_once
@@ -33,10 +34,14 @@ class RunState:
     proposer: str = ""  # who asked: the proposal's proposer, whom its approver must not be
 
     @classmethod
-    def classified(cls, found: Classification, split: Split) -> RunState:
-        """The run as classify left it: its summary (with the split's active content, if any)
-        and the classifier's stages; nothing spent yet."""
-        return cls({**found.summary, **split.shown}, list(found.stages), {}, split.plan)
+    def classified(
+        cls, found: Classification, split: Split, einvoice: EInvoiceRead | None = None
+    ) -> RunState:
+        """The run as classify left it: its summary (with the split's active content and the
+        e-invoice's small object, if any) and the classifier's stages; nothing spent yet."""
+        shown = {"einvoice": einvoice.to_json()} if einvoice else {}
+        summary = {**found.summary, **split.shown, **shown}
+        return cls(summary, list(found.stages), {}, split.plan)
 
     def with_extracted(self, extracted: Extracted, privacy: Iterable[RoutedStage]) -> RunState:
         """The fields and the stages they add (`privacy`: the held-back IBAN stage, if it

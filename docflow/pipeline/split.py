@@ -8,6 +8,11 @@ packet never is): the decision is checkpointed here, so the orchestrator's packe
 stands on a checkpointed value. A packet tolerates a few pages PDFium refuses: the batches
 skip them and each fails its own part (docs/packets.md). A PDF holding JavaScript or a launch
 action is flagged `active-content` here (docs/payment-controls.md), not refused.
+
+An e-invoice is recognized here by its content (docs/einvoice.md): an XML invoice (UBL, CII,
+ZUGFeRD 1.0) is read as one page with no PDFium, a PDF carrying one is `hybrid` and its pages
+are read as any PDF's. An XML refused (not well formed, a DTD or entity, too large, no invoice)
+or a PDF whose invoice attachment is not XML is refused with the e-invoice reason code.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
+from docflow.einvoice import EInvoiceError, detect, read
 from docflow.errors import TOO_MANY_PAGES, IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import IntakeLimits, active_content, inspect_pdf
@@ -25,6 +31,7 @@ from docflow.rules.packets import MAX_PACKET_PAGES, MAX_REFUSED_PAGES
 from docflow.runtime import runtime
 
 SPLIT_STEP = StepConfig(serdes=RecordSerDes(Split))
+XML, HYBRID = "xml", "hybrid"
 
 
 @durable_step
@@ -35,8 +42,12 @@ def split_document(step: StepContext, doc: DocumentRef) -> Split:
     limits = IntakeLimits(s.max_pages, s.max_bytes, s.max_page_points)
     try:
         data = rt.store.source_bytes(doc, s.max_bytes)
+        if not is_pdf(data) and _invoice(data):  # an XML invoice: one page, no PDFium
+            step.logger.info("e-invoice split", extra={"einvoice": XML, "bytes": len(data)})
+            return Split(True, 1, len(data), ((1, 1),), einvoice=XML)
         info = inspect_pdf(data, limits, tolerate=MAX_REFUSED_PAGES if packet else 0)
-    except IntakeError as exc:
+        einvoice = HYBRID if not packet and _invoice(data, step) else None
+    except (IntakeError, EInvoiceError) as exc:
         step.logger.warning("document refused", extra={"reason": exc.reason})
         return Split.refused(exc.reason, exc.message)
     if packet and info.pages > MAX_PACKET_PAGES:
@@ -63,4 +74,33 @@ def split_document(step: StepContext, doc: DocumentRef) -> Split:
         packet=packet,
         refused_pages=info.refused,
         active_content=active,
+        einvoice=einvoice,
     )
+
+
+def is_pdf(data: bytes) -> bool:
+    """PDF readers accept a header after some leading bytes; so does e-invoice detection."""
+    return b"%PDF-" in data[:1024]
+
+
+def _invoice(data: bytes, step: StepContext | None = None) -> bool:
+    """Whether `data` is or carries an e-invoice that reads; an EInvoiceError with its reason
+    for one refused. `step` for a PDF PDFium read: an attachment table pypdf cannot read makes
+    it an ordinary PDF (logged), never a refusal of a document whose pages read."""
+    try:
+        found = detect(data)
+    except EInvoiceError as exc:
+        if step is None or exc.reason != "not-an-invoice":
+            raise
+        # A PDF carrying some other XML (a data export, a form's data) is an ordinary PDF.
+        step.logger.info("attached XML is no invoice", extra={"reason": exc.reason})
+        return False
+    except Exception as exc:
+        if step is None:
+            raise
+        step.logger.warning("attachments not read", extra={"error": type(exc).__name__})
+        return False
+    if found is None:
+        return False
+    read(found)  # an invoice that does not read is refused here, not in a later step
+    return True

@@ -90,6 +90,7 @@ class Payload(TypedDict, total=False):
     confidence: float | str
     sensitive: dict[str, int]
     activeContent: list[str]
+    einvoice: dict[str, Any]  # docs/einvoice.md: the summary's small object, no lines
     lowConfidence: bool
     stages: list[str]
     stageIndex: int

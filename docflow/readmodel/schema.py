@@ -36,6 +36,9 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "confidence": (int, float, str),
     "sensitive": dict,
     "activeContent": list,  # ["javascript", "launch"]: what the PDF would run when opened
+    # An e-invoice's small object (docs/einvoice.md): key, source, syntax, type code, the
+    # lines' count and sum, validity and the fatal rules' ids; never the lines.
+    "einvoice": dict,
     "lowConfidence": bool,
     "stages": list,
     "stageIndex": int,

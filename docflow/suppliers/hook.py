@@ -30,6 +30,7 @@ from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.bank import BankCheck, check_bank_details
+from docflow.suppliers.declared import Declared
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import Match, issuer_tax_ids, match_supplier, name_agrees
 from docflow.suppliers.model import Supplier
@@ -90,18 +91,24 @@ def consult(
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     min_confirmations: int = 2,
+    declared: Declared | None = None,
 ) -> Consulted:
     """What the registry says about this page; `evidence`: the engine's evidence record per
     field (where each value was read), which decides whether a value the profile says this
     supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
-    profile field needs before it gives a value (`[suppliers]` in the rules file)."""
+    profile field needs before it gives a value (`[suppliers]` in the rules file);
+    `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
+    before the page's, and its fields come from that data: no profile reads the page."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
-    if not pages:
+    from_data = declared is not None
+    if not pages and not from_data:
         return out
+    # Data with no page (an XML invoice) is still matched and its bank details still checked.
+    declared = declared or Declared()
     layouts = [layout_of(p) for p in pages]
     printed = (fields.get("vendor_name") or {}).get("value")
-    tax_ids = issuer_tax_ids(layouts)
-    ibans = judge_ibans(layouts, printed)
+    tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
+    ibans = declared.with_ibans(judge_ibans(layouts, printed))
     match = match_supplier(store, tax_ids, ibans, printed) if store is not None else None
     certain = False
     if match is not None:
@@ -113,7 +120,8 @@ def consult(
         if match.certain and not certain and printed:
             out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
-        ibans = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
+        judged = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
+        ibans = declared.with_ibans(judged, registered)
         out.shown["supplier"] = _shown_match(match, certain)
     elif store is not None:
         out.shown["supplier"] = {"status": "unknown"}
@@ -155,6 +163,8 @@ def consult(
         # The page's own reading (often a guess from its signs or its country) and the
         # supplier's registered currency agree: two sources, each surer than either.
         found["confidence"] = max(float(found.get("confidence", 0.0)), DEFAULT_CURRENCY)
+    if from_data:
+        return out  # the fields are the data's: a profile of the printed page adds nothing
     factors = {p.page: _ocr(p) for p in pages}
     out.shown["profileFields"] = _apply_profile(
         out, layouts, supplier, names, factors, evidence or {}, min_confirmations

@@ -1,0 +1,172 @@
+"""The extract step's e-invoice half: the fields from the EN 16931 data the *read e-invoice*
+step stored (`einvoice.json`, docs/einvoice.md), checked against the printed page for a hybrid.
+
+    einvoice.json  ->  canonical fields, certain (docflow/einvoice/fields.py)
+                   ->  each fatal rule, an XSD failure, a skipped rule set: a check
+    hybrid page    ->  its invoice number, total and payee IBANs against the XML's (agree.py):
+                       each disagreement a check, agreement puts the page's box on the field
+    seller ids     ->  the registry as printed ids are (docflow/suppliers/declared.py)
+
+What goes to `fields.json` beside the ordinary answer: the lines, the VAT breakdown and an
+`einvoice` section that says where each field came from. The checkpoint's shape is the
+ordinary one, so every later step (orders, duplicates, bank details, review) applies as to
+any invoice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from docflow.einvoice import EInvoice, Report
+from docflow.einvoice.agree import PageValues, Printed, agree
+from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evidence
+from docflow.extract.base import PageInput
+from docflow.extract.fields import AMOUNT, FIELD_KINDS
+from docflow.extract.layout import Page
+from docflow.extract.rules import layout_of
+from docflow.suppliers.declared import Declared
+from docflow.suppliers.ids import find_ibans
+from docflow.suppliers.ownership import ISSUER, judge_ibans
+
+XML, XML_AND_PAGE = "xml", "xml+page"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """einvoice.json as the read e-invoice step wrote it."""
+
+    key: str
+    source: str  # "xml" or "hybrid"
+    syntax: str
+    invoice: EInvoice
+    report: Report
+
+    @property
+    def hybrid(self) -> bool:
+        return self.source == "hybrid"
+
+    @classmethod
+    def parse(cls, key: str, raw: Mapping[str, Any]) -> Stored:
+        return cls(
+            key=key,
+            source=str(raw["source"]),
+            syntax=str(raw["syntax"]),
+            invoice=EInvoice.from_json(dict(raw["invoice"])),
+            report=Report.from_json(dict(raw["report"])),
+        )
+
+
+@dataclass(frozen=True)
+class DataReading:
+    """The fields from the data, the checks it raised, the evidence for the registry and
+    what `fields.json` adds (`lines`, `vat`, `einvoice`)."""
+
+    fields: dict[str, dict[str, Any]]
+    checks: list[dict[str, Any]]
+    declared: Declared
+    detail: dict[str, Any]
+
+
+def _same(name: str, xml: str, page: Any) -> bool:
+    if FIELD_KINDS.get(name) == AMOUNT:
+        try:
+            return Decimal(xml) == Decimal(str(page))
+        except InvalidOperation:
+            return False
+    return " ".join(xml.split()).casefold() == " ".join(str(page).split()).casefold()
+
+
+def _printed(found: Mapping[str, Any] | None) -> Printed | None:
+    if not found or found.get("value") in (None, ""):
+        return None
+    return Printed(str(found["value"]), int(found.get("page") or 0), found.get("box"))
+
+
+def payee_ibans(layouts: Sequence[Page], vendor: str | None) -> list[Printed]:
+    """The IBANs the page prints as the account to pay (ownership.py's issuer's), each with
+    the box of the cells it was read from."""
+    payees = {i.value for i in judge_ibans(layouts, vendor) if i.valid and i.owner == ISSUER}
+    found: list[Printed] = []
+    for page in layouts:
+        for line in page.lines:
+            text, spans, at = "", [], 0
+            for cell in line:
+                spans.append((at, at + len(cell.text), cell))
+                text += cell.text + " "
+                at = len(text)
+            for iban in find_ibans(text):
+                if iban.value not in payees:
+                    continue
+                cells = [c for s, e, c in spans if s < iban.end and iban.start < e]
+                boxes = [c.box for c in cells if c.box]
+                found.append(Printed(iban.value, page.number, _union(boxes)))
+    return found
+
+
+def _union(boxes: Sequence[list[float]]) -> list[float] | None:
+    if not boxes:
+        return None
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    return [x0, y0, max(b[2] for b in boxes), max(b[3] for b in boxes)]
+
+
+def page_values(
+    page_fields: Mapping[str, Mapping[str, Any]], pages: Sequence[PageInput]
+) -> PageValues:
+    """What a hybrid's page read, as agree() compares it."""
+    layouts = [layout_of(p) for p in pages]
+    vendor = (page_fields.get("vendor_name") or {}).get("value")
+    return PageValues(
+        number=_printed(page_fields.get("invoice_number")),
+        total=_printed(page_fields.get("total_amount")),
+        ibans=tuple(payee_ibans(layouts, str(vendor) if vendor else None)),
+    )
+
+
+def from_data(
+    stored: Stored,
+    names: Sequence[str],
+    page_fields: Mapping[str, Mapping[str, Any]] | None = None,
+    pages: Sequence[PageInput] = (),
+) -> DataReading:
+    """The fields from the data; for a hybrid (`page_fields`: what the engine read on its
+    page), each field the page printed alike carries the page's place, and the number,
+    total and payee IBAN must agree."""
+    invoice = stored.invoice
+    fields = canonical_fields(invoice, names)
+    checks: list[dict[str, Any]] = rule_checks(stored.report)
+    sources = dict.fromkeys(fields, XML)
+    agreement: dict[str, Any] = {}
+    if page_fields is not None:
+        agreed = agree(invoice, page_values(page_fields, pages))
+        checks.extend(agreed.checks)
+        for name, field in fields.items():
+            read = page_fields.get(name) or {}
+            if read.get("value") is not None and _same(name, field["value"], read["value"]):
+                field.update(page=read.get("page", 0), box=read.get("box"))
+                sources[name] = XML_AND_PAGE
+        agreement = {
+            "agreed": sorted(agreed.agreed),
+            "mismatches": [c["field"] for c in agreed.checks],
+            "page": {k: dict(v) for k, v in sorted(page_fields.items())},
+        }
+    evidence = supplier_evidence(invoice)
+    detail = {
+        "lines": [line for line in invoice.to_json()["lines"]],
+        "vat": [row for row in invoice.to_json()["vat"]],
+        "einvoice": {
+            "key": stored.key,
+            "source": stored.source,
+            "syntax": stored.syntax,
+            "typeCode": invoice.type_code,
+            "valid": stored.report.valid,
+            "fields": sources,
+            **agreement,
+            "evidence": evidence.to_json(),
+        },
+    }
+    declared = Declared.of(evidence.vat_id, evidence.tax_number, evidence.ibans)
+    return DataReading(fields, checks, declared, detail)

@@ -1,0 +1,55 @@
+"""Supplier evidence a document states as data rather than prints: an e-invoice's seller VAT
+id (BT-31) and tax number (BT-32), and its payee IBANs (BT-84).
+
+The registry takes them exactly as it takes ids read on a page: each checked by the same
+`python-stdnum` checks and keyed in the same compact form, so a VAT id in the XML names a
+registered supplier as a printed one does, and an IBAN in the XML meets the bank-details
+check as a printed one does (an attacker's account in a known supplier's XML still holds the
+invoice). A payee IBAN in the data is the issuer's by definition (the account BT-84 asks to be
+paid on), so it needs none of the page's clues (`ownership.py`) to be judged the payee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from docflow.suppliers.ids import FoundId, find_tax_ids, iban_valid, normalize, vat_valid
+from docflow.suppliers.ownership import ISSUER, IbanFinding
+
+PAYEE_DATA = "payee-data"  # why a declared IBAN is the issuer's: the data names it the payee
+
+
+@dataclass(frozen=True)
+class Declared:
+    tax_ids: tuple[FoundId, ...] = ()
+    ibans: tuple[str, ...] = ()  # compact, upper case: never checkpointed whole
+
+    def __bool__(self) -> bool:
+        return bool(self.tax_ids or self.ibans)
+
+    @classmethod
+    def of(cls, vat_id: str | None, tax_number: str | None, ibans: Sequence[str] = ()) -> Declared:
+        """The seller's ids as written: the VAT id checked as a VAT number; the tax number
+        by its own shape (a French SIREN or an EU VAT number written there), a national
+        number none recognizes matching nothing, as on a page."""
+        found: list[FoundId] = []
+        if vat_id and vat_id.strip():
+            value = normalize("vat", vat_id)
+            found.append(FoundId("vat", value, vat_valid(value), 0, len(vat_id)))
+        if tax_number and tax_number.strip():
+            found.extend(f for f in find_tax_ids(tax_number) if f.key not in {x.key for x in found})
+        compact = (normalize("iban", i) for i in ibans if i.strip())
+        return cls(tuple(found), tuple(dict.fromkeys(compact)))
+
+    def with_ibans(
+        self, judged: Sequence[IbanFinding], registered: Collection[str] = ()
+    ) -> list[IbanFinding]:
+        """The page's judged IBANs with the declared ones: a declared IBAN is the payee's
+        whatever the page's clues said of it (printed on a page, it keeps that page)."""
+        pages = {i.value: i.page for i in judged}
+        kept = [i for i in judged if i.value not in self.ibans]
+        for iban in self.ibans:
+            why = "registered" if iban in registered else PAYEE_DATA
+            kept.append(IbanFinding(iban, iban_valid(iban), ISSUER, why, pages.get(iban, 0)))
+        return kept
