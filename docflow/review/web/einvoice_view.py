@@ -34,7 +34,8 @@ PLACES = {
     "total_amount": "total",
     "iban": "account",
 }
-LABELS = {"iban": "IBAN (payee account)", "total_amount": "Total amount"}
+LABELS = {"iban": "IBAN (payee account)"}
+SHORT = {"iban": "IBAN"}  # beside an outline on the page, where room is short
 TOTALS = (
     ("line_total", "Sum of the lines"),
     ("net", "Total without VAT"),
@@ -61,6 +62,7 @@ class Mismatch:
 
     field: str
     label: str
+    short: str
     page_value: str
     xml_value: str
     message: str
@@ -74,7 +76,7 @@ class Mismatch:
 class InvoiceView:
     source: str
     title: str
-    about: str
+    syntax: str  # the XML syntax, as people name it
     facts: list[tuple[str, str, str]]  # (label, value, place)
     seller: list[tuple[str, str]]
     buyer: list[tuple[str, str]]
@@ -136,6 +138,7 @@ def mismatches(checks: list[dict[str, Any]]) -> list[Mismatch]:
             Mismatch(
                 field=name,
                 label=_label(name),
+                short=SHORT.get(name, _label(name)),
                 page_value=page_value,
                 xml_value=xml_value,
                 message=str(check.get("message") or ""),
@@ -170,10 +173,9 @@ def _lines(invoice: dict[str, Any]) -> list[dict[str, str]]:
         rate = shown(line.get("vat_rate"))
         rows.append(
             {
-                "n": str(n),
+                # Its id in the data (BT-126), unless a sender repeated the description there.
+                "n": line_id if line_id and line_id != description else str(n),
                 "description": description,
-                # Its id in the data, where it is more than the description again.
-                "id": line_id if line_id and line_id != description else "",
                 "quantity": shown(line.get("quantity")),
                 "unit": shown(line.get("unit")),
                 "unit_price": shown(line.get("unit_price")),
@@ -225,12 +227,11 @@ def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> Invo
         if f.get("severity") == "warning"
     ]
     lines = _lines(invoice)
-    claims = f", {about['customization']}" if about.get("customization") else ""
     account = ", ".join(shown(iban) for iban in invoice.get("ibans") or [])
     return InvoiceView(
         source=str(about.get("source") or ""),
         title=f"{kind[:1].upper()}{kind[1:]} {number}".strip(),
-        about=f"{syntax} data{claims}",
+        syntax=syntax,
         facts=[
             (label, value, place)
             for label, value, place in (
@@ -241,6 +242,8 @@ def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> Invo
                 ("Currency", currency, "currency"),
                 ("Buyer reference", shown(invoice.get("buyer_reference")), "buyer_reference"),
                 ("Order reference", shown(invoice.get("po_number")), "po_number"),
+                # BT-24: the specification it claims to follow (XRechnung, Peppol, a profile).
+                ("Specification", shown(invoice.get("customization")), "customization"),
             )
             if value or place in placed
         ],

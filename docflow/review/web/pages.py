@@ -179,7 +179,7 @@ def _mismatch_boxes(
         here = m.page in window
         hrefs[m.field] = f"#box-{name}" if here else f"{base}?from={order.index(m.page)}#box-{name}"
         if here:
-            outline = {"name": name, "label": f"{m.label} on the page", "style": style}
+            outline = {"name": name, "label": f"{m.short} as printed", "style": style}
             back = {"kind": "mismatch", "href": f"#mismatch-{m.field}"}
             per_page.setdefault(m.page, []).append({**outline, **back})
     return per_page, hrefs
