@@ -72,11 +72,11 @@ def test_an_xml_invoice_reads_as_an_invoice_with_each_rule_beside_what_it_concer
     assert "Issue date 2016-04-04" in facts and "Buyer reference 04011000-12345-03" in facts
     rows = [texts(r, "td") for r in page.xpath('//*[@id="einvoice-lines"]/tbody/tr')]
     assert rows == [
-        ["1", "Zeitschrift [...]", "1", "XPP", "288.79", "288.79", "S 7 %"],
-        ["2", "Porto + Versandkosten", "1", "XPP", "26.07", "26.07", "S 7 %"],
+        ["1", "Zeitschrift [...]", "1", "XPP (piece)", "288.79", "288.79", "S 7 %"],
+        ["2", "Porto + Versandkosten", "1", "XPP (piece)", "26.07", "26.07", "S 7 %"],
     ]
     vat = [texts(r, "td") for r in page.xpath('//*[@id="einvoice-vat"]/tbody/tr')]
-    assert vat == [["S", "7 %", "324.86 EUR", "22.04 EUR"]]
+    assert vat == [["S (standard rate)", "7 %", "324.86 EUR", "22.04 EUR"]]
     totals = texts(page, '//*[@id="einvoice-totals"]//tr')
     at = totals.index("Total with VAT 346.9 EUR")
     # The rule sits on the row after the value it concerns, with its id and text.

@@ -34,6 +34,42 @@ PLACES = {
     "total_amount": "total",
     "iban": "account",
 }
+# The codes a line and a VAT breakdown carry, named for a person (the code is shown too).
+# VAT categories: UNCL5305 as EN 16931 restricts it (BT-118, BT-151).
+VAT_CATEGORIES = {
+    "S": "standard rate",
+    "Z": "zero rated",
+    "E": "exempt",
+    "AE": "reverse charge",
+    "K": "intra-EU supply",
+    "G": "export outside the EU",
+    "O": "outside the scope of VAT",
+    "L": "Canary Islands tax",
+    "M": "Ceuta and Melilla tax",
+}
+# Units (BT-130): UN/ECE Recommendation 20, and 21's packages (X...), the common ones.
+UNITS = {
+    "C62": "unit",
+    "H87": "piece",
+    "XPP": "piece",
+    "EA": "each",
+    "HUR": "hour",
+    "MIN": "minute",
+    "DAY": "day",
+    "WEE": "week",
+    "MON": "month",
+    "ANN": "year",
+    "KGM": "kg",
+    "TNE": "tonne",
+    "MTR": "metre",
+    "MTK": "square metre",
+    "LTR": "litre",
+    "KWH": "kWh",
+    "SET": "set",
+    "LS": "lump sum",
+}
+
+
 LABELS = {"iban": "IBAN (payee account)"}
 SHORT = {"iban": "IBAN"}  # beside an outline on the page, where room is short
 TOTALS = (
@@ -48,6 +84,12 @@ TOTALS = (
 def shown(value: Any) -> str:
     """A value as the page may show it: text, detected numbers masked; "" for none."""
     return "" if value is None else masked_value(str(value))
+
+
+def named(code: Any, names: dict[str, str]) -> str:
+    """A code with its name where it has a known one: `C62 (unit)`."""
+    text = shown(code)
+    return f"{text} ({names[text]})" if text in names else text
 
 
 @dataclass(frozen=True)
@@ -177,7 +219,7 @@ def _lines(invoice: dict[str, Any]) -> list[dict[str, str]]:
                 "n": line_id if line_id and line_id != description else str(n),
                 "description": description,
                 "quantity": shown(line.get("quantity")),
-                "unit": shown(line.get("unit")),
+                "unit": named(line.get("unit"), UNITS),
                 "unit_price": shown(line.get("unit_price")),
                 "net": shown(line.get("net")),
                 "vat": " ".join(
@@ -253,7 +295,7 @@ def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> Invo
         more_lines=max(0, len(lines) - MAX_LINES),
         vat=[
             {
-                "category": shown(row.get("category")),
+                "category": named(row.get("category"), VAT_CATEGORIES),
                 "rate": f"{shown(row.get('rate'))} %" if row.get("rate") is not None else "",
                 "taxable": _money(row.get("taxable"), currency),
                 "tax": _money(row.get("tax"), currency),
