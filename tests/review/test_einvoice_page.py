@@ -12,6 +12,8 @@ import lxml.html
 import requests
 
 from docflow.ids import DocumentRef
+from docflow.review.stage.masking import masked_value
+from docflow.review.web.einvoice_view import mismatches
 from tests.support.aws import Stack
 from tests.support.einvoice_review import (
     KOSIT_CII,
@@ -206,3 +208,20 @@ def test_a_hybrid_shows_its_pages_the_disagreement_side_by_side_and_its_lines(
     assert "Download the original PDF" in html
     query = parse_qs(urlparse(download["headers"]["Location"]).query)
     assert query["response-content-type"] == ["application/pdf"]
+
+
+def _iban(country: str, bban: str) -> str:
+    """An IBAN with its check digits (ISO 13616: mod 97)."""
+    digits = "".join(str(int(c, 36)) for c in f"{bban}{country}00")
+    return f"{country}{98 - int(digits) % 97:02d}{bban}"
+
+
+def test_two_accounts_masked_alike_are_said_to_differ() -> None:
+    page, xml = _iban("DE", "370400440532013000"), _iban("DE", "370400449999013000")
+    assert masked_value(page) == masked_value(xml)  # the last four and the country agree
+    check = {"field": "iban", "code": "page-mismatch", "xml": xml, "page": page, "pageBox": None}
+    (found,) = mismatches([check])
+    assert found.alike and (found.page_value, found.xml_value) == ("DE•••• 3000", "DE•••• 3000")
+    assert (found.page, found.box) == (None, None)
+    same = {**check, "xml": page}
+    assert not mismatches([same])[0].alike
