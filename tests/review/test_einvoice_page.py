@@ -5,15 +5,19 @@ attacker-controlled and shown as text; the original downloaded as what it is."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import lxml.html
 import requests
 
+from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.review.stage.masking import masked_value
 from docflow.review.web.einvoice_view import mismatches
+from docflow.settings import load_settings
+from docflow.storage import batch_manifest_key
 from tests.support.aws import Stack
 from tests.support.einvoice_review import (
     KOSIT_CII,
@@ -58,6 +62,13 @@ def test_an_xml_invoice_reads_as_an_invoice_with_each_rule_beside_what_it_concer
     stored = stored_einvoice(xml)
     assert {c["rule"] for c in rule_checks(stored)} == {"BR-CO-15", "BR-S-08"}
     put_einvoice(doc, stored)
+    # Its one page, as the read-pages step reads an XML invoice: the data's text, an IBAN in it.
+    facts = {"page": 1, "engine": "einvoice", "confidence": 1.0, "sensitive": {"iban": 1}}
+    aws.client("s3").put_object(
+        Bucket=load_settings().artifact_bucket,
+        Key=batch_manifest_key(doc, 0),
+        Body=json.dumps({"first": 1, "last": 1, "pages": [facts]}).encode(),
+    )
     with einvoice_desk(stack) as desk:
         token = desk.link(doc, xml_summary(doc, stored))
         answer = call("GET", f"/review/{token}")
@@ -109,6 +120,8 @@ def test_an_xml_invoice_reads_as_an_invoice_with_each_rule_beside_what_it_concer
     assert "PEPPOL-EN16931-R008" in warnings.text_content() and warnings.get("open") is None
     assert "1 warning from the rules (shown only" in warnings.text_content()
     assert "Download the original XML" in html
+    # What the detectors found in its reading is still said, with no page to picture.
+    assert "An IBAN on page 1" in texts(page, "//section")[0]
 
 
 def test_the_xml_is_shown_as_text_never_as_markup(stack: Stack) -> None:

@@ -111,9 +111,12 @@ class ReviewViews:
             )
             return ReviewScreen(view, html, list(range(1, int(split["pages"]) + 1)))
         invoice = self._invoice(view.link.summary)
-        # An XML-only invoice has no page to picture: the page shows the invoice instead.
-        pages = [] if xml_only(view.link.summary) else self.evidence.pages(doc)
+        pages = self.evidence.pages(doc)
         order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
+        if xml_only(view.link.summary):
+            # No page to picture: the invoice is shown instead (what the detectors found in
+            # its reading is still said).
+            order, flagged = [], 0
         offset = min(offset, max(0, len(order) - 1))
         window = order[offset : offset + PAGE_WINDOW]
         with ThreadPoolExecutor(max_workers=len(window) or 1) as pool:
