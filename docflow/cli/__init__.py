@@ -328,7 +328,8 @@ def _query_commands(add: Add) -> None:
     p = add(
         "show",
         queries.cmd_show,
-        "a document's current state, why it is there, its cost and its history",
+        "a document's current state, why it is there, its cost and its history (an "
+        "e-invoice: its lines and VAT breakdown too)",
         local=True,
     )
     p.add_argument("document", metavar="DOC", help=DOC_HELP)

@@ -117,6 +117,7 @@ def page_lines(state: DocumentState) -> list[str]:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from docflow.cli.einvoice_lines import einvoice_data, einvoice_lines
     from docflow.cli.packets import children_table, is_packet, show_lines
 
     maybe_local(args)
@@ -124,8 +125,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     state = shown["state"] or DocumentState()
     if is_packet(state):  # its parts, as each last reported (docs/packets.md)
         shown["children"] = model().children(state["documentId"])
+    # An e-invoice's lines and VAT breakdown, from S3 (docs/einvoice.md).
+    invoice = einvoice_data(state)
     if args.json:
-        print_json(shown)
+        print_json({**shown, "einvoice": invoice} if invoice else shown)
         return 0 if shown["state"] else NOT_FOUND
     if not shown["state"]:
         raise DocumentNotFound(args.document)
@@ -149,6 +152,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"{'cost':11} {cost}")
     print_enrichment(state)
     print_fields(state)
+    for line in einvoice_lines(state, invoice):
+        print(line)
     if shown.get("children"):
         print()
         parts = children_table(shown["children"])

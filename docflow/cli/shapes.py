@@ -248,7 +248,8 @@ JSON_SHAPES = {
     "when no execution has the run's name); a document waiting on a reviewer before its "
     "reviewDeadline is not stuck",
     "failed": "as `pending`",
-    "show": '{"state": STATE|null, "history": [REPORT, ...]}; STATE has documentId, '
+    "show": '{"state": STATE|null, "history": [REPORT, ...], "einvoice": EINVOICE (an '
+    "e-invoice only: docs/einvoice.md)}; STATE has documentId, "
     "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, functionVersion "
     '(the function version the execution started and resumes on: "1", "2", ...), the summary '
     'fields reports carried (pages, engines (blank pages count as the engine "blank"), '
@@ -283,7 +284,15 @@ JSON_SHAPES = {
     '"reason", "parentPages": [first, last], "runId", "updatedAt"}] in page order; a part has '
     '"parentId" (its packet), "parentRunId" and "parentPages": [first, last] (its pages in the '
     'packet); REPORT = {"documentId", "version", "runId", "runOrder", "eventId", "stage", '
-    '"status", "seq", "at", "cause", "payload"}',
+    '"status", "seq", "at", "cause", "payload"}; an e-invoice\'s STATE has "einvoice": {"key", '
+    '"source", "syntax", "customization", "typeCode", "lines" (a count), "lineTotal", "valid", '
+    '"fatal": [rule id], "warnings" (a count), "skipped"}, and EINVOICE = {"source": "xml"|'
+    '"hybrid", "currency", "findings": [{"rule", "severity": "fatal"|"warning", "text"}] (its '
+    'validation), "readFrom": the S3 key its lines were read from (final.json once finalized, '
+    'else einvoice.json) or null, "lines": [{"line_id", "description", "quantity", "unit", '
+    '"unit_price", "net", "vat_category", "vat_rate"}] or null (its data could not be read), '
+    '"vat": [{"category", "rate", "taxable", "tax"}] or null}, every value a string exactly as '
+    "the XML wrote it (or null)",
     "trace": f"{TRACE_SHAPE}; {OTEL_SHAPE}",
     "reprocess": '{"documentId", "runId", "started": bool, "generation": int}',
     "mail": '[{"id", "from", "to": [address], "subject", "body" (HTML), "sentAt" (ISO '

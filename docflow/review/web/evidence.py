@@ -111,6 +111,16 @@ class EvidenceStore:
         calls = json.loads(raw).get("pages", []) if raw else []
         return [c for c in calls if isinstance(c, dict) and "page" in c]
 
+    def einvoice(self, key: str) -> dict[str, Any] | None:
+        """An e-invoice's stored data (`einvoice.json`, docs/einvoice.md); None when it is not
+        there or not a JSON object: the page then says it could not be read."""
+        raw = self._get(key) if key else None
+        try:
+            value = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
     def _from_manifests(self, doc: DocumentRef) -> list[PageFacts]:
         prefix = f"{artifact_prefix(doc)}/batches/"
         keys: list[str] = []

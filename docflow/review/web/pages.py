@@ -18,6 +18,7 @@ from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
 from docflow.review.stage.stage_record import Presence, StageRecord
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
+from docflow.review.web.einvoice_view import InvoiceView, check_text
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.templating import env, when
 from docflow.settings import load_settings
@@ -97,7 +98,7 @@ def fields_rows(
     fields: dict[str, Any] = summary.get("fields") or {}
     checks: dict[str, list[str]] = {}
     for check in summary.get("fieldChecks") or []:
-        checks.setdefault(str(check.get("field", "")), []).append(str(check.get("message", "")))
+        checks.setdefault(str(check.get("field", "")), []).append(check_text(check))
     names = [n for n in FIELD_KINDS if n in fields or n in checks]
     # A check's message names the field by its label, not its code name.
     checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
@@ -162,6 +163,26 @@ def _place_boxes(
             outline = {"name": row["name"], "label": row["label"], "style": row["box"]}
             per_page.setdefault(page, []).append(outline)
     return per_page
+
+
+def _mismatch_boxes(
+    invoice: InvoiceView | None, order: list[int], window: list[int], base: str
+) -> tuple[dict[int, list[dict[str, str]]], dict[str, str]]:
+    """A hybrid's disagreements: the outline of each page value, on its page, and the link
+    to it from the side-by-side table (on this screen, or the screen that shows its page)."""
+    per_page: dict[int, list[dict[str, str]]] = {}
+    hrefs: dict[str, str] = {}
+    for m in invoice.mismatches if invoice else []:
+        style, name = box_style(m.box), f"mismatch-{m.field}"
+        if not style or m.page not in order:
+            continue
+        here = m.page in window
+        hrefs[m.field] = f"#box-{name}" if here else f"{base}?from={order.index(m.page)}#box-{name}"
+        if here:
+            outline = {"name": name, "label": f"{m.short} as printed", "style": style}
+            back = {"kind": "mismatch", "href": f"#mismatch-{m.field}"}
+            per_page.setdefault(m.page, []).append({**outline, **back})
+    return per_page, hrefs
 
 
 def _why(because: str, doc_type: str, findings: list[str]) -> str:
@@ -255,6 +276,7 @@ def review_page(
     inbox: str = "",
     confirm: str = "",
     add_supplier: bool = False,
+    invoice: InvoiceView | None = None,
 ) -> str:
     summary = link.summary
     doc_type = str(summary.get("docType", "unknown"))
@@ -278,6 +300,7 @@ def review_page(
     choices = choices_of(summary)
     rows = [] if choices else fields_rows(summary, submitted_fields or {}, field_errors or {})
     boxes = _place_boxes(rows, order, window, base)
+    outlined, mismatch_links = _mismatch_boxes(invoice, order, window, base)
     shown = [
         ShownPage(
             number=n,
@@ -285,7 +308,7 @@ def review_page(
             segments=texts.get(n, []),
             findings=any(s.detector for s in texts.get(n, [])),
             tags=[*(_tags(facts[n], routing) if n in facts else []), *risky.get(n, [])],
-            boxes=boxes.get(n, []),
+            boxes=[*boxes.get(n, []), *outlined.get(n, [])],
         )
         for n in window
     ]
@@ -351,6 +374,9 @@ def review_page(
         ask_reject=_here(base, confirm="reject"),
         back=_here(base),
         confirm=confirm if confirm in ("approve", "reject") else "",
+        # An e-invoice's data (docs/einvoice.md): the invoice itself when it came as XML alone.
+        invoice=invoice,
+        mismatch_links=mismatch_links,
     )
 
 

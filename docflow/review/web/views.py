@@ -21,6 +21,7 @@ from docflow.review.desk import ReviewDesk
 from docflow.review.link_view import LinkView
 from docflow.review.stage.callbacks import LambdaCallbackSender
 from docflow.review.stage.split import split_of
+from docflow.review.web.einvoice_view import InvoiceView, einvoice_of, invoice_view, xml_only
 from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
 from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
@@ -109,8 +110,13 @@ class ReviewViews:
                 inbox=inbox,
             )
             return ReviewScreen(view, html, list(range(1, int(split["pages"]) + 1)))
+        invoice = self._invoice(view.link.summary)
         pages = self.evidence.pages(doc)
         order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
+        if xml_only(view.link.summary):
+            # No page to picture: the invoice is shown instead (what the detectors found in
+            # its reading is still said).
+            order, flagged = [], 0
         offset = min(offset, max(0, len(order) - 1))
         window = order[offset : offset + PAGE_WINDOW]
         with ThreadPoolExecutor(max_workers=len(window) or 1) as pool:
@@ -139,12 +145,22 @@ class ReviewViews:
             presence=view.presence,
             inbox=inbox,
             confirm=confirm,
+            invoice=invoice,
         )
         return ReviewScreen(view, html, order)
+
+    def _invoice(self, summary: dict[str, Any]) -> InvoiceView | None:
+        """An e-invoice's data as the page shows it, read from its einvoice.json."""
+        about = einvoice_of(summary)
+        if not about:
+            return None
+        return invoice_view(summary, self.evidence.einvoice(str(about.get("key") or "")))
 
     def preview(self, token: str, number: str, size: str = "") -> tuple[bytes, bool]:
         """Page `number`'s preview; `size` "thumb": the split page's thumbnail."""
         view = self.desk.access(token)
+        if xml_only(view.link.summary):
+            raise ReviewRefused(404, "no-preview", "an invoice sent as XML has no page to show")
         page = int(number) if number.isdigit() and len(number) < 7 else 0
         pages = int(view.link.summary.get("pages") or 0)
         if not 1 <= page <= pages:
@@ -164,12 +180,15 @@ class ReviewViews:
         view = self.desk.access(token)
         doc = view.doc
         self.desk.record_download(view)
-        name = PurePosixPath(doc.key).name.replace('"', "") or "document.pdf"
+        name = PurePosixPath(doc.key).name.replace('"', "")
+        xml = xml_only(view.link.summary)
+        if xml:  # recognized by its content, whatever the upload was called
+            name = f"{PurePosixPath(name).stem or 'invoice'}.xml"
         params: dict[str, Any] = {
             "Bucket": doc.bucket,
             "Key": doc.key,
-            "ResponseContentDisposition": f'attachment; filename="{name}"',
-            "ResponseContentType": "application/pdf",
+            "ResponseContentDisposition": f'attachment; filename="{name or "document.pdf"}"',
+            "ResponseContentType": "application/xml" if xml else "application/pdf",
             # Nor a browser nor a proxy keeps the original: each download is a recorded click.
             "ResponseCacheControl": "no-store",
         }
