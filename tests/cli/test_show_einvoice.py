@@ -80,7 +80,7 @@ def test_show_prints_a_waiting_invoices_lines_from_its_einvoice_json(
     assert head[1] == "rules       broken:"
     assert head[2].startswith("              BR-S-08   For each different value of VAT category")
     assert head[3].startswith("              BR-CO-15  Invoice total amount with VAT (BT-112) =")
-    assert head[4] == "            and 1 warning (shown, never routed)"
+    assert head[4] == "            and 2 warnings (shown, never routed)"
     key = state["einvoice"]["key"]
     assert f"lines (2; amounts in EUR, read from {key}):" in out
     table = out.split("lines (2;", 1)[1].splitlines()
@@ -134,6 +134,7 @@ def test_show_reads_a_finalized_invoices_lines_from_final_json(
         "BR-S-08": "fatal",
         "BR-CO-15": "fatal",
         "PEPPOL-EN16931-R008": "warning",
+        "BR-DE-TMP-32": "warning",  # KoSIT's rules: an XRechnung
     }
     assert shown["state"]["einvoice"]["lines"] == 2  # the summary's count, unchanged
     assert show(state, monkeypatch, tmp_path, as_json=False) == 0
