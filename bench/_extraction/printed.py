@@ -43,6 +43,10 @@ def date_forms(language: str) -> list[tuple[str, DateForm]]:
                     f"dmyy{sep}{pad}",
                     lambda d, s=sep, f=dd: f"{f(d.day)}{s}{f(d.month)}{s}{d.year % 100:02d}",
                 ),
+                (
+                    f"mdyy{sep}{pad}",
+                    lambda d, s=sep, f=dd: f"{f(d.month)}{s}{f(d.day)}{s}{d.year % 100:02d}",
+                ),
             ]
     for lang in dict.fromkeys((language, "en")):
         for width in ("wide", "abbreviated"):

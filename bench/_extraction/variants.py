@@ -34,7 +34,7 @@ import io
 import json
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -45,10 +45,12 @@ import pymupdf
 import pypdfium2 as pdfium
 
 from _extraction.generated import Document
+from _extraction.page_text import Edit, Line, Skip, find, lines_of, spaced
 from _extraction.printed import amounts_in, boundary, date_forms, new_number, thousands
 from _extraction.real import REAL
+from _extraction.reprint import Fonts, apply, room
 
-VERSION = 2  # bump on any change to what is generated: the cache is keyed by it
+VERSION = 5  # bump on any change to what is generated: the cache is keyed by it
 N = 5  # variants of each original
 DEBUG = False
 # `--smoke`: one original's variants (text pages only: no scan of it in the set).
@@ -58,218 +60,8 @@ DATE_FIELDS = ("invoice_date", "due_date")
 CACHE = Path(__file__).resolve().parents[2] / ".docflow" / "bench" / "variants"
 
 
-class Skip(Exception):
-    """Why a document or a variant cannot be made (counted, never emitted half-changed)."""
-
-
-@dataclass
-class Char:
-    c: str
-    bbox: pymupdf.Rect
-    origin: tuple[float, float]
-    span: dict[str, Any]
-
-
-@dataclass
-class Line:
-    page: int
-    chars: list[Char]
-    text: str = ""
-
-    def __post_init__(self) -> None:
-        self.text = "".join(c.c for c in self.chars)
-
-
-GLUED = set("().,;:*-")  # punctuation glued to a value is re-printed with it
-
-
-CURRENCY_AFTER = re.compile(r"[ \u00a0]?(?:€|EUR|\$|USD|GBP|£|BRL|ARS|CHF)(?![A-Za-z])")
-
-
-@dataclass
-class Edit:
-    """One printed value to replace: chars `start:end` of `line` become `new`."""
-
-    line: Line
-    start: int
-    end: int
-    new: str
-    figure: bool  # an amount: flush right in a column, flush left after its label
-    key: bool = True  # a truth field's value: the text check looks for it
-    old: str = ""
-    right: bool = False
-    rect: pymupdf.Rect = field(default_factory=pymupdf.Rect)
-
-    def __post_init__(self) -> None:
-        chars = self.line.chars
-        while self.start > 0 and chars[self.start - 1].c in GLUED:
-            self.start -= 1
-            self.new = chars[self.start].c + self.new
-        while self.end < len(chars) and chars[self.end].c in GLUED:
-            self.new += chars[self.end].c
-            self.end += 1
-        # A currency printed after a figure moves with it (`496,00 €` grows to the right).
-        after = CURRENCY_AFTER.match(self.line.text, self.end)
-        if self.figure and after:
-            self.new += after.group()
-            self.end = after.end()
-        self.old = self.line.text[self.start : self.end]
-        self.rect = pymupdf.Rect()
-        for c in chars[self.start : self.end]:
-            self.rect |= c.bbox
-        size = float(chars[self.start].span["size"])
-        before = [c for c in chars[: self.start] if c.c.strip()]
-        near = bool(before) and self.rect.x0 - before[-1].bbox.x1 < size * 0.6
-        self.right = self.figure and not near
-
-
 def _seed(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
-
-
-def _lines(page: pymupdf.Page, number: int) -> list[Line]:
-    """The page's horizontal lines, char by char; a gap between two spans with no space
-    printed reads as a space (a table's columns are not one token)."""
-    out = []
-    for block in page.get_text("rawdict")["blocks"]:
-        for line in block.get("lines", []):
-            if abs(line["dir"][0] - 1) > 1e-3:
-                continue
-            chars: list[Char] = []
-            for span in line["spans"]:
-                info = {k: span[k] for k in ("font", "size", "color", "flags")}
-                for ch in span["chars"]:
-                    box = pymupdf.Rect(ch["bbox"])
-                    if (
-                        chars
-                        and chars[-1].c != " "
-                        and box.x0 - chars[-1].bbox.x1 > span["size"] / 4
-                    ):
-                        chars.append(Char(" ", pymupdf.Rect(), ch["origin"], info))
-                    chars.append(Char(ch["c"], box, ch["origin"], info))
-            if chars:
-                out.append(Line(number, chars))
-    return out
-
-
-def _find(lines: list[Line], pattern: str) -> list[tuple[Line, int, int]]:
-    return [(ln, m.start(), m.end()) for ln in lines for m in re.finditer(pattern, ln.text)]
-
-
-SYSTEM_FONTS = Path("/usr/share/fonts/truetype")
-# (words in the printed font's name, a free font of its kind: regular, bold); first match.
-FAMILIES: list[tuple[tuple[str, ...], str, str]] = [
-    (("dejavu", "serif"), "dejavu/DejaVuSerif.ttf", "dejavu/DejaVuSerif-Bold.ttf"),
-    (("dejavu",), "dejavu/DejaVuSans.ttf", "dejavu/DejaVuSans-Bold.ttf"),
-    (("verdana",), "dejavu/DejaVuSans.ttf", "dejavu/DejaVuSans-Bold.ttf"),
-    (("courier",), "liberation/LiberationMono-Regular.ttf", "liberation/LiberationMono-Bold.ttf"),
-    (("mono",), "liberation/LiberationMono-Regular.ttf", "liberation/LiberationMono-Bold.ttf"),
-    (("times",), "liberation/LiberationSerif-Regular.ttf", "liberation/LiberationSerif-Bold.ttf"),
-    (("serif",), "liberation/LiberationSerif-Regular.ttf", "liberation/LiberationSerif-Bold.ttf"),
-    ((), "liberation/LiberationSans-Regular.ttf", "liberation/LiberationSans-Bold.ttf"),
-]
-BASE14 = {"serif": ("tiro", "tibo"), "mono": ("cour", "cobo"), "sans": ("helv", "hebo")}
-
-
-@dataclass
-class Face:
-    """A font to print a value in: its name on the page, its metrics, where it comes from."""
-
-    alias: str
-    font: pymupdf.Font
-    buffer: bytes | None = None  # the page's own embedded font
-    file: str | None = None  # a free font of the same kind
-    base14: str | None = None
-
-
-class Fonts:
-    """The closest font for a value: the document's own embedded font when it holds every
-    character to print (a subset often does not), else a free font of the same kind
-    (DejaVu, Liberation), else the PDF base-14 font of the same kind."""
-
-    def __init__(self, doc: pymupdf.Document) -> None:
-        self.embedded: dict[str, bytes] = {}
-        for number in range(len(doc)):
-            for xref, _ext, _type, basename, *_ in doc[number].get_fonts():
-                name = basename.split("+", 1)[-1]
-                if name not in self.embedded:
-                    buffer = doc.extract_font(xref)[3]
-                    if buffer:
-                        self.embedded[name] = buffer
-        self.faces: dict[tuple[str, bool, str], Face] = {}
-        self.loaded: dict[str, pymupdf.Font] = {}
-
-    def _font(self, key: str, **source: Any) -> pymupdf.Font:
-        if key not in self.loaded:
-            self.loaded[key] = pymupdf.Font(**source)
-        return self.loaded[key]
-
-    def face(self, span: dict[str, Any], text: str) -> Face:
-        name = str(span["font"]).split("+", 1)[-1]
-        lower = name.lower()
-        bold = bool(span["flags"] & 16) or "bold" in lower or "black" in lower
-        key = (name, bold, text)
-        if key not in self.faces:
-            self.faces[key] = self._choose(name, lower, bold, text)
-        return self.faces[key]
-
-    def _choose(self, name: str, lower: str, bold: bool, text: str) -> Face:
-        shown = [c for c in text if c.strip()]
-        buffer = self.embedded.get(name)
-        if buffer:
-            font = self._font(f"embedded:{name}", fontbuffer=buffer)
-            if all(font.has_glyph(ord(c)) for c in shown):
-                alias = f"V{hashlib.sha256(name.encode()).hexdigest()[:6]}"
-                return Face(alias, font, buffer=buffer)
-        for words, regular, heavy in FAMILIES:
-            path = SYSTEM_FONTS / (heavy if bold else regular)
-            if all(w in lower for w in words) and path.is_file():
-                font = self._font(str(path), fontfile=str(path))
-                if all(font.has_glyph(ord(c)) for c in shown):
-                    return Face(f"F{path.stem.replace('-', '')}", font, file=str(path))
-        if any(ord(c) > 255 for c in shown):
-            raise Skip(f"no font prints {text!r} like {name}")
-        kind = "mono" if "mono" in lower or "courier" in lower else "sans"
-        kind = "serif" if "times" in lower or ("serif" in lower and "sans" not in lower) else kind
-        base = BASE14[kind][bold]
-        return Face(base, pymupdf.Font(base), base14=base)
-
-
-def _placed(edit: Edit, fonts: Fonts) -> tuple[pymupdf.Rect, float, float, Face, float, float]:
-    """Where the new text goes: its box, the baseline's x and y, the face and size, and the
-    horizontal squeeze."""
-    first = edit.line.chars[edit.start]
-    face, size = fonts.face(first.span, _spaced(edit.new)), float(first.span["size"])
-    width = face.font.text_length(_spaced(edit.new), fontsize=size)
-    # A fallback font may run wider than the printed one: a value printed as wide as the
-    # old one's characters were is narrowed to that width (never below 85%), not made
-    # smaller.
-    target = edit.rect.width * len(edit.new) / max(len(edit.old), 1)
-    squeeze = min(1.0, max(0.85, target / width)) if width else 1.0
-    width *= squeeze
-    x = edit.rect.x1 - width if edit.right else edit.rect.x0
-    box = pymupdf.Rect(x, edit.rect.y0, x + width, edit.rect.y1)
-    return box, x, first.origin[1], face, size, squeeze
-
-
-def _room(
-    edits: list[Edit], lines: dict[int, list[Line]], pages: dict[int, pymupdf.Rect], fonts: Fonts
-) -> str | None:
-    """None if every new text is inside its page and clear of every character that stays;
-    else the first that is not, and what it runs into."""
-    changed = {(id(e.line), i) for e in edits for i in range(e.start, e.end)}
-    for edit in edits:
-        box = _placed(edit, fonts)[0]
-        if not pages[edit.line.page].contains(box):
-            return f"{edit.new!r} off the page"
-        inner = pymupdf.Rect(
-            box.x0 + 0.5, box.y0 + box.height * 0.3, box.x1 - 0.5, box.y1 - box.height * 0.3
-        )
-        for line in lines[edit.line.page]:
-            for i, c in enumerate(line.chars):
-                if c.c.strip() and (id(line), i) not in changed and inner.intersects(c.bbox):
-                    return f"{edit.new!r} into {line.text[max(0, i - 8) : i + 8]!r}"
-    return None
 
 
 def _number_edits(
@@ -280,7 +72,7 @@ def _number_edits(
         return [], {}
     # A number glued to the word after it (`F20260023BUYER`: two text runs printed
     # abutting) is still the number.
-    found = _find(lines, boundary(number).removesuffix("(?![0-9A-Za-z])") + "(?![0-9])")
+    found = find(lines, boundary(number).removesuffix("(?![0-9A-Za-z])") + "(?![0-9])")
     if not found:
         raise Skip("invoice_number not printed as the truth has it")
     new = new_number(number, rng)
@@ -301,7 +93,7 @@ def _date_edits(
         new = old + timedelta(days=days)
         found = False
         for _tag, form in forms:
-            for ln, a, b in _find(lines, rf"(?<![0-9A-Za-z]){re.escape(form(old))}(?![0-9])"):
+            for ln, a, b in find(lines, rf"(?<![0-9A-Za-z]){re.escape(form(old))}(?![0-9])"):
                 found = True
                 if (id(ln), a) not in taken:
                     taken.add((id(ln), a))
@@ -327,9 +119,12 @@ def _amount_edits(
     found = [(ln, a) for ln in lines for a in amounts_in(ln.text)]
     group = thousands([a for _ln, a in found])
     busy = {(id(e.line), i) for e in skip for i in range(e.start, e.end)}
+    rates = _rates(lines, truth)
     edits = []
     for ln, a in found:
         if a.value == 0 or a.value > ceiling or (a.value == 1 and a.value not in values):
+            continue
+        if a.value in rates and a.value not in values:  # a rate column (`(21.00)`, `22.00`)
             continue
         if any((id(ln), i) in busy for i in range(a.start, a.end)):
             continue
@@ -349,70 +144,22 @@ def _amount_edits(
     return edits, changed
 
 
+def _rates(lines: list[Line], truth: dict[str, Any]) -> set[Decimal]:
+    """The tax rates the document shows: printed with `%`, and tax over net."""
+    rates = {
+        Decimal(m.group(1).replace(",", ".")).quantize(Decimal("0.01"))
+        for ln in lines
+        for m in re.finditer(r"(\d{1,2}(?:[.,]\d{1,2})?)\s?%", ln.text)
+    }
+    net, tax = truth.get("net_amount"), truth.get("tax_amount")
+    if net and tax and Decimal(net):
+        rates.add((Decimal(tax) / Decimal(net) * 100).quantize(Decimal("0.01")))
+    return rates
+
+
 def _plain(edit: Edit) -> Decimal | None:
     found = amounts_in(edit.old)
     return found[0].value if found else None
-
-
-def _apply(doc: pymupdf.Document, edits: list[Edit], fonts: Fonts) -> None:
-    by_page: dict[int, list[Edit]] = {}
-    for e in edits:
-        by_page.setdefault(e.line.page, []).append(e)
-    for number, page_edits in by_page.items():
-        page = doc[number]
-        placed = [_placed(e, fonts) for e in page_edits]
-        for e in page_edits:
-            r = e.rect
-            page.add_redact_annot(
-                pymupdf.Rect(r.x0 + 0.3, r.y0 + r.height * 0.3, r.x1 - 0.3, r.y1 - r.height * 0.3),
-                fill=False,
-            )
-        page.apply_redactions(
-            images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE
-        )
-        inserted: set[str] = set()
-        for e, (_box, x, y, face, size, squeeze) in zip(page_edits, placed, strict=True):
-            rgb = e.line.chars[e.start].span["color"]
-            color = ((rgb >> 16 & 255) / 255, (rgb >> 8 & 255) / 255, (rgb & 255) / 255)
-            at = x  # the runs advance unsqueezed; the squeeze pivots on the value's start
-            for text, simple in _runs(_spaced(e.new)):
-                alias = face.base14 or f"{face.alias}{'S' if simple else 'U'}"
-                if not face.base14 and alias not in inserted:
-                    inserted.add(alias)
-                    page.insert_font(
-                        fontname=alias,
-                        fontbuffer=face.buffer,
-                        fontfile=face.file,
-                        set_simple=simple,
-                    )
-                page.insert_text(
-                    (at, y),
-                    text,
-                    fontname=alias,
-                    fontsize=size,
-                    color=color,
-                    morph=(pymupdf.Point(x, y), pymupdf.Matrix(squeeze, 1)),
-                )
-                at += face.font.text_length(text, fontsize=size)
-    for name in doc.embfile_names():
-        doc.embfile_del(name)
-    doc.del_xml_metadata()
-    doc.set_metadata({})
-
-
-def _runs(text: str) -> list[tuple[str, bool]]:
-    """The text in runs a simple (Latin-1) font prints, and runs it cannot (`€`). A simple
-    font is what keeps the text layer right: a CID font's ToUnicode maps a glyph shared by
-    two characters to one of them (`-` read back as a soft hyphen, a space as a no-break
-    space); the `€` it alone can print shares no glyph."""
-    runs: list[tuple[str, bool]] = []
-    for c in text:
-        simple = ord(c) < 256
-        if runs and runs[-1][1] == simple:
-            runs[-1] = (runs[-1][0] + c, simple)
-        else:
-            runs.append((c, simple))
-    return runs
 
 
 def _checked(pdf: bytes, edits: list[Edit]) -> None:
@@ -424,11 +171,11 @@ def _checked(pdf: bytes, edits: list[Edit]) -> None:
     finally:
         doc.close()
     text = re.sub(r"[\u00a0\u202f]", " ", text)
-    news = {_spaced(e.new) for e in edits}
+    news = {spaced(e.new) for e in edits}
     for e in edits:
         if not e.key:
             continue
-        new, old = _spaced(e.new.strip("().,;:*-")), _spaced(e.old.strip("().,;:*-"))
+        new, old = spaced(e.new.strip("().,;:*-")), spaced(e.old.strip("().,;:*-"))
         if e.figure:  # the figure alone, its sign and currency left out
             new, old = _figure(new), _figure(old)
             pattern = r"(?<![\d.,'])%s(?![\d])(?!\s?%%)"
@@ -445,22 +192,31 @@ def _figure(text: str) -> str:
     return text[found[0].start : found[0].end].lstrip("-\u2212$€£R") if found else text
 
 
-def _spaced(text: str) -> str:
-    return text.replace("\u00a0", " ").replace("\u202f", " ")
-
-
 def make_variant(
     pdf: bytes, truth: dict[str, Any], name: str, index: int
 ) -> tuple[bytes, dict[str, Any]]:
     """Variant `index` of the original `pdf` (named `name`, for the seed): (its bytes, its
-    truth file's dict). Raises `Skip` with the reason when it cannot be made."""
+    truth file's dict). Raises `Skip` with the reason when it cannot be made. Printed in
+    the page's own fonts where it can; where that reads back wrong (a font whose text layer
+    maps its glyphs otherwise), in the closest free fonts."""
+    try:
+        return _made(pdf, truth, name, index, own=True)
+    except Skip as why:
+        if not str(why).startswith("text check"):
+            raise
+    return _made(pdf, truth, name, index, own=False)
+
+
+def _made(
+    pdf: bytes, truth: dict[str, Any], name: str, index: int, own: bool
+) -> tuple[bytes, dict[str, Any]]:
     rng = random.Random(_seed(f"{name}#{index}"))
     doc = pymupdf.open(stream=pdf, filetype="pdf")
     try:
         if any(p.rotation for p in doc):
             raise Skip("a rotated page")
-        lines = {i: _lines(p, i) for i, p in enumerate(doc)}
-        fonts = Fonts(doc)
+        lines = {i: lines_of(p, i) for i, p in enumerate(doc)}
+        fonts = Fonts(doc, own)
         every = [ln for page in lines.values() for ln in page]
         fields = dict(truth["fields"])
         edits, changed = _number_edits(every, fields, rng)
@@ -473,7 +229,7 @@ def make_variant(
         pages = {i: p.rect for i, p in enumerate(doc)}
         for k in ks:
             priced, scaled = _amount_edits(every, fields, edits, k)
-            crowded = _room([*edits, *priced], lines, pages, fonts)
+            crowded = room([*edits, *priced], lines, pages, fonts)
             if DEBUG:
                 print(name, k, crowded)
             if not crowded:
@@ -482,7 +238,7 @@ def make_variant(
             raise Skip(f"no room for the new values at any k ({crowded})")
         edits += priced
         changed |= scaled
-        _apply(doc, edits, fonts)
+        apply(doc, edits, fonts)
         out = doc.tobytes(garbage=3, deflate=True, no_new_id=True)
     finally:
         doc.close()
