@@ -6,6 +6,7 @@ and a real labelled set.
     python bench/extraction.py --smoke    generated: 7 x 2 x 1, real: its text-layer documents
     python bench/extraction.py --per-cell N --workers W --verbose
     python bench/extraction.py --only real --match '_scan|receipt' --verbose
+    python bench/extraction.py --only variants [--variants N]   the variants section alone
     python bench/extraction.py --report DIR    also write DIR/extraction.json and the
                                           reliability diagram DIR/extraction-reliability.png
     python bench/extraction.py --fit      refit docflow/extract/calibration.json on this run
@@ -19,6 +20,9 @@ split, read the page batches, classify, extract. The last line of stdout is one 
 
     {"generated": {"cold": {...}, "cross_validated": {...}, "warm": null},
      "real":      {"cold": {...}, "cross_validated": {...}, "warm": {"1": {...}, "2": {...}}},
+     "variants":  {"originals", "with_variants", "skipped", "dropped", "documents", "streams",
+                   "min_confirmations", "warm": {...}, "cold": {...},
+                   "cross_validated": {...}, "generate_seconds", "seconds"},
      "calibration": {"table": "fitted" | "refitted", "thresholds": {field: t}},
      "seconds": s}
 
@@ -53,6 +57,14 @@ the figure to trust, since the shipped table was fitted on these very documents.
 min_confirmations` 1 and 2, each supplier's first document reviewed and learned, every later
 one a person reviews or audits taught too, `audit_rate` the share the audit sampler sent to
 a person (`bench/_extraction/warm.py`); null for the generated set.
+
+`variants`: the real set's layouts with new values printed in place (`bench/_extraction/
+variants.py`, cached under `.docflow/bench/variants/v<version>/`), five a born-digital
+original and their scans where the set has its scan; each stream of five replayed against
+a filling registry at `min_confirmations` 2, the first two reviewed and taught, the last
+three measured (`bench/_extraction/variant_figures.py` says each key). `--smoke`: one
+original's five. Never fitted on (`--fit` leaves them out); their `cross_validated` fits
+leave out the issuer's documents of every set.
 
 `--verbose` prints each miss on stderr. How values compare: `bench/_extraction/scoring.py`.
 """
