@@ -31,7 +31,13 @@ from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.bank import BankCheck, check_bank_details
 from docflow.suppliers.ids import masked_iban
-from docflow.suppliers.match import Match, issuer_tax_ids, match_supplier, name_agrees
+from docflow.suppliers.match import (
+    Match,
+    evidence_for,
+    issuer_tax_ids,
+    match_supplier,
+    name_agrees,
+)
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import judge_ibans
 from docflow.suppliers.store import SupplierStore
@@ -82,6 +88,15 @@ def _name_disagrees(match: Match, printed: str) -> dict[str, str]:
     }
 
 
+def _look_alike(match: Match) -> dict[str, str]:
+    return {
+        "field": "vendor_name",
+        "code": "supplier-ambiguous",
+        "message": "the page's layout matches two or more suppliers' (one invoicing software) "
+        "and none of their own lines tells which: a person says whose it is",
+    }
+
+
 def consult(
     store: SupplierStore | None,
     pages: Sequence[PageInput],
@@ -102,20 +117,28 @@ def consult(
     printed = (fields.get("vendor_name") or {}).get("value")
     tax_ids = issuer_tax_ids(layouts)
     ibans = judge_ibans(layouts, printed)
-    match = match_supplier(store, tax_ids, ibans, printed) if store is not None else None
+    vendor = fields.get("vendor_name") or {}
+    confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
+    said = str(printed) if printed and confident else None
+    match = None
+    if store is not None:
+        match = match_supplier(store, tax_ids, ibans, printed, layouts, said)
+    if match is not None and match.ambiguous:
+        out.checks.append(_look_alike(match))
+        out.shown["supplier"] = {"status": "ambiguous", "by": "fingerprint"}
+        match = None
     certain = False
     if match is not None:
-        vendor = fields.get("vendor_name") or {}
-        confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
-        certain = match.certain and name_agrees(
-            match.supplier, str(printed) if printed and confident else None, layouts
-        )
+        certain = match.certain and name_agrees(match.supplier, said, layouts)
         if match.certain and not certain and printed:
             out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
         ibans = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
-        out.shown["supplier"] = _shown_match(match, certain)
-    elif store is not None:
+        out.shown["supplier"] = {
+            **_shown_match(match, certain),
+            "evidence": evidence_for(match, tax_ids, ibans, layouts, said),
+        }
+    elif store is not None and "supplier" not in out.shown:
         out.shown["supplier"] = {"status": "unknown"}
     out.shown["ibans"] = [i.shown() for i in ibans]
     out.shown["taxIds"] = [
