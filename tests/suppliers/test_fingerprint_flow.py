@@ -13,38 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from docflow.suppliers.csv_import import import_suppliers
-from tests.suppliers.papers import BLAUWAL_IBAN, paper
+from tests.suppliers.papers import BLAUWAL_IBAN, KRANICH, kranich_invoice
 from tests.support.aws import Stack
 from tests.support.reviewed_runs import registry, run_reviewed
 
-NAME = "Kranich Druck GmbH"
-BAD_VAT = "DE812345670"  # fails its check digit: it names nobody
 ATTACKER_IBAN = "GB82 WEST 1234 5698 7654 32"
-REGISTRY = f"id,name,iban,currency\nkranich,{NAME},{BLAUWAL_IBAN},EUR\n"
-
-
-def kranich_invoice(number: str, total: str = "1.190,00", iban: str = "", day: int = 0) -> bytes:
-    """Its number after `Belegnr. intern` (no rule knows it); dates differ by number so two
-    invoices are not one sent twice."""
-    day = day or int(number[-2:]) % 28 + 1
-    lines = [
-        NAME,
-        "Hafenstrasse 3, 20457 Hamburg",
-        f"USt-IdNr.: {BAD_VAT}",
-        "",
-        "RECHNUNG",
-        f"Belegnr. intern: {number}",
-        f"Rechnungsdatum: {day:02d}.04.2026",
-        "Rechnungsempfänger: Nordlicht Handel AG, Ostweg 3, 10115 Berlin",
-        "",
-        "Druckauftrag Broschüren                      1.000,00 EUR",
-        "Nettobetrag: 1.000,00 EUR",
-        "MwSt. 19%: 190,00 EUR",
-        f"Gesamtbetrag: {total} EUR",
-        "Zahlbar innerhalb von 14 Tagen ohne Abzug.",
-    ]
-    pay = f" - Bitte zahlen Sie auf IBAN {iban}" if iban else ""
-    return paper(lines, [f"{NAME} - Hafenstrasse 3 - Erstellt mit FakturaPro 7{pay}"])
+REGISTRY = f"id,name,iban,currency\nkranich,{KRANICH},{BLAUWAL_IBAN},EUR\n"
 
 
 def test_a_supplier_known_by_its_layout_reads_but_is_not_paid_on_it(
