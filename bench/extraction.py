@@ -80,6 +80,11 @@ from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
 from _extraction.scoring import ece, judge, score
 from _extraction.step import run_document
+from _extraction.variant_figures import cold_runs, read_cache, reads_folder, with_cross_validated
+from _extraction.variant_figures import section as variants_section
+from _extraction.variants import SMOKE as VARIANTS_SMOKE
+from _extraction.variants import N as VARIANTS
+from _extraction.variants import variant_set
 from _extraction.warm import warm_by_confirmations
 
 from docflow.extract.fields import FIELD_KINDS
@@ -143,7 +148,8 @@ def main() -> None:
     parser.add_argument("--per-cell", type=int, default=12, help="documents per language/mode")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--verbose", action="store_true", help="print each miss on stderr")
-    parser.add_argument("--only", choices=("generated", "real"), help="run one set")
+    parser.add_argument("--only", choices=("generated", "real", "variants"), help="one set")
+    parser.add_argument("--variants", type=int, default=VARIANTS, help="variants an original")
     parser.add_argument("--match", help="only the documents whose name matches this regex")
     parser.add_argument("--report", help="a folder for extraction.json and the PNG")
     parser.add_argument("--fit", action="store_true", help="refit the calibration table")
@@ -153,11 +159,17 @@ def main() -> None:
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseracts side by side, one thread each
     started = time.monotonic()
     sets: dict[str, list[Document]] = {}
-    if args.only != "real":
+    if args.only in (None, "generated"):
         sets["generated"] = corpus(1 if args.smoke else args.per_cell)
-    if args.only != "generated":
+    if args.only in (None, "real"):
         real = real_documents()
         sets["real"] = [d for d in real if not d.scanned] if args.smoke else real
+    found = None
+    if args.only in (None, "variants"):
+        began = time.monotonic()
+        found = variant_set(args.variants, only=VARIANTS_SMOKE if args.smoke else None)
+        generate_seconds = time.monotonic() - began
+        sets["variants"] = found.documents
     if args.match:
         sets = {k: [d for d in v if re.search(args.match, d.ident)] for k, v in sets.items()}
     names = LocalNames(prefix="bench")
@@ -166,13 +178,26 @@ def main() -> None:
     reads = ReadCache(Path(args.reads)) if args.reads else None
     runs: dict[str, list[dict[str, Any]]] = {}
     warmed: dict[str, Any] = {}
-    with moto_sandbox(names, env):
+    with moto_sandbox(names, env), reads_folder() as kept:
         bucket = names("DocumentBucket")
         for name, docs in sets.items():
+            if name == "variants" and found is not None:  # its own section, below
+                began = time.monotonic()
+                variant_reads = read_cache(kept)
+                runs[name] = cold_runs(docs, bucket, args.workers, variant_reads)
+                found.documents = docs  # as --match left them
+                warmed[name] = variants_section(
+                    found, bucket, args.workers, runs[name], variant_reads, generate_seconds, began
+                )
+                for detail in warmed[name].pop("_details"):
+                    if args.verbose:
+                        print(name, "warm", json.dumps(detail), file=sys.stderr)
+                continue
             runs[name] = run_set(docs, bucket, args.workers, reads)
             if name == "real":  # the same documents replayed, the registry filling up
                 warmed[name] = warm_by_confirmations(docs, bucket, runs[name], reads)
                 for count, figures in warmed[name].items():
+                    figures.pop("_results")
                     for detail in figures.pop("_details"):
                         if args.verbose:
                             print(name, f"warm{count}", json.dumps(detail), file=sys.stderr)
@@ -186,9 +211,12 @@ def main() -> None:
 
     names_ = list(FIELD_KINDS)
     table_name = "fitted"
+    # The variants are measured, never fitted on: the shipped table and the other sets'
+    # leave-one-issuer-out figures stay what they were.
+    every, records = records, [r for r in records if r.set != "variants"]
     if args.fit:
         table = fit_all(records, names_)
-        table["fitted_on"] = {k: len(v) for k, v in sets.items()}
+        table["fitted_on"] = {k: len(v) for k, v in sets.items() if k != "variants"}
         TABLE.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
         load_table.cache_clear()
         table_name = "refitted"
@@ -196,12 +224,17 @@ def main() -> None:
         limits = fitted_thresholds(table)
         from _extraction.calibrate import applied
 
-        runs = {
-            name: [applied(r, table, limits) for r in records if r.set == name] for name in sets
-        }
+        runs = {name: [applied(r, table, limits) for r in every if r.set == name] for name in sets}
     validated = cross_validate(records, names_) if len(records) > 1 else []
     pngs: dict[str, list[tuple[float, bool]]] = {}
+    if "variants" in sets and len({r.group for r in every}) > 1:
+        with_cross_validated(
+            warmed["variants"], sets["variants"], cross_validate(every, names_, only="variants")
+        )
     for name, docs in sets.items():
+        if name == "variants":
+            out[name] = warmed[name]
+            continue
         scored = score(docs, runs[name])
         misses = scored.pop("_misses")
         pngs[f"{name}, shipped table"] = scored.pop("_pairs")

@@ -225,18 +225,26 @@ def fit_all(records: Sequence[Record], names: Sequence[str]) -> dict[str, Any]:
     return table
 
 
-def cross_validate(records: Sequence[Record], names: Sequence[str]) -> list[dict[str, Any]]:
-    """Each record's result under a fit that never saw its issuer (leave-one-issuer-out)."""
+def cross_validate(
+    records: Sequence[Record], names: Sequence[str], only: str | None = None
+) -> list[dict[str, Any]]:
+    """Each record's result under a fit that never saw its issuer (leave-one-issuer-out).
+    `only`: the results of that set's records alone, each fitted without its issuer's
+    documents of *every* set (a variant's issuer is its real original's: neither may be in
+    the other's fit)."""
     groups: dict[str, list[int]] = defaultdict(list)
     for i, rec in enumerate(records):
-        groups[f"{rec.set}:{rec.group}"].append(i)
+        groups[rec.group if only else f"{rec.set}:{rec.group}"].append(i)
     out: list[dict[str, Any] | None] = [None] * len(records)
     for key, members in sorted(groups.items()):
+        if only and not any(records[i].set == only for i in members):
+            continue
         held = set(members)
         train = [r for i, r in enumerate(records) if i not in held]
         table = fit_all(train, names)
         limits = {n: m["threshold"] for n, m in table["fields"].items() if "threshold" in m}
         for i in members:
-            out[i] = applied(records[i], table, limits)
+            if not only or records[i].set == only:
+                out[i] = applied(records[i], table, limits)
         del key
     return [r for r in out if r is not None]

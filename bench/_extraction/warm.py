@@ -24,6 +24,8 @@ check that teaches as well:
                        checked
     silent_missing     printed fields absent, in such documents
     cold_straight_through   the same documents' straight-through in the cold run
+    straight_through_but_audit   share with no stage but the audit's and every printed
+                       field right (what the reading earned before the sampler took some)
     matched_by         {how: documents}: the measured documents' supplier matches (a checked
                        id's kind, "iban", "fingerprint", "name"; "none")
 
@@ -41,6 +43,7 @@ was reviewed, matched by which id, the fields the profile read, the checks, the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from _extraction.generated import Document
@@ -187,25 +190,39 @@ def _straight(outcome: dict[str, Any]) -> bool:
     return bool(outcome["straight_through"])
 
 
+def _fold(name: str) -> str:
+    return " ".join(name.lower().split())
+
+
 def warm(
     docs: list[Document],
     bucket: str,
     cold: list[dict[str, Any]],
     reads: ReadCache | None = None,
+    reviewed: int = 1,
+    stream: Callable[[Document], str] | None = None,
     by_name: bool = False,
 ) -> dict[str, Any]:
     """Replay `docs` in order (see the module's docstring); `cold`: their cold results;
-    `reads`: the cold run's page reads, reused (`--reads`, development only)."""
+    `reads`: the cold run's page reads, reused (`--reads`, development only). `stream`: the
+    documents a supplier's replay counts in (default: the supplier, by the truth's vendor
+    name); the first `reviewed` of each stream are reviewed with their truth and taught,
+    the rest measured. A supplier is registered once, by the first document of its first
+    stream (the variants give one supplier two streams: a layout's text pages and scans)."""
     store = SupplierStore(runtime().settings.supplier_table)
-    seen: dict[str, str | None] = {}
+    seen: dict[str, str | None] = {}  # supplier (folded name) -> its registered id
+    counts: dict[str, int] = {}
     measured: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
+    results: list[tuple[Document, dict[str, Any]]] = []
     for doc, cold_result in zip(docs, cold, strict=True):
         name = doc.truth.get("vendor_name")
         if doc.doc_type not in ("invoice", "credit-note", "purchase-order") or not name:
             continue
         ref, plan, result = _run(doc, bucket, reads)
-        who = " ".join(str(name).lower().split())
-        if who in seen:
+        who = _fold(str(name))
+        key = stream(doc) if stream else who
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] > reviewed:
             shown = result.get("supplier") or {}
             matched = bool(shown.get("certain"))
             audited = _audited(ref, result)
@@ -213,17 +230,19 @@ def warm(
             how = str(shown.get("by") or "none") if shown.get("supplierId") else "none"
             outcome = {**outcome, "audited": audited, "matched_by": how}
             measured.append((outcome, _outcome(doc, cold_result), matched))
-            supplier_id = seen[who]
+            results.append((doc, result))
+            supplier_id = seen.get(who)
             # As the orchestrator's learning_due: certain, or the registered name's match.
             known = matched or (how == "name" and shown.get("supplierId") == supplier_id)
             if supplier_id and known and (outcome["reviewed"] or audited):
                 said = {"decidedBy": "bench", "decidedAt": ""} if audited else None
                 _teach(ref, plan, supplier_id, doc, result, said)
             continue
-        supplier_id = _register(
-            store, str(name), result, _issuer_ibans(ref, plan), doc.truth.get("currency"), by_name
-        )
-        seen[who] = supplier_id
+        if who not in seen:
+            ibans = _issuer_ibans(ref, plan)
+            currency = doc.truth.get("currency")
+            seen[who] = _register(store, str(name), result, ibans, currency, by_name)
+        supplier_id = seen[who]
         if supplier_id:
             _teach(ref, plan, supplier_id, doc, result)
     count = len(measured)
@@ -244,7 +263,12 @@ def warm(
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
         "matched_by": dict(sorted(Counter(w["matched_by"] for w, _c, _m in measured).items())),
+        # What the reading alone earned: no stage but the audit's, every field right.
+        "straight_through_but_audit": share(
+            [not w["off"] and set(w["stages"]) <= {"audit"} for w, _c, _m in measured]
+        ),
         "_details": [w for w, _c, _m in measured],
+        "_results": results,
     }
 
 
@@ -255,6 +279,7 @@ def warm_by_confirmations(
     reads: ReadCache | None,
     counts: tuple[int, ...] = (1, 2),
     by_name: tuple[int, ...] = (2,),
+    **replay: Any,
 ) -> dict[str, dict[str, Any]]:
     """`warm` once per `[suppliers] min_confirmations` in `counts`, each from an empty
     registry, on the shipped rules with that one number changed: {str(count): figures}; and
@@ -285,7 +310,7 @@ def warm_by_confirmations(
             load_settings.cache_clear()
             use_runtime(None)
             _empty(aws.client("dynamodb"), load_settings().supplier_table)
-            out[key] = warm(docs, bucket, cold, reads, names)
+            out[key] = warm(docs, bucket, cold, reads, by_name=names, **replay)
     os.environ["DOCFLOW_RULES_PATH"] = before or ""
     load_settings.cache_clear()
     use_runtime(None)
