@@ -40,6 +40,7 @@ from docflow.suppliers.match import (
 )
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import judge_ibans
+from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
 REGISTRY = 1.0  # a name from a checked id's supplier
@@ -246,6 +247,33 @@ def _reconciled(fields: Mapping[str, dict[str, Any]]) -> bool:
     return abs(net + tax - total) <= Decimal("0.01")
 
 
+AMOUNTS = ("net_amount", "tax_amount", "total_amount")
+
+
+def _filled_amounts(
+    fields: Mapping[str, dict[str, Any]],
+    layouts: Sequence[Page],
+    entries: Mapping[str, ProfileEntry],
+    names: Sequence[str],
+    min_confirmations: int,
+) -> set[str]:
+    """The amounts the rules did not read that trusted profile entries read where, with
+    them, net + tax = total: those the profile may supply."""
+    missing = [n for n in AMOUNTS if n in names and n not in fields]
+    if not missing:
+        return set()
+    combined = {n: dict(fields[n]) for n in AMOUNTS if n in fields}
+    for name in missing:
+        entry = entries.get(name)
+        if entry is None or not profiles.trusted(entry, min_confirmations):
+            return set()
+        found = profiles.read(layouts, name, entry)
+        if found is None:
+            return set()
+        combined[name] = {"value": found.value}
+    return set(missing) if _reconciled(combined) else set()
+
+
 def _apply_profile(
     out: Consulted,
     layouts: Sequence[Page],
@@ -264,7 +292,9 @@ def _apply_profile(
     value through on the real set, bench/README.md)."""
     read: list[str] = []
     reconciled = _reconciled(out.fields)
-    for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
+    entries = supplier.profile.get("fields") or {}
+    filled = _filled_amounts(out.fields, layouts, entries, names, min_confirmations)
+    for name, entry in sorted(entries.items()):
         if name not in names:
             continue
         # A label the rules found with no value they could read (`unreadable`) is filled
@@ -300,8 +330,10 @@ def _apply_profile(
         # profile confirms the rules' reading only where net + tax = total checks it, never
         # supplies one alone (a scan's `27102011.00` read where the total sits is no total).
         # A different amount there still disagrees, below.
+        # An amount the rules could not read is the profile's only where, with it, net + tax
+        # = total holds (the other two the rules' own, or the profile's).
         unchecked = generic is None or (not reconciled and str(generic["value"]) == found.value)
-        if FIELD_KINDS.get(name) == AMOUNT and unchecked:
+        if FIELD_KINDS.get(name) == AMOUNT and unchecked and name not in filled:
             continue
         if generic and str(generic.get("value")).upper() != found.value.upper():
             out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}

@@ -195,21 +195,24 @@ def learn_entry(layouts: Sequence[Page], name: str, value: str) -> ProfileEntry 
     return entry
 
 
-def _placed(box: Sequence[float], label: Cell, entry: ProfileEntry) -> bool:
-    """The value lies where the entry says: from its label as learned (a longer address or
-    an extra line moves both), or, for an entry learned before offsets, in its region."""
+def _placed(box: Sequence[float], label: Cell, entry: ProfileEntry) -> float | None:
+    """How far the label lies from where it was learned, when the value lies where the entry
+    says: from its label as learned (a longer address or an extra line moves both); for an
+    entry learned before offsets, 0.0 inside its region. None: not there."""
     offset = entry.get("offset")
     if not offset:
-        return _inside(box, entry["region"])
+        return 0.0 if _inside(box, entry["region"]) else None
     dx, dy = _offset(box, (label.x0, label.y0))
     if abs(dx - float(offset[0])) > MARGIN or abs(dy - float(offset[1])) > MARGIN:
-        return False
+        return None
     # The label itself may move with the lines over it, not across the page (the same label
     # in another part of the page is another layout).
     region = entry["region"]
     x = (region[0] + region[2]) / 2 - float(offset[0])
     y = (region[1] + region[3]) / 2 - float(offset[1])
-    return abs(label.x0 - x) <= DRIFT and abs(label.y0 - y) <= DRIFT
+    if abs(label.x0 - x) > DRIFT or abs(label.y0 - y) > DRIFT:
+        return None
+    return abs(label.x0 - x) + abs(label.y0 - y)
 
 
 def _inside(box: Sequence[float], region: Sequence[float]) -> bool:
@@ -236,11 +239,13 @@ def _label_in(text: str, label: str) -> int | None:
 
 
 def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | None:
-    """The field's value where the profile entry says it is, or None."""
+    """The field's value where the profile entry says it is, or None. A label printed twice
+    (`vom` after the invoice's number and after the order's) is the one nearest its place."""
     kind = FIELD_KINDS.get(name)
     if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
         return None
     shape = entry["shape"] if kind in (ID, AMOUNT) else None
+    found: list[tuple[float, int, Located]] = []
     for page in layouts:
         if page.number != int(entry.get("page", 1)):
             continue
@@ -253,29 +258,29 @@ def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | N
                 places.append((right, 0))
             places.extend((under, 0) for _d, under in below(page, cell, max_lines=2))
             for where, offset in places:
-                found = _token_value(where.text[offset:], kind, shape)
-                if not found:
+                token = _token_value(where.text[offset:], kind, shape)
+                if not token:
                     continue
-                value, start, stop = found
+                value, start, stop = token
                 box = where.sub_box(offset + start, offset + stop) or [
                     where.x0,
                     where.y0,
                     where.x1,
                     where.y1,
                 ]
-                if _placed(box, cell, entry):
-                    at = offset + start, offset + stop
-                    scanned = any(w.confidence is not None for w in where.words)
-                    ocr = where.words_confidence(*at) if scanned else None
-                    return Located(
-                        value,
-                        str(entry["label"]),
-                        list(box),
-                        page.number,
-                        printed=where.text[at[0] : at[1]].strip(),
-                        ocr=ocr,
-                    )
-    return None
+                far = _placed(box, cell, entry)
+                if far is None:
+                    continue
+                at = offset + start, offset + stop
+                scanned = any(w.confidence is not None for w in where.words)
+                ocr = where.words_confidence(*at) if scanned else None
+                printed = where.text[at[0] : at[1]].strip()
+                located = Located(
+                    value, str(entry["label"]), list(box), page.number, printed=printed, ocr=ocr
+                )
+                found.append((far, len(found), located))
+                break  # the first place after this label that fits
+    return min(found)[2] if found else None
 
 
 def agrees(old: ProfileEntry, new: ProfileEntry) -> bool:

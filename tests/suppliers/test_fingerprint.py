@@ -7,6 +7,7 @@ from __future__ import annotations
 from docflow.extract.layout import from_text
 from docflow.suppliers import fingerprint as fp
 from docflow.suppliers import profile
+from docflow.suppliers.hook import _filled_amounts
 from docflow.suppliers.match import layout_match
 from docflow.suppliers.model import Supplier
 
@@ -162,3 +163,21 @@ def test_a_profile_reads_from_its_label_after_a_longer_address_and_an_extra_line
     # The value printed far from its label is not where the supplier prints it.
     apart = PAGE.replace("Belegkennung: E2026000000017", "Belegkennung:\n\n\n\n\nE2026000000019")
     assert profile.read([from_text(1, apart)], "invoice_number", entry) is None
+
+
+def test_a_profile_supplies_an_unread_amount_only_where_it_reconciles() -> None:
+    """The rules read net and tax but not the total (a smudge): the profile's total, read
+    after its label, is taken only where net + tax = total holds with it."""
+    layouts = [from_text(1, PAGE)]
+    entry = profile.learn_entry(layouts, "total_amount", "1190.00")
+    assert entry is not None and entry["label"] == "Gesamtbetrag"
+    entries = {"total_amount": {**entry, "confirmed": 2}}
+    names = ["net_amount", "tax_amount", "total_amount"]
+    rules_read = {"net_amount": {"value": "1000.00"}, "tax_amount": {"value": "190.00"}}
+    assert _filled_amounts(rules_read, layouts, entries, names, 2) == {"total_amount"}
+    # The same read net + tax != total: a person reads it.
+    odd = {**rules_read, "tax_amount": {"value": "180.00"}}
+    assert _filled_amounts(odd, layouts, entries, names, 2) == set()
+    # One review decides nothing.
+    once = {"total_amount": {**entry, "confirmed": 1}}
+    assert _filled_amounts(rules_read, layouts, once, names, 2) == set()
