@@ -19,7 +19,8 @@ file's languages), uploaded to moto and put through the pipeline's own step bodi
 split, read the page batches, classify, extract. The last line of stdout is one JSON object:
 
     {"generated": {"cold": {...}, "cross_validated": {...}, "warm": null},
-     "real":      {"cold": {...}, "cross_validated": {...}, "warm": {"1": {...}, "2": {...}}},
+     "real":      {"cold": {...}, "cross_validated": {...},
+                  "warm": {"1": {...}, "2": {...}, "2+names": {...}}},
      "variants":  {"originals", "with_variants", "skipped", "dropped", "documents", "streams",
                    "min_confirmations", "warm": {...}, "cold": {...},
                    "cross_validated": {...}, "generate_seconds", "seconds"},
@@ -53,10 +54,12 @@ each issuer's documents are scored with a calibration and thresholds fitted on e
 issuer's documents of both sets (leave-one-issuer-out, `bench/_extraction/calibrate.py`):
 the figure to trust, since the shipped table was fitted on these very documents.
 
-`warm` (real only): {"1": {...}, "2": {...}}, the set replayed in order with `[suppliers]
-min_confirmations` 1 and 2, each supplier's first document reviewed and learned, every later
-one a person reviews or audits taught too, `audit_rate` the share the audit sampler sent to
-a person (`bench/_extraction/warm.py`); null for the generated set.
+`warm` (real only): {"1": {...}, "2": {...}, "2+names": {...}}, the set replayed in order
+with `[suppliers] min_confirmations` 1 and 2, each supplier's first document reviewed and
+learned, every later one a person reviews or audits taught too, `audit_rate` the share the
+audit sampler sent to a person; `2+names` with every supplier in the registry by its name,
+so one with no checked id learns too (`bench/_extraction/warm.py`); null for the generated
+set.
 
 `variants`: the real set's layouts with new values printed in place (`bench/_extraction/
 variants.py`, cached under `.docflow/bench/variants/v<version>/`), five a born-digital

@@ -15,6 +15,8 @@ leave-one-issuer-out (a fit without the issuer's documents of any set).
     warm               the replay's figures (`warm.py`) on the measured three of each
                        stream, with `warm_straight_through` (its `straight_through`),
                        by_language and by_field (`scoring.score` of the measured)
+    warm_names         the same with every supplier in the registry by its name, so one whose
+                       pages print no checked id learns too (`warm.py`'s `by_name`)
     cold               the same measured documents cold: straight_through, review_rate,
                        silent_wrong, silent_missing, by_language, by_field
     cross_validated    the same, each issuer's calibration fitted without it
@@ -93,12 +95,26 @@ def section(
     (`with_cross_validated`); `cold`: the cold run of `found.documents`, `reads`: the cold
     run's page reads, which the replay reuses (the same bytes read twice in one run)."""
     docs = found.documents
-    warmed = warm_by_confirmations(
-        docs, bucket, cold, reads, counts=(MIN_CONFIRMATIONS,), reviewed=REVIEWED, stream=stream_of
-    )[str(MIN_CONFIRMATIONS)]
+    both = warm_by_confirmations(
+        docs,
+        bucket,
+        cold,
+        reads,
+        counts=(MIN_CONFIRMATIONS,),
+        by_name=(MIN_CONFIRMATIONS,),
+        reviewed=REVIEWED,
+        stream=stream_of,
+    )
+    warmed = both[str(MIN_CONFIRMATIONS)]
     details = warmed.pop("_details")
     pairs = warmed.pop("_results")
     warm_scored = _figures([d for d, _r in pairs], [r for _d, r in pairs])
+    # Every supplier in the registry by its name (warm.py's `by_name`): issue 47's learning
+    # for suppliers that print no checked id.
+    named = both[f"{MIN_CONFIRMATIONS}+names"]
+    named_details = named.pop("_details")
+    named_pairs = named.pop("_results")
+    named_scored = _figures([d for d, _r in named_pairs], [r for _d, r in named_pairs])
     keep = measured(docs)
     chosen = [d for d, k in zip(docs, keep, strict=True) if k]
     out: dict[str, Any] = {
@@ -115,12 +131,18 @@ def section(
             "by_language": warm_scored["by_language"],
             "by_field": warm_scored["by_field"],
         },
+        "warm_names": {
+            "warm_straight_through": named["straight_through"],
+            **named,
+            "by_language": named_scored["by_language"],
+            "by_field": named_scored["by_field"],
+        },
         "cold": _figures(chosen, [r for r, k in zip(cold, keep, strict=True) if k]),
         "cross_validated": None,
         "generate_seconds": round(generate_seconds, 1),
     }
     out["seconds"] = round(time.monotonic() - started, 1)
-    out["_details"] = details
+    out["_details"] = [*details, *({**d, "names": True} for d in named_details)]
     return out
 
 

@@ -26,6 +26,15 @@ check that teaches as well:
     cold_straight_through   the same documents' straight-through in the cold run
     straight_through_but_audit   share with no stage but the audit's and every printed
                        field right (what the reading earned before the sampler took some)
+    matched_by         {how: documents}: the measured documents' supplier matches (a checked
+                       id's kind, "iban", "fingerprint", "name"; "none")
+
+`by_name` (the `2+names` figure): every supplier is in the registry by its name even where its
+first document prints no checked id of its own (an operator imported it: an accounts-payable
+team's supplier master is complete), so a supplier matched by name learns from its reviews
+(`route.learning_due`) and is recognized afterwards by its layout's fingerprint with its name.
+Without it, as before issue 47, a supplier whose first document prints no checked id is
+registered by name but never taught.
 
 `_details` (popped by the bench, printed with --verbose): per measured document, whether it
 was reviewed, matched by which id, the fields the profile read, the checks, the fields off.
@@ -33,6 +42,7 @@ was reviewed, matched by which id, the fields the profile read, the checks, the 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -81,9 +91,11 @@ def _register(
     result: dict[str, Any],
     ibans: list[str],
     doc_currency: str | None = None,
+    by_name: bool = False,
 ) -> str | None:
     """Add the supplier with the ids its first document shows; an id another supplier holds
-    already (a customer's, printed on both) is left out."""
+    already (a customer's, printed on both) is left out. Its id when it is to be taught: with
+    a checked id, or `by_name`."""
     ids: dict[str, list[str]] = {}
     for t in result.get("taxIds") or []:
         if t.get("valid"):
@@ -107,7 +119,7 @@ def _register(
         store.put(supplier, history.entry(supplier.supplier_id, history.IMPORTED, "bench"))
     except ClaimConflict:
         return None
-    return supplier.supplier_id if supplier.ids else None
+    return supplier.supplier_id if supplier.ids or by_name else None
 
 
 def _teach(
@@ -189,6 +201,7 @@ def warm(
     reads: ReadCache | None = None,
     reviewed: int = 1,
     stream: Callable[[Document], str] | None = None,
+    by_name: bool = False,
 ) -> dict[str, Any]:
     """Replay `docs` in order (see the module's docstring); `cold`: their cold results;
     `reads`: the cold run's page reads, reused (`--reads`, development only). `stream`: the
@@ -210,20 +223,25 @@ def warm(
         key = stream(doc) if stream else who
         counts[key] = counts.get(key, 0) + 1
         if counts[key] > reviewed:
-            matched = bool((result.get("supplier") or {}).get("certain"))
+            shown = result.get("supplier") or {}
+            matched = bool(shown.get("certain"))
             audited = _audited(ref, result)
             outcome = _outcome(doc, result)
-            measured.append(({**outcome, "audited": audited}, _outcome(doc, cold_result), matched))
+            how = str(shown.get("by") or "none") if shown.get("supplierId") else "none"
+            outcome = {**outcome, "audited": audited, "matched_by": how}
+            measured.append((outcome, _outcome(doc, cold_result), matched))
             results.append((doc, result))
             supplier_id = seen.get(who)
-            if supplier_id and matched and (outcome["reviewed"] or audited):
+            # As the orchestrator's learning_due: certain, or the registered name's match.
+            known = matched or (how == "name" and shown.get("supplierId") == supplier_id)
+            if supplier_id and known and (outcome["reviewed"] or audited):
                 said = {"decidedBy": "bench", "decidedAt": ""} if audited else None
                 _teach(ref, plan, supplier_id, doc, result, said)
             continue
         if who not in seen:
-            seen[who] = _register(
-                store, str(name), result, _issuer_ibans(ref, plan), doc.truth.get("currency")
-            )
+            ibans = _issuer_ibans(ref, plan)
+            currency = doc.truth.get("currency")
+            seen[who] = _register(store, str(name), result, ibans, currency, by_name)
         supplier_id = seen[who]
         if supplier_id:
             _teach(ref, plan, supplier_id, doc, result)
@@ -244,6 +262,7 @@ def warm(
         "silent_wrong": sum(w["wrong"] for w in no_review),
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
+        "matched_by": dict(sorted(Counter(w["matched_by"] for w, _c, _m in measured).items())),
         # What the reading alone earned: no stage but the audit's, every field right.
         "straight_through_but_audit": share(
             [not w["off"] and set(w["stages"]) <= {"audit"} for w, _c, _m in measured]
@@ -259,10 +278,12 @@ def warm_by_confirmations(
     cold: list[dict[str, Any]],
     reads: ReadCache | None,
     counts: tuple[int, ...] = (1, 2),
+    by_name: tuple[int, ...] = (2,),
     **replay: Any,
 ) -> dict[str, dict[str, Any]]:
     """`warm` once per `[suppliers] min_confirmations` in `counts`, each from an empty
-    registry, on the shipped rules with that one number changed: {str(count): figures}."""
+    registry, on the shipped rules with that one number changed: {str(count): figures}; and
+    once more per count in `by_name` with every supplier registered by name: {"2+names"}."""
     import os
     import re
     import tempfile
@@ -276,7 +297,8 @@ def warm_by_confirmations(
     out: dict[str, dict[str, Any]] = {}
     before = os.environ.get("DOCFLOW_RULES_PATH")
     with tempfile.TemporaryDirectory() as folder:
-        for count in counts:
+        runs = [(str(c), c, False) for c in counts] + [(f"{c}+names", c, True) for c in by_name]
+        for key, count, names in runs:
             path = Path(folder) / f"rules-{count}.toml"
             text = re.sub(
                 r"(?m)^min_confirmations = \S+$",
@@ -288,7 +310,7 @@ def warm_by_confirmations(
             load_settings.cache_clear()
             use_runtime(None)
             _empty(aws.client("dynamodb"), load_settings().supplier_table)
-            out[str(count)] = warm(docs, bucket, cold, reads, **replay)
+            out[key] = warm(docs, bucket, cold, reads, by_name=names, **replay)
     os.environ["DOCFLOW_RULES_PATH"] = before or ""
     load_settings.cache_clear()
     use_runtime(None)

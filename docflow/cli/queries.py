@@ -279,6 +279,8 @@ def print_supplier(state: DocumentState) -> None:
     supplier = state.get("supplier") or {}
     if supplier.get("status") == "unknown":
         print("supplier: unknown (no registered supplier issued it)")
+    elif supplier.get("status") == "ambiguous":
+        print("supplier: ambiguous (look-alike layouts of two or more suppliers)")
     elif supplier:
         how = "certain" if supplier.get("certain") else f"by name, score {supplier.get('score')}"
         if supplier.get("by") not in (None, "name") and not supplier.get("certain"):
@@ -286,6 +288,7 @@ def print_supplier(state: DocumentState) -> None:
         print(
             f"supplier: {supplier.get('name')} ({supplier.get('supplierId')}), "
             f"matched by {supplier.get('key')} ({how})"
+            + (f", evidence: {', '.join(map(str, ev))}" if (ev := supplier.get("evidence")) else "")
         )
     for iban in state.get("ibans") or []:
         whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"

@@ -8,9 +8,11 @@ and the approver must not be the proposer (issue 43). The summary gains `supplie
 `learn supplier profile` runs after the review decisions and before finalize (after an
 approved fields review, or an approved audit: `docflow.suppliers.route.learning_due`). It
 locates each confirmed value on the pages (the words the read step stored in S3), takes the
-label before it, its region and its shape, and writes the profile by a conditional write on
-the profile's version (`SupplierStore.update_profile`): a step that runs twice learns once
-(the run id is remembered), and two reviews of one supplier racing both land. Each update
+label before it, its region, its place from the label and its shape, merges the page's
+layout into the supplier's fingerprint (`suppliers.fingerprint`), and writes the profile by a
+conditional write on the profile's version (`SupplierStore.update_profile`): a step that
+runs twice learns once (the run id is remembered), and two reviews of one supplier racing
+both land. Each update
 appends a `profile` entry to the supplier's history, in the same transaction. After an
 audit it also records what the audit found in the supplier's audit ledger (each corrected
 profile field a miss, `docflow.suppliers.audit`).
@@ -28,10 +30,12 @@ from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
 from docflow.pipeline.extract import page_inputs
 from docflow.runtime import runtime
+from docflow.suppliers import fingerprint as fingerprints
 from docflow.suppliers import history
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.enrol import propose_from_page
+from docflow.suppliers.shapes import Profile
 from docflow.suppliers.store import SupplierStore
 
 
@@ -107,9 +111,13 @@ def learn_supplier(
             version=doc.version_tag,
         )
 
-    after = store.update_profile(
-        supplier_id, lambda old: profiles.updated(old, doc.run_id, learned, scored), note
-    )
+    lines = fingerprints.lines_of(layouts)
+
+    def change(old: Profile) -> Profile | None:
+        new = profiles.updated(old, doc.run_id, learned, scored)
+        return fingerprints.with_layout(new, old, lines) if new is not None else None
+
+    after = store.update_profile(supplier_id, change, note)
     fields = sorted((after.profile if after else {}).get("fields") or {})
     step.logger.info(
         "supplier profile learned",

@@ -32,9 +32,16 @@ from docflow.suppliers import profile as profiles
 from docflow.suppliers.bank import BankCheck, check_bank_details
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.ids import masked_iban
-from docflow.suppliers.match import Match, issuer_tax_ids, match_supplier, name_agrees
+from docflow.suppliers.match import (
+    Match,
+    evidence_for,
+    issuer_tax_ids,
+    match_supplier,
+    name_agrees,
+)
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import judge_ibans
+from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
 REGISTRY = 1.0  # a name from a checked id's supplier
@@ -83,6 +90,15 @@ def _name_disagrees(match: Match, printed: str) -> dict[str, str]:
     }
 
 
+def _look_alike(match: Match) -> dict[str, str]:
+    return {
+        "field": "vendor_name",
+        "code": "supplier-ambiguous",
+        "message": "the page's layout matches two or more suppliers' (one invoicing software) "
+        "and none of their own lines tells which: a person says whose it is",
+    }
+
+
 def consult(
     store: SupplierStore | None,
     pages: Sequence[PageInput],
@@ -109,21 +125,29 @@ def consult(
     printed = (fields.get("vendor_name") or {}).get("value")
     tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
     ibans = declared.with_ibans(judge_ibans(layouts, printed))
-    match = match_supplier(store, tax_ids, ibans, printed) if store is not None else None
+    vendor = fields.get("vendor_name") or {}
+    confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
+    said = str(printed) if printed and confident else None
+    match = None
+    if store is not None:
+        match = match_supplier(store, tax_ids, ibans, printed, layouts, said)
+    if match is not None and match.ambiguous:
+        out.checks.append(_look_alike(match))
+        out.shown["supplier"] = {"status": "ambiguous", "by": "fingerprint"}
+        match = None
     certain = False
     if match is not None:
-        vendor = fields.get("vendor_name") or {}
-        confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
-        certain = match.certain and name_agrees(
-            match.supplier, str(printed) if printed and confident else None, layouts
-        )
+        certain = match.certain and name_agrees(match.supplier, said, layouts)
         if match.certain and not certain and printed:
             out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
         judged = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
         ibans = declared.with_ibans(judged, registered)
-        out.shown["supplier"] = _shown_match(match, certain)
-    elif store is not None:
+        out.shown["supplier"] = {
+            **_shown_match(match, certain),
+            "evidence": evidence_for(match, tax_ids, ibans, layouts, said),
+        }
+    elif store is not None and "supplier" not in out.shown:
         out.shown["supplier"] = {"status": "unknown"}
     out.shown["ibans"] = [i.shown() for i in ibans]
     out.shown["taxIds"] = [
@@ -233,6 +257,33 @@ def _reconciled(fields: Mapping[str, dict[str, Any]]) -> bool:
     return abs(net + tax - total) <= Decimal("0.01")
 
 
+AMOUNTS = ("net_amount", "tax_amount", "total_amount")
+
+
+def _filled_amounts(
+    fields: Mapping[str, dict[str, Any]],
+    layouts: Sequence[Page],
+    entries: Mapping[str, ProfileEntry],
+    names: Sequence[str],
+    min_confirmations: int,
+) -> set[str]:
+    """The amounts the rules did not read that trusted profile entries read where, with
+    them, net + tax = total: those the profile may supply."""
+    missing = [n for n in AMOUNTS if n in names and n not in fields]
+    if not missing:
+        return set()
+    combined = {n: dict(fields[n]) for n in AMOUNTS if n in fields}
+    for name in missing:
+        entry = entries.get(name)
+        if entry is None or not profiles.trusted(entry, min_confirmations):
+            return set()
+        found = profiles.read(layouts, name, entry)
+        if found is None:
+            return set()
+        combined[name] = {"value": found.value}
+    return set(missing) if _reconciled(combined) else set()
+
+
 def _apply_profile(
     out: Consulted,
     layouts: Sequence[Page],
@@ -251,7 +302,9 @@ def _apply_profile(
     value through on the real set, bench/README.md)."""
     read: list[str] = []
     reconciled = _reconciled(out.fields)
-    for name, entry in sorted((supplier.profile.get("fields") or {}).items()):
+    entries = supplier.profile.get("fields") or {}
+    filled = _filled_amounts(out.fields, layouts, entries, names, min_confirmations)
+    for name, entry in sorted(entries.items()):
         if name not in names:
             continue
         # A label the rules found with no value they could read (`unreadable`) is filled
@@ -287,8 +340,10 @@ def _apply_profile(
         # profile confirms the rules' reading only where net + tax = total checks it, never
         # supplies one alone (a scan's `27102011.00` read where the total sits is no total).
         # A different amount there still disagrees, below.
+        # An amount the rules could not read is the profile's only where, with it, net + tax
+        # = total holds (the other two the rules' own, or the profile's).
         unchecked = generic is None or (not reconciled and str(generic["value"]) == found.value)
-        if FIELD_KINDS.get(name) == AMOUNT and unchecked:
+        if FIELD_KINDS.get(name) == AMOUNT and unchecked and name not in filled:
             continue
         if generic and str(generic.get("value")).upper() != found.value.upper():
             out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}

@@ -4,11 +4,16 @@
        block: the customer's VAT number identifies the customer)     -> by "<kind>"
     2. a checked IBAN that a supplier claims and that is not a customer's (a debit mandate
        or the customer's block)                                      -> by "iban"
-    3. the printed vendor name against every name and alias (rapidfuzz token-sort ratio at
+    3. the layout fingerprint a supplier's confirmed invoices taught (fingerprint.py), the
+       page also printing that supplier's name (name_agrees)         -> by "fingerprint"
+    4. the printed vendor name against every name and alias (rapidfuzz token-sort ratio at
        least NAME_SCORE)                                              -> by "name"
 
-Only 1 and 2 are certain; a match by name is shown but makes nothing confident, and no
-profile is read for it.
+1 to 3 are certain for reading (the profile is read); only the registry's ids make a supplier
+certain for paying: the bank-details check compares the payee IBAN with the registered ones
+whatever matched. A match by name alone is shown but makes nothing confident, and no profile
+is read for it. `evidence` says which of the ids, IBAN, name and fingerprint point to the
+matched supplier.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.matching import is_customer_label
 from docflow.extract.parse import fold
 from docflow.extract.vendor import LEGAL_FORM, customer_cells
+from docflow.suppliers import fingerprint as fingerprints
 from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import IbanFinding
@@ -34,9 +40,10 @@ NAME_SCORE = 90.0
 @dataclass(frozen=True)
 class Match:
     supplier: Supplier
-    by: str  # a tax id kind, "iban" or "name"
+    by: str  # a tax id kind, "iban", "fingerprint" or "name"
     key: str  # the matched `kind:value` (masked for an IBAN by the caller), or the name
     score: float = 100.0
+    ambiguous: bool = False  # (no match) two look-alike layouts the page did not tell apart
 
     @property
     def certain(self) -> bool:
@@ -99,33 +106,93 @@ def _name_key(name: str) -> str:
     return " ".join(fold(LEGAL_FORM.sub(" ", name)).split())
 
 
+def _mine(iban: IbanFinding) -> bool:
+    return iban.valid and iban.why not in ("debit-mandate", "customer-block")
+
+
 def match_supplier(
     store: SupplierStore,
     tax_ids: Sequence[FoundId],
     ibans: Sequence[IbanFinding],
     vendor_name: str | None,
+    layouts: Sequence[Page] = (),
+    confident_name: str | None = None,
 ) -> Match | None:
+    """`layouts`: the pages, for the fingerprint; `confident_name`: the issuer name read
+    with confidence, which a fingerprint's supplier must not contradict."""
     for found in tax_ids:
         if found.valid and (supplier := store.by_key(found.key)) is not None:
             return Match(supplier, found.kind, found.key)
     for iban in ibans:
-        mine = iban.valid and iban.why not in ("debit-mandate", "customer-block")
-        if mine and (supplier := store.by_key(f"iban:{iban.value}")) is not None:
+        if _mine(iban) and (supplier := store.by_key(f"iban:{iban.value}")) is not None:
             return Match(supplier, "iban", f"iban:{iban.value}")
-    best = name_match(store, vendor_name)
+    suppliers = store.all() if layouts else []
+    by_layout = layout_match(suppliers, layouts, confident_name)
+    if by_layout is not None and not by_layout.ambiguous:
+        return by_layout
+    best = name_match(store, vendor_name, suppliers or None)
     if best is None:
-        return None
+        return by_layout  # an ambiguous layout, shown as such, or nothing
     return Match(best[1], "name", best[1].name, round(best[0], 1))
 
 
-def name_match(store: SupplierStore, vendor_name: str | None) -> tuple[float, Supplier] | None:
+def layout_match(
+    suppliers: Sequence[Supplier], layouts: Sequence[Page], confident_name: str | None
+) -> Match | None:
+    """The supplier whose learned fingerprint the page matches and whose name the page
+    prints; or an `ambiguous` non-match naming the best of look-alikes none of whose own
+    lines told them apart (the invoice then reads no profile); or None."""
+    taught = [(s, fingerprints.fingerprint_of(s.profile.get("fingerprint"))) for s in suppliers]
+    taught = [(s, fp) for s, fp in taught if fp]
+    if not taught or not layouts:
+        return None
+    verdict = fingerprints.match([fp for _s, fp in taught], fingerprints.lines_of(layouts))
+    if verdict.ambiguous:
+        best = max(taught, key=lambda t: fingerprints.score(t[1], fingerprints.lines_of(layouts)))
+        return Match(best[0], "fingerprint", "fingerprint", verdict.score, ambiguous=True)
+    if verdict.winner is None:
+        return None
+    supplier = taught[verdict.winner][0]
+    # A layout is shared by a software's every customer: the page must also name the
+    # supplier (an issuer name read with confidence that is another's contradicts it).
+    if not name_agrees(supplier, confident_name, layouts):
+        return None
+    return Match(supplier, "fingerprint", "fingerprint", verdict.score)
+
+
+def evidence_for(
+    match: Match,
+    tax_ids: Sequence[FoundId],
+    ibans: Sequence[IbanFinding],
+    layouts: Sequence[Page],
+    confident_name: str | None,
+) -> list[str]:
+    """Which evidence points to the matched supplier: its checked ids and IBANs printed as
+    the issuer's, its name on the page, its fingerprint."""
+    supplier = match.supplier
+    keys = set(supplier.keys)
+    out = sorted({t.kind for t in tax_ids if t.valid and t.key in keys})
+    if any(_mine(i) and f"iban:{i.value}" in keys for i in ibans):
+        out.append("iban")
+    if name_agrees(supplier, confident_name, layouts):
+        out.append("name")
+    fp = fingerprints.fingerprint_of(supplier.profile.get("fingerprint"))
+    if fp and fingerprints.score(fp, fingerprints.lines_of(layouts)) >= fingerprints.SCORE:
+        out.append("fingerprint")
+    return out
+
+
+def name_match(
+    store: SupplierStore, vendor_name: str | None, suppliers: Sequence[Supplier] | None = None
+) -> tuple[float, Supplier] | None:
     """The registered supplier whose name or alias `vendor_name` matches best (rapidfuzz
-    token-sort ratio at least NAME_SCORE, legal forms aside), with its score; or None."""
+    token-sort ratio at least NAME_SCORE, legal forms aside), with its score; or None.
+    `suppliers`: the registry's list, when the caller has it already."""
     if not vendor_name or len(_name_key(vendor_name)) < 3:
         return None
     printed = _name_key(vendor_name)
     best: tuple[float, Supplier] | None = None
-    for supplier in store.all():
+    for supplier in store.all() if suppliers is None else suppliers:
         for name in (supplier.name, *supplier.aliases):
             score = fuzz.token_sort_ratio(printed, _name_key(name))
             if score >= NAME_SCORE and (best is None or score > best[0]):

@@ -6,7 +6,9 @@ field where an entry says. Both are pure (layouts in, values out); the store's c
 write and the extract hook decide what to do with them.
 
 A profile read counts only when all three agree: the entry's label is on the page, the value
-after it has the entry's shape, and it lies in the entry's region (within MARGIN). Dates keep
+after it has the entry's shape, and it lies where the entry says from that label (its
+`offset`, within MARGIN: the label and its value move together when a longer address or an
+extra line pushes them down); an entry learned before offsets, in its region. Dates keep
 their kind as shape; amounts their kind and printed form (`amount,2`: a decimal comma and two
 places; `amount0`: no decimals), since a supplier prints its amounts one way and a misread
 (`27/10/2011` taken for `27102011`) rarely keeps that form; ids and numbers get a pattern
@@ -30,7 +32,8 @@ from docflow.extract.parse import find_amounts, find_dates, fold
 from docflow.suppliers.shapes import Profile, ProfileEntry
 
 LEARNED_KINDS = (ID, DATE, AMOUNT)
-MARGIN = 0.08  # page-relative slack around a learned region
+MARGIN = 0.08  # page-relative slack around a learned region, or around a learned offset
+DRIFT = 0.2  # how far a label may move on the page (lines added over it) and still be read
 LABEL_SCORE = 90.0  # rapidfuzz ratio between a printed label and the learned one
 MAX_MISSES = 2
 KEEP_RUNS = 50  # run ids remembered, so a step that runs twice learns once
@@ -44,6 +47,7 @@ class Located:
     page: int
     printed: str = ""  # the value as printed (an amount's shape is its printed form)
     ocr: float | None = None  # the OCR confidence of the value's own words (None: text layer)
+    anchor: tuple[float, float] | None = None  # the top left of its label's cell
 
 
 def amount_form(printed: str) -> str:
@@ -119,20 +123,29 @@ def _label_text(before: str) -> str:
     return own.strip(" :#.-\t*")
 
 
-def _label_before(page: Page, cell: Cell, start: int) -> str:
-    """The label of a value at `cell.text[start:]`: the words before it in its cell, else the
-    cell to its left, else the cell over it."""
+def _label_before(page: Page, cell: Cell, start: int) -> tuple[str, Cell | None]:
+    """The label of a value at `cell.text[start:]` and the cell it is printed in: the words
+    before it in its cell, else the cell to its left, else the cell over it."""
     own = _label_text(cell.text[:start])
     if sum(c.isalpha() for c in own) >= 2:
-        return own
+        return own, cell
     left = [c for c in page.lines[cell.line] if c.x1 <= cell.x0 + 1e-6]
     if left:
-        return _label_text(max(left, key=lambda c: c.x1).text)
+        label = max(left, key=lambda c: c.x1)
+        return _label_text(label.text), label
     for line in range(cell.line - 1, max(-1, cell.line - 3), -1):
         for other in page.lines[line]:
             if min(cell.x1, other.x1) - max(cell.x0, other.x0) > 0:
-                return _label_text(other.text)
-    return ""
+                return _label_text(other.text), other
+    return "", None
+
+
+def _offset(box: Sequence[float], anchor: tuple[float, float]) -> list[float]:
+    """Where a value's box centre lies from its label cell's top left, page-relative."""
+    return [
+        round((box[0] + box[2]) / 2 - anchor[0], 4),
+        round((box[1] + box[3]) / 2 - anchor[1], 4),
+    ]
 
 
 def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
@@ -150,7 +163,7 @@ def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
                 spans = [found]
             for normal, start, end in spans:
                 if _same(kind, normal, value):
-                    label = _label_before(page, cell, start)
+                    label, at = _label_before(page, cell, start)
                     box = cell.sub_box(start, end) or [cell.x0, cell.y0, cell.x1, cell.y1]
                     return Located(
                         normal,
@@ -158,6 +171,7 @@ def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
                         [round(v, 4) for v in box],
                         page.number,
                         printed=cell.text[start:end].strip(),
+                        anchor=(at.x0, at.y0) if at is not None else None,
                     )
     return None
 
@@ -170,12 +184,35 @@ def learn_entry(layouts: Sequence[Page], name: str, value: str) -> ProfileEntry 
     # A label is words: a table's previous column (`1`, `€`) is no label to read after.
     if where is None or sum(c.isalpha() for c in where.label) < 3:
         return None
-    return ProfileEntry(
+    entry = ProfileEntry(
         label=where.label[:80],
         region=where.box,
         page=where.page,
         shape=shape_of(where.value, kind, where.printed),
     )
+    if where.anchor is not None:
+        entry["offset"] = _offset(where.box, where.anchor)
+    return entry
+
+
+def _placed(box: Sequence[float], label: Cell, entry: ProfileEntry) -> float | None:
+    """How far the label lies from where it was learned, when the value lies where the entry
+    says: from its label as learned (a longer address or an extra line moves both); for an
+    entry learned before offsets, 0.0 inside its region. None: not there."""
+    offset = entry.get("offset")
+    if not offset:
+        return 0.0 if _inside(box, entry["region"]) else None
+    dx, dy = _offset(box, (label.x0, label.y0))
+    if abs(dx - float(offset[0])) > MARGIN or abs(dy - float(offset[1])) > MARGIN:
+        return None
+    # The label itself may move with the lines over it, not across the page (the same label
+    # in another part of the page is another layout).
+    region = entry["region"]
+    x = (region[0] + region[2]) / 2 - float(offset[0])
+    y = (region[1] + region[3]) / 2 - float(offset[1])
+    if abs(label.x0 - x) > DRIFT or abs(label.y0 - y) > DRIFT:
+        return None
+    return abs(label.x0 - x) + abs(label.y0 - y)
 
 
 def _inside(box: Sequence[float], region: Sequence[float]) -> bool:
@@ -202,11 +239,13 @@ def _label_in(text: str, label: str) -> int | None:
 
 
 def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | None:
-    """The field's value where the profile entry says it is, or None."""
+    """The field's value where the profile entry says it is, or None. A label printed twice
+    (`vom` after the invoice's number and after the order's) is the one nearest its place."""
     kind = FIELD_KINDS.get(name)
     if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
         return None
     shape = entry["shape"] if kind in (ID, AMOUNT) else None
+    found: list[tuple[float, int, Located]] = []
     for page in layouts:
         if page.number != int(entry.get("page", 1)):
             continue
@@ -219,29 +258,29 @@ def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | N
                 places.append((right, 0))
             places.extend((under, 0) for _d, under in below(page, cell, max_lines=2))
             for where, offset in places:
-                found = _token_value(where.text[offset:], kind, shape)
-                if not found:
+                token = _token_value(where.text[offset:], kind, shape)
+                if not token:
                     continue
-                value, start, stop = found
+                value, start, stop = token
                 box = where.sub_box(offset + start, offset + stop) or [
                     where.x0,
                     where.y0,
                     where.x1,
                     where.y1,
                 ]
-                if _inside(box, entry["region"]):
-                    at = offset + start, offset + stop
-                    scanned = any(w.confidence is not None for w in where.words)
-                    ocr = where.words_confidence(*at) if scanned else None
-                    return Located(
-                        value,
-                        str(entry["label"]),
-                        list(box),
-                        page.number,
-                        printed=where.text[at[0] : at[1]].strip(),
-                        ocr=ocr,
-                    )
-    return None
+                far = _placed(box, cell, entry)
+                if far is None:
+                    continue
+                at = offset + start, offset + stop
+                scanned = any(w.confidence is not None for w in where.words)
+                ocr = where.words_confidence(*at) if scanned else None
+                printed = where.text[at[0] : at[1]].strip()
+                located = Located(
+                    value, str(entry["label"]), list(box), page.number, printed=printed, ocr=ocr
+                )
+                found.append((far, len(found), located))
+                break  # the first place after this label that fits
+    return min(found)[2] if found else None
 
 
 def agrees(old: ProfileEntry, new: ProfileEntry) -> bool:
@@ -264,7 +303,7 @@ def trusted(entry: ProfileEntry, min_confirmations: int) -> bool:
 
 
 # What an entry says of where a field is printed (the rest counts how far it is trusted).
-_WHERE = ("label", "region", "page", "shape", "absent")
+_WHERE = ("label", "region", "page", "shape", "absent", "offset")
 
 
 def updated(

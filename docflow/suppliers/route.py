@@ -8,10 +8,10 @@
   at the `[suppliers] bank_details_stage` when a payee IBAN is not the supplier's, or when no
   registered supplier issued it and the rules say `unknown_payee = "hold"`.
 - `learning_due`: an approved `fields` review (or `audit`) of a supplier matched by a
-  checked id or IBAN teaches that supplier's profile (the step `learn supplier profile`),
-  unless the review changed who is paid: a corrected vendor name or IBAN, or a bank-details
-  stage on the route (what a person confirmed there is another supplier's, or an account
-  nobody registered, not this supplier's layout).
+  checked id, IBAN, fingerprint or name teaches that supplier's profile (the step `learn
+  supplier profile`), unless the review changed who is paid: a corrected vendor name or
+  IBAN, or a bank-details stage on the route (what a person confirmed there is another
+  supplier's, or an account nobody registered, not this supplier's layout).
 - `audit_decision`: an approved audit stage, and who approved it.
 """
 
@@ -70,8 +70,15 @@ def _approved(
 def learning_due(
     summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
 ) -> bool:
+    """A registered supplier matched by its name alone (its ids unprinted or failing their
+    checks) learns too: the person who approved the fields left the printed name standing,
+    and what it learns (a layout, where fields are printed) is for reading; paying still
+    goes through the registry's bank details."""
     supplier = summary.get("supplier") or {}
-    if not supplier.get("certain") or not summary.get("fields"):
+    # A reviewer who proposed a new supplier said the name's match is another issuer.
+    by_name = supplier.get("by") == "name" and not summary.get("supplierProposed")
+    known = supplier.get("certain") or (by_name and supplier.get("supplierId"))
+    if not known or not summary.get("fields"):
         return False
     if changed_payee(summary, stages):
         return False

@@ -23,11 +23,16 @@ class ProfileEntry(TypedDict, total=False):
     misses: int
     suspended: bool
     since: str  # the run id of the review that began the count
+    # [dx, dy]: the value's box centre from its label cell's top left, page-relative (an
+    # entry learned before has none and is read inside its region).
+    offset: list[float]
 
 
 class Profile(TypedDict, total=False):
     fields: dict[str, ProfileEntry]
     runs: list[str]  # the reviews already applied (a repeat is not counted twice)
+    # The layout's stable lines, [masked text, x0, y0] each (docflow.suppliers.fingerprint).
+    fingerprint: list[list[str | float]]
 
 
 class SupplierJson(TypedDict, total=False):

@@ -57,7 +57,17 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
     if supplier.get("certain"):
         lines.append(
             f"Supplier {supplier.get('name')}: matched by its {supplier.get('by')} "
-            f"({supplier.get('key')})."
+            f"({supplier.get('key')})" + _evidence(supplier) + "."
+        )
+        if supplier.get("by") == "fingerprint":
+            lines.append(
+                "Known by its layout, for reading only: its bank details are checked against "
+                "the registry as for any invoice."
+            )
+    elif supplier.get("status") == "ambiguous":
+        lines.append(
+            "The layout is two or more suppliers' (one invoicing software) and none of their "
+            "own lines told which: check the vendor."
         )
     elif supplier.get("by") and supplier.get("by") != "name":  # an id the page's name denies
         lines.append(
@@ -80,6 +90,12 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
         why = _WHY.get(str(iban.get("why")), str(iban.get("why")))
         lines.append(f"IBAN {iban.get('iban')} on page {iban.get('page')}: {whose} ({why}).")
     return [*lines, *bank_lines(summary.get("bank"))]
+
+
+def _evidence(supplier: dict[str, Any]) -> str:
+    """`; evidence: vat, name, fingerprint` (what points to the supplier), or ""."""
+    said = [str(e) for e in supplier.get("evidence") or []]
+    return f"; evidence: {', '.join(said)}" if said else ""
 
 
 def account(shown: dict[str, Any]) -> str:

@@ -78,3 +78,41 @@ def blauwal_invoice(
         body += ["", "", "", "", f"Vorgang {number}"]
     footer = [f"{name} - Commerzbank - IBAN {footer_iban} - BIC COBADEFFXXX"]
     return paper([*head, *body], footer)
+
+
+# A made-up supplier whose invoices print no checked id of its own (its VAT id fails its
+# check digit) and its number after a label no rule knows (issue 47: known by its layout).
+KRANICH = "Kranich Druck GmbH"
+KRANICH_BAD_VAT = "DE812345670"
+
+
+def german(cents: int) -> str:
+    """`1.234,50`: an amount as a German invoice prints it."""
+    euros, rest = divmod(cents, 100)
+    return f"{euros:,}".replace(",", ".") + f",{rest:02d}"
+
+
+def kranich_invoice(number: str, net: int = 100_000, total: str = "", iban: str = "") -> bytes:
+    """`net` in cents, 19% tax on it; `total` printed instead of net + tax (one that does not
+    reconcile); `iban` a payee account printed in the footer (it prints none: it is paid on
+    the registry's). Its date follows the number, so two invoices are not one sent twice."""
+    day = int(number[-2:]) % 28 + 1
+    tax = round(net * 0.19)
+    lines = [
+        KRANICH,
+        "Hafenstrasse 3, 20457 Hamburg",
+        f"USt-IdNr.: {KRANICH_BAD_VAT}",
+        "",
+        "RECHNUNG",
+        f"Belegnr. intern: {number}",
+        f"Rechnungsdatum: {day:02d}.04.2026",
+        "Rechnungsempfänger: Nordlicht Handel AG, Ostweg 3, 10115 Berlin",
+        "",
+        f"Druckauftrag Broschüren                      {german(net)} EUR",
+        f"Nettobetrag: {german(net)} EUR",
+        f"MwSt. 19%: {german(tax)} EUR",
+        f"Gesamtbetrag: {total or german(net + tax)} EUR",
+        "Zahlbar innerhalb von 14 Tagen ohne Abzug.",
+    ]
+    pay = f" - Bitte zahlen Sie auf IBAN {iban}" if iban else ""
+    return paper(lines, [f"{KRANICH} - Hafenstrasse 3 - Erstellt mit FakturaPro 7{pay}"])
