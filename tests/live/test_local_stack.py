@@ -222,7 +222,9 @@ def docflow(live_stack: StackConfig, *args: str, status: int = 0) -> Any:
 
 def test_the_docflow_command(live_stack: StackConfig, tmp_path: Path) -> None:
     (tmp_path / "invoice.pdf").write_bytes(make_pdf([fresh_invoice()]))
-    (tmp_path / "legal.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
+    # Its own name: `incoming/legal.pdf` with these bytes is an earlier test's document, which
+    # that test approved, and the same bytes at the same key start no new run.
+    (tmp_path / "agreement.pdf").write_bytes(make_pdf([LEGAL_ONLY]))
     (tmp_path / "notes.txt").write_bytes(b"not a pdf")
     # notes.txt fails: `run` exits 5 (a document failed)
     rows = {Path(r["path"]).name: r for r in docflow(live_stack, "run", str(tmp_path), status=5)}
@@ -235,7 +237,7 @@ def test_the_docflow_command(live_stack: StackConfig, tmp_path: Path) -> None:
         "invoice",
     )
     assert (rows["notes.txt"]["status"], rows["notes.txt"]["reason"]) == ("failed", "not-a-pdf")
-    legal = rows["legal.pdf"]
+    legal = rows["agreement.pdf"]
     assert legal["status"] == "pending-review" and legal["reviewLinks"]
 
     pending = {p["documentId"]: p for p in docflow(live_stack, "pending")}
