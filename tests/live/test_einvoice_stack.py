@@ -67,6 +67,10 @@ def test_an_xrechnung_xml_goes_through_the_stack(stack: StackConfig, tmp_path: P
     store = DocumentStore(load_settings().artifact_bucket)
     stored = store.get_json(einvoice["key"])
     assert stored["invoice"]["number"] == "123456XX"
+    # Its rules ran where AWS runs them: the stack's own e-invoice rules function.
+    assert stored["report"]["rules"] and all(
+        "rules function" in ran for ran in stored["report"]["rules"]
+    ), stored["report"]["rules"]
     assert [line["net"] for line in stored["invoice"]["lines"]] == ["288.79", "26.07"]
     # Its one page is the invoice as text, beside its data.
     page = store.get_text(einvoice["key"].replace("einvoice.json", "pages/00001.txt"))
