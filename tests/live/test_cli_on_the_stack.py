@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,14 @@ from docflow.local.config import StackConfig
 from docflow.local.tools.ports import free_port_base
 from docflow.trace.stuck import explain_run
 from tests.kit.pdfgen import INVOICE, make_pdf
-from tests.support.live_stack import LEGAL_ONLY, http, review_url, running_stack, wait_for
+from tests.support.live_stack import (
+    LEGAL_ONLY,
+    docflow_cli,
+    http,
+    review_url,
+    running_stack,
+    wait_for,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -33,13 +39,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
 
 
 def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return docflow_cli(stack, *args)
 
 
 def show_json(stack: StackConfig, ref: str) -> dict:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from docflow.local.config import StackConfig
 from docflow.local.tools.ports import free_port_base
 from docflow.settings import load_settings
 from docflow.storage import DocumentStore
-from tests.support.live_stack import running_stack
+from tests.support.live_stack import docflow_cli, running_stack
 
 pytestmark = pytest.mark.slow
 
@@ -46,13 +45,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
 
 
 def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return docflow_cli(stack, *args)
 
 
 def run(stack: StackConfig, path: Path) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from docflow.local.config import StackConfig
 from docflow.local.tools.ports import free_port_base
 from docflow.settings import load_settings
 from docflow.storage import DocumentStore
-from tests.support.live_stack import running_stack
+from tests.support.live_stack import docflow_cli, running_stack
 
 pytestmark = pytest.mark.slow
 
@@ -32,13 +31,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackConfig]:
 
 
 def docflow(stack: StackConfig, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "docflow.cli", "--state", str(stack.state), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return docflow_cli(stack, *args)
 
 
 def test_an_xrechnung_xml_goes_through_the_stack(stack: StackConfig, tmp_path: Path) -> None:

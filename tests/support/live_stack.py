@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -130,3 +132,14 @@ def executions_named(name: str) -> list[dict[str, Any]]:
         FunctionName="docflow-orchestrator", DurableExecutionName=name
     )
     return [e for e in answer["DurableExecutions"] if e.get("DurableExecutionName") == name]
+
+
+def docflow_cli(config: StackConfig, *args: str) -> subprocess.CompletedProcess[str]:
+    """The `docflow` command on this test's own stack, as a user runs it (a process apart)."""
+    return subprocess.run(
+        [sys.executable, "-m", "docflow.cli", "--state", str(config.state), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
