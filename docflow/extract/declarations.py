@@ -20,7 +20,8 @@ declaration, so a new field is a few lines of TOML, not Python.
     checks = [{ sum = "amount", equals = "total_amount" }]
 
 A type may take another's declarations whole (`like = "invoice"`: a credit note reads what an
-invoice reads). A bad declaration is refused at load with the line it is on.
+invoice reads). A bad declaration is refused at load with the line it is on
+(`toml_lines.DeclarationError`).
 """
 
 from __future__ import annotations
@@ -31,30 +32,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.extract.kinds import (
+    AMOUNT,
+    ENUM,
+    KINDS,
+    NUMBER,
+    SCALAR_KINDS,
+    TABLE,
+)
 from docflow.extract.labels import LANGUAGES
-
-TEXT, ID, DATE, AMOUNT, CURRENCY = "text", "id", "date", "amount", "currency"
-NUMBER, PERCENT, ENUM, CHECKBOX = "number", "percent", "enum", "checkbox"
-PARTY, ADDRESS, TABLE = "party", "address", "table"
-
-SCALAR_KINDS = (TEXT, ID, DATE, AMOUNT, CURRENCY, NUMBER, PERCENT, ENUM, CHECKBOX, PARTY, ADDRESS)
-KINDS = (*SCALAR_KINDS, TABLE)
-
-# Each kind's normal form, as engines must answer it and `final.json` carries it; an enum's
-# value is also one of its declared values.
-VALUE_PATTERNS: dict[str, str] = {
-    ID: r"^\S(.{0,62}\S)?$",
-    TEXT: r"^\S(.{0,198}\S)?$",
-    PARTY: r"^\S(.{0,198}\S)?$",
-    ADDRESS: r"^\S(.{0,398}\S)?$",
-    DATE: r"^\d{4}-\d{2}-\d{2}$",
-    CURRENCY: r"^[A-Z]{3}$",
-    AMOUNT: r"^-?\d{1,12}\.\d{2}$",
-    NUMBER: r"^-?\d{1,12}(\.\d{1,6})?$",
-    PERCENT: r"^-?\d{1,3}(\.\d{1,4})?$",
-    ENUM: r"^\S(.{0,62}\S)?$",
-    CHECKBOX: r"^(true|false)$",
-}
+from docflow.extract.toml_lines import Lines
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,47}")
 _FIELD_KEYS = {
@@ -69,10 +56,6 @@ _FIELD_KEYS = {
     "checks",
 }
 _COLUMN_KEYS = {"name", "kind", "description", "labels", "pattern", "required", "values"}
-
-
-class DeclarationError(ValueError):
-    """A declaration the loader refuses; its message names the line."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +160,7 @@ def kinds_of(types: Mapping[str, TypeDecl]) -> dict[str, str]:
 
 def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str, TypeDecl]:
     """`[fields.types]` as declarations; `text` is the rules file's source, for line numbers."""
-    where = _Lines(text)
+    where = Lines(text)
     types: dict[str, TypeDecl] = {}
     likes: dict[str, str] = {}
     for type_name, spec in raw_types.items():
@@ -216,7 +199,7 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
     return types
 
 
-def _field(name: str, spec: Any, at: str, where: _Lines) -> FieldDecl:
+def _field(name: str, spec: Any, at: str, where: Lines) -> FieldDecl:
     if not _NAME.fullmatch(name):
         raise where.error(at, "a field name is lower case letters, digits and '_'")
     if not isinstance(spec, Mapping):
@@ -253,7 +236,7 @@ def _field(name: str, spec: Any, at: str, where: _Lines) -> FieldDecl:
     )
 
 
-def _columns(raw: Any, at: str, where: _Lines) -> tuple[Column, ...]:
+def _columns(raw: Any, at: str, where: Lines) -> tuple[Column, ...]:
     if not isinstance(raw, list) or not raw:
         raise where.error(at, "a table needs columns = [{ name = ..., kind = ... }, ...]")
     out: list[Column] = []
@@ -288,9 +271,7 @@ def _columns(raw: Any, at: str, where: _Lines) -> tuple[Column, ...]:
     return tuple(out)
 
 
-def _checks(
-    raw: Any, columns: tuple[Column, ...], at: str, where: _Lines
-) -> tuple[TableCheck, ...]:
+def _checks(raw: Any, columns: tuple[Column, ...], at: str, where: Lines) -> tuple[TableCheck, ...]:
     if not isinstance(raw, list):
         raise where.error(at, "checks = [{ sum = <column>, equals = <field> }, ...]")
     names = {c.name: c.kind for c in columns}
@@ -327,7 +308,7 @@ def _checks(
     return tuple(out)
 
 
-def _one_kind_per_name(types: Mapping[str, TypeDecl], where: _Lines) -> None:
+def _one_kind_per_name(types: Mapping[str, TypeDecl], where: Lines) -> None:
     seen: dict[str, tuple[str, str]] = {}
     for decl in types.values():
         for f in decl.fields:
@@ -351,7 +332,7 @@ def _one_kind_per_name(types: Mapping[str, TypeDecl], where: _Lines) -> None:
                         )
 
 
-def _labels(raw: Any, at: str, where: _Lines, near: str = "") -> dict[str, tuple[str, ...]]:
+def _labels(raw: Any, at: str, where: Lines, near: str = "") -> dict[str, tuple[str, ...]]:
     if not isinstance(raw, Mapping):
         raise where.error(at, "labels = { en = [...], de = [...] }", near or "labels")
     out: dict[str, tuple[str, ...]] = {}
@@ -368,7 +349,7 @@ def _labels(raw: Any, at: str, where: _Lines, near: str = "") -> dict[str, tuple
     return out
 
 
-def _pattern(raw: Any, at: str, where: _Lines, near: str = "") -> str | None:
+def _pattern(raw: Any, at: str, where: Lines, near: str = "") -> str | None:
     if raw is None:
         return None
     try:
@@ -378,7 +359,7 @@ def _pattern(raw: Any, at: str, where: _Lines, near: str = "") -> str | None:
     return str(raw)
 
 
-def _values(kind: str, raw: Any, at: str, where: _Lines, near: str = "") -> tuple[str, ...]:
+def _values(kind: str, raw: Any, at: str, where: Lines, near: str = "") -> tuple[str, ...]:
     if kind != ENUM:
         if raw is not None:
             raise where.error(at, "only an enum has values", near or "values")
@@ -390,48 +371,13 @@ def _values(kind: str, raw: Any, at: str, where: _Lines, near: str = "") -> tupl
     return tuple(raw)
 
 
-def _text(raw: Any, at: str, where: _Lines, near: str = "") -> str:
+def _text(raw: Any, at: str, where: Lines, near: str = "") -> str:
     if not isinstance(raw, str):
         raise where.error(at, "description: a string", near or "description")
     return raw.strip()
 
 
-def _flag(raw: Any, at: str, where: _Lines, near: str = "") -> bool:
+def _flag(raw: Any, at: str, where: Lines, near: str = "") -> bool:
     if not isinstance(raw, bool):
         raise where.error(at, "required: true or false", near or "required")
     return raw
-
-
-class _Lines:
-    """Where a key is in the rules file, for messages a person can act on (tomllib keeps no
-    positions): the line of the key's own table header, or of a word near it inside."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-
-    def line(self, at: str, near: str = "", occurrence: int = 1) -> int | None:
-        parts = at.split(".")
-        for depth in range(len(parts), 1, -1):
-            prefix = ".".join(parts[:depth])
-            header = re.compile(rf"^\s*\[\s*{re.escape(prefix)}\s*\]")
-            for number, line in enumerate(self.lines, 1):
-                if header.match(line):
-                    return self._near(number, near, occurrence) if near else number
-        return None
-
-    def _near(self, start: int, word: str, occurrence: int) -> int:
-        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
-        for number in range(start, len(self.lines) + 1):
-            line = self.lines[number - 1]
-            if number > start and line.lstrip().startswith("["):
-                break
-            if pattern.search(line):
-                occurrence -= 1
-                if occurrence == 0:
-                    return number
-        return start
-
-    def error(self, at: str, message: str, near: str = "", occurrence: int = 1) -> DeclarationError:
-        number = self.line(at, near, occurrence)
-        where = f"line {number}: " if number else ""
-        return DeclarationError(f"{where}{at}: {message}")

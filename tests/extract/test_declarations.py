@@ -6,7 +6,8 @@ import tomllib
 
 import pytest
 
-from docflow.extract.declarations import DeclarationError, parse_declarations
+from docflow.extract.declarations import parse_declarations
+from docflow.extract.toml_lines import DeclarationError
 
 RECEIPT = """[fields]
 stage = "fields"
