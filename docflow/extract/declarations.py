@@ -195,6 +195,7 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
         if other not in types:
             raise where.error(f"fields.types.{type_name}", f"like = {other!r}: no such type")
         types[type_name] = TypeDecl(type_name, types[other].fields)
+    types = {name: types[name] for name in raw_types}  # the file's order
     _one_kind_per_name(types, where)
     return types
 
