@@ -10,14 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from docflow.extract.fields import FIELD_KINDS
+from docflow.extract.declarations import TypeDecl, kinds_of, parse_declarations
 from docflow.extract.orders import OrderRules
 
-
-@dataclass(frozen=True)
-class TypeFields:
-    names: tuple[str, ...]
-    required: tuple[str, ...]
+# A type's fields are its declarations (`[fields.types.<type>.fields.<name>]`).
+TypeFields = TypeDecl
 
 
 @dataclass(frozen=True)
@@ -48,24 +45,22 @@ class FieldRules:
 NO_FIELDS = FieldRules(types={}, stage=None, min_confidence=0.0, thresholds={}, max_pages=5)
 
 
-def parse_field_rules(raw: Mapping[str, Any] | None) -> FieldRules:
-    """The `[fields]` table; raises ValueError naming what is wrong."""
+def parse_field_rules(raw: Mapping[str, Any] | None, text: str = "") -> FieldRules:
+    """The `[fields]` table; raises ValueError naming what is wrong (and, given the rules
+    file's `text`, the line a bad declaration is on)."""
     if not raw:
         return NO_FIELDS
-    types: dict[str, TypeFields] = {}
-    for doc_type, spec in raw.get("types", {}).items():
-        names = tuple(spec["names"])
-        required = tuple(spec.get("required", []))
-        unknown = [n for n in names if n not in FIELD_KINDS]
-        if unknown:
-            raise ValueError(f"fields.types.{doc_type}: unknown field(s) {unknown}")
-        if not set(required) <= set(names):
-            raise ValueError(f"fields.types.{doc_type}: required fields must be among names")
-        types[doc_type] = TypeFields(names, required)
+    types = parse_declarations(raw.get("types", {}), text)
+    known = kinds_of(types)
     thresholds = {str(k): float(v) for k, v in raw.get("thresholds", {}).items()}
     for name, value in thresholds.items():
-        if name not in FIELD_KINDS or not 0.0 <= value <= 1.0:
-            raise ValueError(f"fields.thresholds.{name}: a known field and a number 0..1")
+        if name not in known or not 0.0 <= value <= 1.0:
+            raise ValueError(f"fields.thresholds.{name}: a declared field and a number 0..1")
+    # A field's own `threshold` is its rules-file threshold, as [fields.thresholds] is.
+    for decl in types.values():
+        for f in decl.fields:
+            if f.threshold is not None:
+                thresholds.setdefault(f.name, f.threshold)
     min_confidence = float(raw.get("min_confidence", 0.8))
     if not 0.0 <= min_confidence <= 1.0:
         raise ValueError("fields.min_confidence must be 0..1")

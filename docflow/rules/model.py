@@ -190,7 +190,8 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
     """Load and validate a rules file; every mistake is a SettingsError naming the file."""
     source = Path(path) if path else DEFAULT_RULES
     try:
-        raw = tomllib.loads(source.read_text(encoding="utf-8"))
+        text = source.read_text(encoding="utf-8")
+        raw = tomllib.loads(text)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"rules file {source}: {exc}") from exc
     try:
@@ -241,7 +242,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             sensitive_stage=sensitive.get("stage"),
             min_confidence=float(quality.get("min_confidence", 0.0)),
             quality_stage=quality.get("stage"),
-            fields=parse_field_rules(raw.get("fields")),
+            fields=parse_field_rules(raw.get("fields"), text),
             risk_stage=raw.get("risk", {}).get("stage"),
             ocr_languages="+".join(languages),
             ocr_identify=bool(raw.get("ocr", {}).get("identify", False)),

@@ -92,7 +92,10 @@ def test_fitted_thresholds_apply_unless_the_rules_file_sets_its_own() -> None:
     assert ("total_amount", "low-confidence") in codes  # 0.85 < the fitted 0.9
     assert ("currency", "low-confidence") not in codes  # 0.85 >= min_confidence 0.80
     own = parse_field_rules(
-        {"types": {"invoice": {"names": list(spec.names)}}, "thresholds": {"total_amount": 0.8}}
+        {
+            "types": {"invoice": {"fields": {f.name: {"kind": f.kind} for f in spec.fields}}},
+            "thresholds": {"total_amount": 0.8},
+        }
     )
     codes = [c["code"] for c in check_fields(fields, spec, own, fitted=fitted)]
     assert "low-confidence" not in codes  # the rules file's 0.8 wins over the fitted 0.9

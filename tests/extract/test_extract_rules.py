@@ -197,11 +197,14 @@ def test_corrections_keep_the_first_original_across_stages() -> None:
     assert summary["fields"]["total_amount"]["value"] == "10.00"  # pure
 
 
-def test_rules_file_refuses_unknown_fields(tmp_path) -> None:
-    bad = DEFAULT_RULES.read_text().replace(
-        '"po_number", "vendor_name", "currency"', '"po_number", "colour", "currency"'
-    )
+def test_rules_file_refuses_a_field_of_no_known_kind_naming_its_line(tmp_path) -> None:
+    shipped = DEFAULT_RULES.read_text()
+    bad = shipped.replace('kind = "party"', 'kind = "colour"', 1)
+    assert bad != shipped
+    line = 1 + shipped[: shipped.index("[fields.types.invoice.fields.vendor_name]")].count("\n")
     path = tmp_path / "rules.toml"
     path.write_text(bad)
-    with pytest.raises(ValueError, match="colour"):
+    with pytest.raises(
+        ValueError, match=rf"line {line}: fields.types.invoice.fields.vendor_name: kind 'colour'"
+    ):
         load_rules(path)
