@@ -2,7 +2,7 @@
 silent errors.
 
 The comparer is our own rather than `stickler-eval`: every engine answers in the normal forms
-of `docflow/extract/fields.py` (ISO dates, two-place amounts, ISO 4217 codes), so a value is
+of `docflow/extract/values.py` (ISO dates, two-place amounts, ISO 4217 codes), so a value is
 right when it is equal, and stickler-eval's fuzzy comparators and its dependencies (pydantic,
 numpy, munkres) would add nothing but tolerance we do not want. The one exception is
 `vendor_name`, compared after folding case, accents, punctuation and spacing: the truth writes

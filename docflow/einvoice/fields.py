@@ -1,12 +1,12 @@
 """An e-invoice in docflow's own terms: its canonical fields, its supplier evidence, and its
 validation report as the extract step's checks. Pure: records in, plain values out.
 
-The fields are those `docflow/extract/fields.py` names, in their normal forms (identifiers and
-names trimmed, ISO dates, an upper-case currency, amounts with two places computed from the
-XML's decimal string, never through a float), in the extract step's checkpoint shape
-`{name: {value, confidence, page, box}}`. The data is the invoice itself, not a reading of
-it: every value is certain (confidence 1.0); it was printed nowhere (`page` 0, `box` None)
-until a hybrid's page agrees with it (`agree.py`).
+The fields are the invoice fields `docflow/rules/rules.toml` declares, in their normal forms
+(identifiers and names trimmed, ISO dates, an upper-case currency, amounts with two places
+computed from the XML's decimal string, never through a float), in the extract step's
+checkpoint shape `{name: {value, confidence, page, box}}`. The data is the invoice itself,
+not a reading of it: every value is certain (confidence 1.0); it was printed nowhere (`page`
+0, `box` None) until a hybrid's page agrees with it (`agree.py`).
 
 The supplier evidence is the seller's VAT id (BT-31), tax number (BT-32), the payee IBANs
 (BT-84) and BIC (BT-86), as written: the registry checks and keys them exactly as it does ids

@@ -1,9 +1,10 @@
 """The field-extraction interface: what an engine gets, what it answers.
 
-An engine reads a few pages of one document and answers, per canonical field it found, the
-value in normal form, a confidence 0..1, the page and (where the engine has one) the value's
-box `[x0, y0, x1, y1]`, page-relative 0..1 from the page's top-left corner (the readers' unit;
-`box: null` where the engine gives none, as `bedrock` does).
+An engine reads a few pages of one document and answers, per declared field it found
+(`declarations.py`), the value in its kind's normal form (`values.py`) or a table's rows, a
+confidence 0..1, the page and (where the engine has one) the value's box `[x0, y0, x1, y1]`,
+page-relative 0..1 from the page's top-left corner (the readers' unit; `box: null` where the
+engine gives none, as `bedrock` does).
 An engine never raises for a bad answer of its own service: an answer that does not parse is a
 missing or low-confidence field, and the checks send the document to a person. Throttles and
 outages do raise; the caller retries them.
@@ -15,7 +16,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from docflow.extract.declarations import FieldDecl, TypeDecl
+from docflow.extract.labels import BUILTIN_KINDS
 from docflow.readers.base import Word
+
+# What an engine is asked for: a type's declaration, or (tests, tools) the names of fields the
+# rules engine has built-in labels for.
+Wanted = TypeDecl | Sequence[str]
+
+
+def declared(wanted: Wanted) -> TypeDecl:
+    """The declaration an engine reads by: given names, each with its built-in kind."""
+    if isinstance(wanted, TypeDecl):
+        return wanted
+    return TypeDecl("*", tuple(FieldDecl(name, BUILTIN_KINDS[name]) for name in wanted))
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,9 @@ class FoundField:
     evidence: dict[str, Any] = field(default_factory=dict)
     # Not printed: computed from other fields (a net amount as total minus tax).
     derived: bool = False
+    # A table field's rows, each `{column: value}` in its columns' normal forms (`value` then
+    # says how many: "3 rows"); None for any other field.
+    rows: tuple[dict[str, str], ...] | None = None
 
     def summary(self) -> dict[str, Any]:
         """What checkpoints and the read model carry: the value, its confidence and where it
@@ -55,6 +72,8 @@ class FoundField:
         }
         if self.derived:
             out["derived"] = True
+        if self.rows is not None:
+            out["rows"] = [dict(row) for row in self.rows]
         return out
 
     def detail(self) -> dict[str, Any]:
@@ -87,6 +106,7 @@ class Extraction:
 class FieldEngine(Protocol):
     name: str
 
-    def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
-        """Find the named canonical fields in these pages."""
+    def extract(self, pages: Sequence[PageInput], wanted: Wanted) -> Extraction:
+        """Find the wanted fields (a type's declaration, or built-in field names) in these
+        pages."""
         ...

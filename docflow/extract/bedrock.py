@@ -1,5 +1,6 @@
 """The `bedrock` engine: Bedrock Runtime Converse with one forced tool whose input schema is
-the document type's fields (`fields.field_schema`), so the model answers JSON, not prose.
+the document type's declared fields (`schema.field_schema`), so the model answers JSON, not
+prose.
 
 The answer is held to the schema with `jsonschema`: a field that violates it is dropped and
 listed as rejected, never raised, and the checks send the document to a person. A model's own
@@ -13,9 +14,9 @@ from typing import Any
 
 from docflow import aws
 from docflow.converse import forced_tool_request, tool_input, usage_of
-from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.corrections import normalize
-from docflow.extract.fields import FIELD_KINDS, field_schema
+from docflow.extract.schema import field_schema
 from docflow.readers.throttling import ThrottlePolicy
 
 TOOL = "record_fields"
@@ -39,8 +40,9 @@ class BedrockEngine:
     def __init__(self, model_id: str, policy: ThrottlePolicy) -> None:
         self.model_id, self.policy = model_id, policy
 
-    def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
-        schema = field_schema(tuple(names))
+    def extract(self, pages: Sequence[PageInput], wanted: Wanted) -> Extraction:
+        decl = declared(wanted)
+        schema = field_schema(decl)
         request = forced_tool_request(
             model_id=self.model_id,
             system=SYSTEM,
@@ -59,12 +61,13 @@ class BedrockEngine:
         bad = _schema_violations(schema, given)
         known_pages = {p.page for p in pages}
         for name, entry in given.items():
-            if name not in names:
+            spec = decl.get(name)
+            if spec is None or spec.is_table:  # tables: not read by this engine yet
                 continue
             if name in bad:
                 result.rejected.append({"field": name, "reason": bad[name]})
                 continue
-            value, error = normalize(FIELD_KINDS[name], entry["value"])
+            value, error = normalize(spec.kind, entry["value"], spec.values, spec.pattern)
             if error or value is None:
                 result.rejected.append({"field": name, "reason": error or "empty"})
                 continue

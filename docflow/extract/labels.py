@@ -34,3 +34,9 @@ CUSTOMER: list[str] = _flat(_DATA["customer"])
 TAX_ID: list[str] = _flat(_DATA["tax_id"])
 IGNORED: list[str] = [*_flat(_DATA["ignored"]), *TAX_ID, *(c for c in CUSTOMER if len(c) > 3)]
 LANGUAGE_MARKERS: dict[str, list[str]] = {lang: _DATA["markers"][lang] for lang in LANGUAGES}
+# The fields the rules engine has built-in labels for, and their kinds (`[kinds]`).
+BUILTIN_KINDS: dict[str, str] = dict(_DATA["kinds"])
+# How the engine reads each of them: a party or an address is read as free text.
+READ_AS: dict[str, str] = {
+    name: "text" if kind in ("party", "address") else kind for name, kind in BUILTIN_KINDS.items()
+}

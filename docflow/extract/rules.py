@@ -30,7 +30,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from docflow.extract.amounts import LIFT, RECONCILED, picked_all, reconcile
-from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.calibration import calibrate, load_table
 from docflow.extract.calibration import thresholds as fitted_thresholds
 from docflow.extract.crosscheck import (
@@ -49,8 +49,9 @@ from docflow.extract.evidence import (
     unlabelled,
     with_point_of_sale,
 )
-from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
 from docflow.extract.identifiers import read_identifier
+from docflow.extract.kinds import AMOUNT, DATE, ID, TEXT
+from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Page, from_text, from_words
 from docflow.extract.matching import find_labels
 from docflow.extract.parse import (
@@ -82,7 +83,10 @@ def layout_of(page: PageInput) -> Page:
 class RulesEngine:
     name = "rules"
 
-    def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
+    def extract(self, pages: Sequence[PageInput], wanted: Wanted) -> Extraction:
+        # The fields with built-in labels (`labels.toml`); the type's other declared fields
+        # and its tables are read by their declarations.
+        names = [n for n in declared(wanted).scalar_names if n in READ_AS]
         text = "\n".join(p.text for p in pages)
         language = detect_language(text)
         layouts = [layout_of(p) for p in pages]
@@ -92,12 +96,12 @@ class RulesEngine:
         candidates: list[Candidate] = []
         # Amounts first: their currencies decide which way a numeric date reads.
         for seg in segments:
-            if FIELD_KINDS[seg.field] == AMOUNT:
+            if READ_AS[seg.field] == AMOUNT:
                 candidates.extend(_read(seg, None, language, factors))
         currency = read_currency(segments, candidates, pages, factors)
         order = date_order(language, currency.value if currency else None)
         for seg in segments:
-            if FIELD_KINDS[seg.field] != AMOUNT:
+            if READ_AS[seg.field] != AMOUNT:
                 candidates.extend(_read(seg, order, language, factors))
         candidates.extend(unlabelled(pages, segments, factors))
         found, repaired = _choose(_without_item_columns(candidates))
@@ -128,7 +132,7 @@ class RulesEngine:
         found = calibrate(found, table)
         if (net := derive_net(found, limits)) is not None and "net_amount" in names:
             found["net_amount"] = net
-        wanted = {n: f for n, f in found.items() if n in names}
+        kept = {n: f for n, f in found.items() if n in names}
         # A label that starts its cell with nothing readable after it: a smudged value, which
         # the checks must send to a person even when the field is not required. On a text
         # layer nothing is smudged: a label with nothing at all after it (`Bestellnummer:`
@@ -141,7 +145,7 @@ class RulesEngine:
             for n in sorted(labelled)
             if n in names and n not in found
         ]
-        result = Extraction(self.name, fields=wanted, rejected=rejected, language=language)
+        result = Extraction(self.name, fields=kept, rejected=rejected, language=language)
         result.repairs = {n: o for n, o in repaired.items() if n in names}
         result.findings = [f for f in findings if f["field"] in names]
         result.thresholds = {n: t for n, t in limits.items() if n in names}
@@ -195,7 +199,7 @@ def _cross_checked(
 def _read(
     seg: Segment, order: str | None, language: str | None, factors: dict[int, float]
 ) -> list[Candidate]:
-    kind = FIELD_KINDS[seg.field]
+    kind = READ_AS[seg.field]
     base = seg.base if seg.strong else min(seg.base, WEAK_LABEL)
     value, scale, span, repaired = _value(kind, seg, order, language)
     if value is None:
@@ -310,11 +314,11 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
             evidence=evidence,
         )
     for name, cands in by_name.items():
-        if name in chosen or (reconciled and FIELD_KINDS[name] == AMOUNT):
+        if name in chosen or (reconciled and READ_AS[name] == AMOUNT):
             continue
         # A later amount is the grand total after the subtotal; an earlier date or number is
         # the header's, before the footer's print date.
-        later = 1 if FIELD_KINDS[name] == AMOUNT else -1
+        later = 1 if READ_AS[name] == AMOUNT else -1
         # Between equally sure amounts a zero is the lesser reading: `VALOR DO ICMS 171,60`
         # beside `VALOR DO IPI 0,00` says the document's tax is not zero.
         best = max(cands, key=lambda c: (round(c.confidence, 2), _nonzero(c), later * c.order))
@@ -352,7 +356,7 @@ def _without_item_columns(candidates: list[Candidate]) -> list[Candidate]:
 
     def label(c: Candidate) -> tuple[str, str] | None:
         text = _LABEL_OF.sub("", c.raw).lower()
-        return (c.name, text) if FIELD_KINDS[c.name] == AMOUNT and text else None
+        return (c.name, text) if READ_AS[c.name] == AMOUNT and text else None
 
     values: dict[tuple[str, str], set[str]] = {}
     for c in candidates:
@@ -362,7 +366,7 @@ def _without_item_columns(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _nonzero(cand: Candidate) -> bool:
-    return FIELD_KINDS[cand.name] == AMOUNT and Decimal(cand.value) != 0
+    return READ_AS[cand.name] == AMOUNT and Decimal(cand.value) != 0
 
 
 # COMPANY_SUFFIX: for the enrich rules engine, which names a document's parties with it.

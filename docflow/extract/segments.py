@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID, TEXT
+from docflow.extract.kinds import AMOUNT, DATE, ID, TEXT
+from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.matching import LabelHit, find_labels, fold_keep_length
 from docflow.extract.parse import find_amounts, find_dates
@@ -95,7 +96,7 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
                 starts = not cell.text[: hit.start].strip()
                 base = SAME_LINE if hit.strong else WEAK_LABEL
                 common = (hit.field, hit.strong)
-                kind = FIELD_KINDS[hit.field]
+                kind = READ_AS[hit.field]
                 # A name's label starts its cell and has a colon before its value: `Lieferant
                 # GmbH` and `LOGO Vendeur` are a name and a caption, not a label and a value.
                 if kind == TEXT and (not starts or (value.strip() and ":" not in rest[:3])):
@@ -128,7 +129,7 @@ def find_segments(page: Page, ocr: bool) -> list[Segment]:
                 in_header = header and not totals and kind == AMOUNT
                 found.extend(_neighbours(page, cell, common, order, hit.quality, ocr, in_header))
             named = [h for h in hits if h.field]
-            if named and FIELD_KINDS[named[0].field or ""] == AMOUNT:
+            if named and READ_AS[named[0].field or ""] == AMOUNT:
                 found.extend(_amount_to_the_right(page, cell, named[0], ocr))
             if _PLACE_AND_DATE.search(cell.text) and (right := right_of(page, cell)) is not None:
                 order = page.number * 1_000_000 + cell.line * 100 + position * 10
@@ -289,7 +290,7 @@ def _neighbours(
     right = _right_of(page, cell, ocr)
     if right is not None and not _starts_with_label(right, ocr):
         out.append(Segment(*common, right.text, right, 0, order, SAME_LINE, quality, ocr, True))
-    if FIELD_KINDS[common[0]] == TEXT:
+    if READ_AS[common[0]] == TEXT:
         out.extend(_name_under(page, cell, common, order, quality, ocr))
     for down, under in below(page, cell, max_lines=4):
         if _starts_with_label(under, ocr):

@@ -15,9 +15,10 @@ from contextlib import nullcontext
 from typing import Any
 
 from docflow import aws
-from docflow.extract.base import Extraction, FoundField, PageInput
+from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.evidence import date_order
-from docflow.extract.fields import CURRENCY, DATE, FIELD_KINDS
+from docflow.extract.kinds import CURRENCY, DATE
+from docflow.extract.labels import BUILTIN_KINDS
 from docflow.extract.parse import currency_in, find_dates
 from docflow.readers.throttling import ThrottlePolicy
 
@@ -56,7 +57,9 @@ class TextractExpenseEngine:
 
         return self.policy.call(call)
 
-    def extract(self, pages: Sequence[PageInput], names: Sequence[str]) -> Extraction:
+    def extract(self, pages: Sequence[PageInput], wanted: Wanted) -> Extraction:
+        # AnalyzeExpense answers its own fixed fields: the declared ones it has a type for.
+        names = declared(wanted).names
         result = Extraction(engine=self.name)
         raw: list[tuple[int, dict[str, Any]]] = []
         for page in pages:
@@ -92,7 +95,7 @@ def _read(name: str, item: dict[str, Any], page: int, order: str | None) -> Foun
     detection = item.get("ValueDetection") or {}
     text = str(detection.get("Text", "")).strip()
     confidence = float(detection.get("Confidence", 0.0)) / 100.0
-    kind = FIELD_KINDS[name]
+    kind = BUILTIN_KINDS[name]
     if kind == DATE:
         dates = find_dates(text, order)
         if len(dates) != 1:
@@ -126,7 +129,7 @@ def _currency(raw: Sequence[tuple[int, dict[str, Any]]]) -> FoundField | None:
     """AnalyzeExpense reports a currency on amount fields; the total's wins."""
     best: FoundField | None = None
     for page, item in raw:
-        kind = FIELD_KINDS.get(TYPE_MAP.get(str(item.get("Type", {}).get("Text", "")), ""))
+        kind = BUILTIN_KINDS.get(TYPE_MAP.get(str(item.get("Type", {}).get("Text", "")), ""))
         if kind is None or kind == CURRENCY:
             continue
         code_info = item.get("Currency") or {}

@@ -13,7 +13,6 @@ its EN 16931 data instead, and a hybrid's page is read only to check it (`extrac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import partial
 from typing import Any
@@ -24,6 +23,7 @@ from docflow import observability
 from docflow.extract import Extraction, PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.extract.orders import OrderVerdict, compare, confirmed
+from docflow.extract.spec import TypeFields
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.pipeline.extract_einvoice import DataReading, Stored, from_data
@@ -139,7 +139,7 @@ def extract_fields(
     engine = rt.field_engine or build_engine(rt.settings)
     failure = ""
     if stored is None or stored.hybrid:
-        pages, extraction, failure = _read_pages(step, engine, doc, plan, spec.names)
+        pages, extraction, failure = _read_pages(step, engine, doc, plan, spec)
     else:  # an XML alone has no page to read
         pages, extraction = [], Extraction(engine="einvoice")
     fields = {name: f.summary() for name, f in sorted(extraction.fields.items())}
@@ -226,7 +226,7 @@ def extract_fields(
 
 
 def _read_pages(
-    step: StepContext, engine: Any, doc: DocumentRef, plan: list[list[int]], names: Sequence[str]
+    step: StepContext, engine: Any, doc: DocumentRef, plan: list[list[int]], spec: TypeFields
 ) -> tuple[list[PageInput], Extraction, str]:
     """The engine's reading of the first pages, and why it gave none (the last attempt)."""
     rt = runtime()
@@ -237,7 +237,7 @@ def _read_pages(
             pdf = stack.enter_context(open_pdf(data))
         pages = page_inputs(doc, plan, rt.rules.fields.max_pages, pdf)
         try:
-            return pages, engine.extract(pages, names), ""
+            return pages, engine.extract(pages, spec), ""
         except Exception as exc:
             if step.attempt < ATTEMPTS:
                 raise

@@ -24,7 +24,8 @@ from docflow.einvoice import EInvoice, Report
 from docflow.einvoice.agree import PageValues, Printed, agree
 from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evidence
 from docflow.extract.base import PageInput
-from docflow.extract.fields import AMOUNT, FIELD_KINDS
+from docflow.extract.kinds import AMOUNT
+from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers.declared import Declared
@@ -71,7 +72,7 @@ class DataReading:
 
 
 def _same(name: str, xml: str, page: Any) -> bool:
-    if FIELD_KINDS.get(name) == AMOUNT:
+    if READ_AS.get(name) == AMOUNT:
         try:
             return Decimal(xml) == Decimal(str(page))
         except InvalidOperation:

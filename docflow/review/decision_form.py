@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from docflow.extract.corrections import validate_corrections
+from docflow.extract.corrections import Correction, validate_corrections
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import (
     OTHER_NEEDS_COMMENT,
@@ -143,8 +143,8 @@ def _split_parts(raw: tuple[str, ...], pages: int) -> list[list[int]]:
 
 
 def _corrections(
-    summary: Mapping[str, Any], submitted: Mapping[str, str], review_on: tuple[str, ...]
-) -> dict[str, str]:
+    summary: Mapping[str, Any], submitted: Mapping[str, Any], review_on: tuple[str, ...]
+) -> dict[str, Correction]:
     """The corrected values, validated. A value sent back as the page showed it (masked, when
     a detector found something in it) is no correction."""
     if not submitted:
@@ -160,7 +160,9 @@ def _corrections(
     return corrections
 
 
-def detected_in(corrections: Mapping[str, str], review_on: tuple[str, ...]) -> dict[str, str]:
+def detected_in(
+    corrections: Mapping[str, Correction], review_on: tuple[str, ...]
+) -> dict[str, str]:
     """A correction holding a number the detectors route to review (a card, an SSN) is refused
     by its field: the decision would carry it whole into the run's history and the record. An
     IBAN may be a field's value (a payee's), so it is not refused here."""
@@ -168,5 +170,12 @@ def detected_in(corrections: Mapping[str, str], review_on: tuple[str, ...]) -> d
     return {
         name: f"this holds a {found[0].detector.replace('_', ' ')}: no field keeps one"
         for name, value in corrections.items()
-        if detectors and (found := find_all(value, detectors))
+        if detectors and (found := find_all(_text_of(value), detectors))
     }
+
+
+def _text_of(value: Correction) -> str:
+    """A correction as the detectors read it: a table's cells, a line a row."""
+    if isinstance(value, str):
+        return value
+    return "\n".join(" ".join(row.values()) for row in value)

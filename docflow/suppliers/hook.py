@@ -25,7 +25,8 @@ from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.calibration import load_table, probability
-from docflow.extract.fields import AMOUNT, FIELD_KINDS
+from docflow.extract.kinds import AMOUNT
+from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
@@ -343,7 +344,7 @@ def _apply_profile(
         # An amount the rules could not read is the profile's only where, with it, net + tax
         # = total holds (the other two the rules' own, or the profile's).
         unchecked = generic is None or (not reconciled and str(generic["value"]) == found.value)
-        if FIELD_KINDS.get(name) == AMOUNT and unchecked and name not in filled:
+        if READ_AS.get(name) == AMOUNT and unchecked and name not in filled:
             continue
         if generic and str(generic.get("value")).upper() != found.value.upper():
             out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}

@@ -26,7 +26,8 @@ from typing import cast
 
 from rapidfuzz import fuzz
 
-from docflow.extract.fields import AMOUNT, DATE, FIELD_KINDS, ID
+from docflow.extract.kinds import AMOUNT, DATE, ID
+from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.parse import find_amounts, find_dates, fold
 from docflow.suppliers.shapes import Profile, ProfileEntry
@@ -177,7 +178,7 @@ def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
 
 
 def learn_entry(layouts: Sequence[Page], name: str, value: str) -> ProfileEntry | None:
-    kind = FIELD_KINDS.get(name)
+    kind = READ_AS.get(name)
     if kind not in LEARNED_KINDS or not value:
         return None
     where = locate(layouts, kind, value)
@@ -241,7 +242,7 @@ def _label_in(text: str, label: str) -> int | None:
 def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | None:
     """The field's value where the profile entry says it is, or None. A label printed twice
     (`vom` after the invoice's number and after the order's) is the one nearest its place."""
-    kind = FIELD_KINDS.get(name)
+    kind = READ_AS.get(name)
     if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
         return None
     shape = entry["shape"] if kind in (ID, AMOUNT) else None

@@ -10,7 +10,7 @@ import pytest
 from docflow.extract.base import PageInput
 from docflow.extract.checks import check_fields
 from docflow.extract.corrections import validate_corrections
-from docflow.extract.fields import FIELD_KINDS
+from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
 from docflow.extract.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine
 from docflow.pipeline.extract import apply_corrections

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from docflow.extract.base import PageInput
-from docflow.extract.fields import AMOUNT, FIELD_KINDS
+from docflow.extract.kinds import AMOUNT
+from docflow.extract.labels import BUILTIN_KINDS
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.textract import Render, TextractEmulator
 from docflow.readers.base import Word
@@ -63,7 +64,7 @@ class ExpenseEmulator(TextractEmulator):
         self, text: str, ocr_confidence: float, words: Sequence[Word] = ()
     ) -> ExpenseAnswer:
         page = PageInput(1, text, "tesseract", ocr_confidence, words=words)
-        found = self._rules.extract([page], list(FIELD_KINDS)).fields
+        found = self._rules.extract([page], list(BUILTIN_KINDS)).fields
         currency = found.get("currency")
         summary: list[ExpenseFieldTypeDef] = []
         for name, expense_type in EXPENSE_TYPES.items():
@@ -71,7 +72,7 @@ class ExpenseEmulator(TextractEmulator):
                 continue
             field = found[name]
             value = field.value
-            if self.bad_values and FIELD_KINDS[name] == AMOUNT:
+            if self.bad_values and BUILTIN_KINDS[name] == AMOUNT:
                 value = "12O,OO.5"  # an OCR-mangled amount no parser accepts
             item: ExpenseFieldTypeDef = {
                 "Type": {"Text": expense_type, "Confidence": 99.0},
@@ -82,7 +83,7 @@ class ExpenseEmulator(TextractEmulator):
                 },
                 "PageNumber": 1,
             }
-            if currency and FIELD_KINDS[name] == AMOUNT:
+            if currency and BUILTIN_KINDS[name] == AMOUNT:
                 item["Currency"] = {
                     "Code": currency.value,
                     "Confidence": round(currency.confidence * 100, 2),

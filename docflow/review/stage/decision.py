@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.extract.corrections import validate_corrections
+from docflow.extract.corrections import Correction, validate_corrections
 from docflow.review.stage.split import clean_parts, split_problem
 from docflow.review.stage.stage_record import DecisionJson, Ending, HistoryVote, StoredVote
 from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem
@@ -54,7 +54,7 @@ class Decision:
     decided_at: str = ""
     reject_reason: str = ""  # with a rejection only
     doc_type: str = ""  # a triage reviewer's pick, with an approval only
-    corrections: Mapping[str, str] = field(default_factory=dict)  # validated, with an approval
+    corrections: Mapping[str, Correction] = field(default_factory=dict)  # validated, approved
     votes: tuple[HistoryVote, ...] = ()  # every vote of the stage, as the history keeps it
     quorum: int | None = None  # the stage's quorum, when the stage record decided
     # A split stage's approval: the packet's parts, [first, last] pages each, checked.
@@ -70,7 +70,7 @@ class Decision:
         reviewer: str,
         comment: str,
         reason: str = "",
-        corrections: Mapping[str, str] | None = None,
+        corrections: Mapping[str, Correction] | None = None,
         doc_type: str = "",
         parts: Sequence[Sequence[int]] | None = None,
         add_supplier: bool = False,

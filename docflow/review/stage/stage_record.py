@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 
+from docflow.extract.corrections import Correction
+
 
 class StoredVote(TypedDict, total=False):
     """One reviewer's vote, as `Decision.as_vote` writes it under `votes.<reviewer>`."""
@@ -19,7 +21,7 @@ class StoredVote(TypedDict, total=False):
     approved: bool
     comment: str
     rejectReason: str
-    corrections: dict[str, str]
+    corrections: dict[str, Correction]
     docType: str
     parts: list[list[int]]
     addSupplier: bool
@@ -47,7 +49,7 @@ class DecisionJson(TypedDict, total=False):
     quorum: int
     rejectReason: str
     docType: str
-    corrections: dict[str, str]
+    corrections: dict[str, Correction]
     parts: list[list[int]]
     addSupplier: bool
 

@@ -8,9 +8,10 @@ reviewer's next item.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from docflow.extract.fields import FIELD_KINDS
+from docflow.extract.labels import BUILTIN_KINDS
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import Decided
@@ -64,11 +65,17 @@ def _shown(decided: Decided) -> list[tuple[str, str]]:
     return approved
 
 
-def _approved_values(summary: dict[str, Any], corrections: dict[str, str]) -> list[tuple[str, str]]:
+def _approved_values(
+    summary: dict[str, Any], corrections: Mapping[str, Any]
+) -> list[tuple[str, str]]:
     """The key fields as approved (a correction in place of what was read), masked as the page
     showed them."""
     fields = summary.get("fields") or {}
-    names = [n for n in FIELD_KINDS if n in fields or n in corrections]
+    names = list(
+        dict.fromkeys(
+            n for n in (*BUILTIN_KINDS, *fields, *corrections) if n in fields or n in corrections
+        )
+    )
     return [
         (
             field_label(n),

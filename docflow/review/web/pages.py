@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from docflow.extract.fields import DESCRIPTIONS, FIELD_KINDS
+from docflow.extract.labels import BUILTIN_KINDS
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
@@ -99,7 +99,8 @@ def fields_rows(
     checks: dict[str, list[str]] = {}
     for check in summary.get("fieldChecks") or []:
         checks.setdefault(str(check.get("field", "")), []).append(check_text(check))
-    names = [n for n in FIELD_KINDS if n in fields or n in checks]
+    known = dict.fromkeys((*BUILTIN_KINDS, *fields))
+    names = [n for n in known if n in fields or n in checks]
     # A check's message names the field by its label, not its code name.
     checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
     rows = []
@@ -113,7 +114,7 @@ def fields_rows(
             {
                 "name": name,
                 "label": field_label(name),
-                "hint": DESCRIPTIONS.get(name, ""),
+                "hint": str(found.get("description") or ""),
                 "value": "" if value is None else str(value),
                 "confidence": found.get("confidence"),
                 "page": found.get("page"),
