@@ -34,6 +34,7 @@ from docflow.ids import DocumentRef
 from docflow.piles import pool
 from docflow.piles.manifest import PileJson, read_manifest
 from docflow.piles.shapes import Withdrawal
+from docflow.pipeline.enrich_fill import KEPT
 from docflow.pipeline.enrich_plan import FROM_RULES, EnrichOutcome, EnrichPlan
 from docflow.pipeline.results import Classification
 from docflow.pipeline.serdes import RecordSerDes
@@ -382,6 +383,11 @@ def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, A
             ],
         },
         "enrichment": how,
+        # For the declared fields no label named (`enrich_fill.py`); not kept in the summary.
+        "found": {
+            "parties": list(summary["parties"][:KEPT]),
+            "keyDates": [dict(d) for d in summary["keyDates"][:KEPT]],
+        },
     }
 
 

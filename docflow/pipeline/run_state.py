@@ -15,12 +15,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from docflow.pipeline.einvoice_read import EInvoiceRead
+from docflow.pipeline.enrich_fill import fields_stage, fill_from_enrichment
 from docflow.pipeline.enrich_flow import add_usage
 from docflow.pipeline.extract import with_fields
 from docflow.pipeline.field_mask import sensitive_once
 from docflow.pipeline.results import Classification, Enrichment, Extracted, Split
 from docflow.pipeline.review_rounds import review_route
 from docflow.rules.routed import RoutedStage, stages_json
+from docflow.runtime import runtime
 
 
 @dataclass
@@ -51,9 +53,22 @@ class RunState:
         return replace(self, summary=summary, stages=stages, usage=extracted.usage or {})
 
     def with_enrichment(self, enriched: Enrichment) -> RunState:
+        """The summary and risk, the stages a high risk adds; and the type's declared fields
+        no label named that the enrichment's parties and dates fill (`enrich_fill.py`), which
+        a person confirms at the `fields` stage (`fields_stage`)."""
         usage = add_usage(self.usage, enriched.usage)
-        summary = {**self.summary, **enriched.for_summary}
-        return replace(self, summary=summary, stages=[*self.stages, *enriched.stages], usage=usage)
+        shown = dict(enriched.for_summary)
+        found = shown.pop("found", None)
+        summary = {**self.summary, **shown}
+        stages = [*self.stages, *enriched.stages]
+        if "fields" in summary:
+            decl = runtime().rules.fields.for_type(str(summary.get("docType") or ""))
+            fields, checks = fill_from_enrichment(summary["fields"], decl, found)
+            if checks:
+                summary["fields"] = fields
+                summary["fieldChecks"] = [*summary.get("fieldChecks", []), *checks]
+                stages = [*stages, *fields_stage(stages)]
+        return replace(self, summary=summary, stages=stages, usage=usage)
 
     def with_stages(self, more: Iterable[RoutedStage]) -> RunState:
         return replace(self, stages=[*self.stages, *more])
