@@ -55,17 +55,39 @@ def mask_fields(
     for name, field in fields.items():
         value = field.get("value") if isinstance(field, Mapping) else None
         shown, fired = mask_text(value, detectors) if isinstance(value, str) else (value, [])
+        rows, fired_in_rows = _mask_rows(field, detectors)
+        fired += fired_in_rows
         if not fired:
             masked[name] = field
             continue
         kind = fired[0]
         masked[name] = {**field, "value": shown, "masked": kind}
+        if rows is not None:
+            masked[name]["rows"] = rows
         message = (
             f"{name} holds a {kind.replace('_', ' ')}: shown masked; the whole value is kept "
             "only in the step's full answer"
         )
         findings.append({"field": name, "code": SENSITIVE_VALUE, "message": message})
     return masked, findings
+
+
+def _mask_rows(field: Any, detectors: tuple[str, ...]) -> tuple[list[Any] | None, list[str]]:
+    """A table field's rows with every cell masked (a statement's line can carry a card)."""
+    rows = field.get("rows") if isinstance(field, Mapping) else None
+    if not isinstance(rows, list):
+        return None, []
+    fired: list[str] = []
+    out = []
+    for row in rows:
+        cells = {}
+        for column, cell in row.items():
+            cells[column], found = (
+                mask_text(cell, detectors) if isinstance(cell, str) else (cell, [])
+            )
+            fired += found
+        out.append(cells)
+    return out, fired
 
 
 def mask_checks(

@@ -47,6 +47,21 @@ def test_a_card_is_masked_and_marked_an_issuers_iban_is_left_to_the_registry() -
     assert privacy_stage(RULES, []) == []
 
 
+def test_a_card_in_a_table_cell_is_masked_and_the_table_marked() -> None:
+    rows = [
+        {"description": "Card payment 4111111111111111", "amount": "-12.00"},
+        {"description": "Salary", "amount": "2000.00"},
+    ]
+    fields = {"transactions": {"value": "2 rows", "rows": rows, "confidence": 0.9, "page": 1}}
+    masked, findings = mask_fields(fields, field_detectors(RULES, "bank-statement"))
+    table = masked["transactions"]
+    assert table["masked"] == "card_number"
+    assert table["rows"][0] == {"description": "Card payment •••• 1111", "amount": "-12.00"}
+    assert table["rows"][1] == rows[1]
+    assert rows[0]["description"] == "Card payment 4111111111111111"  # the input untouched
+    assert [(f["field"], f["code"]) for f in findings] == [("transactions", "sensitive-value")]
+
+
 def test_one_privacy_stage_however_many_parts_ask() -> None:
     privacy = RoutedStage(Stage("privacy", ("dpo@x",), 60, 0), "sensitive")
     fields = RoutedStage(Stage("fields", ("ap@x",), 60, 0), "fields")
