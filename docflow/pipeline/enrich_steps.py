@@ -34,12 +34,11 @@ from docflow.ids import DocumentRef
 from docflow.piles import pool
 from docflow.piles.manifest import PileJson, read_manifest
 from docflow.piles.shapes import Withdrawal
-from docflow.pipeline.enrich_fill import KEPT
 from docflow.pipeline.enrich_plan import FROM_RULES, EnrichOutcome, EnrichPlan
+from docflow.pipeline.enrich_shown import risk_stage, risk_stages, shown
 from docflow.pipeline.results import Classification
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
-from docflow.rules.routed import RoutedStage, stage_from_dict
 from docflow.runtime import runtime
 from docflow.storage import (
     batch_manifest_key,
@@ -54,8 +53,6 @@ from docflow.storage import (
 FIRST_PAGES = 20
 LAST_PAGES = 2
 MODEL_ATTEMPTS = 2  # step attempts of one call; the last one degrades to review, never fails
-REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every reason
-MESSAGE_SHOWN = 160
 ON_DEMAND, BATCH = "on-demand", "batch"
 # Why a pile document enriched on-demand, when it was not the batch's answer (the pool's own
 # reasons, docflow.piles.outcomes, come back in the callback result).
@@ -339,56 +336,6 @@ def finish(
         observability.count("EnrichOutputTokens", answer.usage["outputTokens"], mode=mode)
     small = shown(enrichment, how)
     return EnrichOutcome(answer.valid, usage, small, tuple(risk_stages(small, risk)))
-
-
-def risk_stage() -> dict[str, Any] | None:
-    """The rules file's risk stage (None: the rules name none), to checkpoint with the plan."""
-    rules = runtime().rules
-    name = rules.risk_stage
-    return rules.stages[name].to_dict() if name else None
-
-
-def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[RoutedStage]:
-    """The rules file's risk stage when the risk is high or the enrichment is incomplete.
-
-    Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
-    the review page shows in the route. Decided inside the step, so it is checkpointed.
-    """
-    spec = risk_stage() if risk == FROM_RULES else risk
-    if not spec:
-        return []
-    how = small["enrichment"]
-    if how["status"] != "complete":
-        because = f"enrichment-incomplete: {how.get('reason', '')}"
-    elif small["risk"]["level"] == "high":
-        reasons = "; ".join(f"{r['code']} (page {r['page']})" for r in small["risk"]["reasons"])
-        because = f"risk: {reasons}"
-    else:
-        return []
-    return [RoutedStage(stage_from_dict(spec), because)]
-
-
-def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, Any]:
-    """The small part: on the read model's state and the review page (already masked)."""
-    if enrichment is None:
-        return {"enrichment": how}
-    summary, risk = enrichment["summary"], enrichment["risk"]
-    return {
-        "summary": {"title": summary["title"], "abstract": summary["abstract"]},
-        "risk": {
-            "level": risk["level"],
-            "reasons": [
-                {"code": r["code"], "message": r["message"][:MESSAGE_SHOWN], "page": r["page"]}
-                for r in risk["reasons"][:REASONS_SHOWN]
-            ],
-        },
-        "enrichment": how,
-        # For the declared fields no label named (`enrich_fill.py`); not kept in the summary.
-        "found": {
-            "parties": list(summary["parties"][:KEPT]),
-            "keyDates": [dict(d) for d in summary["keyDates"][:KEPT]],
-        },
-    }
 
 
 def meter_usage(answer: EnrichAnswer, mode: str) -> dict[str, int]:
