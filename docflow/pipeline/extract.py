@@ -197,7 +197,10 @@ def extract_fields(
             "ExtractOutputTokens", extraction.usage["outputTokens"], engine=engine.name
         )
     all_stages = rt.rules.stages
-    stages = [RoutedStage.of(all_stages[rules.stage], "fields")] if checks and rules.stage else []
+    # An advisory table's findings (`advisory = true`: a misread table must not hold a document
+    # that was going straight through) are recorded and shown, but route nowhere.
+    holding = [c for c in checks if not c.get("advisory")]
+    stages = [RoutedStage.of(all_stages[rules.stage], "fields")] if holding and rules.stage else []
     # A payee account not registered for the supplier waits for treasury (bank.py).
     stages += bank_details_stage(consulted.shown.get("bank"), rt.rules.controls, all_stages)
     step.logger.info(
