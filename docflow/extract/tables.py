@@ -1,0 +1,179 @@
+"""A table field's rows, read from the word boxes under its header (`table_header.py`).
+
+Under the header each word goes to the column its x-centre falls in. The rows run until a
+line that fits no row: a totals line (`Subtotal`, `Total due`, a label of one of the type's
+own fields such as `Closing balance`), a blank band taller than `GAP_LINES` line heights, a
+line with words under no declared column only, or the page's end. A line with words in text
+columns only and no amount is a wrapped description: it joins the row above. Where the next
+page prints the header again the table goes on there.
+
+Each cell is read by its column's kind (`printed.read_value`); a row whose required column is
+blank or does not read is dropped and counted. The confidence is the share of printed cells
+that read, times `READ` and the pages' OCR factor, so a table with a misread cell goes to a
+person.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from docflow.extract.base import FoundField
+from docflow.extract.declarations import FieldDecl
+from docflow.extract.kinds import ADDRESS, PARTY, TEXT
+from docflow.extract.layout import Page
+from docflow.extract.matching import find_labels
+from docflow.extract.printed import read_value
+from docflow.extract.table_header import Header, Token, find_header, tokens_of
+from docflow.extract.values import MAX_ROWS
+
+READ = 0.95  # a table whose every cell read, on a text layer
+EMPTY = 0.5  # a header with no row under it: read, but a person looks
+GAP_LINES = 3.0
+_TEXT_KINDS = (TEXT, PARTY, ADDRESS)
+_TOTALS = {"net_amount", "tax_amount", "total_amount"}
+_CENTS = re.compile(r"\d[.,]\d{2}(?!\d)")
+
+# Whether a line's text starts with a label of one of the type's own fields (the table ends).
+StartsField = Callable[[str, bool], bool]
+
+
+def read_table(
+    decl: FieldDecl,
+    layouts: Sequence[Page],
+    factors: Mapping[int, float],
+    ocr: Mapping[int, bool],
+    starts_field: StartsField,
+    order: str | None = None,
+) -> FoundField | None:
+    """The table's rows from the first page that prints its header and the pages right after
+    it that print it again; None where no page prints it."""
+    raw: list[dict[str, str]] = []
+    box: list[Token] = []
+    pages: list[int] = []
+    for lay in layouts:
+        scanned = ocr.get(lay.number, False)
+        header = find_header(decl.columns, lay, scanned)
+        if header is None:
+            if pages:
+                break
+            continue
+        pages.append(lay.number)
+        tokens = _rows(lay, header, scanned, raw, decl, starts_field)
+        if len(pages) == 1 and all(c.has_box for c in lay.cells()):
+            box = [*header.tokens, *tokens]
+    if not pages:
+        return None
+    rows, cells, valid, dropped = _cells(decl, raw[:MAX_ROWS], order)
+    factor = min(factors.get(p, 1.0) for p in pages)
+    share = valid / cells if cells else 1.0
+    confidence = (READ * share if raw else EMPTY) * factor
+    evidence = {
+        "source": "table-header",
+        "rows": len(rows),
+        "dropped": dropped,
+        "cells": cells,
+        "valid": valid,
+        "pages": pages,
+        "ocr": round(factor, 3),
+    }
+    if len(raw) > MAX_ROWS:
+        evidence["truncated"] = len(raw) - MAX_ROWS
+    return FoundField(
+        f"{len(rows)} rows",
+        confidence,
+        pages[0],
+        box=_box(box),
+        raw=" | ".join(" ".join(r.values()) for r in raw[:3]),
+        evidence=evidence,
+        rows=tuple(rows),
+    )
+
+
+def _rows(
+    lay: Page,
+    header: Header,
+    ocr: bool,
+    raw: list[dict[str, str]],
+    decl: FieldDecl,
+    starts_field: StartsField,
+) -> list[Token]:
+    """Adds the rows under this page's header to `raw`; the words they were read from."""
+    kinds = {c.name: c.kind for c in decl.columns}
+    used: list[Token] = []
+    bottom = max(t.y1 for t in header.tokens)
+    for line in lay.lines[header.line + 1 :]:
+        tokens = tokens_of(line)
+        if not tokens:
+            continue
+        top = min(t.y0 for t in tokens)
+        if top - bottom > GAP_LINES * lay.line_height:
+            break
+        text = " ".join(t.text for t in tokens)
+        if _totals(text, ocr) or starts_field(text, ocr):
+            break
+        cells: dict[str, list[str]] = {}
+        for token in tokens:
+            name = header.column_at(token.centre)
+            if name is not None:
+                cells.setdefault(name, []).append(token.text)
+        if not cells:
+            break
+        row = {name: " ".join(words) for name, words in cells.items()}
+        wrapped = all(kinds[n] in _TEXT_KINDS for n in row) and not _CENTS.search(text)
+        if wrapped and raw:
+            for name, value in row.items():
+                above = raw[-1].get(name, "")
+                raw[-1][name] = f"{above} {value}".strip()
+        else:
+            raw.append(row)
+        used.extend(tokens)
+        bottom = max(t.y1 for t in tokens)
+    return used
+
+
+def _totals(text: str, ocr: bool) -> bool:
+    """A totals line: it starts with a total's label and has at most one more word before its
+    figures (`Total due 1,100.00`, `Tax (10%) 100.00`; not `Tax advisory services 300.00`)."""
+    hits = find_labels(text, ocr)
+    if not hits or hits[0].field not in _TOTALS or text[: hits[0].start].strip():
+        return False
+    before = re.split(r"\d", text[hits[0].end :], maxsplit=1)[0]
+    return len(re.findall(r"[^\W\d_]{2,}", before)) <= 1
+
+
+def _cells(
+    decl: FieldDecl, raw: Sequence[Mapping[str, str]], order: str | None
+) -> tuple[list[dict[str, str]], int, int, int]:
+    """(rows in their columns' normal forms, printed cells, cells read into a kept row, rows
+    dropped)."""
+    rows: list[dict[str, str]] = []
+    cells = valid = dropped = 0
+    for printed in raw:
+        row: dict[str, str] = {}
+        keep = True
+        for column in decl.columns:
+            text = printed.get(column.name, "").strip()
+            reading = read_value(column.kind, text, column.values, column.pattern, order)
+            cells += bool(text)
+            if text and reading.value is not None:
+                row[column.name] = reading.value
+            elif column.required:
+                keep = False
+        if keep and row:
+            rows.append(row)
+            valid += len(row)
+        else:
+            dropped += 1
+    return rows, cells, valid, dropped
+
+
+def _box(tokens: Sequence[Token]) -> list[float] | None:
+    if not tokens:
+        return None
+    return [
+        round(min(t.x0 for t in tokens), 4),
+        round(min(t.y0 for t in tokens), 4),
+        round(max(t.x1 for t in tokens), 4),
+        round(max(t.y1 for t in tokens), 4),
+    ]
