@@ -38,6 +38,8 @@ from docflow.extract.values import normalize
 
 SAME_LINE, UNDER, PATTERN = 0.90, 0.85, 0.85
 NOTHING = "nothing printed"
+# What stands between a label and its value (a minus before a digit is the value's sign).
+_LEAD = re.compile(r"(?:[\s:.=#]|-(?!\d))*")
 
 
 @dataclass(frozen=True)
@@ -182,9 +184,10 @@ def _at_label(
 ) -> _Candidate | str:
     """The value by this label: in its cell, the next cell, or under it; else why not."""
     rest = cell.text[hit.end : stop]
+    lead = m.end() if (m := _LEAD.match(rest)) else 0
     places: list[tuple[Cell, int, int, float]] = []
     if rest.strip(" :.-=\t"):
-        places.append((cell, hit.end, stop, SAME_LINE))
+        places.append((cell, hit.end + lead, stop, SAME_LINE))
     before = cell.text[max(0, hit.start - 4) : hit.start]
     if decl.kind == CHECKBOX and (TICKED.search(before) or UNTICKED.search(before)):
         places.append((cell, max(0, hit.start - 4), hit.start, SAME_LINE))  # `[x] Label`
