@@ -3,9 +3,11 @@
 Under the header each word goes to the column its x-centre falls in. The rows run until a
 line that fits no row: a totals line (`Subtotal`, `Total due`, a label of one of the type's
 own fields such as `Closing balance`), a blank band taller than `GAP_LINES` line heights, a
-line with words under no declared column only, or the page's end. A line with words in text
-columns only and no amount is a wrapped description: it joins the row above. Where the next
-page prints the header again the table goes on there.
+running footer (`Page 1/2`), or the page's end. A line with words in text
+columns only and no amount is a wrapped description: it joins the row above; a line with
+words under undeclared columns only, or with no digit before the first row (the header's
+second line), is passed over. Where the next page prints the header again the table goes on
+there.
 
 Each cell is read by its column's kind (`printed.read_value`); a row whose required column is
 blank or does not read is dropped and counted. The confidence is the share of printed cells
@@ -33,6 +35,11 @@ GAP_LINES = 3.0
 _TEXT_KINDS = (TEXT, PARTY, ADDRESS)
 _TOTALS = {"net_amount", "tax_amount", "total_amount"}
 _CENTS = re.compile(r"\d[.,]\d{2}(?!\d)")
+# A running footer (`Page 1/2`, `Seite 1 von 2`): the page's table has ended.
+_PAGE_FOOTER = re.compile(
+    r"\b(?:page|seite|pagina|página|blatt)\s*\d+\s*(?:/|of|von|van|de|di|sur)\s*\d+",
+    re.IGNORECASE,
+)
 
 # Whether a line's text starts with a label of one of the type's own fields (the table ends).
 StartsField = Callable[[str, bool], bool]
@@ -110,15 +117,18 @@ def _rows(
         if top - bottom > GAP_LINES * lay.line_height:
             break
         text = " ".join(t.text for t in tokens)
-        if _totals(text, ocr) or starts_field(text, ocr):
+        if _totals(text, ocr) or starts_field(text, ocr) or _PAGE_FOOTER.search(text):
             break
         cells: dict[str, list[str]] = {}
         for token in tokens:
             name = header.column_at(token.centre)
             if name is not None:
                 cells.setdefault(name, []).append(token.text)
-        if not cells:
-            break
+        bottom = max(t.y1 for t in tokens)
+        # Words under undeclared columns only (an article number under `Ref.`), or a header's
+        # second line (`(ex. BTW)`, `(EUR)`) before the first row: no row of the table.
+        if not cells or (not used and not any(c.isdigit() for c in text)):
+            continue
         row = {name: " ".join(words) for name, words in cells.items()}
         wrapped = all(kinds[n] in _TEXT_KINDS for n in row) and not _CENTS.search(text)
         if wrapped and raw:
@@ -128,7 +138,6 @@ def _rows(
         else:
             raw.append(row)
         used.extend(tokens)
-        bottom = max(t.y1 for t in tokens)
     return used
 
 

@@ -298,3 +298,35 @@ def test_advisory_is_a_tables_flag_and_never_with_required() -> None:
     )
     with pytest.raises(DeclarationError, match=r"^line 9: .*only a table may be advisory"):
         parse_declarations(tomllib.loads(scalar)["fields"]["types"], scalar)
+
+
+def test_undeclared_columns_a_headers_second_line_and_a_running_footer_are_passed_over() -> None:
+    page = [
+        *TOP,
+        [(0.1, "Ref."), (0.25, "Description"), (0.5, "Qty"), (0.82, "Amount")],
+        [(0.82, "(EUR)")],
+        [(0.1, "A-1"), (0.25, "Widget"), (0.55, "2", "r"), (0.88, "20.00", "r")],
+        [(0.1, "lot 7")],
+        [(0.1, "A-2"), (0.25, "Gadget"), (0.55, "1", "r"), (0.88, "5.50", "r")],
+        [(0.8, "Page 1/1")],
+        [(0.25, "Printed by the accounts team"), (0.88, "99.00", "r")],
+    ]
+    found = extract(read(columns_pdf([page]))).fields["lines"]
+    assert list(found.rows or ()) == [
+        {"description": "Widget", "quantity": "2", "amount": "20.00"},
+        {"description": "Gadget", "quantity": "1", "amount": "5.50"},
+    ]
+    assert found.evidence["dropped"] == 0 and found.confidence == pytest.approx(0.95)
+
+
+def test_a_page_with_no_word_boxes_is_laid_out_from_its_text() -> None:
+    text = (
+        "ACME SUPPLIES LTD\n"
+        "Description            Qty        Amount\n"
+        "Paper, A4 box           40      1,000.00\n"
+        "Toner cartridge          2         80.00\n"
+        "Subtotal                        1,080.00"
+    )
+    found = extract([PageInput(1, text, "textract", 99.0)]).fields["lines"]
+    assert [r["amount"] for r in found.rows or ()] == ["1000.00", "80.00"]
+    assert found.box is None  # character columns are no place on the page
