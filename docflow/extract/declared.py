@@ -19,20 +19,18 @@ a label with nothing after it is a form field left blank, not a value lost.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-
-from rapidfuzz import fuzz, process
 
 from docflow.extract.base import FoundField
 from docflow.extract.declarations import FieldDecl, TypeDecl
+from docflow.extract.field_labels import Hit, LabelIndex
 from docflow.extract.kinds import CHECKBOX
 from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.matching import FUZZY_CUTOFF, fold_keep_length
-from docflow.extract.parse import fold
 from docflow.extract.printed import TICKED, UNTICKED, read_value
 from docflow.extract.segments import UNSURE
+from docflow.extract.table_header import find_header
 from docflow.extract.tables import read_table
 from docflow.extract.values import normalize
 
@@ -40,59 +38,6 @@ SAME_LINE, UNDER, PATTERN = 0.90, 0.85, 0.85
 NOTHING = "nothing printed"
 # What stands between a label and its value (a minus before a digit is the value's sign).
 _LEAD = re.compile(r"(?:[\s:.=#]|-(?!\d))*")
-
-
-@dataclass(frozen=True)
-class Hit:
-    field: str
-    start: int
-    end: int
-    quality: float  # 1.0 exact; the fuzzy score on an OCR page
-
-
-class LabelIndex:
-    """Every label of a type's declared scalar fields, longest first, to find in a cell."""
-
-    def __init__(self, fields: Sequence[FieldDecl]) -> None:
-        self.names = {fold(label): f.name for f in fields for label in f.all_labels()}
-        ordered = sorted(self.names, key=len, reverse=True)
-        alternation = "|".join(
-            r"\s+".join(re.escape(w) for w in label.split()) for label in ordered
-        )
-        self.pattern = (
-            re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE) if ordered else None
-        )
-
-    def hits(self, text: str, ocr: bool) -> list[Hit]:
-        if self.pattern is None:
-            return []
-        folded = fold_keep_length(text)
-        found = [
-            Hit(self.names[" ".join(fold(m[0]).split())], m.start(), m.end(), 1.0)
-            for m in self.pattern.finditer(folded)
-        ]
-        if ocr and (not found or folded[: found[0].start].strip()):
-            fuzzy = self._fuzzy_start(folded)
-            if fuzzy is not None and (not found or fuzzy.end <= found[0].start):
-                found.insert(0, fuzzy)
-        return found
-
-    def _fuzzy_start(self, folded: str) -> Hit | None:
-        words = list(re.finditer(r"[^\s:]+", folded))
-        for count in range(min(4, len(words)), 0, -1):
-            phrase = folded[: words[count - 1].end()].lower().strip()
-            if len(phrase) < 5:
-                continue
-            best = process.extractOne(
-                phrase, self.names.keys(), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF
-            )
-            if best:
-                return Hit(self.names[best[0]], 0, words[count - 1].end(), best[1] / 100)
-        return None
-
-    def starts_line(self, text: str, ocr: bool) -> bool:
-        hits = self.hits(text, ocr)
-        return bool(hits) and not text[: hits[0].start].strip()
 
 
 def read_declared(
@@ -108,13 +53,21 @@ def read_declared(
     index = LabelIndex([f for f in decl.fields if not f.is_table])
     found: dict[str, FoundField] = {}
     rejected: list[dict[str, str]] = []
+    # A table's header line (`Date  Details  Amount`) holds no scalar field's label and value.
+    headers = {
+        (lay.number, header.line)
+        for f in fields
+        if f.is_table
+        for lay in layouts
+        if (header := find_header(f.columns, lay, ocr.get(lay.number, False))) is not None
+    }
     for f in fields:
         if f.is_table:
-            table = read_table(f, layouts, factors, ocr, index.starts_line, order)
+            table = read_table(f, layouts, factors, ocr, index, order)
             if table is not None:
                 found[f.name] = table
             continue
-        value, error = read_field(f, layouts, index, factors, ocr, order)
+        value, error = read_field(f, layouts, index, factors, ocr, order, headers)
         if value is not None:
             found[f.name] = value
         elif error is not None:
@@ -140,13 +93,17 @@ def read_field(
     factors: Mapping[int, float],
     ocr: Mapping[int, bool],
     order: str | None = None,
+    headers: Collection[tuple[int, int]] = (),
 ) -> tuple[FoundField | None, str | None]:
-    """(the field, None), or (None, why a label's value did not read), or (None, None)."""
+    """(the field, None), or (None, why a label's value did not read), or (None, None);
+    `headers` are the (page, line)s of tables' headers, where no label counts."""
     found: list[_Candidate] = []
     errors: list[str] = []
     for lay in layouts:
         scanned = ocr.get(lay.number, False)
         for cell in lay.cells():
+            if (lay.number, cell.line) in headers:
+                continue
             hits = index.hits(cell.text, scanned)
             for i, hit in enumerate(hits):
                 if hit.field != decl.name:

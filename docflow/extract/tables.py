@@ -3,7 +3,9 @@
 Under the header each word goes to the column its x-centre falls in. The rows run until a
 line that fits no row: a totals line (`Subtotal`, `Total due`, a label of one of the type's
 own fields such as `Closing balance`), a blank band taller than `GAP_LINES` line heights, a
-running footer (`Page 1/2`), or the page's end. A line with words in text
+running footer (`Page 1/2`), or the page's end; a line naming a field the table's checks hold
+it against (`01.03. Balance brought forward 1,000.00` where `opening_balance` is so labelled)
+is no row. A line with words in text
 columns only and no amount is a wrapped description: it joins the row above; a line with
 words under undeclared columns only, or with no digit before the first row (the header's
 second line), is passed over. Where the next page prints the header again the table goes on
@@ -18,10 +20,11 @@ person.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from docflow.extract.base import FoundField
 from docflow.extract.declarations import FieldDecl
+from docflow.extract.field_labels import LabelIndex
 from docflow.extract.kinds import ADDRESS, PARTY, TEXT
 from docflow.extract.layout import Page
 from docflow.extract.matching import find_labels
@@ -41,16 +44,13 @@ _PAGE_FOOTER = re.compile(
     re.IGNORECASE,
 )
 
-# Whether a line's text starts with a label of one of the type's own fields (the table ends).
-StartsField = Callable[[str, bool], bool]
-
 
 def read_table(
     decl: FieldDecl,
     layouts: Sequence[Page],
     factors: Mapping[int, float],
     ocr: Mapping[int, bool],
-    starts_field: StartsField,
+    labels: LabelIndex,
     order: str | None = None,
 ) -> FoundField | None:
     """The table's rows from the first page that prints its header and the pages right after
@@ -66,7 +66,7 @@ def read_table(
                 break
             continue
         pages.append(lay.number)
-        tokens = _rows(lay, header, scanned, raw, decl, starts_field)
+        tokens = _rows(lay, header, scanned, raw, decl, labels)
         if len(pages) == 1 and all(c.has_box for c in lay.cells()):
             box = [*header.tokens, *tokens]
     if not pages:
@@ -103,10 +103,11 @@ def _rows(
     ocr: bool,
     raw: list[dict[str, str]],
     decl: FieldDecl,
-    starts_field: StartsField,
+    labels: LabelIndex,
 ) -> list[Token]:
     """Adds the rows under this page's header to `raw`; the words they were read from."""
     kinds = {c.name: c.kind for c in decl.columns}
+    checked = {name for check in decl.checks for name in check.fields()}
     used: list[Token] = []
     bottom = max(t.y1 for t in header.tokens)
     for line in lay.lines[header.line + 1 :]:
@@ -117,14 +118,18 @@ def _rows(
         if top - bottom > GAP_LINES * lay.line_height:
             break
         text = " ".join(t.text for t in tokens)
-        if _totals(text, ocr) or starts_field(text, ocr) or _PAGE_FOOTER.search(text):
+        hits = labels.hits(text, ocr)
+        starts = bool(hits) and not text[: hits[0].start].strip()
+        if _totals(text, ocr) or starts or _PAGE_FOOTER.search(text):
             break
+        bottom = max(t.y1 for t in tokens)
+        if any(h.field in checked for h in hits):
+            continue  # `01.03. Opening balance 1,000.00`: a figure the checks hold it against
         cells: dict[str, list[str]] = {}
         for token in tokens:
             name = header.column_at(token.centre)
             if name is not None:
                 cells.setdefault(name, []).append(token.text)
-        bottom = max(t.y1 for t in tokens)
         # Words under undeclared columns only (an article number under `Ref.`), or a header's
         # second line (`(ex. BTW)`, `(EUR)`) before the first row: no row of the table.
         if not cells or (not used and not any(c.isdigit() for c in text)):

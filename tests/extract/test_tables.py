@@ -49,9 +49,13 @@ kind = "amount"
 labels = { en = ["amount"], de = ["betrag"] }
 required = true
 
+[fields.types.statement.fields.statement_date]
+kind = "date"
+labels = { en = ["statement date", "date"] }
+
 [fields.types.statement.fields.opening_balance]
 kind = "amount"
-labels = { en = ["opening balance"] }
+labels = { en = ["opening balance", "balance brought forward"] }
 
 [fields.types.statement.fields.closing_balance]
 kind = "amount"
@@ -330,3 +334,17 @@ def test_a_page_with_no_word_boxes_is_laid_out_from_its_text() -> None:
     found = extract([PageInput(1, text, "textract", 99.0)]).fields["lines"]
     assert [r["amount"] for r in found.rows or ()] == ["1000.00", "80.00"]
     assert found.box is None  # character columns are no place on the page
+
+
+def test_a_balance_printed_as_a_row_is_no_transaction_and_a_header_is_no_label() -> None:
+    page = [
+        *STATEMENT[:4],
+        [(0.1, "2026-03-01"), (0.3, "Balance brought forward"), (0.88, "1,000.00", "r")],
+        *STATEMENT[4:],
+    ]
+    page = [[(x, t.format(closing="2,215.50"), *a) for x, t, *a in ln] for ln in page]
+    pages = read(columns_pdf([page]))  # type: ignore[list-item]
+    found = extract(pages, "statement").fields
+    assert found["transactions"].value == "3 rows"
+    assert "statement_date" not in found  # `Date` heads the table: no date of the statement
+    assert not [r for r in reasons(pages, "statement") if r["code"] == "table-balance"]
