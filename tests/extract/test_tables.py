@@ -348,3 +348,25 @@ def test_a_balance_printed_as_a_row_is_no_transaction_and_a_header_is_no_label()
     assert found["transactions"].value == "3 rows"
     assert "statement_date" not in found  # `Date` heads the table: no date of the statement
     assert not [r for r in reasons(pages, "statement") if r["code"] == "table-balance"]
+
+
+def test_checks_hold_their_tolerance_and_a_required_table_not_read_is_missing() -> None:
+    text = RULES.replace("tolerance = 0.01", "tolerance = 0.05").replace(
+        'kind = "table"\ncolumns = [', 'kind = "table"\nrequired = true\ncolumns = ['
+    )
+    rules = parse_field_rules(tomllib.loads(text)["fields"], text)
+    spec = rules.for_type("statement")
+    assert spec is not None
+    rows = [{"date": "2026-03-02", "amount": "10.00"}, {"date": "2026-03-03", "amount": "-2.50"}]
+    fields = {
+        "opening_balance": {"value": "100.00", "confidence": 0.9},
+        "closing_balance": {"value": "107.55", "confidence": 0.9},
+        "transactions": {"value": "2 rows", "rows": rows, "confidence": 0.95},
+    }
+    assert check_fields(fields, spec, rules) == []
+    fields["closing_balance"] = {"value": "107.56", "confidence": 0.9}
+    assert [r["code"] for r in check_fields(fields, spec, rules)] == ["table-balance"]
+    del fields["transactions"]
+    assert [(r["field"], r["code"]) for r in check_fields(fields, spec, rules)] == [
+        ("transactions", "missing")
+    ]
