@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from docflow.extract.base import FoundField
 from docflow.extract.declarations import FieldDecl, TypeDecl
 from docflow.extract.field_labels import Hit, LabelIndex
-from docflow.extract.kinds import CHECKBOX
+from docflow.extract.kinds import ADDRESS, CHECKBOX, ENUM, ID, PARTY, TEXT
 from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.printed import TICKED, UNTICKED, read_value
@@ -36,6 +36,9 @@ from docflow.extract.values import normalize
 
 SAME_LINE, UNDER, PATTERN = 0.90, 0.85, 0.85
 NOTHING = "nothing printed"
+# Kinds whose label must start its cell (or follow a box): a word in a sentence is no label.
+_FREE = (TEXT, PARTY, ADDRESS)
+_WORDS = (*_FREE, ID, ENUM)
 # What stands between a label and its value (a minus before a digit is the value's sign).
 _LEAD = re.compile(r"(?:[\s:.=#]|-(?!\d))*")
 
@@ -106,7 +109,7 @@ def read_field(
                 continue
             hits = index.hits(cell.text, scanned)
             for i, hit in enumerate(hits):
-                if hit.field != decl.name:
+                if hit.field != decl.name or (decl.kind in _WORDS and not _leads(cell, hit)):
                     continue
                 stop = hits[i + 1].start if i + 1 < len(hits) else len(cell.text)
                 got = _at_label(decl, lay, cell, hit, stop, index, scanned, factors, order)
@@ -143,7 +146,9 @@ def _at_label(
     rest = cell.text[hit.end : stop]
     lead = m.end() if (m := _LEAD.match(rest)) else 0
     places: list[tuple[Cell, int, int, float]] = []
-    if rest.strip(" :.-=\t"):
+    # Free text after its label in one cell only behind a colon: `Claimant: Jane Doe`, not
+    # `Claimant agrees to the terms`.
+    if rest.strip(" :.-=\t") and (decl.kind not in _FREE or ":" in rest[:lead]):
         places.append((cell, hit.end + lead, stop, SAME_LINE))
     before = cell.text[max(0, hit.start - 4) : hit.start]
     if decl.kind == CHECKBOX and (TICKED.search(before) or UNTICKED.search(before)):
@@ -177,6 +182,11 @@ def _at_label(
         box = where.sub_box(start, end)
         return _Candidate(reading.value, confidence, lay.number, box, where.text, evidence)
     return error
+
+
+def _leads(cell: Cell, hit: Hit) -> bool:
+    """The label starts its cell: nothing but a box, a bullet or a number before it."""
+    return not re.sub(r"[\W\d_xX☐☑✓✔☒]+", "", cell.text[: hit.start])
 
 
 def _by_pattern(

@@ -71,6 +71,8 @@ def read_value(
         part = found[0] if found else part.split()[0]
     elif kind == ID:
         part = part.split()[0].strip(".,;:()[]")
+        if not any(c.isdigit() for c in part):  # `Policy number is below`: no number
+            return Reading(None, "no number")
     value, error = normalize(kind, part, values, pattern)
     return Reading(value, error, scale if value is not None else 1.0)
 

@@ -199,3 +199,13 @@ def test_a_dot_that_cannot_group_thousands_is_a_decimal_point(
 def test_a_negative_value_keeps_its_sign() -> None:
     found = extract(read(text_pdf(ENGLISH.replace("1,250.00 EUR", "-1,250.00 EUR"))))
     assert found.fields["amount_claimed"].value == "-1250.00"
+
+
+def test_a_label_word_in_a_sentence_is_no_label() -> None:
+    text = ENGLISH.replace("Claimant: Jane Doe", "The claimant agrees to the terms below.")
+    text = text.replace("Plan: Silver", "Your plan may be changed to Gold at renewal.")
+    found = extract(read(text_pdf(text)))
+    assert "claimant" not in found.fields and "plan" not in found.fields
+    assert found.rejected == []
+    heading = ENGLISH.replace("Claimant: Jane Doe", "Claimant Jane Doe signed below")
+    assert "claimant" not in extract(read(text_pdf(heading))).fields  # no colon: no value
