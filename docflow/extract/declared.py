@@ -25,7 +25,18 @@ from dataclasses import dataclass
 from docflow.extract.base import FoundField
 from docflow.extract.declarations import FieldDecl, TypeDecl
 from docflow.extract.field_labels import Hit, LabelIndex
-from docflow.extract.kinds import ADDRESS, CHECKBOX, ENUM, ID, PARTY, TEXT
+from docflow.extract.kinds import (
+    ADDRESS,
+    AMOUNT,
+    CHECKBOX,
+    DATE,
+    ENUM,
+    ID,
+    NUMBER,
+    PARTY,
+    PERCENT,
+    TEXT,
+)
 from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.printed import TICKED, UNTICKED, read_value
@@ -39,6 +50,8 @@ NOTHING = "nothing printed"
 # Kinds whose label must start its cell (or follow a box): a word in a sentence is no label.
 _FREE = (TEXT, PARTY, ADDRESS)
 _WORDS = (*_FREE, ID, ENUM)
+_FIGURES = (AMOUNT, NUMBER, PERCENT, DATE)
+SHORT = 10  # words: free text longer than this is a sentence
 # What stands between a label and its value (a minus before a digit is the value's sign).
 _LEAD = re.compile(r"(?:[\s:.=#]|-(?!\d))*")
 
@@ -146,21 +159,32 @@ def _at_label(
     rest = cell.text[hit.end : stop]
     lead = m.end() if (m := _LEAD.match(rest)) else 0
     places: list[tuple[Cell, int, int, float]] = []
+    printed = bool(rest.strip(" :.-=\t"))
     # Free text after its label in one cell only behind a colon: `Claimant: Jane Doe`, not
     # `Claimant agrees to the terms`.
-    if rest.strip(" :.-=\t") and (decl.kind not in _FREE or ":" in rest[:lead]):
+    if printed and (decl.kind not in _FREE or ":" in rest[:lead]):
         places.append((cell, hit.end + lead, stop, SAME_LINE))
     before = cell.text[max(0, hit.start - 4) : hit.start]
     if decl.kind == CHECKBOX and (TICKED.search(before) or UNTICKED.search(before)):
         places.append((cell, max(0, hit.start - 4), hit.start, SAME_LINE))  # `[x] Label`
-    if not places:
+    # A figure's label may carry a qualifier in its cell (`Total Sales (excl. GST) || 60.91`).
+    others: list[tuple[Cell, float]] = []
+    if not places or (printed and decl.kind in _FIGURES):
         right = right_of(lay, cell)
         if right is not None and not index.starts_line(right.text, ocr):
-            places.append((right, 0, len(right.text), SAME_LINE))
+            others.append((right, SAME_LINE))
+    if not printed and decl.kind != CHECKBOX:
         for _down, under in below(lay, cell, max_lines=2):
             if not index.starts_line(under.text, ocr):
-                places.append((under, 0, len(under.text), UNDER))
+                others.append((under, UNDER))
             break
+    # A heading over a paragraph (`Governing Law` over `This Agreement shall be ...`) is no
+    # label and its value: free text from another cell is a few words.
+    places += [
+        (other, 0, len(other.text), base)
+        for other, base in others
+        if decl.kind not in _FREE or len(other.text.split()) <= SHORT
+    ]
     error = NOTHING
     for where, start, end, base in places:
         text = where.text[start:end]

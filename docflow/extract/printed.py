@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docflow.extract.kinds import AMOUNT, CHECKBOX, DATE, ENUM, ID, NUMBER, PERCENT
+from docflow.extract.kinds import AMOUNT, CHECKBOX, DATE, ENUM, ID, NUMBER, PARTY, PERCENT, TEXT
 from docflow.extract.parse import find_amounts, find_dates, fold
 from docflow.extract.values import normalize
 
@@ -23,6 +23,7 @@ TICKED = re.compile(r"[☑✓✔☒]|\[\s*[xX✓✔]\s*\]|(?<![\w\[])[xX](?![\w\
 UNTICKED = re.compile(r"[☐□]|\[\s*\]")
 _NUMBER = re.compile(r"-?\d[\d.,'\u00a0 ]*\d\s*%?|-?\d\s*%?")
 _WIDE = re.compile(r"\s{2,}|\s\|\s|\t")
+SENTENCE = 10  # words
 
 
 @dataclass(frozen=True)
@@ -47,34 +48,47 @@ def read_value(
         return _checkbox(text)
     if not text.strip(" .-"):
         return Reading(None, "nothing printed")
-    scale = 1.0
+    first = _first(kind, text, values, pattern, order)
+    if first.value is None:
+        return first
+    value, error = normalize(kind, first.value, values, pattern)
+    return Reading(value, error, first.scale if value is not None else 1.0)
+
+
+def _first(
+    kind: str, text: str, values: Sequence[str], pattern: str | None, order: str | None
+) -> Reading:
+    """The part of the text that is the kind's value (not yet in its normal form)."""
     part = _WIDE.split(text)[0].strip(" ,;")
     if kind == DATE:
         dates = find_dates(text, order)
         if not dates:
             return Reading(None, "no date")
-        first = dates[0]
-        if first.ambiguous and not first.resolved:
+        if dates[0].ambiguous and not dates[0].resolved:
             return Reading(None, "day and month could be either way round")
-        part, scale = first.iso, (0.95 if first.ambiguous else 1.0)
-    elif kind == AMOUNT:
+        return Reading(dates[0].iso, scale=0.95 if dates[0].ambiguous else 1.0)
+    if kind == AMOUNT:
         amounts = find_amounts(text)
-        one = re.match(r"\s*-?\d+[.,]\d\b", text)  # `35.5`: one decimal
-        part = amounts[0].value if amounts else (one[0] if one else part)
-    elif kind in (NUMBER, PERCENT):
+        if not amounts:
+            one = re.match(r"\s*-?\d+[.,]\d\b", text)  # `35.5`: one decimal
+            return Reading(one[0] if one else part)
+        # An amount is printed with its cents; a whole number is as often OCR's `51.42`.
+        cents = re.search(r"[.,]\d{1,2}$", text[amounts[0].start : amounts[0].end])
+        return Reading(amounts[0].value, scale=1.0 if cents else 0.85)
+    if kind in (NUMBER, PERCENT):
         number = _NUMBER.search(text)
-        part = number[0].replace("\u00a0", "").strip() if number else part
-    elif kind == ENUM:
-        part = _enum(text, values) or part
-    elif kind == ID and pattern:
-        found = re.search(pattern, text)
-        part = found[0] if found else part.split()[0]
-    elif kind == ID:
-        part = part.split()[0].strip(".,;:()[]")
-        if not any(c.isdigit() for c in part):  # `Policy number is below`: no number
-            return Reading(None, "no number")
-    value, error = normalize(kind, part, values, pattern)
-    return Reading(value, error, scale if value is not None else 1.0)
+        return Reading(number[0].replace("\u00a0", "").strip() if number else part)
+    if kind == ENUM:
+        return Reading(_enum(text, values) or part)
+    if kind == ID:
+        found = re.search(pattern, text) if pattern else None
+        token = found[0] if found else part.split()[0].strip(".,;:()[]")
+        if not pattern and not any(c.isdigit() for c in token):
+            return Reading(None, "no number")  # `Policy number is below`
+        return Reading(token)
+    if kind in (TEXT, PARTY) and len(part.split()) > SENTENCE:
+        return Reading(part, scale=0.6)  # a sentence after a label: a person confirms it
+    return Reading(part)
 
 
 def _enum(text: str, values: Sequence[str]) -> str | None:

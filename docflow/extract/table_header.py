@@ -92,16 +92,54 @@ def labels_of(column: Column) -> tuple[str, ...]:
 def find_header(columns: Sequence[Column], page: Page, ocr: bool, start: int = 0) -> Header | None:
     """The first header line of these columns at or after line `start` of the page."""
     for index in range(start, len(page.lines)):
-        header = _header(columns, page.lines[index], index, ocr)
+        tokens = tokens_of(page.lines[index])
+        header = _header(columns, tokens, index, ocr)
+        following = page.lines[index + 1] if index + 1 < len(page.lines) else []
+        if tokens and _second_line(page, tokens, following):
+            # A header printed on two lines (`Withdrawals /` over `Deposits`): the cells
+            # joined, where that names more columns.
+            joined = _header(columns, _joined(tokens, tokens_of(following)), index, ocr)
+            if joined is not None and (header is None or _named(joined) > _named(header)):
+                header = joined
         if header is not None:
             return header
     return None
 
 
+def _second_line(page: Page, tokens: Sequence[Token], following: Sequence[Cell]) -> bool:
+    """The next line may be the header's own second line: close under it, with no digit."""
+    if not following:
+        return False
+    gap = min(c.y0 for c in following) - max(t.y1 for t in tokens)
+    return gap < page.line_height and not any(ch.isdigit() for c in following for ch in c.text)
+
+
+def _joined(upper: Sequence[Token], lower: Sequence[Token]) -> list[Token]:
+    """The two lines' words, each lower word after the words of the upper cell over it (or
+    in a cell of its own), in reading order."""
+    cells: dict[int, list[Token]] = {}
+    for token in upper:
+        cells.setdefault(token.cell, []).append(token)
+    extent = {i: (min(t.x0 for t in ts), max(t.x1 for t in ts)) for i, ts in cells.items()}
+    for token in lower:
+        over = [i for i, (x0, x1) in extent.items() if min(x1, token.x1) > max(x0, token.x0)]
+        index = over[0] if len(over) == 1 else 1000 + token.cell
+        cells.setdefault(index, []).append(Token(*_fields(token)[:5], index, token.confidence))
+    ordered = sorted(cells.values(), key=lambda ts: min(t.x0 for t in ts))
+    return [t for ts in ordered for t in ts]
+
+
+def _fields(token: Token) -> tuple[str, float, float, float, float]:
+    return (token.text, token.x0, token.y0, token.x1, token.y1)
+
+
+def _named(header: Header) -> int:
+    return sum(1 for s in header.spans if s.name is not None)
+
+
 def _header(
-    columns: Sequence[Column], line: Sequence[Cell], index: int, ocr: bool
+    columns: Sequence[Column], tokens: Sequence[Token], index: int, ocr: bool
 ) -> Header | None:
-    tokens = tokens_of(line)
     if not tokens:
         return None
     claimed = _claims(columns, tokens, ocr)

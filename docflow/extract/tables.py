@@ -1,6 +1,7 @@
 """A table field's rows, read from the word boxes under its header (`table_header.py`).
 
-Under the header each word goes to the column its x-centre falls in. The rows run until a
+Under the header a cell that lies under exactly one header cell goes to that column whole;
+any other word goes to the column its x-centre falls in. The rows run until a
 line that fits no row: a totals line (`Subtotal`, `Total due`, a label of one of the type's
 own fields such as `Closing balance`), a blank band taller than `GAP_LINES` line heights, a
 running footer (`Page 1/2`), or the page's end; a line naming a field the table's checks hold
@@ -126,8 +127,7 @@ def _rows(
         if any(h.field in checked for h in hits):
             continue  # `01.03. Opening balance 1,000.00`: a figure the checks hold it against
         cells: dict[str, list[str]] = {}
-        for token in tokens:
-            name = header.column_at(token.centre)
+        for token, name in _columns(header, tokens):
             if name is not None:
                 cells.setdefault(name, []).append(token.text)
         # Words under undeclared columns only (an article number under `Ref.`), or a header's
@@ -144,6 +144,22 @@ def _rows(
             raw.append(row)
         used.extend(tokens)
     return used
+
+
+def _columns(header: Header, tokens: Sequence[Token]) -> list[tuple[Token, str | None]]:
+    """Each word's column: a cell of the line under exactly one header cell goes there whole
+    (`Food Purchase - AnyCompany - 1194089245` under `Description`, however far it reaches);
+    the words of any other cell go where their middles fall."""
+    out: list[tuple[Token, str | None]] = []
+    for index in dict.fromkeys(t.cell for t in tokens):
+        words = [t for t in tokens if t.cell == index]
+        x0, x1 = min(t.x0 for t in words), max(t.x1 for t in words)
+        under = [s for s in header.spans if min(s.x1, x1) > max(s.x0, x0)]
+        if len(under) == 1:
+            out.extend((t, under[0].name) for t in words)
+        else:
+            out.extend((t, header.column_at(t.centre)) for t in words)
+    return out
 
 
 def _totals(text: str, ocr: bool) -> bool:

@@ -370,3 +370,19 @@ def test_checks_hold_their_tolerance_and_a_required_table_not_read_is_missing() 
     assert [(r["field"], r["code"]) for r in check_fields(fields, spec, rules)] == [
         ("transactions", "missing")
     ]
+
+
+def test_a_header_printed_on_two_lines_names_its_columns() -> None:
+    text = RULES.replace(
+        '{ name = "amount", kind = "amount", required = true },',
+        '{ name = "amount", kind = "amount", labels = { en = ["paid in / out"] } },',
+    )
+    page = [
+        [(0.1, "Date"), (0.3, "Details"), (0.8, "Paid in /")],
+        [(0.8, "out")],
+        [(0.1, "2026-03-02"), (0.3, "Salary March"), (0.88, "2,500.00", "r")],
+        [(0.1, "2026-03-05"), (0.3, "Rent"), (0.88, "-1,200.00", "r")],
+    ]
+    decl = parse_declarations(tomllib.loads(text)["fields"]["types"], text)["statement"]
+    found = RulesEngine().extract(read(columns_pdf([page])), decl).fields["transactions"]
+    assert [r["amount"] for r in found.rows or ()] == ["2500.00", "-1200.00"]
