@@ -209,3 +209,16 @@ def test_a_label_word_in_a_sentence_is_no_label() -> None:
     assert found.rejected == []
     heading = ENGLISH.replace("Claimant: Jane Doe", "Claimant Jane Doe signed below")
     assert "claimant" not in extract(read(text_pdf(heading))).fields  # no colon: no value
+
+
+def test_a_figures_label_qualified_in_its_cell_has_its_value_beside_it() -> None:
+    page = [[(0.1, "Amount claimed (incl. VAT)"), (0.6, "1,250.00")]]
+    assert extract(read(columns_pdf([page]))).fields["amount_claimed"].value == "1250.00"
+
+
+def test_a_heading_over_a_paragraph_is_no_label_and_value() -> None:
+    page = [
+        [(0.1, "Claimant")],
+        [(0.1, "The person named in the policy schedule who suffered the loss and asks us")],
+    ]
+    assert "claimant" not in extract(read(columns_pdf([page]))).fields
