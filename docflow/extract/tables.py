@@ -1,21 +1,20 @@
 """A table field's rows, read from the word boxes under its header (`table_header.py`).
 
-Under the header a cell that lies under exactly one header cell goes to that column whole;
-any other word goes to the column its x-centre falls in. The rows run until a
-line that fits no row: a totals line (`Subtotal`, `Total due`, a label of one of the type's
-own fields such as `Closing balance`), a blank band taller than `GAP_LINES` line heights, a
-running footer (`Page 1/2`), or the page's end; a line naming a field the table's checks hold
-it against (`01.03. Balance brought forward 1,000.00` where `opening_balance` is so labelled)
-is no row. A line with words in text
-columns only and no amount is a wrapped description: it joins the row above; a line with
-words under undeclared columns only, or with no digit before the first row (the header's
-second line), is passed over. Where the next page prints the header again the table goes on
-there.
+Under the header a cell that lies under exactly one header cell goes to that column whole; any
+other word goes to the column its x-centre falls in. The rows run until a line that fits no
+row: a totals line (`Subtotal`, `Total due`, a label of one of the type's own fields such as
+`Closing balance`), a blank band taller than `GAP_LINES` line heights, a running footer (`Page
+1/2`), or the page's end; a line naming a field the table's checks hold it against (`01.03.
+Balance brought forward 1,000.00` where `opening_balance` is so labelled) is no row. A line
+with words in text columns only and no amount is a wrapped description: it joins the row above;
+a line with words under undeclared columns only, or with no digit before the first row (the
+header's second line), is passed over. Where the next page prints the header again the table
+goes on there.
 
 Each cell is read by its column's kind (`printed.read_value`); a row whose required column is
 blank or does not read is dropped and counted. The confidence is the share of printed cells
-that read, times `READ` and the pages' OCR factor, so a table with a misread cell goes to a
-person.
+that made it into a kept row, times `READ` and the pages' OCR factor, so a table with a
+misread cell or a lost row goes to a person.
 """
 
 from __future__ import annotations
