@@ -15,6 +15,7 @@ from docflow.extract.rules import RulesEngine
 from docflow.extract.spec import parse_field_rules
 from docflow.extract.toml_lines import DeclarationError
 from docflow.pdf import open_pdf
+from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.textlayer import TextLayerReader
 from tests.kit.pdfgen import Placed, columns_pdf
@@ -386,3 +387,22 @@ def test_a_header_printed_on_two_lines_names_its_columns() -> None:
     decl = parse_declarations(tomllib.loads(text)["fields"]["types"], text)["statement"]
     found = RulesEngine().extract(read(columns_pdf([page])), decl).fields["transactions"]
     assert [r["amount"] for r in found.rows or ()] == ["2500.00", "-1200.00"]
+
+
+def test_a_header_word_ocr_misread_still_names_its_column_on_a_scan() -> None:
+    def words(line: int, cells: list[tuple[float, str]]) -> list[Word]:
+        top = 0.1 + line * 0.03
+        return [Word(t, (x, top, x + 0.012 * len(t), top + 0.02), 91.0) for x, t in cells]
+
+    placed = [
+        *words(0, [(0.1, "Descriptlon"), (0.5, "Qty"), (0.8, "Amount")]),
+        *words(1, [(0.1, "Widget"), (0.52, "2"), (0.82, "20.00")]),
+        *words(2, [(0.1, "Gadget"), (0.52, "1"), (0.82, "5.50")]),
+    ]
+    text = "Descriptlon Qty Amount\nWidget 2 20.00\nGadget 1 5.50"
+    found = extract([PageInput(1, text, "tesseract", 91.0, words=tuple(placed))]).fields["lines"]
+    assert list(found.rows or ()) == [
+        {"description": "Widget", "quantity": "2", "amount": "20.00"},
+        {"description": "Gadget", "quantity": "1", "amount": "5.50"},
+    ]
+    assert found.confidence == pytest.approx(0.95 * 0.95)  # the page's OCR factor
