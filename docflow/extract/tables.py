@@ -33,7 +33,6 @@ from docflow.extract.table_header import Header, Token, find_header, tokens_of
 from docflow.extract.values import MAX_ROWS
 
 READ = 0.95  # a table whose every cell read, on a text layer
-EMPTY = 0.5  # a header with no row under it: read, but a person looks
 GAP_LINES = 3.0
 _TEXT_KINDS = (TEXT, PARTY, ADDRESS)
 _TOTALS = {"net_amount", "tax_amount", "total_amount"}
@@ -54,7 +53,7 @@ def read_table(
     order: str | None = None,
 ) -> FoundField | None:
     """The table's rows from the first page that prints its header and the pages right after
-    it that print it again; None where no page prints it."""
+    it that print it again; None where no page prints it or no line under it is a row."""
     raw: list[dict[str, str]] = []
     box: list[Token] = []
     pages: list[int] = []
@@ -69,12 +68,11 @@ def read_table(
         tokens = _rows(lay, header, scanned, raw, decl, labels)
         if len(pages) == 1 and all(c.has_box for c in lay.cells()):
             box = [*header.tokens, *tokens]
-    if not pages:
+    if not raw:  # no header, or a header with nothing under it: no table read
         return None
     rows, cells, valid, dropped = _cells(decl, raw[:MAX_ROWS], order)
     factor = min(factors.get(p, 1.0) for p in pages)
-    share = valid / cells if cells else 1.0
-    confidence = (READ * share if raw else EMPTY) * factor
+    confidence = READ * (valid / cells if cells else 1.0) * factor
     evidence = {
         "source": "table-header",
         "rows": len(rows),

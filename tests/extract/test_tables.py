@@ -406,3 +406,8 @@ def test_a_header_word_ocr_misread_still_names_its_column_on_a_scan() -> None:
         {"description": "Gadget", "quantity": "1", "amount": "5.50"},
     ]
     assert found.confidence == pytest.approx(0.95 * 0.95)  # the page's OCR factor
+
+
+def test_a_header_with_no_row_under_it_is_no_table() -> None:
+    page = [*TOP, HEADER, [], [], [], [], [], line("Paper, A4 box", "40", "25.00", "1,000.00")]
+    assert "lines" not in extract(read(columns_pdf([page]))).fields
