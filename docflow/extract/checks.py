@@ -8,6 +8,9 @@ A reason is `{"field", "code", "message"}` with code one of:
     amounts-disagree    net + tax differs from total by more than 0.01, or no tax was read
                         and net and total differ
     due-before-invoice  the due date is earlier than the invoice date
+    table-sum           a table's column does not add up to its field (`table_checks.py`);
+    table-balance       opening plus a table's column is not closing; every reason about
+                        an advisory table carries "advisory": "true"
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
     unread-tax-line     the page prints a tax line with a rate and an amount, and no tax
                         amount was read (added from the engine's findings, `crosscheck.py`)
@@ -32,6 +35,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.extract.spec import FieldRules, TypeFields
+from docflow.extract.table_checks import advisory_marked, table_checks
 
 TOLERANCE = Decimal("0.01")
 
@@ -120,4 +124,5 @@ def check_fields(
                 "due_date", "due-before-invoice", f"due {due} is before the invoice date {issued}"
             )
         )
-    return reasons
+    reasons += table_checks(fields, spec)
+    return advisory_marked(reasons, spec)

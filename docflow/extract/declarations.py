@@ -54,6 +54,7 @@ _FIELD_KEYS = {
     "values",
     "columns",
     "checks",
+    "advisory",
 }
 _COLUMN_KEYS = {"name", "kind", "description", "labels", "pattern", "required", "values"}
 
@@ -110,6 +111,9 @@ class FieldDecl:
     values: tuple[str, ...] = ()  # an enum's values
     columns: tuple[Column, ...] = ()  # a table's
     checks: tuple[TableCheck, ...] = ()  # a table's
+    # A table whose reasons never hold a document (its checks, low confidence): read from
+    # layouts no one has seen, a misread table must not stop what was going straight through.
+    advisory: bool = False
 
     @property
     def is_table(self) -> bool:
@@ -223,6 +227,13 @@ def _field(name: str, spec: Any, at: str, where: Lines) -> FieldDecl:
         checks = _checks(spec.get("checks", []), columns, at, where)
     elif "columns" in spec or "checks" in spec:
         raise where.error(at, "only a table has columns and checks")
+    advisory = _flag(spec.get("advisory", False), at, where, key="advisory")
+    if advisory and kind != TABLE:
+        raise where.error(at, "only a table may be advisory", "advisory")
+    if advisory and spec.get("required", False) is True:
+        raise where.error(
+            at, "an advisory table holds no document, so it cannot be required", "advisory"
+        )
     return FieldDecl(
         name=name,
         kind=kind,
@@ -234,6 +245,7 @@ def _field(name: str, spec: Any, at: str, where: Lines) -> FieldDecl:
         values=_values(kind, spec.get("values"), at, where),
         columns=columns,
         checks=checks,
+        advisory=advisory,
     )
 
 
@@ -378,7 +390,7 @@ def _text(raw: Any, at: str, where: Lines, near: str = "") -> str:
     return raw.strip()
 
 
-def _flag(raw: Any, at: str, where: Lines, near: str = "") -> bool:
+def _flag(raw: Any, at: str, where: Lines, near: str = "", key: str = "required") -> bool:
     if not isinstance(raw, bool):
-        raise where.error(at, "required: true or false", near or "required")
+        raise where.error(at, f"{key}: true or false", near or key)
     return raw

@@ -42,6 +42,7 @@ from docflow.extract.crosscheck import (
     unread_tax_line,
     without_sign_digit,
 )
+from docflow.extract.declared import read_declared
 from docflow.extract.evidence import (
     date_order,
     detect_language,
@@ -145,7 +146,10 @@ class RulesEngine:
             for n in sorted(labelled)
             if n in names and n not in found
         ]
-        result = Extraction(self.name, fields=kept, rejected=rejected, language=language)
+        # The type's other declared fields and its tables, by their declarations.
+        more, unread = read_declared(declared(wanted), layouts, factors, ocr, order)
+        kept.update(more)
+        result = Extraction(self.name, kept, [*rejected, *unread], language=language)
         result.repairs = {n: o for n, o in repaired.items() if n in names}
         result.findings = [f for f in findings if f["field"] in names]
         result.thresholds = {n: t for n, t in limits.items() if n in names}

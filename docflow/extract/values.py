@@ -34,6 +34,9 @@ MASK = "•"
 LIMITS = {ID: 64, TEXT: 200, PARTY: 200, ADDRESS: 400}
 TRUE = {"true", "yes", "x", "✓", "✔", "☑", "1", "checked", "ja", "oui", "sí", "si", "sim"}
 FALSE = {"false", "no", "", "0", "☐", "unchecked", "nein", "non", "não", "nee"}
+_ONE_DECIMAL = re.compile(r"(-?\d+)[.,](\d)")
+_DOT_DECIMAL = re.compile(r"-?\d+\.\d+")
+_GROUPED = re.compile(r"-?[1-9]\d{0,2}\.\d{3}")
 # Rows a table may carry: the fields are read from the first pages (`[fields] max_pages`).
 MAX_ROWS = 500
 
@@ -75,7 +78,10 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
             return None, "enter one date, for example 2026-03-04"
         return dates[0].iso, None
     if kind == AMOUNT:
-        number = parse_number(_SYMBOLS.sub("", text).strip())
+        bare = _SYMBOLS.sub("", text).strip()
+        # `35.5`, `35,5`: one decimal, typed as a person types it, is 35.50.
+        one = _ONE_DECIMAL.fullmatch(bare)
+        number = Decimal(f"{one[1]}.{one[2]}") if one else parse_number(bare)
         if number is None:
             return None, "enter an amount, for example 1234.50"
         return format_amount(number), None
@@ -95,7 +101,13 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
 
 
 def _number(kind: str, text: str) -> tuple[str | None, str | None]:
-    number = parse_number(text.replace("%", "").strip())
+    bare = text.replace("%", "").strip()
+    # `12.5`, `0.125`: a dot that cannot be a thousands separator is a decimal point (`1.500`
+    # still reads as fifteen hundred, as it is printed in German).
+    if _DOT_DECIMAL.fullmatch(bare) and not _GROUPED.fullmatch(bare):
+        number: Decimal | None = Decimal(bare)
+    else:
+        number = parse_number(bare)
     if number is None:
         return None, "enter a number, for example 12.5"
     if kind == PERCENT and not Decimal(-1000) < number < Decimal(1000):

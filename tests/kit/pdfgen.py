@@ -142,3 +142,47 @@ Payment terms: net 30"""
 
 # The same invoice with its total smudged past reading: the `fields` stage asks a person.
 INVOICE_UNREADABLE_TOTAL = INVOICE_WITH_FIELDS.replace("Total due: 1,100.00 USD", "Total due: ####")
+
+
+# A line of a `columns_pdf` page: (x as a share of the page's width, text), with "r" third to
+# align the text's right end at x (amounts); an empty line leaves a blank line.
+Placed = tuple[float, str] | tuple[float, str, str]
+
+
+def columns_pdf(pages: list[list[list[Placed]]], scan: bool = False) -> bytes:
+    """Pages of lines whose texts stand at given x positions (a table's columns): a text
+    layer, or with `scan` images only, as a scanner gives them."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter)
+    width = letter[0]
+    for lines in pages:
+        if scan:
+            image = _columns_image(lines)
+            c.drawImage(ImageReader(image), 0, 0, width=letter[0], height=letter[1])
+        else:
+            c.setFont("Helvetica", 10)
+            for row, line in enumerate(lines):
+                y = 740.0 - row * 15
+                for x, text, *align in line:
+                    if align == ["r"]:
+                        c.drawRightString(x * width, y, text)
+                    else:
+                        c.drawString(x * width, y, text)
+        c.showPage()
+    c.save()
+    return out.getvalue()
+
+
+def _columns_image(lines: list[list[Placed]], dpi: int = 200) -> Image.Image:
+    width, height = int(8.5 * dpi), int(11 * dpi)
+    image = Image.new("L", (width, height), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=int(dpi / 6.5))
+    for row, line in enumerate(lines):
+        y = int(dpi * 0.7) + row * int(dpi / 4.2)
+        for x, text, *align in line:
+            left = x * width
+            if align == ["r"]:
+                left -= draw.textlength(text, font=font)
+            draw.text((left, y), text, fill=0, font=font)
+    return image

@@ -1,0 +1,82 @@
+"""The checks a table field declares against its type's fields (`TableCheck`), and the mark on
+every reason about an advisory table. Pure: fields in, reasons out.
+
+    table-sum       the column's sum is not the field `equals` (within `tolerance`): an
+                    invoice's line amounts that do not add up to its net amount
+    table-balance   `opening` plus the column's sum is not `closing`: a statement's
+                    transactions that do not take its opening balance to its closing one
+
+A check whose table or field was not read is skipped: `missing` and `low-confidence` already
+send those to a person. A table declared `advisory = true` (an invoice's line items, read
+from layouts no one has seen) must not hold a document that was going straight through:
+every reason about it carries `"advisory": "true"`, and the caller keeps it off the route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from docflow.extract.declarations import TableCheck, TypeDecl
+
+
+def table_checks(fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl) -> list[dict[str, str]]:
+    """The reasons the type's read tables disagree with its read fields."""
+    reasons: list[dict[str, str]] = []
+    for table in spec.tables:
+        rows = fields.get(table.name, {}).get("rows")
+        if rows is None:
+            continue
+        for check in table.checks:
+            reason = _check(table.name, check, rows, fields)
+            if reason is not None:
+                reasons.append(reason)
+    return reasons
+
+
+def advisory_marked(reasons: Sequence[dict[str, str]], spec: TypeDecl) -> list[dict[str, str]]:
+    """The reasons, those about an advisory table marked `"advisory": "true"`."""
+    advisory = {f.name for f in spec.tables if f.advisory}
+    return [{**r, "advisory": "true"} if r.get("field") in advisory else r for r in reasons]
+
+
+def _check(
+    table: str, check: TableCheck, rows: Sequence[Mapping[str, Any]], fields: Mapping[str, Any]
+) -> dict[str, str] | None:
+    wanted = {name: _number(fields.get(name, {}).get("value")) for name in check.fields()}
+    if any(value is None for value in wanted.values()):
+        return None
+    cells = (_number(row.get(check.column)) for row in rows)
+    total = sum((n for n in cells if n is not None), Decimal(0))
+    if check.equals is not None:
+        printed = wanted[check.equals]
+        assert printed is not None
+        if abs(total - printed) <= check.tolerance:
+            return None
+        message = (
+            f"{table}: {check.column} adds up to {_shown(total)} "
+            f"but {check.equals} reads {_shown(printed)}"
+        )
+        return {"field": table, "code": "table-sum", "message": message}
+    assert check.opening is not None and check.closing is not None
+    opening, closing = wanted[check.opening], wanted[check.closing]
+    assert opening is not None and closing is not None
+    if abs(opening + total - closing) <= check.tolerance:
+        return None
+    message = (
+        f"{check.opening} {_shown(opening)} plus {table}' {check.column} {_shown(total)} is "
+        f"{_shown(opening + total)} but {check.closing} reads {_shown(closing)}"
+    )
+    return {"field": table, "code": "table-balance", "message": message}
+
+
+def _number(value: Any) -> Decimal | None:
+    try:
+        return Decimal(str(value)) if value is not None else None
+    except InvalidOperation:
+        return None
+
+
+def _shown(number: Decimal) -> str:
+    return f"{number:,.2f}"
