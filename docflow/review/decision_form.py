@@ -81,11 +81,17 @@ class DecisionForm:
             reason=one("reason"),
             comment=one("comment"),
             doc_type=one("docType"),
-            fields={k[6:]: v[-1].strip() for k, v in form.items() if k.startswith("field.")},
+            fields={k[6:]: _one_line(v[-1]) for k, v in form.items() if k.startswith("field.")},
             tables=_tables(form),
             add_supplier=decision == APPROVE and one("addSupplier") == "yes",
             starts=tuple(form.get("start") or ()),
         )
+
+
+def _one_line(typed: str) -> str:
+    """A value as one line: an address typed on several lines in its text area keeps them as
+    ", " (a field's normal form holds no line break)."""
+    return ", ".join(line.strip() for line in typed.splitlines() if line.strip())
 
 
 def _tables(form: Mapping[str, list[str]]) -> dict[str, tuple[TypedRow, ...]]:
