@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 import pytest
 
 from docflow.extract.declarations import TypeDecl, parse_declarations
+from docflow.ids import DocumentRef
 from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
@@ -94,13 +95,13 @@ def claim_desk(stack: Stack, folder: Path, monkeypatch: pytest.MonkeyPatch) -> I
     monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "120")
     load_settings.cache_clear()
     try:
-        with open_desk(stack) as desk:
+        with open_desk(stack, Desk) as desk:
             yield desk
     finally:
         load_settings.cache_clear()
 
 
-def upload_claim(desk: Desk) -> tuple[object, str]:
+def upload_claim(desk: Desk) -> tuple[DocumentRef, str]:
     doc = desk.stack.upload("in/claim.pdf", pdfs.text_pdf(CLAIM))
     return doc, desk.start(doc)
 
