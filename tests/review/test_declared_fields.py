@@ -302,6 +302,8 @@ def test_two_reviewers_fill_and_correct_a_declared_type(
         (second,) = desk.links(doc, stage=1)
         page = lxml.html.fromstring(call("GET", f"/review/{second}")["body"])
         editor = one(page, '//*[@id="field-items"]')
+        said = one(page, '//label[@for="field-items"]').text_content()
+        assert f"corrected by {CLAIMS}" in said and "%" not in said  # the first stage typed it
         assert [r.get("class") for r in editor.xpath(".//tbody/tr")] == ["read"] * 3 + ["new"] * 3
         assert one(page, '//*[@id="field-police_report"]').get("checked")
         correct = [

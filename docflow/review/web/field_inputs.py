@@ -100,6 +100,8 @@ def fields_rows(
             "box": box_style(found.get("box")),
             "found": bool(read),
             "source": SOURCES.get(str(found.get("source", "")), ""),
+            # An earlier stage's reviewer typed it: said instead of a confidence.
+            "corrected_by": str(found.get("correctedBy") or ""),
         }
         if spec is not None:
             row.update(_by_kind(spec, found, value, (tables or {}).get(name)))
