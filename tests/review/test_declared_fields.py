@@ -8,12 +8,14 @@ profile never learning a table (in a real Chromium: tests/browser/test_declared_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import lxml.html
 import pytest
 
+from docflow import aws
 from docflow.cli.queries import print_fields
 from docflow.pipeline.extract import apply_corrections
 from docflow.pipeline.learn import profile_values
@@ -347,3 +349,21 @@ def test_two_reviewers_fill_and_correct_a_declared_type(
     said = checked["payload"]["corrections"]["items"]
     assert (said["value"], said["rows"], len(said["original"])) == ("3 rows", rows, 3)
     assert history["state"]["fields"]["items"]["rows"] == rows
+    # final.json and the document-finalized event carry the rows as finalized.
+    bucket, key = load_settings().artifact_bucket, history["state"]["resultKey"]
+    final = json.loads(aws.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read())
+    assert final["summary"]["fields"]["items"]["rows"] == rows
+    (done,) = [e for e in domain_events(stack) if e["detail"]["status"] == "finalized"]
+    assert done["detail"]["fields"]["items"]["rows"] == rows
+
+
+def domain_events(stack: Stack) -> list[dict[str, Any]]:
+    """Everything the template's example rule delivered to its queue."""
+    sqs = aws.client("sqs")
+    url = sqs.get_queue_url(QueueName=stack.names("DomainEventsQueue"))["QueueUrl"]
+    out: list[dict[str, Any]] = []
+    while got := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        out += [json.loads(m["Body"]) for m in got]
+        for m in got:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    return out
