@@ -329,7 +329,7 @@ def _query_commands(add: Add) -> None:
         "show",
         queries.cmd_show,
         "a document's current state, why it is there, its cost and its history (an "
-        "e-invoice: its lines and VAT breakdown too)",
+        "e-invoice: its lines and VAT breakdown too; a table field: its rows)",
         local=True,
     )
     p.add_argument("document", metavar="DOC", help=DOC_HELP)

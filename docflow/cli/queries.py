@@ -250,6 +250,8 @@ def print_fields(state: DocumentState) -> None:
     rows = []
     for name, f in sorted(fields.items()):
         was = f.get("original")
+        if isinstance(was, list):  # a table's rows as read
+            was = f"{len(was)} rows"
         note = (
             f"corrected by {f['correctedBy']} (was {was if was is not None else 'not read'})"
             if "correctedBy" in f
@@ -259,9 +261,22 @@ def print_fields(state: DocumentState) -> None:
         confidence = f"{float(f.get('confidence', 0)):.2f}"
         rows.append([name, f.get("value"), confidence, f.get("page") or "-", note])
     print(table(rows, ["field", "value", "confidence", "page", "note"]))
+    for name, f in sorted(fields.items()):
+        if isinstance(f.get("rows"), list):
+            print(f"\n{name}:")
+            print(rows_table(f["rows"]))
     for check in state.get("fieldChecks") or []:
         print(f"sent to a person: {check.get('code')}: {check.get('message')}")
     print_supplier(state)
+
+
+def rows_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A table field's rows, aligned and indented under its name; a blank cell as "-"."""
+    if not rows:
+        return "  (no rows)"
+    columns = list(dict.fromkeys(c for row in rows for c in row))
+    cells = [[i, *(row.get(c, "-") for c in columns)] for i, row in enumerate(rows, 1)]
+    return "\n".join(f"  {line}" for line in table(cells, ["#", *columns]).splitlines())
 
 
 def source_note(f: FieldValue) -> str:

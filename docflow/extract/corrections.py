@@ -76,8 +76,13 @@ def _corrected(
 def describe_corrections(
     fields: dict[str, Any], corrections: Mapping[str, Correction] | None
 ) -> dict[str, dict[str, Any]]:
-    """For the history: each corrected field's new value and the value it replaced."""
-    return {
-        name: {"value": value, "original": (fields.get(name) or {}).get("value")}
-        for name, value in sorted((corrections or {}).items())
-    }
+    """For the history: each corrected field's new value and the value it replaced (a table:
+    its rows, and the rows it had)."""
+    said: dict[str, dict[str, Any]] = {}
+    for name, value in sorted((corrections or {}).items()):
+        old = fields.get(name) or {}
+        if isinstance(value, list):
+            said[name] = {"value": f"{len(value)} rows", "rows": value, "original": old.get("rows")}
+        else:
+            said[name] = {"value": value, "original": old.get("value")}
+    return said

@@ -285,9 +285,9 @@ SUPPLIER_KEYS = ("supplier", "ibans", "bank", "taxIds", "profileFields")
 def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, Any]:
     """Pure, on checkpointed values: the summary after an approved decision's corrections.
 
-    A corrected field keeps the first value the engine read as `original` (across several
-    stages), and says who corrected it and when (the decision's own `decidedAt`, so a replay
-    computes the same record).
+    A corrected field keeps the first value the engine read as `original` (a table: the rows
+    it read) across several stages, and says who corrected it and when (the decision's own
+    `decidedAt`, so a replay computes the same record).
     """
     corrections = decision.corrections
     if not corrections:
@@ -295,13 +295,17 @@ def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, 
     fields = dict(summary.get("fields") or {})
     for name, value in sorted(corrections.items()):
         old = fields.get(name) or {}
+        # A table's correction is its rows, all of them; the rows read are its `original`.
+        table = isinstance(value, list)
+        first = old.get("rows") if table else old.get("value")
         fields[name] = {
-            "value": value,
+            "value": f"{len(value)} rows" if table else value,
+            **({"rows": [dict(row) for row in value]} if isinstance(value, list) else {}),
             "confidence": 1.0,
             "page": old.get("page", 0),
             # A corrected field keeps where it was read, so the page still shows the place.
             **({"box": old["box"]} if old.get("box") else {}),
-            "original": old["original"] if "original" in old else old.get("value"),
+            "original": old.get("original", first),
             "correctedBy": decision.reviewer,
             "correctedAt": decision.decided_at,
         }

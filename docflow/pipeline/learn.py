@@ -50,6 +50,17 @@ def outcomes(summary: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def profile_values(summary: dict[str, Any]) -> dict[str, str]:
+    """The approved values a supplier's profile may learn where it prints: every read or
+    corrected scalar field, but one the registry filled; never a table (its value is a count
+    of rows, no place on a page)."""
+    return {
+        name: str(f["value"])
+        for name, f in sorted((summary.get("fields") or {}).items())
+        if f.get("value") not in (None, "") and f.get("source") != "registry" and "rows" not in f
+    }
+
+
 def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
     """The pages extraction read, as layouts, from the words the read step stored in S3."""
     rules = runtime().classifier.rules.fields  # type: ignore[attr-defined]
@@ -86,15 +97,14 @@ def learn_supplier(
     supplier_id = str(summary["supplier"]["supplierId"])
     layouts = _layouts(doc, plan)
     learned = {
-        name: profiles.learn_entry(layouts, name, str(f.get("value") or ""))
-        for name, f in sorted((summary.get("fields") or {}).items())
-        if f.get("value") not in (None, "") and f.get("source") != "registry"
+        name: profiles.learn_entry(layouts, name, value)
+        for name, value in profile_values(summary).items()
     }
     learned = {k: v for k, v in learned.items() if v is not None or k in outcomes(summary)}
     # A field of the type that the approved review left empty: this supplier does not print it
     # (a rules engine that reads one there later disagrees with a person, and asks one).
     spec = rules.for_type(str(summary.get("docType", "")))
-    for name in spec.names if spec else ():
+    for name in spec.scalar_names if spec else ():
         if not (summary.get("fields") or {}).get(name, {}).get("value"):
             learned[name] = {"absent": True}
     scored = outcomes(summary)

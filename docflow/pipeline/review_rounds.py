@@ -39,6 +39,7 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
+from docflow.extract.declarations import TypeDecl
 from docflow.ids import DocumentRef
 from docflow.pipeline.review_callback import request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
@@ -133,6 +134,9 @@ def wait_for_decision(
     rounds = review_rounds(stage)
     choices = stage.choices  # a triage stage's types; None for any other stage
     pages = stage.split_pages  # a split stage's page count; None for any other stage
+    # Corrections are checked by the type's declaration, from the rules file this function
+    # version holds: a replay reads the same file, so it decides the same way.
+    decl = runtime().rules.fields.for_type(str(summary.get("docType", "")))
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
     heartbeat = stage.stage.heartbeat_seconds if len(rounds) == 1 else 0
     for plan in rounds:
@@ -147,7 +151,7 @@ def wait_for_decision(
                 name=round_name(index, plan["round"]),
                 config=config,
             )
-            return decided(raw, choices, pages)
+            return decided(raw, choices, pages, decl)
         except CallbackTimeoutError:
             continue  # the next round reminds or escalates; after the last, settle
         except CallbackExternalError as exc:
@@ -162,7 +166,7 @@ def wait_for_decision(
             break  # a vote decided the stage between two rounds (or a newer run ended it)
     ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
     if ending.get("how") == DECIDED:
-        return decided(ending, choices, pages)
+        return decided(ending, choices, pages, decl)
     if ending.get("how") == SUPERSEDED:
         return StageEnd(ARCHIVED, SUPERSEDED)
     return StageEnd(TIMED_OUT, "review-timeout")
@@ -182,11 +186,17 @@ def decision_record(
     )
 
 
-def decided(raw: Any, choices: Sequence[str] | None, split_pages: int | None = None) -> StageEnd:
+def decided(
+    raw: Any,
+    choices: Sequence[str] | None,
+    split_pages: int | None = None,
+    decl: TypeDecl | None = None,
+) -> StageEnd:
     """The reviewers' answer (a callback's result or the stage's ending). Anything but an
-    explicit, valid approval rejects: an invalid decision for `invalid-decision`."""
+    explicit, valid approval rejects: an invalid decision for `invalid-decision`. `decl`: the
+    document type's declared fields, which the corrections are checked by."""
     try:
-        decision = Decision.parse(raw, choices, split_pages)
+        decision = Decision.parse(raw, choices, split_pages, decl)
     except DecisionError as exc:
         return StageEnd(REJECTED, "invalid-decision", exc.decision)
     if decision.approved:

@@ -23,8 +23,10 @@ class FieldValue(TypedDict, total=False):
     printed: str  # the registry's value was shown; this is what the page printed
     box: list[float]
     derived: bool
-    # A reviewer's correction: what was read, and who changed it.
-    original: str | None
+    # A table field's rows (`value` then says how many: "3 rows").
+    rows: list[dict[str, str]]
+    # A reviewer's correction: what was read (a table: its rows), and who changed it.
+    original: str | list[dict[str, str]] | None
     correctedBy: str
     correctedAt: str
     masked: str  # the detector whose match the value held, masked to its last four

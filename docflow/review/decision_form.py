@@ -10,12 +10,15 @@ that field and nothing is decided; a form that passes becomes the `Decision`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
 from docflow.extract.corrections import Correction, validate_corrections
+from docflow.extract.declarations import TypeDecl
+from docflow.extract.values import MAX_ROWS
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import (
     OTHER_NEEDS_COMMENT,
@@ -33,6 +36,18 @@ from docflow.suppliers.shown import supplier_offer
 
 MAX_FIELDS = 5_100  # a split page's checkboxes (up to the pages a packet may have) and a few
 APPROVE, REJECT = "approve", "reject"
+# A table editor's cell: `table.<field>.<row>.<column>`, or its row's "Remove" tick.
+_CELL = re.compile(r"table\.([a-z][a-z0-9_]{0,47})\.(\d{1,4})\.([a-z][a-z0-9_]{0,47})")
+
+
+@dataclass(frozen=True)
+class TypedRow:
+    """One row of a table editor as the reviewer sent it: its number on the page (0-based),
+    its cells as typed (stripped; "" for an empty input) and whether "Remove" was ticked."""
+
+    index: int
+    cells: dict[str, str]
+    remove: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +57,8 @@ class DecisionForm:
     comment: str = ""
     doc_type: str = ""  # a triage page's pick, or `unclassifiable` ("none of these")
     fields: dict[str, str] = field(default_factory=dict)  # `field.<name>` inputs, stripped
+    # Each table editor's rows (`table.<field>.<row>.<column>` inputs), in row order.
+    tables: dict[str, tuple[TypedRow, ...]] = field(default_factory=dict)
     add_supplier: bool = False  # "add this supplier", with an approval only
     starts: tuple[str, ...] = ()  # a split page's ticked "a new document starts here" pages
 
@@ -58,15 +75,41 @@ class DecisionForm:
             return (form.get(name) or [""])[0]
 
         decision = one("decision")
+        # The last of a name's values: a checkbox follows the hidden input that says "unticked".
         return cls(
             decision=decision,
             reason=one("reason"),
             comment=one("comment"),
             doc_type=one("docType"),
-            fields={k[6:]: v[0].strip() for k, v in form.items() if k.startswith("field.")},
+            fields={k[6:]: _one_line(v[-1]) for k, v in form.items() if k.startswith("field.")},
+            tables=_tables(form),
             add_supplier=decision == APPROVE and one("addSupplier") == "yes",
             starts=tuple(form.get("start") or ()),
         )
+
+
+def _one_line(typed: str) -> str:
+    """A value as one line: an address typed on several lines in its text area keeps them as
+    ", " (a field's normal form holds no line break)."""
+    return ", ".join(line.strip() for line in typed.splitlines() if line.strip())
+
+
+def _tables(form: Mapping[str, list[str]]) -> dict[str, tuple[TypedRow, ...]]:
+    """The table editors' inputs, row by row: `remove` is the row's tick, anything else a
+    column (the declaration says which columns there are)."""
+    cells: dict[str, dict[int, dict[str, str]]] = {}
+    for key, values in form.items():
+        match = _CELL.fullmatch(key)
+        if match:
+            name, row, column = match.group(1), int(match.group(2)), match.group(3)
+            cells.setdefault(name, {}).setdefault(row, {})[column] = values[-1].strip()
+    return {
+        name: tuple(
+            TypedRow(i, {c: v for c, v in row.items() if c != "remove"}, "remove" in row)
+            for i, row in sorted(rows.items())
+        )
+        for name, rows in cells.items()
+    }
 
 
 BAD_FIELDS = "Correct the values marked below"
@@ -94,10 +137,15 @@ class FieldProblem(ReviewRefused):
 
 
 def checked_decision(
-    form: DecisionForm, link: LinkRecord, reviewer: str, review_on: tuple[str, ...]
+    form: DecisionForm,
+    link: LinkRecord,
+    reviewer: str,
+    review_on: tuple[str, ...],
+    decl: TypeDecl | None = None,
 ) -> Decision:
     """The decision the form makes on this link, or the problem that keeps it from deciding.
-    `review_on`: the detectors that route to review (a correction may not hold what they find)."""
+    `review_on`: the detectors that route to review (a correction may not hold what they find);
+    `decl`: the fields the document's type declares (each correction is checked by its kind)."""
     if form.decision not in (APPROVE, REJECT):
         raise ReviewRefused(400, "no-decision", "choose Approve or Reject")
     comment = form.comment.strip()
@@ -122,7 +170,7 @@ def checked_decision(
         return Decision.made(True, reviewer, comment, doc_type=form.doc_type)
     if form.add_supplier and not supplier_offer(summary):
         raise ReviewRefused(400, "no-supplier-offer", "this document offers no supplier to add")
-    corrections = _corrections(summary, form.fields, review_on)
+    corrections = _corrections(summary, form, review_on, decl)
     return Decision.made(
         True, reviewer, comment, corrections=corrections, add_supplier=form.add_supplier
     )
@@ -143,21 +191,50 @@ def _split_parts(raw: tuple[str, ...], pages: int) -> list[list[int]]:
 
 
 def _corrections(
-    summary: Mapping[str, Any], submitted: Mapping[str, Any], review_on: tuple[str, ...]
+    summary: Mapping[str, Any],
+    form: DecisionForm,
+    review_on: tuple[str, ...],
+    decl: TypeDecl | None,
 ) -> dict[str, Correction]:
-    """The corrected values, validated. A value sent back as the page showed it (masked, when
-    a detector found something in it) is no correction."""
-    if not submitted:
-        return {}
+    """The corrected values, validated by their declared kinds. A value sent back as the page
+    showed it (masked, when a detector found something in it) is no correction; nor is a
+    table sent back with the rows it had."""
     fields = summary.get("fields") or {}
     shown = {k: masked_value(str((fields.get(k) or {}).get("value") or "")) for k in fields}
-    corrections, errors = validate_corrections(
-        fields, {k: v for k, v in submitted.items() if v and v != shown.get(k)}
-    )
+    submitted: dict[str, Any] = {k: v for k, v in form.fields.items() if v and v != shown.get(k)}
+    bad: dict[str, str] = {}
+    for name, typed in form.tables.items():
+        rows = table_rows(typed)
+        if rows is None:
+            bad[name] = f"at most {MAX_ROWS} rows"
+        elif [r for r in rows if r] != ((fields.get(name) or {}).get("rows") or []):
+            submitted[name] = rows
+    if not submitted and not bad:
+        return {}
+    corrections, errors = validate_corrections(fields, submitted, decl)
+    errors |= bad
     errors |= detected_in(corrections, review_on)
     if errors:  # a bad value decides nothing; each message sits by its field
         raise FieldProblem("bad-fields", BAD_FIELDS, "fields", errors=errors)
     return corrections
+
+
+def table_rows(typed: Sequence[TypedRow]) -> list[dict[str, str]] | None:
+    """A table editor's rows as a correction: removed and blank rows left empty in place, so
+    a message's "row 3" is the row the page numbers 3 (`normalize_rows` drops empty rows);
+    None past the rows a table may have."""
+    if not typed:
+        return []
+    last = max(r.index for r in typed)
+    if last >= MAX_ROWS + 3:
+        return None
+    rows: list[dict[str, str]] = [{} for _ in range(last + 1)]
+    for row in typed:
+        if not row.remove:
+            rows[row.index] = {c: v for c, v in row.cells.items() if v}
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
 
 
 def detected_in(

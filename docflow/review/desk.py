@@ -13,10 +13,12 @@ a machine request's authentication (`access.machine`).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from docflow.extract.declarations import TypeDecl
 from docflow.ids import event_id
 from docflow.readmodel.schema import Report, RunIds
 from docflow.readmodel.transitions import DOWNLOADED, seq_for
@@ -189,14 +191,22 @@ class ReviewDesk:
         """How the stage ended, for a genuine link whose stage is over."""
         return stage_over(link, self._wait_of(link) if wait is None else wait)
 
-    def decide(self, token: str, form: DecisionForm, review_on: tuple[str, ...] = ()) -> Decided:
+    def decide(
+        self,
+        token: str,
+        form: DecisionForm,
+        review_on: tuple[str, ...] = (),
+        types: Mapping[str, TypeDecl] | None = None,
+    ) -> Decided:
         """POST from the review page: check the link once, check the form against it (every
         check: `decision_form`), consume the link's single use and resume the execution. A form
         that does not pass raises a `FieldProblem` carrying the page's view of the link, so the
-        page comes back with the message beside its field and nothing is decided."""
+        page comes back with the message beside its field and nothing is decided. `types`: the
+        rules file's declared fields per type; corrections are checked by the document's."""
         claims, link = self.gate.check(token, "review")
+        decl = (types or {}).get(str(link.summary.get("docType", "")))
         try:
-            decision = checked_decision(form, link, claims.reviewer, review_on)
+            decision = checked_decision(form, link, claims.reviewer, review_on, decl)
         except FieldProblem as problem:
             problem.view = self._shown(claims, link)
             raise

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docflow.extract.corrections import Correction, validate_corrections
+from docflow.extract.declarations import TypeDecl
 from docflow.review.stage.split import clean_parts, split_problem
 from docflow.review.stage.stage_record import DecisionJson, Ending, HistoryVote, StoredVote
 from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem
@@ -91,7 +92,11 @@ class Decision:
 
     @classmethod
     def parse(
-        cls, raw: Any, choices: Sequence[str] | None = None, split_pages: int | None = None
+        cls,
+        raw: Any,
+        choices: Sequence[str] | None = None,
+        split_pages: int | None = None,
+        decl: TypeDecl | None = None,
     ) -> Decision:
         """The decision from the wire (JSON text, bytes or a dict); raises `DecisionError`
         naming the field that makes it invalid. Long strings are cut, never refused.
@@ -104,7 +109,10 @@ class Decision:
         approval must name one of them as `docType`; a `docType` on any other stage, or a
         corrected field that does not validate, makes the decision invalid, whoever sent it:
         the page and the callback API checked them already, but a machine callback or a bug
-        must not route or finalize a document on an unchecked value."""
+        must not route or finalize a document on an unchecked value.
+
+        `decl`: the fields the document's type declares; each correction is checked by its
+        kind, a table's as its rows (without one, the rules engine's built-in fields)."""
         if isinstance(raw, bytes | bytearray):
             raw = raw.decode("utf-8", "replace")
         value = raw
@@ -127,7 +135,7 @@ class Decision:
             add_supplier=value["approved"] and value.get("addSupplier") is True,
         )
         if "corrections" in value:
-            corrections, errors = validate_corrections({}, value["corrections"])
+            corrections, errors = validate_corrections({}, value["corrections"], decl)
             if errors:
                 rejected = replace(decision, approved=False)
                 raise DecisionError("corrections", "a value does not validate", rejected, errors)

@@ -17,8 +17,8 @@ from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import Decided
 from docflow.review.stage.masking import masked_value
 from docflow.review.web.answers import Answer
+from docflow.review.web.field_inputs import field_label
 from docflow.review.web.message_pages import decided_page, released_page
-from docflow.review.web.pages import field_label
 from docflow.review.web.views import ReviewViews
 
 
@@ -27,7 +27,7 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     browser (its cookie, never a form field), for the way back and the next item."""
     form = DecisionForm.parse(body)
     try:
-        decided = views.desk.decide(token, form, views.routing.review_on)
+        decided = views.desk.decide(token, form, views.routing.review_on, views.types)
     except FieldProblem as problem:
         page = views.review(token, 0, inbox=inbox, form=form, problem=problem)
         said: dict[str, Any] = {"error": problem.code}
@@ -76,13 +76,15 @@ def _approved_values(
             n for n in (*BUILTIN_KINDS, *fields, *corrections) if n in fields or n in corrections
         )
     )
-    return [
-        (
-            field_label(n),
-            masked_value(str(corrections.get(n) or (fields.get(n) or {}).get("value") or "")),
-        )
-        for n in names
-    ]
+    return [(field_label(n), masked_value(_shown_value(n, fields, corrections))) for n in names]
+
+
+def _shown_value(name: str, fields: Mapping[str, Any], corrections: Mapping[str, Any]) -> str:
+    """A field's approved value in one line: a corrected table by its count of rows."""
+    corrected = corrections.get(name)
+    if isinstance(corrected, list):
+        return f"{len(corrected)} rows"
+    return str(corrected or (fields.get(name) or {}).get("value") or "")
 
 
 def look(views: ReviewViews, token: str, inbox: str = "") -> Answer:

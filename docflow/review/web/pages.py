@@ -12,17 +12,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from docflow.extract.labels import BUILTIN_KINDS
+from docflow.extract.declarations import TypeDecl
 from docflow.review.access.link_record import LinkRecord
-from docflow.review.stage.masking import Segment, masked_value
+from docflow.review.decision_form import TypedRow
+from docflow.review.stage.masking import Segment
 from docflow.review.stage.records import tally
 from docflow.review.stage.stage_record import Presence, StageRecord
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
-from docflow.review.web.einvoice_view import InvoiceView, check_text
+from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
+from docflow.review.web.field_inputs import box_style, fields_rows
 from docflow.review.web.templating import env, when
 from docflow.settings import load_settings
-from docflow.suppliers.shown import SOURCES, routes_on, supplier_lines, supplier_offer
+from docflow.suppliers.shown import routes_on, supplier_lines, supplier_offer
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
@@ -77,74 +79,6 @@ def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
             f"{'page' if len(low) == 1 else 'pages'} {_pages_list(low)}."
         )
     return lines
-
-
-# Words a field's name holds that are written in capitals (`po_number` is the "PO number").
-_ACRONYMS = {"po": "PO", "iban": "IBAN", "vat": "VAT", "id": "ID", "ssn": "SSN"}
-
-
-def field_label(name: str) -> str:
-    """A field's name as a person reads it: `po_number` -> "PO number"."""
-    words = [_ACRONYMS.get(w, w) for w in name.split("_")]
-    first = words[0] if words[0].isupper() else words[0].capitalize()
-    return " ".join([first, *words[1:]])
-
-
-def fields_rows(
-    summary: dict[str, Any], submitted: dict[str, str], errors: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The extracted fields as the page shows them: found ones and the ones a check says are
-    missing or unreadable; the low ones marked; a reviewer's submitted value kept on error."""
-    fields: dict[str, Any] = summary.get("fields") or {}
-    checks: dict[str, list[str]] = {}
-    for check in summary.get("fieldChecks") or []:
-        checks.setdefault(str(check.get("field", "")), []).append(check_text(check))
-    known = dict.fromkeys((*BUILTIN_KINDS, *fields))
-    names = [n for n in known if n in fields or n in checks]
-    # A check's message names the field by its label, not its code name.
-    checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
-    rows = []
-    for name in names:
-        found = fields.get(name) or {}
-        # The extracted value passes the detectors like the page text; a reviewer's own
-        # submitted value comes back as typed, but for a detected number (refused, masked).
-        read = found.get("value")
-        value = masked_value(submitted[name] if name in submitted else str(read or ""))
-        rows.append(
-            {
-                "name": name,
-                "label": field_label(name),
-                "hint": str(found.get("description") or ""),
-                "value": "" if value is None else str(value),
-                "confidence": found.get("confidence"),
-                "page": found.get("page"),
-                "low": name in checks,
-                "checks": checks.get(name, []),
-                "error": errors.get(name, ""),
-                # Where it was read, as CSS over the page preview ("" when not known).
-                "box": box_style(found.get("box")),
-                "found": bool(found.get("value")),
-                "source": SOURCES.get(str(found.get("source", "")), ""),
-            }
-        )
-    return rows
-
-
-def box_style(box: Any) -> str:
-    """A field's box `[x0, y0, x1, y1]` (page-relative, top-left origin) as the outline's
-    position in percent of the preview, or "" when there is no usable box."""
-    if not isinstance(box, list | tuple) or len(box) != 4:
-        return ""
-    try:
-        x0, y0, x1, y1 = (min(1.0, max(0.0, float(v))) for v in box)
-    except (TypeError, ValueError):
-        return ""
-    if x1 <= x0 or y1 <= y0:
-        return ""
-    return (
-        f"left:{x0 * 100:.2f}%;top:{y0 * 100:.2f}%;"
-        f"width:{(x1 - x0) * 100:.2f}%;height:{(y1 - y0) * 100:.2f}%"
-    )
 
 
 def _place_boxes(
@@ -270,7 +204,9 @@ def review_page(
     chosen_reason: str = "",
     comment: str = "",
     submitted_fields: dict[str, str] | None = None,
+    submitted_tables: dict[str, tuple[TypedRow, ...]] | None = None,
     field_errors: dict[str, str] | None = None,
+    decl: TypeDecl | None = None,
     type_error: str = "",
     doc_type_picked: str = "",
     presence: Presence | None = None,
@@ -299,7 +235,10 @@ def review_page(
     window = order[shown_from : shown_from + PAGE_WINDOW]
     # A triage page asks for the type only: the picked type's fields are read afterwards.
     choices = choices_of(summary)
-    rows = [] if choices else fields_rows(summary, submitted_fields or {}, field_errors or {})
+    rows = []
+    if not choices:
+        submitted = submitted_fields or {}
+        rows = fields_rows(summary, submitted, field_errors or {}, decl, submitted_tables)
     boxes = _place_boxes(rows, order, window, base)
     outlined, mismatch_links = _mismatch_boxes(invoice, order, window, base)
     shown = [

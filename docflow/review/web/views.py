@@ -6,12 +6,14 @@ the heartbeat) or may still see the document (`access`); only then does it read 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
 from docflow import aws
+from docflow.extract.declarations import TypeDecl
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
@@ -47,9 +49,12 @@ class ReviewViews:
         previews: PreviewStore,
         routing: Routing,
         inbox: InboxViews | None = None,
+        types: Mapping[str, TypeDecl] | None = None,
     ) -> None:
         self.desk, self.evidence, self.previews, self.routing = desk, evidence, previews, routing
         self.inbox = inbox or InboxViews(desk.keys, desk.links.table)
+        # The fields each type declares (the rules file's): the page's inputs, the form's checks.
+        self.types: Mapping[str, TypeDecl] = types or {}
 
     @classmethod
     def from_settings(cls, s: Settings) -> ReviewViews:
@@ -70,6 +75,7 @@ class ReviewViews:
             PreviewStore(DocumentStore(s.artifact_bucket), s.max_bytes),
             Routing(rules.review_on, rules.min_confidence),
             InboxViews(desk.keys, links.table, choices=choices),
+            rules.fields.types,
         )
 
     def review(
@@ -139,6 +145,8 @@ class ReviewViews:
             comment=form.comment,
             add_supplier=form.add_supplier,
             submitted_fields=form.fields,
+            submitted_tables=form.tables if problem else None,
+            decl=self.types.get(str(view.link.summary.get("docType", ""))),
             field_errors=problem.errors if problem else None,
             type_error=error if field == "docType" else "",
             doc_type_picked=form.doc_type,

@@ -1,0 +1,188 @@
+"""The review page's key-field inputs, one per field the document's type declares
+(`docflow/extract/declarations.py`), in declaration order, each the input its kind asks for.
+
+A date is a date picker, an enum a select of its values, a checkbox a checkbox, an amount,
+number or percent a text input a phone opens with its decimal keypad, an address a text area,
+anything else a text input; each with the field's description as its hint and the value the
+engine read, its confidence and page. A declared field the engine did not read gets an empty
+input, so a reviewer can add it. A table field is a table of inputs (`table_input.html`): a row
+per row read, an input per column by its kind, a "Remove" tick per row and three blank rows to
+add; no script, so the page works without JavaScript.
+
+Names: `field.<name>` for a scalar, `table.<field>.<row>.<column>` and
+`table.<field>.<row>.remove` for a table (read by `docflow.review.decision_form`). A checkbox
+sends a hidden input before it (`false` where the value was read, "" where it was not), so an
+unticked box says "false" without making a correction of a field nobody read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docflow.extract.declarations import Column, FieldDecl, TypeDecl
+from docflow.extract.kinds import ADDRESS, AMOUNT, CHECKBOX, DATE, ENUM, NUMBER, PERCENT
+from docflow.extract.labels import BUILTIN_KINDS
+from docflow.review.decision_form import TypedRow
+from docflow.review.stage.masking import masked_value
+from docflow.review.web.einvoice_view import check_text
+from docflow.suppliers.shown import SOURCES
+
+BLANK_ROWS = 3  # rows a reviewer may add to a table in one go (submit, and three more come)
+# Words a field's name holds that are written in capitals (`po_number` is the "PO number").
+_ACRONYMS = {"po": "PO", "iban": "IBAN", "vat": "VAT", "id": "ID", "ssn": "SSN"}
+_DECIMAL = (AMOUNT, NUMBER, PERCENT)
+
+
+def field_label(name: str) -> str:
+    """A field's name as a person reads it: `po_number` -> "PO number"."""
+    words = [_ACRONYMS.get(w, w) for w in name.split("_")]
+    first = words[0] if words[0].isupper() else words[0].capitalize()
+    return " ".join([first, *words[1:]])
+
+
+def input_of(kind: str) -> str:
+    """The input a kind is typed in: date, select, checkbox, decimal, textarea or text."""
+    if kind == DATE:
+        return "date"
+    if kind == ENUM:
+        return "select"
+    if kind == CHECKBOX:
+        return "checkbox"
+    if kind in _DECIMAL:
+        return "decimal"
+    return "textarea" if kind == ADDRESS else "text"
+
+
+def fields_rows(
+    summary: Mapping[str, Any],
+    submitted: Mapping[str, str],
+    errors: Mapping[str, str],
+    decl: TypeDecl | None = None,
+    tables: Mapping[str, Sequence[TypedRow]] | None = None,
+) -> list[dict[str, Any]]:
+    """The key fields as the page shows them: every declared field (read or not), then any
+    other field read or named by a check; the low ones marked; what a reviewer submitted kept
+    when the form comes back with a problem. Without a declaration (a type the rules file
+    declares no fields for): the fields read and checked, as the rules engine knows them."""
+    fields: dict[str, Any] = dict(summary.get("fields") or {})
+    checks: dict[str, list[str]] = {}
+    for check in summary.get("fieldChecks") or []:
+        checks.setdefault(str(check.get("field", "")), []).append(check_text(check))
+    declared = decl.names if decl is not None else ()
+    known = dict.fromkeys((*declared, *(BUILTIN_KINDS if decl is None else ()), *fields))
+    names = [n for n in known if n in declared or n in fields or n in checks]
+    # A check's message names the field by its label, not its code name.
+    checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
+    rows = []
+    for name in names:
+        found = fields.get(name) or {}
+        spec = decl.get(name) if decl is not None else None
+        kind = spec.kind if spec is not None else BUILTIN_KINDS.get(name, "text")
+        # The extracted value passes the detectors like the page text; a reviewer's own
+        # submitted value comes back as typed, but for a detected number (refused, masked).
+        read = found.get("value")
+        value = masked_value(submitted[name] if name in submitted else str(read or ""))
+        row: dict[str, Any] = {
+            "name": name,
+            "label": field_label(name),
+            "kind": kind,
+            "input": "table" if spec is not None and spec.is_table else input_of(kind),
+            "hint": (spec.description if spec is not None else "")
+            or str(found.get("description") or ""),
+            "value": value,
+            "confidence": found.get("confidence"),
+            "page": found.get("page"),
+            "low": name in checks,
+            "checks": checks.get(name, []),
+            "error": errors.get(name, ""),
+            # Where it was read, as CSS over the page preview ("" when not known).
+            "box": box_style(found.get("box")),
+            "found": bool(read),
+            "source": SOURCES.get(str(found.get("source", "")), ""),
+            # An earlier stage's reviewer typed it: said instead of a confidence.
+            "corrected_by": str(found.get("correctedBy") or ""),
+        }
+        if spec is not None:
+            row.update(_by_kind(spec, found, value, (tables or {}).get(name)))
+        rows.append(row)
+    return rows
+
+
+def _by_kind(
+    spec: FieldDecl, found: Mapping[str, Any], value: str, typed: Sequence[TypedRow] | None
+) -> dict[str, Any]:
+    """What the field's input needs beyond a value: an enum's options, a checkbox's state, a
+    table's columns and rows."""
+    if spec.kind == ENUM:
+        return {"options": list(spec.values)}
+    if spec.kind == CHECKBOX:
+        return {"checked": value == "true", "unticked": "false" if found.get("value") else ""}
+    if not spec.is_table:
+        return {}
+    return {"columns": [_column(c) for c in spec.columns], "rows": _table_rows(spec, found, typed)}
+
+
+def _column(column: Column) -> dict[str, Any]:
+    return {
+        "name": column.name,
+        "label": field_label(column.name),
+        "kind": column.kind,
+        "input": input_of(column.kind),
+        "options": list(column.values),
+        "required": column.required,
+        "hint": column.description,
+    }
+
+
+def _table_rows(
+    spec: FieldDecl, found: Mapping[str, Any], typed: Sequence[TypedRow] | None
+) -> list[dict[str, Any]]:
+    """The table's rows on the page: as the reviewer sent them when the form comes back (each
+    at its own number, which a message names), else the rows read; then blank rows to add."""
+    read = [dict(r) for r in found.get("rows") or [] if isinstance(r, Mapping)]
+    if typed is not None:
+        shown = [(r.index, dict(r.cells), r.remove) for r in sorted(typed, key=lambda r: r.index)]
+    else:
+        shown = [(i, cells, False) for i, cells in enumerate(read)]
+    rows = [_row(spec, i, cells, remove, i < len(read)) for i, cells, remove in shown]
+    trailing = 0
+    for row in reversed(rows):
+        if row["read"] or any(row["cells"].values()):
+            break
+        trailing += 1
+    after = rows[-1]["index"] + 1 if rows else 0
+    rows += [_row(spec, after + k, {}, False, False) for k in range(BLANK_ROWS - trailing)]
+    return rows
+
+
+def _row(
+    spec: FieldDecl, index: int, cells: Mapping[str, str], remove: bool, read: bool
+) -> dict[str, Any]:
+    values = {c.name: masked_value(str(cells.get(c.name) or "")) for c in spec.columns}
+    return {
+        "index": index,
+        "number": index + 1,
+        "cells": values,
+        # A checkbox cell sends "false" unticked only where it held a value.
+        "unticked": {name: "false" if v else "" for name, v in values.items()},
+        "remove": remove,
+        "read": read,
+    }
+
+
+def box_style(box: Any) -> str:
+    """A field's box `[x0, y0, x1, y1]` (page-relative, top-left origin) as the outline's
+    position in percent of the preview, or "" when there is no usable box."""
+    if not isinstance(box, list | tuple) or len(box) != 4:
+        return ""
+    try:
+        x0, y0, x1, y1 = (min(1.0, max(0.0, float(v))) for v in box)
+    except (TypeError, ValueError):
+        return ""
+    if x1 <= x0 or y1 <= y0:
+        return ""
+    return (
+        f"left:{x0 * 100:.2f}%;top:{y0 * 100:.2f}%;"
+        f"width:{(x1 - x0) * 100:.2f}%;height:{(y1 - y0) * 100:.2f}%"
+    )
