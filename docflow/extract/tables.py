@@ -34,6 +34,8 @@ from docflow.extract.values import MAX_ROWS
 
 READ = 0.95  # a table whose every cell read, on a text layer
 GAP_LINES = 3.0
+# A description's second line sits right under its first; text further down is no part of it.
+WRAP_GAP_LINES = 1.2
 _TEXT_KINDS = (TEXT, PARTY, ADDRESS)
 _TOTALS = {"net_amount", "tax_amount", "total_amount"}
 _CENTS = re.compile(r"\d[.,]\d{2}(?!\d)")
@@ -113,7 +115,8 @@ def _rows(
         if not tokens:
             continue
         top = min(t.y0 for t in tokens)
-        if top - bottom > GAP_LINES * lay.line_height:
+        gap = top - bottom
+        if gap > GAP_LINES * lay.line_height:
             break
         text = " ".join(t.text for t in tokens)
         hits = labels.hits(text, ocr)
@@ -133,6 +136,8 @@ def _rows(
             continue
         row = {name: " ".join(words) for name, words in cells.items()}
         wrapped = all(kinds[n] in _TEXT_KINDS for n in row) and not _CENTS.search(text)
+        if wrapped and raw and gap > WRAP_GAP_LINES * lay.line_height:
+            break  # text set apart under the last row (`Signed by ...`): no row's second line
         if wrapped and raw:
             for name, value in row.items():
                 above = raw[-1].get(name, "")

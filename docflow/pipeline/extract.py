@@ -44,7 +44,7 @@ from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.declared import Declared
-from docflow.suppliers.hook import consult
+from docflow.suppliers.hook import Consulted, consult
 from docflow.suppliers.route import bank_details_stage
 from docflow.suppliers.store import SupplierStore
 
@@ -102,7 +102,11 @@ def _consult_registry(
     evidence: dict[str, dict[str, Any]],
     declared: Declared | None = None,
 ) -> Any:
-    """The supplier registry: checked ids, whose IBANs, the registry's name, the profile."""
+    """The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
+    Only for a type that names who issued it (`vendor_name`): a claim or a statement is no
+    supplier's bill, and "supplier unknown" on its page would only confuse."""
+    if "vendor_name" not in names:
+        return Consulted(dict(fields))
     table = runtime().settings.supplier_table
     needed = runtime().rules.controls.min_confirmations
     try:
