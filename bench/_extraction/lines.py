@@ -24,6 +24,7 @@ truth row counts once however often it is read, and a row read out of order stil
     sum_checked_exact    of those, documents whose rows were also exact
     truth_adds_up        documents whose printed line amounts add up to the printed net
                          (the truth's `linesAddUp`): the ceiling for `sum_checked`
+    by_mode {text_layer, scanned: {documents, rows, rows_read, rows_exact}}
     by_issuer {issuer: {documents, rows, rows_read, rows_exact}}   which layouts carry the
                          figure (the reader has no fitted parameters, so a leave-one-issuer-
                          out figure would equal this one; its labels are read from this set's
@@ -36,7 +37,7 @@ section is `{"read": 0, "documents": n, "rows": n}`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -149,19 +150,22 @@ def section(docs: Sequence[Any], results: Sequence[dict[str, Any]]) -> dict[str,
         "sum_checked_exact": sum(v["sum_checked"] and v["exact"] for v in read),
         "truth_adds_up": sum(v["adds_up"] for _, v in lined),
         "match": "by value, each truth row once, order ignored",
-        "by_issuer": _by_issuer(lined),
+        "by_mode": _grouped(lined, lambda d: "scanned" if d.scanned else "text_layer"),
+        "by_issuer": _grouped(lined, lambda d: str(getattr(d, "issuer", "") or d.ident)),
     }
 
 
-def _by_issuer(lined: Iterable[tuple[Any, dict[str, Any]]]) -> dict[str, dict[str, int]]:
+def _grouped(
+    lined: Iterable[tuple[Any, dict[str, Any]]], key: Callable[[Any], str]
+) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = defaultdict(
         lambda: {"documents": 0, "rows": 0, "rows_read": 0, "rows_exact": 0}
     )
     for doc, v in lined:
-        entry = out[str(getattr(doc, "issuer", "") or doc.ident)]
+        entry = out[key(doc)]
         entry["documents"] += 1
-        for key in ("rows", "rows_read", "rows_exact"):
-            entry[key] += v[key]
+        for count in ("rows", "rows_read", "rows_exact"):
+            entry[count] += v[count]
     return dict(sorted(out.items()))
 
 

@@ -23,7 +23,7 @@ def run_document(
 ) -> tuple[Any, list[list[int]], dict[str, Any]]:
     """One document through the pipeline's step bodies up to its route: split, read (or
     restore the reads `--reads` kept), classify, extract, and the stages the orchestrator
-    would give it. (ref, page plan, result: the extract step's JSON with `docType`, `stages`
+    would give it. (ref, page plan, result: the extract step's JSON with `docType`, `stages`,
     each field's `evidence`, and `tableRows`: each table field's rows unmasked)."""
     from docflow import aws
     from docflow.ids import DocumentRef

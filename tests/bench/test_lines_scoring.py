@@ -19,13 +19,14 @@ BOLT = {"description": "Bolt", "quantity": "100", "amount": "5.00"}  # no unit p
 
 
 def _doc(ident: str, lines: list[dict[str, str]] | None, issuer: str = "A", adds: bool = True):
+    scanned = ident.startswith("b/")  # the made-up set's one scan
     tables = None if lines is None else {"lines": lines}
     return Document(
         ident=ident,
         language="en",
         doc_type="invoice",
         layout="real",
-        scanned=False,
+        scanned=scanned,
         text="",
         issuer=issuer,
         tables=tables,
@@ -96,6 +97,10 @@ def test_the_section_counts_rows_documents_silent_errors_and_issuers():
     assert got["by_issuer"] == {
         "A": {"documents": 2, "rows": 3, "rows_read": 4, "rows_exact": 3},
         "B": {"documents": 1, "rows": 1, "rows_read": 1, "rows_exact": 0},
+    }
+    assert got["by_mode"] == {
+        "text_layer": {"documents": 2, "rows": 3, "rows_read": 4, "rows_exact": 3},
+        "scanned": {"documents": 1, "rows": 1, "rows_read": 1, "rows_exact": 0},
     }
     listed = misses(docs, results)
     assert {"doc": "b/1", "missed": BOLT} in listed
