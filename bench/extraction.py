@@ -20,7 +20,7 @@ split, read the page batches, classify, extract. The last line of stdout is one 
 
     {"generated": {"cold": {...}, "cross_validated": {...}, "warm": null},
      "real":      {"cold": {...}, "cross_validated": {...},
-                  "warm": {"1": {...}, "2": {...}, "2+names": {...}}},
+                  "warm": {"1": {...}, "2": {...}, "2+names": {...}}, "lines": {...}},
      "variants":  {"originals", "with_variants", "skipped", "dropped", "documents", "streams",
                    "min_confirmations", "warm": {...}, "cold": {...},
                    "cross_validated": {...}, "generate_seconds", "seconds"},
@@ -61,6 +61,11 @@ audit sampler sent to a person; `2+names` with every supplier in the registry by
 so one with no checked id learns too (`bench/_extraction/warm.py`); null for the generated
 set.
 
+`lines` (real only): the invoices' line items against the rows written by hand in the truth
+files: documents and rows in truth, documents read, rows exact (matched by value, each truth
+row once), documents exact, silent-wrong rows, documents whose read rows add up to the read
+net amount, per issuer (`bench/_extraction/lines.py` says each key).
+
 `variants`: the real set's layouts with new values printed in place (`bench/_extraction/
 variants.py`, cached under `.docflow/bench/variants/v<version>/`), five a born-digital
 original and their scans where the set has its scan; each stream of five replayed against
@@ -87,6 +92,8 @@ from typing import Any
 import _common
 from _extraction.calibrate import Record, cross_validate, fit_all
 from _extraction.generated import Document, corpus
+from _extraction.lines import misses as lines_misses
+from _extraction.lines import section as lines_section
 from _extraction.reads import ReadCache
 from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
@@ -265,6 +272,11 @@ def main() -> None:
                 for miss in _silent(docs, held):
                     print(name, "cross_validated", json.dumps(miss), file=sys.stderr)
             pngs[f"{name}, leave-one-issuer-out"] = section["cross_validated"].pop("_pairs")
+        if name == "real":
+            section["lines"] = lines_section(docs, runs[name])
+            if args.verbose:
+                for miss in lines_misses(docs, runs[name]):
+                    print(name, "lines", json.dumps(miss, ensure_ascii=False), file=sys.stderr)
         out[name] = section
     out["calibration"] = {"table": table_name, "thresholds": fitted_thresholds(load_table())}
     out["seconds"] = round(time.monotonic() - started, 1)

@@ -55,6 +55,10 @@ class Document:
     truth: dict[str, str] = field(default_factory=dict)
     pdf: bytes = b""
     issuer: str = ""  # who issued it: the unit the calibration is cross-validated by
+    # The real set's hand-written tables ({"lines": [{column: value}]}) and whether its line
+    # amounts add up to its net; None where the truth has none (`_extraction/lines.py`).
+    tables: dict[str, list[dict[str, str]]] | None = None
+    lines_add_up: bool | None = None
 
 
 def fmt_amount(value: Decimal, currency: str, language: str, rnd: random.Random) -> str:

@@ -27,6 +27,8 @@ def real_documents(root: Path = REAL) -> list[Document]:
                 truth=dict(truth["fields"]),  # None: the document does not show the field
                 pdf=pdf.read_bytes(),
                 issuer=truth["issuer"],
+                tables=truth.get("tables"),
+                lines_add_up=truth.get("linesAddUp"),
             )
         )
     return docs

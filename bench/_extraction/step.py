@@ -23,8 +23,8 @@ def run_document(
 ) -> tuple[Any, list[list[int]], dict[str, Any]]:
     """One document through the pipeline's step bodies up to its route: split, read (or
     restore the reads `--reads` kept), classify, extract, and the stages the orchestrator
-    would give it. (ref, page plan, result: the extract step's JSON with `docType`, `stages`
-    and each field's `evidence`)."""
+    would give it. (ref, page plan, result: the extract step's JSON with `docType`, `stages`,
+    each field's `evidence`, and `tableRows`: each table field's rows unmasked)."""
     from docflow import aws
     from docflow.ids import DocumentRef
     from docflow.pipeline.classify import classify_document
@@ -66,5 +66,7 @@ def run_document(
         **extracted.to_json(),
         "stages": [*stages, *stages_json([*extracted.stages, *held])],
         "evidence": evidence,
+        # A table's rows whole: the checkpoint's cells are masked where a detector fired.
+        "tableRows": {n: f["rows"] for n, f in detail["fields"].items() if "rows" in f},
     }
     return ref, plan, result

@@ -243,8 +243,10 @@ def _made(
     finally:
         doc.close()
     _checked(out, edits)
+    # A variant's amounts are new, so the original's hand-written line items are not its own.
+    kept = {k: v for k, v in truth.items() if k not in ("tables", "linesAddUp", "linesNote")}
     made = {
-        **truth,
+        **kept,
         "file": f"{Path(truth['file']).stem}~v{index}.pdf",
         "derivedFrom": truth["file"],
         "fields": {**fields, **changed},

@@ -73,6 +73,8 @@ def test_the_variant_prints_every_new_value_and_no_old_one(einfach: Any) -> None
     # What the variant keeps: the supplier and the layout's own text.
     assert fresh["vendor_name"] == old["vendor_name"] and "Lieferant GmbH" in text
     assert new["derivedFrom"] == truth["file"]
+    # Its amounts are new: the original's hand-written line items are not carried over.
+    assert truth["tables"]["lines"] and not {"tables", "linesAddUp", "linesNote"} & set(new)
 
 
 def test_the_dates_move_together_and_the_amounts_still_add_up(einfach: Any) -> None:

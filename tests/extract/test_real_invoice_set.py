@@ -30,6 +30,15 @@ RULES = Path(__file__).parents[2] / "docflow" / "rules" / "rules.toml"
 LANGUAGES = {"en", "de", "fr", "es", "it", "nl", "pt"}
 DOC_TYPES = {"invoice", "purchase-order", "credit-note"}
 TOP_KEYS = {"file", "language", "docType", "issuer", "scan", "derivedFrom", "fields", "notes"}
+LINE_KEYS = {"tables", "linesAddUp"}  # every document's line items, written by hand
+OPTIONAL_KEYS = {"linesNote"}  # why its lines do not add up to its net, or how they are read
+# The `lines` table's columns and their kinds, as the invoice's declaration has them.
+LINE_COLUMNS = {
+    "description": "text",
+    "quantity": "number",
+    "unit_price": "amount",
+    "amount": "amount",
+}
 LICENCE_NAMES = re.compile(r"^(LICEN[CS]E|COPYING)(\.(txt|md))?$", re.IGNORECASE)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_SET_BYTES = 40 * 1024 * 1024
@@ -54,8 +63,9 @@ def truth_problems(truth: Any, folder: Path) -> list[str]:
     if not isinstance(truth, dict):
         return ["truth is not a JSON object"]
     problems: list[str] = []
-    if set(truth) != TOP_KEYS:
-        problems.append(f"keys {sorted(truth)} != {sorted(TOP_KEYS)}")
+    required = TOP_KEYS | LINE_KEYS
+    if not required <= set(truth) <= required | OPTIONAL_KEYS:
+        problems.append(f"keys {sorted(truth)} != {sorted(required)} (+ {sorted(OPTIONAL_KEYS)})")
         return problems
     if truth["language"] not in LANGUAGES:
         problems.append(f"language {truth['language']!r}")
@@ -91,12 +101,50 @@ def truth_problems(truth: Any, folder: Path) -> list[str]:
         net, tax, total = (Decimal(a) for a in amounts)
         if net + tax != total:
             problems.append(f"net {net} + tax {tax} != total {total}")
+    problems += lines_problems(truth)
     due, issued = fields.get("due_date"), fields.get("invoice_date")
     if not problems and due and issued and due < issued:
         problems.append(f"due date {due} before invoice date {issued}")
     for name in ("invoice_date", "due_date"):
         if fields.get(name) and not problems:
             _check_calendar(fields[name], name, problems)
+    return problems
+
+
+def lines_problems(truth: dict[str, Any]) -> list[str]:
+    """The hand-written line items: rows in their columns' normal forms, and `linesAddUp`
+    true exactly when the line amounts add up to the printed net within a cent."""
+    tables, adds_up = truth["tables"], truth["linesAddUp"]
+    if not isinstance(tables, dict) or set(tables) != {"lines"}:
+        return ['tables must be {"lines": [...]}']
+    rows = tables["lines"]
+    if not isinstance(rows, list) or not isinstance(adds_up, bool):
+        return ["tables.lines must be a list and linesAddUp true or false"]
+    problems: list[str] = []
+    for number, row in enumerate(rows, 1):
+        if not isinstance(row, dict) or not set(row) <= set(LINE_COLUMNS):
+            problems.append(f"line {number}: columns {sorted(row)} not in {sorted(LINE_COLUMNS)}")
+            continue
+        if "description" not in row:
+            problems.append(f"line {number}: no description")
+        for column, value in row.items():
+            kind = LINE_COLUMNS[column]
+            if not (isinstance(value, str) and re.fullmatch(VALUE_PATTERNS[kind], value)):
+                problems.append(f"line {number}: {column}={value!r} is not a {kind}")
+            elif kind == "number" and "." in value and value.endswith("0"):
+                problems.append(f"line {number}: {column}={value!r} is not plain")
+    note = truth.get("linesNote")
+    if note is not None and not (isinstance(note, str) and note.strip()):
+        problems.append("linesNote must be a non-empty string")
+    if problems:
+        return problems
+    net = truth["fields"].get("net_amount")
+    total = sum((Decimal(r["amount"]) for r in rows if "amount" in r), Decimal(0))
+    adds = bool(rows) and net is not None and abs(total - Decimal(net)) <= Decimal("0.01")
+    if adds != adds_up:
+        problems.append(f"linesAddUp is {adds_up} but the lines add up to {total}, net {net}")
+    if rows and not adds_up and not note:
+        problems.append("lines that do not add up to the net need a linesNote saying why")
     return problems
 
 
@@ -152,10 +200,16 @@ def test_the_validator_catches_broken_truth():
         "no such day": ("fields", "due_date", "2024-11-31"),
         "derived from nothing": (None, "derivedFrom", "missing.pdf"),
         "lower-case currency": ("fields", "currency", "eur"),
+        "no line truth": (None, "tables", KeyError),
+        "a comma in a line": ("lines", 0, {"description": "Joghurt", "amount": "275,00"}),
+        "an unknown column": ("lines", 1, {"description": "Joghurt", "vat": "19"}),
+        "a line dropped": ("lines", 1, KeyError),
+        "adds up, says not": (None, "linesAddUp", False),
     }
     for label, (section, key, value) in breakages.items():
         broken = copy.deepcopy(good)
-        target = broken[section] if section else broken
+        targets = {"fields": broken["fields"], "lines": broken["tables"]["lines"], None: broken}
+        target = targets[section]
         if value is KeyError:
             del target[key]
         else:
@@ -163,6 +217,23 @@ def test_the_validator_catches_broken_truth():
         if key == "derivedFrom":
             broken["scan"] = True
         assert truth_problems(broken, path.parent), f"{label} was not caught"
+
+
+def test_a_made_scan_has_the_lines_of_its_original():
+    for path in _truths():
+        truth = _load(path)
+        if truth["derivedFrom"] is not None:
+            original = _load(path.with_name(truth["derivedFrom"][: -len(".pdf")] + ".truth.json"))
+            for key in ("tables", "linesAddUp", "linesNote"):
+                assert truth.get(key) == original.get(key), f"{path.name}: {key}"
+
+
+def test_line_truth_covers_the_set():
+    # Line items are written for every document (`"lines": []` only where none is printed).
+    truths = [_load(p) for p in _truths()]
+    rows = [r for t in truths if t["derivedFrom"] is None for r in t["tables"]["lines"]]
+    assert len(rows) >= 81
+    assert sum(t["linesAddUp"] for t in truths if t["derivedFrom"] is None) >= 15
 
 
 def test_every_source_folder_has_its_licence_and_names_its_files():
