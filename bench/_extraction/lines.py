@@ -18,7 +18,10 @@ truth row counts once however often it is read, and a row read out of order stil
     documents_exact      documents whose every truth row was read exactly and nothing else
     silent_wrong_rows    rows read that match no truth row, on documents no person checks the
                          fields of (no `fields`, `triage` or `audit` stage: as `silent_wrong`
-                         in scoring.py), counting documents whose truth prints no lines
+                         in scoring.py), in a table the record does not mark `unverified`
+                         (its sum checked), counting documents whose truth prints no lines
+    unverified_wrong_rows  the same rows in tables the record marks `unverified`: finalized
+                         with no person, but said to be unchecked
     sum_checked          documents read whose read amounts add up to the read `net_amount`
                          (within 0.01): the check the declaration makes, as it would pass
     sum_checked_exact    of those, documents whose rows were also exact
@@ -115,12 +118,14 @@ def judge_lines(doc: Any, result: dict[str, Any]) -> dict[str, Any] | None:
     reviewed = any(s.get("name") in REVIEWS for s in result.get("stages", ()))
     net = (result.get("fields", {}).get("net_amount") or {}).get("value")
     checked = sum_checks(rows, net)
+    unverified = bool((result.get("fields", {}).get(TABLE) or {}).get("unverified"))
     return {
         "rows": len(truth),
         "rows_read": len(rows),
         "rows_exact": exact,
         "exact": exact == len(truth) == len(rows),
-        "silent_wrong": 0 if reviewed else len(rows) - exact,
+        "silent_wrong": 0 if reviewed or unverified else len(rows) - exact,
+        "unverified_wrong": len(rows) - exact if unverified and not reviewed else 0,
         "sum_checked": checked,
         "adds_up": bool(getattr(doc, "lines_add_up", False)),
     }
@@ -146,6 +151,7 @@ def section(docs: Sequence[Any], results: Sequence[dict[str, Any]]) -> dict[str,
         "rows_exact_rate": round(exact / rows, 4) if rows else None,
         "documents_exact": sum(v["exact"] for _, v in lined),
         "silent_wrong_rows": sum(v["silent_wrong"] for _, v in judged),
+        "unverified_wrong_rows": sum(v["unverified_wrong"] for _, v in judged),
         "sum_checked": sum(v["sum_checked"] for v in read),
         "sum_checked_exact": sum(v["sum_checked"] and v["exact"] for v in read),
         "truth_adds_up": sum(v["adds_up"] for _, v in lined),

@@ -80,3 +80,24 @@ def _number(value: Any) -> Decimal | None:
 
 def _shown(number: Decimal) -> str:
     return f"{number:,.2f}"
+
+
+def unverified_tables(
+    fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl, reasons: Sequence[Mapping[str, str]]
+) -> list[str]:
+    """The advisory tables read whose checks did not all run and pass (a sum whose field was
+    not read, a sum that does not add up, a low confidence). Nothing holds the document for
+    them, so the record says it: their rows go out marked `"unverified": true`."""
+    flagged = {r.get("field") for r in reasons}
+    out = []
+    for table in spec.tables:
+        if not table.advisory or fields.get(table.name, {}).get("rows") is None:
+            continue
+        ran = bool(table.checks) and all(
+            _number(fields.get(name, {}).get("value")) is not None
+            for check in table.checks
+            for name in check.fields()
+        )
+        if not ran or table.name in flagged:
+            out.append(table.name)
+    return out

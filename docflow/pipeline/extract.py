@@ -24,6 +24,7 @@ from docflow.extract import Extraction, PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.extract.orders import OrderVerdict, compare, confirmed
 from docflow.extract.spec import TypeFields
+from docflow.extract.table_checks import unverified_tables
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.pipeline.extract_einvoice import DataReading, Stored, from_data
@@ -166,6 +167,8 @@ def extract_fields(
         fields, spec, rules, unreadable, extraction.repairs, extraction.thresholds
     )
     checks.extend(extraction.findings)
+    for name in unverified_tables(fields, spec, checks):
+        fields[name] = {**fields[name], "unverified": True}
     checks.extend(consulted.checks)
     if order is not None and order.verdict == "mismatch":
         checks.append(order.check(fields))

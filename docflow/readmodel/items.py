@@ -25,6 +25,8 @@ class FieldValue(TypedDict, total=False):
     derived: bool
     # A table field's rows (`value` then says how many: "3 rows").
     rows: list[dict[str, str]]
+    # An advisory table whose own checks did not all run and pass (`table_checks.py`).
+    unverified: bool
     # A reviewer's correction: what was read (a table: its rows), and who changed it.
     original: str | list[dict[str, str]] | None
     correctedBy: str

@@ -13,6 +13,7 @@ from docflow.extract.checks import check_fields
 from docflow.extract.declarations import TypeDecl, parse_declarations
 from docflow.extract.rules import RulesEngine
 from docflow.extract.spec import parse_field_rules
+from docflow.extract.table_checks import unverified_tables
 from docflow.extract.toml_lines import DeclarationError
 from docflow.pdf import open_pdf
 from docflow.readers.base import Word
@@ -411,3 +412,17 @@ def test_a_header_word_ocr_misread_still_names_its_column_on_a_scan() -> None:
 def test_a_header_with_no_row_under_it_is_no_table() -> None:
     page = [*TOP, HEADER, [], [], [], [], [], line("Paper, A4 box", "40", "25.00", "1,000.00")]
     assert "lines" not in extract(read(columns_pdf([page]))).fields
+
+
+def test_an_advisory_table_goes_out_unverified_unless_its_sum_was_checked() -> None:
+    decl = parse_declarations(tomllib.loads(ADVISORY)["fields"]["types"], ADVISORY)["invoice"]
+    plain = types()["invoice"]
+    rows = [{"description": "Cable", "amount": "40.00"}, {"description": "Plug", "amount": "60.00"}]
+    table = {"value": "2 rows", "rows": rows, "confidence": 0.95}
+    adds_up = {"lines": table, "net_amount": {"value": "100.00", "confidence": 0.95}}
+    assert unverified_tables(adds_up, decl, []) == []
+    short = {"lines": table, "net_amount": {"value": "120.00", "confidence": 0.95}}
+    sum_reason = {"field": "lines", "code": "table-sum", "message": "", "advisory": "true"}
+    assert unverified_tables(short, decl, [sum_reason]) == ["lines"]
+    assert unverified_tables({"lines": table}, decl, []) == ["lines"]  # no net: nothing checked
+    assert unverified_tables(short, plain, [sum_reason]) == []  # not advisory: it routes
