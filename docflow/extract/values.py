@@ -95,7 +95,13 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
 
 
 def _number(kind: str, text: str) -> tuple[str | None, str | None]:
-    number = parse_number(text.replace("%", "").strip())
+    bare = text.replace("%", "").strip()
+    # A plain decimal with one place, or more than three, is no amount's grouping: `12.5` (the
+    # normal form itself), `35.1` litres. `1.500` stays with the amounts' parser (1500).
+    if re.fullmatch(r"-?\d+\.(\d|\d{4,})", bare):
+        number: Decimal | None = Decimal(bare)
+    else:
+        number = parse_number(bare)
     if number is None:
         return None, "enter a number, for example 12.5"
     if kind == PERCENT and not Decimal(-1000) < number < Decimal(1000):
