@@ -7,6 +7,8 @@ and a real labelled set.
     python bench/extraction.py --per-cell N --workers W --verbose
     python bench/extraction.py --only real --match '_scan|receipt' --verbose
     python bench/extraction.py --only variants [--variants N]   the variants section alone
+    python bench/extraction.py --only types   receipts, bank statements, contracts and a
+                                          claim form (tests/data/real_documents), per type
     python bench/extraction.py --report DIR    also write DIR/extraction.json and the
                                           reliability diagram DIR/extraction-reliability.png
     python bench/extraction.py --fit      refit docflow/extract/calibration.json on this run
@@ -24,6 +26,8 @@ split, read the page batches, classify, extract. The last line of stdout is one 
      "variants":  {"originals", "with_variants", "skipped", "dropped", "documents", "streams",
                    "min_confirmations", "warm": {...}, "cold": {...},
                    "cross_validated": {...}, "generate_seconds", "seconds"},
+     "types":     {type: {documents, classified, straight_through, fields_review_rate,
+                         silent_wrong, fields, tables, by_stage}},
      "calibration": {"table": "fitted" | "refitted", "thresholds": {field: t}},
      "seconds": s}
 
@@ -74,6 +78,9 @@ three measured (`bench/_extraction/variant_figures.py` says each key). `--smoke`
 original's five. Never fitted on (`--fit` leaves them out); their `cross_validated` fits
 leave out the issuer's documents of every set.
 
+`types`: the real documents of the types beyond invoices, scored against what each type
+declares (`bench/_extraction/types.py` says each key); measured, never fitted on.
+
 `--verbose` prints each miss on stderr. How values compare: `bench/_extraction/scoring.py`.
 """
 
@@ -99,6 +106,8 @@ from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
 from _extraction.scoring import ece, judge, score
 from _extraction.step import run_document
+from _extraction.types import declared_kinds, score_types, type_documents
+from _extraction.types import misses as type_misses
 from _extraction.variant_figures import cold_runs, read_cache, reads_folder, with_cross_validated
 from _extraction.variant_figures import section as variants_section
 from _extraction.variants import SMOKE as VARIANTS_SMOKE
@@ -167,7 +176,9 @@ def main() -> None:
     parser.add_argument("--per-cell", type=int, default=12, help="documents per language/mode")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--verbose", action="store_true", help="print each miss on stderr")
-    parser.add_argument("--only", choices=("generated", "real", "variants"), help="one set")
+    parser.add_argument(
+        "--only", choices=("generated", "real", "variants", "types"), help="one set"
+    )
     parser.add_argument("--variants", type=int, default=VARIANTS, help="variants an original")
     parser.add_argument("--match", help="only the documents whose name matches this regex")
     parser.add_argument("--report", help="a folder for extraction.json and the PNG")
@@ -189,8 +200,11 @@ def main() -> None:
         found = variant_set(args.variants, only=VARIANTS_SMOKE if args.smoke else None)
         generate_seconds = time.monotonic() - began
         sets["variants"] = found.documents
+    # The other types are their own section: never in `sets`, so never fitted on.
+    typed = type_documents() if args.only in (None, "types") else []
     if args.match:
         sets = {k: [d for d in v if re.search(args.match, d.ident)] for k, v in sets.items()}
+        typed = [d for d in typed if re.search(args.match, d.ident)]
     names = LocalNames(prefix="bench")
     env = {"DOCFLOW_OCR_DPI": "300", "DOCFLOW_RULES_PATH": "", "DOCFLOW_EXTRACT_ENGINE": "rules"}
     out: dict[str, Any] = {}
@@ -220,6 +234,7 @@ def main() -> None:
                     for detail in figures.pop("_details"):
                         if args.verbose:
                             print(name, f"warm{count}", json.dumps(detail), file=sys.stderr)
+        typed_runs = run_set(typed, bucket, args.workers, reads) if typed else []
     records = [
         Record(name, _issuer(doc), doc, result, result["evidence"])
         for name, docs in sets.items()
@@ -278,6 +293,12 @@ def main() -> None:
                 for miss in lines_misses(docs, runs[name]):
                     print(name, "lines", json.dumps(miss, ensure_ascii=False), file=sys.stderr)
         out[name] = section
+    if typed:
+        kinds = declared_kinds()
+        out["types"] = score_types(typed, typed_runs, kinds)
+        if args.verbose:
+            for miss in type_misses(typed, typed_runs, kinds):
+                print("types", json.dumps(miss, ensure_ascii=False), file=sys.stderr)
     out["calibration"] = {"table": table_name, "thresholds": fitted_thresholds(load_table())}
     out["seconds"] = round(time.monotonic() - started, 1)
     if args.report:

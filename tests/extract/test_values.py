@@ -46,6 +46,8 @@ def _decl():
         ("amount", "€ 1.234,50", "1234.50"),
         ("number", "12,50", "12.5"),
         ("number", "3", "3"),
+        ("number", "12.5", "12.5"),  # a number's normal form is one too
+        ("number", "35.10", "35.1"),
         ("percent", "19 %", "19"),
         ("currency", "eur", "EUR"),
         ("checkbox", "✓", "true"),

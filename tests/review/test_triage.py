@@ -143,9 +143,12 @@ def test_a_pick_unlike_an_unsure_guess_drops_the_guess_stages(desk: Desk) -> Non
     assert out["fields"]["total_amount"]["value"] == "240.00"
     events = history(out["documentId"])
     classified = next(h for h in events if h["status"] == "classified")["payload"]
+    # The guess was extracted as a contract too (a contract declares its key terms): its
+    # `fields` stage goes with its `legal` one.
     assert [(s["name"], s["because"]) for s in classified["stages"]] == [
         ("triage", "type-unsure"),
         ("legal", "type"),
+        ("fields", "fields"),
     ]
     assert [h["payload"]["stageName"] for h in events if h["status"] == "pending-review"] == [
         "triage"
@@ -230,7 +233,8 @@ def test_a_machine_pick_adds_the_types_own_stages(desk: Desk) -> None:
     assert not desk.callbacks.sent
 
     assert signed(token, key, {"approved": True, "docType": "contract"})["statusCode"] == 200
-    # A contract goes to legal; it has no fields, so nothing is extracted.
+    # A contract goes to legal; its declared key terms are extracted after the pick (a memo
+    # prints none, and none is required, so no person is asked for them).
     (legal,) = desk.links(doc, stage=1)
     page = call("GET", f"/review/{legal}")["body"]
     assert "every document of type contract goes here" in page
@@ -241,7 +245,7 @@ def test_a_machine_pick_adds_the_types_own_stages(desk: Desk) -> None:
     assert (out["status"], out["docType"]) == ("finalized", "contract")
     assert out["triage"]["by"] == "service:sorter"
     names = [op.name for op in result.get_all_operations()]
-    assert "route after triage" in names and "extract after triage" not in names
+    assert "route after triage" in names and "extract after triage" in names
     stages = [
         h["payload"]["stageName"] for h in history(out["documentId"]) if h["status"] == "approved"
     ]
