@@ -137,8 +137,9 @@ def applied(rec: Record, table: dict[str, Any], limits: dict[str, float]) -> dic
         if name in limits and float(got.get("confidence") or 0.0) < limits[name]:
             checks.append({"field": name, "code": LOW, "message": ""})
     stages = [s for s in rec.result["stages"] if s.get("name") != "fields"]
+    # An advisory table's findings route nowhere (docflow.pipeline.extract).
     if (
-        checks
+        any(not c.get("advisory") for c in checks)
         and rec.result.get("fieldsStage", True)
         and rec.result["docType"]
         in (
@@ -168,7 +169,9 @@ def choose_thresholds(
     for i, rec in enumerate(records):
         result = applied(rec, table, {})
         verdict = judge(rec.doc, result)
-        base[i] = any(s.get("name") == "triage" for s in result["stages"]) or bool(result["checks"])
+        base[i] = any(s.get("name") == "triage" for s in result["stages"]) or any(
+            not c.get("advisory") for c in result["checks"]
+        )
         bad[i] = any(f["wrong"] or f["missing"] for f in verdict["fields"].values())
         for j, name in enumerate(names):
             got = result["fields"].get(name)

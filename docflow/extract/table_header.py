@@ -95,9 +95,10 @@ def find_header(columns: Sequence[Column], page: Page, ocr: bool, start: int = 0
         tokens = tokens_of(page.lines[index])
         header = _header(columns, tokens, index, ocr)
         following = page.lines[index + 1] if index + 1 < len(page.lines) else []
-        if tokens and _second_line(page, tokens, following):
+        if tokens and _claims(columns, tokens, ocr) and _second_line(page, tokens, following):
             # A header printed on two lines (`Withdrawals /` over `Deposits`): the cells
-            # joined, where that names more columns.
+            # joined, where that names more columns. The upper line must name one itself:
+            # `Bill to: Example Corp` over the header is no part of it.
             joined = _header(columns, _joined(tokens, tokens_of(following)), index, ocr)
             if joined is not None and (header is None or _named(joined) > _named(header)):
                 header = joined

@@ -28,7 +28,7 @@ from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
 
 Endpoint = Callable[[str, str], None]
-INVOICE_NAMES = load_rules(DEFAULT_RULES).fields.types["invoice"].names
+INVOICE_NAMES = load_rules(DEFAULT_RULES).fields.types["invoice"].scalar_names
 EXPECTED = {
     "invoice_number": "INV-20931",
     "invoice_date": "2026-03-04",

@@ -43,7 +43,19 @@ def test_invoice_finalizes_with_its_fields(stack: Stack, shipped_rules: None) ->
         "net_amount": "1000.00",
         "tax_amount": "100.00",
         "total_amount": "1100.00",
+        "lines": "1 rows",
     }
+    # Its one line adds up to the net amount: the table is checked, so not marked unverified.
+    lines = out["fields"]["lines"]
+    assert lines["rows"] == [
+        {
+            "description": "Paper, A4 box",
+            "quantity": "40",
+            "unit_price": "25.00",
+            "amount": "1000.00",
+        }
+    ]
+    assert "unverified" not in lines
     assert out["fieldChecks"] == []
     step = result.get_step("extract").result
     assert "raw" not in json.dumps(step)  # the checkpoint carries the summary only

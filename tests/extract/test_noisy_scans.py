@@ -38,7 +38,7 @@ def _routed(pages: list[PageInput]) -> tuple[dict[str, str], list[str]]:
     rules = load_rules(DEFAULT_RULES).fields
     spec = rules.for_type("invoice")
     assert spec is not None
-    found = RulesEngine().extract(pages, spec.names)
+    found = RulesEngine().extract(pages, spec)
     fields = {n: f.summary() for n, f in found.fields.items()}
     unreadable = {r["field"] for r in found.rejected}
     checks = check_fields(fields, spec, rules, unreadable, found.repairs, found.thresholds)

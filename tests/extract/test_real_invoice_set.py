@@ -52,7 +52,12 @@ def _field_names() -> dict[str, tuple[str, ...]]:
     order = rules.for_type("purchase-order")
     assert invoice is not None and order is not None
     # A credit note is read with the invoice's fields (docflow has no separate type for it).
-    return {"invoice": invoice.names, "credit-note": invoice.names, "purchase-order": order.names}
+    # Tables (the line items) are under the truth's own `tables`.
+    return {
+        "invoice": invoice.scalar_names,
+        "credit-note": invoice.scalar_names,
+        "purchase-order": order.scalar_names,
+    }
 
 
 FIELD_NAMES = _field_names()
