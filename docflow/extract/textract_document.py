@@ -42,13 +42,17 @@ MAX_QUERY_CHARS = 200  # QueryInput's length constraint
 CAP = 0.95
 UNSURE_DATE = 0.45  # a day/month order neither the date nor the currency decides
 # QueryInput's pattern in botocore's service model: printable ASCII, no other characters.
+_TYPOGRAPHIC = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
 _NOT_ALLOWED = re.compile(r"[^a-zA-Z0-9\s!\"#$%'&()*+,\-./:;=?@\[\\\]^_`{|}~><]")
 
 
 def query_text(spec: FieldDecl) -> str:
     """The question asked for a field: its description, else its name, as the API takes it."""
     question = spec.description or f"What is the {spec.name.replace('_', ' ')}?"
-    folded = unicodedata.normalize("NFKD", question).encode("ascii", "ignore").decode()
+    # Accents come off (`é` -> `e`), typographic quotes and dashes become ASCII's, anything
+    # else outside the pattern a space.
+    decomposed = unicodedata.normalize("NFKD", question.translate(_TYPOGRAPHIC))
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
     text = " ".join(_NOT_ALLOWED.sub(" ", folded).split())
     if len(text) > MAX_QUERY_CHARS:
         text = text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
