@@ -19,6 +19,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 from docflow import aws
+from docflow.cost import PRICES, Usage, estimate
 from docflow.errors import ThrottledError
 from docflow.extract import PageInput, build_engine
 from docflow.extract.declarations import FieldDecl, TypeDecl, parse_declarations
@@ -29,6 +30,7 @@ from docflow.local.emulators.analyze_document import AnalyzeDocumentEmulator
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.declared import from_schema
 from docflow.pdf import open_pdf
+from docflow.pipeline.extract import meter_usage
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import Settings, load_settings
 from tests.support.aws import Stack
@@ -341,3 +343,13 @@ def test_textract_answers_a_declared_fields_query(
     finally:
         emulator.stop()
     assert result.fields["reference"].value == "REF-7781"
+
+
+def test_analyze_document_calls_are_metered_and_priced() -> None:
+    usage = {"analyzeDocumentPages": 3, "analyzeDocumentTablePages": 1}
+    assert meter_usage("textract", usage, pages=2) == usage  # calls, not pages: 2 pages, 3 calls
+    cost = estimate(Usage(operations=0, retries=0, step_ms=0, pages={}, extra=usage))
+    queries = PRICES["textract_analyze_document_usd_per_page"]
+    tables = PRICES["textract_analyze_document_tables_added_usd_per_page"]
+    assert cost["usdBy"]["textract"] == pytest.approx(3 * queries + tables)
+    assert cost["analyzeDocumentPages"] == 3 and cost["analyzeDocumentTablePages"] == 1
