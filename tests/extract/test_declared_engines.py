@@ -31,8 +31,9 @@ from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.declared import from_schema
 from docflow.pdf import open_pdf
 from docflow.pipeline.extract import meter_usage
-from docflow.rules.model import DEFAULT_RULES
+from docflow.rules.model import DEFAULT_RULES, load_rules
 from docflow.settings import Settings, load_settings
+from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 
 Endpoint = Callable[[str, str], None]
@@ -353,3 +354,32 @@ def test_analyze_document_calls_are_metered_and_priced() -> None:
     tables = PRICES["textract_analyze_document_tables_added_usd_per_page"]
     assert cost["usdBy"]["textract"] == pytest.approx(3 * queries + tables)
     assert cost["analyzeDocumentPages"] == 3 and cost["analyzeDocumentTablePages"] == 1
+
+
+def test_textract_reads_the_shipped_invoice_declaration(stack: Stack, endpoint: Endpoint) -> None:
+    """Every field of the shipped `invoice` type asked by query, as `textract-expense` reads
+    them from the same scanned invoice."""
+    invoice = load_rules(DEFAULT_RULES).fields.types["invoice"]
+    with open_pdf(pdfs.scanned_pdf(pdfs.INVOICE_WITH_FIELDS)) as pdf:
+        png = pdf.render_png(1, 200)
+    emulator = AnalyzeDocumentEmulator().start()
+    try:
+        endpoint("TEXTRACT", emulator.url)
+        page = PageInput(1, "", "tesseract", 90.0, image=lambda: png)
+        result = build_engine(settings_for("textract")).extract([page], invoice)
+    finally:
+        emulator.stop()
+    values = {n: f.value for n, f in result.fields.items()}
+    assert values == {
+        "invoice_number": "INV-20931",
+        "invoice_date": "2026-03-04",
+        "due_date": "2026-04-03",
+        "vendor_name": "ACME SUPPLIES LTD",
+        "currency": "USD",
+        "net_amount": "1000.00",
+        "tax_amount": "100.00",
+        "total_amount": "1100.00",
+    }
+    assert result.rejected == [] and result.usage["analyzeDocumentPages"] == 1
+    # The emulator answers the printed words (`1,100.00 USD`); the engine normalizes them.
+    assert result.fields["total_amount"].raw != "1100.00"
