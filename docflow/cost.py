@@ -6,8 +6,9 @@ estimate for comparing documents and days, not as a bill.
 
 Usage comes from the run itself (docflow.pipeline.meter): durable operations and retries,
 the milliseconds its steps ran, pages by engine, and the calls and tokens of paid services.
-A step that calls another paid service (the `extract` step's Bedrock Converse or Textract
-AnalyzeExpense) hands its counts in as `extra` with the keys of `EXTRA_USAGE`.
+A step that calls another paid service (the `extract` step's Bedrock Converse, Textract
+AnalyzeExpense or AnalyzeDocument) hands its counts in as `extra` with the keys of
+`EXTRA_USAGE`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ PRICES: dict[str, Any] = {
     "lambda_usd_per_million_requests": 0.20,
     "textract_detect_document_text_usd_per_page": 0.0015,
     "textract_analyze_expense_usd_per_page": 0.01,
+    # AnalyzeDocument is billed per page by the features asked together: Queries alone and
+    # Tables alone at one price, Tables + Queries at a combined one. Unverified: the figures
+    # below are the list prices as remembered (first million pages, us-east-1); the public
+    # page could not be read when they were written. Check before trusting the dollars.
+    "textract_analyze_document_usd_per_page": 0.015,
+    # What TABLES adds to a page asked QUERIES too (Tables + Queries $0.020 - Queries $0.015).
+    "textract_analyze_document_tables_added_usd_per_page": 0.005,
     "bedrock_usd_per_million_input_tokens": 0.25,
     "bedrock_usd_per_million_output_tokens": 1.25,
     # Batch inference is half the on-demand price for the models that offer it.
@@ -33,8 +41,9 @@ PRICES: dict[str, Any] = {
         "shared/PLATFORM-FACTS.md",
         "step_functions": "AWS Step Functions pricing, Standard workflows, state transitions",
         "lambda": "AWS Lambda pricing, x86, us-east-1 (GB-second and requests)",
-        "textract": "Amazon Textract pricing, DetectDocumentText and AnalyzeExpense, "
-        "first million pages a month, us-east-1",
+        "textract": "Amazon Textract pricing, DetectDocumentText, AnalyzeExpense and "
+        "AnalyzeDocument (Queries, Tables, Tables + Queries; unverified), first million pages "
+        "a month, us-east-1",
         "bedrock": "Amazon Bedrock pricing, on-demand, Anthropic Claude 3 Haiku, us-east-1 "
         "(per million input / output tokens); batch inference at 50% of on-demand",
     },
@@ -50,6 +59,10 @@ EXTRA_USAGE = (
     "bedrockBatchInputTokens",
     "bedrockBatchOutputTokens",
     "analyzeExpensePages",
+    # AnalyzeDocument calls (one page each; a page asked more than 15 queries takes several),
+    # and those of them that asked TABLES beside QUERIES (priced as the combination).
+    "analyzeDocumentPages",
+    "analyzeDocumentTablePages",
 )
 
 
@@ -96,6 +109,8 @@ class CostEstimate(_CostCounts, total=False):
     bedrockBatchInputTokens: int
     bedrockBatchOutputTokens: int
     analyzeExpensePages: int
+    analyzeDocumentPages: int
+    analyzeDocumentTablePages: int
 
 
 def estimate(usage: Usage, doc_type: str | None = None) -> CostEstimate:
@@ -111,7 +126,10 @@ def estimate(usage: Usage, doc_type: str | None = None) -> CostEstimate:
         / 1e6,
         "lambda": gb_s * PRICES["lambda_usd_per_gb_second_x86"],
         "textract": usage.textract_calls * PRICES["textract_detect_document_text_usd_per_page"]
-        + extra["analyzeExpensePages"] * PRICES["textract_analyze_expense_usd_per_page"],
+        + extra["analyzeExpensePages"] * PRICES["textract_analyze_expense_usd_per_page"]
+        + extra["analyzeDocumentPages"] * PRICES["textract_analyze_document_usd_per_page"]
+        + extra["analyzeDocumentTablePages"]
+        * PRICES["textract_analyze_document_tables_added_usd_per_page"],
         "bedrock": extra["bedrockInputTokens"]
         * PRICES["bedrock_usd_per_million_input_tokens"]
         / 1e6

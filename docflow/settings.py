@@ -15,7 +15,7 @@ from functools import lru_cache
 OCR_ENGINES = ("auto", "textlayer", "tesseract", "textract")
 OCR_FALLBACKS = ("tesseract", "textract")
 REPORTERS = ("lambda", "inprocess")
-EXTRACT_ENGINES = ("rules", "textract-expense", "bedrock")
+EXTRACT_ENGINES = ("rules", "textract-expense", "textract", "bedrock")
 ENRICH_ENGINES = ("rules", "bedrock")
 PACKET_ENGINES = ("rules", "bedrock")
 
@@ -97,7 +97,8 @@ class Settings:
     machine_callback_window_s: int = 300
     # The EventBridge bus the recorder announces transitions on (docflow.events); "" = none.
     event_bus_name: str = ""
-    # Key fields of invoices and purchase orders: rules (local), textract-expense, bedrock.
+    # Key fields of invoices and purchase orders: rules (local), textract-expense, textract
+    # (AnalyzeDocument queries and tables), bedrock.
     extract_engine: str = "rules"
     extract_model_id: str = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
     # Summary and risk per document: rules (local, deterministic) or bedrock (Converse).

@@ -74,7 +74,7 @@ ENVIRONMENT = """environment:
   DOCFLOW_STATE            the state folder when --state is not given (default .docflow)
   DOCFLOW_RULES_PATH       a rules file for the local stack's functions, read by `docflow up`
                            and kept until another is named (empty: the shipped rules)
-  DOCFLOW_EXTRACT_ENGINE   fields: rules (default), textract-expense or bedrock; and
+  DOCFLOW_EXTRACT_ENGINE   fields: rules (default), textract-expense, textract or bedrock; and
   DOCFLOW_ENRICH_ENGINE    summary and risk: rules (default) or bedrock; both read by
                            `docflow up` (the local stack emulates Textract and Bedrock)
   DOCFLOW_PILE_PREFIX      the key prefix `backfill` uploads under (default backfill/)

@@ -265,6 +265,10 @@ def _cited_order(fields: dict[str, Any], doc_type: str, rules: Any) -> OrderVerd
     return compare(fields, orders, rules)
 
 
+# What the `textract` engine's calls are billed by (docflow.cost.PRICES).
+ANALYZE_DOCUMENT_USAGE = ("analyzeDocumentPages", "analyzeDocumentTablePages")
+
+
 def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int]:
     """The extraction's share of the run's cost, as `docflow.pipeline.meter` counts it."""
     if engine == "bedrock":
@@ -275,6 +279,8 @@ def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int
         }
     if engine == "textract-expense":
         return {"analyzeExpensePages": pages}
+    if engine == "textract":  # the engine counts its calls: several per page past 15 queries
+        return {k: int(usage.get(k, 0)) for k in ANALYZE_DOCUMENT_USAGE}
     return {}
 
 

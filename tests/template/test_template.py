@@ -169,6 +169,7 @@ def test_star_resources_only_where_the_service_has_no_resource_arns() -> None:
                     "bedrock:ListModelInvocationJobs",  # a list action: no resource ARN
                     "textract:DetectDocumentText",
                     "textract:AnalyzeExpense",
+                    "textract:AnalyzeDocument",
                     "cloudwatch:PutMetricData",
                 }
                 assert set(actions(statement)) <= allowed, (name, statement)
@@ -365,6 +366,7 @@ def test_only_the_recorder_publishes_domain_events_and_only_to_the_stacks_bus() 
     [
         ("rules", set()),
         ("textract-expense", {"textract:AnalyzeExpense"}),
+        ("textract", {"textract:AnalyzeDocument"}),
         ("bedrock", {"bedrock:InvokeModel"}),
     ],
 )
@@ -372,10 +374,16 @@ def test_only_the_chosen_extract_engine_is_granted(engine: str, granted: set[str
     assert set(TEMPLATE["Parameters"]["ExtractEngine"]["AllowedValues"]) == {
         "rules",
         "textract-expense",
+        "textract",
         "bedrock",
     }
     resolve = Resolver(TEMPLATE, ExtractEngine=engine)
-    extract_actions = {"textract:AnalyzeExpense", "bedrock:InvokeModel", "bedrock:Converse"}
+    extract_actions = {
+        "textract:AnalyzeExpense",
+        "textract:AnalyzeDocument",
+        "bedrock:InvokeModel",
+        "bedrock:Converse",
+    }
     for name, props in functions().items():
         found = {a for s in resolve.statements(props) for a in actions(s)} & extract_actions
         assert found == (granted if name == "OrchestratorFunction" else set()), name

@@ -3,9 +3,10 @@
 moto's bedrock-runtime does not implement Converse. This server speaks its REST-JSON protocol
 (`POST /model/{modelId}/converse`), so the production `bedrock` engine, botocore and docflow's
 throttle retries run unchanged against it (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`). It answers the
-forced tool call by running docflow's rules engine over the text in the request, limited to the
-fields the tool's input schema names, and counts tokens as characters / 4. It is not a language
-model and measures nothing about one.
+forced tool call by running docflow's rules engine over the text in the request, reading the
+declaration the tool's input schema describes (`declared.py`: names, kinds and tables from the
+schema, labels from the stack's rules file), and counts tokens as characters / 4. It is not a
+language model and measures nothing about one.
 
 A packet's page calls (`record_pages`, docflow.packets.bedrock_engine) are answered by docflow's
 rules page engine over the pages' text in the prompt (no layout: the model sees none either).
@@ -17,8 +18,8 @@ batch emulator can answer its records with the same stand-in. Faults on request:
 
     throttle_rate    a share of calls refused with ThrottlingException (HTTP 429), seeded
     bad_answers      tool input that violates the schema (prose for an amount, a date object,
-                     an unknown field; an unknown risk level), to show a bad answer never
-                     fails a document
+                     an unknown field, a table row with prose in its number cells; an unknown
+                     risk level), to show a bad answer never fails a document
     bad_enrichments  the first N enrichment answers violate the schema, the rest are valid
 """
 
@@ -38,8 +39,11 @@ from docflow.enrich.request import BATCH_INSTRUCTIONS
 from docflow.enrich.request import TOOL as ENRICH_TOOL
 from docflow.enrich.rules import RulesEnricher
 from docflow.extract.base import PageInput
+from docflow.extract.declarations import FieldDecl, TypeDecl
+from docflow.extract.kinds import AMOUNT, NUMBER, PERCENT
 from docflow.extract.rules import RulesEngine
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.local.emulators.declared import from_schema
 from docflow.packets.bedrock_engine import TOOL as PAGES_TOOL
 from docflow.packets.engine import PacketPage
 from docflow.packets.rules_engine import RulesPageEngine
@@ -55,6 +59,7 @@ if TYPE_CHECKING:
     )
 
 _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
+NUMERIC = (AMOUNT, NUMBER, PERCENT)
 
 
 @dataclass
@@ -115,7 +120,7 @@ class BedrockEmulator(LoopbackEmulator):
             request = json.loads(body)
             tools = (request.get("toolConfig") or {}).get("tools") or []
             tool = tools[0]["toolSpec"] if tools else None
-            names = list(tool["inputSchema"]["json"]["properties"]) if tool else []
+            schema = tool["inputSchema"]["json"] if tool else {}
             text = prompt_of(request)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             return 400, "ValidationException", {"message": "malformed Converse request"}
@@ -133,7 +138,7 @@ class BedrockEmulator(LoopbackEmulator):
         elif tool["name"] == PAGES_TOOL:
             content = self._tool_use(tool, stand_in_pages(text))
         else:
-            content = self._tool_use(tool, self._tool_input(text, names))
+            content = self._tool_use(tool, self._tool_input(text, from_schema(schema)))
         tokens_in, tokens_out = len(body) // 4, len(json.dumps(content)) // 4
         with self._lock:
             self.stats.answered += 1
@@ -163,20 +168,33 @@ class BedrockEmulator(LoopbackEmulator):
             "toolUse": {"toolUseId": use_id, "name": str(tool["name"]), "input": dict(tool_input)}
         }
 
-    def _tool_input(self, text: str, names: list[str]) -> dict[str, Any]:
+    def _tool_input(self, text: str, decl: TypeDecl) -> dict[str, Any]:
         pages = _pages(text)
-        found = self._rules.extract(pages, names).fields
-        answer: dict[str, Any] = {
-            name: {"value": f.value, "page": f.page, "confidence": round(f.confidence, 3)}
-            for name, f in found.items()
-        }
+        found = self._rules.extract(pages, decl).fields
+        answer: dict[str, Any] = {}
+        for name, f in found.items():
+            if decl.get(name) is None:
+                continue
+            where = {"page": f.page, "confidence": round(f.confidence, 3)}
+            if f.rows is not None:
+                answer[name] = {"rows": [dict(row) for row in f.rows], **where}
+            else:
+                answer[name] = {"value": f.value, **where}
         if self.bad_answers:
+            for table in decl.tables:
+                entry = answer.setdefault(table.name, {"rows": [], "page": 1, "confidence": 0.9})
+                entry["rows"].append(_bad_row(table))
             if "total_amount" in answer:
                 answer["total_amount"]["value"] = "about eleven hundred dollars"
             if "invoice_date" in answer:
                 answer["invoice_date"] = {"day": 4, "month": 3}
             answer["discount_code"] = {"value": "SAVE10", "page": 1, "confidence": 0.9}
         return answer
+
+
+def _bad_row(table: FieldDecl) -> dict[str, str]:
+    """A row as a careless model writes it: prose where the columns want numbers."""
+    return {c.name: "a few" if c.kind in NUMERIC else "Widget" for c in table.columns}
 
 
 def prompt_of(request: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ import base64
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 from docflow.readers.base import Word
@@ -65,6 +65,11 @@ class TextractEmulator(LoopbackEmulator):
         """X-Amz-Target -> its answer; every operation reads one page image with tesseract."""
         return {"Textract.DetectDocumentText": detect_document_text_answer}
 
+    def for_request(self, target: str, render: Render, request: Mapping[str, Any]) -> Render | str:
+        """The operation's answer bound to what the request asks (AnalyzeDocument's features
+        and queries), or why the service would refuse it; most operations need neither."""
+        return render
+
     def handle(self, request: Request) -> Reply:
         status, answer = self.answer(request.header("X-Amz-Target"), request.body)
         return Reply(status, answer)
@@ -84,13 +89,17 @@ class TextractEmulator(LoopbackEmulator):
                     self.stats.throttled += 1
                 return 400, {"__type": THROTTLE_ERROR, "message": "Rate exceeded"}
             try:
-                png = base64.b64decode(json.loads(body)["Document"]["Bytes"])
+                request = json.loads(body)
+                png = base64.b64decode(request["Document"]["Bytes"])
             except (ValueError, KeyError, TypeError):
                 return 400, {"__type": "InvalidParameterException", "message": "no document"}
+            bound = self.for_request(target, render, request)
+            if isinstance(bound, str):
+                return 400, {"__type": "InvalidParameterException", "message": bound}
             text, confidence, words = self._ocr.ocr_words(png)
             with self._lock:
                 self.stats.answered += 1
-            return 200, render(text, confidence, words)
+            return 200, bound(text, confidence, words)
         finally:
             with self._lock:
                 self.stats.in_flight -= 1
