@@ -314,7 +314,6 @@ TEXT_PAGE = "\n".join(
 )
 
 
-@pytest.mark.xfail(strict=True, reason="needs h-tables: the rules engine reads declared fields")
 def test_bedrock_answers_a_declared_field_and_a_tables_rows(
     stack: Stack, endpoint: Endpoint, delivery_rules: Path
 ) -> None:
@@ -333,7 +332,6 @@ def test_bedrock_answers_a_declared_field_and_a_tables_rows(
     )
 
 
-@pytest.mark.xfail(strict=True, reason="needs h-tables: the rules engine reads declared fields")
 def test_textract_answers_a_declared_fields_query(
     stack: Stack, endpoint: Endpoint, scanned: PageInput, delivery_rules: Path
 ) -> None:
