@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from _extraction.generated import Document
+from _extraction.real import real_documents
 from _extraction.scoring import REVIEWS
 
 DOCUMENTS = Path(__file__).resolve().parents[2] / "tests" / "data" / "real_documents"
@@ -38,24 +39,9 @@ FOLDED = {"text", "party", "address"}
 
 
 def type_documents(root: Path = DOCUMENTS) -> list[Document]:
-    docs = []
-    for truth_path in sorted(root.glob("*/*.truth.json")):
-        truth = json.loads(truth_path.read_text(encoding="utf-8"))
-        pdf = truth_path.with_name(truth["file"])
-        docs.append(
-            Document(
-                ident=f"{truth_path.parent.name}/{pdf.stem}",
-                language=truth["language"],
-                doc_type=truth["docType"],
-                layout="real",
-                scanned=bool(truth["scan"]),
-                text="",
-                truth=dict(truth["fields"]),  # a table's truth is its rows, None: not printed
-                pdf=pdf.read_bytes(),
-                issuer=truth["issuer"],
-            )
-        )
-    return docs
+    """The set's documents, read as the real invoice set's are; a table's truth is its rows,
+    under `fields` beside the scalars (None: not printed)."""
+    return real_documents(root)
 
 
 def fold(value: str) -> str:
