@@ -14,7 +14,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docflow.extract.kinds import AMOUNT, CHECKBOX, DATE, ENUM, ID, NUMBER, PARTY, PERCENT, TEXT
+from docflow.extract.kinds import (
+    ADDRESS,
+    AMOUNT,
+    CHECKBOX,
+    DATE,
+    ENUM,
+    ID,
+    NUMBER,
+    PARTY,
+    PERCENT,
+    TEXT,
+)
 from docflow.extract.parse import find_amounts, find_dates, fold
 from docflow.extract.values import normalize
 
@@ -24,6 +35,8 @@ UNTICKED = re.compile(r"[☐□]|\[\s*\]")
 _NUMBER = re.compile(r"-?\d[\d.,'\u00a0 ]*\d\s*%?|-?\d\s*%?")
 _WIDE = re.compile(r"\s{2,}|\s\|\s|\t")
 SENTENCE = 10  # words
+# Where the next label starts on the same line, after a sentence's end: `Delaware. Signature:`.
+_NEXT_LABEL = re.compile(r"(?<=[.;])\s+[A-Z][\w'/ -]{0,30}:(?=\s|$)")
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,8 @@ def _first(
 ) -> Reading:
     """The part of the text that is the kind's value (not yet in its normal form)."""
     part = _WIDE.split(text)[0].strip(" ,;")
+    if kind in (TEXT, PARTY, ADDRESS) and (label := _NEXT_LABEL.search(part)):
+        part = part[: label.start()].rstrip(".;")
     if kind == DATE:
         dates = find_dates(text, order)
         if not dates:

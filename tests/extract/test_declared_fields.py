@@ -222,3 +222,11 @@ def test_a_heading_over_a_paragraph_is_no_label_and_value() -> None:
         [(0.1, "The person named in the policy schedule who suffered the loss and asks us")],
     ]
     assert "claimant" not in extract(read(columns_pdf([page]))).fields
+
+
+def test_free_text_stops_where_the_next_label_starts_on_its_line() -> None:
+    from docflow.extract.printed import read_value
+
+    assert read_value("text", "Delaware. Signature: ______").value == "Delaware"
+    assert read_value("text", "New York; Venue: the courts of Manhattan").value == "New York"
+    assert read_value("party", "Acme Inc. and Beta LLC").value == "Acme Inc. and Beta LLC"

@@ -74,6 +74,12 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(live_stack: Stack
         state = wait_for(doc_id, {"pending-review"}, run_id)
     assert http("POST", url, {"decision": "approve"})[0] == 409  # used
     assert http("POST", review_url(live_stack, run_id, stage=1), {"decision": "approve"})[0] == 200
+    # Its governing law is read from the scan below the threshold (issue 48): a person confirms it.
+    state = wait_for(doc_id, {"pending-review"}, run_id)
+    while state["stageName"] != "fields":
+        state = wait_for(doc_id, {"pending-review"}, run_id)
+    assert state["fields"]["governing_law"]["value"] == "Delaware"
+    assert http("POST", review_url(live_stack, run_id, stage=2), {"decision": "approve"})[0] == 200
     wait_for(doc_id, {"finalized"}, run_id)
 
     def sent() -> list[dict]:  # the stack exports sent mail with its snapshot, every two seconds
@@ -81,8 +87,12 @@ def test_review_links_resume_the_run_and_a_get_decides_nothing(live_stack: Stack
         mail = json.loads(path.read_text()) if path.exists() else []
         return [m for m in mail if "contract.pdf" in m["subject"]]
 
-    wait_until(lambda: len(sent()) >= 2, timeout=30, what="both review mails exported")
-    assert sorted(m["to"][0] for m in sent()) == ["legal@example.com", "privacy@example.com"]
+    wait_until(lambda: len(sent()) >= 3, timeout=30, what="the three review mails exported")
+    assert sorted(m["to"][0] for m in sent()) == [
+        "accounts@example.com",
+        "legal@example.com",
+        "privacy@example.com",
+    ]
 
 
 def test_duplicate_upload_events_start_one_run(live_stack: StackConfig) -> None:
