@@ -91,9 +91,10 @@ def test_fitted_thresholds_apply_unless_the_rules_file_sets_its_own() -> None:
     codes = [(c["field"], c["code"]) for c in check_fields(fields, spec, rules, fitted=fitted)]
     assert ("total_amount", "low-confidence") in codes  # 0.85 < the fitted 0.9
     assert ("currency", "low-confidence") not in codes  # 0.85 >= min_confidence 0.80
+    scalars = [f for f in spec.fields if not f.is_table]
     own = parse_field_rules(
         {
-            "types": {"invoice": {"fields": {n: {"kind": spec.get(n).kind} for n in spec.scalar_names}}},  # type: ignore[union-attr]
+            "types": {"invoice": {"fields": {f.name: {"kind": f.kind} for f in scalars}}},
             "thresholds": {"total_amount": 0.8},
         }
     )
