@@ -47,8 +47,11 @@ def write_samples(folder: Path) -> list[Path]:
     files = {
         # Finalizes with its number, dates, vendor, currency and amounts in `docflow show`.
         "invoice.pdf": make_pdf([INVOICE_WITH_FIELDS]),
-        # Its total is smudged: the `fields` stage asks accounts@example.com to read it.
-        "invoice-smudged.pdf": make_pdf([INVOICE_UNREADABLE_TOTAL]),
+        # Its total is smudged: the `fields` stage asks accounts@example.com to read it. Its own
+        # number, or it and invoice.pdf would be one bill sent twice (the duplicate check).
+        "invoice-smudged.pdf": make_pdf(
+            [INVOICE_UNREADABLE_TOTAL.replace("INV-20931", "INV-20932")]
+        ),
         "scanned-contract.pdf": make_pdf([("scan", CONTRACT_WITH_CARD)]),
         "quarterly-report.pdf": make_pdf(
             [*REPORT_PAGES[:3], ("scan", REPORT_PAGES[3]), REPORT_PAGES[4]]

@@ -76,6 +76,8 @@ class BankCheck:
             )
             return f"the invoice asks to be paid on another supplier's account ({others})"
         if self.verdict == UNKNOWN_SUPPLIER:
+            if not self.printed:
+                return "no registered supplier issued it, and it prints no bank account"
             return f"no registered supplier issued it; it asks to be paid on {printed}"
         return ""
 
