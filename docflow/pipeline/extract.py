@@ -41,6 +41,7 @@ from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
 from docflow.review.stage.decision import Decision
+from docflow.rules.detectors import DETECTORS
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
@@ -104,9 +105,12 @@ def _consult_registry(
     declared: Declared | None = None,
 ) -> Any:
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
-    Only for a type that names who issued it (`vendor_name`): a claim or a statement is no
-    supplier's bill, and "supplier unknown" on its page would only confuse."""
-    if "vendor_name" not in names:
+    Skipped for a type that names no issuer (`vendor_name`) and prints no bank account: a
+    claim or a statement is no supplier's bill, and "supplier unknown" on its page would only
+    confuse. One that prints an IBAN is checked whatever its type, or a bill worded to be
+    classified as a receipt would carry a known supplier's VAT id and another account past
+    the bank-details check."""
+    if "vendor_name" not in names and not any(DETECTORS["iban"](p.text) for p in pages):
         return Consulted(dict(fields))
     table = runtime().settings.supplier_table
     needed = runtime().rules.controls.min_confirmations

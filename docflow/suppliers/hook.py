@@ -155,7 +155,9 @@ def consult(
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    if store is not None and "vendor_name" in names:  # a type that is paid: its bank details
+    # A type that is paid has its bank details checked; so does any page that prints an
+    # account, whatever its type: a bill worded as a receipt is no way around treasury.
+    if store is not None and ("vendor_name" in names or ibans):
         supplier_id = match.supplier.supplier_id if match is not None else None
         registered = match.supplier.ids.get("iban", ()) if match is not None else ()
         out.bank = check_bank_details(

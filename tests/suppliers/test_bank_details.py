@@ -183,3 +183,27 @@ def test_the_check_judges_payees_only() -> None:
     changed = [*paid, IbanFinding(theirs, True, ISSUER, "footer", 1)]
     assert check_bank_details("blauwal", [mine], changed, holder).holds
     assert check_bank_details(None, [], paid, holder).verdict == "other-supplier"
+
+
+def test_a_bill_worded_as_a_receipt_is_still_held_for_its_account(blauwal: Stack) -> None:
+    """Issue 48 gave types without an issuer field (receipts, claims) a pass by the registry;
+    one that prints an IBAN is checked whatever its type, so a known supplier's VAT id with an
+    attacker's account, worded to be classified as a receipt, still waits for treasury."""
+    worded = paper(
+        [
+            "Blauwal Hafenlogistik GmbH",
+            f"USt-IdNr.: {BLAUWAL_VAT}",
+            "",
+            "QUITTUNG",
+            "Kassenbon 4711 - Kassenbeleg",
+            "Lagerung Februar                      1.000,00 EUR",
+            "Summe: 1.190,00 EUR",
+            "Quittung bitte aufbewahren",
+        ],
+        [f"Blauwal Hafenlogistik GmbH - IBAN {ATTACKER_IBAN}"],
+    )
+    out, waited, _ = run_reviewed(blauwal, worded, "in/quittung.pdf", [APPROVE] * 3)
+    assert out["docType"] == "receipt", out["docType"]
+    assert [w["stageName"] for w in waited] == ["privacy", "fields", "bank-details"]
+    assert out["bank"]["verdict"] == "unregistered"
+    assert out["status"] == "finalized"  # treasury approved this one payment
