@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import time
+from datetime import date, timedelta
 from typing import Any
 
 import _common
@@ -129,7 +130,14 @@ def _run_all(
     for first in range(0, documents, concurrency):
         arns = []
         for n in range(first, min(documents, first + concurrency)):
-            text = pdfgen.INVOICE_WITH_FIELDS.replace("INV-20931", f"INV-{n:05d}")
+            # Each its own bill: another number and another date, or the duplicate check
+            # (same supplier, total and date) holds all but the first at review.
+            issued = date(2026, 1, 1) + timedelta(days=n)
+            text = (
+                pdfgen.INVOICE_WITH_FIELDS.replace("INV-20931", f"INV-{n:05d}")
+                .replace("2026-03-04", issued.isoformat())
+                .replace("2026-04-03", (issued + timedelta(days=30)).isoformat())
+            )
             key = f"burst/{n:05d}.pdf"
             put = aws.client("s3").put_object(Bucket=bucket, Key=key, Body=pdfgen.text_pdf(text))
             doc = DocumentRef(bucket, key, put["VersionId"], f"{n:08X}")
