@@ -41,7 +41,7 @@ from docflow.suppliers.match import (
     name_agrees,
 )
 from docflow.suppliers.model import Supplier
-from docflow.suppliers.ownership import judge_ibans
+from docflow.suppliers.ownership import IbanFinding, judge_ibans
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
@@ -155,15 +155,7 @@ def consult(
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    # A type that is paid has its bank details checked; so does any page that prints an
-    # account, whatever its type: a bill worded as a receipt is no way around treasury.
-    if store is not None and ("vendor_name" in names or ibans):
-        supplier_id = match.supplier.supplier_id if match is not None else None
-        registered = match.supplier.ids.get("iban", ()) if match is not None else ()
-        out.bank = check_bank_details(
-            supplier_id, registered, ibans, lambda iban: store.holder(f"iban:{iban}")
-        )
-        out.shown["bank"] = out.bank.shown()
+    _check_bank(out, store, match, ibans, names)
     if match is None or not certain:
         _no_supplier(out, names)
         return out
@@ -197,6 +189,26 @@ def consult(
         out, layouts, supplier, names, factors, evidence or {}, min_confirmations
     )
     return out
+
+
+def _check_bank(
+    out: Consulted,
+    store: SupplierStore | None,
+    match: Match | None,
+    ibans: Sequence[IbanFinding],
+    names: Sequence[str],
+) -> None:
+    """The bank-details check (`bank.py`): for a type that is paid, and for any page that
+    prints an account whatever its type (a bill worded as a receipt is no way around
+    treasury)."""
+    if store is None or not ("vendor_name" in names or ibans):
+        return
+    supplier_id = match.supplier.supplier_id if match is not None else None
+    registered = match.supplier.ids.get("iban", ()) if match is not None else ()
+    out.bank = check_bank_details(
+        supplier_id, registered, ibans, lambda iban: store.holder(f"iban:{iban}")
+    )
+    out.shown["bank"] = out.bank.shown()
 
 
 def _no_supplier(out: Consulted, names: Sequence[str]) -> None:
