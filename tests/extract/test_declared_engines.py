@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import tomllib
-from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -32,11 +30,9 @@ from docflow.local.emulators.declared import from_schema
 from docflow.pdf import open_pdf
 from docflow.pipeline.extract import meter_usage
 from docflow.rules.model import DEFAULT_RULES, load_rules
-from docflow.settings import Settings, load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
-
-Endpoint = Callable[[str, str], None]
+from tests.support.engines import Endpoint, settings_for
 
 DECLARED = """
 [fields.types.delivery.fields.invoice_number]
@@ -122,26 +118,6 @@ def delivery_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.write_text(DEFAULT_RULES.read_text() + "\n" + extra + DECLARED)
     monkeypatch.setenv("DOCFLOW_RULES_PATH", str(path))
     return path
-
-
-@pytest.fixture
-def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
-    def point(service: str, url: str) -> None:
-        monkeypatch.setenv(f"AWS_ENDPOINT_URL_{service}", url)
-        aws.reset_clients()
-
-    yield point
-    aws.reset_clients()
-
-
-def settings_for(engine: str, **changes: object) -> Settings:
-    return replace(
-        load_settings(),
-        extract_engine=engine,
-        throttle_base_delay_s=0.01,
-        throttle_max_delay_s=0.05,
-        **changes,
-    )
 
 
 def test_textract_reads_a_field_by_query_and_a_tables_rows(
@@ -368,16 +344,7 @@ def test_textract_reads_the_shipped_invoice_declaration(stack: Stack, endpoint: 
     finally:
         emulator.stop()
     values = {n: f.value for n, f in result.fields.items()}
-    assert values == {
-        "invoice_number": "INV-20931",
-        "invoice_date": "2026-03-04",
-        "due_date": "2026-04-03",
-        "vendor_name": "ACME SUPPLIES LTD",
-        "currency": "USD",
-        "net_amount": "1000.00",
-        "tax_amount": "100.00",
-        "total_amount": "1100.00",
-    }
+    assert values == pdfs.INVOICE_WITH_FIELDS_VALUES
     assert result.rejected == [] and result.usage["analyzeDocumentPages"] == 1
     # The emulator answers the printed words (`1,100.00 USD`); the engine normalizes them.
     assert result.fields["total_amount"].raw != "1100.00"

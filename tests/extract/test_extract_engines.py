@@ -5,14 +5,11 @@ answering badly on purpose: a bad answer is a missing field and a person, never 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 
 import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-from docflow import aws
 from docflow.extract import PageInput, build_engine
 from docflow.extract.checks import check_fields
 from docflow.extract.schema import field_schema
@@ -22,12 +19,12 @@ from docflow.pdf import open_pdf
 from docflow.readmodel.queries import ReadModel
 from docflow.rules.model import DEFAULT_RULES, load_rules
 from docflow.runtime import use_runtime
-from docflow.settings import Settings, load_settings
+from docflow.settings import load_settings
 from orchestrator.app import handler
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
+from tests.support.engines import Endpoint, settings_for
 
-Endpoint = Callable[[str, str], None]
 INVOICE_NAMES = load_rules(DEFAULT_RULES).fields.types["invoice"].scalar_names
 EXPECTED = {
     "invoice_number": "INV-20931",
@@ -38,26 +35,6 @@ EXPECTED = {
     "tax_amount": "100.00",
     "total_amount": "1100.00",
 }
-
-
-@pytest.fixture
-def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, str], None]]:
-    def point(service: str, url: str) -> None:
-        monkeypatch.setenv(f"AWS_ENDPOINT_URL_{service}", url)
-        aws.reset_clients()
-
-    yield point
-    aws.reset_clients()
-
-
-def settings_for(engine: str, **changes: object) -> Settings:
-    return replace(
-        load_settings(),
-        extract_engine=engine,
-        throttle_base_delay_s=0.02,
-        throttle_max_delay_s=0.2,
-        **changes,
-    )
 
 
 def scanned_page(text: str) -> PageInput:

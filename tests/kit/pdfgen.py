@@ -140,6 +140,18 @@ Tax (10%): 100.00 USD
 Total due: 1,100.00 USD
 Payment terms: net 30"""
 
+# What INVOICE_WITH_FIELDS prints, each field in its normal form.
+INVOICE_WITH_FIELDS_VALUES = {
+    "invoice_number": "INV-20931",
+    "invoice_date": "2026-03-04",
+    "due_date": "2026-04-03",
+    "vendor_name": "ACME SUPPLIES LTD",
+    "currency": "USD",
+    "net_amount": "1000.00",
+    "tax_amount": "100.00",
+    "total_amount": "1100.00",
+}
+
 # The same invoice with its total smudged past reading: the `fields` stage asks a person.
 INVOICE_UNREADABLE_TOTAL = INVOICE_WITH_FIELDS.replace("Total due: 1,100.00 USD", "Total due: ####")
 
