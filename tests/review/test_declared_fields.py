@@ -166,6 +166,11 @@ def test_a_table_correction_edits_removes_and_adds_rows() -> None:
     assert Decision.parse(wire, decl=claim_decl()).corrections == decision.corrections
     with pytest.raises(DecisionError):
         Decision.parse(wire)
+    # A callback that skipped the page (a machine, a forged form) is held to the same kinds.
+    forged = json.loads(wire)
+    forged["corrections"]["items"][0]["cost"] = "whatever it takes"
+    with pytest.raises(DecisionError):
+        Decision.parse(json.dumps(forged), decl=claim_decl())
 
     summary = apply_corrections({"fields": READ}, decision)
     items = summary["fields"]["items"]
