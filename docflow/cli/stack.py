@@ -54,7 +54,8 @@ def _answers(state: Path) -> bool:
 def model() -> ReadModel:
     from docflow.settings import load_settings
 
-    return ReadModel(load_settings().table_name)
+    settings = load_settings()
+    return ReadModel(settings.table_name, settings.artifact_bucket)
 
 
 def maybe_local(args: argparse.Namespace) -> Any:
