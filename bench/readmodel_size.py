@@ -35,18 +35,26 @@ import _common
 from docflow import aws
 from docflow.local.resources import LocalNames
 from docflow.readmodel.detail import INLINE_BYTES
-from docflow.readmodel.queries import ReadModel
-from docflow.readmodel.table import doc_pk, from_ddb, to_ddb
+from docflow.readmodel.table import from_ddb
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from tests.kit.long_invoices import long_invoice_pdf, long_invoice_ubl
 from tests.kit.sandbox import moto_sandbox
-from tests.support.aws import TEST_ENV
+from tests.kit.settled_runs import settle
 
 DATA = _common.ROOT / "tests" / "data"
 DYNAMODB_ITEM = 400 * 1024
 STEP_RESULT = 262_144
-SETTLED = ("finalized", "pending-review", "archived", "failed")
+# The shipped rules, review stages that wait while the run is measured, and the review links'
+# address; retries of throttled calls short.
+ENV = {
+    "DOCFLOW_RULES_PATH": str(DEFAULT_RULES),
+    "DOCFLOW_STAGE_TIMEOUT_S": "3600",
+    "DOCFLOW_EXECUTION_TIMEOUT_S": "86400",
+    "DOCFLOW_REVIEW_BASE_URL": "http://127.0.0.1:8790",
+    "DOCFLOW_THROTTLE_BASE_DELAY_S": "0.001",
+    "DOCFLOW_THROTTLE_MAX_DELAY_S": "0.01",
+}
 
 
 def documents(smoke: bool) -> list[tuple[str, str, bytes]]:
@@ -98,51 +106,19 @@ def size(value: Any) -> int:
     return len(json.dumps(value, default=str))
 
 
-def run_one(names: LocalNames, index: int, name: str, data: bytes) -> dict[str, Any]:
+def run_one(bucket: str, index: int, name: str, data: bytes) -> dict[str, Any]:
     """One document through the pipeline until it settles; its items' and checkpoints' sizes."""
-    from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
-
-    from orchestrator.app import handler
-    from tests.support.aws import Stack
-    from tests.support.waiting import wait_until
-
-    stack = Stack(names)
-    key = f"incoming/{index:04d}/{Path(name).name}"
-    doc = stack.upload(key, data)
-    settings = load_settings()
-    model = ReadModel(settings.table_name)
-
-    def settled() -> bool:
-        state = model.show(doc.document_id)["state"]
-        return bool(state) and state["status"] in SETTLED
-
-    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
-        arn = runner.run_async(input=stack.event(doc), execution_timeout=3600)
-        wait_until(settled, timeout=900, interval=0.2, what=name)
-        history = runner.get_execution_history(arn, include_execution_data=True)
-    steps = [
-        (e.name or "", len(e.step_succeeded_details.result.payload or ""))
-        for e in history.events
-        if e.step_succeeded_details and e.step_succeeded_details.result
-    ]
-    items = [
-        from_ddb(i)
-        for i in aws.client("dynamodb").query(
-            TableName=settings.table_name,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues=to_ddb({":pk": doc_pk(doc.document_id)}),
-        )["Items"]
-    ]
-    state = next(i for i in items if i["sk"] == "STATE")
-    history_items = [i for i in items if i["sk"].startswith("EVENT#")]
-    wholes = model.show(doc.document_id)["history"]  # each payload read back whole
-    largest_step = max(steps, key=lambda s: s[1], default=("", 0))
+    run = settle(bucket, f"incoming/{index:04d}/{Path(name).name}", data, timeout=900)
+    state = next(i for i in run.items if i["sk"] == "STATE")
+    history_items = [i for i in run.items if i["sk"].startswith("EVENT#")]
+    largest_step = max(run.step_results, key=lambda s: s[1], default=("", 0))
     return {
         "status": state["status"],
         "reason": state.get("reason"),
         "state": size(state),
         "history": max((size(i) for i in history_items), default=0),
-        "whole": max((size(h.get("payload", {})) for h in wholes), default=0),
+        # each payload as the report carried it (`show` reads the moved part back)
+        "whole": max((size(h.get("payload", {})) for h in run.history), default=0),
         "spilled": sum(1 for i in history_items if "detail" in i.get("payload", {})),
         "step": {"bytes": largest_step[1], "step": largest_step[0]},
     }
@@ -163,16 +139,12 @@ def largest_detail(bucket: str) -> int:
 
 
 def measure(smoke: bool) -> dict[str, Any]:
-    env = {
-        **TEST_ENV,
-        "DOCFLOW_RULES_PATH": str(DEFAULT_RULES),
-        "DOCFLOW_STAGE_TIMEOUT_S": "3600",
-    }
     started = time.monotonic()
     rows: list[tuple[str, str, dict[str, Any]]] = []
-    with moto_sandbox(LocalNames(prefix="bench-rm"), env) as names:
+    with moto_sandbox(LocalNames(prefix="bench-rm"), ENV) as names:
+        bucket = names("DocumentBucket")
         for index, (kind, name, data) in enumerate(documents(smoke)):
-            rows.append((kind, name, run_one(names, index, name, data)))
+            rows.append((kind, name, run_one(bucket, index, name, data)))
         settings = load_settings()
         links = largest_links(settings.links_table)
         detail_bytes = largest_detail(settings.artifact_bucket)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
@@ -29,7 +29,7 @@ from docflow.readmodel.event_shapes import (
     detail_type_for,
     event_detail,
 )
-from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem, Payload
+from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
     ANNOUNCED_ATTRIBUTE,
@@ -42,7 +42,6 @@ from docflow.readmodel.table import (
     order_pk,
     to_ddb,
 )
-from docflow.storage import report_detail_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import PutTypeDef, QueryInputTypeDef
@@ -215,7 +214,7 @@ class StatusRecorder:
 
     def record(self, report: Report) -> RecordVerdict:
         whole = report.payload
-        report = self._fit(report)
+        report = self.details.fitted(report)  # the whole payload in S3 first if too large
         history = self._history_item(report)
         # What this report moved is read back from memory when its event is announced.
         seen = {k["key"]: whole for k in (report.payload.get("detail") or {}).values()}
@@ -238,27 +237,6 @@ class StatusRecorder:
                 return RecordVerdict(ACCEPTED, reason, report.status)
             return RecordVerdict(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
-
-    def _fit(self, report: Report) -> Report:
-        """The report as the items keep it: its payload, or when that is over the items'
-        budget, its compact form, the whole stored in S3 first (detail.py)."""
-        if detail.size(report.payload) <= detail.INLINE_BYTES:
-            return report
-        digest = detail.digest(report.run_id, report.event_id, report.payload)
-        key = report_detail_key(
-            report.document_id, report.version, report.seq, report.status, digest
-        )
-        fitted = detail.fit(report.payload, key)
-        ids = {
-            "documentId": report.document_id,
-            "version": report.version,
-            "runId": report.run_id,
-            "eventId": report.event_id,
-            "status": report.status,
-            "seq": report.seq,
-        }
-        self.details.put(key, ids, report.payload)
-        return replace(report, payload=cast("Payload", fitted.payload))
 
     def _announce(
         self,

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.kit.long_invoices import long_invoice_pdf, long_invoice_ubl
+from tests.kit.settled_runs import check_items, settle
 from tests.support.aws import Stack
-from tests.support.settled_runs import check_items, settle
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def shipped(stack: Stack, shipped_rules: None) -> Iterator[Stack]:
 def test_a_200_line_invoice_page_tripping_every_check_waits_for_a_person(
     shipped: Stack,
 ) -> None:
-    run = settle(shipped, "incoming/long.pdf", long_invoice_pdf(200, every_check=True))
+    run = settle(shipped.bucket, "incoming/long.pdf", long_invoice_pdf(200, every_check=True))
     state = check_items(run)
     assert state["status"] == "pending-review"
     lines = state["fields"]["lines"]
@@ -42,7 +42,7 @@ def test_a_200_line_invoice_page_tripping_every_check_waits_for_a_person(
 
 @pytest.mark.parametrize(("lines", "broken"), [(200, True), (1000, False), (1000, True)])
 def test_a_long_ubl_invoice_finalizes_or_waits(shipped: Stack, lines: int, broken: bool) -> None:
-    run = settle(shipped, f"incoming/long-{lines}.xml", long_invoice_ubl(lines, broken))
+    run = settle(shipped.bucket, f"incoming/long-{lines}.xml", long_invoice_ubl(lines, broken))
     state = check_items(run)
     assert state["einvoice"]["lines"] == lines
     if broken:  # a rule broken on every line: each finding is a check a person reads
@@ -51,4 +51,4 @@ def test_a_long_ubl_invoice_finalizes_or_waits(shipped: Stack, lines: int, broke
 
 
 def test_a_1000_line_invoice_page_finalizes_or_waits(shipped: Stack) -> None:
-    check_items(settle(shipped, "incoming/long-1000.pdf", long_invoice_pdf(1000)))
+    check_items(settle(shipped.bucket, "incoming/long-1000.pdf", long_invoice_pdf(1000)))

@@ -21,8 +21,8 @@ import pytest
 from docflow.local.resources import LocalNames
 from docflow.rules.model import DEFAULT_RULES
 from tests.kit.sandbox import moto_sandbox
+from tests.kit.settled_runs import Settled, check_items, settle
 from tests.support.aws import TEST_ENV, Stack
-from tests.support.settled_runs import Settled, check_items, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -64,9 +64,9 @@ def runs() -> Iterator[dict[str, Settled]]:
         "DOCFLOW_STAGE_TIMEOUT_S": "3600",  # a waiting document waits while it is measured
     }
     with moto_sandbox(LocalNames(prefix="samples"), env) as names:
-        stack = Stack(names)
+        bucket = Stack(names).bucket
         yield {
-            name: settle(stack, f"incoming/{i:03d}/{Path(name).name}", data)
+            name: settle(bucket, f"incoming/{i:03d}/{Path(name).name}", data)
             for i, (name, data) in enumerate(DOCUMENTS.items())
         }
 
@@ -95,3 +95,9 @@ def test_the_issuers_ibans_were_there_to_be_judged(runs: dict[str, Settled]) -> 
         and all(i.get("owner") == "issuer" for i in run.state.get("ibans") or [])
     ]
     assert len(judged) >= 15, judged
+
+
+def test_the_facturx_samples_title_is_no_forms_label(runs: dict[str, Settled]) -> None:
+    """Its page starts `Date :` then `SELLER TRADE NAME CLIENT :`: labels, not a heading."""
+    title = runs["samples/facturx-invoice.pdf"].state["summary"]["title"]
+    assert title == "LE FOURNISSEUR"
