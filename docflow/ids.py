@@ -26,6 +26,11 @@ def _digest(*parts: str, length: int) -> str:
     return hashlib.sha256(joined).hexdigest()[:length]
 
 
+def version_tag(version: str) -> str:
+    """A short, key-safe stand-in for an S3 version id (which may hold '.' etc.)."""
+    return "v-" + _digest(version, length=16)
+
+
 class PartOfJson(TypedDict, total=False):
     """A part's `partOf` in its execution input: its packet's run and pages."""
 
@@ -169,7 +174,7 @@ class DocumentRef:
     @property
     def version_tag(self) -> str:
         """A short, key-safe stand-in for the version id (S3 version ids may hold '.' etc.)."""
-        return "v-" + _digest(self.version, length=16)
+        return version_tag(self.version)
 
     @property
     def execution_name(self) -> str:

@@ -78,5 +78,8 @@ def build_reporter(settings: Settings) -> Reporter:
 def recorder_for(settings: Settings) -> StatusRecorder:
     """The recorder as the status recorder function builds it, publisher included."""
     return StatusRecorder(
-        settings.table_name, settings.history_ttl_days, build_publisher(settings.event_bus_name)
+        settings.table_name,
+        settings.history_ttl_days,
+        build_publisher(settings.event_bus_name),
+        settings.artifact_bucket,
     )

@@ -7,6 +7,7 @@ on its first invocation with a message naming the variable, not deep inside a st
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -244,6 +245,48 @@ def _parse(name: str, raw: str, kind: type) -> object:
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise SettingsError(message)
+
+
+# DOCFLOW_* variables read outside `Settings`, each where it is read: the `docflow` command's
+# state folder and ports, local key rings, the functions' local host and its fidelity
+# switches, and the test kit's and benchmarks' own. With Settings' fields, every variable
+# docflow reads: `docflow up` names any other (a misspelt one would change nothing, silently).
+OTHER_VARIABLES = frozenset(
+    {
+        "DOCFLOW_STATE",  # cli: the state folder when --state is not given
+        "DOCFLOW_LOCAL_PORT_BASE",  # local/config.py: a new state folder's ports
+        "DOCFLOW_SIGNING_KEYS",  # review/access/keys.py: the local key ring
+        "DOCFLOW_INTEGRATION_SECRETS",  # review/access/keys.py: local integration secrets
+        "DOCFLOW_OCR_BINDING",  # readers/tesseract_engines.py: `cli` forces the binary
+        "DOCFLOW_LAMBDA_INVOKE_ENDPOINT",  # aws.py: the local host's Invoke endpoint
+        "DOCFLOW_FUNCTION_VERSION",  # local/services/host.py: the version a host runs
+        "DOCFLOW_LOCAL_EXTRA_FUNCTIONS",  # local/services/host.py: test functions
+        "DOCFLOW_LOCAL_HISTORY_FIDELITY",  # local: the runner's history as AWS writes it
+        "DOCFLOW_METRICS_FILE",  # observability: the local dashboard's data points
+        "DOCFLOW_OTEL_DIR",  # telemetry: the local span files' folder
+        "DOCFLOW_SCREENSHOTS",  # tests/support/screenshots.py: where screenshots go
+        "DOCFLOW_CONFORMANCE_LOG",  # conformance/: the suite's stack
+        "DOCFLOW_CONFORMANCE_PORT_BASE",
+        "DOCFLOW_CONFORMANCE_STATE",
+    }
+)
+
+
+def known_variables() -> frozenset[str]:
+    """Every DOCFLOW_* variable docflow reads."""
+    return frozenset("DOCFLOW_" + f.name.upper() for f in fields(Settings)) | OTHER_VARIABLES
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
+    """The DOCFLOW_* variables of `environ` docflow does not read, each with the known name
+    it most resembles (a rules variable without its `_PATH`: `DOCFLOW_RULES_PATH`), or None."""
+    known = known_variables()
+    tails = {k.removeprefix("DOCFLOW_"): k for k in known}  # the shared prefix says nothing
+    out = []
+    for name in sorted(n for n in environ if n.startswith("DOCFLOW_") and n not in known):
+        close = difflib.get_close_matches(name.removeprefix("DOCFLOW_"), tails, 1, 0.6)
+        out.append((name, tails[close[0]] if close else None))
+    return out
 
 
 @lru_cache(maxsize=1)

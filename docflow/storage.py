@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.errors import EMPTY_FILE, SOURCE_MISSING, TOO_LARGE, IntakeError
-from docflow.ids import DocumentRef
+from docflow.ids import DocumentRef, version_tag
 
 _MISSING_CODES = {"NoSuchKey", "NoSuchVersion", "404", "NoSuchBucket", "InvalidArgument"}
 
@@ -107,6 +107,19 @@ def packet_plan_key(doc: DocumentRef) -> str:
     """A packet's page calls (type, start score, reason codes per page): the plan step's
     detail, which the split stage's page reads; the checkpoint keeps parts and this key."""
     return f"{artifact_prefix(doc)}/packet/plan.json"
+
+
+def report_detail_key(document_id: str, version: str, seq: int, status: str, digest: str) -> str:
+    """A status report's whole payload when it does not fit the read model's item (the item
+    keeps counts, sums and this key: docflow/readmodel/detail.py). Named by the payload's
+    digest, so a report sent twice writes the same object and two different payloads for one
+    position never overwrite each other."""
+    return f"docs/{document_id}/{version_tag(version)}/reports/{seq:07d}-{status}-{digest}.json"
+
+
+REPORT_DETAIL_KEY = re.compile(
+    r"^docs/(d-[0-9a-f]{24})/v-[0-9a-f]{16}/reports/\d{7}-[a-z-]{1,32}-[0-9a-f]{16}\.json$"
+)  # report_detail_key's
 
 
 def part_key(packet: DocumentRef, first: int, last: int) -> str:

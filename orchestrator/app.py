@@ -33,6 +33,7 @@ from aws_durable_execution_sdk_python import (
     durable_execution,
 )
 
+from docflow.classify.sensitive import beyond_issuer
 from docflow.errors import IntakeError
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
@@ -175,11 +176,13 @@ def route(
             extracted, issuer_iban_privacy(found.privacy_held, extracted.ibans)
         )
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
-    # which the read model shows as `enriching` while it lasts.
+    # which the read model shows as `enriching` while it lasts. The issuer's own payee IBANs
+    # are no sensitive data to the risk rules (docflow/classify/sensitive.py).
+    judged = replace(found, sensitive=beyond_issuer(found.sensitive, run.summary.get("ibans")))
     enriched = enrich_document(
         context,
         doc,
-        found,
+        judged,
         run.plan,
         lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
     )

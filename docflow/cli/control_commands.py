@@ -44,20 +44,7 @@ def add_control_commands(add: Add) -> None:
         "reviewers proposed, approve one (not its own proposer) or reject it",
         local=True,
     )
-    p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="what to do")
-    p.add_argument("target", nargs="?", help="the CSV file (import), a supplier or proposal id")
-    p.add_argument(
-        "--by",
-        metavar="NAME",
-        help="who acts, for the history and the proposal (default: the IAM principal in AWS, "
-        "the OS user locally)",
-    )
-    p.add_argument("--reason", metavar="TEXT", help="reject: why")
-    p.add_argument(
-        "--replace",
-        action="store_true",
-        help="import: overwrite suppliers registered already (it prints what changes)",
-    )
+    suppliers.configure(p)  # each action a parser of its own, with its own --help
     add(
         "audit",
         audit.cmd_audit,

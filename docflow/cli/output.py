@@ -36,6 +36,22 @@ def pad(text: str, columns: int) -> str:
     return text + " " * max(0, columns - width(text))
 
 
+def clip(text: str, columns: int) -> str:
+    """`text` in at most `columns` characters, cut at a word and marked with `…` when it is
+    longer: a cell of a table never ends mid-word."""
+    text = " ".join(str(text).split())
+    if len(text) <= columns:
+        return text
+    cut = text[: columns - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > columns // 2 else cut).rstrip(" ,;:") + "\u2026"
+
+
+def count_of(n: int, noun: str) -> str:
+    """`1 row`, `3 rows`: a count with its noun in the number it takes."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def table(rows: list[list[Any]], headers: list[str]) -> str:
     """Columns aligned by display width, so `請求書.pdf` lines up with `invoice.pdf`. The last
     column is not padded (no trailing blanks)."""

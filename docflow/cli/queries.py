@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
-from docflow.cli.output import print_json, table
+from docflow.cli.output import count_of, print_json, table
 from docflow.cli.refs import document_id
 from docflow.cli.shapes import list_item
 from docflow.cli.stack import maybe_local, model
@@ -251,7 +251,7 @@ def print_fields(state: DocumentState) -> None:
     for name, f in sorted(fields.items()):
         was = f.get("original")
         if isinstance(was, list):  # a table's rows as read
-            was = f"{len(was)} rows"
+            was = count_of(len(was), "row")
         note = (
             f"corrected by {f['correctedBy']} (was {was if was is not None else 'not read'})"
             if "correctedBy" in f
@@ -259,7 +259,9 @@ def print_fields(state: DocumentState) -> None:
         )
         note = note or source_note(f)
         confidence = f"{float(f.get('confidence', 0)):.2f}"
-        rows.append([name, f.get("value"), confidence, f.get("page") or "-", note])
+        table_rows = f.get("rows")
+        value = count_of(len(table_rows), "row") if isinstance(table_rows, list) else f.get("value")
+        rows.append([name, value, confidence, f.get("page") or "-", note])
     print(table(rows, ["field", "value", "confidence", "page", "note"]))
     for name, f in sorted(fields.items()):
         if isinstance(f.get("rows"), list):

@@ -289,7 +289,10 @@ JSON_SHAPES = {
     '"reason", "parentPages": [first, last], "runId", "updatedAt"}] in page order; a part has '
     '"parentId" (its packet), "parentRunId" and "parentPages": [first, last] (its pages in the '
     'packet); REPORT = {"documentId", "version", "runId", "runOrder", "eventId", "stage", '
-    '"status", "seq", "at", "cause", "payload"}; an e-invoice\'s STATE has "einvoice": {"key", '
+    '"status", "seq", "at", "cause", "payload"} (a payload too large for the read model\'s '
+    "item is read back whole from S3, as is the STATE: docs/records.md; an attribute whose S3 "
+    'object is gone stays compact and is named in "detail": {attribute: {"key", "count"}}); '
+    'an e-invoice\'s STATE has "einvoice": {"key", '
     '"source", "syntax", "customization", "typeCode", "lines" (a count), "lineTotal", "valid", '
     '"fatal": [rule id], "warnings" (a count), "skipped"}, and EINVOICE = {"source": "xml"|'
     '"hybrid", "currency", "findings": [{"rule", "severity": "fatal"|"warning", "text"}] (its '
@@ -329,7 +332,9 @@ JSON_SHAPES = {
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
     'it), "documentId", "version", "runId", "status", "at", "reason", "resultKey", "key", '
-    'and per type: finalized "summary", "fields", "cost"; archived "cost"; '
+    'and per type: finalized "summary", "fields", "cost" (and "detail": {attribute: {"key", '
+    '"count"}} only when the whole fields would not fit an event: "fields" are then compact, '
+    'a table\'s rows given as "rowCount" and "sums", docs/records.md); archived "cost"; '
     'review-requested "stageIndex", "stageName", "reviewDeadline"; review-decided '
     '"stageIndex", "stageName", "decision", "decidedAt"}}',
 }

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,8 @@ def _answers(state: Path) -> bool:
 def model() -> ReadModel:
     from docflow.settings import load_settings
 
-    return ReadModel(load_settings().table_name)
+    settings = load_settings()
+    return ReadModel(settings.table_name, settings.artifact_bucket)
 
 
 def maybe_local(args: argparse.Namespace) -> Any:
@@ -86,6 +89,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     if not starting and args.port_base is not None:
         raise ValueError("the stack is running: `docflow down` first to move its ports")
     config = stack(args, start=True, port_base=args.port_base)
+    for warning in up_warnings(config, os.environ, running=not starting):
+        print(f"docflow: warning: {warning}", file=sys.stderr)
     info = control.status(Path(args.state))
     # After an unclean stop (a kill), what the start brought back; {} when nothing to say.
     found = control.recovered(Path(args.state)) if starting else {}
@@ -101,6 +106,46 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(recovery.summary(found))
     print(f"local stack up; review links served at {config.review_url}")
     return 0
+
+
+def up_warnings(config: Any, environ: Mapping[str, str], running: bool) -> list[str]:
+    """What `up` says on stderr: each DOCFLOW_* variable docflow does not read (it would
+    change nothing, silently), and on a stack that was already running, a rules file it does
+    not use (`rules_changes`)."""
+    from docflow.settings import unknown_variables
+
+    lines = [
+        f"{name} is not a variable docflow reads"
+        + (f" (did you mean {close}?)" if close else "")
+        + "; it changes nothing"
+        for name, close in unknown_variables(environ)
+    ]
+    return lines + (rules_changes(config, environ) if running else [])
+
+
+def rules_changes(config: Any, environ: Mapping[str, str]) -> list[str]:
+    """A running stack keeps the rules its functions loaded when it started: a different
+    DOCFLOW_RULES_PATH, or the file's content changed since, is said, not applied. Applying
+    it would restart the functions under the runs in flight, and a document classified on
+    one rules file would be extracted and routed on another; the user picks the moment."""
+    from docflow.local.config import SHIPPED_RULES, file_digest
+
+    in_use = config.rules_file()
+    again = "`docflow down`, then `docflow up`, to use"
+    if "DOCFLOW_RULES_PATH" in environ:
+        raw = environ["DOCFLOW_RULES_PATH"].strip()
+        named = Path(raw).expanduser().resolve() if raw else SHIPPED_RULES
+        if named != in_use.resolve():
+            return [
+                f"DOCFLOW_RULES_PATH names {named}, but the running stack reads {in_use}, "
+                f"as it did when it started; {again} it"
+            ]
+    if config.rules_digest and file_digest(in_use) != config.rules_digest:
+        return [
+            f"the rules file {in_use} changed since the stack started, and its functions "
+            f"read it when they start; {again} the new rules"
+        ]
+    return []
 
 
 def cmd_down(args: argparse.Namespace) -> int:

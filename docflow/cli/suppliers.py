@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docflow.cli.output import print_json, table
+from docflow.cli.output import clip, print_json, table
 from docflow.cli.stack import maybe_local
 
 if TYPE_CHECKING:
@@ -147,7 +148,8 @@ def _print_history(changes: list[EntryJson]) -> None:
     if not changes:
         return
     rows = [
-        [e["at"][:19], e["what"], e["by"], e["documentId"] or "", e["detail"][:70]] for e in changes
+        [e["at"][:19], e["what"], e["by"], e["documentId"] or "", clip(e["detail"], 70)]
+        for e in changes
     ]
     print("\nhistory")
     print(table(rows, ["when", "what", "who", "document", "detail"]))
@@ -235,6 +237,72 @@ def _decide(args: argparse.Namespace) -> int:
         return 2
     print_json(answer) if args.json else print(said)
     return 0
+
+
+# Each action's synopsis, its operand and its options: `docflow suppliers ACTION --help` prints
+# the action's own, and options go before or after the operand (`import --replace FILE`).
+ACTION_HELP = {
+    "import": "register the suppliers of a CSV file; every row is checked first, and nothing "
+    "is imported when one is refused, or when a row is registered already and --replace is "
+    "not given (the changes it would make are printed)",
+    "list": "the registered suppliers, by name",
+    "show": "one supplier, its learned profile and its history (a removed one's history too)",
+    "remove": "take a supplier out of the registry (its history stays)",
+    "proposals": "the suppliers reviewers proposed, oldest first",
+    "approve": "register a proposed supplier: by anyone but its own proposer (four eyes)",
+    "reject": "refuse a proposed supplier, saying why (--reason)",
+}
+OPERANDS = {
+    "import": ("FILE", "the CSV file"),
+    "show": ("ID", "the supplier id"),
+    "remove": ("ID", "the supplier id"),
+    "approve": ("ID", "the proposal id"),
+    "reject": ("ID", "the proposal id"),
+}
+ACTS = ("import", "remove", "approve", "reject")  # what records who acted
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """`docflow suppliers`'s actions, each a parser of its own under the command's."""
+    p.set_defaults(target=None, by=None, reason=None, replace=False)
+    actions = p.add_subparsers(
+        dest="action",
+        required=True,
+        metavar="ACTION",
+        help="one of these (`docflow suppliers ACTION --help` for its own options):",
+    )
+    for action, text in ACTION_HELP.items():
+        a = actions.add_parser(
+            action,
+            help=text,
+            description=textwrap.fill(text, 92),
+            epilog=p.epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        # Also after the action (`suppliers show ID --json`); SUPPRESS keeps the value
+        # given before it.
+        a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print JSON (shape below)")  # fmt: skip
+        a.add_argument("--local", action="store_true", default=argparse.SUPPRESS,
+                       help="the local stack only, never AWS")  # fmt: skip
+        if action in OPERANDS:
+            metavar, said = OPERANDS[action]
+            a.add_argument("target", metavar=metavar, help=said)
+        if action in ACTS:
+            a.add_argument(
+                "--by",
+                metavar="NAME",
+                help="who acts, for the history and the proposal (default: the IAM principal "
+                "in AWS, the OS user locally)",
+            )
+        if action == "import":
+            a.add_argument(
+                "--replace",
+                action="store_true",
+                help="overwrite suppliers registered already (it prints what changes)",
+            )
+        if action == "reject":
+            a.add_argument("--reason", metavar="TEXT", help="why it is refused")
 
 
 ACTIONS = {

@@ -1,14 +1,17 @@
 """The `rules` engine: deterministic, local, free. What it reads from the text:
 
-    title      the first line of the first page that reads like a heading
+    title      the first line of the first page that reads like a heading (not a form's
+               label), one naming the type (`Invoice # 508`) first among the first lines
     abstract   the first sentences of the document, up to 600 characters (extractive)
     parties    names with a company suffix (extract's own pattern) and "between A and B"
     keyDates   dates found by extract's date parser, labelled by the words before them
     risk       one reason per rule that fires, with the page it fired on; the weights add up
                to the level (high at 3: unlimited liability with automatic renewal is high)
 
-Risk rules: automatic renewal, unlimited liability, payment terms over 60 days, a contract
-without a signature page, and sensitive data found by the classifier's detectors. Each rule
+Risk rules: automatic renewal, unlimited liability, payment terms over 60 days (a payment
+sentence with a number of days: an amount after "net" is no term), a contract
+without a signature page, and sensitive data found by the classifier's detectors (on an
+invoice, less the issuer's own payee IBANs: docflow/classify/sensitive.py). Each rule
 names the document types it judges (`RULES`): a memo is no contract, so it lacks no signature.
 """
 
@@ -40,9 +43,16 @@ _UNLIMITED = re.compile(
     r"uncapped\s+liability)\b",
     re.IGNORECASE,
 )
+# A payment term in days, in a payment sentence: `net 30 days`, `payable within 90 days`,
+# `Payment terms: 45 days`, `zahlbar innerhalb von 30 Tagen`, `paiement à 45 jours`,
+# `betalingstermijn: 14 dagen`. The unit is required and the number whole: `net 288.79` on an
+# invoice's line is an amount, and a bare `net 30` is not read as a term.
 _PAYMENT_DAYS = re.compile(
-    r"\b(?:net|within|payable\s+(?:with)?in|payment\s+(?:terms?\s+)?(?:of\s+)?)\s*"
-    r"(\d{2,3})\s*(?:calendar\s+)?days?\b|\bnet\s*(\d{2,3})\b",
+    r"(?<![\w.,])(?:net|within|payable\s+(?:with)?in|due\s+(?:with)?in|"
+    r"payment\s+terms?\s*:?|payment\s+(?:of|within)|zahlbar\s+innerhalb(?:\s+von)?|"
+    r"zahlungsziel\s*:?|innerhalb(?:\s+von)?|paiement\s+(?:à|a)|à|"
+    r"betalingstermijn\s*:?|binnen)\s*"
+    r"(\d{1,3})(?![\d.,]\d)\s*(?:calendar\s+|kalender)?(?:days?|tagen?|jours?|dagen)\b",
     re.IGNORECASE,
 )
 _SIGNATURE = re.compile(
@@ -100,13 +110,43 @@ class RulesEnricher:
         return EnrichAnswer(engine=self.name, enrichment=enrichment)
 
 
+# A label with no value (`Date :`, `CLIENT :`) or a short pair (`Customer:2`, `Date: 2026-01-31`)
+# is a form's field, not the document's heading.
+_LABEL_ONLY = re.compile(r"^[^:]{1,60}:$")
+_SHORT_PAIR = re.compile(r"^[\w .'#-]{1,24}:\s*\S{1,12}$")
+# Words a heading of each type starts with, in the rules file's languages.
+TYPE_WORDS: dict[str, tuple[str, ...]] = {
+    "invoice": ("invoice", "tax invoice", "rechnung", "facture", "factuur", "fattura", "factura"),
+    "credit-note": ("credit note", "gutschrift", "avoir", "creditnota", "nota di credito"),
+    "purchase-order": ("purchase order", "bestellung", "bon de commande", "inkooporder"),
+}
+_HEADING_LINES = 8
+
+
 def title(pages: Sequence[PageText], doc_type: str) -> str:
-    for page in pages[:1]:
-        for raw in page.text.splitlines():
-            line = _SPACE.sub(" ", raw).strip()
-            if 3 <= len(line) <= 120 and sum(c.isalpha() for c in line) >= 3:
-                return line
+    """The first heading-like line of the first page, one that names the document's type
+    (`Invoice # RE-508`) first if one of the first lines does."""
+    headings = [line for page in pages[:1] for line in _headings(page.text)]
+    words = TYPE_WORDS.get(doc_type, (doc_type.replace("-", " "),))
+    named = re.compile("(?:" + "|".join(re.escape(w) for w in words) + r")\b")
+    for line in headings[:_HEADING_LINES]:
+        if named.match(fold(line)):
+            return line
+    if headings:
+        return headings[0]
     return f"{doc_type.replace('-', ' ').capitalize()} document"
+
+
+def _headings(text: str) -> list[str]:
+    out = []
+    for raw in text.splitlines():
+        line = _SPACE.sub(" ", raw).strip()
+        if not 3 <= len(line) <= 120 or sum(c.isalpha() for c in line) < 3:
+            continue
+        if _LABEL_ONLY.match(line) or _SHORT_PAIR.match(line):
+            continue
+        out.append(line)
+    return out
 
 
 def abstract(pages: Sequence[PageText], heading: str = "") -> str:
@@ -197,7 +237,7 @@ def _found(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[str, o
     if page:
         reasons.append(_reason("automatic-renewal", page))
     for p in pages:
-        days = [int(m.group(1) or m.group(2)) for m in _PAYMENT_DAYS.finditer(p.text)]
+        days = [int(m.group(1)) for m in _PAYMENT_DAYS.finditer(p.text)]
         longest = max(days, default=0)
         if longest > PAYMENT_DAYS_LIMIT:
             reasons.append(_reason("long-payment-terms", p.page, f"{longest} days"))

@@ -18,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docflow.extract.declarations import TableCheck, TypeDecl
+from docflow.extract.declarations import FieldDecl, TableCheck, TypeDecl
+
+AMOUNT = "amount"
 
 
 def table_checks(fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl) -> list[dict[str, str]]:
@@ -29,7 +31,7 @@ def table_checks(fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl) -> lis
         if rows is None:
             continue
         for check in table.checks:
-            reason = _check(table.name, check, rows, fields)
+            reason = _check(table, check, rows, fields, spec)
             if reason is not None:
                 reasons.append(reason)
     return reasons
@@ -42,8 +44,17 @@ def advisory_marked(reasons: Sequence[dict[str, str]], spec: TypeDecl) -> list[d
 
 
 def _check(
-    table: str, check: TableCheck, rows: Sequence[Mapping[str, Any]], fields: Mapping[str, Any]
+    decl: FieldDecl,
+    check: TableCheck,
+    rows: Sequence[Mapping[str, Any]],
+    fields: Mapping[str, Any],
+    spec: TypeDecl,
 ) -> dict[str, str] | None:
+    table = decl.name
+    column = decl.column(check.column)
+    # Each number as its kind writes it: an amount `1,180.00`, a quantity `48`.
+    kinds = {name: getattr(spec.get(name), "kind", AMOUNT) for name in check.fields()}
+    kinds[check.column] = column.kind if column else AMOUNT
     wanted = {name: _number(fields.get(name, {}).get("value")) for name in check.fields()}
     if any(value is None for value in wanted.values()):
         return None
@@ -55,8 +66,8 @@ def _check(
         if abs(total - printed) <= check.tolerance:
             return None
         message = (
-            f"{table}: {check.column} adds up to {_shown(total)} "
-            f"but {check.equals} reads {_shown(printed)}"
+            f"{table}: {check.column} adds up to {_shown(total, kinds[check.column])} "
+            f"but {check.equals} reads {_shown(printed, kinds[check.equals])}"
         )
         return {"field": table, "code": "table-sum", "message": message}
     assert check.opening is not None and check.closing is not None
@@ -64,9 +75,11 @@ def _check(
     assert opening is not None and closing is not None
     if abs(opening + total - closing) <= check.tolerance:
         return None
+    kind = kinds[check.closing]
     message = (
-        f"{check.opening} {_shown(opening)} plus {table}' {check.column} {_shown(total)} is "
-        f"{_shown(opening + total)} but {check.closing} reads {_shown(closing)}"
+        f"{check.opening} {_shown(opening, kinds[check.opening])} plus {table}' "
+        f"{check.column} {_shown(total, kinds[check.column])} is "
+        f"{_shown(opening + total, kind)} but {check.closing} reads {_shown(closing, kind)}"
     )
     return {"field": table, "code": "table-balance", "message": message}
 
@@ -78,8 +91,13 @@ def _number(value: Any) -> Decimal | None:
         return None
 
 
-def _shown(number: Decimal) -> str:
-    return f"{number:,.2f}"
+def _shown(number: Decimal, kind: str = AMOUNT) -> str:
+    """An amount with its cents and grouping (`1,180.00`); a number or percent plain, as
+    its normal form writes it (`48`, `12.5`)."""
+    if kind == AMOUNT:
+        return f"{number:,.2f}"
+    plain = format(number.normalize(), "f")
+    return plain if "." not in plain else plain.rstrip("0").rstrip(".")
 
 
 def unverified_tables(

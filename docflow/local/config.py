@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -18,6 +19,9 @@ from docflow.settings import usable_cores
 
 DEFAULT_PORT_BASE = 8780
 LOCAL_KEYS = "test"
+# The shipped rules file (docflow.rules.model.DEFAULT_RULES, named here without importing the
+# rules' model: the command's start pays for no more than it needs).
+SHIPPED_RULES = Path(__file__).resolve().parents[1] / "rules" / "rules.toml"
 
 
 @dataclass
@@ -37,6 +41,9 @@ class StackConfig:
     schedule_every_s: int = 60
     reconcile_quiet_s: int = 120
     extra_env: dict[str, str] = field(default_factory=dict)
+    # The digest of the rules file the functions read (`rules_file`) when the stack started:
+    # `docflow up` on a running stack says when the file, or DOCFLOW_RULES_PATH, changed.
+    rules_digest: str = ""
     # "journal": every acknowledged AWS write is on disk first (durable_state.py);
     # "snapshot": a pickle every few seconds, as before: kept only to measure against.
     moto_durability: str = "journal"
@@ -173,6 +180,11 @@ class StackConfig:
             **self.extra_env,
         }
 
+    def rules_file(self) -> Path:
+        """The rules file the stack's functions read: DOCFLOW_RULES_PATH's when `up` was
+        given one (kept across restarts), else the shipped one."""
+        return Path(self.extra_env.get("DOCFLOW_RULES_PATH") or SHIPPED_RULES)
+
     def describe(self) -> dict[str, Any]:
         return {
             "state": str(self.state),
@@ -230,3 +242,11 @@ class StackConfig:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
+
+
+def file_digest(path: Path) -> str:
+    """A file's content as a short digest; empty when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return ""

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from docflow.cost import CostEstimate
+from docflow.readmodel.detail import Moved
 from docflow.readmodel.items import DocumentState, FieldValue
 from docflow.readmodel.transitions import (
     APPROVED,
@@ -62,6 +63,9 @@ class EventDetail(TypedDict, total=False):
     reviewDeadline: str | None
     decision: str
     decidedAt: str | None
+    # Only when the whole detail would not fit an event: the moved attributes' S3 keys
+    # ({attribute: {key, count}}, readmodel/detail.py); `fields` are then compact.
+    detail: dict[str, Moved]
 
 
 class EventPublisher(Protocol):

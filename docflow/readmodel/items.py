@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from docflow.cost import CostEstimate
+from docflow.readmodel.detail import Moved
 
 
 class FieldValue(TypedDict, total=False):
@@ -25,6 +26,11 @@ class FieldValue(TypedDict, total=False):
     derived: bool
     # A table field's rows (`value` then says how many: "3 rows").
     rows: list[dict[str, str]]
+    # In an item whose report did not fit (detail.py): the rows' count and number columns'
+    # sums in place of the rows, which are in S3.
+    rowCount: int
+    sums: dict[str, str]
+    originalRowCount: int
     # An advisory table whose own checks did not all run and pass (`table_checks.py`).
     unverified: bool
     # A reviewer's correction: what was read (a table: its rows), and who changed it.
@@ -134,6 +140,7 @@ class Payload(TypedDict, total=False):
     parentRunId: str
     parentPages: list[int]
     parentKey: str
+    detail: dict[str, Moved]  # attributes moved to S3 (detail.py), set by the recorder
 
 
 class ReportKeys(TypedDict, total=False):

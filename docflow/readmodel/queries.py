@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypedDict, TypeVar, cast
 
 from docflow import aws
-from docflow.readmodel.items import ChildItem, DocumentState, DocumentView, HistoryItem
+from docflow.readmodel.detail import Loader, restore
+from docflow.readmodel.items import ChildItem, DocumentState, DocumentView, HistoryItem, Payload
 from docflow.readmodel.table import (
     ACTIVE_INDEX,
     ANNOUNCED_ATTRIBUTE,
@@ -93,8 +94,18 @@ def parse_age(text: str) -> timedelta:
 
 
 class ReadModel:
-    def __init__(self, table: str) -> None:
+    def __init__(self, table: str, artifact_bucket: str | None = None) -> None:
         self.table = table
+        # Where reports too large for an item keep the rest (detail.py): the settings' bucket
+        # unless named.
+        self.artifact_bucket = artifact_bucket
+
+    def _loader(self) -> Loader:
+        from docflow.readmodel.detail_store import ReportDetails
+        from docflow.settings import load_settings
+
+        bucket = self.artifact_bucket or load_settings().artifact_bucket
+        return ReportDetails(bucket).loader()
 
     @property
     def _ddb(self) -> Any:
@@ -169,7 +180,8 @@ class ReadModel:
         )
 
     def show(self, document_id: str) -> DocumentView:
-        """Current state and the full history (in run order) of one document."""
+        """Current state and the full history (in run order) of one document, whole: what a
+        report moved to S3 (detail.py) read back, one object per report that moved any."""
         raw = self._ddb.get_item(
             TableName=self.table,
             ConsistentRead=True,
@@ -191,6 +203,13 @@ class ReadModel:
             if not token:
                 break
         state = cast("DocumentState", _public(from_ddb(raw["Item"]))) if raw.get("Item") else None
+        moved = [i.get("payload", {}) for i in history] + [state or {}]
+        if any("detail" in m for m in moved):
+            load = self._loader()
+            state = cast("DocumentState", restore(state, load)) if state else None
+            for item in history:
+                if "detail" in item.get("payload", {}):
+                    item["payload"] = cast("Payload", restore(item["payload"], load))
         return {"state": state, "history": history}
 
     def children(self, document_id: str) -> list[ChildItem]:

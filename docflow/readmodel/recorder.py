@@ -5,12 +5,14 @@ as one transaction: the history item (only if its event id is new) and the new c
 (only if the state read is still the state stored: its `rev` is unchanged). A race with another
 writer just means deciding again against the newer state, so late, duplicate and concurrent
 reports never move a document backwards, and a run's reports in any order leave the same state
-as in pipeline order.
+as in pipeline order. A payload too large for the items is first stored whole in S3 and kept
+compact in them (`detail.py`), so a document's size never fails its report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -19,7 +21,14 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.dynamo import condition_failed, transaction_condition_failed
-from docflow.readmodel.event_shapes import EventPublisher, detail_type_for, event_detail
+from docflow.readmodel import detail
+from docflow.readmodel.detail_store import ReportDetails
+from docflow.readmodel.event_shapes import (
+    EventDetail,
+    EventPublisher,
+    detail_type_for,
+    event_detail,
+)
 from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem
 from docflow.readmodel.schema import Report
 from docflow.readmodel.table import (
@@ -48,6 +57,9 @@ from docflow.readmodel.transitions import (
 
 ACCEPTED, DUPLICATE, STALE = "accepted", "duplicate", "stale"
 _MAX_RACES = 20
+# An event's detail: EventBridge takes an entry of up to 256 KB, envelope included. A
+# `finalized` event whose whole fields would pass this carries them compact, with their key.
+EVENT_BYTES = 192 * 1024
 
 
 class VerdictJson(TypedDict):
@@ -95,7 +107,11 @@ def next_state(current: DocumentState | None, report: Report) -> DocumentState:
         # One review stage's summary fields go once it is decided.
         for gone in ("reviewLinks", "reviewers", "reviewDeadline", "pendingPk", "pendingSince"):
             state.pop(gone, None)  # type: ignore[misc]
+    earlier = state.pop("detail", None)
     state.update(report.payload)
+    state.pop("detail", None)
+    if moved := detail.merged(earlier, report.payload, state):
+        state["detail"] = moved
     state.update(
         DocumentState(
             pk=doc_pk(report.document_id),
@@ -174,18 +190,34 @@ class StatusRecorder:
         table_name: str,
         history_ttl_days: int = 365,
         publisher: EventPublisher | None = None,
+        artifact_bucket: str | None = None,
     ) -> None:
         self.table = table_name
         self.ttl = timedelta(days=history_ttl_days)
         # docflow.events: announces each accepted terminal or review transition.
         self.publisher = publisher
+        # Where a payload too large for the items goes (detail.py); the settings' bucket
+        # unless named.
+        self._bucket = artifact_bucket
 
     @property
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
+    @property
+    def details(self) -> ReportDetails:
+        if self._bucket is None:
+            from docflow.settings import load_settings
+
+            self._bucket = load_settings().artifact_bucket
+        return ReportDetails(self._bucket)
+
     def record(self, report: Report) -> RecordVerdict:
+        whole = report.payload
+        report = self.details.fitted(report)  # the whole payload in S3 first if too large
         history = self._history_item(report)
+        # What this report moved is read back from memory when its event is announced.
+        seen = {k["key"]: whole for k in (report.payload.get("detail") or {}).values()}
         for _ in range(_MAX_RACES):
             current = self._current(report.document_id)
             verdict, reason, state = plan(current, report, lambda: self._run_history(report))
@@ -195,25 +227,50 @@ class StatusRecorder:
                 # The history item's condition (it is new) failed: a duplicate report; the
                 # state's (it is as read) failed: another report landed first, decide again.
                 if transaction_condition_failed(exc, 0) or condition_failed(exc):
-                    self._announce_again(report, current)
+                    self._announce_again(report, current, seen)
                     return RecordVerdict(DUPLICATE, "event already recorded", _status(current))
                 if transaction_condition_failed(exc, 1):
                     continue
                 raise
             if verdict == ACCEPTED:
-                self._announce(report, state)
+                self._announce(report, state, seen)
                 return RecordVerdict(ACCEPTED, reason, report.status)
             return RecordVerdict(STALE, reason, _status(current))
         raise RuntimeError("too many concurrent writers for one document; retry the report")
 
-    def _announce(self, report: Report, state: DocumentState | None) -> None:
+    def _announce(
+        self,
+        report: Report,
+        state: DocumentState | None,
+        seen: Mapping[str, Mapping[str, object]] | None = None,
+    ) -> None:
         detail_type = detail_type_for(report.status)
         if self.publisher is None or detail_type is None or state is None:
             return
-        self.publisher.publish(detail_type, event_detail(report, state))
+        self.publisher.publish(detail_type, self._event(report, state, seen or {}))
         self._mark_announced(report)
 
-    def _announce_again(self, report: Report, current: DocumentState | None) -> None:
+    def _event(
+        self, report: Report, state: DocumentState, seen: Mapping[str, Mapping[str, object]]
+    ) -> EventDetail:
+        """The event's detail from the whole state (moved attributes read back); a detail too
+        large for EventBridge keeps them compact and says where they are (`detail`)."""
+        if not state.get("detail"):
+            return event_detail(report, state)
+        whole = cast("DocumentState", detail.restore(state, self.details.loader(seen)))
+        said = event_detail(report, whole)
+        if len(json.dumps(said, default=str)) <= EVENT_BYTES:
+            return said
+        said = event_detail(report, state)
+        said["detail"] = dict(state.get("detail") or {})
+        return said
+
+    def _announce_again(
+        self,
+        report: Report,
+        current: DocumentState | None,
+        seen: Mapping[str, Mapping[str, object]] | None = None,
+    ) -> None:
         # A second report of the document's current transition. Two senders report a review
         # decision with one event id (the callback API at once, the orchestrator when it
         # resumes): the second says nothing again. A retry whose first attempt stored the
@@ -224,7 +281,7 @@ class StatusRecorder:
             and current.get("eventId") == report.event_id
             and current.get(ANNOUNCED_ATTRIBUTE) != report.event_id
         ):
-            self._announce(report, current)
+            self._announce(report, current, seen)
 
     def _mark_announced(self, report: Report) -> None:
         """Note on the current state that its transition's event is out; `rev` is left alone,

@@ -1,7 +1,8 @@
 """The status report: what every part sends the recorder, and its validation.
 
-A report is small by construction: summary fields from a fixed list, never page text, never a
-detector's matched value, never a token or callback id.
+A report carries summary fields from a fixed list, never page text, never a detector's matched
+value, never a token or callback id. Its size never fails a document: what does not fit the
+read model's item goes to S3 (`detail.py`), so a report is refused only past WIRE_BYTES.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
 from docflow.ids import event_id
+from docflow.readmodel.detail import DETAIL, WIRE_BYTES, check_detail
 from docflow.readmodel.items import HistoryItem, Payload
 from docflow.readmodel.transitions import NOTES, STATUSES, seq_for
 
-MAX_PAYLOAD_BYTES = 8 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9._:#-]{1,128}$")
 _TOKEN_SHAPE = re.compile(r"v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{43}")
 # Summary fields a report may carry; anything else is refused (keeps text and secrets out).
@@ -95,6 +96,9 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "parentRunId": str,
     "parentPages": list,
     "parentKey": str,  # the packet's key: a part is named after its file (docflow.ids)
+    # Set by the recorder, never by a sender: the attributes of a payload too large for the
+    # read model's item that were moved to S3 ({attribute: {key, count}}, detail.py).
+    DETAIL: dict,
 }
 CAUSES = ("orchestrator", "callback-api", "starter", "operator", "external", "reconciler")
 
@@ -179,7 +183,7 @@ class Report:
         if cause not in CAUSES:
             raise ReportError("cause", f"must be one of {', '.join(CAUSES)}")
         payload = raw.get("payload", {})
-        _check_payload(payload)  # every field known and of its type: a Payload
+        _check_payload(payload, values["document_id"])  # every field known, of its type
         return cls(
             run_order=run_order,
             status=status,
@@ -192,7 +196,7 @@ class Report:
         )
 
 
-def _check_payload(payload: Any) -> None:
+def _check_payload(payload: Any, document_id: str) -> None:
     if not isinstance(payload, dict):
         raise ReportError("payload", "must be a JSON object")
     for name, value in payload.items():
@@ -203,9 +207,11 @@ def _check_payload(payload: Any) -> None:
             raise ReportError(f"payload.{name}", "has the wrong type")
         if not isinstance(value, expected):
             raise ReportError(f"payload.{name}", "has the wrong type")
+    if DETAIL in payload and (problem := check_detail(payload[DETAIL], document_id)):
+        raise ReportError(f"payload.{DETAIL}", problem)
     encoded = json.dumps(payload)
-    if len(encoded) > MAX_PAYLOAD_BYTES:
-        raise ReportError("payload", f"is over {MAX_PAYLOAD_BYTES} bytes")
+    if len(encoded) > WIRE_BYTES:
+        raise ReportError("payload", f"is over {WIRE_BYTES} bytes")
     # A working review link is a bearer credential: the read model is readable by every
     # operator, so a report that would carry one is refused outright.
     if _TOKEN_SHAPE.search(encoded):

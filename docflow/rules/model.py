@@ -186,6 +186,16 @@ def _title(word: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*{words}[ \t]*$", re.IGNORECASE | re.MULTILINE)
 
 
+def _said(exc: Exception) -> str:
+    """A loader's refusal as a person reads it: a declaration's message names its line
+    (`line 6: fields.types...`), a missing key is named as such; never a Python repr."""
+    if isinstance(exc, KeyError):
+        return f"a required key is missing: {exc.args[0] if exc.args else exc}"
+    if isinstance(exc, TypeError):
+        return f"a value has the wrong type ({exc})"
+    return str(exc)
+
+
 def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rules:
     """Load and validate a rules file; every mistake is a SettingsError naming the file."""
     source = Path(path) if path else DEFAULT_RULES
@@ -256,7 +266,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             controls=parse_control_rules(raw),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
-        raise SettingsError(f"rules file {source}: {exc!r}") from exc
+        raise SettingsError(f"rules file {source}: {_said(exc)}") from exc
     _validate(rules, source)
     return rules
 

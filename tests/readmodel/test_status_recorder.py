@@ -256,7 +256,10 @@ GOOD = {
         ({"payload": []}, "payload"),
         ({"payload": {"pageText": "secret"}}, "payload.pageText"),
         ({"payload": {"pages": "three"}}, "payload.pages"),
-        ({"payload": {"comment": "x" * 9000}}, "payload"),
+        # Past what Lambda's Invoke carries (a report under it is kept, its rest in S3).
+        ({"payload": {"comment": "x" * (4 * 1024 * 1024)}}, "payload"),
+        # Only the recorder names where a payload's rest is, and only this document's.
+        ({"payload": {"detail": {"fields": {"key": "docs/x.json", "count": 1}}}}, "payload.detail"),
     ],
 )
 def test_malformed_reports_get_a_clear_error_and_write_nothing(

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docflow.local.config import StackConfig
+from docflow.local.config import StackConfig, file_digest
 
 if TYPE_CHECKING:
     from docflow.local.stack.recovery import RecoveryReport
@@ -134,6 +134,7 @@ def up(
     if taken:
         raise StackStartError(ports_taken_message(config, taken))
     use_rules_from_env(config)
+    config.rules_digest = file_digest(config.rules_file())  # what a later `up` compares
     config.save()
     (state / "stackd.ready").unlink(missing_ok=True)
     log_path = state / "stackd.log"
