@@ -41,7 +41,10 @@ def add_control_commands(add: Add) -> None:
         "first; columns: id, name, aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, "
         "iban, currency; `,` or `;` between cells, `;` between several values; UTF-8 or "
         "Windows-1252), list, show (with its history) or remove a supplier; list the suppliers "
-        "reviewers proposed, approve one (not its own proposer) or reject it",
+        "reviewers proposed, approve one (not by its proposer's person: the rules file's "
+        "[people] table maps reviewers' addresses to operators' principals) or reject it. Who "
+        "acts is who you are authenticated as: against AWS the IAM principal STS names for "
+        "your credentials, on the local stack your OS account (by user id, not $USER)",
         local=True,
     )
     p.add_argument("action", choices=sorted(suppliers.ACTIONS), help="what to do")
@@ -49,8 +52,8 @@ def add_control_commands(add: Add) -> None:
     p.add_argument(
         "--by",
         metavar="NAME",
-        help="who acts, for the history and the proposal (default: the IAM principal in AWS, "
-        "the OS user locally)",
+        help="refused (exit 2): who acts is never a typed name, but the principal you are "
+        "authenticated as (STS in AWS, the OS account locally), for the history and four eyes",
     )
     p.add_argument("--reason", metavar="TEXT", help="reject: why")
     p.add_argument(

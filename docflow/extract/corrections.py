@@ -3,8 +3,8 @@
 Pure, so the review page (before it sends a decision) and the orchestrator (reading the
 decision back, defensively) run the same rules. A typed text (an id, a text, a party, an
 address, and a table's cells of those kinds) holding a character that renders as nothing is
-refused (`docflow.names.format_chars`): a right-to-left override shows `Evil‮HbmG lawualB`
-as a registered supplier's name, a zero-width space makes `INV-42` another number.
+refused (`docflow.names.format_chars`): a right-to-left override before `HbmG lawualB` shows
+a registered supplier's name, a zero-width space makes `INV-42` another number.
 """
 
 from __future__ import annotations

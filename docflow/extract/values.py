@@ -87,15 +87,7 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
             return None, "enter one date, for example 2026-03-04"
         return dates[0].iso, None
     if kind == AMOUNT:
-        bare = _SYMBOLS.sub("", text).strip()
-        # `35.5`, `35,5`: one decimal, typed as a person types it, is 35.50.
-        one = _ONE_DECIMAL.fullmatch(bare)
-        number = Decimal(f"{one[1]}.{one[2]}") if one else parse_number(bare)
-        if number is None:
-            return None, "enter an amount, for example 1234.50"
-        if too_large(number):
-            return None, TOO_LARGE
-        return format_amount(number), None
+        return _amount(text)
     if kind in (NUMBER, PERCENT):
         return _number(kind, text)
     if kind == CURRENCY:
@@ -109,6 +101,18 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
             return folded[text.lower()], None
         return None, f"one of {', '.join(values)}"
     return None, "this field cannot be corrected"
+
+
+def _amount(text: str) -> tuple[str | None, str | None]:
+    bare = _SYMBOLS.sub("", text).strip()
+    # `35.5`, `35,5`: one decimal, typed as a person types it, is 35.50.
+    one = _ONE_DECIMAL.fullmatch(bare)
+    number = Decimal(f"{one[1]}.{one[2]}") if one else parse_number(bare)
+    if number is None:
+        return None, "enter an amount, for example 1234.50"
+    if too_large(number):  # two decimals past 26 digits overflow Decimal's context
+        return None, TOO_LARGE
+    return format_amount(number), None
 
 
 def _number(kind: str, text: str) -> tuple[str | None, str | None]:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from docflow.names import describe, format_chars
 from docflow.suppliers.ids import KINDS, is_valid, normalize
 from docflow.suppliers.shapes import Profile, SupplierJson
 
@@ -35,19 +36,20 @@ class SupplierError(ValueError):
         self.field = field_name
 
 
-# A cell a spreadsheet runs as a formula when it opens an export (`=HYPERLINK(...)`), and the
-# characters that reorder text as it is shown (a name that reads differently than it is).
+# A cell a spreadsheet runs as a formula when it opens an export (`=HYPERLINK(...)`).
 FORMULA_START = ("=", "+", "-", "@")
-BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
 def unsafe_text(value: str) -> str:
-    """Why `value` may not be a supplier's name or alias ("" when it may)."""
+    """Why `value` may not be a supplier's name or alias ("" when it may): a formula to a
+    spreadsheet, or a character that renders as nothing (`docflow.names.format_chars`: a
+    zero-width space, a bidirectional override that shows the name otherwise than it is, a
+    soft hyphen), with which a name reads as another's while it is not."""
     if value.startswith(FORMULA_START):
         return f"{value[:40]!r} starts with {value[0]!r} (a spreadsheet would run it as a formula)"
-    bidi = next((c for c in value if c in BIDI), None)
-    if bidi is not None:
-        return f"{value[:40]!r} holds the bidirectional control character U+{ord(bidi):04X}"
+    hidden = format_chars(value)
+    if hidden:
+        return f"{value[:40]!r} holds the invisible character {describe(hidden[0])}"
     return ""
 
 
