@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from docflow import names
+from docflow.aws import error_code
 from docflow.dynamo import put_new
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.rules.people import NO_PEOPLE, People
@@ -221,12 +222,10 @@ def _status_update(store: SupplierStore, p: Proposal, status: str, **sets: str) 
 
 def _mark_conflict(store: SupplierStore, p: Proposal, conflict: str) -> None:
     """`p` is a conflict now; ProposalRefused when another operator decided it meanwhile."""
-    from botocore.exceptions import ClientError
-
     try:
         store.ddb.update_item(**_status_update(store, p, CONFLICT, conflict=conflict))
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+    except Exception as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
             raise
         now = get(store, p.proposal_id)
         raise ProposalRefused(

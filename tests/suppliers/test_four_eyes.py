@@ -194,6 +194,20 @@ def test_a_proposal_the_registry_collided_with_after_filing_is_marked_a_conflict
     assert rejected.status == "rejected" and rejected.reason == "taken"
 
 
+def test_a_conflict_found_after_another_operator_decided_is_refused_saying_so(
+    stack: Stack,
+) -> None:
+    """Two operators at once: one rejects while the other's approval finds a conflict. The
+    conflict is marked only on a proposal still pending; the late one is told it was decided."""
+    pid = filed()
+    stale = proposals.get(registry(), pid)
+    assert stale is not None
+    proposals.reject(registry(), pid, "controller@example.com", "no")
+    with pytest.raises(proposals.ProposalRefused, match="is rejected: decided meanwhile"):
+        proposals._mark_conflict(registry(), stale, "vat:... belongs to supplier 'holder'")
+    assert status_of(pid) == "rejected"
+
+
 def test_the_shipped_rules_say_who_is_who(tmp_path: Path) -> None:
     people = load_rules(DEFAULT_RULES).people
     assert people.entries and all("@" in address for address, _ in people.entries)
