@@ -87,6 +87,7 @@ def _base_script(chars: str) -> str:
     return "COMMON"
 
 
+@lru_cache(maxsize=4096)
 def script(char: str) -> str:
     """The character's script as Unicode's Scripts.txt names it, upper case (`LATIN`,
     `CYRILLIC`, `COMMON` for digits and punctuation, `INHERITED` for most marks, `UNKNOWN`)."""

@@ -74,8 +74,10 @@ class Supplier:
         return [f"{kind}:{value}" for kind in KINDS for value in self.ids.get(kind, ())]
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any]) -> Supplier:
-        """From a dict of the `to_json` shape (ids as lists); raises SupplierError."""
+    def parse(cls, raw: Mapping[str, Any], stored: bool = False) -> Supplier:
+        """From a dict of the `to_json` shape (ids as lists); raises SupplierError. `stored`:
+        a record read back from the registry, whose names were checked when it was written:
+        a name a later rule refuses (`unsafe_text`) must not make the registry unreadable."""
         name = str(raw.get("name") or "").strip()
         if not name or len(name) > 200:
             raise SupplierError("name", "is required (at most 200 characters)")
@@ -97,7 +99,7 @@ class Supplier:
                 ids[kind] = compact
         aliases = tuple(a.strip() for a in raw.get("aliases") or () if str(a).strip())
         for label, text in [("name", name), *(("aliases", a) for a in aliases)]:
-            if why := unsafe_text(text):
+            if not stored and (why := unsafe_text(text)):
                 raise SupplierError(label, why)
         return cls(
             supplier_id,

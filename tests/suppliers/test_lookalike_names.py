@@ -91,6 +91,20 @@ def test_the_import_refuses_a_name_or_alias_holding_an_invisible_character(
     assert registry().all() == []
 
 
+def test_a_name_registered_before_the_rule_still_reads_and_matches_as_it_looks(
+    stack: Stack,
+) -> None:
+    """A supplier imported when only the bidirectional controls were refused keeps a zero-width
+    space in its name: the registry still reads it (the rule is for new names), and a page or
+    a proposal printing the name without it is that supplier."""
+    old = Supplier("old", "Nord\u200blicht Handel AG", ("Nordlicht",))
+    registry().put(old, history.entry("old", history.IMPORTED, "ops", old.name))
+    assert [s.supplier_id for s in registry().all()] == ["old"]
+    found = name_match(registry(), "Nordlicht Handel AG")
+    assert found is not None and found[1].supplier_id == "old"
+    assert proposed("Nordlicht Handel").status == "conflict"
+
+
 @pytest.mark.parametrize(
     "name",
     [
