@@ -41,7 +41,10 @@ def add_control_commands(add: Add) -> None:
         "first; columns: id, name, aliases, vat, siret, siren, kvk, cnpj, cuit, gstin, abn, ein, "
         "iban, currency; `,` or `;` between cells, `;` between several values; UTF-8 or "
         "Windows-1252), list, show (with its history) or remove a supplier; list the suppliers "
-        "reviewers proposed, approve one (not its own proposer) or reject it",
+        "reviewers proposed, approve one (not by its proposer's person: the rules file's "
+        "[people] table maps reviewers' addresses to operators' principals) or reject it. Who "
+        "acts is who you are authenticated as: against AWS the IAM principal STS names for "
+        "your credentials, on the local stack your OS account (by user id, not $USER)",
         local=True,
     )
     suppliers.configure(p)  # each action a parser of its own, with its own --help

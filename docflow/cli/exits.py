@@ -57,7 +57,7 @@ BY_COMMAND = {
     "trace": f"{_ASKS}; {NOT_FOUND} no such document",
     "suppliers": f"{_ASKS}; {NOT_FOUND} no such supplier (show, remove) or proposal "
     f"(approve, reject); {USAGE} also a file that cannot be imported, rows registered already "
-    "without --replace, an approval by the proposer or of a conflict",
+    "without --replace, an approval by the proposer's person or of a conflict, --by",
 }
 
 STOPPED_MESSAGE = "the local stack is not running; `docflow up` starts it"

@@ -195,6 +195,7 @@ SUPPLIER_SHAPES = {
     "approve": '{"proposalId", "status": "approved", "by", "supplierId"}; refused: {"error"} '
     "(exit 2); no such proposal: null (exit 4)",
     "reject": '{"proposalId", "status": "rejected", "by"}; refused: {"error"} (exit 2)',
+    "--by": '{"error"} (exit 2): who acts is the authenticated principal, never a typed name',
 }
 AUDIT_COUNTS = (
     '"unreviewed": int (documents read on the profile that finalized with no person), '
@@ -326,7 +327,9 @@ JSON_SHAPES = {
     + "; approve: "
     + SUPPLIER_SHAPES["approve"]
     + "; reject: "
-    + SUPPLIER_SHAPES["reject"],
+    + SUPPLIER_SHAPES["reject"]
+    + "; any action with --by: "
+    + SUPPLIER_SHAPES["--by"],
     "audit": AUDIT_SHAPE,
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '

@@ -3,8 +3,10 @@ reject ID`: the supplier registry, changed by operators only, with four eyes for
 
 Against the local stack when it runs (or --local), otherwise the table DOCFLOW_SUPPLIER_TABLE
 names in the configured AWS account. The CSV's columns: `docflow.suppliers.csv_import`. Who
-acted (recorded in the history and on proposals): `--by`, else in AWS the IAM principal the
-command runs as (STS), else the OS user.
+acted (recorded in the history and on proposals, and held to four eyes): the principal the
+command is authenticated as (`docflow.cli.principal`: STS in AWS, the OS account locally);
+`--by` is refused. An approval reads the rules file's `[people]` table (the stack's rules file
+locally; DOCFLOW_RULES_PATH, else the shipped one, against AWS: the file you deploy).
 """
 
 from __future__ import annotations
@@ -27,29 +29,39 @@ def _store(args: argparse.Namespace) -> Any:
     from docflow.settings import load_settings
     from docflow.suppliers.store import SupplierStore
 
-    args.aws = maybe_local(args) is None
+    args.stack_config = maybe_local(args)
+    args.aws = args.stack_config is None
     load_settings.cache_clear()
     return SupplierStore(load_settings().supplier_table)
 
 
 def _actor(args: argparse.Namespace) -> str:
-    """Who runs this command: `--by`, else the IAM principal's ARN in AWS, else the OS user.
-    Call after `_store` (which decides local or AWS)."""
-    if getattr(args, "by", None):
-        return str(args.by).strip()
-    if getattr(args, "aws", False):
-        from docflow import aws
+    """Who runs this command, as authenticated (`docflow.cli.principal`). Call after `_store`
+    (which decides local or AWS)."""
+    from docflow.cli.principal import principal
 
-        try:
-            return str(aws.client("sts").get_caller_identity()["Arn"])
-        except Exception as exc:  # no credentials: nobody to record
-            raise ValueError(f"who is acting? STS could not say ({exc}); pass --by NAME") from exc
-    import getpass
+    return principal(bool(getattr(args, "aws", False)))
 
-    return getpass.getuser()
+
+def _people(args: argparse.Namespace) -> Any:
+    """The `[people]` table of the rules file the pipeline runs with: the local stack's, else
+    DOCFLOW_RULES_PATH's, else the shipped one. Call after `_store`."""
+    from docflow.rules.model import load_rules
+    from docflow.settings import load_settings
+
+    config = getattr(args, "stack_config", None)
+    path = config.extra_env.get("DOCFLOW_RULES_PATH") if config is not None else None
+    return load_rules(path or load_settings().rules_path or None).people
 
 
 def cmd_suppliers(args: argparse.Namespace) -> int:
+    if getattr(args, "by", None) is not None:
+        from docflow.cli.principal import BY_REFUSED
+
+        if args.json:
+            print_json({"error": BY_REFUSED})
+        print(f"docflow: {BY_REFUSED}", file=sys.stderr)
+        return 2
     return int(ACTIONS[args.action](args))
 
 
@@ -211,15 +223,16 @@ def _proposals(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace) -> int:
+    from docflow.cli.principal import NoPrincipal
     from docflow.suppliers import proposals
 
     if not args.target:
         raise ValueError(f"suppliers {args.action} needs a proposal id")
     store = _store(args)
-    by = _actor(args)
     try:
+        by = _actor(args)
         if args.action == "approve":
-            supplier = proposals.approve(store, args.target, by)
+            supplier = proposals.approve(store, args.target, by, _people(args))
             answer = {"proposalId": args.target, "status": "approved", "by": by}
             answer["supplierId"] = supplier.supplier_id
             said = f"approved {args.target}: supplier {supplier.supplier_id} registered by {by}"
@@ -230,7 +243,7 @@ def _decide(args: argparse.Namespace) -> int:
     except proposals.ProposalNotFound as exc:
         print_json(None) if args.json else print(str(exc))
         return 4
-    except proposals.ProposalRefused as exc:
+    except (proposals.ProposalRefused, NoPrincipal) as exc:
         if args.json:
             print_json({"error": str(exc)})
         print(f"docflow: {exc}", file=sys.stderr)
@@ -292,8 +305,9 @@ def configure(p: argparse.ArgumentParser) -> None:
             a.add_argument(
                 "--by",
                 metavar="NAME",
-                help="who acts, for the history and the proposal (default: the IAM principal "
-                "in AWS, the OS user locally)",
+                help="refused (exit 2): who acts is never a typed name, but the principal you "
+                "are authenticated as (STS in AWS, the OS account locally), for the history and "
+                "four eyes",
             )
         if action == "import":
             a.add_argument(

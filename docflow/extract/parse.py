@@ -198,6 +198,16 @@ def parse_number(token: str) -> Decimal | None:
     return -value if negative else value
 
 
+# The digits an amount may have before its decimal point: a trillion trillion is no invoice's,
+# and past 26 digits two decimals no longer fit Decimal's 28-digit context (quantize raises).
+MAX_AMOUNT_DIGITS = 18
+
+
+def too_large(value: Decimal) -> bool:
+    """More than MAX_AMOUNT_DIGITS digits before the decimal point."""
+    return value != 0 and value.adjusted() >= MAX_AMOUNT_DIGITS
+
+
 def format_amount(value: Decimal) -> str:
     return str(value.quantize(Decimal("0.01")))
 
@@ -246,7 +256,7 @@ def find_amounts(text: str) -> list[AmountValue]:
         if _PERCENT_AFTER.match(text[m.end() :]):
             continue
         number = parse_number(m[0])
-        if number is None:
+        if number is None or too_large(number):  # a reference number, no amount
             continue
         near = text[max(0, m.start() - 5) : m.start()] + " " + text[m.end() : m.end() + 5]
         found.append(AmountValue(format_amount(number), currency_in(near), m.start(), m.end()))

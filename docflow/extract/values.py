@@ -25,7 +25,14 @@ from docflow.extract.kinds import (
     PERCENT,
     TEXT,
 )
-from docflow.extract.parse import find_dates, format_amount, is_currency, parse_number
+from docflow.extract.parse import (
+    MAX_AMOUNT_DIGITS,
+    find_dates,
+    format_amount,
+    is_currency,
+    parse_number,
+    too_large,
+)
 
 _SYMBOLS = re.compile(r"[€$£¥]|\b[A-Za-z]{3}\b")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -39,6 +46,8 @@ _DOT_DECIMAL = re.compile(r"-?\d+\.\d+")
 _GROUPED = re.compile(r"-?[1-9]\d{0,2}\.\d{3}")
 # Rows a table may carry: the fields are read from the first pages (`[fields] max_pages`).
 MAX_ROWS = 500
+TOO_LARGE = f"too large: at most {MAX_AMOUNT_DIGITS} digits before the decimal point"
+MAX_DIGITS = 28  # a number's digits in all: Decimal's default context keeps no more
 
 
 def normalize(
@@ -78,13 +87,7 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
             return None, "enter one date, for example 2026-03-04"
         return dates[0].iso, None
     if kind == AMOUNT:
-        bare = _SYMBOLS.sub("", text).strip()
-        # `35.5`, `35,5`: one decimal, typed as a person types it, is 35.50.
-        one = _ONE_DECIMAL.fullmatch(bare)
-        number = Decimal(f"{one[1]}.{one[2]}") if one else parse_number(bare)
-        if number is None:
-            return None, "enter an amount, for example 1234.50"
-        return format_amount(number), None
+        return _amount(text)
     if kind in (NUMBER, PERCENT):
         return _number(kind, text)
     if kind == CURRENCY:
@@ -100,6 +103,18 @@ def _normal(kind: str, text: str, values: Sequence[str]) -> tuple[str | None, st
     return None, "this field cannot be corrected"
 
 
+def _amount(text: str) -> tuple[str | None, str | None]:
+    bare = _SYMBOLS.sub("", text).strip()
+    # `35.5`, `35,5`: one decimal, typed as a person types it, is 35.50.
+    one = _ONE_DECIMAL.fullmatch(bare)
+    number = Decimal(f"{one[1]}.{one[2]}") if one else parse_number(bare)
+    if number is None:
+        return None, "enter an amount, for example 1234.50"
+    if too_large(number):  # two decimals past 26 digits overflow Decimal's context
+        return None, TOO_LARGE
+    return format_amount(number), None
+
+
 def _number(kind: str, text: str) -> tuple[str | None, str | None]:
     bare = text.replace("%", "").strip()
     # `12.5`, `0.125`: a dot that cannot be a thousands separator is a decimal point (`1.500`
@@ -110,6 +125,10 @@ def _number(kind: str, text: str) -> tuple[str | None, str | None]:
         number = parse_number(bare)
     if number is None:
         return None, "enter a number, for example 12.5"
+    if too_large(number):
+        return None, f"too large: at most {MAX_AMOUNT_DIGITS} digits before the point"
+    if len(number.as_tuple().digits) > MAX_DIGITS:  # Decimal's context would round it
+        return None, f"at most {MAX_DIGITS} digits"
     if kind == PERCENT and not Decimal(-1000) < number < Decimal(1000):
         return None, "enter a percentage, for example 19"
     return _plain(number), None

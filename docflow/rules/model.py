@@ -17,6 +17,7 @@ from docflow.extract.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.rules.controls import NO_CONTROLS, ControlRules, parse_control_rules
 from docflow.rules.detectors import DETECTORS
 from docflow.rules.packets import NO_PACKETS, PacketRules, parse_packet_rules
+from docflow.rules.people import NO_PEOPLE, People, parse_people
 from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
@@ -125,6 +126,9 @@ class Rules:
     packets: PacketRules = NO_PACKETS
     # `[suppliers]`, `[audit]`, `[duplicates]`: the payment controls (docflow.rules.controls).
     controls: ControlRules = NO_CONTROLS
+    # `[people]`: each reviewer's address and the operator principals of the same person, so
+    # that four eyes on the supplier master meet across the two (docflow.rules.people).
+    people: People = NO_PEOPLE
 
     def addresses(self) -> frozenset[str]:
         """Every address the rules name: a stage's reviewers and escalate_to, and the
@@ -264,6 +268,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             issuer_iban_types=tuple(sensitive.get("issuer_iban_types", [])),
             packets=parse_packet_rules(raw.get("packets")),
             controls=parse_control_rules(raw),
+            people=parse_people(raw.get("people"), text),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {_said(exc)}") from exc

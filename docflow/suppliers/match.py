@@ -7,7 +7,7 @@
     3. the layout fingerprint a supplier's confirmed invoices taught (fingerprint.py), the
        page also printing that supplier's name (name_agrees)         -> by "fingerprint"
     4. the printed vendor name against every name and alias (rapidfuzz token-sort ratio at
-       least NAME_SCORE)                                              -> by "name"
+       least NAME_SCORE, as folded or as confusables skeletons: `name_score`) -> by "name"
 
 1 to 3 are certain for reading (the profile is read); only the registry's ids make a supplier
 certain for paying: the bank-details check compares the payee IBAN with the registered ones
@@ -21,9 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from docflow import names as look
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.matching import is_customer_label
 from docflow.extract.parse import fold
@@ -104,6 +106,52 @@ def _beside_label(page: Page, label: Cell, customer: set[int]) -> list[FoundId]:
 
 def _name_key(name: str) -> str:
     return " ".join(fold(LEGAL_FORM.sub(" ", name)).split())
+
+
+@dataclass(frozen=True)
+class NameKeys:
+    """What a name is compared by. `plain`: folded, legal forms removed (`Blauwal GmbH` is
+    `blauwal`). `looks`: its confusables skeletons (TR39, `docflow.names.skeleton`), as printed
+    and in capitals (the skeleton keeps case, and a name in capitals is the same name), legal
+    forms and their look-alikes in other scripts removed, folded: `BIauwaI` and `Вlauwal` are
+    `blauwal` there. `whole`: the same with the legal forms kept, equal only for look-alikes of
+    one name (an ASCII look-alike of a legal form, `GrnbH`, is no legal form to remove)."""
+
+    plain: str
+    looks: tuple[str, str]
+    whole: tuple[str, str]
+
+
+def _skeleton_key(text: str) -> str:
+    return " ".join(fold(look.skeleton(text)).split())
+
+
+@lru_cache(maxsize=8192)
+def name_keys(name: str) -> NameKeys:
+    seen = look.strip_format(name)
+    bare = LEGAL_FORM.sub(" ", look.ascii_twins(seen))
+    return NameKeys(
+        _name_key(name),
+        (_skeleton_key(bare), _skeleton_key(bare.upper())),
+        (_skeleton_key(seen), _skeleton_key(seen.upper())),
+    )
+
+
+def name_score(printed: NameKeys, registered: NameKeys) -> float:
+    """How alike two names are, 0..100: the best of their folded forms' and their skeletons'
+    token-sort ratios (keys under three characters compare nothing), 100 for look-alikes of
+    one whole name."""
+    if any(a == b and len(a) >= 3 for a, b in zip(printed.whole, registered.whole, strict=True)):
+        return 100.0
+    scores = [0.0]
+    if len(printed.plain) >= 3:
+        scores.append(fuzz.token_sort_ratio(printed.plain, registered.plain))
+    scores += [
+        fuzz.token_sort_ratio(a, b)
+        for a, b in zip(printed.looks, registered.looks, strict=True)
+        if len(a) >= 3 and len(b) >= 3
+    ]
+    return max(scores)
 
 
 def _mine(iban: IbanFinding) -> bool:
@@ -188,24 +236,31 @@ def name_match(
     """The registered supplier whose name or alias `vendor_name` matches best (rapidfuzz
     token-sort ratio at least NAME_SCORE, legal forms aside), with its score; or None.
     `suppliers`: the registry's list, when the caller has it already."""
-    if not vendor_name or len(_name_key(vendor_name)) < 3:
+    if not vendor_name:
         return None
-    printed = _name_key(vendor_name)
+    printed = name_keys(vendor_name)
+    if len(printed.plain) < 3 and all(len(k) < 3 for k in printed.looks):
+        return None
     best: tuple[float, Supplier] | None = None
     for supplier in store.all() if suppliers is None else suppliers:
         for name in (supplier.name, *supplier.aliases):
-            score = fuzz.token_sort_ratio(printed, _name_key(name))
+            score = name_score(printed, name_keys(name))
             if score >= NAME_SCORE and (best is None or score > best[0]):
                 best = (score, supplier)
     return best
 
 
 def _agrees(printed: str, supplier: Supplier) -> bool:
-    key = _name_key(printed)
+    keys = name_keys(printed)
     return any(
-        fuzz.token_sort_ratio(key, _name_key(name)) >= NAME_SCORE
+        name_score(keys, name_keys(name)) >= NAME_SCORE
         for name in (supplier.name, *supplier.aliases)
     )
+
+
+def _within(name: str, text: str) -> bool:
+    """The name within a line of text (a short line holding part of the name is no proof)."""
+    return len(text) >= len(name) and fuzz.partial_ratio(name, text) >= NAME_SCORE
 
 
 def name_agrees(supplier: Supplier, printed: str | None, layouts: Sequence[Page]) -> bool:
@@ -214,15 +269,16 @@ def name_agrees(supplier: Supplier, printed: str | None, layouts: Sequence[Page]
     the customer's block prints one (OCR may have misread a letter: a partial ratio)."""
     if printed:
         return _agrees(printed, supplier)
-    names = [k for k in (_name_key(n) for n in (supplier.name, *supplier.aliases)) if len(k) >= 4]
+    # Each name as folded and as its skeletons, against the line's same form.
+    names = [name_keys(n) for n in (supplier.name, *supplier.aliases)]
     for page in layouts:
         customer = customer_cells(page)
         for line in page.lines:
-            text = _name_key(" ".join(c.text for c in line if id(c) not in customer))
-            # The name within the line (a short line holding part of the name is no proof).
-            if any(
-                len(text) >= len(name) and fuzz.partial_ratio(name, text) >= NAME_SCORE
-                for name in names
-            ):
-                return True
+            text = name_keys(" ".join(c.text for c in line if id(c) not in customer))
+            for name in names:
+                if len(name.plain) >= 4 and _within(name.plain, text.plain):
+                    return True
+                looks = zip(name.looks, text.looks, strict=True)
+                if any(len(a) >= 4 and _within(a, b) for a, b in looks):
+                    return True
     return False

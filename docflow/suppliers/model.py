@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from docflow.names import describe, format_chars
 from docflow.suppliers.ids import KINDS, is_valid, normalize
 from docflow.suppliers.shapes import Profile, SupplierJson
 
@@ -35,19 +36,20 @@ class SupplierError(ValueError):
         self.field = field_name
 
 
-# A cell a spreadsheet runs as a formula when it opens an export (`=HYPERLINK(...)`), and the
-# characters that reorder text as it is shown (a name that reads differently than it is).
+# A cell a spreadsheet runs as a formula when it opens an export (`=HYPERLINK(...)`).
 FORMULA_START = ("=", "+", "-", "@")
-BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
 def unsafe_text(value: str) -> str:
-    """Why `value` may not be a supplier's name or alias ("" when it may)."""
+    """Why `value` may not be a supplier's name or alias ("" when it may): a formula to a
+    spreadsheet, or a character that renders as nothing (`docflow.names.format_chars`: a
+    zero-width space, a bidirectional override that shows the name otherwise than it is, a
+    soft hyphen), with which a name reads as another's while it is not."""
     if value.startswith(FORMULA_START):
         return f"{value[:40]!r} starts with {value[0]!r} (a spreadsheet would run it as a formula)"
-    bidi = next((c for c in value if c in BIDI), None)
-    if bidi is not None:
-        return f"{value[:40]!r} holds the bidirectional control character U+{ord(bidi):04X}"
+    hidden = format_chars(value)
+    if hidden:
+        return f"{value[:40]!r} holds the invisible character {describe(hidden[0])}"
     return ""
 
 
@@ -72,8 +74,10 @@ class Supplier:
         return [f"{kind}:{value}" for kind in KINDS for value in self.ids.get(kind, ())]
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any]) -> Supplier:
-        """From a dict of the `to_json` shape (ids as lists); raises SupplierError."""
+    def parse(cls, raw: Mapping[str, Any], stored: bool = False) -> Supplier:
+        """From a dict of the `to_json` shape (ids as lists); raises SupplierError. `stored`:
+        a record read back from the registry, whose names were checked when it was written:
+        a name a later rule refuses (`unsafe_text`) must not make the registry unreadable."""
         name = str(raw.get("name") or "").strip()
         if not name or len(name) > 200:
             raise SupplierError("name", "is required (at most 200 characters)")
@@ -95,7 +99,7 @@ class Supplier:
                 ids[kind] = compact
         aliases = tuple(a.strip() for a in raw.get("aliases") or () if str(a).strip())
         for label, text in [("name", name), *(("aliases", a) for a in aliases)]:
-            if why := unsafe_text(text):
+            if not stored and (why := unsafe_text(text)):
                 raise SupplierError(label, why)
         return cls(
             supplier_id,

@@ -3,15 +3,19 @@
 A fields reviewer's "add this supplier" writes no supplier. The pipeline's `propose supplier`
 step files a proposal (the name printed on the page, the checked ids it prints for its issuer,
 the document and version it came from, the reviewer who proposed it), and an operator approves
-or rejects it from `docflow suppliers`; the approver must not be the proposer.
+or rejects it from `docflow suppliers`; the approver must not be the proposer
+(`four_eyes`: the principal the operator authenticated as, compared with the proposer's address
+through the rules file's `[people]` table).
 
     pk = PROPOSAL#<proposalId>   listing = "PROPOSAL", listedAt = <proposedAt>#<proposalId>
 
 The proposal id comes from the document version, so the step running twice files one
 proposal (a put on the condition that none has its key). A proposal never merges into a
-registered supplier: one whose supplier id, name (rapidfuzz, as `match` names the issuer) or
-any id is a registered supplier's is filed as a `conflict`, saying with what, and is resolved
-by hand (reject it; fix the registry by import). Approving checks again, then creates the
+registered supplier: one whose supplier id, name (rapidfuzz on the folded names and on their
+confusables skeletons, as `match` names the issuer: `Вlauwal` with a Cyrillic Ve is Blauwal)
+or any id is a registered supplier's, or whose name mixes scripts in one word, or holds a
+character that renders as nothing, is filed as a `conflict`, saying why, and is resolved by
+hand (reject it; fix the registry by import). Approving checks again, then creates the
 supplier with its claims, its history entry and the proposal's new status in one transaction.
 """
 
@@ -22,9 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from docflow import names
+from docflow.aws import error_code
 from docflow.dynamo import put_new
 from docflow.readmodel.table import from_ddb, to_ddb
+from docflow.rules.people import NO_PEOPLE, People
 from docflow.suppliers import history
+from docflow.suppliers.four_eyes import approver_problem
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import name_match
 from docflow.suppliers.model import Supplier, SupplierError
@@ -32,7 +40,7 @@ from docflow.suppliers.shapes import ProposalJson
 from docflow.suppliers.store import ClaimConflict, SupplierExists, SupplierStore
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef, UpdateTypeDef
 
 LISTING = "PROPOSAL"
 PENDING, CONFLICT, APPROVED, REJECTED = "pending", "conflict", "approved", "rejected"
@@ -131,6 +139,10 @@ class Proposal:
 def conflicts_with(store: SupplierStore, supplier: Supplier) -> str:
     """What in the registry `supplier` would merge into or duplicate ("" when nothing)."""
     found: list[str] = []
+    mixed = names.mixed_words(supplier.name)
+    if mixed:
+        seen = ", ".join(sorted(names.scripts(mixed[0]))).title()
+        found.append(f"the name mixes scripts in one word ({mixed[0]!r}: {seen})")
     if store.get(supplier.supplier_id) is not None:
         found.append(f"supplier id {supplier.supplier_id!r} is registered")
     named = name_match(store, supplier.name)
@@ -182,64 +194,64 @@ def propose(store: SupplierStore, proposal: Proposal) -> Proposal:
     return proposal
 
 
-def same_person(a: str, b: str) -> bool:
-    """One person under two spellings: case, and an IAM ARN's session or user name (the part
-    after its last `/`) against a plain name or address."""
-
-    def plain(who: str) -> str:
-        who = who.strip().lower()
-        return who.rsplit("/", 1)[-1] if who.startswith("arn:") else who
-
-    return bool(a.strip()) and plain(a) == plain(b)
-
-
 def _decided(
     store: SupplierStore, p: Proposal, status: str, by: str, **more: str
 ) -> TransactWriteItemTypeDef:
     """The transaction item moving `p` from its status to `status`, on the condition that
     its status has not changed meanwhile."""
-    values = {":s": status, ":by": by, ":at": history.now(), ":was": p.status}
-    sets = "#s = :s, decidedBy = :by, decidedAt = :at"
-    for name, value in more.items():
-        values[f":{name}"] = value
-        sets += f", {name} = :{name}"
+    at = history.now()
+    return {"Update": _status_update(store, p, status, decidedBy=by, decidedAt=at, **more)}
+
+
+def _status_update(store: SupplierStore, p: Proposal, status: str, **sets: str) -> UpdateTypeDef:
+    """An update moving `p` from the status it was read with to `status`, setting `sets`.
+    Every attribute goes by a placeholder: `status` and `conflict` are DynamoDB reserved
+    words, which an expression may not name."""
+    placeholders = {"#s": "status"} | {f"#{k}": k for k in sets}
+    values = {":s": status, ":was": p.status} | {f":{k}": v for k, v in sets.items()}
+    assigned = ", ".join(["#s = :s", *(f"#{k} = :{k}" for k in sets)])
     return {
-        "Update": {
-            "TableName": store.table,
-            "Key": to_ddb({"pk": proposal_pk(p.proposal_id)}),
-            "UpdateExpression": f"SET {sets}",
-            "ConditionExpression": "#s = :was",
-            "ExpressionAttributeNames": {"#s": "status"},
-            "ExpressionAttributeValues": to_ddb(values),
-        }
+        "TableName": store.table,
+        "Key": to_ddb({"pk": proposal_pk(p.proposal_id)}),
+        "UpdateExpression": f"SET {assigned}",
+        "ConditionExpression": "#s = :was",
+        "ExpressionAttributeNames": placeholders,
+        "ExpressionAttributeValues": to_ddb(values),
     }
 
 
 def _mark_conflict(store: SupplierStore, p: Proposal, conflict: str) -> None:
-    store.ddb.update_item(
-        TableName=store.table,
-        Key=to_ddb({"pk": proposal_pk(p.proposal_id)}),
-        UpdateExpression="SET #s = :c, conflict = :why",
-        ConditionExpression="#s = :p",
-        ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues=to_ddb({":c": CONFLICT, ":why": conflict, ":p": PENDING}),
-    )
+    """`p` is a conflict now; ProposalRefused when another operator decided it meanwhile."""
+    try:
+        store.ddb.update_item(**_status_update(store, p, CONFLICT, conflict=conflict))
+    except Exception as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        now = get(store, p.proposal_id)
+        raise ProposalRefused(
+            f"proposal {p.proposal_id} is {now.status if now else 'gone'}: decided meanwhile"
+        ) from exc
 
 
-def approve(store: SupplierStore, pid: str, by: str) -> Supplier:
-    """Create the proposed supplier, recording who approved it; ProposalRefused when the
-    approver proposed it, it is not pending, or the registry now conflicts with it."""
+def approve(store: SupplierStore, pid: str, by: str, people: People = NO_PEOPLE) -> Supplier:
+    """Create the proposed supplier, recording who approved it (`by`: the principal the
+    operator authenticated as); ProposalRefused when `by` is the proposer's person
+    (`four_eyes`, with the rules' `people`), it is not pending, or the registry now conflicts
+    with it (it is then marked a conflict)."""
     p = get(store, pid)
     if p is None:
         raise ProposalNotFound(pid)
     if p.status != PENDING:
         why = f": {p.conflict}; resolve it by hand" if p.status == CONFLICT else ""
         raise ProposalRefused(f"proposal {pid} is {p.status}{why}")
-    if not by.strip() or same_person(by, p.proposer):
-        raise ProposalRefused(
-            f"proposal {pid} was proposed by {p.proposer}: another person must approve it"
-        )
-    supplier = p.supplier()
+    problem = approver_problem(by, p.proposer, people)
+    if problem:
+        raise ProposalRefused(f"proposal {pid}: {problem}")
+    try:
+        supplier = p.supplier()
+    except SupplierError as exc:  # filed before today's checks of a name
+        _mark_conflict(store, p, str(exc))
+        raise ProposalRefused(f"proposal {pid} cannot be a supplier: {exc}") from exc
     conflict = conflicts_with(store, supplier)
     if not conflict:
         note = history.entry(
@@ -270,7 +282,7 @@ def reject(store: SupplierStore, pid: str, by: str, reason: str = "") -> Proposa
     if p.status not in OPEN:
         raise ProposalRefused(f"proposal {pid} is {p.status} already")
     if not by.strip():
-        raise ProposalRefused("who rejects it? (--by NAME)")
+        raise ProposalRefused("who rejects it? docflow found no principal to record")
     store.ddb.transact_write_items(
         TransactItems=[_decided(store, p, REJECTED, by, reason=reason or "-")]
     )

@@ -225,9 +225,8 @@ class SupplierStore:
             new = change(Profile(**current.profile))
             if new is None:
                 return current
-            after = Supplier.parse(
-                {**current.to_json(), "profile": new, "profileVersion": current.profile_version + 1}
-            )
+            bumped = {"profile": new, "profileVersion": current.profile_version + 1}
+            after = Supplier.parse({**current.to_json(), **bumped}, stored=True)
             update: UpdateTypeDef = {
                 "TableName": self.table,
                 "Key": to_ddb({"pk": supplier_pk(supplier_id)}),
@@ -265,4 +264,4 @@ def _item(supplier: Supplier, profile: Profile, version: int) -> dict[str, Any]:
 
 
 def _supplier(item: dict[str, Any]) -> Supplier:
-    return Supplier.parse(item)
+    return Supplier.parse(item, stored=True)

@@ -26,6 +26,7 @@ GROUND = {
     "dynamo",  # every store's DynamoDB helper (conditional writes, typed items)
     "function_versions",  # which versions hold open executions (Lambda's answer)
     "converse",  # Bedrock Converse with one forced tool (extract, packets, enrich)
+    "names",  # invisible characters, TR39 skeletons, mixed scripts, identity keys
 }
 # What each of docflow's units may import of docflow (besides itself), from the House table.
 HOUSE: dict[str, set[str]] = {

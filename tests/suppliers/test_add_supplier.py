@@ -24,6 +24,8 @@ from tests.support.reviewed_runs import registry, run_reviewed
 
 APPROVE = {"approved": True, "reviewer": "ap@example.com"}
 EVIL_IBAN = "GB33 BUKB 2020 1555 5555 55"
+# Who the CLI runs as against moto: the principal its STS names for the tests' credentials.
+OPERATOR = "arn:aws:sts::123456789012:user/moto"
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
@@ -63,22 +65,24 @@ def test_a_proposal_registers_nothing_until_another_person_approves_it(
     pid = proposed["proposalId"]
     board = proposals_section()  # the operators' dashboard lists it, the IBAN masked
     assert pid in board and "DE•••• 3000" in board and BLAUWAL_IBAN.replace(" ", "") not in board
-    code, refused = cli(capsys, "approve", pid, "--by", "AP@example.com")
-    assert code == 2 and "another person must approve" in str(refused)
+    # The proposer cannot approve it, whatever the spelling (tests/suppliers/test_four_eyes.py
+    # has the others: [people], --by, STS principals).
+    with pytest.raises(proposals.ProposalRefused, match="another person must approve"):
+        proposals.approve(registry(), pid, "AP@example.com")
     assert registry().all() == []
-    code, done = cli(capsys, "approve", pid, "--by", "controller@example.com")
-    assert code == 0 and isinstance(done, dict)
+    code, done = cli(capsys, "approve", pid)  # as the principal moto's STS names
+    assert code == 0 and isinstance(done, dict) and done["by"] == OPERATOR
     added = registry().get(done["supplierId"])
     assert added is not None and added.name == "Blauwal Hafenlogistik GmbH"
     assert added.ids == {"vat": (BLAUWAL_VAT,), "iban": (BLAUWAL_IBAN.replace(" ", ""),)}
-    code, again = cli(capsys, "approve", pid, "--by", "someone@example.com")
+    code, again = cli(capsys, "approve", pid)
     assert code == 2 and "approved" in str(again)
     assert "No supplier proposal is waiting" in proposals_section()
 
     code, record = cli(capsys, "show", added.supplier_id)
     assert isinstance(record, dict)
     (entry,) = record["history"]
-    assert entry["what"] == "approved" and entry["by"] == "controller@example.com"
+    assert entry["what"] == "approved" and entry["by"] == OPERATOR
     assert "proposed by ap@example.com" in entry["detail"]
     assert entry["documentId"] == first["documentId"] and entry["proposalId"] == pid
 
@@ -128,7 +132,7 @@ def test_a_typed_vendor_name_is_never_the_proposed_one(
     assert out["fields"]["vendor_name"]["value"] == "Blauwal Hafenlogistik GmbH"
     proposed = out["supplierProposed"]
     assert proposed["name"] == "Evil Trading Ltd" and proposed["status"] == "pending"
-    code, done = cli(capsys, "approve", proposed["proposalId"], "--by", "controller@example.com")
+    code, done = cli(capsys, "approve", proposed["proposalId"])
     assert code == 0 and isinstance(done, dict) and done["supplierId"] == "evil-trading-ltd"
     blauwal = registry().get("blauwal")
     assert blauwal is not None and "iban" not in blauwal.ids  # never merged into
@@ -151,16 +155,34 @@ def test_a_proposal_naming_a_registered_supplier_is_a_conflict(
     assert proposed["status"] == "conflict"
     assert "matches registered supplier 'blauwal'" in proposed["conflict"]
     pid = proposed["proposalId"]
-    code, refused = cli(capsys, "approve", pid, "--by", "controller@example.com")
+    code, refused = cli(capsys, "approve", pid)
     assert code == 2 and "conflict" in str(refused) and "by hand" in str(refused)
     blauwal = registry().get("blauwal")
     assert blauwal is not None and blauwal.ids == {"vat": (BLAUWAL_VAT,)}
-    code, rejected = cli(
-        capsys, "reject", pid, "--by", "controller@example.com", "--reason", "fraud"
-    )
+    code, rejected = cli(capsys, "reject", pid, "--reason", "fraud")
     assert code == 0 and isinstance(rejected, dict) and rejected["status"] == "rejected"
+    assert rejected["by"] == OPERATOR
     (after,) = proposals.listed(registry())
     assert after.status == "rejected" and after.reason == "fraud"
+
+
+def test_a_lookalike_of_a_registered_name_is_a_conflict_and_its_invoice_waits_for_treasury(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """Issue 56: `BIauwaI GmbH` (capital I's for small l's), with a VAT id of its own and the
+    attacker's IBAN, read as no registered supplier, so its proposal was pending and, approved
+    by a second person, its next invoice paid the attacker unreviewed under a name that reads
+    as Blauwal's. Compared by their confusables skeletons the names are one: the invoice is
+    matched to Blauwal by name and waits at bank-details, and the proposal is a conflict."""
+    row = f"blauwal,Blauwal Hafenlogistik GmbH,Blauwal,{BLAUWAL_VAT}"
+    import_suppliers(registry(), f"id,name,aliases,vat\n{row}\n")
+    tick = {**APPROVE, "addSupplier": True}
+    out, waited, _ = run_reviewed(stack, evil_invoice("BIauwaI GmbH"), "in/bi.pdf", [tick, APPROVE])
+    assert [w["stageName"] for w in waited] == ["fields", "bank-details"]
+    assert out["supplier"]["supplierId"] == "blauwal" and out["supplier"]["by"] == "name"
+    proposed = out["supplierProposed"]
+    assert proposed["status"] == "conflict" and proposed["name"] == "BIauwaI GmbH"
+    assert "matches registered supplier 'blauwal'" in proposed["conflict"]
 
 
 def test_a_review_without_the_tick_proposes_nothing(stack: Stack, shipped_rules: None) -> None:
@@ -209,11 +231,11 @@ def test_the_page_offers_it_and_the_desk_takes_it_only_where_offered(
 
     from tests.kit.pdfgen import make_pdf
     from tests.support.live_stack import LEGAL_ONLY
-    from tests.support.review_desk import call, open_desk
+    from tests.support.review_desk import Desk, call, open_desk
 
     form = {"content-type": "application/x-www-form-urlencoded"}
     ask = urlencode({"decision": "approve", "addSupplier": "yes"})
-    with open_desk(stack) as desk:
+    with open_desk(stack, Desk) as desk:
         invoice = stack.upload("in/offer.pdf", blauwal_invoice("E2026000000017"))
         arn = desk.start(invoice)
         (token,) = desk.links(invoice)
