@@ -20,7 +20,7 @@ from docflow.cost import cost_line
 from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem, ShownDocument
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
-from docflow.suppliers.shown import bank_lines
+from docflow.suppliers.shown import bank_lines, iban_place
 
 if TYPE_CHECKING:
     from docflow.readmodel.queries import Page
@@ -159,7 +159,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if cost:
         print(f"{'cost':11} {cost}")
     print_enrichment(state)
-    print_fields(state, fields or {})
+    print_fields(state, fields)
     for line in einvoice_lines(state, invoice):
         print(line)
     if shown.get("children"):
@@ -256,9 +256,11 @@ def why(state: DocumentState) -> list[str]:
     return lines
 
 
-def print_fields(state: DocumentState, fields: Mapping[str, FieldValue]) -> None:
-    """The fields as they stand (`reviewed.fields_shown`: the corrections approved so far in
-    place), with the checks that sent them to a person, each said corrected once it was."""
+def print_fields(state: DocumentState, shown: Mapping[str, FieldValue] | None = None) -> None:
+    """The fields as they stand (`shown`, from `reviewed.fields_shown`: the corrections approved
+    so far in place; the state's own by default), with the checks that sent them to a person,
+    each said corrected once it was."""
+    fields = shown if shown is not None else state.get("fields") or {}
     if not fields:
         return
     print()
@@ -325,12 +327,12 @@ def print_supplier(state: DocumentState) -> None:
     for iban in state.get("ibans") or []:
         whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
         valid = "" if iban.get("valid") else ", fails its check"
-        where = f"IBAN {iban.get('iban')} on page {iban.get('page')}"
+        where = f"IBAN {iban.get('iban')} {iban_place(dict(iban))}"
         print(f"{where}: {whose} ({iban.get('why')}{valid})")
     bank = state.get("bank") or {}
     if bank:
         print(f"bank details: {bank.get('verdict')}")
-        for line in bank_lines(bank)[1 if bank.get("message") else 0 :]:
+        for line in bank_lines(bank):
             print(f"  {line}")
 
 
