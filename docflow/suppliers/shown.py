@@ -152,7 +152,7 @@ def bank_lines(
         page = (pages or {}).get(str(printed.get("iban")))
         place = f", on page {page}" if page else ""
         if supplier or not _named(printed, [message]):
-            said.append(f"Pay to ({where}): {account(printed)}{place}{state}.")
+            said.append(f"Pay to ({where}): {account(printed)}{state}{place}.")
     others = [r for r in bank.get("registered") or [] if not _named(r, said)]
     if supplier and (others or not bank.get("registered")):
         said.append(f"Registered accounts: {', '.join(map(account, others)) or 'none'}.")

@@ -51,7 +51,7 @@ def test_a_changed_bank_account_waits_for_treasury_with_both_accounts_shown(
         shown = page.locator("main").inner_text()
         assert "not the supplier's registered one" in shown
         found = page.locator("#found").inner_text()
-        printed = "Pay to (printed): GB•••• 5432, on page 1, not registered for this supplier"
+        printed = "Pay to (printed): GB•••• 5432, not registered for this supplier, on page 1"
         assert printed in found and found.count("GB•••• 5432") == 1
         assert "Registered accounts: DE•••• 3000 (Commerzbank, COBADEFFXXX)" in found
         # Masked everywhere on the page: it says where treasury sees the account whole.

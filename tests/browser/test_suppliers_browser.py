@@ -52,7 +52,7 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         assert "Supplier Blauwal Hafenlogistik GmbH: matched by its vat" in found
         # The payee account, once: where it was read and that it is the supplier's.
         assert "Pay to (printed): DE•••• 3000" in found and found.count("DE•••• 3000") == 1
-        assert "on page 1, registered for this supplier" in found
+        assert "registered for this supplier, on page 1" in found
         assert "from the supplier registry" in page.locator("#fields").inner_text()
         page.screenshot(path=str(tmp_path / "review-supplier.png"), full_page=True)
         page.fill("#field-invoice_number", "E2026000000017")

@@ -68,7 +68,7 @@ def test_a_page_of_no_registered_supplier_says_nothing_is_registered_for_nobody(
 
 def test_an_unregistered_payee_beside_the_registered_one_is_compared() -> None:
     said = supplier_lines(summary("blauwal", [IBANS[0]], [(IBANS[1], ISSUER, 1)], {}))
-    assert "Pay to (printed): GB•••• 5432, on page 1, not registered for this supplier." in said
+    assert "Pay to (printed): GB•••• 5432, not registered for this supplier, on page 1." in said
     assert any(line.startswith("Registered accounts: DE•••• 3000") for line in said)
     assert "\n".join(said).count("GB•••• 5432") == 1
 
