@@ -95,3 +95,45 @@ def test_show_prints_a_corrected_value_and_a_stage_the_run_added_after_classify(
     # Finalized, the state's fields are the record's: the same value, said the same way.
     assert shown["fields"]["total_amount"] == shown["state"]["fields"]["total_amount"]
     assert row(show(tmp_path, capsys, doc.document_id), "total_amount")[1] == "1100.00"
+
+
+def report(status: str, index: int, name: str, run: str = "r1", **payload: Any) -> dict[str, Any]:
+    return {
+        "status": status,
+        "runId": run,
+        "payload": {"stageIndex": index, "stageName": name, **payload},
+    }
+
+
+def test_a_planned_stage_not_reached_and_a_rejection_with_its_reason_and_comment() -> None:
+    from docflow.cli.reviewed import stage_lines, stages_shown
+
+    state: Any = {"runId": "r2", "stages": [{"name": "legal"}, {"name": "privacy"}]}
+    history: Any = [
+        report("pending-review", 0, "legal", run="r1", reviewers=["old@example.com"]),
+        report("pending-review", 0, "legal", run="r2", reviewers=["a@example.com"]),
+    ]
+    shown = stages_shown(state, history)
+    assert [(s["name"], s["status"]) for s in shown] == [
+        ("legal", "waiting"),
+        ("privacy", "planned"),
+    ]
+    assert shown[0]["reviewers"] == ["a@example.com"]  # the older run's reviews are not these
+    history.append(
+        report(
+            "rejected",
+            0,
+            "legal",
+            run="r2",
+            reviewer="a@example.com",
+            decidedAt="2026-12-07T10:00:00+00:00",
+            rejectReason="other",
+            comment="not ours",
+        )
+    )
+    lines = stage_lines(stages_shown(state, history))
+    assert lines == [
+        "stages      legal: rejected by a@example.com at 2026-12-07T10:00:00+00:00 "
+        "(reason other; comment: not ours)",
+        "            privacy: not reached yet",
+    ]
