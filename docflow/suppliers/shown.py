@@ -93,9 +93,10 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
     pages = {str(i.get("iban")): int(i.get("page") or 0) for i in ibans}
     bank = bank_lines(summary.get("bank"), IN_DATA if source == "xml" else "printed", pages)
     # Each account once: the bank check says the payees; the rest are said with whose they
-    # are and why (a customer's, a debit mandate's).
+    # are and why (a customer's, a debit mandate's), whatever the bank lines name.
     for iban in ibans:
-        if not _named(iban, [*lines, *bank]):
+        payee = iban.get("owner") == "issuer" and iban.get("valid") and summary.get("bank")
+        if not (payee and _named(iban, bank)):
             lines.append(iban_line(iban))
     return [*lines, *bank]
 
@@ -153,9 +154,22 @@ def bank_lines(
         place = f", on page {page}" if page else ""
         if supplier or not _named(printed, [message]):
             said.append(f"Pay to ({where}): {account(printed)}{state}{place}.")
-    others = [r for r in bank.get("registered") or [] if not _named(r, said)]
+    # A registered payee's line said it; an account merely masked alike did not (its middle
+    # differs: an attacker may pick one ending as the supplier's does).
+    paid = [p for p in payees if p.get("registered") and not p.get("holder")]
+    others = [
+        r for r in bank.get("registered") or [] if not _named(r, [str(p["iban"]) for p in paid])
+    ]
     if supplier and (others or not bank.get("registered")):
         said.append(f"Registered accounts: {', '.join(map(account, others)) or 'none'}.")
+    alike = [
+        p for p in payees if not p.get("registered") and _named(p, [account(r) for r in others])
+    ]
+    if supplier and alike:
+        said.append(
+            f"{', '.join(str(p['iban']) for p in alike)} ends as a registered account does but "
+            "is not that account: compare the whole account in the original."
+        )
     # The verdict's sentence, unless the lines above name every account it names (and it
     # names one: a verdict that names none says something they do not).
     accounts = re.findall(r"[A-Z]{2}•+ ?\w+", message)

@@ -22,6 +22,8 @@ IBANS = [
     "FR1420041010050500013M02606",
     "DE79000000001234567890",
 ]
+# Another account ending as the first does (DE•••• 3000): valid, another bank and number.
+ALIKE = "DE90100200300055553000"
 
 
 def summary(
@@ -41,7 +43,9 @@ def summary(
     out: dict[str, Any] = {
         "ibans": [f.shown() for f in findings],
         "bank": dict(check.shown()),
-        "supplier": {"status": "unknown"} if supplier_id is None else {"certain": True},
+        "supplier": {"status": "unknown"}
+        if supplier_id is None
+        else {"certain": True, "name": "Blauwal", "by": "vat", "key": "DE812345673"},
     }
     if source:
         out["einvoice"] = {"source": source}
@@ -73,6 +77,15 @@ def test_an_unregistered_payee_beside_the_registered_one_is_compared() -> None:
     assert "\n".join(said).count("GB•••• 5432") == 1
 
 
+def test_an_account_masked_as_the_registered_one_is_not_passed_off_as_it() -> None:
+    """The attacker's account ends as the supplier's does: both are said, and that they differ."""
+    said = supplier_lines(summary("blauwal", [IBANS[0]], [(ALIKE, ISSUER, 1)], {}))
+    text = "\n".join(said)
+    assert "Pay to (printed): DE•••• 3000, not registered for this supplier, on page 1." in said
+    assert "Registered accounts: DE•••• 3000" in text
+    assert "is not that account: compare the whole account in the original" in text
+
+
 def test_an_ibans_page_is_said_and_a_declared_one_is_in_the_data() -> None:
     said = supplier_lines(summary("s", [], [(IBANS[2], OTHER, 2), (IBANS[3], OTHER, 0)], {}))
     assert f"IBAN {masked(IBANS[2])} on page 2: not the issuer's" in "\n".join(said)
@@ -101,8 +114,11 @@ def test_each_account_is_said_once_and_registered_only_for_a_supplier(
     holders = {iban: "other-supplier" for iban in held if iban not in registered}
     said = supplier_lines(summary(supplier, registered if supplier else [], found, holders, source))
     text = "\n".join(said)
+    # Once, but for a registered account the page also prints as someone else's (a mandate's):
+    # two facts, each said.
+    twice = {v for v, owner, _ in found if owner == OTHER and supplier and v in registered}
     for iban in IBANS:
-        assert text.count(masked(iban)) <= 1, said
+        assert text.count(masked(iban)) <= (2 if iban in twice else 1), said
     for value, _, _ in found:  # every account the page holds is said
         assert masked(value) in text, said
     if supplier is None:
