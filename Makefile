@@ -52,7 +52,8 @@ test-fast: setup system-deps conformance-deps
 SHOT_TESTS := tests/browser/test_dashboard_page.py tests/browser/test_page_screens.py \
 	tests/browser/test_review_boxes_browser.py tests/browser/test_review_browser.py \
 	tests/browser/test_inbox_browser.py tests/browser/test_packets_stack.py tests/browser/test_trace_stack.py \
-	tests/browser/test_einvoice_review_browser.py tests/browser/test_declared_fields_browser.py
+	tests/browser/test_einvoice_review_browser.py tests/browser/test_declared_fields_browser.py \
+	tests/browser/test_run_page_screens.py
 screenshots: setup system-deps
 	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest -n $(WORKERS) --dist loadfile $(SHOT_TESTS)
 

@@ -5,11 +5,12 @@
 meant to fail from one that should not have (a second `make run` once failed its contract's
 new version with internal-error, and make still ended 0).
 
-python samples/check_outcome.py samples/
+python samples/check_outcome.py samples/ [--state DIR]   (DIR: the stack's folder, `.docflow/`)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -18,10 +19,10 @@ from pathlib import Path
 MEANT_TO_FAIL = {"notes.txt": "not-a-pdf"}
 
 
-def outcome(docflow: Path, name: str) -> tuple[str, str]:
+def outcome(docflow: list[str], name: str) -> tuple[str, str]:
     """(status, reason) of the newest run of `incoming/<name>`, from `docflow show`."""
     shown = subprocess.run(
-        [str(docflow), "show", f"incoming/{name}", "--json"],
+        [*docflow, "show", f"incoming/{name}", "--json"],
         capture_output=True,
         text=True,
         check=False,
@@ -32,8 +33,10 @@ def outcome(docflow: Path, name: str) -> tuple[str, str]:
     return str(state.get("status")), str(state.get("reason") or "")
 
 
-def main(folder: Path) -> int:
-    docflow = Path(sys.executable).with_name("docflow")
+def main(folder: Path, state: str | None = None) -> int:
+    docflow = [str(Path(sys.executable).with_name("docflow"))]
+    if state:
+        docflow += ["--state", state]
     wrong = []
     for path in sorted(folder.iterdir()):
         if path.suffix not in (".pdf", ".txt", ".xml"):
@@ -50,4 +53,8 @@ def main(folder: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "samples")))
+    parser = argparse.ArgumentParser(description="After `make run`: did every sample end as meant?")
+    parser.add_argument("folder", nargs="?", default="samples", type=Path)
+    parser.add_argument("--state", help="the local stack's folder (default: docflow's own)")
+    args = parser.parse_args()
+    sys.exit(main(args.folder, args.state))

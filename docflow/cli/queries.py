@@ -20,7 +20,7 @@ from docflow.cost import cost_line
 from docflow.readmodel.items import DocumentState, FieldValue, HistoryItem, ShownDocument
 from docflow.readmodel.queries import parse_age
 from docflow.readmodel.transitions import PENDING_REVIEW
-from docflow.suppliers.shown import bank_lines
+from docflow.suppliers.shown import bank_lines, iban_place
 
 if TYPE_CHECKING:
     from docflow.readmodel.queries import Page
@@ -119,6 +119,7 @@ def page_lines(state: DocumentState) -> list[str]:
 def cmd_show(args: argparse.Namespace) -> int:
     from docflow.cli.einvoice_lines import einvoice_data, einvoice_lines
     from docflow.cli.packets import children_table, is_packet, show_lines
+    from docflow.cli.reviewed import fields_shown, stage_lines, stages_shown
 
     maybe_local(args)
     shown = ShownDocument(**model().show(document_id(args.document)))
@@ -127,8 +128,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         shown["children"] = model().children(state["documentId"])
     # An e-invoice's lines and VAT breakdown, from S3 (docs/einvoice.md).
     invoice = einvoice_data(state)
+    # The reviews as they stand: every stage, the ones the run added too, and the fields with
+    # the corrections approved so far (the state has them only once finalized).
+    stages = stages_shown(state, shown["history"])
+    fields = fields_shown(state, shown["history"])
     if args.json:
-        print_json({**shown, "einvoice": invoice} if invoice else shown)
+        reviewed = {"stages": stages, **({"fields": fields} if fields is not None else {})}
+        print_json({**shown, **reviewed, **({"einvoice": invoice} if invoice else {})})
         return 0 if shown["state"] else NOT_FOUND
     if not shown["state"]:
         raise DocumentNotFound(args.document)
@@ -145,13 +151,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     for line in [*show_lines(state, parent), *why(state), *duplicate_lines(state)]:
         print(line)
+    for line in stage_lines(stages):
+        print(line)
     if state.get("updatedAt"):
         print(f"{'updatedAt':11} {state['updatedAt']}")
     cost = cost_line(state)
     if cost:
         print(f"{'cost':11} {cost}")
     print_enrichment(state)
-    print_fields(state)
+    print_fields(state, fields)
     for line in einvoice_lines(state, invoice):
         print(line)
     if shown.get("children"):
@@ -168,13 +176,20 @@ def cmd_show(args: argparse.Namespace) -> int:
             ["at", "status", "stage", "cause", "run"],
         )
     )
-    # A stage's decision carries every vote (quorum stages have several).
-    for h in shown["history"]:
+    for line in vote_lines(shown["history"]):
+        print(line)
+    return 0
+
+
+def vote_lines(history: Sequence[HistoryItem]) -> list[str]:
+    """A stage's decision carries every vote (quorum stages have several)."""
+    lines = []
+    for h in history:
         votes = (h.get("payload") or {}).get("votes") or []
         if len(votes) > 1:
             said = ", ".join(f"{v['reviewer']} {v['decision']} {v['at']}" for v in votes)
-            print(f"votes {stage_label(h)}: {said}")
-    return 0
+            lines.append(f"votes {stage_label(h)}: {said}")
+    return lines
 
 
 def head_lines(state: DocumentState, parent: DocumentState | None) -> list[str]:
@@ -241,9 +256,11 @@ def why(state: DocumentState) -> list[str]:
     return lines
 
 
-def print_fields(state: DocumentState) -> None:
-    """The extracted fields, with the checks that sent them to a person and any correction."""
-    fields = state.get("fields") or {}
+def print_fields(state: DocumentState, shown: Mapping[str, FieldValue] | None = None) -> None:
+    """The fields as they stand (`shown`, from `reviewed.fields_shown`: the corrections approved
+    so far in place; the state's own by default), with the checks that sent them to a person,
+    each said corrected once it was."""
+    fields = shown if shown is not None else state.get("fields") or {}
     if not fields:
         return
     print()
@@ -268,7 +285,9 @@ def print_fields(state: DocumentState) -> None:
             print(f"\n{name}:")
             print(rows_table(f["rows"]))
     for check in state.get("fieldChecks") or []:
-        print(f"sent to a person: {check.get('code')}: {check.get('message')}")
+        by = (fields.get(str(check.get("field"))) or {}).get("correctedBy")
+        done = f" (corrected by {by})" if by else ""
+        print(f"sent to a person: {check.get('code')}: {check.get('message')}{done}")
     print_supplier(state)
 
 
@@ -310,12 +329,12 @@ def print_supplier(state: DocumentState) -> None:
     for iban in state.get("ibans") or []:
         whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
         valid = "" if iban.get("valid") else ", fails its check"
-        where = f"IBAN {iban.get('iban')} on page {iban.get('page')}"
+        where = f"IBAN {iban.get('iban')} {iban_place(dict(iban))}"
         print(f"{where}: {whose} ({iban.get('why')}{valid})")
     bank = state.get("bank") or {}
     if bank:
         print(f"bank details: {bank.get('verdict')}")
-        for line in bank_lines(bank)[1 if bank.get("message") else 0 :]:
+        for line in bank_lines(bank):
             print(f"  {line}")
 
 

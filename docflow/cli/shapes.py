@@ -249,8 +249,15 @@ JSON_SHAPES = {
     "when no execution has the run's name); a document waiting on a reviewer before its "
     "reviewDeadline is not stuck",
     "failed": "as `pending`",
-    "show": '{"state": STATE|null, "history": [REPORT, ...], "einvoice": EINVOICE (an '
-    "e-invoice only: docs/einvoice.md)}; STATE has documentId, "
+    "show": '{"state": STATE|null, "history": [REPORT, ...], "stages": [STAGE, ...], "fields": '
+    'FIELDS (a document whose type declares fields), "einvoice": EINVOICE (an '
+    'e-invoice only: docs/einvoice.md)}; STAGE = {"index", "name", "status": '
+    '"planned"|"waiting"|"approved"|"rejected"|"timed-out", "addedLater": true (a stage the '
+    'run added after classify, e.g. duplicate), "reviewers" (waiting), "reviewer", '
+    '"decidedAt", "rejectReason", "comment", "corrected": [field] (decided)}, every review '
+    'stage of the current run read from its history; FIELDS = STATE\'s "fields" with every '
+    "correction approved so far in place (the state takes them only when it finalizes); STATE "
+    "has documentId, "
     "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, functionVersion "
     '(the function version the execution started and resumes on: "1", "2", ...), the summary '
     'fields reports carried (pages, engines (blank pages count as the engine "blank"), '

@@ -22,9 +22,9 @@ from docflow.extract.values import MAX_ROWS
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import (
     OTHER_NEEDS_COMMENT,
-    REJECT_REASONS,
     ReviewRefused,
     other_without_comment,
+    reasons_for,
 )
 from docflow.review.link_view import LinkView
 from docflow.review.stage.decision import Decision
@@ -53,7 +53,7 @@ class TypedRow:
 @dataclass(frozen=True)
 class DecisionForm:
     decision: str = ""  # "approve" or "reject"; anything else decides nothing
-    reason: str = ""  # a rejection's reason (`access.refusals.REJECT_REASONS`)
+    reason: str = ""  # a rejection's reason (`access.refusals.reasons_for` the link)
     comment: str = ""
     doc_type: str = ""  # a triage page's pick, or `unclassifiable` ("none of these")
     fields: dict[str, str] = field(default_factory=dict)  # `field.<name>` inputs, stripped
@@ -150,7 +150,7 @@ def checked_decision(
         raise ReviewRefused(400, "no-decision", "choose Approve or Reject")
     comment = form.comment.strip()
     if not form.approved:
-        if form.reason not in REJECT_REASONS:
+        if form.reason not in reasons_for(link):
             raise FieldProblem("no-reason", "Choose why you reject the document", "reason")
         if other_without_comment(form.reason, form.comment):
             raise FieldProblem("no-comment", OTHER_NEEDS_COMMENT, "reason")

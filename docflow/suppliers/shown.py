@@ -5,6 +5,7 @@ Kept here (not in the review package) so the review room carries one call and on
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SOURCES = {
@@ -21,7 +22,9 @@ _WHY = {
     "customer-block": "in the customer's block",
     "no-issuer-evidence": "nothing ties it to the issuer",
     "bad-checksum": "its check digits are wrong",
+    "payee-data": "the payee account the e-invoice's data names",
 }
+IN_DATA = "in the invoice's XML data"  # a declared account with no page: an XML sent alone
 
 
 def routes_on(review_on: tuple[str, ...], summary: dict[str, Any]) -> tuple[str, ...]:
@@ -85,11 +88,29 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
         found = ", ".join(f"{t['kind']} {t['value']}" for t in summary["taxIds"] if t.get("valid"))
         if found:
             lines.append(f"No registered supplier has these ids: {found}.")
-    for iban in summary.get("ibans") or []:
-        whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
-        why = _WHY.get(str(iban.get("why")), str(iban.get("why")))
-        lines.append(f"IBAN {iban.get('iban')} on page {iban.get('page')}: {whose} ({why}).")
-    return [*lines, *bank_lines(summary.get("bank"))]
+    ibans = summary.get("ibans") or []
+    source = (summary.get("einvoice") or {}).get("source")
+    pages = {str(i.get("iban")): int(i.get("page") or 0) for i in ibans}
+    bank = bank_lines(summary.get("bank"), IN_DATA if source == "xml" else "printed", pages)
+    # Each account once: the bank check says the payees; the rest are said with whose they
+    # are and why (a customer's, a debit mandate's), whatever the bank lines name.
+    for iban in ibans:
+        payee = iban.get("owner") == "issuer" and iban.get("valid") and summary.get("bank")
+        if not (payee and _named(iban, bank)):
+            lines.append(iban_line(iban))
+    return [*lines, *bank]
+
+
+def iban_place(iban: dict[str, Any]) -> str:
+    """Where an IBAN was read: `on page 2`, or, with no page (0: an e-invoice's data sent
+    alone), in its XML data."""
+    return f"on page {iban['page']}" if iban.get("page") else IN_DATA
+
+
+def iban_line(iban: dict[str, Any]) -> str:
+    whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
+    why = _WHY.get(str(iban.get("why")), str(iban.get("why")))
+    return f"IBAN {iban.get('iban')} {iban_place(iban)}: {whose} ({why})."
 
 
 def _evidence(supplier: dict[str, Any]) -> str:
@@ -104,23 +125,58 @@ def account(shown: dict[str, Any]) -> str:
     return f"{shown.get('iban')}" + (f" ({bank})" if bank else "")
 
 
-def bank_lines(bank: dict[str, Any] | None) -> list[str]:
-    """The bank-details check in sentences: the printed payee accounts beside the registered
-    ones, so a person compares them without seeing a whole account number."""
+def bank_lines(
+    bank: dict[str, Any] | None, where: str = "printed", pages: dict[str, int] | None = None
+) -> list[str]:
+    """The bank-details check in sentences, each account said once, so a person compares them
+    without seeing a whole account number.
+
+    With a supplier to ask (`supplierId`), the comparison: each payee account with whether it
+    is registered for this supplier (or held by another), then the supplier's other registered
+    accounts; the verdict's own sentence only where it says more than they do. Without one,
+    the verdict's sentence, and a payee line only for an account it does not name: nothing is
+    "not registered for this supplier" when there is no supplier. `where` the payees were read
+    ("printed", or in the XML data); `pages`: on which page each masked account was read."""
     if not bank:
         return []
-    lines = []
-    if bank.get("message"):
-        lines.append(f"Bank details: {bank['message']}.")
-    for printed in bank.get("printed") or []:
+    payees = bank.get("printed") or []
+    supplier = bank.get("supplierId")
+    message = f"Bank details: {bank['message']}." if bank.get("message") else ""
+    said: list[str] = []
+    for printed in payees:
         if printed.get("holder"):
-            state = f"registered for another supplier, {printed['holder']}"
-        elif printed.get("registered"):
-            state = "registered for this supplier"
+            state = f", registered for another supplier, {printed['holder']}"
+        elif supplier:
+            state = f", {'' if printed.get('registered') else 'not '}registered for this supplier"
         else:
-            state = "not registered for this supplier"
-        lines.append(f"Pay to (printed): {account(printed)}, {state}.")
-    if bank.get("supplierId"):
-        registered = [account(r) for r in bank.get("registered") or []]
-        lines.append(f"Registered accounts: {', '.join(registered) or 'none'}.")
-    return lines
+            state = ""
+        page = (pages or {}).get(str(printed.get("iban")))
+        place = f", on page {page}" if page else ""
+        if supplier or not _named(printed, [message]):
+            said.append(f"Pay to ({where}): {account(printed)}{state}{place}.")
+    # A registered payee's line said it; an account merely masked alike did not (its middle
+    # differs: an attacker may pick one ending as the supplier's does).
+    paid = [p for p in payees if p.get("registered") and not p.get("holder")]
+    others = [
+        r for r in bank.get("registered") or [] if not _named(r, [str(p["iban"]) for p in paid])
+    ]
+    if supplier and (others or not bank.get("registered")):
+        said.append(f"Registered accounts: {', '.join(map(account, others)) or 'none'}.")
+    alike = [
+        p for p in payees if not p.get("registered") and _named(p, [account(r) for r in others])
+    ]
+    if supplier and alike:
+        said.append(
+            f"{', '.join(str(p['iban']) for p in alike)} ends as a registered account does but "
+            "is not that account: compare the whole account in the original."
+        )
+    # The verdict's sentence, unless the lines above name every account it names (and it
+    # names one: a verdict that names none says something they do not).
+    accounts = re.findall(r"[A-Z]{2}•+ ?\w+", message)
+    if message and not (said and accounts and all(a in " ".join(said) for a in accounts)):
+        said.insert(0, message)
+    return said
+
+
+def _named(shown: dict[str, Any], lines: list[str]) -> bool:
+    return any(str(shown.get("iban")) in line for line in lines)

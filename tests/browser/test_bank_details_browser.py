@@ -1,7 +1,8 @@
 """Issue 43 end to end on the real local stack, treasury in a real browser (Chromium through
 Playwright): a registered supplier's letterhead and VAT id with another IBAN on the payment line
-waits at `bank-details`; its page puts the printed account beside the registered one, masked;
-approving lets this invoice finalize and registers nothing."""
+waits at `bank-details`; its page puts the printed account beside the registered one, masked,
+each once, and says that the original is where the whole account is; approving lets this
+invoice finalize and registers nothing."""
 
 from __future__ import annotations
 
@@ -49,8 +50,13 @@ def test_a_changed_bank_account_waits_for_treasury_with_both_accounts_shown(
         page.goto(link.url)
         shown = page.locator("main").inner_text()
         assert "not the supplier's registered one" in shown
-        assert "Pay to (printed): GB•••• 5432, not registered for this supplier" in shown
-        assert "Registered accounts: DE•••• 3000 (Commerzbank, COBADEFFXXX)" in shown
+        found = page.locator("#found").inner_text()
+        printed = "Pay to (printed): GB•••• 5432, not registered for this supplier, on page 1"
+        assert printed in found and found.count("GB•••• 5432") == 1
+        assert "Registered accounts: DE•••• 3000 (Commerzbank, COBADEFFXXX)" in found
+        # Masked everywhere on the page: it says where treasury sees the account whole.
+        whole = page.locator("#whole-account")
+        assert whole.is_visible() and "download the original" in whole.inner_text()
         html = page.content()
         assert ATTACKER_IBAN not in html and ATTACKER_IBAN.replace(" ", "") not in html
         page.screenshot(path=str(shot), full_page=True)

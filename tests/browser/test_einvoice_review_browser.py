@@ -106,9 +106,7 @@ def test_an_e_invoice_reads_as_an_invoice_and_a_mismatch_side_by_side(
             assert page.locator("#einvoice-lines tbody tr").count() == 2
             assert not page.locator("#einvoice-warnings ul").is_visible()  # quiet until opened
             assert page.evaluate("document.documentElement.scrollWidth") <= width
-            shot = SHOTS / f"review-einvoice-xml-{size}.png"
-            page.screenshot(path=str(shot), full_page=True)
-            assert not_blank(shot.read_bytes())
+            # Its screenshots are a run's (tests/browser/test_run_page_screens.py).
 
             page.goto(f"{origin}/review/{hybrid_token}")
             img = page.locator("#page-1 img")

@@ -50,7 +50,10 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         page.goto(link.url)
         found = page.locator("main").inner_text()
         assert "Supplier Blauwal Hafenlogistik GmbH: matched by its vat" in found
-        assert "IBAN DE•••• 3000 on page 1: the issuer's" in found
+        # The payee account, once: that it is the supplier's, and where it was read.
+        said = page.locator("#found").inner_text()
+        assert "Pay to (printed): DE•••• 3000" in said and said.count("DE•••• 3000") == 1
+        assert "registered for this supplier, on page 1" in said
         assert "from the supplier registry" in page.locator("#fields").inner_text()
         page.screenshot(path=str(tmp_path / "review-supplier.png"), full_page=True)
         page.fill("#field-invoice_number", "E2026000000017")

@@ -122,8 +122,8 @@ def test_an_xml_invoice_reads_as_an_invoice_with_each_rule_beside_what_it_concer
     assert "2 warnings from the rules (shown only" in warnings.text_content()
     assert "BR-DE-TMP-32" in warnings.text_content()
     assert "Download the original XML" in html
-    # What the detectors found in its reading is still said, with no page to picture.
-    assert "An IBAN on page 1" in texts(page, "//section")[0]
+    # What the detectors found in its reading is still said: in the data, there being no page.
+    assert "An IBAN in the invoice's XML data" in texts(page, "//section")[0]
 
 
 def test_the_xml_is_shown_as_text_never_as_markup(stack: Stack) -> None:

@@ -36,8 +36,24 @@ REJECT_REASONS = {
     "other": "Another reason (say which below)",
 }
 
+# Offered only where the stage asks it: a stage routed because the document may have been
+# sent before (`pipeline/duplicates.py`: `duplicate`, `duplicate-unchecked`, and any later
+# kind of duplicate hit), where "it is one" is the answer the stage exists for.
+DUPLICATE = "duplicate"
+DUPLICATE_REASON = {DUPLICATE: "It is a duplicate of the document sent before"}
+# Every reason a decision may carry, for the pages that name one (the answer, the history).
+ALL_REASONS = {**DUPLICATE_REASON, **REJECT_REASONS}
+
 # "Another reason" says nothing by itself: the audit trail needs the reviewer's words.
 OTHER_NEEDS_COMMENT = "Say in the comment why you reject it for another reason"
+
+
+def reasons_for(link: LinkRecord) -> dict[str, str]:
+    """The reasons this link's stage offers for a rejection, first the one it exists for."""
+    route = link.summary.get("route") or []
+    here = route[link.stage_index] if 0 <= link.stage_index < len(route) else {}
+    because = str(here.get("because") or "") if isinstance(here, dict) else ""
+    return {**DUPLICATE_REASON, **REJECT_REASONS} if DUPLICATE in because else REJECT_REASONS
 
 
 def other_without_comment(reason: str, comment: str) -> bool:

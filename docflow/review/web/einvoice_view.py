@@ -134,6 +134,11 @@ class InvoiceView:
     mismatches: list[Mismatch] = field(default_factory=list)
     readable: bool = True  # einvoice.json was there and could be read
 
+    @property
+    def line_count(self) -> int:
+        """How many lines the data holds (the page shows the first `MAX_LINES`)."""
+        return len(self.lines) + self.more_lines
+
 
 def einvoice_of(summary: dict[str, Any]) -> dict[str, Any]:
     """The summary's small `einvoice` object ({} for any other document)."""

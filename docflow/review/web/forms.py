@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from docflow.extract.labels import BUILTIN_KINDS
-from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.access.refusals import ALL_REASONS
 from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import Decided
 from docflow.review.stage.masking import masked_value
@@ -44,11 +44,17 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
         next_item = views.inbox.next_item(via, answer["reviewer"], stage)
     else:
         via = ""
-    html = decided_page(answer, REJECT_REASONS, next_item, "/inbox" if via else "", _shown(decided))
+    html = decided_page(answer, ALL_REASONS, next_item, "/inbox" if via else "", _shown(decided))
     data: dict[str, Any] = {"decision": answer}
     if next_item:
         data["next"] = next_item["url"]
     return Answer(200, html, data)
+
+
+PROPOSED = (
+    "proposed for the registry with the ids shown; an operator other than you approves the "
+    "proposal, and until then nothing is registered"
+)
 
 
 def _shown(decided: Decided) -> list[tuple[str, str]]:
@@ -60,8 +66,8 @@ def _shown(decided: Decided) -> list[tuple[str, str]]:
         return []
     summary = decided.link.summary
     approved = _approved_values(summary, dict(decision.corrections))
-    if decision.add_supplier:
-        approved.append(("Supplier", "added to the registry with the ids shown"))
+    if decision.add_supplier:  # a proposal: the registry changes only when an operator says so
+        approved.append(("Supplier", PROPOSED))
     return approved
 
 
@@ -80,11 +86,15 @@ def _approved_values(
 
 
 def _shown_value(name: str, fields: Mapping[str, Any], corrections: Mapping[str, Any]) -> str:
-    """A field's approved value in one line: a corrected table by its count of rows."""
+    """A field's approved value in one line: a table by its count of rows."""
     corrected = corrections.get(name)
-    if isinstance(corrected, list):
-        return f"{len(corrected)} rows"
-    return str(corrected or (fields.get(name) or {}).get("value") or "")
+    found = fields.get(name) or {}
+    rows = corrected if isinstance(corrected, list) else None
+    if rows is None and corrected is None and isinstance(found.get("rows"), list):
+        rows = found["rows"]
+    if rows is not None:
+        return f"{len(rows)} {'row' if len(rows) == 1 else 'rows'}"
+    return str(corrected or found.get("value") or "")
 
 
 def look(views: ReviewViews, token: str, inbox: str = "") -> Answer:

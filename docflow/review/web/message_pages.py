@@ -74,6 +74,8 @@ def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
         ]
     if decision.get("rejectReason"):
         lines.append(f"Reason: {reasons.get(decision['rejectReason'], decision['rejectReason'])}.")
+    if str(decision.get("comment") or "").strip():  # what the history keeps, said back (escaped)
+        lines.append(f"Your comment: “{str(decision['comment']).strip()}”")
     return message_page(f"Document {verb}", lines, "Thank you. You can close this page.")
 
 

@@ -14,17 +14,18 @@ from urllib.parse import quote, urlencode
 
 from docflow.extract.declarations import TypeDecl
 from docflow.review.access.link_record import LinkRecord
+from docflow.review.access.refusals import ALL_REASONS
 from docflow.review.decision_form import TypedRow
-from docflow.review.stage.masking import Segment
+from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
 from docflow.review.stage.stage_record import Presence, StageRecord
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.field_inputs import box_style, fields_rows
-from docflow.review.web.templating import env, when
+from docflow.review.web.templating import env, when, when_iso
 from docflow.settings import load_settings
-from docflow.suppliers.shown import routes_on, supplier_lines, supplier_offer
+from docflow.suppliers.shown import IN_DATA, routes_on, supplier_lines, supplier_offer
 
 PAGE_WINDOW = 5  # pages per screen; the rest are a "Next pages" away
 DOWNLOAD_MINUTES = 5
@@ -61,7 +62,9 @@ def _pages_list(numbers: list[int], limit: int = 12) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
+def findings_lines(pages: list[PageFacts], routing: Routing, xml: bool = False) -> list[str]:
+    """What the detectors found, by page; `xml`: an invoice sent as XML alone, whose one
+    "page" is its data read as text, so what is found there is said to be in the data."""
     lines = []
     by_detector: dict[str, list[int]] = {}
     for page in pages:
@@ -71,7 +74,8 @@ def findings_lines(pages: list[PageFacts], routing: Routing) -> list[str]:
     for detector, numbers in sorted(by_detector.items()):
         what = DETECTOR_NAMES.get(detector, detector)
         routed = " (this routes documents to review)" if detector in routing.review_on else ""
-        lines.append(f"{what[:1].upper()}{what[1:]} on page {_pages_list(numbers)}{routed}.")
+        where = IN_DATA if xml else f"on page {_pages_list(numbers)}"
+        lines.append(f"{what[:1].upper()}{what[1:]} {where}{routed}.")
     low = [p.page for p in pages if p.low_confidence(routing.min_confidence)]
     if low:
         lines.append(
@@ -219,7 +223,8 @@ def review_page(
     doc_type = str(summary.get("docType", "unknown"))
     # The issuer's own IBANs route nowhere (docflow.suppliers.ownership): not said to.
     routing = Routing(routes_on(routing.review_on, summary), routing.min_confidence)
-    findings = [*findings_lines(pages, routing), *supplier_lines(summary)]
+    data_only = invoice is not None and invoice.source == "xml"
+    findings = [*findings_lines(pages, routing, data_only), *supplier_lines(summary)]
     stage_index = link.stage_index
     route_spec = summary.get("route") or [{"name": link.stage_name, "because": ""}]
     route = [
@@ -279,7 +284,7 @@ def review_page(
         quorum=quorum,
         deadline=when(deadline) if deadline else "",
         findings=findings,
-        decisions=summary.get("decisions") or [],
+        decisions=[_decided(d, field_labels(rows)) for d in summary.get("decisions") or []],
         earlier=_earlier(summary),
         pages=shown,
         shown_from=shown_from,
@@ -294,7 +299,9 @@ def review_page(
         # "Add this supplier": a fields review of an issuer the registry does not know yet.
         supplier_offer=supplier_offer(summary) if rows else [],
         add_supplier=add_supplier,
-        field_labels={r["name"]: r["label"] for r in rows},
+        field_labels=field_labels(rows),
+        # Treasury judges an account it sees by its last four: the page says where it is whole.
+        bank_stage=_because(route_spec, stage_index) == "bank-details",
         field_errors=field_errors or {},
         type_choices=choices,
         none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
@@ -318,6 +325,40 @@ def review_page(
         invoice=invoice,
         mismatch_links=mismatch_links,
     )
+
+
+def field_labels(rows: list[dict[str, Any]]) -> dict[str, str]:
+    return {r["name"]: r["label"] for r in rows}
+
+
+def _because(route: list[dict[str, Any]], index: int) -> str:
+    """Why the stage at `index` is on the route (`because`), or ""."""
+    step = route[index] if 0 <= index < len(route) else {}
+    return str(step.get("because") or "") if isinstance(step, dict) else ""
+
+
+def _decided(decision: dict[str, Any], labels: dict[str, str]) -> dict[str, Any]:
+    """An earlier stage's decision as the "Earlier decisions" table shows it: when in the
+    pages' format, and what it said: the fields it corrected (masked as on the page), the
+    reason it gave, its comment."""
+    said = []
+    corrected = decision.get("corrections") or {}
+    if corrected:
+        values = [
+            f"{labels.get(name, name)} to {masked_value(str((c or {}).get('value') or ''))}"
+            for name, c in sorted(corrected.items())
+        ]
+        said.append(f"corrected {', '.join(values)}")
+    if decision.get("rejectReason"):
+        reason = str(decision["rejectReason"])
+        said.append(f"reason: {ALL_REASONS.get(reason, reason)}")
+    if decision.get("comment"):
+        said.append(str(decision["comment"]))
+    return {
+        **decision,
+        "when": when_iso(str(decision.get("decidedAt") or "")),
+        "said": "; ".join(said),
+    }
 
 
 def _here(base: str, **more: str) -> str:

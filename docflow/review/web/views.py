@@ -17,7 +17,7 @@ from docflow.extract.declarations import TypeDecl
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
-from docflow.review.access.refusals import REJECT_REASONS, ReviewRefused
+from docflow.review.access.refusals import ReviewRefused, reasons_for
 from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import ReviewDesk
 from docflow.review.link_view import LinkView
@@ -109,7 +109,7 @@ class ReviewViews:
                 starts=starts,
                 error=error if field == "start" else "",
                 presence=view.presence,
-                reasons=REJECT_REASONS,
+                reasons=reasons_for(view.link),
                 chosen_reason=form.reason,
                 comment=form.comment,
                 reject_error=error if field != "start" else "",
@@ -139,7 +139,7 @@ class ReviewViews:
             deadline=view.deadline,
             stage=view.stage,
             flagged=flagged,
-            reasons=REJECT_REASONS,
+            reasons=reasons_for(view.link),
             error=error,
             chosen_reason=form.reason,
             comment=form.comment,
