@@ -20,8 +20,10 @@ declaration, so a new field is a few lines of TOML, not Python.
     checks = [{ sum = "amount", equals = "total_amount" }]
 
 A type may take another's declarations whole (`like = "invoice"`: a credit note reads what an
-invoice reads). A bad declaration is refused at load with the line it is on
-(`toml_lines.DeclarationError`).
+invoice reads). A type may name the fields that make two of its documents one
+(`duplicate_key = ["merchant", "date", "total"]` under `[fields.types.<type>]`: the duplicate
+check claims that key, docs/payment-controls.md "Duplicates"). A bad declaration is refused at
+load with the line it is on (`toml_lines.DeclarationError`).
 """
 
 from __future__ import annotations
@@ -128,10 +130,12 @@ class FieldDecl:
 
 @dataclass(frozen=True)
 class TypeDecl:
-    """What one document type reads, in declaration order."""
+    """What one document type reads, in declaration order, and the fields whose values make
+    two of its documents one (`duplicate_key`; none declared: `()`)."""
 
     name: str
     fields: tuple[FieldDecl, ...]
+    duplicate_key: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -167,11 +171,12 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
     where = Lines(text)
     types: dict[str, TypeDecl] = {}
     likes: dict[str, str] = {}
+    own_keys: dict[str, Any] = {}  # a `like` type's own duplicate_key, checked with its fields
     for type_name, spec in raw_types.items():
         at = f"fields.types.{type_name}"
         if not isinstance(spec, Mapping):
             raise where.error(at, "a table")
-        unknown = set(spec) - {"fields", "like"}
+        unknown = set(spec) - {"fields", "like", "duplicate_key"}
         if "names" in spec:
             raise where.error(
                 at,
@@ -179,26 +184,34 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
                 f"[{at}.fields.<name>] with its kind (docs/fields.md)",
             )
         if unknown:
-            raise where.error(at, f"unknown key(s) {sorted(unknown)}: 'fields' or 'like'")
+            raise where.error(
+                at, f"unknown key(s) {sorted(unknown)}: 'fields', 'like' or 'duplicate_key'"
+            )
         if "like" in spec:
             if "fields" in spec:
                 raise where.error(at, "'like' takes another type's fields whole: no 'fields'")
             likes[type_name] = str(spec["like"])
+            if "duplicate_key" in spec:
+                own_keys[type_name] = spec["duplicate_key"]
             continue
         declared = spec.get("fields")
         if not isinstance(declared, Mapping) or not declared:
             raise where.error(at, "declares no fields")
-        types[type_name] = TypeDecl(
-            type_name,
-            tuple(
-                _field(name, value, f"{at}.fields.{name}", where)
-                for name, value in declared.items()
-            ),
+        fields = tuple(
+            _field(name, value, f"{at}.fields.{name}", where) for name, value in declared.items()
         )
+        key = _duplicate_key(spec.get("duplicate_key"), fields, at, where)
+        types[type_name] = TypeDecl(type_name, fields, key)
     for type_name, other in likes.items():
+        at = f"fields.types.{type_name}"
         if other not in types:
-            raise where.error(f"fields.types.{type_name}", f"like = {other!r}: no such type")
-        types[type_name] = TypeDecl(type_name, types[other].fields)
+            raise where.error(at, f"like = {other!r}: no such type")
+        # A type taken whole takes its duplicate key too, unless it names its own.
+        taken = types[other]
+        key = taken.duplicate_key
+        if type_name in own_keys:
+            key = _duplicate_key(own_keys[type_name], taken.fields, at, where)
+        types[type_name] = TypeDecl(type_name, taken.fields, key)
     types = {name: types[name] for name in raw_types}  # the file's order
     _one_kind_per_name(types, where)
     return types
@@ -247,6 +260,30 @@ def _field(name: str, spec: Any, at: str, where: Lines) -> FieldDecl:
         checks=checks,
         advisory=advisory,
     )
+
+
+def _duplicate_key(
+    raw: Any, fields: tuple[FieldDecl, ...], at: str, where: Lines
+) -> tuple[str, ...]:
+    """`duplicate_key = [...]`: two or more of the type's own scalar fields, each once. One
+    value alone (a date, a total) would call every document that shares it a duplicate."""
+    if raw is None:
+        return ()
+    near = "duplicate_key"
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+        raise where.error(at, "duplicate_key: a list of the type's field names", near)
+    if len(raw) < 2:
+        raise where.error(at, "duplicate_key names at least two fields", near)
+    if len(set(raw)) != len(raw):
+        raise where.error(at, "duplicate_key names each field once", near)
+    declared = {f.name: f for f in fields}
+    for name in raw:
+        field = declared.get(name)
+        if field is None:
+            raise where.error(at, f"duplicate_key names {name!r}: no field of this type", near)
+        if field.is_table:
+            raise where.error(at, f"duplicate_key names {name!r}: a table, not a value", near)
+    return tuple(raw)
 
 
 def _columns(raw: Any, at: str, where: Lines) -> tuple[Column, ...]:
