@@ -15,11 +15,18 @@ from docflow.suppliers.duplicate_keys import number_key
 Token = tuple[str, str | int]
 LETTERS = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=4)
 GROUP = st.integers(min_value=0, max_value=10**7)
-TOKENS = st.lists(
-    st.one_of(LETTERS.map(lambda s: ("L", s)), GROUP.map(lambda n: ("D", n))),
-    min_size=1,
-    max_size=5,
-)
+
+
+def _letters(text: str) -> Token:
+    return ("L", text)
+
+
+def _digits(value: int) -> Token:
+    return ("D", value)
+
+
+ONE_TOKEN: st.SearchStrategy[Token] = st.one_of(LETTERS.map(_letters), GROUP.map(_digits))
+TOKENS: st.SearchStrategy[list[Token]] = st.lists(ONE_TOKEN, min_size=1, max_size=5)
 SEPARATORS = ["-", "/", " ", ".", "_", "#", ": ", " - ", "\u2013"]
 INVISIBLE = ["\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad"]
 
@@ -81,9 +88,7 @@ def another(draw: st.DrawFn, tokens: list[Token]) -> list[Token]:
         cut = draw(st.integers(1, len(str(value)) - 1))
         out[at : at + 1] = [("D", int(str(value)[:cut])), ("D", int(str(value)[cut:]))]
     elif how == "add":
-        out.insert(
-            at, draw(st.one_of(LETTERS.map(lambda s: ("L", s)), GROUP.map(lambda n: ("D", n))))
-        )
+        out.insert(at, draw(ONE_TOKEN))
     elif kind == "D":
         out[at] = ("D", draw(GROUP))
     else:
