@@ -51,7 +51,8 @@ def run(stack: Stack, data: bytes, key: str) -> dict[str, Any]:
 
 
 def stage_names(out: dict[str, Any]) -> list[str]:
-    return [s["name"] for s in read_model().show(out["documentId"])["state"]["stages"]]
+    state: dict[str, Any] = dict(read_model().show(out["documentId"])["state"] or {})
+    return [s["name"] for s in state["stages"]]
 
 
 def test_a_second_copy_waits_at_duplicate_with_the_first_linked(
@@ -143,7 +144,7 @@ def wait_for_one_pending() -> dict[str, Any]:
         items = read_model().pending().items
         if items:
             (item,) = items
-            return item
+            return dict(item)
         time.sleep(0.2)
     raise AssertionError("no run waited at a stage")
 

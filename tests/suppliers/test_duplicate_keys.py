@@ -29,6 +29,7 @@ from docflow.suppliers.duplicates import (
     Claimant,
     DuplicateStore,
     claim_pk,
+    duplicate_lines,
 )
 from tests.support.aws import Stack
 
@@ -203,3 +204,27 @@ def test_a_key_whose_holder_ended_is_taken_over_only_from_that_holder(
     assert not store.take_over(PK, claimant("d-b", "run-b"), FACTS, "number", AT, "run-x")
     assert store.take_over(PK, claimant("d-b", "run-b"), FACTS, "number", AT, "run-a")
     assert (store.get(PK) or {})["documentId"] == "d-b"
+
+
+def test_the_window_reads_the_amount_keys_of_seven_days_either_side() -> None:
+    window = FACTS.window(["name:acme supplies"])
+    days = sorted(k.split("|")[2] for k in window)
+    assert days[0] == "2026-02-25" and days[-1] == "2026-03-11" and len(days) == 14
+    assert "2026-03-04" not in days  # its own day is its amount key, claimed
+    assert set(window.values()) == {"window"}
+    assert all(k.endswith("|1100.00|USD") for k in window)
+    assert Facts("INV-1", "4 March", "1100.00", "USD", "x").window(["name:x"]) == {}
+
+
+def test_show_names_what_a_finalized_version_replaces() -> None:
+    state = {
+        "duplicateOf": [
+            {"documentId": "d-a", "status": "finalized", "number": "INV-1", "by": ["window"]}
+        ],
+        "replaces": {"documentId": "d-a", "version": "v1", "resultKey": "docs/d-a/v/final.json"},
+    }
+    assert duplicate_lines(state) == [
+        "duplicateOf d-a (finalized, number INV-1): the same supplier and total within a week "
+        "(a possible duplicate)",
+        "replaces    d-a version v1 (finalized before: a payment system reverses it)",
+    ]
