@@ -29,13 +29,13 @@ from typing import Any
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
 
 from docflow.dynamo import Table
-from docflow.ids import DocumentRef
+from docflow.ids import DocumentRef, event_id
 from docflow.pipeline.retries import degrading_step
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
-from docflow.readmodel.table import STATE_SK, doc_pk
-from docflow.readmodel.transitions import ARCHIVED, FAILED, FINALIZED
+from docflow.readmodel.table import STATE_SK, doc_pk, history_sk
+from docflow.readmodel.transitions import ARCHIVED, FAILED, FINALIZED, seq_for
 from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 from docflow.runtime import runtime
@@ -48,7 +48,8 @@ from docflow.suppliers.duplicate_keys import (
     suppliers_of,
 )
 from docflow.suppliers.duplicates import (
-    HIT,
+    OLDER,
+    YIELDED,
     Claimant,
     DuplicateStore,
     claim_pk,
@@ -173,23 +174,38 @@ def _shown_status(who: Claimant, holder: dict[str, Any]) -> str | None:
     return None if status in _ENDED else status
 
 
+def _finalized_before(holder: dict[str, Any]) -> bool:
+    """A claim of an older version, not marked finalized: did its run finalize all the same,
+    before runs marked their claims (`settle`)? Its `finalized` report in the read model's
+    history says so (one GetItem: the report's key is a function of the run)."""
+    seq = seq_for(FINALIZED)
+    reported = event_id(str(holder["runId"]), str(seq), FINALIZED)
+    key = {
+        "pk": doc_pk(str(holder["documentId"])),
+        "sk": history_sk(str(holder.get("runOrder") or ""), seq, reported),
+    }
+    return Table(runtime().settings.table_name).get(key) is not None
+
+
 def _claim_one(
     store: DuplicateStore, pk: str, who: Claimant, facts: Facts, kind: str, at: str
 ) -> tuple[dict[str, Any] | None, str | None]:
     """Claim one key: (None, None) when this run holds it now; else the holder's item and
     the status to show of it (None: a newer run of this document holds it, no duplicate)."""
-    for _ in range(3):
+    for _ in range(3):  # a holder that moves between the claim and the take-over: again
         found = store.claim(pk, who, facts, kind, at)
         if found.held:
             return None, None
         holder = dict(found.holder)
-        if found.outcome != HIT:
+        if found.outcome == YIELDED:
             return holder, None
-        status = _shown_status(who, holder)
+        if found.outcome == OLDER and _finalized_before(holder):
+            return holder, FINALIZED
+        status = None if found.outcome == OLDER else _shown_status(who, holder)
         if status is not None:
             return holder, status
-        # Another document's run ended without finalizing: its key is free to take (unless
-        # it changed hands meanwhile: then claim again).
+        # An older version that did not finalize, or another document's run that ended
+        # without finalizing: its key is free to take (a write on the holder's run id).
         if store.take_over(pk, who, facts, kind, at, str(holder["runId"])):
             return None, None
     raise RuntimeError(f"the claim {pk} kept changing hands")

@@ -8,11 +8,12 @@ docs/payment-controls.md "Duplicates"); the keys are made in `duplicate_keys`.
 
 A claim is one conditional put: it succeeds when no one holds the key, or when this run does
 and has not finalized. Any other holder is answered with the stored item
-(`ReturnValuesOnConditionCheckFailure`), so two racing copies cannot both claim one key; the
-claimant then decides what the holder is (`claim`): an older run of the same document that did
-not finalize is taken over (a new version supersedes it); a version of the same document that
-finalized is a hit (a re-saved bill is paid once, unless a person says the new version replaces
-it); a newer run of the same document is left alone (the older run is superseded).
+(`ReturnValuesOnConditionCheckFailure`), so two racing copies cannot both claim one key, and
+`claim` says what the holder is: another document (a hit, or, if its run ended without
+finalizing, a key to take over); an older run of the same document that did not finalize (to
+take over: a new version supersedes it); a version of the same document that finalized (a hit:
+a re-saved bill is paid once, unless a person says the new version replaces it); a newer run of
+the same document (left alone: the older run is superseded).
 
 A run that is about to finalize marks its claims (`settle`): from then on a new version of its
 document meets them as a finalized bill. The mark is conditional on the run still holding the
@@ -68,7 +69,8 @@ def finalized(item: Mapping[str, Any]) -> bool:
 HELD = "held"  # this run holds the key now
 YIELDED = "yielded"  # a newer run of this document holds it: not a duplicate of anything
 HIT = "hit"  # another document holds it, or a version of this one that finalized
-TAKEN = "taken"  # an older run of this document did not finalize: taken over
+OLDER = "older"  # an older run of this document holds it, not marked finalized: the claimant
+# takes it over (`take_over`) unless that run finalized before claims were marked
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Claim:
 
     @property
     def held(self) -> bool:
-        return self.outcome in (HELD, TAKEN)
+        return self.outcome == HELD
 
 
 # What a run about to finalize found (`DuplicateStore.settle`).
@@ -116,33 +118,29 @@ class DuplicateStore:
         self.table = Table(table, client)
 
     def claim(self, pk: str, who: Claimant, facts: Facts, kind: str, at: str) -> Claim:
-        """Claim the key for `who` (see the module's docstring for who yields to whom)."""
-        item = _claim_item(pk, who, facts, kind, at)
-        for _ in range(3):  # a holder that moves between the put and the take-over: again
-            try:
-                self.table.put(
-                    item,
-                    condition="attribute_not_exists(pk) OR "
-                    "(runId = :run AND attribute_not_exists(finalizedAt))",
-                    values={":run": who.run_id},
-                )
-            except ConditionFailed as held:
-                holder = held.item
-            else:
-                return Claim(HELD, {})
-            if who.is_holder(holder):
-                return Claim(HELD, {})  # this run finalized already (a redelivered run)
-            if not who.same_document(holder):
-                return Claim(HIT, holder)
-            if who.is_older_than(holder):
-                return Claim(YIELDED, holder)
-            if finalized(holder):
-                if holder.get("version") == who.version:
-                    return Claim(YIELDED, holder)  # a reprocess of the version that finalized
-                return Claim(HIT, holder)  # a new version of a bill already finalized
-            if self.take_over(pk, who, facts, kind, at, str(holder.get("runId"))):
-                return Claim(TAKEN, holder)
-        raise RuntimeError(f"the claim {pk} kept changing hands")
+        """Claim the key for `who`; the module's docstring says who yields to whom."""
+        try:
+            self.table.put(
+                _claim_item(pk, who, facts, kind, at),
+                condition="attribute_not_exists(pk) OR "
+                "(runId = :run AND attribute_not_exists(finalizedAt))",
+                values={":run": who.run_id},
+            )
+        except ConditionFailed as held:
+            holder = held.item
+        else:
+            return Claim(HELD, {})
+        if who.is_holder(holder):
+            return Claim(HELD, {})  # this run finalized already (a redelivered run)
+        if not who.same_document(holder):
+            return Claim(HIT, holder)
+        if who.is_older_than(holder):
+            return Claim(YIELDED, holder)
+        if not finalized(holder):
+            return Claim(OLDER, holder)
+        if holder.get("version") == who.version:
+            return Claim(YIELDED, holder)  # a reprocess of the version that finalized
+        return Claim(HIT, holder)  # a new version of a bill already finalized
 
     def take_over(
         self, pk: str, who: Claimant, facts: Facts, kind: str, at: str, held_by: str

@@ -182,3 +182,19 @@ def test_a_run_whose_key_a_newer_version_took_meanwhile_is_superseded(
     assert (out["status"], out["reason"]) == ("archived", "superseded")
     assert result.get_step("settle duplicate keys").result is not None
     assert (store.get(NUMBER_KEY) or {})["runId"] == "run-newer"
+
+
+def test_a_version_finalized_before_claims_were_marked_is_still_met(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """A claim written before the settle step existed carries no `finalizedAt`: its run's
+    `finalized` report in the read model's history says the version was paid."""
+    first = run(stack, BILL, "in/invoice.pdf")
+    table = load_settings().duplicate_table
+    for item in aws.client("dynamodb").scan(TableName=table, ConsistentRead=True)["Items"]:
+        aws.client("dynamodb").update_item(
+            TableName=table, Key={"pk": item["pk"]}, UpdateExpression="REMOVE finalizedAt"
+        )
+    second = run_deciding(stack, resaved(BILL, "Acrobat"), "in/invoice.pdf", REJECT)
+    (earlier,) = second["waited"]["duplicateOf"]
+    assert (earlier["version"], earlier["status"]) == (first["version"], "finalized")

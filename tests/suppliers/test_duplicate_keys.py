@@ -22,9 +22,9 @@ from docflow.suppliers.duplicates import (
     ELSEWHERE,
     HELD,
     HIT,
+    OLDER,
     SETTLED,
     SUPERSEDED,
-    TAKEN,
     YIELDED,
     Claimant,
     DuplicateStore,
@@ -150,8 +150,10 @@ def test_racing_claims_leave_exactly_one_holder(store: DuplicateStore) -> None:
 def test_a_new_version_takes_over_an_older_one_that_did_not_finalize(
     store: DuplicateStore,
 ) -> None:
-    assert claim(store, claimant("d-a", "run-old", "1")) == (HELD, None)
-    assert claim(store, claimant("d-a", "run-new", "2")) == (TAKEN, "d-a")
+    old, new = claimant("d-a", "run-old", "1"), claimant("d-a", "run-new", "2")
+    assert claim(store, old) == (HELD, None)
+    assert claim(store, new) == (OLDER, "d-a")
+    assert store.take_over(PK, new, FACTS, "number", AT, "run-old")
     assert (store.get(PK) or {})["runId"] == "run-new"  # the newer version took it over
     # The older run, late (a retried step), neither takes it back nor is flagged.
     assert claim(store, claimant("d-a", "run-old", "1")) == (YIELDED, "d-a")
@@ -187,7 +189,8 @@ def test_a_run_whose_key_a_newer_version_took_is_superseded_at_settle(
 ) -> None:
     old, new = claimant("d-a", "run-old", "1"), claimant("d-a", "run-new", "2")
     assert claim(store, old) == (HELD, None)
-    assert claim(store, new) == (TAKEN, "d-a")  # while the old run was on its way
+    assert claim(store, new) == (OLDER, "d-a")  # while the old run was on its way
+    assert store.take_over(PK, new, FACTS, "number", AT, "run-old")
     assert store.settle(PK, old, FACTS, "number", AT) == SUPERSEDED
     assert "finalizedAt" not in (store.get(PK) or {})
     # Another document's key stays with it; a key no one holds is claimed at settle.
