@@ -20,10 +20,9 @@ declaration, so a new field is a few lines of TOML, not Python.
     checks = [{ sum = "amount", equals = "total_amount" }]
 
 A type may take another's declarations whole (`like = "invoice"`: a credit note reads what an
-invoice reads). A type may name the fields that make two of its documents one
-(`duplicate_key = ["merchant", "date", "total"]` under `[fields.types.<type>]`: the duplicate
-check claims that key, docs/payment-controls.md "Duplicates"). A bad declaration is refused at
-load with the line it is on (`toml_lines.DeclarationError`).
+invoice reads), and name the fields that make two of its documents one (`duplicate_key`,
+`duplicate_key.py`). A bad declaration is refused at load with the line it is on
+(`toml_lines.DeclarationError`).
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.extract.duplicate_key import parse_duplicate_key
 from docflow.extract.kinds import (
     AMOUNT,
     ENUM,
@@ -130,8 +130,7 @@ class FieldDecl:
 
 @dataclass(frozen=True)
 class TypeDecl:
-    """What one document type reads, in declaration order, and the fields whose values make
-    two of its documents one (`duplicate_key`; none declared: `()`)."""
+    """What one document type reads, in declaration order, and its duplicate key's fields."""
 
     name: str
     fields: tuple[FieldDecl, ...]
@@ -170,8 +169,7 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
     """`[fields.types]` as declarations; `text` is the rules file's source, for line numbers."""
     where = Lines(text)
     types: dict[str, TypeDecl] = {}
-    likes: dict[str, str] = {}
-    own_keys: dict[str, Any] = {}  # a `like` type's own duplicate_key, checked with its fields
+    likes: dict[str, Mapping[str, Any]] = {}
     for type_name, spec in raw_types.items():
         at = f"fields.types.{type_name}"
         if not isinstance(spec, Mapping):
@@ -184,15 +182,11 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
                 f"[{at}.fields.<name>] with its kind (docs/fields.md)",
             )
         if unknown:
-            raise where.error(
-                at, f"unknown key(s) {sorted(unknown)}: 'fields', 'like' or 'duplicate_key'"
-            )
+            raise where.error(at, f"unknown key(s) {sorted(unknown)}: fields, like, duplicate_key")
         if "like" in spec:
             if "fields" in spec:
                 raise where.error(at, "'like' takes another type's fields whole: no 'fields'")
-            likes[type_name] = str(spec["like"])
-            if "duplicate_key" in spec:
-                own_keys[type_name] = spec["duplicate_key"]
+            likes[type_name] = spec
             continue
         declared = spec.get("fields")
         if not isinstance(declared, Mapping) or not declared:
@@ -200,18 +194,15 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
         fields = tuple(
             _field(name, value, f"{at}.fields.{name}", where) for name, value in declared.items()
         )
-        key = _duplicate_key(spec.get("duplicate_key"), fields, at, where)
+        key = parse_duplicate_key(spec.get("duplicate_key"), fields, at, where)
         types[type_name] = TypeDecl(type_name, fields, key)
-    for type_name, other in likes.items():
-        at = f"fields.types.{type_name}"
+    for type_name, spec in likes.items():
+        at, other = f"fields.types.{type_name}", str(spec["like"])
         if other not in types:
             raise where.error(at, f"like = {other!r}: no such type")
-        # A type taken whole takes its duplicate key too, unless it names its own.
-        taken = types[other]
-        key = taken.duplicate_key
-        if type_name in own_keys:
-            key = _duplicate_key(own_keys[type_name], taken.fields, at, where)
-        types[type_name] = TypeDecl(type_name, taken.fields, key)
+        taken = types[other]  # its fields whole, and its duplicate key unless it names its own
+        own = parse_duplicate_key(spec.get("duplicate_key"), taken.fields, at, where)
+        types[type_name] = TypeDecl(type_name, taken.fields, own or taken.duplicate_key)
     types = {name: types[name] for name in raw_types}  # the file's order
     _one_kind_per_name(types, where)
     return types
@@ -260,30 +251,6 @@ def _field(name: str, spec: Any, at: str, where: Lines) -> FieldDecl:
         checks=checks,
         advisory=advisory,
     )
-
-
-def _duplicate_key(
-    raw: Any, fields: tuple[FieldDecl, ...], at: str, where: Lines
-) -> tuple[str, ...]:
-    """`duplicate_key = [...]`: two or more of the type's own scalar fields, each once. One
-    value alone (a date, a total) would call every document that shares it a duplicate."""
-    if raw is None:
-        return ()
-    near = "duplicate_key"
-    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
-        raise where.error(at, "duplicate_key: a list of the type's field names", near)
-    if len(raw) < 2:
-        raise where.error(at, "duplicate_key names at least two fields", near)
-    if len(set(raw)) != len(raw):
-        raise where.error(at, "duplicate_key names each field once", near)
-    declared = {f.name: f for f in fields}
-    for name in raw:
-        field = declared.get(name)
-        if field is None:
-            raise where.error(at, f"duplicate_key names {name!r}: no field of this type", near)
-        if field.is_table:
-            raise where.error(at, f"duplicate_key names {name!r}: a table, not a value", near)
-    return tuple(raw)
 
 
 def _columns(raw: Any, at: str, where: Lines) -> tuple[Column, ...]:
