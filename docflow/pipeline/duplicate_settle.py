@@ -60,20 +60,15 @@ def settle_due(summary: dict[str, Any]) -> bool:
 def settle_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> Settled:
     keys = duplicate_keys(summary)
     store, who, at = DuplicateStore(runtime().settings.duplicate_table), claimant(doc), now_iso()
-    pks = {claim_pk(readable): kind for readable, kind in keys.claims.items()}
-    # Read first: a run already superseded marks nothing (its archive releases what it holds).
-    for pk in pks:
-        holder = store.get(pk)
-        if holder is not None and who.is_older_than(holder):
-            step.logger.info("duplicate keys held by a newer run", extra={"keys": len(pks)})
-            return Settled(0, superseded=True)
     settled = 0
-    for pk, kind in pks.items():
-        outcome = store.settle(pk, who, keys.facts, kind, at)
+    for readable, kind in keys.claims.items():
+        outcome = store.settle(claim_pk(readable), who, keys.facts, kind, at)
         if outcome == SUPERSEDED:
+            # What it marked already goes back with the archive's release (this run's own).
+            step.logger.info("duplicate keys held by a newer run", extra={"settled": settled})
             return Settled(settled, superseded=True)
         settled += outcome == SETTLED
-    step.logger.info("duplicate keys settled", extra={"settled": settled, "keys": len(pks)})
+    step.logger.info("duplicate keys settled", extra={"settled": settled})
     return Settled(settled)
 
 

@@ -163,25 +163,27 @@ class DuplicateStore:
         """Before `who` finalizes: mark its claim finalized (SETTLED), taking it over from an
         older run of its document (the version it replaces) or claiming it if no one holds it;
         SUPERSEDED when a newer run of the document holds it; ELSEWHERE when another document
-        does. Repeats answer the same."""
+        does. One conditional put when `who` holds it (the common case); repeats answer the
+        same."""
         item = _claim_item(pk, who, facts, kind, at, final_at=at)
+        condition, values = "runId = :held", {":held": who.run_id}
         for _ in range(3):
-            holder = self.get(pk)
-            if holder is None:
-                condition, values = "attribute_not_exists(pk)", None
+            try:
+                self.table.put(item, condition=condition, values=values)
+            except ConditionFailed as failed:
+                holder = failed.item
+            else:
+                return SETTLED
+            if not holder:
+                condition, values = "attribute_not_exists(pk)", {}
+            elif who.is_holder(holder):
+                return SETTLED  # marked already (a repeat)
             elif not who.same_document(holder):
                 return ELSEWHERE
             elif who.is_older_than(holder):
                 return SUPERSEDED
-            elif who.is_holder(holder) and finalized(holder):
-                return SETTLED
-            else:  # this run's own claim, or an older run's of this document
-                condition, values = "runId = :held", {":held": holder["runId"]}
-            try:
-                self.table.put(item, condition=condition, values=values)
-            except ConditionFailed:
-                continue  # it changed hands between the read and the write: look again
-            return SETTLED
+            else:  # an older run's claim of this document: the version this one replaces
+                condition, values = "runId = :held", {":held": str(holder["runId"])}
         raise RuntimeError(f"the claim {pk} kept changing hands")
 
     def release(self, pk: str, run_id: str) -> bool:
