@@ -4,6 +4,7 @@ the bottom of the page, as issuers print their bank details."""
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
@@ -18,9 +19,9 @@ OTHER_VAT = "DE273456782"
 
 def paper(
     lines: list[str],
-    footer: list[str] = (),
+    footer: Sequence[str] = (),
     x: float = 56,
-    top: float = 780,  # type: ignore[assignment]
+    top: float = 780,
 ) -> bytes:
     """One A4 page: `lines` from the top, `footer` at the bottom (text layer)."""
     out = io.BytesIO()
