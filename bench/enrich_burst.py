@@ -130,9 +130,10 @@ def _run_all(
     for first in range(0, documents, concurrency):
         arns = []
         for n in range(first, min(documents, first + concurrency)):
-            # Each its own bill: another number and another date, or the duplicate check
-            # (same supplier, total and date) holds all but the first at review.
-            issued = date(2026, 1, 1) + timedelta(days=n)
+            # Each its own bill: another number and a date more than a week from any other's,
+            # or the duplicate check (the same supplier and total within a week: a possible
+            # duplicate) holds all but the first at review.
+            issued = date(2026, 1, 1) + timedelta(days=8 * n)
             text = (
                 pdfgen.INVOICE_WITH_FIELDS.replace("INV-20931", f"INV-{n:05d}")
                 .replace("2026-03-04", issued.isoformat())

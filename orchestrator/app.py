@@ -13,7 +13,7 @@
                 (an approved triage stage adds the picked type's stages and fields)
              -> an approved fields review: propose the supplier when the reviewer asked (an
                 operator approves it), and learn a registered supplier's profile
-             -> finalize
+             -> settle the duplicate keys (a newer version holding one: superseded) -> finalize
     anything unrecoverable -> failed, with a reason code
 
 Every side effect is a named step in `docflow.pipeline`; this module only decides what runs
@@ -44,7 +44,8 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
-from docflow.pipeline.duplicates import claim_again, claim_keys
+from docflow.pipeline.duplicate_settle import settle_keys
+from docflow.pipeline.duplicates import claim_again, claim_keys, replaces_of
 from docflow.pipeline.einvoice_read import einvoice_of
 from docflow.pipeline.enrich_flow import batch_wait, enrich_document
 from docflow.pipeline.extract import EXTRACT_STEP, apply_corrections, extract_fields, final_fields
@@ -152,12 +153,17 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     if run.stages and not context.step(still_latest(doc), name="check newest run"):
         return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
 
+    # Its duplicate keys marked finalized; a newer version that took one meanwhile wins.
+    if not settle_keys(context, doc, run.summary):
+        return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
+
     # The run prices itself in its last step (operations, step time, pages by engine).
     meter = run_meter(context, batches.results, run.summary["docType"], run.usage)
     done = context.step(finalize_document(doc, run.summary, meter), "finalize", WRITE_STEP)
-    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(run.summary)}
+    replaced = replaces_of(doc, run.summary)  # the finalized version a payment system reverses
+    finished = {"resultKey": done.key, "cost": done.cost, **final_fields(run.summary), **replaced}
     record(context, doc, FINALIZED, "finalize", finished)
-    return run_result(doc, FINALIZED, run.summary)
+    return run_result(doc, FINALIZED, run.summary, **replaced)
 
 
 def route(

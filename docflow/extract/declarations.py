@@ -20,7 +20,8 @@ declaration, so a new field is a few lines of TOML, not Python.
     checks = [{ sum = "amount", equals = "total_amount" }]
 
 A type may take another's declarations whole (`like = "invoice"`: a credit note reads what an
-invoice reads). A bad declaration is refused at load with the line it is on
+invoice reads), and name the fields that make two of its documents one (`duplicate_key`,
+`duplicate_key.py`). A bad declaration is refused at load with the line it is on
 (`toml_lines.DeclarationError`).
 """
 
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.extract.duplicate_key import parse_duplicate_key
 from docflow.extract.kinds import (
     AMOUNT,
     ENUM,
@@ -128,10 +130,11 @@ class FieldDecl:
 
 @dataclass(frozen=True)
 class TypeDecl:
-    """What one document type reads, in declaration order."""
+    """What one document type reads, in declaration order, and its duplicate key's fields."""
 
     name: str
     fields: tuple[FieldDecl, ...]
+    duplicate_key: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -166,12 +169,12 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
     """`[fields.types]` as declarations; `text` is the rules file's source, for line numbers."""
     where = Lines(text)
     types: dict[str, TypeDecl] = {}
-    likes: dict[str, str] = {}
+    likes: dict[str, Mapping[str, Any]] = {}
     for type_name, spec in raw_types.items():
         at = f"fields.types.{type_name}"
         if not isinstance(spec, Mapping):
             raise where.error(at, "a table")
-        unknown = set(spec) - {"fields", "like"}
+        unknown = set(spec) - {"fields", "like", "duplicate_key"}
         if "names" in spec:
             raise where.error(
                 at,
@@ -179,26 +182,27 @@ def parse_declarations(raw_types: Mapping[str, Any], text: str = "") -> dict[str
                 f"[{at}.fields.<name>] with its kind (docs/fields.md)",
             )
         if unknown:
-            raise where.error(at, f"unknown key(s) {sorted(unknown)}: 'fields' or 'like'")
+            raise where.error(at, f"unknown key(s) {sorted(unknown)}: fields, like, duplicate_key")
         if "like" in spec:
             if "fields" in spec:
                 raise where.error(at, "'like' takes another type's fields whole: no 'fields'")
-            likes[type_name] = str(spec["like"])
+            likes[type_name] = spec
             continue
         declared = spec.get("fields")
         if not isinstance(declared, Mapping) or not declared:
             raise where.error(at, "declares no fields")
-        types[type_name] = TypeDecl(
-            type_name,
-            tuple(
-                _field(name, value, f"{at}.fields.{name}", where)
-                for name, value in declared.items()
-            ),
+        fields = tuple(
+            _field(name, value, f"{at}.fields.{name}", where) for name, value in declared.items()
         )
-    for type_name, other in likes.items():
+        key = parse_duplicate_key(spec.get("duplicate_key"), fields, at, where)
+        types[type_name] = TypeDecl(type_name, fields, key)
+    for type_name, spec in likes.items():
+        at, other = f"fields.types.{type_name}", str(spec["like"])
         if other not in types:
-            raise where.error(f"fields.types.{type_name}", f"like = {other!r}: no such type")
-        types[type_name] = TypeDecl(type_name, types[other].fields)
+            raise where.error(at, f"like = {other!r}: no such type")
+        taken = types[other]  # its fields whole, and its duplicate key unless it names its own
+        own = parse_duplicate_key(spec.get("duplicate_key"), taken.fields, at, where)
+        types[type_name] = TypeDecl(type_name, taken.fields, own or taken.duplicate_key)
     types = {name: types[name] for name in raw_types}  # the file's order
     _one_kind_per_name(types, where)
     return types

@@ -1,16 +1,23 @@
-"""Steps: claim an invoice's duplicate keys before it can finalize, and give them back when it
+"""Steps: claim a document's duplicate keys before it can finalize, and give them back when it
 is archived (docs/payment-controls.md, "Duplicates").
 
 `claim duplicate keys` runs once the stages are known (after enrich) for a document with
 fields; the rules' `[duplicates] stage` turns it on. Each key is a conditional write
 (`docflow.suppliers.duplicates`), so of two copies racing through two executions exactly one
 claims; the other gets the `duplicate` stage, with the earlier document's facts in the summary
-(`duplicateOf`) for its review page, `docflow show` and the dashboard. The claim is keyed to
-the run, so the step's own retry or replay claims again harmlessly, and a new version of the
-same document is never its own duplicate. A reviewer's correction of a field a key is made of
+(`duplicateOf`) for its review page, `docflow show` and the dashboard. The step then reads,
+consistently, the keys of the days around the document's date (`window`): a bill of the same
+supplier and total there is a possible duplicate (`possible-duplicate`). Claiming before
+reading means of two such bills racing, at least one sees the other.
+
+The claim is keyed to the run, so the step's own retry or replay claims again harmlessly. A new
+version of a document takes over the keys of an older version that did not finalize; one whose
+earlier version finalized waits at `duplicate`, and if a person approves it, it finalizes
+`replaces`-ing that version (`replaces_of`). A reviewer's correction of a value a key is made of
 (or a triage pick of a type with fields) claims again (`claim_again`), which may add the stage
 then. An archived run's claims are released (`release_duplicates`); a claim whose holder failed
-or was archived without releasing is taken over.
+or was archived without releasing is taken over. The flow that settles the keys of a run about
+to finalize is `duplicate_settle`.
 """
 
 from __future__ import annotations
@@ -22,26 +29,35 @@ from typing import Any
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
 
 from docflow.dynamo import Table
-from docflow.ids import DocumentRef
+from docflow.ids import DocumentRef, event_id
 from docflow.pipeline.retries import degrading_step
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
-from docflow.readmodel.table import STATE_SK, doc_pk
-from docflow.readmodel.transitions import ARCHIVED, FAILED
+from docflow.readmodel.table import STATE_SK, doc_pk, history_sk
+from docflow.readmodel.transitions import ARCHIVED, FAILED, FINALIZED, seq_for
 from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 from docflow.runtime import runtime
-from docflow.suppliers.duplicates import (
+from docflow.storage import result_key
+from docflow.suppliers.duplicate_keys import (
+    FIRM_KINDS,
     KEY_FIELDS,
-    Claimant,
-    DuplicateStore,
     Facts,
-    claim_pk,
+    declared_key,
     suppliers_of,
 )
+from docflow.suppliers.duplicates import (
+    OLDER,
+    YIELDED,
+    Claimant,
+    DuplicateStore,
+    claim_pk,
+    finalized,
+)
 
-DUPLICATE = "duplicate"  # the stage's `because`
+DUPLICATE = "duplicate"  # the stage's `because`: the same bill again
+POSSIBLE = "possible-duplicate"  # only a window hit: the same supplier and total days apart
 UNCHECKED = "duplicate-unchecked"  # the check could not run: a person looks instead
 # A holder in one of these states will not finalize: its key is free to take.
 _ENDED = (FAILED, ARCHIVED)
@@ -72,13 +88,23 @@ class Duplicates:
         )
 
 
+@dataclass(frozen=True)
+class Keys:
+    """What a document claims: its facts, the keys it claims ({readable: kind}) and the
+    neighbouring days' keys it only reads ({readable: "window"})."""
+
+    facts: Facts
+    claims: dict[str, str]
+    window: dict[str, str]
+
+
 ATTEMPTS = 5
 # DynamoDB out of reach gets a few tries; the last one sends the invoice to a person
 # (`duplicate-unchecked`) instead of failing it, as extraction degrades.
 CLAIM_STEP = degrading_step(ATTEMPTS, 2, 30, RecordSerDes(Duplicates))
 
 
-def _claimant(doc: DocumentRef) -> Claimant:
+def claimant(doc: DocumentRef) -> Claimant:
     return Claimant(doc.document_id, doc.version, doc.run_id, doc.run_order, doc.key)
 
 
@@ -88,30 +114,40 @@ def _status(document_id: str) -> str:
     return str((state or {}).get("status") or "")
 
 
-def _earlier(held: dict[str, Any], status: str) -> dict[str, Any]:
+def _earlier(held: dict[str, Any], status: str, kind: str) -> dict[str, Any]:
     """What the review page, `show` and the dashboard say of the earlier document."""
     kept = ("documentId", "version", "key", "number", "date", "total", "currency", "vendor")
-    return {**{k: held[k] for k in kept if held.get(k)}, "status": status, "by": [held["kind"]]}
+    return {**{k: held[k] for k in kept if held.get(k)}, "status": status, "by": [kind]}
 
 
-def duplicate_keys(summary: dict[str, Any]) -> tuple[Facts, dict[str, str]]:
-    """The facts and keys `summary` claims under the rules: none when the control is off or
-    the type has no invoice number (a purchase order)."""
+def duplicate_keys(summary: dict[str, Any]) -> Keys:
+    """What `summary` claims under the rules: nothing when the control is off or the type
+    declares no fields; an invoice's keys when its type reads `invoice_number`; a declared
+    `duplicate_key`'s for any type."""
     rt = runtime()
-    spec = rt.rules.fields.for_type(str(summary.get("docType") or ""))
-    facts = Facts.of(summary)
-    if not rt.rules.controls.duplicate_stage or spec is None:
-        return facts, {}
-    if "invoice_number" not in spec.names:
-        return facts, {}
-    return facts, facts.keys(suppliers_of(summary))
+    decl = rt.rules.fields.for_type(str(summary.get("docType") or ""))
+    facts = Facts.of(summary, decl)
+    if not rt.rules.controls.duplicate_stage or decl is None:
+        return Keys(facts, {}, {})
+    claims, window = declared_key(decl, summary), {}
+    if "invoice_number" in decl.names:
+        suppliers = suppliers_of(summary)
+        claims = {**facts.keys(suppliers), **claims}
+        window = facts.window(suppliers)
+    return Keys(facts, claims, window)
+
+
+def key_fields() -> tuple[str, ...]:
+    """Every field a key is made of under the rules: a correction of one claims again."""
+    declared = (n for t in runtime().rules.fields.types.values() for n in t.duplicate_key)
+    return tuple(dict.fromkeys((*KEY_FIELDS, *declared)))
 
 
 @durable_step
 def claim_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> Duplicates:
-    facts, keys = duplicate_keys(summary)
+    keys = duplicate_keys(summary)
     try:
-        return _claim(step, doc, summary, facts, keys)
+        return _claim(step, doc, summary, keys)
     except Exception as exc:
         stage = runtime().rules.controls.duplicate_stage
         if step.attempt < ATTEMPTS or not stage:
@@ -119,49 +155,107 @@ def claim_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any
         step.logger.warning("duplicate check failed", extra={"error": type(exc).__name__})
         unchecked = RoutedStage.of(runtime().rules.stages[stage], UNCHECKED)
         # Every key it may hold, so an archive releases them (a release is conditional).
-        held = {*(summary.get("duplicateKeys") or ()), *(claim_pk(k) for k in keys)}
+        held = {*(summary.get("duplicateKeys") or ()), *(claim_pk(k) for k in keys.claims)}
         return Duplicates(tuple(sorted(held)), (), (unchecked,))
 
 
-def _claim(
-    step: StepContext,
-    doc: DocumentRef,
-    summary: dict[str, Any],
-    facts: Facts,
-    keys: dict[str, str],
-) -> Duplicates:
+def _shown_status(who: Claimant, holder: dict[str, Any]) -> str | None:
+    """The status to show of a holder that makes this document a duplicate; None when it
+    does not (this run, or a run of this document that is not a finalized earlier version,
+    or another document's run that ended without finalizing)."""
+    if who.is_holder(holder):
+        return None
+    if who.same_document(holder):
+        earlier = finalized(holder) and holder.get("version") != who.version
+        return FINALIZED if earlier and not who.is_older_than(holder) else None
+    if finalized(holder):
+        return FINALIZED
+    status = _status(str(holder["documentId"]))
+    return None if status in _ENDED else status
+
+
+def _finalized_before(holder: dict[str, Any]) -> bool:
+    """A claim of an older version, not marked finalized: did its run finalize all the same,
+    before runs marked their claims (`settle`)? Its `finalized` report in the read model's
+    history says so (one GetItem: the report's key is a function of the run)."""
+    seq = seq_for(FINALIZED)
+    reported = event_id(str(holder["runId"]), str(seq), FINALIZED)
+    key = {
+        "pk": doc_pk(str(holder["documentId"])),
+        "sk": history_sk(str(holder.get("runOrder") or ""), seq, reported),
+    }
+    return Table(runtime().settings.table_name).get(key) is not None
+
+
+def _claim_one(
+    store: DuplicateStore, pk: str, who: Claimant, facts: Facts, kind: str, at: str
+) -> tuple[dict[str, Any] | None, str | None]:
+    """Claim one key: (None, None) when this run holds it now; else the holder's item and
+    the status to show of it (None: a newer run of this document holds it, no duplicate)."""
+    for _ in range(3):  # a holder that moves between the claim and the take-over: again
+        found = store.claim(pk, who, facts, kind, at)
+        if found.held:
+            return None, None
+        holder = dict(found.holder)
+        if found.outcome == YIELDED:
+            return holder, None
+        if found.outcome == OLDER and _finalized_before(holder):
+            return holder, FINALIZED
+        status = None if found.outcome == OLDER else _shown_status(who, holder)
+        if status is not None:
+            return holder, status
+        # An older version that did not finalize, or another document's run that ended
+        # without finalizing: its key is free to take (a write on the holder's run id).
+        if store.take_over(pk, who, facts, kind, at, str(holder["runId"])):
+            return None, None
+    raise RuntimeError(f"the claim {pk} kept changing hands")
+
+
+def _claim(step: StepContext, doc: DocumentRef, summary: dict[str, Any], keys: Keys) -> Duplicates:
     rt = runtime()
-    table = rt.settings.duplicate_table
-    if not keys and not summary.get("duplicateKeys"):
+    if not keys.claims and not summary.get("duplicateKeys"):
         return Duplicates()
-    store, who, at = DuplicateStore(table), _claimant(doc), now_iso()
+    store, who, at = DuplicateStore(rt.settings.duplicate_table), claimant(doc), now_iso()
     held: list[str] = []
     earlier: dict[str, dict[str, Any]] = {}
-    for readable, kind in keys.items():
+
+    def seen(holder: dict[str, Any], status: str, kind: str) -> None:
+        entry = earlier.setdefault(str(holder["documentId"]), _earlier(holder, status, kind))
+        if kind not in entry["by"]:
+            entry["by"].append(kind)
+
+    for readable, kind in keys.claims.items():
         pk = claim_pk(readable)
-        holder = store.claim(pk, who, facts, kind, at)
+        holder, status = _claim_one(store, pk, who, keys.facts, kind, at)
         if holder is None:
             held.append(pk)
-            continue
-        status = _status(str(holder["documentId"]))
-        if status in _ENDED and store.take_over(pk, who, facts, kind, at, str(holder["runId"])):
-            held.append(pk)
-            continue
-        seen = earlier.get(str(holder["documentId"]))
-        if seen is None:
-            earlier[str(holder["documentId"])] = _earlier(holder, status)
-        elif holder["kind"] not in seen["by"]:
-            seen["by"].append(holder["kind"])
-    # A corrected value's old keys: no longer this invoice's, so no longer held.
+        elif status is not None:
+            seen(holder, status, kind)
+    # Claimed first, then read: of two bills days apart racing, one sees the other.
+    for readable, kind in keys.window.items():
+        near = store.get(claim_pk(readable))
+        status = _shown_status(who, near) if near else None
+        if near and status is not None:
+            seen(near, status, kind)
+    # A corrected value's old keys: no longer this document's, so no longer held.
     for stale in sorted(set(summary.get("duplicateKeys") or []) - set(held)):
         store.release(stale, doc.run_id)
-    stage = rt.rules.controls.duplicate_stage
-    stages = (RoutedStage.of(rt.rules.stages[stage], DUPLICATE),) if earlier and stage else ()
     step.logger.info(
         "duplicate keys claimed",
-        extra={"claimed": len(held), "heldByOthers": len(keys) - len(held), "hits": len(earlier)},
+        extra={"claimed": len(held), "keys": len(keys.claims), "hits": len(earlier)},
     )
+    stages = _stage(tuple(earlier.values()))
     return Duplicates(tuple(sorted(set(held))), tuple(earlier.values()), stages)
+
+
+def _stage(earlier: tuple[dict[str, Any], ...]) -> tuple[RoutedStage, ...]:
+    """The `duplicate` stage when anything was found: `because` says whether a key of the same
+    bill was held (`duplicate`) or only a neighbouring day's (`possible-duplicate`)."""
+    stage = runtime().rules.controls.duplicate_stage
+    if not earlier or not stage:
+        return ()
+    firm = any(kind in FIRM_KINDS for e in earlier for kind in e["by"])
+    return (RoutedStage.of(runtime().rules.stages[stage], DUPLICATE if firm else POSSIBLE),)
 
 
 def with_duplicates(summary: dict[str, Any], found: Duplicates) -> dict[str, Any]:
@@ -183,9 +277,10 @@ def claim_keys(context: DurableContext, doc: DocumentRef, run: RunState) -> RunS
 
 
 def claim_due(stage: RoutedStage, decision: Decision) -> bool:
-    """Pure, on checkpointed values: did this decision change what the keys are made of (a
-    corrected number, date, total, currency or vendor; a triage pick, which reads fields)?"""
-    return bool(stage.choices) or any(n in decision.corrections for n in KEY_FIELDS)
+    """On checkpointed values and the rules: did this decision change what the keys are made
+    of (a corrected number, date, total, currency, vendor or declared key field; a triage
+    pick, which reads fields)?"""
+    return bool(stage.choices) or any(n in decision.corrections for n in key_fields())
 
 
 def claim_again(
@@ -204,9 +299,28 @@ def claim_again(
     found = context.step(
         claim_duplicates(doc, run.summary), f"claim duplicate keys review-{index}", CLAIM_STEP
     )
-    ahead = any(s.because in (DUPLICATE, UNCHECKED) for s in run.stages[index + 1 :])
+    ahead = any(s.because in (DUPLICATE, POSSIBLE, UNCHECKED) for s in run.stages[index + 1 :])
     stages = run.stages if ahead else [*run.stages, *found.stages]
     return replace(run, summary=with_duplicates(run.summary, found), stages=stages)
+
+
+def replaces_of(doc: DocumentRef, summary: dict[str, Any]) -> dict[str, Any]:
+    """Pure: `{"replaces": {documentId, version, resultKey}}`, the earlier version of this
+    document that finalized and that this one (approved at `duplicate`) replaces: what a
+    payment system reverses. `{}` for a document that replaces nothing."""
+    for e in summary.get("duplicateOf") or []:
+        version = str(e.get("version") or "")
+        same = e.get("documentId") == doc.document_id and version and version != doc.version
+        if same and e.get("status") == FINALIZED:
+            earlier = result_key(replace(doc, version_id=version))
+            return {
+                "replaces": {
+                    "documentId": doc.document_id,
+                    "version": version,
+                    "resultKey": earlier,
+                }
+            }
+    return {}
 
 
 @durable_step

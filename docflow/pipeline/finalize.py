@@ -3,7 +3,8 @@
 Each prices the run as its last act (`meter`, docflow.pipeline.meter), writes the cost into
 the record, and returns it with the record's key for the status report. An e-invoice's record
 carries its lines and VAT breakdown, read from its einvoice.json: the summary (the checkpoint,
-the read model) carries only their count and sums (docs/einvoice.md).
+the read model) carries only their count and sums (docs/einvoice.md). A finalized record of a
+new version that replaces a finalized one says which (`replaces`, docs/payment-controls.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.cost import CostEstimate
 from docflow.ids import DocumentRef
+from docflow.pipeline.duplicates import replaces_of
 from docflow.pipeline.results import Written
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
@@ -37,6 +39,8 @@ def _record(
         "disposition": disposition,
         "artifacts": artifact_prefix(doc),
         "summary": summary,
+        # A new version approved at `duplicate` names the finalized version it replaces.
+        **(replaces_of(doc, summary) if disposition == "finalized" else {}),
         **_einvoice_rows(summary),
         "cost": cost,
         "writtenAt": now_iso(),

@@ -42,7 +42,8 @@ _SUPPLIER = ("status", "supplierId", "name", "by", "certain")
 
 class EventDetail(TypedDict, total=False):
     """A domain event's detail (docs/records.md): who, what, when, and by transition the
-    summary, fields, supplier and cost (finalized), the cost (archived), or the stage (review)."""
+    summary, fields, supplier, cost and the version it replaces (finalized), the cost
+    (archived), or the stage (review)."""
 
     eventId: str
     documentId: str
@@ -58,6 +59,7 @@ class EventDetail(TypedDict, total=False):
     supplier: dict[str, object]  # status, supplierId, name, by, certain
     bankDetails: object  # the bank-details check's verdict
     cost: CostEstimate | None
+    replaces: dict[str, str]  # finalized: the finalized version this one replaces, if any
     stageIndex: int | None
     stageName: str | None
     reviewDeadline: str | None
@@ -103,6 +105,9 @@ def event_detail(report: Report, state: DocumentState) -> EventDetail:
         if isinstance(bank := state.get("bank"), Mapping):
             detail["bankDetails"] = bank.get("verdict")
         detail["cost"] = state.get("cost")
+        # A new version approved at `duplicate`: the finalized version to reverse.
+        if isinstance(replaced := payload.get("replaces"), Mapping):
+            detail["replaces"] = {str(k): str(v) for k, v in replaced.items()}
     elif report.status == ARCHIVED:
         detail["cost"] = state.get("cost")
     elif report.status in (PENDING_REVIEW, APPROVED, REJECTED, TIMED_OUT):

@@ -131,6 +131,7 @@ class Payload(TypedDict, total=False):
     profileFields: list[str]
     duplicateKeys: list[str]
     duplicateOf: list[dict[str, str]]
+    replaces: dict[str, str]  # the finalized version a finalized new version replaces
     summary: Summary
     risk: Risk
     enrichment: EnrichmentNote

@@ -82,6 +82,9 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     # status, number, date, total, currency, vendor, key, by}].
     "duplicateKeys": list,
     "duplicateOf": list,
+    # A finalized new version approved at `duplicate`: the finalized version it replaces
+    # {documentId, version, resultKey}, so a payment system reverses the first.
+    "replaces": dict,
     # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,
     # page}]} (masked, never a detector's matched value) and how it was made
     # {mode, engine, status, key, jobId?, reason?}.

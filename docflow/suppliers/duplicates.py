@@ -1,129 +1,36 @@
-"""Duplicate invoices: the keys one invoice claims, and the table that holds the claims
-(template.yaml's `DuplicateTable`, docs/payment-controls.md "Duplicates").
+"""Duplicate bills: the table that holds the claims (template.yaml's `DuplicateTable`,
+docs/payment-controls.md "Duplicates"); the keys are made in `duplicate_keys`.
 
-An invoice or credit note claims, for each way its supplier is known (the registry's id when
-the match is certain, and the printed vendor name, folded), two keys:
+    pk = DUP#<sha256 of the key>    kind, documentId, version, runId, runOrder, the values it
+                                    was made of (number, date, total, currency, vendor), the
+                                    key of the upload, claimedAt; finalizedAt once its run
+                                    finalized
 
-    number   supplier + the invoice number, upper-case letters and digits only
-    amount   supplier + the invoice date + the total (two decimals) + the currency
+A claim is one conditional put: it succeeds when no one holds the key, or when this run does
+and has not finalized. Any other holder is answered with the stored item
+(`ReturnValuesOnConditionCheckFailure`), so two racing copies cannot both claim one key, and
+`claim` says what the holder is: another document (a hit, or, if its run ended without
+finalizing, a key to take over); an older run of the same document that did not finalize (to
+take over: a new version supersedes it); a version of the same document that finalized (a hit:
+a re-saved bill is paid once, unless a person says the new version replaces it); a newer run of
+the same document (left alone: the older run is superseded).
 
-    pk = DUP#<sha256 of the key>    documentId, version, runId, runOrder, the values it was
-                                    made of (number, date, total, currency, vendor), the key
-                                    of the upload, claimedAt
-
-A claim is one conditional put: it succeeds when no one holds the key, or when the holder is
-the same document at the same or an older run (a replay of the step, a new version of the
-document: never its own duplicate). Any other holder is a hit, answered with the stored item
-(`ReturnValuesOnConditionCheckFailure`), so two racing copies cannot both claim one key. A
-release deletes only what this run holds (a condition on `runId`).
+A run that is about to finalize marks its claims (`settle`): from then on a new version of its
+document meets them as a finalized bill. The mark is conditional on the run still holding the
+key, so a newer version that took a key over while this run was on its way is seen, and this
+run is superseded instead of finalizing too. A release deletes only what this run holds (a
+condition on `runId`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.dynamo import ConditionFailed, Table
-from docflow.extract.parse import fold
-from docflow.extract.vendor import LEGAL_FORM
-
-# The fields a key is made of: a reviewer's correction of one of them claims again.
-KEY_FIELDS = ("invoice_number", "invoice_date", "total_amount", "currency", "vendor_name")
-_NOT_ALNUM = re.compile(r"[^0-9A-Z]+")
-_NOT_WORD = re.compile(r"[^0-9a-z]+")
-
-
-def number_key(number: str) -> str:
-    """`INV-0042`, `inv 0042` and `INV0042` are one number; leading zeros stay (`42` and
-    `0042` may be two invoices of one supplier's numbering)."""
-    return _NOT_ALNUM.sub("", fold(number).upper())
-
-
-def vendor_key(name: str) -> str:
-    """The printed name without case, accents, punctuation or its legal form: `Blauwal
-    Hafenlogistik GmbH` and `BLAUWAL HAFENLOGISTIK` are one vendor."""
-    return _NOT_WORD.sub(" ", fold(LEGAL_FORM.sub(" ", name))).strip()
-
-
-def amount_key(raw: str) -> str:
-    """An amount in two decimals (`1,100.00`, `1.100,00`, `1100` -> `1100.00`); "" if none."""
-    text = re.sub(r"[^0-9,.\-]", "", str(raw))
-    if "," in text and "." in text:  # the later one is the decimal separator
-        thousands = "," if text.rfind(",") < text.rfind(".") else "."
-        text = text.replace(thousands, "").replace(",", ".")
-    elif "," in text:
-        head, _, tail = text.rpartition(",")
-        text = f"{head.replace(',', '')}.{tail}" if len(tail) != 3 else text.replace(",", "")
-    try:
-        return str(Decimal(text).quantize(Decimal("0.01")))
-    except (InvalidOperation, ValueError):
-        return ""
-
-
-def _value(summary: Mapping[str, Any], name: str) -> str:
-    field = (summary.get("fields") or {}).get(name) or {}
-    value = field.get("value")
-    return str(value).strip() if value not in (None, "") else ""
-
-
-def suppliers_of(summary: Mapping[str, Any]) -> list[str]:
-    """How this invoice's supplier is known: the registry's id (a certain match only) and
-    the printed name, folded. Both, so an invoice read before its supplier was registered
-    still meets its copy read after."""
-    out = []
-    supplier = summary.get("supplier") or {}
-    if supplier.get("certain") and supplier.get("supplierId"):
-        out.append(f"id:{supplier['supplierId']}")
-    name = vendor_key(_value(summary, "vendor_name"))
-    if name:
-        out.append(f"name:{name}")
-    return out
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What an invoice's keys are made of, as the claim stores and the review page shows."""
-
-    number: str
-    date: str
-    total: str
-    currency: str
-    vendor: str
-
-    @classmethod
-    def of(cls, summary: Mapping[str, Any]) -> Facts:
-        return cls(
-            number=_value(summary, "invoice_number"),
-            date=_value(summary, "invoice_date"),
-            total=_value(summary, "total_amount"),
-            currency=_value(summary, "currency").upper(),
-            vendor=_value(summary, "vendor_name"),
-        )
-
-    def keys(self, suppliers: list[str]) -> dict[str, str]:
-        """{readable key: kind}: for each supplier, the number key and the amount key (each
-        only when its values were read)."""
-        out: dict[str, str] = {}
-        number, total = number_key(self.number), amount_key(self.total)
-        for supplier in suppliers:
-            if number:
-                out[f"number|{supplier}|{number}"] = "number"
-            if total and self.date:
-                out[f"amount|{supplier}|{self.date}|{total}|{self.currency}"] = "amount"
-        return out
-
-    def to_json(self) -> dict[str, str]:
-        return {
-            "number": self.number,
-            "date": self.date,
-            "total": self.total,
-            "currency": self.currency,
-            "vendor": self.vendor,
-        }
+from docflow.suppliers.duplicate_keys import Facts
 
 
 def claim_pk(key: str) -> str:
@@ -142,10 +49,54 @@ class Claimant:
     run_order: str
     key: str
 
+    def is_holder(self, item: Mapping[str, Any]) -> bool:
+        return item.get("runId") == self.run_id
 
-def _claim_item(pk: str, who: Claimant, facts: Facts, kind: str, at: str) -> dict[str, Any]:
+    def same_document(self, item: Mapping[str, Any]) -> bool:
+        return item.get("documentId") == self.document_id
+
+    def is_older_than(self, item: Mapping[str, Any]) -> bool:
+        """A run of this document that sorts after this one holds `item`."""
+        return self.same_document(item) and str(item.get("runOrder") or "") > self.run_order
+
+
+def finalized(item: Mapping[str, Any]) -> bool:
+    """The claim's run finalized its document."""
+    return bool(item.get("finalizedAt"))
+
+
+# What a claim found (`Claim.outcome`).
+HELD = "held"  # this run holds the key now
+YIELDED = "yielded"  # a newer run of this document holds it: not a duplicate of anything
+HIT = "hit"  # another document holds it, or a version of this one that finalized
+OLDER = "older"  # an older run of this document holds it, not marked finalized: the claimant
+# takes it over (`take_over`) unless that run finalized before claims were marked
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim's outcome and, unless this run holds the key, the holder's item."""
+
+    outcome: str
+    holder: Mapping[str, Any]
+
+    @property
+    def held(self) -> bool:
+        return self.outcome == HELD
+
+
+# What a run about to finalize found (`DuplicateStore.settle`).
+SETTLED = "settled"  # the run's claim is marked finalized (taken over from the version it
+# replaces, or claimed now that no one holds it)
+SUPERSEDED = "superseded"  # a newer run of the document holds the key: this one must not finalize
+ELSEWHERE = "elsewhere"  # another document holds it (a person said this is not a duplicate)
+
+
+def _claim_item(
+    pk: str, who: Claimant, facts: Facts, kind: str, at: str, final_at: str = ""
+) -> dict[str, Any]:
     """A claim: the key, who holds it (document, version, run, its order, file) and the facts
-    the earlier document's reviewer is shown."""
+    the earlier document's reviewer is shown; `finalizedAt` once the run finalized."""
     return {
         "pk": pk,
         "kind": kind,
@@ -156,6 +107,7 @@ def _claim_item(pk: str, who: Claimant, facts: Facts, kind: str, at: str) -> dic
         "key": who.key,
         "claimedAt": at,
         **facts.to_json(),
+        **({"finalizedAt": final_at} if final_at else {}),
     }
 
 
@@ -165,36 +117,74 @@ class DuplicateStore:
     def __init__(self, table: str, client: Any = None) -> None:
         self.table = Table(table, client)
 
-    def claim(
-        self, pk: str, who: Claimant, facts: Facts, kind: str, at: str
-    ) -> dict[str, Any] | None:
-        """None if `who` holds the key now; else the item of the other document holding it
-        (an older run of the same document is taken over; a newer one answers None too:
-        its own versions are never each other's duplicates)."""
-        item = _claim_item(pk, who, facts, kind, at)
+    def claim(self, pk: str, who: Claimant, facts: Facts, kind: str, at: str) -> Claim:
+        """Claim the key for `who`; the module's docstring says who yields to whom."""
         try:
             self.table.put(
-                item,
-                condition="attribute_not_exists(pk) OR (documentId = :doc AND runOrder <= :order)",
-                values={":doc": who.document_id, ":order": who.run_order},
+                _claim_item(pk, who, facts, kind, at),
+                condition="attribute_not_exists(pk) OR "
+                "(runId = :run AND attribute_not_exists(finalizedAt))",
+                values={":run": who.run_id},
             )
         except ConditionFailed as held:
-            if held.item.get("documentId") == who.document_id:
-                return None  # a newer run of this document holds it
-            return held.item
-        return None
+            holder = held.item
+        else:
+            return Claim(HELD, {})
+        if who.is_holder(holder):
+            return Claim(HELD, {})  # this run finalized already (a redelivered run)
+        if not who.same_document(holder):
+            return Claim(HIT, holder)
+        if who.is_older_than(holder):
+            return Claim(YIELDED, holder)
+        if not finalized(holder):
+            return Claim(OLDER, holder)
+        if holder.get("version") == who.version:
+            return Claim(YIELDED, holder)  # a reprocess of the version that finalized
+        return Claim(HIT, holder)  # a new version of a bill already finalized
 
     def take_over(
         self, pk: str, who: Claimant, facts: Facts, kind: str, at: str, held_by: str
     ) -> bool:
-        """Claim a key whose holder (run `held_by`) ended without finalizing; False if it
-        changed hands meanwhile."""
+        """Claim a key whose holder (run `held_by`) did not finalize and will not (it failed,
+        was archived, or is an older version of this document); False if it changed hands or
+        finalized meanwhile."""
         item = _claim_item(pk, who, facts, kind, at)
         try:
-            self.table.put(item, condition="runId = :held", values={":held": held_by})
+            self.table.put(
+                item,
+                condition="runId = :held AND attribute_not_exists(finalizedAt)",
+                values={":held": held_by},
+            )
         except ConditionFailed:
             return False
         return True
+
+    def settle(self, pk: str, who: Claimant, facts: Facts, kind: str, at: str) -> str:
+        """Before `who` finalizes: mark its claim finalized (SETTLED), taking it over from an
+        older run of its document (the version it replaces) or claiming it if no one holds it;
+        SUPERSEDED when a newer run of the document holds it; ELSEWHERE when another document
+        does. One conditional put when `who` holds it (the common case); repeats answer the
+        same."""
+        item = _claim_item(pk, who, facts, kind, at, final_at=at)
+        condition, values = "runId = :held", {":held": who.run_id}
+        for _ in range(3):
+            try:
+                self.table.put(item, condition=condition, values=values)
+            except ConditionFailed as failed:
+                holder = failed.item
+            else:
+                return SETTLED
+            if not holder:
+                condition, values = "attribute_not_exists(pk)", {}
+            elif who.is_holder(holder):
+                return SETTLED  # marked already (a repeat)
+            elif not who.same_document(holder):
+                return ELSEWHERE
+            elif who.is_older_than(holder):
+                return SUPERSEDED
+            else:  # an older run's claim of this document: the version this one replaces
+                condition, values = "runId = :held", {":held": str(holder["runId"])}
+        raise RuntimeError(f"the claim {pk} kept changing hands")
 
     def release(self, pk: str, run_id: str) -> bool:
         """Delete the claim if run `run_id` holds it: True if it did (nothing if another run
@@ -213,11 +203,18 @@ class DuplicateStore:
         return self.table.get({"pk": pk})
 
 
-_SAME = {"number": "supplier and number", "amount": "supplier, date and total"}
+_SAME = {
+    "number": "supplier and number",
+    "amount": "supplier, date and total",
+    "bill": "number and total",
+    "window": "supplier and total within a week (a possible duplicate)",
+    "declared": "values of its duplicate key",
+}
 
 
 def duplicate_lines(state: Mapping[str, Any]) -> list[str]:
-    """`docflow show`'s lines for the documents this one may duplicate (`duplicateOf`)."""
+    """`docflow show`'s lines for the documents this one may duplicate (`duplicateOf`), and
+    the earlier version a finalized one replaces (`replaces`)."""
     lines = []
     for e in state.get("duplicateOf") or []:
         total = " ".join(str(e[k]) for k in ("total", "currency") if e.get(k))
@@ -227,4 +224,10 @@ def duplicate_lines(state: Mapping[str, Any]) -> list[str]:
         said += f", {', '.join(facts)})" if facts else ")"
         same = "; ".join(_SAME.get(str(b), str(b)) for b in e.get("by") or [])
         lines.append(f"{'duplicateOf':11} {said}: the same {same}" if same else said)
+    replaced = state.get("replaces")
+    if isinstance(replaced, Mapping) and replaced.get("documentId"):
+        lines.append(
+            f"{'replaces':11} {replaced['documentId']} version {replaced.get('version')}"
+            " (finalized before: a payment system reverses it)"
+        )
     return lines

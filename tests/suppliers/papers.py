@@ -4,6 +4,7 @@ the bottom of the page, as issuers print their bank details."""
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
@@ -18,9 +19,9 @@ OTHER_VAT = "DE273456782"
 
 def paper(
     lines: list[str],
-    footer: list[str] = (),
+    footer: Sequence[str] = (),
     x: float = 56,
-    top: float = 780,  # type: ignore[assignment]
+    top: float = 780,
 ) -> bytes:
     """One A4 page: `lines` from the top, `footer` at the bottom (text layer)."""
     out = io.BytesIO()
@@ -50,11 +51,12 @@ def blauwal_invoice(
 ) -> bytes:
     """An invoice whose number sits after a label the rules do not know (`Belegkennung`);
     `moved` prints it in another place under another label (a changed layout). Its date
-    (`DD.MM.2026`) follows the number unless given, so two invoices of other numbers are not
-    one invoice twice to the duplicate check (same supplier, total and date)."""
+    (`DD.MM.2026`) follows the number unless given, in another month for the next number, so
+    two invoices of other numbers are not one bill twice to the duplicate check (the same
+    supplier and total within a week is a possible duplicate)."""
     if not date:
-        digits = "".join(c for c in number if c.isdigit())[-2:] or "3"
-        date = f"{int(digits) % 28 + 1:02d}.03.2026"
+        n = int("".join(c for c in number if c.isdigit())[-2:] or "3")
+        date = f"{n % 28 + 1:02d}.{n % 12 + 1:02d}.2026"
     head = [
         name,
         "Kaiweg 12, 20457 Hamburg",
@@ -95,8 +97,10 @@ def german(cents: int) -> str:
 def kranich_invoice(number: str, net: int = 100_000, total: str = "", iban: str = "") -> bytes:
     """`net` in cents, 19% tax on it; `total` printed instead of net + tax (one that does not
     reconcile); `iban` a payee account printed in the footer (it prints none: it is paid on
-    the registry's). Its date follows the number, so two invoices are not one sent twice."""
-    day = int(number[-2:]) % 28 + 1
+    the registry's). Its date follows the number, in another month for the next number, so
+    two invoices are not one sent twice (nor a possible duplicate: a week apart)."""
+    n = int(number[-2:])
+    day, month = n % 28 + 1, n % 12 + 1
     tax = round(net * 0.19)
     lines = [
         KRANICH,
@@ -105,7 +109,7 @@ def kranich_invoice(number: str, net: int = 100_000, total: str = "", iban: str 
         "",
         "RECHNUNG",
         f"Belegnr. intern: {number}",
-        f"Rechnungsdatum: {day:02d}.04.2026",
+        f"Rechnungsdatum: {day:02d}.{month:02d}.2026",
         "Rechnungsempfänger: Nordlicht Handel AG, Ostweg 3, 10115 Berlin",
         "",
         f"Druckauftrag Broschüren                      {german(net)} EUR",

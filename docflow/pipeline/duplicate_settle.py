@@ -1,0 +1,81 @@
+"""Step: a run about to finalize settles its duplicate keys (docs/payment-controls.md,
+"Duplicates").
+
+`settle duplicate keys` runs right before `finalize` for a document that claimed keys or met
+an earlier one. Each key is marked finalized for this run (`DuplicateStore.settle`): its own
+claim, the claim of the earlier version it replaces (a person approved it at `duplicate`), or a
+key nobody holds any more (the copy it met was archived since). From then on a new version of
+the document meets the keys as a finalized bill, and waits.
+
+A newer version of the document that claimed one of the keys while this run was on its way
+(this run had not finalized, so it took them over) means this run is superseded: it is
+archived instead of finalizing, so the two versions of one bill never both finalize. Keys held
+by another document stay where they are: a person approved this one as not a duplicate of it.
+
+A claims table out of reach is retried; when it stays out of reach the run fails
+(`internal-error`) rather than finalize a bill whose keys a re-saved copy could take over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
+
+from docflow.ids import DocumentRef
+from docflow.pipeline.duplicates import ATTEMPTS, claimant, duplicate_keys
+from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.serdes import RecordSerDes
+from docflow.readmodel.schema import now_iso
+from docflow.runtime import runtime
+from docflow.suppliers.duplicates import SETTLED, SUPERSEDED, DuplicateStore, claim_pk
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The settle step: how many keys are now marked finalized for this run, and whether a
+    newer run of the document holds one (then this run must not finalize)."""
+
+    settled: int = 0
+    superseded: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"settled": self.settled, "superseded": self.superseded}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Settled:
+        return cls(int(raw.get("settled", 0)), bool(raw.get("superseded", False)))
+
+
+SETTLE_STEP = degrading_step(ATTEMPTS, 2, 30, RecordSerDes(Settled))
+
+
+def settle_due(summary: dict[str, Any]) -> bool:
+    """Pure, on checkpointed values: the run claimed keys or met an earlier document."""
+    return bool(summary.get("duplicateKeys") or summary.get("duplicateOf"))
+
+
+@durable_step
+def settle_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> Settled:
+    keys = duplicate_keys(summary)
+    store, who, at = DuplicateStore(runtime().settings.duplicate_table), claimant(doc), now_iso()
+    settled = 0
+    for readable, kind in keys.claims.items():
+        outcome = store.settle(claim_pk(readable), who, keys.facts, kind, at)
+        if outcome == SUPERSEDED:
+            # What it marked already goes back with the archive's release (this run's own).
+            step.logger.info("duplicate keys held by a newer run", extra={"settled": settled})
+            return Settled(settled, superseded=True)
+        settled += outcome == SETTLED
+    step.logger.info("duplicate keys settled", extra={"settled": settled})
+    return Settled(settled)
+
+
+def settle_keys(context: DurableContext, doc: DocumentRef, summary: dict[str, Any]) -> bool:
+    """Before finalize: settle the keys; False when a newer run of the document holds one
+    (this run is superseded and must be archived, not finalized)."""
+    if not settle_due(summary):
+        return True
+    done = context.step(settle_duplicates(doc, summary), "settle duplicate keys", SETTLE_STEP)
+    return not done.superseded
