@@ -95,3 +95,18 @@ def test_proposing_a_supplier_is_answered_as_a_proposal(desk: Desk) -> None:
     assert "added to the registry" not in body
     assert "proposed for the registry" in body and "an operator other than you" in body
     assert desk.result(arn)["supplierProposed"]["status"] == "pending"
+
+
+def test_a_new_version_of_a_finalized_bill_says_approving_replaces_it(desk: Desk) -> None:
+    """The same file saved again under its key (issue 56): its page names the finalized
+    version as this document's own earlier one, and what approving does."""
+    data = pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS)
+    first = desk.stack.upload("in/bill.pdf", data)
+    assert desk.result(desk.start(first))["status"] == "finalized"
+    again = desk.stack.upload("in/bill.pdf", data + b"\n% saved again\n")
+    desk.start(again)
+    (token,) = desk.links(again)
+    page = call("GET", f"/review/{token}")["body"]
+    assert "the same invoice may have been sent before" in page
+    assert "an earlier version of this file" in page
+    assert "approving this one finalizes it as its replacement" in page

@@ -146,6 +146,11 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
         return "the account it asks to be paid on is not the supplier's registered one (see below)"
     if because == "duplicate":
         return "the same invoice may have been sent before: compare it with the earlier one"
+    if because == "possible-duplicate":
+        return (
+            "an invoice from the same supplier for the same total came within a week of this "
+            "one: compare them (a supplier may bill the same total twice)"
+        )
     if because == "duplicate-unchecked":
         return "the duplicate check could not run: make sure it was not paid before"
     if because == "unknown-type":
@@ -155,12 +160,17 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
     return "named by the rules"
 
 
-def _earlier(summary: dict[str, Any]) -> list[dict[str, Any]]:
+def _earlier(summary: dict[str, Any], document_id: str) -> list[dict[str, Any]]:
     """The documents this one may duplicate (`duplicateOf`), each linked to its dashboard page
-    where the local stack serves one on this port; in AWS, its id is what a person looks up."""
+    where the local stack serves one on this port; in AWS, its id is what a person looks up.
+    An earlier version of this same document says so: approving replaces it."""
     local = bool(load_settings().local_runner_url)
     return [
-        {**e, "href": f"/dashboard/doc/{quote(str(e['documentId']))}" if local else ""}
+        {
+            **e,
+            "href": f"/dashboard/doc/{quote(str(e['documentId']))}" if local else "",
+            "sameDocument": e["documentId"] == document_id,
+        }
         for e in summary.get("duplicateOf") or []
         if e.get("documentId")
     ]
@@ -285,7 +295,7 @@ def review_page(
         deadline=when(deadline) if deadline else "",
         findings=findings,
         decisions=[_decided(d, field_labels(rows)) for d in summary.get("decisions") or []],
-        earlier=_earlier(summary),
+        earlier=_earlier(summary, link.document_id),
         pages=shown,
         shown_from=shown_from,
         window=PAGE_WINDOW,
