@@ -124,37 +124,32 @@ def _mismatch_boxes(
     return per_page, hrefs
 
 
+# Why a stage holds the document, said to its reviewer, by the stage's `because`.
+_WHY = {
+    "fields": "a key field needs a person's check (see Key fields)",
+    "audit": "a sample of documents read from a supplier's learned profile: check every value "
+    "(a correction here counts against the profile)",
+    "sensitive": "a detector found sensitive data (see below)",
+    "quality": "the text could not be read with confidence (see below)",
+    "bank-details": "the account it asks to be paid on is not the supplier's registered one "
+    "(see below)",
+    "duplicate": "the same invoice may have been sent before: compare it with the earlier one",
+    "possible-duplicate": "an invoice from the same supplier for the same total came within a "
+    "week of this one: compare them (a supplier may bill the same total twice)",
+    "duplicate-unchecked": "the duplicate check could not run: make sure it was not paid before",
+    "unknown-type": "no document type fits it: a person picks its type",
+}
+
+
 def _why(because: str, doc_type: str, findings: list[str]) -> str:
-    if because == "fields":
-        return "a key field needs a person's check (see Key fields)"
-    if because == "audit":
-        return (
-            "a sample of documents read from a supplier's learned profile: check every value "
-            "(a correction here counts against the profile)"
-        )
+    if because in _WHY:
+        return _WHY[because]
     if because == "type":
         return f"every document of type {doc_type} goes here"
-    if because == "sensitive":
-        return "a detector found sensitive data (see below)"
-    if because == "quality":
-        return "the text could not be read with confidence (see below)"
     if because.startswith("risk: "):  # the enrich step's reasons, each with its page
         return f"the risk was rated high: {because.removeprefix('risk: ')} (marked on the pages)"
     if because.startswith("enrichment-incomplete"):
         return "the summary and risk could not be made: please assess the risk yourself"
-    if because == "bank-details":
-        return "the account it asks to be paid on is not the supplier's registered one (see below)"
-    if because == "duplicate":
-        return "the same invoice may have been sent before: compare it with the earlier one"
-    if because == "possible-duplicate":
-        return (
-            "an invoice from the same supplier for the same total came within a week of this "
-            "one: compare them (a supplier may bill the same total twice)"
-        )
-    if because == "duplicate-unchecked":
-        return "the duplicate check could not run: make sure it was not paid before"
-    if because == "unknown-type":
-        return "no document type fits it: a person picks its type"
     if because == "type-unsure":
         return f"it may not be of type {doc_type}: a person picks its type"
     return "named by the rules"
