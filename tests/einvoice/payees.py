@@ -102,6 +102,23 @@ def ubl_with(form: str) -> bytes:
     return xml.replace(_UBL_MEANS, _UBL_MEANS + second)
 
 
+def cii_without_account() -> bytes:
+    """The Factur-X sample's XML paid in cash (payment means 10): no payee account at all."""
+    xml = facturx_xml()
+    start = xml.index(b"<ram:PayeePartyCreditorFinancialAccount>")
+    end = xml.index(b"</ram:PayeePartyCreditorFinancialAccount>") + len(
+        b"</ram:PayeePartyCreditorFinancialAccount>"
+    )
+    xml = xml[:start] + xml[end:]
+    assert xml.count(b"<ram:TypeCode>30</ram:TypeCode>") == 1
+    return xml.replace(b"<ram:TypeCode>30</ram:TypeCode>", b"<ram:TypeCode>10</ram:TypeCode>")
+
+
+def ubl_with_one() -> bytes:
+    """KoSIT's XRechnung UBL as published: its registered IBAN, nothing else."""
+    return KOSIT_UBL.read_bytes()
+
+
 def cii_hybrid(xml: bytes) -> bytes:
     """The Factur-X sample PDF (its page unchanged) carrying `xml`, embedded by factur-x."""
     return bytes(facturx.generate_from_binary(FACTURX_PDF.read_bytes(), xml))

@@ -19,10 +19,12 @@ from tests.einvoice.payees import (
     UBL_FORMS,
     cii_hybrid,
     cii_with,
+    cii_without_account,
     facturx_xml,
     register,
     ubl_hybrid,
     ubl_with,
+    ubl_with_one,
 )
 from tests.einvoice.runs import first_stop
 from tests.support.aws import Stack
@@ -76,3 +78,27 @@ def test_the_registered_iban_alone_goes_through(
     stop = first_stop(stack, f"in/registered.{source}", data)
     assert stop.stage is None and stop.out["status"] == "finalized", stop.out
     assert stop.out["bank"]["verdict"] == "registered"
+
+
+def test_a_hybrid_whose_page_prints_no_account_while_its_xml_pays_one_waits(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """The page leaves the account out (a person pays nothing from it), the XML names one: a
+    payee account on one side only is a mismatch, never 'nothing to compare'."""
+    register("ubl")
+    stop = first_stop(stack, "in/no-account-printed.pdf", ubl_hybrid(ubl_with_one(), iban=None))
+    assert stop.stage == "fields", stop.out
+    (check,) = [c for c in stop.checks("page-mismatch") if c["field"] == "iban"]
+    assert (check["xml"], check["page"]) == ("DE•••• 7890", "none")
+
+
+def test_a_hybrid_whose_xml_names_no_account_while_its_page_prints_one_waits(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """The reverse: the XML pays in cash (no BT-84), the page asks for a transfer."""
+    register("cii")
+    stop = first_stop(stack, "in/no-account-in-xml.pdf", cii_hybrid(cii_without_account()))
+    assert stop.stage == "fields", stop.out
+    (check,) = [c for c in stop.checks("page-mismatch") if c["field"] == "iban"]
+    assert (check["xml"], check["page"]) == ("none", "FR•••• 4698")
+    assert check["pageBox"]["page"] == 1
