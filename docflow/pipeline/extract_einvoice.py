@@ -23,6 +23,7 @@ from typing import Any
 
 from docflow.einvoice import EInvoice, Report
 from docflow.einvoice.agree import PageValues, Printed, agree
+from docflow.einvoice.detect import OtherXml
 from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evidence
 from docflow.extract.base import PageInput
 from docflow.extract.kinds import AMOUNT
@@ -38,13 +39,17 @@ XML, XML_AND_PAGE = "xml", "xml+page"
 
 @dataclass(frozen=True)
 class Stored:
-    """einvoice.json as the read e-invoice step wrote it."""
+    """einvoice.json as the read e-invoice step wrote it (`other_xml` and
+    `attachments_complete` absent from one an older run wrote: none, and complete)."""
 
     key: str
     source: str  # "xml" or "hybrid"
     syntax: str
     invoice: EInvoice
     report: Report
+    attachment: str | None = None
+    other_xml: tuple[OtherXml, ...] = ()
+    attachments_complete: bool = True
 
     @property
     def hybrid(self) -> bool:
@@ -58,7 +63,57 @@ class Stored:
             syntax=str(raw["syntax"]),
             invoice=EInvoice.from_json(dict(raw["invoice"])),
             report=Report.from_json(dict(raw["report"])),
+            attachment=raw.get("attachment"),
+            other_xml=tuple(OtherXml.from_json(o) for o in raw.get("otherXml") or ()),
+            attachments_complete=bool(raw.get("attachmentsComplete", True)),
         )
+
+
+OTHER_XML = "other-xml"  # the check a PDF carrying more than the XML read raises
+
+
+def attachment_checks(stored: Stored) -> list[dict[str, Any]]:
+    """A hybrid carrying another XML besides the one read (a second invoice XML, any XML
+    file), or whose attachments could not all be read: a person sees which one the supplier
+    sent, since a program reading the other one would pay what it says."""
+    read = stored.attachment or "the invoice XML"
+    checks: list[dict[str, Any]] = []
+    invoices = [o.name for o in stored.other_xml if o.invoice]
+    others = [o.name for o in stored.other_xml if not o.invoice]
+    if invoices:
+        checks.append(
+            {
+                "field": "*",
+                "code": OTHER_XML,
+                "message": f"the PDF carries {len(invoices) + 1} invoice XMLs: {read} was "
+                f"read, {_names(invoices)} not; a program reading another one would pay what "
+                "it says, so a person checks which one the supplier sent",
+            }
+        )
+    if others:
+        checks.append(
+            {
+                "field": "*",
+                "code": OTHER_XML,
+                "message": f"the PDF carries XML besides the invoice read ({read}): "
+                f"{_names(others)}; a person checks what it is and that it changes nothing "
+                "of what is paid",
+            }
+        )
+    if not stored.attachments_complete:
+        checks.append(
+            {
+                "field": "*",
+                "code": OTHER_XML,
+                "message": f"not every attachment of the PDF could be read (only {read} was "
+                "checked); a person checks what else it carries",
+            }
+        )
+    return checks
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(repr(n) for n in names)
 
 
 @dataclass(frozen=True)
@@ -180,7 +235,7 @@ def from_data(
     total and payee IBAN must agree."""
     invoice = stored.invoice
     fields = canonical_fields(invoice, names)
-    checks: list[dict[str, Any]] = rule_checks(stored.report)
+    checks: list[dict[str, Any]] = [*attachment_checks(stored), *rule_checks(stored.report)]
     sources = dict.fromkeys(fields, XML)
     agreement: dict[str, Any] = {}
     if page_fields is not None:
