@@ -49,7 +49,15 @@ def facturx_xml() -> bytes:
     return found.xml
 
 
-_CII_ACCOUNT = b"<ram:IBANID>FR20 1254 2547 2569 8542 5874 698</ram:IBANID>"
+def attackers_xml() -> bytes:
+    """The Factur-X sample's XML paying the attacker's account instead of its own."""
+    xml = facturx_xml()
+    assert xml.count(_SPACED) == 1
+    return xml.replace(_SPACED, ATTACKER_IBAN.encode())
+
+
+_SPACED = b"FR20 1254 2547 2569 8542 5874 698"
+_CII_ACCOUNT = b"<ram:IBANID>" + _SPACED + b"</ram:IBANID>"
 _CII_MEANS_END = b"</ram:SpecifiedTradeSettlementPaymentMeans>"
 
 

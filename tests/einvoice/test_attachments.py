@@ -21,8 +21,7 @@ from pypdf.generic import (
 from docflow.einvoice import attachments, detect
 from docflow.einvoice.attachments import list_attachments
 from docflow.einvoice.detect import OtherXml
-from tests.einvoice.payees import cii_hybrid, facturx_xml, with_attachments
-from tests.einvoice.test_other_xml_flow import attackers_xml
+from tests.einvoice.payees import attackers_xml, cii_hybrid, facturx_xml, with_attachments
 
 CATALOG = b"<?xml version='1.0'?><catalog/>"
 

@@ -11,6 +11,7 @@ from docflow.pipeline.extract_einvoice import OTHER_XML
 from tests.einvoice.payees import (
     ATTACKER_IBAN,
     CII_IBAN,
+    attackers_xml,
     cii_hybrid,
     facturx_xml,
     register,
@@ -18,15 +19,6 @@ from tests.einvoice.payees import (
 )
 from tests.einvoice.runs import first_stop
 from tests.support.aws import Stack
-
-SPACED = b"FR20 1254 2547 2569 8542 5874 698"
-
-
-def attackers_xml() -> bytes:
-    """The same invoice XML, paying the attacker's account."""
-    xml = facturx_xml()
-    assert xml.count(SPACED) == 1
-    return xml.replace(SPACED, ATTACKER_IBAN.encode())
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from docflow.einvoice.report import Finding
 from docflow.einvoice.saxon import SaxonRules
 from tests.einvoice.payees import facturx_xml, register, ubl_page, with_attachments
 from tests.einvoice.runs import Stop, first_stop
-from tests.einvoice.test_caps import node_bomb, with_attributes
+from tests.einvoice.shapes import node_bomb, with_attributes
 from tests.support.aws import Stack
 
 # What must never reach the read model: Saxon's Java text and any path of this machine.

@@ -29,7 +29,7 @@ from docflow.einvoice.safe_xml import MAX_XML_BYTES
 from docflow.einvoice.saxon import UBL_STYLESHEET, SaxonRules
 from docflow.local.services.host import InvokeHandler
 from einvoice_rules.app import handler
-from tests.einvoice.test_caps import node_bomb, with_attributes
+from tests.einvoice.shapes import node_bomb, with_attributes
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "einvoice"
 BROKEN = (DATA / "invalid-br-co-15-ubl.xml").read_bytes()
