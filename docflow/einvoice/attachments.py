@@ -34,21 +34,31 @@ class Attachment:
     content: bytes
 
 
+Seen = tuple[str, int, int] | int  # an object's reference, or the id of a direct object
+
+
 @dataclass
 class Listing:
-    """The PDF's embedded files in the order met (the name tree first, as readers take it);
-    `complete` False when the walk met its bound or a file it could not read."""
+    """The PDF's embedded files in the order met (the name tree first, as readers take it),
+    how many parts of the walk could not be read (`unread`: a file's stream, the page tree, a
+    name tree deeper than MAX_TREE_DEPTH) and whether it met its bound (`bounded`)."""
 
     files: list[Attachment] = field(default_factory=list)
-    complete: bool = True
-    _seen: set[tuple[str, int, int] | int] = field(default_factory=set)
-    _looks: int = 0
+    unread: int = 0
+    bounded: bool = False
+    seen: set[Seen] = field(default_factory=set, repr=False)
+    looks: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Every file the PDF embeds is in `files`."""
+        return not (self.unread or self.bounded)
 
     def look(self) -> bool:
-        self._looks += 1
-        if self._looks > MAX_LOOKS:
-            self.complete = False
-        return self.complete
+        """One more object read; False once the walk met its bound (it stops there)."""
+        self.looks += 1
+        self.bounded = self.bounded or self.looks > MAX_LOOKS
+        return not self.bounded
 
 
 def list_attachments(data: bytes) -> Listing:
@@ -65,7 +75,7 @@ def list_attachments(data: bytes) -> Listing:
     try:
         pages = list(reader.pages)
     except READ_ERRORS:
-        listing.complete = False
+        listing.unread += 1
         pages = []
     for page in pages:
         for spec in _array(page.get("/AF")):
@@ -103,7 +113,7 @@ def _tree(listing: Listing, node: PdfObject | None, depth: int) -> None:
     if found is None or not listing.look():
         return
     if depth > MAX_TREE_DEPTH:
-        listing.complete = False
+        listing.unread += 1
         return
     if not _first_visit(listing, node, found):
         return  # a loop in the tree: this node's files are listed already
@@ -115,12 +125,12 @@ def _tree(listing: Listing, node: PdfObject | None, depth: int) -> None:
 
 
 def _first_visit(listing: Listing, ref: PdfObject | None, found: DictionaryObject) -> bool:
-    key: tuple[str, int, int] | int = (
+    key: Seen = (
         ("node", ref.idnum, ref.generation) if isinstance(ref, IndirectObject) else id(found)
     )
-    if key in listing._seen:
+    if key in listing.seen:
         return False
-    listing._seen.add(key)
+    listing.seen.add(key)
     return True
 
 
@@ -136,16 +146,16 @@ def _spec(listing: Listing, value: PdfObject | None, key: str | None) -> None:
     stream = _resolve(ref) if ref is not None else None
     if stream is None:
         return
-    seen: tuple[str, int, int] | int = (
+    seen: Seen = (
         ("file", ref.idnum, ref.generation) if isinstance(ref, IndirectObject) else id(stream)
     )
-    if seen in listing._seen:
+    if seen in listing.seen:
         return
-    listing._seen.add(seen)
+    listing.seen.add(seen)
     try:
         content = stream.get_data()  # type: ignore[attr-defined]
-    except READ_ERRORS:
-        listing.complete = False
+    except Exception:  # an unknown filter raises NotImplementedError: any refusal is "unread"
+        listing.unread += 1
         return
     name = key or _spec_name(spec)
     listing.files.append(Attachment(name, bytes(content)))

@@ -18,9 +18,10 @@ from pypdf.generic import (
     TextStringObject,
 )
 
-from docflow.einvoice import attachments, detect
+from docflow.einvoice import attachments, detect, read, validate
 from docflow.einvoice.attachments import list_attachments
 from docflow.einvoice.detect import OtherXml
+from docflow.pipeline.extract_einvoice import OTHER_XML, Stored, attachment_checks
 from tests.einvoice.payees import attackers_xml, cii_hybrid, facturx_xml, with_attachments
 
 CATALOG = b"<?xml version='1.0'?><catalog/>"
@@ -130,6 +131,19 @@ def test_a_walk_that_meets_its_bound_is_incomplete(monkeypatch: pytest.MonkeyPat
     assert found is not None and not found.attachments_complete
 
 
+def test_a_file_that_cannot_be_read_makes_the_listing_incomplete() -> None:
+    """A stream under a filter no reader knows: not skipped as nothing, counted unread."""
+    writer = _hybrid_writer()
+    stream = DecodedStreamObject()
+    stream.set_data(b"<Invoice/>")
+    stream[NameObject("/Filter")] = NameObject("/NoSuchFilter")
+    ef = DictionaryObject({NameObject("/F"): writer._add_object(stream)})
+    spec = DictionaryObject({NameObject("/F"): TextStringObject("x.xml"), NameObject("/EF"): ef})
+    writer.root_object[NameObject("/AF")] = ArrayObject([writer._add_object(spec)])
+    found = detect(_written(writer))
+    assert found is not None and not found.attachments_complete and found.other_xml == ()
+
+
 def test_an_xml_that_only_looks_like_one_by_its_content_is_another_xml() -> None:
     data = with_attachments(cii_hybrid(facturx_xml()), {"data.bin": CATALOG, "note.txt": b"hi"})
     found = detect(data)
@@ -144,3 +158,24 @@ def test_a_name_the_sender_chose_is_shown_printable_and_short() -> None:
     assert found is not None
     (other,) = found.other_xml
     assert other.name.startswith("a?b?x") and len(other.name) == 80 and other.name.isprintable()
+
+
+def test_each_finding_about_attachments_is_a_check_that_says_so() -> None:
+    """What the extract step adds from einvoice.json: one `other-xml` check per kind."""
+    invoice = read(facturx_xml())
+    raw = {
+        "source": "hybrid",
+        "syntax": "cii",
+        "attachment": "factur-x.xml",
+        "otherXml": [{"name": "b.xml", "invoice": True}, {"name": "c.xml", "invoice": False}],
+        "attachmentsComplete": False,
+        "invoice": invoice.to_json(),
+        "report": validate(facturx_xml(), None).to_json(),
+    }
+    checks = attachment_checks(Stored.parse("k", raw))
+    assert [c["code"] for c in checks] == [OTHER_XML] * 3
+    assert "carries 2 invoice XMLs: factur-x.xml was read, 'b.xml' not" in checks[0]["message"]
+    assert "(factur-x.xml): 'c.xml'" in checks[1]["message"]
+    assert "not every attachment of the PDF could be read" in checks[2]["message"]
+    older = {k: v for k, v in raw.items() if k not in ("otherXml", "attachmentsComplete")}
+    assert attachment_checks(Stored.parse("k", older)) == []
