@@ -8,17 +8,22 @@ each normalized so that only a difference of meaning counts:
 
     invoice number   trimmed, inner blanks collapsed, case folded
     total            as a Decimal (`104.9` = `104.90`)
-    payee IBAN       blanks removed, upper case; each IBAN the XML names must be among the
-                     payee IBANs the page prints, and each payee IBAN the page prints among the
-                     XML's (an account added on either side is the fraud this looks for)
+    payee accounts   every BT-84 the XML names, raw (an IBAN, a ProprietaryID, a national
+                     account), against the payee accounts the page prints, both normalized
+                     (`accounts.normalize_account`): each account the XML names must be on the
+                     page and each payee account the page prints in the XML. An account on
+                     one side that the other lacks is the fraud this looks for, whichever
+                     side names none: a page printing no account while the XML pays one (or
+                     the reverse) is a mismatch, never "nothing to compare".
 
-A value the page lacks is not a mismatch: the page reader may have missed it, and the XML's
-own value, validated, still stands. Only a value read on both sides that differs is one. Each
-disagreement is a check `{"field", "code": "page-mismatch", "xml", "page", "pageBox", "message"}`
-(docs/einvoice.md), `pageBox` being `{page, box}` where the page's value was read, or null.
-An IBAN leaves here masked as everywhere in docflow (country and last four: `DE•••• 3000`),
-with as much more of its tail kept as it takes to show the difference where the two sides'
-last four are the same; the whole values stay in the step's full answer (`fields.json`).
+An invoice number or a total the page lacks is not a mismatch: the page reader may have
+missed it, and the XML's own value, validated, still stands. Only a value read on both sides
+that differs is one. Each disagreement is a check `{"field", "code": "page-mismatch", "xml",
+"page", "pageBox", "message"}` (docs/einvoice.md), `pageBox` being `{page, box}` where the
+page's value was read, or null. An account leaves here masked as everywhere in docflow (its
+first two characters and last four: `DE•••• 3000`), with as much more of its tail kept as it
+takes to show the difference where the two sides' last four are the same (`none` for a side
+that names none); the whole values stay in the step's full answer (`fields.json`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.einvoice.accounts import normalize_account
 from docflow.einvoice.fields import amount
 from docflow.einvoice.record import EInvoice
 
@@ -50,7 +56,8 @@ class Printed:
 @dataclass(frozen=True)
 class PageValues:
     """What the page read: its invoice number and total (None where it read none) and the
-    IBANs it prints as the account to pay (the issuer's, not a customer's mandate)."""
+    accounts it prints as the account to pay (the issuer's IBANs, not a customer's mandate,
+    and any other account the XML names that the page prints)."""
 
     number: Printed | None = None
     total: Printed | None = None
@@ -81,21 +88,25 @@ def same_total(xml: str, page: str) -> bool:
         return False
 
 
-def iban_key(value: str) -> str:
-    return "".join(value.split()).upper()
+def masked(account: str, keep: int = 4) -> str:
+    return f"{account[:2]}•••• {account[-keep:]}"
 
 
-def masked(iban: str, keep: int = 4) -> str:
-    return f"{iban[:2]}•••• {iban[-keep:]}"
+NONE = "none"
 
 
 def _masked_sides(xml: list[str], page: list[str]) -> tuple[str, str]:
-    longest = max(len(i) for i in [*xml, *page])
-    for keep in range(4, longest - 1):
-        left = ", ".join(masked(i, keep) for i in xml)
-        right = ", ".join(masked(i, keep) for i in page)
+    """Both sides masked alike, each keeping as much of its tail as tells them apart."""
+
+    def side(accounts: list[str], keep: int) -> str:
+        return ", ".join(masked(a, keep) for a in accounts) or NONE
+
+    left, right = side(xml, 4), side(page, 4)
+    longest = max(len(a) for a in [*xml, *page])
+    for keep in range(5, longest - 1):
         if left != right:
             break
+        left, right = side(xml, keep), side(page, keep)
     return left, right
 
 
@@ -137,17 +148,18 @@ def agree(invoice: EInvoice, page: PageValues) -> Agreement:
 def _iban_checks(
     invoice: EInvoice, page: PageValues, agreed: dict[str, Printed]
 ) -> list[dict[str, Any]]:
-    xml = list(dict.fromkeys(iban_key(i) for i in invoice.ibans if i.strip()))
+    xml = [a for a in dict.fromkeys(normalize_account(a) for a in invoice.accounts) if a]
     printed: dict[str, Printed] = {}
     for found in page.ibans:
-        printed.setdefault(iban_key(found.value), found)
-    if not xml or not printed:
-        return []  # one side names no account: nothing to compare
-    missing = [i for i in xml if i not in printed]
-    added = [p for i, p in printed.items() if i not in xml]
+        if key := normalize_account(found.value):
+            printed.setdefault(key, found)
+    if not xml and not printed:
+        return []  # neither side asks to be paid on an account
+    missing = [a for a in xml if a not in printed]
+    added = [p for a, p in printed.items() if a not in xml]
     if not missing and not added:
         agreed["iban"] = printed[xml[0]]
         return []
     xml_shown, page_shown = _masked_sides(xml, list(printed))
     where = added[0] if added else None
-    return [_check("iban", xml_shown, page_shown, where, "payee account (IBAN)")]
+    return [_check("iban", xml_shown, page_shown, where, "payee account")]

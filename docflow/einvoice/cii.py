@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from docflow.einvoice.nodes import all_of, amount, date, first, first_text, ibans_of, text
+from docflow.einvoice.accounts import is_iban_shaped, payee_accounts
+from docflow.einvoice.nodes import all_of, amount, date, first, first_text, text
 from docflow.einvoice.record import EInvoice, Line, Party, VatBreakdown, document_type
 
 
@@ -88,9 +89,7 @@ def read_cii(root: etree._Element) -> EInvoice:
     currency = text(settlement, "InvoiceCurrencyCode")
     type_code = text(header, "TypeCode")
     means = all_of(settlement, "SpecifiedTradeSettlementPaymentMeans")
-    accounts = [
-        iban for node in means if (iban := text(node, "PayeePartyCreditorFinancialAccount/IBANID"))
-    ]
+    accounts = _payee_accounts(means)
     order = first(agreement, "BuyerOrderReferencedDocument")
     return EInvoice(
         syntax="zugferd-1" if v1 else "cii",
@@ -110,7 +109,7 @@ def read_cii(root: etree._Element) -> EInvoice:
         line_total=amount(sums, "LineTotalAmount"),
         po_number=text(order, "IssuerAssignedID") or text(order, "ID"),
         buyer_reference=text(agreement, "BuyerReference"),
-        ibans=ibans_of(accounts),
+        ibans=tuple(a for a in accounts if is_iban_shaped(a)),
         bic=first_text(means, "PayeeSpecifiedCreditorFinancialInstitution/BICID"),
         payment_terms=text(settlement, "SpecifiedTradePaymentTerms/Description"),
         lines=tuple(_line(node) for node in all_of(tx, "IncludedSupplyChainTradeLineItem")),
@@ -123,4 +122,18 @@ def read_cii(root: etree._Element) -> EInvoice:
             )
             for tax in all_of(settlement, "ApplicableTradeTax")
         ),
+        other_accounts=tuple(a for a in accounts if not is_iban_shaped(a)),
+    )
+
+
+def _payee_accounts(means: list[etree._Element]) -> tuple[str, ...]:
+    """BT-84 in every payment means: an IBAN (`IBANID`) and a national or other account
+    (`ProprietaryID`), each a payee account, in document order. The payer's account
+    (`PayerPartyDebtorFinancialAccount`, BT-91, a direct debit's) is the buyer's: not read."""
+    return payee_accounts(
+        text(node)
+        for payment in means
+        for account in all_of(payment, "PayeePartyCreditorFinancialAccount")
+        for tag in ("IBANID", "ProprietaryID")  # the schema's order
+        for node in all_of(account, tag)
     )

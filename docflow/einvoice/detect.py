@@ -1,18 +1,22 @@
 """Is this file an e-invoice? By content, never by name: a PDF with an EN 16931 XML attached
 (Factur-X, ZUGFeRD 1.0/2.x, XRechnung in a PDF) or an XML whose root is a UBL 2.1 Invoice or
-CreditNote, a CII CrossIndustryInvoice or a ZUGFeRD 1.0 CrossIndustryDocument."""
+CreditNote, a CII CrossIndustryInvoice or a ZUGFeRD 1.0 CrossIndustryDocument.
+
+A PDF's attachments are all listed (`attachments.py`), not only the first invoice XML a
+reader meets: one is read, and every other XML it carries (a second invoice XML, any XML
+file) is named in `Detected.other_xml`, so that the run holds it for a person; another
+program may read that one instead and pay what it says."""
 
 from __future__ import annotations
 
-import io
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from facturx import facturx as fx
 from lxml import etree
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
 
+from docflow.einvoice.attachments import READ_ERRORS, Attachment, list_attachments
 from docflow.einvoice.errors import EInvoiceError
 from docflow.einvoice.nodes import text
 from docflow.einvoice.safe_xml import MAX_XML_BYTES, parse
@@ -38,10 +42,28 @@ Syntax = Literal["ubl", "cii", "zugferd-1"]
 
 
 @dataclass(frozen=True)
+class OtherXml:
+    """An XML a PDF carries besides the one read: its name as the PDF gives it, and whether
+    its root is an invoice's (a second invoice XML) or not."""
+
+    name: str
+    invoice: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "invoice": self.invoice}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> OtherXml:
+        return cls(str(raw["name"]), bool(raw["invoice"]))
+
+
+@dataclass(frozen=True)
 class Detected:
     """An e-invoice found: where (`xml` alone or attached to a `pdf`), its syntax, what it
     claims to be (`flavor`: factur-x, zugferd-1, zugferd-2, xrechnung-cii, xrechnung-ubl,
-    peppol-bis-3, ubl, cii; `level`: the Factur-X/ZUGFeRD profile) and the XML's bytes."""
+    peppol-bis-3, ubl, cii; `level`: the Factur-X/ZUGFeRD profile) and the XML's bytes; for
+    a PDF, every other XML it carries (`other_xml`) and whether its attachments could all be
+    listed and read (`attachments_complete`)."""
 
     container: Literal["xml", "pdf"]
     syntax: Syntax
@@ -50,6 +72,8 @@ class Detected:
     customization: str | None
     attachment: str | None
     xml: bytes
+    other_xml: tuple[OtherXml, ...] = ()
+    attachments_complete: bool = True
 
 
 def detect(data: bytes) -> Detected | None:
@@ -57,16 +81,7 @@ def detect(data: bytes) -> Detected | None:
     invoice XML (an ordinary PDF goes the pages' way). Raises EInvoiceError with a reason
     for an XML or an attachment that is refused."""
     if b"%PDF-" in data[:1024]:  # readers accept a header after some leading bytes
-        found = _attachment(data)
-        if found is None:
-            return None
-        name, xml = found
-        try:
-            return _classify(xml, "pdf", name)
-        except EInvoiceError as err:
-            if err.reason == "xml-malformed":
-                raise EInvoiceError("embedded-not-xml", f"{name}: {err.message}") from err
-            raise
+        return _in_pdf(data)
     if _looks_like_xml(data):
         return _classify(data, "xml", None)
     return None
@@ -79,22 +94,66 @@ def _looks_like_xml(data: bytes) -> bool:
     return head.startswith(b"<")
 
 
-def _attachment(data: bytes) -> tuple[str, bytes] | None:
-    """The invoice attachment's name and bytes: a standard name first, else any `.xml`.
-    pypdf lists them as factur-x's own extraction does; the XML is parsed here, by the safe
-    parser, because factur-x's parses every attachment with lxml's defaults first."""
+def _in_pdf(data: bytes) -> Detected | None:
+    """The invoice XML a PDF carries, with every other XML it carries beside it."""
     try:
-        attachments = [(a.name, a.content) for a in PdfReader(io.BytesIO(data)).attachment_list]
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError):
+        listing = list_attachments(data)
+    except READ_ERRORS:
         return None  # not readable here: the PDF intake gives its own reason
-    named = [(n, c) for n, c in attachments if n.lower() in INVOICE_ATTACHMENTS]
-    others = [(n, c) for n, c in attachments if n.lower().endswith(".xml")]
-    for name, content in named or others:
-        if len(content) > MAX_XML_BYTES:
-            raise EInvoiceError("xml-too-large", f"{name}: {len(content)} bytes")
-        if named or _looks_like_xml(content):
-            return name, content
-    return None
+    chosen = _invoice_attachment(listing.files)
+    if chosen is None:
+        return None
+    others = tuple(
+        OtherXml(_shown_name(a.name), _is_invoice(a.content))
+        for a in listing.files
+        if a is not chosen and (a.name.lower().endswith(".xml") or _looks_like_xml(a.content))
+    )
+    detected = _read_attachment(chosen)
+    return replace(detected, other_xml=others, attachments_complete=listing.complete)
+
+
+def _invoice_attachment(files: list[Attachment]) -> Attachment | None:
+    """The attachment read as the invoice: the first under a standard name whatever its
+    content (its errors are the document's), else the first `.xml` that is an invoice, else
+    the first `.xml` that looks like XML (whose not being an invoice makes an ordinary PDF)."""
+    for found in files:
+        if found.name.lower() in INVOICE_ATTACHMENTS:
+            return found
+    xmls = [f for f in files if f.name.lower().endswith(".xml") and _looks_like_xml(f.content)]
+    return next((f for f in xmls if _is_invoice(f.content)), xmls[0] if xmls else None)
+
+
+def _read_attachment(found: Attachment) -> Detected:
+    if len(found.content) > MAX_XML_BYTES:
+        raise EInvoiceError("xml-too-large", f"{found.name}: {len(found.content)} bytes")
+    try:
+        return _classify(found.content, "pdf", found.name)
+    except EInvoiceError as err:
+        if err.reason == "xml-malformed":
+            raise EInvoiceError("embedded-not-xml", f"{found.name}: {err.message}") from err
+        raise
+
+
+def _is_invoice(content: bytes) -> bool:
+    """Whether `content` is XML whose root is an invoice's (read by the safe parser: an XML
+    it refuses is no invoice here, and still named as another XML)."""
+    if len(content) > MAX_XML_BYTES or not _looks_like_xml(content):
+        return False
+    try:
+        root = parse(content)
+    except EInvoiceError:
+        return False
+    qname = etree.QName(root)
+    return (qname.namespace or "", qname.localname) in ROOTS
+
+
+# A name the sender chose goes into a check's message: printable characters only, and short.
+MAX_NAME = 80
+
+
+def _shown_name(name: str) -> str:
+    printable = "".join(c if c.isprintable() else "?" for c in name)
+    return printable if len(printable) <= MAX_NAME else printable[: MAX_NAME - 1] + "…"
 
 
 def _classify(xml: bytes, container: Literal["xml", "pdf"], name: str | None) -> Detected:

@@ -8,9 +8,10 @@ checkpoint shape `{name: {value, confidence, page, box}}`. The data is the invoi
 not a reading of it: every value is certain (confidence 1.0); it was printed nowhere (`page`
 0, `box` None) until a hybrid's page agrees with it (`agree.py`).
 
-The supplier evidence is the seller's VAT id (BT-31), tax number (BT-32), the payee IBANs
-(BT-84) and BIC (BT-86), as written: the registry checks and keys them exactly as it does ids
-printed on a page.
+The supplier evidence is the seller's VAT id (BT-31), tax number (BT-32), every payee account
+(BT-84, an IBAN or not, normalized: `accounts.py`) and BIC (BT-86): the registry checks and
+keys them exactly as it does ids printed on a page, and every payee account meets the
+bank-details check.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from docflow.einvoice.accounts import is_iban_shaped, payee_accounts
 from docflow.einvoice.record import EInvoice
 from docflow.einvoice.report import Report
 
@@ -98,28 +100,33 @@ def canonical_fields(
 
 @dataclass(frozen=True)
 class SupplierEvidence:
-    """What the data says of who issued it and where to pay, as written in the XML."""
+    """What the data says of who issued it and where to pay: the ids as written, the payee
+    accounts normalized (`ibans` those shaped as IBANs, `accounts` every one)."""
 
     vat_id: str | None
     tax_number: str | None
     ibans: tuple[str, ...]
     bic: str | None
+    accounts: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "vatId": self.vat_id,
             "taxNumber": self.tax_number,
             "ibans": list(self.ibans),
+            "accounts": list(self.accounts),
             "bic": self.bic,
         }
 
 
 def supplier_evidence(invoice: EInvoice) -> SupplierEvidence:
+    accounts = payee_accounts(invoice.accounts)
     return SupplierEvidence(
         vat_id=_text(invoice.seller.vat_id),
         tax_number=_text(invoice.seller.tax_number),
-        ibans=tuple(dict.fromkeys(i.replace(" ", "").upper() for i in invoice.ibans if i)),
+        ibans=tuple(a for a in accounts if is_iban_shaped(a)),
         bic=_text(invoice.bic),
+        accounts=accounts,
     )
 
 

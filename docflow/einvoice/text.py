@@ -54,6 +54,7 @@ def render(invoice: EInvoice) -> str:
     payment = _pairs(
         ("Payment terms", invoice.payment_terms),
         *(("IBAN", iban) for iban in invoice.ibans),
+        *(("Account", account) for account in invoice.other_accounts),
         ("BIC", invoice.bic),
         indent="  ",
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from docflow.einvoice.nodes import all_of, amount, date, first, first_text, ibans_of, text
+from docflow.einvoice.accounts import is_iban_shaped, payee_accounts
+from docflow.einvoice.nodes import all_of, amount, date, first, first_text, text
 from docflow.einvoice.record import EInvoice, Line, Party, VatBreakdown, document_type
 
 
@@ -54,7 +55,10 @@ def read_ubl(root: etree._Element) -> EInvoice:
     currency = text(root, "DocumentCurrencyCode")
     type_code = text(root, "CreditNoteTypeCode" if credit else "InvoiceTypeCode")
     means = all_of(root, "PaymentMeans")
-    accounts = [account for node in means if (account := text(node, "PayeeFinancialAccount/ID"))]
+    # BT-84 in every payment means (UBL has one account a means; an invoice may have several).
+    accounts = payee_accounts(
+        text(node) for payment in means for node in all_of(payment, "PayeeFinancialAccount/ID")
+    )
     totals = first(root, "LegalMonetaryTotal")
     return EInvoice(
         syntax="ubl",
@@ -74,7 +78,7 @@ def read_ubl(root: etree._Element) -> EInvoice:
         line_total=amount(totals, "LineExtensionAmount"),
         po_number=text(root, "OrderReference/ID"),
         buyer_reference=text(root, "BuyerReference"),
-        ibans=ibans_of(accounts),
+        ibans=tuple(a for a in accounts if is_iban_shaped(a)),
         bic=first_text(means, "PayeeFinancialAccount/FinancialInstitutionBranch/ID"),
         payment_terms=text(root, "PaymentTerms/Note"),
         lines=tuple(
@@ -91,4 +95,5 @@ def read_ubl(root: etree._Element) -> EInvoice:
             for total in all_of(root, "TaxTotal")
             for sub in all_of(total, "TaxSubtotal")
         ),
+        other_accounts=tuple(a for a in accounts if not is_iban_shaped(a)),
     )

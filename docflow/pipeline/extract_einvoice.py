@@ -15,13 +15,15 @@ any invoice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.einvoice import EInvoice, Report
 from docflow.einvoice.agree import PageValues, Printed, agree
+from docflow.einvoice.detect import OtherXml
 from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evidence
 from docflow.extract.base import PageInput
 from docflow.extract.kinds import AMOUNT
@@ -37,13 +39,17 @@ XML, XML_AND_PAGE = "xml", "xml+page"
 
 @dataclass(frozen=True)
 class Stored:
-    """einvoice.json as the read e-invoice step wrote it."""
+    """einvoice.json as the read e-invoice step wrote it (`other_xml` and
+    `attachments_complete` absent from one an older run wrote: none, and complete)."""
 
     key: str
     source: str  # "xml" or "hybrid"
     syntax: str
     invoice: EInvoice
     report: Report
+    attachment: str | None = None
+    other_xml: tuple[OtherXml, ...] = ()
+    attachments_complete: bool = True
 
     @property
     def hybrid(self) -> bool:
@@ -57,7 +63,57 @@ class Stored:
             syntax=str(raw["syntax"]),
             invoice=EInvoice.from_json(dict(raw["invoice"])),
             report=Report.from_json(dict(raw["report"])),
+            attachment=raw.get("attachment"),
+            other_xml=tuple(OtherXml.from_json(o) for o in raw.get("otherXml") or ()),
+            attachments_complete=bool(raw.get("attachmentsComplete", True)),
         )
+
+
+OTHER_XML = "other-xml"  # the check a PDF carrying more than the XML read raises
+
+
+def attachment_checks(stored: Stored) -> list[dict[str, Any]]:
+    """A hybrid carrying another XML besides the one read (a second invoice XML, any XML
+    file), or whose attachments could not all be read: a person sees which one the supplier
+    sent, since a program reading the other one would pay what it says."""
+    read = stored.attachment or "the invoice XML"
+    checks: list[dict[str, Any]] = []
+    invoices = [o.name for o in stored.other_xml if o.invoice]
+    others = [o.name for o in stored.other_xml if not o.invoice]
+    if invoices:
+        checks.append(
+            {
+                "field": "*",
+                "code": OTHER_XML,
+                "message": f"the PDF carries {len(invoices) + 1} invoice XMLs: {read} was "
+                f"read, {_names(invoices)} not; a program reading another one would pay what "
+                "it says, so a person checks which one the supplier sent",
+            }
+        )
+    if others:
+        checks.append(
+            {
+                "field": "*",
+                "code": OTHER_XML,
+                "message": f"the PDF carries XML besides the invoice read ({read}): "
+                f"{_names(others)}; a person checks what it is and that it changes nothing "
+                "of what is paid",
+            }
+        )
+    if not stored.attachments_complete:
+        checks.append(
+            {
+                "field": "*",
+                "code": OTHER_XML,
+                "message": f"not every attachment of the PDF could be read (only {read} was "
+                "checked); a person checks what else it carries",
+            }
+        )
+    return checks
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(repr(n) for n in names)
 
 
 @dataclass(frozen=True)
@@ -86,24 +142,61 @@ def _printed(found: Mapping[str, Any] | None) -> Printed | None:
     return Printed(str(found["value"]), int(found.get("page") or 0), found.get("box"))
 
 
+def _line_spans(page: Page) -> Iterator[tuple[str, list[tuple[int, int, Any]]]]:
+    """Each line of `page` as its cells' text joined by blanks, with where each cell sits."""
+    for line in page.lines:
+        text, spans, at = "", [], 0
+        for cell in line:
+            spans.append((at, at + len(cell.text), cell))
+            text += cell.text + " "
+            at = len(text)
+        yield text, spans
+
+
+def _box_of(spans: list[tuple[int, int, Any]], start: int, end: int) -> list[float] | None:
+    cells = [c for s, e, c in spans if s < end and start < e]
+    return _union([c.box for c in cells if c.box])
+
+
 def payee_ibans(layouts: Sequence[Page], vendor: str | None) -> list[Printed]:
     """The IBANs the page prints as the account to pay (ownership.py's issuer's), each with
     the box of the cells it was read from."""
     payees = {i.value for i in judge_ibans(layouts, vendor) if i.valid and i.owner == ISSUER}
     found: list[Printed] = []
     for page in layouts:
-        for line in page.lines:
-            text, spans, at = "", [], 0
-            for cell in line:
-                spans.append((at, at + len(cell.text), cell))
-                text += cell.text + " "
-                at = len(text)
+        for text, spans in _line_spans(page):
             for iban in find_ibans(text):
-                if iban.value not in payees:
-                    continue
-                cells = [c for s, e, c in spans if s < iban.end and iban.start < e]
-                boxes = [c.box for c in cells if c.box]
-                found.append(Printed(iban.value, page.number, _union(boxes)))
+                if iban.value in payees:
+                    found.append(
+                        Printed(iban.value, page.number, _box_of(spans, iban.start, iban.end))
+                    )
+    return found
+
+
+def _printed_as(account: str) -> re.Pattern[str]:
+    """`account` as a page may print it: any separators between its characters, any case,
+    standing alone (no letter or digit glued to either end: `1234` is not in `512345`)."""
+    body = r"[\s\-./]*".join(re.escape(c) for c in account)
+    return re.compile(rf"(?<![0-9A-Za-z]){body}(?![0-9A-Za-z])", re.IGNORECASE)
+
+
+def printed_accounts(layouts: Sequence[Page], accounts: Sequence[str]) -> list[Printed]:
+    """Where the page prints each of `accounts` (the XML's payee accounts that are no IBAN,
+    which no IBAN reader finds): the first place each is printed, with its box."""
+    found: list[Printed] = []
+    for account in accounts:
+        pattern = _printed_as(account)
+        hit = next(
+            (
+                Printed(account, page.number, _box_of(spans, m.start(), m.end()))
+                for page in layouts
+                for text, spans in _line_spans(page)
+                if (m := pattern.search(text))
+            ),
+            None,
+        )
+        if hit is not None:
+            found.append(hit)
     return found
 
 
@@ -115,15 +208,19 @@ def _union(boxes: Sequence[list[float]]) -> list[float] | None:
 
 
 def page_values(
-    page_fields: Mapping[str, Mapping[str, Any]], pages: Sequence[PageInput]
+    page_fields: Mapping[str, Mapping[str, Any]],
+    pages: Sequence[PageInput],
+    other_accounts: Sequence[str] = (),
 ) -> PageValues:
-    """What a hybrid's page read, as agree() compares it."""
+    """What a hybrid's page read, as agree() compares it; `other_accounts`: the XML's payee
+    accounts that are no IBAN, looked for on the page as printed."""
     layouts = [layout_of(p) for p in pages]
     vendor = (page_fields.get("vendor_name") or {}).get("value")
+    ibans = payee_ibans(layouts, str(vendor) if vendor else None)
     return PageValues(
         number=_printed(page_fields.get("invoice_number")),
         total=_printed(page_fields.get("total_amount")),
-        ibans=tuple(payee_ibans(layouts, str(vendor) if vendor else None)),
+        ibans=(*ibans, *printed_accounts(layouts, other_accounts)),
     )
 
 
@@ -138,11 +235,11 @@ def from_data(
     total and payee IBAN must agree."""
     invoice = stored.invoice
     fields = canonical_fields(invoice, names)
-    checks: list[dict[str, Any]] = rule_checks(stored.report)
+    checks: list[dict[str, Any]] = [*attachment_checks(stored), *rule_checks(stored.report)]
     sources = dict.fromkeys(fields, XML)
     agreement: dict[str, Any] = {}
     if page_fields is not None:
-        agreed = agree(invoice, page_values(page_fields, pages))
+        agreed = agree(invoice, page_values(page_fields, pages, invoice.other_accounts))
         checks.extend(agreed.checks)
         for name, field in fields.items():
             read = page_fields.get(name) or {}
@@ -169,5 +266,5 @@ def from_data(
             "evidence": evidence.to_json(),
         },
     }
-    declared = Declared.of(evidence.vat_id, evidence.tax_number, evidence.ibans)
+    declared = Declared.of(evidence.vat_id, evidence.tax_number, evidence.accounts)
     return DataReading(fields, checks, declared, detail)

@@ -155,7 +155,8 @@ def consult(
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    _check_bank(out, store, match, ibans, names)
+    # Every account the data names is a payee there, an IBAN or not (declared.py).
+    _check_bank(out, store, match, declared.payees(ibans), names)
     if match is None or not certain:
         _no_supplier(out, names)
         return out

@@ -1,6 +1,6 @@
 """A hybrid's page against its XML: agreement, each kind of disagreement with both values and
-the page's place, values normalized before they are compared, and a value the page lacks
-never a mismatch."""
+the page's place, values normalized before they are compared; a number or a total the page
+lacks never a mismatch, a payee account on one side only always one (issue 56)."""
 
 from __future__ import annotations
 
@@ -78,13 +78,38 @@ def test_a_changed_total_and_number_are_mismatches_each_with_both_values() -> No
     assert all(c["code"] == "page-mismatch" for c in checks)
 
 
-def test_a_value_the_page_lacks_is_not_a_mismatch() -> None:
-    agreement = agree(_invoice(), PageValues())
-    assert agreement.checks == [] and agreement.agreed == {}
-    no_iban = agree(_invoice(), replace(_page(), ibans=()))
-    assert no_iban.agrees and "iban" not in no_iban.agreed
+def test_a_number_or_total_the_page_lacks_is_not_a_mismatch() -> None:
+    agreement = agree(_invoice(), replace(_page(), number=None, total=None))
+    assert agreement.checks == [] and sorted(agreement.agreed) == ["iban"]
 
 
-def test_an_xml_without_an_account_has_nothing_to_compare_it_with() -> None:
+def test_a_page_that_prints_no_account_while_the_xml_pays_one_is_a_mismatch() -> None:
+    """Issue 56: 'the page names no account' used to skip the comparison, so a hybrid whose
+    page leaves the account out and whose XML names the attacker's went through."""
+    (check,) = agree(_invoice(), replace(_page(), ibans=())).checks
+    assert (check["field"], check["xml"], check["page"]) == ("iban", "FR•••• 4698", "none")
+    assert check["pageBox"] is None
+    (alone,) = agree(_invoice(), PageValues()).checks
+    assert alone["field"] == "iban"
+
+
+def test_an_xml_without_an_account_against_a_page_printing_one_is_a_mismatch() -> None:
     invoice = replace(_invoice(), ibans=())
-    assert agree(invoice, _page(iban=ATTACKER)).agrees
+    (check,) = agree(invoice, _page(iban=ATTACKER)).checks
+    assert (check["xml"], check["page"]) == ("none", "GB•••• 5432")
+    assert check["pageBox"] == {"page": 1, "box": BOX}
+
+
+def test_neither_side_naming_an_account_agrees() -> None:
+    invoice = replace(_invoice(), ibans=())
+    assert agree(invoice, replace(_page(), ibans=())).agrees
+
+
+def test_every_bt84_form_is_compared_raw_and_normalized() -> None:
+    """A ProprietaryID or a national account the XML names must be on the page too; the
+    page's print of it (grouped, hyphenated) is the same account."""
+    invoice = replace(_invoice(), other_accounts=("0532013000",))
+    both = replace(_page(), ibans=(Printed(IBAN, 1, BOX), Printed("0532-013 000", 1, None)))
+    assert agree(invoice, both).agrees
+    (check,) = agree(invoice, _page()).checks
+    assert (check["xml"], check["page"]) == ("FR•••• 4698, 05•••• 3000", "FR•••• 4698")

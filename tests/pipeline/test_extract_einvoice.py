@@ -177,11 +177,14 @@ def test_a_published_hybrid_whose_page_prints_another_number_is_caught(
     stack: Stack, shipped_rules: None
 ) -> None:
     """mustangproject's validXRechnung.pdf as published: its page prints invoice
-    RE-20200620/508, its XML RE-20190610/507 (the totals and the account agree)."""
+    RE-20200620/508, its XML RE-20190610/507 (the totals agree). Its XML's payee account has a
+    ProprietaryID (44421800) beside its IBANID, which the page does not print: a payee account
+    on one side only is a mismatch too (issue 56)."""
     out = _extract(stack, "mustang-xrechnung.pdf")
     mismatches = [c for c in out.checks if c["code"] == "page-mismatch"]
     assert [(c["field"], c["xml"], c["page"]) for c in mismatches] == [
-        ("invoice_number", "RE-20190610/507", "RE-20200620/508")
+        ("invoice_number", "RE-20190610/507", "RE-20200620/508"),
+        ("iban", "DE•••• 5700, 44•••• 1800", "DE•••• 5700"),
     ]
     assert mismatches[0]["pageBox"]["page"] == 1
     assert out.fields["invoice_number"]["value"] == "RE-20190610/507"  # the data's
