@@ -142,7 +142,7 @@ def rule_checks(report: Report) -> list[dict[str, str]]:
                 "code": "einvoice-rule",
                 "rule": "XSD",
                 "severity": "fatal",
-                "message": f"the XML fails its schema: {report.xsd_error or 'no detail'}",
+                "message": _clip(f"the XML fails its schema: {report.xsd_error or 'no detail'}"),
             }
         )
     for skipped in report.skipped:
@@ -155,14 +155,28 @@ def rule_checks(report: Report) -> list[dict[str, str]]:
                 "message": f"the business rules were not checked: {skipped}",
             }
         )
+    # One check per broken rule, however many lines break it: a 1,000-line invoice with a rule
+    # broken on every line is one finding for a person, and its checkpoint stays far under the
+    # service's step-result limit (every finding is in einvoice.json).
+    by_rule: dict[str, list[str]] = {}
     for finding in report.fatal:
+        by_rule.setdefault(finding.rule, []).append(finding.text)
+    for rule, texts in by_rule.items():
+        more = f" (and {len(texts) - 1} more like it)" if len(texts) > 1 else ""
         checks.append(
             {
-                "field": RULE_FIELDS.get(finding.rule, "*"),
+                "field": RULE_FIELDS.get(rule, "*"),
                 "code": "einvoice-rule",
-                "rule": finding.rule,
-                "severity": finding.severity,
-                "message": finding.text,
+                "rule": rule,
+                "severity": "fatal",
+                "message": _clip(texts[0]) + more,
             }
         )
     return checks
+
+
+MESSAGE_CHARS = 500  # a rule's text, or an XSD error, as a check carries it
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"

@@ -57,7 +57,7 @@ class EInvoiceRead:
             lines=len(invoice.lines),
             line_total=invoice.line_total,
             valid=report.valid,
-            fatal=tuple(f.rule for f in report.fatal),
+            fatal=tuple(dict.fromkeys(f.rule for f in report.fatal)),  # each rule once
             warnings=len(report.warnings),
             skipped=report.skipped,
         )

@@ -22,6 +22,7 @@ from orchestrator.app import handler
 SETTLED = ("finalized", "pending-review", "archived", "failed")
 # What an item holds besides its payloads: keys, run ids, times, index attributes.
 ITEM_OVERHEAD = 1024
+STEP_RESULT_BYTES = 262_144  # the durable service's limit on one step's result
 
 
 @dataclass
@@ -77,6 +78,10 @@ def check_items(run: Settled) -> dict[str, Any]:
         payload = item.get("payload", {}) if item["sk"] != "STATE" else {}
         assert len(json.dumps(payload)) <= INLINE_BYTES, item["sk"]
         assert len(json.dumps(item, default=str)) <= 8 * (INLINE_BYTES + ITEM_OVERHEAD)
+    # The service refuses a step result over 256 KiB (the local runner does not:
+    # ../shared/PLATFORM-FACTS.md), so a document's size must not grow one past it.
+    for name, size in run.step_results:
+        assert size <= STEP_RESULT_BYTES, f"step {name!r}: {size} bytes checkpointed"
     state = run.state
     assert state["status"] in ("finalized", "pending-review"), (state.get("reason"), state)
     return state
