@@ -240,3 +240,26 @@ def test_two_accounts_masked_alike_are_said_to_differ() -> None:
     assert (found.page, found.box) == (None, None)
     same = {**check, "xml": page}
     assert not mismatches([same])[0].alike
+
+
+def test_a_national_payee_account_is_shown_masked_beside_the_iban(stack: Stack) -> None:
+    """A BT-84 that is no IBAN (a national account, issue 56) is a payee the page names, to
+    its last four like an IBAN: no detector knows its shape, so the view masks it itself."""
+    from tests.einvoice.payees import NATIONAL, ubl_with
+
+    xml = ubl_with("national")
+    doc = stack.upload("in/national.xml", xml)
+    stored = stored_einvoice(xml)
+    put_einvoice(doc, stored)
+    facts = {"page": 1, "engine": "einvoice", "confidence": 1.0, "sensitive": {}}
+    aws.client("s3").put_object(
+        Bucket=load_settings().artifact_bucket,
+        Key=batch_manifest_key(doc, 0),
+        Body=json.dumps({"first": 1, "last": 1, "pages": [facts]}).encode(),
+    )
+    with einvoice_desk(stack) as desk:
+        token = desk.link(doc, xml_summary(doc, stored))
+        html = call("GET", f"/review/{token}")["body"]
+    payment = texts(lxml.html.fromstring(html), '//*[@id="einvoice-payment"]')[0]
+    assert f"Account (other) •••• {NATIONAL[-4:]}" in payment
+    assert NATIONAL not in html

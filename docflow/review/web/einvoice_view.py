@@ -275,6 +275,9 @@ def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> Invo
     ]
     lines = _lines(invoice)
     account = ", ".join(shown(iban) for iban in invoice.get("ibans") or [])
+    # A national or proprietary account (BT-84 not an IBAN) is a payee too; no detector knows
+    # its shape, so it is masked here, to its last four, as an IBAN is.
+    others = ", ".join(f"•••• {str(a)[-4:]}" for a in invoice.get("other_accounts") or [])
     return InvoiceView(
         source=str(about.get("source") or ""),
         title=f"{kind[:1].upper()}{kind[1:]} {number}".strip(),
@@ -317,6 +320,7 @@ def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> Invo
             for label, value, place in (
                 ("Terms", shown(invoice.get("payment_terms")), "terms"),
                 ("Account (IBAN)", account, "account"),
+                ("Account (other)", others, "other_account"),
                 ("BIC", shown(invoice.get("bic")), "bic"),
             )
             if value or place in placed
