@@ -21,6 +21,10 @@ class CardSpan(NamedTuple):
     last4: str
 
 
+# A digit's worth where Luhn doubles it.
+_DOUBLED = tuple(d * 2 - 9 if d > 4 else d * 2 for d in range(10))
+
+
 def luhn_ok(digits: str) -> bool:
     total = 0
     for i, ch in enumerate(reversed(digits)):
@@ -209,6 +213,3 @@ def _merged(windows: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
         current = (first, last)
     if current is not None:
         yield current
-
-
-_DOUBLED = tuple(d * 2 - 9 if d > 4 else d * 2 for d in range(10))
