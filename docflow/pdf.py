@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import pypdfium2 as pdfium
 from PIL import Image
 from pypdf import PdfReader
-from pypdf.generic import ArrayObject, DictionaryObject
 
 from docflow.errors import (
     CORRUPT,
@@ -265,99 +264,3 @@ def open_pdf(data: bytes) -> Iterator[OpenPdf]:
         yield doc
     finally:
         doc.close()
-
-
-# What a PDF viewer may run on its own when the file is opened, a page shown or a link clicked:
-# JavaScript and launching a program. A flag for the people who open the original, not a
-# refusal: a form's calculation script is common and harmless in a reader that does not run it.
-ACTIVE_ACTIONS = {"/JavaScript": "javascript", "/Launch": "launch"}
-ACTIVE_CONTENT = "active-content"
-# The walk is bounded: a crafted file with a million annotations costs at most this many looks.
-MAX_ACTION_LOOKS = 20_000
-
-
-class _ActionWalk:
-    """Every action reachable from the catalog, its pages and their annotations, with /Next
-    chains followed; cycles and size bounded."""
-
-    def __init__(self) -> None:
-        self.found: set[str] = set()
-        self.looks = 0
-        self.seen: set[int] = set()
-
-    def action(self, raw: object, depth: int = 0) -> None:
-        self.looks += 1
-        if raw is None or depth > 16 or self.looks > MAX_ACTION_LOOKS:
-            return
-        ref = getattr(raw, "idnum", None)
-        if ref is not None:
-            if ref in self.seen:
-                return
-            self.seen.add(ref)
-        obj = _resolved(raw)
-        if isinstance(obj, ArrayObject):
-            for item in obj:
-                self.action(item, depth + 1)
-        elif isinstance(obj, DictionaryObject):
-            kind = ACTIVE_ACTIONS.get(str(obj.get("/S", "")))
-            if kind:
-                self.found.add(kind)
-            if "/JS" in obj:
-                self.found.add("javascript")
-            if "/Next" in obj:
-                self.action(obj["/Next"], depth + 1)
-
-    def triggers(self, raw: object) -> None:
-        """An additional-actions dictionary (/AA): one action per trigger."""
-        for value in _dict(raw).values():
-            self.action(value)
-
-    def holder(self, raw: object) -> None:
-        """A page, an annotation or a form field: its /A and /AA."""
-        obj = _dict(raw)
-        self.action(obj.get("/A"))
-        self.triggers(obj.get("/AA"))
-
-
-def _resolved(raw: object) -> object:
-    return raw.get_object() if hasattr(raw, "get_object") else raw
-
-
-def _dict(raw: object) -> DictionaryObject:
-    obj = _resolved(raw)
-    return obj if isinstance(obj, DictionaryObject) else DictionaryObject()
-
-
-def _array(raw: object) -> ArrayObject:
-    obj = _resolved(raw)
-    return obj if isinstance(obj, ArrayObject) else ArrayObject()
-
-
-def _walk(data: bytes, walk: _ActionWalk) -> None:
-    reader = PdfReader(io.BytesIO(data), strict=False)
-    root = _dict(reader.trailer["/Root"])
-    if "/JavaScript" in _dict(root.get("/Names")):
-        walk.found.add("javascript")
-    walk.action(root.get("/OpenAction"))
-    walk.triggers(root.get("/AA"))
-    for page in reader.pages:
-        if walk.looks > MAX_ACTION_LOOKS:
-            return
-        walk.holder(page)
-        for annot in _array(page.get("/Annots")):
-            walk.holder(annot)
-            if walk.looks > MAX_ACTION_LOOKS:
-                return
-    for field in _array(_dict(root.get("/AcroForm")).get("/Fields")):
-        walk.holder(field)
-
-
-def active_content(data: bytes) -> tuple[str, ...]:
-    """The kinds of active content a PDF holds (`javascript`, `launch`), sorted; () when it
-    holds none or pypdf cannot walk it (PDFium already accepted the file: the flag is extra)."""
-    walk = _ActionWalk()
-    try:
-        _walk(data, walk)
-    except Exception:  # a malformed corner pypdf cannot read: what was found so far stands
-        return tuple(sorted(walk.found))
-    return tuple(sorted(walk.found))

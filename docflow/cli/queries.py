@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from docflow.active_content import short
 from docflow.cli.exits import NOT_FOUND, DocumentNotFound
 from docflow.cli.output import count_of, print_json, table
 from docflow.cli.refs import document_id
@@ -111,8 +112,8 @@ def page_lines(state: DocumentState) -> list[str]:
     if state.get("pages") is not None:
         blank = int((state.get("engines") or {}).get("blank", 0))
         lines.append(f"{'pages':11} {state['pages']}" + (f" ({blank} blank)" if blank else ""))
-    if state.get("activeContent"):  # what the original would run when opened
-        lines.append(f"{'active':11} active-content: {' and '.join(state['activeContent'])}")
+    if state.get("activeContent"):  # what the original would run or reach when opened
+        lines.append(f"{'active':11} active-content: {short(state['activeContent'])}")
     return lines
 
 

@@ -261,8 +261,9 @@ JSON_SHAPES = {
     "version, runId, runOrder, status, stage, seq, updatedAt, firstSeenAt, functionVersion "
     '(the function version the execution started and resumes on: "1", "2", ...), the summary '
     'fields reports carried (pages, engines (blank pages count as the engine "blank"), '
-    "docType, sensitive, activeContent (when the PDF holds JavaScript or a launch action: "
-    '["javascript", "launch"], either or both), reason, message (a failure\'s), stageName, '
+    "docType, sensitive, activeContent (when the PDF holds active content, any of "
+    '["external", "javascript", "launch", "unknown", "xfa"] sorted: "unknown" when it could '
+    "not be fully checked), reason, message (a failure's), stageName, "
     "reviewer, comment and rejectReason (a decided stage's), resultKey, ...) and, "
     'once finalized or archived, "cost": {"docType", "operations", "retries", "stepMs", '
     '"steps", "stepsTimed" (steps whose start and end the runner timed apart: when it is '

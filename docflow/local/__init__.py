@@ -1,7 +1,8 @@
 """The embedded local stack, in rooms by responsibility.
 
-config.py, resources.py   the shared base: the stack's ports and state folder, and the AWS
-                          resources template.yaml declares, created in moto
+config.py, resources.py,  the shared base: the stack's ports and state folder, the AWS
+private.py                resources template.yaml declares, created in moto, and who may
+                          read the state folder (its owner alone: 0700 folders, 0600 files)
 stack/        the supervisor (`stackd`), starting and stopping it, the recovery report
 services/     what the stack plays of AWS: the functions' host, the Function URL frontend,
               the intake poller (the event source mapping), the schedules and operators' loops,

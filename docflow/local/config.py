@@ -14,6 +14,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from docflow import aws
+from docflow.local.private import private_folder, write_private
 from docflow.local.resources import LocalNames
 from docflow.settings import usable_cores
 
@@ -197,10 +198,10 @@ class StackConfig:
         }
 
     def save(self) -> None:
-        self.state.mkdir(parents=True, exist_ok=True)
+        private_folder(self.state)  # its owner's alone (docflow/local/private.py)
         data = asdict(self)
         data["state"] = str(self.state)
-        (self.state / "stack.json").write_text(json.dumps(data, indent=2))
+        write_private(self.state / "stack.json", json.dumps(data, indent=2))
 
     @classmethod
     def load(cls, state: Path) -> StackConfig:

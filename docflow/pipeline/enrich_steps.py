@@ -39,6 +39,7 @@ from docflow.pipeline.enrich_shown import risk_stage, risk_stages, shown
 from docflow.pipeline.results import Classification
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
+from docflow.rules.glued_digits import digits_apart
 from docflow.runtime import runtime
 from docflow.storage import (
     batch_manifest_key,
@@ -87,7 +88,11 @@ def _pages(doc: DocumentRef, plan: Sequence[Sequence[int]], pages: int) -> list[
         for page in store.get_json(batch_manifest_key(doc, index))["pages"]:
             if page["page"] in wanted:
                 key = page.get("key") or page_text_key(doc, page["page"])
-                found.append(PageText(int(page["page"]), store.get_text(key)))
+                text = store.get_text(key)
+                if page.get("wordsKey"):  # digits the text glued, apart as the words are
+                    words = store.get_json(page["wordsKey"]).get("words", [])
+                    text = digits_apart(text, (str(row[0]) for row in words))
+                found.append(PageText(int(page["page"]), text))
     return sorted(found, key=lambda p: p.page)
 
 

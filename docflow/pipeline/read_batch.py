@@ -30,6 +30,7 @@ from docflow.pdf import OpenPdf, open_pdf
 from docflow.readers.base import PageText, Word
 from docflow.readers.blank import BLANK
 from docflow.readers.pictures import PictureReader, allowance
+from docflow.rules.glued_digits import digits_apart
 from docflow.runtime import runtime
 from docflow.storage import PAGE_TEXT_EXPIRY, batch_manifest_key, page_text_key, page_words_key
 
@@ -101,6 +102,15 @@ def read_page_batch(
                 engines[result.engine] += 1
                 # Per page, so the review page can say which page a detector fired on.
                 found = rt.classifier.extract(result.text)
+                # Digits the text glued (a card and the quantity after it) are counted as
+                # the words have them apart too (rules/glued_digits.py): the more of the two.
+                apart = digits_apart(result.text, (w.text for w in result.words))
+                if apart != result.text:
+                    more = rt.classifier.extract(apart)["sensitive"]
+                    counted = found["sensitive"]
+                    found["sensitive"] = {
+                        d: max(counted.get(d, 0), more.get(d, 0)) for d in sorted({*counted, *more})
+                    }
                 if pictures:  # their findings count as the page's; their words type nothing
                     seen = rt.classifier.extract(" ".join(w.text for w in pictures))
                     found["sensitive"] = _added(found["sensitive"], seen["sensitive"])

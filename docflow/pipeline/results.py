@@ -30,8 +30,9 @@ class Split:
     # document's split reads as it always did.
     packet: bool = False
     refused_pages: tuple[int, ...] = ()
-    # Active content (`javascript`, `launch`: docflow.pdf.active_content): a flag for whoever
-    # opens the original, checkpointed only when found, like the two above.
+    # Active content (`external`, `javascript`, `launch`, `unknown`, `xfa`:
+    # docflow/active_content.py): a flag for whoever opens the original, checkpointed only
+    # when found, like the two above.
     active_content: tuple[str, ...] = ()
     # An e-invoice (docs/einvoice.md): "xml" (an XML alone, read as one page) or "hybrid" (a
     # PDF carrying its XML, its pages read as any PDF's); checkpointed only when set.

@@ -6,8 +6,10 @@ the orchestrator records a terminal failure without burning retries on bad input
 It also decides, from the rules file, whether the upload is read as a packet (a part of a
 packet never is): the decision is checkpointed here, so the orchestrator's packet branch
 stands on a checkpointed value. A packet tolerates a few pages PDFium refuses: the batches
-skip them and each fails its own part (docs/packets.md). A PDF holding JavaScript or a launch
-action is flagged `active-content` here (docs/payment-controls.md), not refused.
+skip them and each fails its own part (docs/packets.md). A PDF holding active content
+(JavaScript, a launch action, an XFA form, actions reaching outside the file; `unknown` where
+the walk could not finish: docflow/active_content.py) is flagged `active-content` here
+(docs/payment-controls.md), not refused.
 
 An e-invoice is recognized here by its content (docs/einvoice.md): an XML invoice (UBL, CII,
 ZUGFeRD 1.0) is read as one page with no PDFium, a PDF carrying one is `hybrid` and its pages
@@ -23,7 +25,8 @@ from aws_durable_execution_sdk_python.config import StepConfig
 from docflow.einvoice import EInvoiceError, detect, read
 from docflow.errors import TOO_MANY_PAGES, IntakeError
 from docflow.ids import DocumentRef
-from docflow.pdf import IntakeLimits, active_content, inspect_pdf
+from docflow.pdf import IntakeLimits, inspect_pdf
+from docflow.pdf_actions import active_content
 from docflow.pipeline.plan import plan_batches, without_pages
 from docflow.pipeline.results import Split
 from docflow.pipeline.serdes import RecordSerDes
@@ -61,8 +64,8 @@ def split_document(step: StepContext, doc: DocumentRef) -> Split:
         extra={"pages": info.pages, "batches": len(batches), "packet": packet},
     )
     ranges = tuple((a, b) for a, b in batches)
-    # JavaScript or a launch action: a flag the summary carries to `show` and the review page
-    # (whoever downloads the original should know), never a refusal.
+    # Active content: a flag the summary carries to `show` and the review page (whoever
+    # downloads the original should know), never a refusal.
     active = active_content(data)
     if active:
         step.logger.warning("active content", extra={"kinds": list(active)})

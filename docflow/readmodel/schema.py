@@ -36,7 +36,7 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "docType": str,
     "confidence": (int, float, str),
     "sensitive": dict,
-    "activeContent": list,  # ["javascript", "launch"]: what the PDF would run when opened
+    "activeContent": list,  # ["javascript", "unknown", ...]: docflow/active_content.py
     # An e-invoice's small object (docs/einvoice.md): key, source, syntax, type code, the
     # lines' count and sum, validity and the fatal rules' ids; never the lines.
     "einvoice": dict,

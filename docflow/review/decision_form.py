@@ -213,7 +213,8 @@ def _corrections(
         return {}
     corrections, errors = validate_corrections(fields, submitted, decl)
     errors |= bad
-    errors |= detected_in(corrections, review_on)
+    # As typed, each table row where the page numbers it (blank and removed rows in place).
+    errors |= detected_in(submitted, review_on)
     if errors:  # a bad value decides nothing; each message sits by its field
         raise FieldProblem("bad-fields", BAD_FIELDS, "fields", errors=errors)
     return corrections
@@ -241,18 +242,29 @@ def detected_in(
     corrections: Mapping[str, Correction], review_on: tuple[str, ...]
 ) -> dict[str, str]:
     """A correction holding a number the detectors route to review (a card, an SSN) is refused
-    by its field: the decision would carry it whole into the run's history and the record. An
-    IBAN may be a field's value (a payee's), so it is not refused here."""
+    by its field, a table's by its cell (`row 3, item: ...`): the decision would carry it whole
+    into the run's history and the record. Each cell is read alone: cells joined into a line
+    would join a card to the amount beside it into a run that is no card, and make a card of
+    two cells that are none. An IBAN may be a field's value (a payee's), so it is not refused
+    here."""
     detectors = tuple(d for d in review_on if d != "iban")
-    return {
-        name: f"this holds a {found[0].detector.replace('_', ' ')}: no field keeps one"
-        for name, value in corrections.items()
-        if detectors and (found := find_all(_text_of(value), detectors))
-    }
+    found = {name: _detected(value, detectors) for name, value in corrections.items()}
+    return {name: said for name, said in found.items() if said}
 
 
-def _text_of(value: Correction) -> str:
-    """A correction as the detectors read it: a table's cells, a line a row."""
-    if isinstance(value, str):
-        return value
-    return "\n".join(" ".join(row.values()) for row in value)
+def _detected(value: Correction, detectors: tuple[str, ...]) -> str:
+    """Why a correction is refused ("" if it is not): its value's or its first cell's finding."""
+    cells = (
+        [("", value)]
+        if isinstance(value, str)
+        else [
+            (f"row {i}, {column}: ", cell)
+            for i, row in enumerate(value, 1)
+            for column, cell in row.items()
+        ]
+    )
+    for where, text in cells:
+        found = find_all(text, detectors) if detectors else []
+        if found:
+            return f"{where}this holds a {found[0].detector.replace('_', ' ')}: no field keeps one"
+    return ""

@@ -20,7 +20,7 @@ from pypdf.generic import (
 )
 
 from docflow.cli.queries import cmd_show
-from docflow.pdf import active_content
+from docflow.pdf_actions import active_content
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
 from tests.support.review_desk import Desk, call, open_desk
@@ -80,9 +80,10 @@ def test_active_content_is_found_where_a_viewer_runs_it(change: object, kinds: t
     assert active_content(rewritten(CONTRACT, change)) == kinds
 
 
-def test_a_plain_pdf_and_garbage_hold_none() -> None:
+def test_a_plain_pdf_holds_none_and_garbage_could_not_be_checked() -> None:
     assert active_content(CONTRACT) == ()
-    assert active_content(b"%PDF-1.7 not really") == ()
+    # Not walked, so not "none" (tests/pdf/test_active_content_walk.py).
+    assert active_content(b"%PDF-1.7 not really") == ("unknown",)
 
 
 def test_an_open_action_script_is_flagged_in_show_and_on_the_review_page(

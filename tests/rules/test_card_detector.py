@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from docflow.rules.detectors import find_cards, luhn_ok
+from docflow.rules.card_numbers import luhn_ok
+from docflow.rules.detectors import find_cards
 
 
 def cards(text: str) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docflow.local.config import StackConfig, file_digest
+from docflow.local.private import FOLDER_MODE, append_private, tighten, write_private
 
 if TYPE_CHECKING:
     from docflow.local.stack.recovery import RecoveryReport
@@ -119,11 +120,23 @@ def use_stack(state: Path = DEFAULT_STATE) -> StackConfig:
     return config
 
 
+def prepare_state(state: Path) -> int:
+    """The state folder made its owner's alone (docflow/local/private.py): created 0700, or,
+    made before or loosened since, every folder in it 0700 and every file its owner's bits
+    only. How many modes it changed; StackStartError when it cannot (a file of another user)."""
+    try:
+        state.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        return tighten(state)
+    except OSError as exc:
+        raise StackStartError(f"the state folder {state} cannot be made private: {exc}") from exc
+
+
 def up(
     state: Path = DEFAULT_STATE, timeout_s: float = 120, port_base: int | None = None
 ) -> StackConfig:
     """Start the stack in `state` unless it runs; `port_base` moves its ports (kept in the
     folder). Raises StackStartError, at once when another program holds a port."""
+    prepare_state(state)  # a running stack's folder too: `up` is how a user tightens one
     config = StackConfig.load(state)
     if running_pid(state):
         return config
@@ -138,7 +151,7 @@ def up(
     config.save()
     (state / "stackd.ready").unlink(missing_ok=True)
     log_path = state / "stackd.log"
-    log = log_path.open("ab")
+    log = append_private(log_path)
     started_at = log.tell()  # what this start writes, not the last start's
     process = subprocess.Popen(
         [sys.executable, "-m", "docflow.local.stack.stackd", "--state", str(state)],
@@ -150,7 +163,7 @@ def up(
         # iterates must come out in the order it did the first time.
         env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"},
     )
-    (state / "stackd.pid").write_text(str(process.pid))
+    write_private(state / "stackd.pid", str(process.pid))
     deadline = time.monotonic() + timeout_s
     while not running_pid(state):
         if process.poll() is not None:

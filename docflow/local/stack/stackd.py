@@ -45,6 +45,7 @@ from docflow.local.fidelity.concurrency import widen_invocation_pool
 from docflow.local.fidelity.moto_atomic import make_moto_server_serial
 from docflow.local.fidelity.ses_mailbox import export_on_send
 from docflow.local.fidelity.sqs_long_poll import watch_sqs_arrivals
+from docflow.local.private import private_folder, private_process
 from docflow.local.resources import provision
 from docflow.local.services.batch_events import BatcherSchedule, BatchJobEventsLoop
 from docflow.local.services.function_url import FunctionUrlFrontend
@@ -254,6 +255,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="docflow's embedded local stack")
     parser.add_argument("--state", default=".docflow")
     args = parser.parse_args()
+    # Everything the stack and the processes it starts write in the state folder (journals,
+    # sqlite stores, snapshots, logs, spans, versions) is its owner's alone.
+    private_process()
+    private_folder(Path(args.state))
     config = StackConfig.load(Path(args.state))
     # A port another program holds ends the start here, before anything binds or recovers
     # (`docflow up` checks too; this covers a start that raced it, or one started by hand).

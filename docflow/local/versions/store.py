@@ -25,8 +25,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, BinaryIO, TypedDict
 
+from docflow.local.private import FILE_MODE, append_private, private_folder, tighten
 from docflow.local.versions.snapshot import (
     VersionError,
     check_checkout,
@@ -82,12 +83,20 @@ class VersionInfo:
 def write_atomic(path: Path, data: bytes) -> None:
     """`path` holds `data` or what it held before, whatever kills this process when."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with tmp.open("wb") as f:
+    with _private(tmp) as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
     fsync_dir(path.parent)
+
+
+def _private(path: Path, append: bool = False) -> BinaryIO:
+    """`path` opened to write bytes (to append, with `append`), created 0600 (the state
+    folder is its owner's alone: docflow/local/private.py)."""
+    if append:
+        return append_private(path)
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE), "wb")
 
 
 class VersionStore:
@@ -96,8 +105,8 @@ class VersionStore:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / ".lock").open("a") as lock:
+        private_folder(self.root)  # `docflow deploy` writes here from the user's own shell
+        with _private(self.root / ".lock", append=True) as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield
@@ -152,6 +161,7 @@ class VersionStore:
                     datetime.now(UTC).isoformat(timespec="seconds"),
                 )
                 write_atomic(stage / "version.json", json.dumps(info.to_json()).encode())
+                tighten(stage)  # the copied code as private as the rest of the state folder
                 os.rename(stage, self.root / str(number))
                 fsync_dir(self.root)
             finally:
@@ -193,9 +203,9 @@ class VersionStore:
             live = self.live()
             if live is None:
                 return None
-            pins.mkdir(parents=True, exist_ok=True)
+            private_folder(pins)
             tmp = pins / f".{uuid.uuid4().hex}.tmp"
-            with tmp.open("wb") as f:
+            with _private(tmp) as f:
                 f.write(json.dumps({"arn": execution_arn, "version": live}).encode())
                 f.flush()
                 os.fsync(f.fileno())

@@ -21,7 +21,8 @@ from botocore.exceptions import ClientError
 from docflow import aws
 from docflow.ids import DocumentRef
 from docflow.review.stage.masking import Segment, mask
-from docflow.storage import artifact_prefix, page_text_key
+from docflow.rules.glued_digits import digits_apart
+from docflow.storage import artifact_prefix, page_text_key, page_words_key
 
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
 
@@ -101,8 +102,14 @@ class EvidenceStore:
 
     def text(self, doc: DocumentRef, page: int) -> str:
         raw = self._get(page_text_key(doc, page))
-        # Whole: the view masks it first and cuts it after (`masked_cut`).
-        return "" if raw is None else raw.decode("utf-8", "replace")
+        if raw is None:
+            return ""
+        # Whole: the view masks it first and cuts it after (`masked_cut`), with the digits the
+        # text glued set apart as the reading's words have them, so a card glued to the
+        # quantity printed after it is masked like any other.
+        words = self._get(page_words_key(doc, page))
+        rows = json.loads(words).get("words", []) if words else []
+        return digits_apart(raw.decode("utf-8", "replace"), (str(row[0]) for row in rows))
 
     def plan_calls(self, key: str) -> list[dict[str, Any]]:
         """A packet's page calls (type, start score, reason codes), as the plan step stored

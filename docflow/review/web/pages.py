@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from docflow.active_content import said
 from docflow.extract.declarations import TypeDecl
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import ALL_REASONS
@@ -315,8 +316,10 @@ def review_page(
         chosen_reason=chosen_reason,
         comment=comment,
         download_minutes=DOWNLOAD_MINUTES,
-        # JavaScript or a launch action in the original (the split's flag): said by its download.
+        # Active content in the original (the split's flag): said by its download, and
+        # `unknown` said as "could not be fully checked" (docflow/active_content.py).
         active_content=[str(k) for k in summary.get("activeContent") or []],
+        active_said=said(str(k) for k in summary.get("activeContent") or []),
         presence=_presence_line(presence, link.reviewer),
         presence_mine=presence is not None and presence["reviewer"] == link.reviewer,
         # The way back names no inbox link: `/inbox` answers from the browser's cookie.

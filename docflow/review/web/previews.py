@@ -38,8 +38,10 @@ MAX_PREVIEW_BYTES = 400_000
 
 def preview_key(doc: DocumentRef, page: int, width: int = PREVIEW_WIDTH) -> str:
     # "-r": detected values covered where the reading found them; "-ri": and where OCR found
-    # them in a typed page's pictures. A change to what is covered gets a new suffix.
-    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-ri.png"
+    # them in a typed page's pictures; "-ric": and cards in any printed form (dots, slashes,
+    # any space, a quantity beside them: rules/card_numbers.py), so a preview cached before
+    # is never served. A change to what is covered gets a new suffix.
+    return f"{artifact_prefix(doc)}/previews/{page:05d}-w{width}-ric.png"
 
 
 def encode_bounded(image: Image.Image, max_bytes: int = MAX_PREVIEW_BYTES) -> bytes:
