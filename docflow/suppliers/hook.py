@@ -6,7 +6,8 @@
 A field this changes says so: `"source": "registry"` (and `"printed"`, what the page said) or
 `"source": "profile"`. What this adds to the step's answer is small and masked:
 `supplier` (who, matched how; `{"status": "unknown"}` when no registered supplier matched),
-`ibans` (masked, whose, why), `bank` (the bank-details check: `bank.py`), `taxIds` (checked
+`ibans` (masked, whose, why), `bank` (the bank-details check: `bank.py`, on every account
+the account reader finds, in any printed form, and on what the pages ask for), `taxIds` (checked
 ids found outside the customer's block, the review page's "add this supplier" prefill), and
 `profileFields` (the fields the profile read, which the learn step scores).
 
@@ -23,14 +24,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.accounts import read_page
+from docflow.accounts.lines import text_lines
 from docflow.extract.base import PageInput
 from docflow.extract.calibration import load_table, probability
 from docflow.extract.kinds import AMOUNT
 from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Page
+from docflow.extract.layout import Page, from_words
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
-from docflow.suppliers.bank import BankCheck, check_bank_details
+from docflow.suppliers.bank import Asked, BankCheck, check_bank_details
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import (
@@ -41,7 +44,7 @@ from docflow.suppliers.match import (
     name_agrees,
 )
 from docflow.suppliers.model import Supplier
-from docflow.suppliers.ownership import IbanFinding, judge_ibans
+from docflow.suppliers.ownership import IbanFinding, Judged, judge_accounts
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
@@ -100,6 +103,38 @@ def _look_alike(match: Match) -> dict[str, str]:
     }
 
 
+def asks_for_payment(pages: Sequence[PageInput]) -> bool:
+    """Whether a page prints an account in any form (the account reader's), or a picture of
+    one, or asks to be paid to an account: then the bank-details check runs whatever the
+    document's type."""
+    for page in pages:
+        if page.picture_words or page.unread_pictures:
+            return True
+        reading = read_page(text_lines(page.text))
+        if reading.found or reading.instructions():
+            return True
+    return False
+
+
+def _account_layout(page: PageInput) -> Page:
+    """The page as the account reader reads it: its words and what OCR read in its
+    pictures (readers/pictures), laid out together, so an IBAN pasted as a picture beside
+    its label reads as one line."""
+    if not page.picture_words:
+        return layout_of(page)
+    return from_words(page.page, [*page.words, *page.picture_words])
+
+
+def _judged(
+    layouts: Sequence[Page],
+    pages: Sequence[PageInput],
+    vendor: str | None,
+    registered: Sequence[str] = (),
+) -> Judged:
+    unread = {p.page: p.unread_pictures for p in pages if p.unread_pictures}
+    return judge_accounts(layouts, vendor, registered, unread)
+
+
 def consult(
     store: SupplierStore | None,
     pages: Sequence[PageInput],
@@ -109,13 +144,15 @@ def consult(
     *,
     min_confirmations: int = 2,
     declared: Declared | None = None,
+    hold_unknown: bool = False,
 ) -> Consulted:
     """What the registry says about this page; `evidence`: the engine's evidence record per
     field (where each value was read), which decides whether a value the profile says this
     supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
     profile field needs before it gives a value (`[suppliers]` in the rules file);
     `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
-    before the page's, and its fields come from that data: no profile reads the page."""
+    before the page's, and its fields come from that data: no profile reads the page;
+    `hold_unknown`: `[suppliers] unknown_payee = "hold"` (the bank check's `holds`)."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
     from_data = declared is not None
     if not pages and not from_data:
@@ -123,9 +160,11 @@ def consult(
     # Data with no page (an XML invoice) is still matched and its bank details still checked.
     declared = declared or Declared()
     layouts = [layout_of(p) for p in pages]
+    account_layouts = [_account_layout(p) for p in pages]
     printed = (fields.get("vendor_name") or {}).get("value")
     tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
-    ibans = declared.with_ibans(judge_ibans(layouts, printed))
+    judged = _judged(account_layouts, pages, printed)
+    ibans = declared.with_ibans(judged.accounts)
     vendor = fields.get("vendor_name") or {}
     confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
     said = str(printed) if printed and confident else None
@@ -142,20 +181,24 @@ def consult(
         if match.certain and not certain and printed:
             out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
-        judged = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
-        ibans = declared.with_ibans(judged, registered)
+        issuer = match.supplier.name if certain else printed
+        judged = _judged(account_layouts, pages, issuer, registered)
+        ibans = declared.with_ibans(judged.accounts, registered)
         out.shown["supplier"] = {
             **_shown_match(match, certain),
             "evidence": evidence_for(match, tax_ids, ibans, layouts, said),
         }
     elif store is not None and "supplier" not in out.shown:
         out.shown["supplier"] = {"status": "unknown"}
-    out.shown["ibans"] = [i.shown() for i in ibans]
+    # The IBANs, as the privacy rule counts them (route.issuer_iban_privacy); every account
+    # the bank check saw is in `bank`.
+    out.shown["ibans"] = [i.shown() for i in ibans if i.kind == "iban"]
     out.shown["taxIds"] = [
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    _check_bank(out, store, match, ibans, names)
+    asked = Asked(judged.instructions, judged.settled, judged.unreadable)
+    _check_bank(out, store, match, ibans, names, asked, hold_unknown)
     if match is None or not certain:
         _no_supplier(out, names)
         return out
@@ -195,18 +238,25 @@ def _check_bank(
     out: Consulted,
     store: SupplierStore | None,
     match: Match | None,
-    ibans: Sequence[IbanFinding],
+    accounts: Sequence[IbanFinding],
     names: Sequence[str],
+    asked: Asked,
+    hold_unknown: bool,
 ) -> None:
     """The bank-details check (`bank.py`): for a type that is paid, and for any page that
-    prints an account whatever its type (a bill worded as a receipt is no way around
-    treasury)."""
-    if store is None or not ("vendor_name" in names or ibans):
+    prints an account or asks to be paid to one whatever its type (a bill worded as a
+    receipt is no way around treasury)."""
+    if store is None or not ("vendor_name" in names or accounts or asked.instructions):
         return
     supplier_id = match.supplier.supplier_id if match is not None else None
     registered = match.supplier.ids.get("iban", ()) if match is not None else ()
     out.bank = check_bank_details(
-        supplier_id, registered, ibans, lambda iban: store.holder(f"iban:{iban}")
+        supplier_id,
+        registered,
+        accounts,
+        lambda iban: store.holder(f"iban:{iban}"),
+        asked,
+        hold_unknown,
     )
     out.shown["bank"] = out.bank.shown()
 
