@@ -50,6 +50,13 @@ _PAY_TO = re.compile(
     r"|coordinate\s+bancarie|bankgegevens|dados\s+bancarios",
     re.IGNORECASE,
 )
+# Of the pay-to words, those that name the issuer's bank details rather than ask for a
+# transfer: a paid invoice's footer prints them too.
+_BANK_DETAILS = re.compile(
+    r"bankverbindung|\bbank\s*(?:account\s+)?details|coordonnees\s+bancaires|datos\s+bancarios"
+    r"|coordinate\s+bancarie|bankgegevens|dados\s+bancarios",
+    re.IGNORECASE,
+)
 _MANDATE = re.compile(
     r"debit\s+(?:my|our|your|the)\s+account|direct\s+debit|debit\s+mandate|to\s+be\s+debited"
     r"|lastschrift|einzugsermachtigung|abbuchen|einziehen|abgebucht|eingezogen"
@@ -98,6 +105,12 @@ class Cue:
     line: int
     start: int
     end: int
+    details: bool = False  # a pay-to cue that names bank details, asking no transfer
+
+
+def asks_transfer(cue: Cue) -> bool:
+    """A pay-to cue that asks the reader for a transfer (not bank details alone)."""
+    return cue.kind == PAY_TO and not cue.details
 
 
 def _negated(text: str, start: int) -> bool:
@@ -114,7 +127,8 @@ def cues(lines: Sequence[str]) -> list[Cue]:
             for m in pattern.finditer(text):
                 if kind == MANDATE and _negated(text, m.start()):
                     continue
-                here.append(Cue(kind, index, m.start(), m.end()))
+                details = kind == PAY_TO and bool(_BANK_DETAILS.fullmatch(m.group()))
+                here.append(Cue(kind, index, m.start(), m.end(), details))
         for m in _SETTLED.finditer(text):
             if not _negated(text, m.start()):
                 here.append(Cue(SETTLED, index, m.start(), m.end()))

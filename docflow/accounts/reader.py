@@ -19,7 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docflow.accounts.ibans import find_ibans
-from docflow.accounts.labels import LABEL, MANDATE, PAY_TO, READER, SETTLED, Cue, cues, nearest
+from docflow.accounts.labels import (
+    LABEL,
+    MANDATE,
+    PAY_TO,
+    READER,
+    SETTLED,
+    Cue,
+    asks_transfer,
+    cues,
+    nearest,
+)
 from docflow.accounts.lines import Line, Place, line_text, segment_starts
 from docflow.accounts.model import DE, IBAN, OTHER, UK, US, Account
 from docflow.accounts.national import national_accounts
@@ -67,7 +77,7 @@ class PageAccounts:
         """Nothing is left to pay: the page says it is paid, or will be debited, and asks
         for no transfer (an account's label alone, in a paid invoice's footer, asks none)."""
         says = any(c.kind in (SETTLED, MANDATE) for c in self.cues)
-        return says and not any(c.kind == PAY_TO for c in self.instructions())
+        return says and not any(asks_transfer(c) for c in self.instructions())
 
 
 def _label_slots(lines: Sequence[Line], cue: Cue) -> list[tuple[int, int]]:
@@ -112,19 +122,33 @@ def _token(text: str, at: int) -> tuple[str, int, int] | None:
     return value, start, end
 
 
+def _on_line(place: Place, line: int) -> tuple[int, int] | None:
+    """The part of `line` a place covers (one broken over two lines covers the first from
+    its start to the line's end, the second from its start)."""
+    if place.line == place.end_line == line:
+        return place.start, place.end
+    if place.line == line:
+        return place.start, 10**9
+    if place.end_line == line:
+        return 0, place.end
+    return None
+
+
 def _inside(place: Place, line: int, start: int, end: int) -> bool:
     return place.line == line and start <= place.start < max(end, start + 1)
 
 
 def _unrecognized(
-    lines: Sequence[Line], folded: Sequence[str], label: Cue, known: Sequence[Found]
+    lines: Sequence[Line], folded: Sequence[str], label: Cue, known: Sequence[Place]
 ) -> list[Found]:
-    """The value after an account's label that no check recognized, or nothing."""
+    """The value after an account's label that no check recognized, or nothing; `known`:
+    where accounts were read (and the halves an IBAN explains)."""
     for line, at in _label_slots(lines, label):
         text = folded[line]
         got = _token(text, at)
-        nearby = [f for f in known if f.place.line == line and f.place.start >= at]
-        if nearby and (got is None or nearby[0].place.start <= got[1]):
+        spans = [span for p in known if (span := _on_line(p, line)) is not None]
+        nearby = sorted(start for start, end in spans if end > at)
+        if nearby and (got is None or nearby[0] <= got[1]):
             return []  # a recognized account stands there
         if got is not None:
             value, start, end = got
@@ -162,15 +186,21 @@ def read_page(lines: Sequence[Line]) -> PageAccounts:
         if account.valid or original.isupper():
             found.append(Found(account, place, labelled(place)))
     ibans = [f.account for f in found if f.account.kind == IBAN]
-    taken = [(f.place.line, f.place.start, f.place.end) for f in found]
+    known = [f.place for f in found]
     for account, place in national_accounts(lines):
-        if _explained(account, ibans):
-            continue
-        if any(line == place.line and s <= place.start < e for line, s, e in taken):
-            continue  # digits of an IBAN already found
+        inside = any(
+            span[0] <= place.start < span[1]
+            for k in known
+            if (span := _on_line(k, place.line)) is not None
+        )
+        known.append(place)
+        if inside or _explained(account, ibans):
+            continue  # digits of an IBAN already found, or its bank code printed again
         found.append(Found(account, place, True))
     for label in labels:
-        found.extend(_unrecognized(lines, folded, label, found))
+        extra = _unrecognized(lines, folded, label, known)
+        found.extend(extra)
+        known.extend(f.place for f in extra)
     found.sort(key=lambda f: (f.place.line, f.place.start))
     unique = list({(f.place.line, f.place.start): f for f in found}.values())
     return PageAccounts(tuple(unique), found_cues)

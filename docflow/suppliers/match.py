@@ -109,8 +109,8 @@ def _name_key(name: str) -> str:
 
 def _mine(iban: IbanFinding) -> bool:
     """An account that may name its supplier: valid, an IBAN's (or one that is an IBAN's),
-    and neither a mandate's, the reader's nor the customer's."""
-    return iban.registry_iban is not None and iban.payee
+    and neither a mandate's, the reader's nor in the customer's block."""
+    return iban.registry_iban is not None and iban.payee and iban.why != "customer-block"
 
 
 def match_supplier(

@@ -30,9 +30,10 @@ types with fields, an invoice's own bank account is expected content, not a priv
     no-issuer-evidence  none of the above  -> other
 
 `owner` serves the privacy rule (issue 36) and is what it was. The bank-details check
-(`bank.py`) fails closed: every account but a mandate's, the reader's and the customer's is a
-possible payee (`payee`), whatever its owner: an account that nothing ties to the issuer is
-still printed on the issuer's invoice. `judge_accounts` also counts the page's payment
+(`bank.py`) fails closed: every account but one the page's words give to a mandate or to the
+reader is a possible payee (`payee`), whatever its owner: an account that nothing ties to the
+issuer, or one the layout places in the customer's block, is still printed on the issuer's
+invoice. `judge_accounts` also counts the page's payment
 instructions (`docflow.accounts.reader`) outside the customer's block, and the pictures at a
 payment line that OCR could not read (`readers/pictures`): both the check's evidence that an
 account was asked for.
@@ -58,8 +59,10 @@ from docflow.suppliers.ids import find_tax_ids
 ISSUER, OTHER = "issuer", "other"
 FOOTER = 0.75
 TOP = 0.33
-# Not a payee: an account to be debited, the reader's own, the customer's.
-NOT_PAYEE = ("debit-mandate", "reader-account", "customer-block")
+# Not a payee: an account the page's words say is to be debited, or the reader's own. An
+# account in the customer's block by layout alone is still a possible payee: the block's
+# end is a guess (an `IBAN:` line under the line items was taken for the customer's).
+NOT_PAYEE = ("debit-mandate", "reader-account")
 PICTURE_REACH = 2.0  # line heights between a picture and the payment line it sits at
 
 Box = tuple[float, float, float, float]
@@ -85,7 +88,7 @@ class IbanFinding:
 
     @property
     def payee(self) -> bool:
-        """A possible payee: neither a mandate's, the reader's nor the customer's account."""
+        """A possible payee: no words say it is a mandate's or the reader's account."""
         return self.why not in NOT_PAYEE
 
     @property

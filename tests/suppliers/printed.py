@@ -17,11 +17,14 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
+from docflow.extract.base import PageInput
+from docflow.pdf import open_pdf
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.extract import extract_fields
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.results import BatchSummary, Extracted
 from docflow.pipeline.split import split_document
+from docflow.readers.textlayer import TextLayerReader
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT
 from tests.support.aws import Stack
 
@@ -86,6 +89,40 @@ def invoice(payment: list[str], footer: str = FOOTER) -> bytes:
     c.showPage()
     c.save()
     return out.getvalue()
+
+
+# Where a payment line may be printed (outside the customer's block, whose accounts are the
+# customer's): under the issuer's letterhead, among the totals, under them, in the footer.
+POSITIONS = ("letterhead", "totals", "after totals", "footer")
+
+
+def invoice_at(position: str, payment: list[str]) -> bytes:
+    """The invoice with `payment` printed at `position` (POSITIONS)."""
+    if position == "footer":
+        out, c = _canvas_page([*HEAD, *BODY], "")
+        c.setFont("Helvetica", 9)
+        for i, line in enumerate([*payment, FOOTER]):
+            c.drawString(56, 40 + 12 * (len(payment) - i), line)
+        c.showPage()
+        c.save()
+        return out.getvalue()
+    if position == "letterhead":
+        lines = [*HEAD[:3], *payment, *HEAD[3:], *BODY]
+    elif position == "totals":
+        lines = [*HEAD, *BODY[:5], *payment, *BODY[5:]]
+    else:
+        lines = [*HEAD, *BODY, *payment]
+    out, c = _canvas_page(lines)
+    c.showPage()
+    c.save()
+    return out.getvalue()
+
+
+def page_of(data: bytes) -> PageInput:
+    """The first page as the extract step gets it from a text layer (its words)."""
+    with open_pdf(data) as pdf:
+        read = TextLayerReader().read(pdf, 1)
+    return PageInput(1, read.text, read.engine, read.confidence, words=read.words)
 
 
 def scan_of(data: bytes, dpi: int = 300) -> bytes:
