@@ -45,7 +45,8 @@ from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.declared import Declared
-from docflow.suppliers.hook import Consulted, asks_for_payment, consult
+from docflow.suppliers.hook import Consulted, consult
+from docflow.suppliers.payee import asks_for_payment
 from docflow.suppliers.route import bank_details_stage, holds_unknown
 from docflow.suppliers.store import SupplierStore
 

@@ -24,16 +24,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docflow.accounts import read_page
-from docflow.accounts.lines import text_lines
 from docflow.extract.base import PageInput
 from docflow.extract.calibration import load_table, probability
 from docflow.extract.kinds import AMOUNT
 from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Page, from_words
+from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
-from docflow.suppliers.bank import Asked, BankCheck, check_bank_details
+from docflow.suppliers.bank import BankCheck
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import (
@@ -44,7 +42,7 @@ from docflow.suppliers.match import (
     name_agrees,
 )
 from docflow.suppliers.model import Supplier
-from docflow.suppliers.ownership import IbanFinding, Judged, judge_accounts
+from docflow.suppliers.payee import check_bank, judged_accounts
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
@@ -103,38 +101,6 @@ def _look_alike(match: Match) -> dict[str, str]:
     }
 
 
-def asks_for_payment(pages: Sequence[PageInput]) -> bool:
-    """Whether a page prints an account in any form (the account reader's), or a picture of
-    one, or asks to be paid to an account: then the bank-details check runs whatever the
-    document's type."""
-    for page in pages:
-        if page.picture_words or page.unread_pictures:
-            return True
-        reading = read_page(text_lines(page.text))
-        if reading.found or reading.instructions():
-            return True
-    return False
-
-
-def _account_layout(page: PageInput) -> Page:
-    """The page as the account reader reads it: its words and what OCR read in its
-    pictures (readers/pictures), laid out together, so an IBAN pasted as a picture beside
-    its label reads as one line."""
-    if not page.picture_words:
-        return layout_of(page)
-    return from_words(page.page, [*page.words, *page.picture_words])
-
-
-def _judged(
-    layouts: Sequence[Page],
-    pages: Sequence[PageInput],
-    vendor: str | None,
-    registered: Sequence[str] = (),
-) -> Judged:
-    unread = {p.page: p.unread_pictures for p in pages if p.unread_pictures}
-    return judge_accounts(layouts, vendor, registered, unread)
-
-
 def consult(
     store: SupplierStore | None,
     pages: Sequence[PageInput],
@@ -160,10 +126,9 @@ def consult(
     # Data with no page (an XML invoice) is still matched and its bank details still checked.
     declared = declared or Declared()
     layouts = [layout_of(p) for p in pages]
-    account_layouts = [_account_layout(p) for p in pages]
     printed = (fields.get("vendor_name") or {}).get("value")
     tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
-    judged = _judged(account_layouts, pages, printed)
+    judged = judged_accounts(pages, printed)
     ibans = declared.with_ibans(judged.accounts)
     vendor = fields.get("vendor_name") or {}
     confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
@@ -181,8 +146,7 @@ def consult(
         if match.certain and not certain and printed:
             out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
-        issuer = match.supplier.name if certain else printed
-        judged = _judged(account_layouts, pages, issuer, registered)
+        judged = judged_accounts(pages, match.supplier.name if certain else printed, registered)
         ibans = declared.with_ibans(judged.accounts, registered)
         out.shown["supplier"] = {
             **_shown_match(match, certain),
@@ -197,8 +161,8 @@ def consult(
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    asked = Asked(judged.instructions, judged.settled, judged.unreadable)
-    _check_bank(out, store, match, ibans, names, asked, hold_unknown)
+    out.bank = check_bank(store, match, ibans, names, judged, hold_unknown)
+    out.shown.update({"bank": out.bank.shown()} if out.bank is not None else {})
     if match is None or not certain:
         _no_supplier(out, names)
         return out
@@ -232,33 +196,6 @@ def consult(
         out, layouts, supplier, names, factors, evidence or {}, min_confirmations
     )
     return out
-
-
-def _check_bank(
-    out: Consulted,
-    store: SupplierStore | None,
-    match: Match | None,
-    accounts: Sequence[IbanFinding],
-    names: Sequence[str],
-    asked: Asked,
-    hold_unknown: bool,
-) -> None:
-    """The bank-details check (`bank.py`): for a type that is paid, and for any page that
-    prints an account or asks to be paid to one whatever its type (a bill worded as a
-    receipt is no way around treasury)."""
-    if store is None or not ("vendor_name" in names or accounts or asked.instructions):
-        return
-    supplier_id = match.supplier.supplier_id if match is not None else None
-    registered = match.supplier.ids.get("iban", ()) if match is not None else ()
-    out.bank = check_bank_details(
-        supplier_id,
-        registered,
-        accounts,
-        lambda iban: store.holder(f"iban:{iban}"),
-        asked,
-        hold_unknown,
-    )
-    out.shown["bank"] = out.bank.shown()
 
 
 def _no_supplier(out: Consulted, names: Sequence[str]) -> None:
