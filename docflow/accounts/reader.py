@@ -23,7 +23,6 @@ from docflow.accounts.labels import (
     LABEL,
     MANDATE,
     PAY_TO,
-    READER,
     SETTLED,
     Cue,
     asks_transfer,
@@ -204,6 +203,3 @@ def read_page(lines: Sequence[Line]) -> PageAccounts:
     found.sort(key=lambda f: (f.place.line, f.place.start))
     unique = list({(f.place.line, f.place.start): f for f in found}.values())
     return PageAccounts(tuple(unique), found_cues)
-
-
-__all__ = ["IBAN", "MANDATE", "READER", "Found", "PageAccounts", "read_page"]

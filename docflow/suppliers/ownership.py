@@ -49,7 +49,7 @@ from typing import Any
 
 from docflow.accounts import IBAN, Account, PageAccounts, read_page
 from docflow.accounts import OTHER as OTHER_KIND
-from docflow.accounts.labels import LABEL, MANDATE, PAY_TO, READER
+from docflow.accounts.labels import LABEL, MANDATE, PAY_TO, READER, Cue
 from docflow.accounts.lines import Segment
 from docflow.extract.layout import Page
 from docflow.extract.parse import fold
@@ -196,7 +196,7 @@ _ISSUER_REASONS = (
 
 def _why(
     account: Account,
-    purpose: Any,
+    purpose: Cue | None,
     in_customer_block: bool,
     line: int,
     registered: Collection[str],
@@ -208,7 +208,7 @@ def _why(
         return "reader-account"
     # A pay-to word on its own line makes it the payee's, even printed under the customer's
     # block with no blank line between (issue 44).
-    if in_customer_block and not (kind == PAY_TO and purpose.line == line):
+    if in_customer_block and not (purpose is not None and kind == PAY_TO and purpose.line == line):
         return "customer-block"
     if not account.valid:
         return "unrecognized" if account.kind == OTHER_KIND else "bad-checksum"
