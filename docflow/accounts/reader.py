@@ -15,6 +15,7 @@ A found account's value stays inside the caller's step; what leaves it is `Accou
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -155,6 +156,28 @@ def _unrecognized(
     return []
 
 
+_WORD = re.compile(r"[0-9A-Z]+")
+_NUMBER_WORD = re.compile(r"[\s:#=.()\-]*(?:(?:n[°o]|nr|no|num|number|nummer)\b[\s:#=.()\-]*)?")
+
+
+def _used_as_label(lines: Sequence[Line], folded: Sequence[str], cue: Cue) -> bool:
+    """Whether an account's label word stands as a label: nothing after it on its segment
+    (its value in the next cell, the line under it, or not readable as text), or a word
+    with a digit in it (an account, however misprinted). A label word followed by words is prose or
+    a header (`CCC DDDD EEEE` in a table's key, `check the IBAN carefully`)."""
+    line = lines[cue.line]
+    starts = segment_starts(line)
+    segment = max((k for k, s in enumerate(starts) if s <= cue.start), default=0)
+    end = starts[segment] + len(line[segment].text)
+    text = folded[cue.line]
+    skip = _NUMBER_WORD.match(text.lower(), cue.end, end)
+    at = skip.end() if skip else cue.end
+    if at >= end:
+        return True
+    word = _WORD.match(text, at)
+    return word is not None and any(c.isdigit() for c in word.group())
+
+
 def _explained(account: Account, ibans: Sequence[Account]) -> bool:
     """A half of a national account (a sort code, a routing number, a BLZ alone) that an
     IBAN on the page contains: the IBAN's bank code, printed again."""
@@ -167,7 +190,11 @@ def read_page(lines: Sequence[Line]) -> PageAccounts:
     """The page's accounts and the words around them (module docstring)."""
     texts = [line_text(line) for line in lines]
     folded = [fold(t) for t in texts]
-    found_cues = tuple(cues([plain(t) for t in texts]))
+    found_cues = tuple(
+        c
+        for c in cues([plain(t) for t in texts])
+        if c.kind != LABEL or _used_as_label(lines, folded, c)
+    )
     labels = [c for c in found_cues if c.kind == LABEL]
 
     def labelled(place: Place) -> bool:

@@ -60,9 +60,13 @@ def test_a_labels_value_that_no_check_recognizes_is_an_unrecognized_account() ->
     ]
     page = read_page(text_lines("Bank account: 12-3456-78901234"))
     assert [(f.account.kind, f.account.valid) for f in page.found] == [(OTHER, False)]
-    # A label whose value is no account-like value adds nothing but the label.
-    page = read_page(text_lines("Weltweit Bank IBAN SWIFT Code Giro No."))
+    # A label with nothing after it asks for an account (its value is elsewhere, or not
+    # text); a label word followed by words is a header or prose, and asks for none.
+    page = read_page(text_lines("IBAN:"))
     assert page.found == () and [c.kind for c in page.instructions()] == [LABEL]
+    for words in ("Weltweit Bank IBAN SWIFT Code Giro No.", "CCC DDDDDDDDDD E FFFFFFFF"):
+        page = read_page(text_lines(words))
+        assert page.found == () and page.instructions() == [], words
 
 
 def test_a_page_asks_for_an_account_unless_it_says_it_is_paid() -> None:
