@@ -26,6 +26,10 @@ from docflow.accounts.model import IBAN, Account, iban_valid
 from docflow.accounts.normalize import NEWLINE, fold, is_account_char, separator
 
 MAX_GAP = 3  # separators between two characters of one account (` - `)
+# The most characters an IBAN may take on its line: 34 characters, MAX_GAP separators
+# between each two. A candidate is read from no more (a page printed as one long line
+# stays linear to read).
+MAX_SPAN = 34 * (MAX_GAP + 1)
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,7 @@ class _Page:
 
     def chars(self, line: int, start: int, stop: int | None = None) -> list[_Char]:
         text = self.folded[line]
-        end = len(text) if stop is None else stop
+        end = min(len(text) if stop is None else stop, start + MAX_SPAN)
         return [_Char(text[i], line, i) for i in range(start, end)]
 
     def continuations(self, line: int, segment: int) -> list[list[_Char]]:
@@ -127,13 +131,38 @@ def _cuts(page: _Page, line: int, pos: int) -> list[tuple[int, int]]:
     starts = segment_starts(segments)
     first = max(k for k, s in enumerate(starts) if s <= pos) if starts else 0
     cuts = [(starts[k] - 1, k - 1) for k in range(first + 1, len(segments))]
+    cuts = [(stop, k) for stop, k in cuts if stop - pos <= MAX_SPAN]
     return [*cuts, (len(page.folded[line]), len(segments) - 1)]
+
+
+def _may_begin(text: str, pos: int) -> bool:
+    """Cheaply: whether an IBAN may begin at `pos` of folded `text`: a country with an IBAN,
+    then two digits (or the line's end after the country: the rest on the next line)."""
+    head: list[str] = []
+    gap = 0
+    for c in text[pos : pos + 4 * (MAX_GAP + 1)]:
+        if is_account_char(c):
+            head.append(c)
+            gap = 0
+            if len(head) == 4:
+                break
+        elif separator(c) and gap < MAX_GAP:
+            gap += 1
+        else:
+            break
+    if len(head) < 2 or not (head[0].isalpha() and head[1].isalpha()):
+        return False
+    if spec(head[0] + head[1]) is None:
+        return False
+    return all(c.isdigit() for c in head[2:])
 
 
 def _at(page: _Page, line: int, pos: int) -> tuple[Account, list[_Char]] | None:
     """The IBAN that begins at `pos` of `line`, if one does: the first valid reading of the
     ways it may run (to the line's end, to a column's end, on to the next line), or else
     the first of them with its country's structure (a misprint, a misread)."""
+    if not _may_begin(page.folded[line], pos):
+        return None
     head = _collect(page.chars(line, pos))
     if head is None:
         return None

@@ -19,13 +19,15 @@ from docflow.suppliers.store import SupplierStore
 
 
 def asks_for_payment(pages: Sequence[PageInput]) -> bool:
-    """Whether a page prints an account in any form (the account reader's), or a picture of
-    one, or asks to be paid to an account: then the bank-details check runs whatever the
+    """Whether a page prints an account in any form (the account reader's, in its text or
+    in what OCR read in its pictures), or asks to be paid to one, or has a picture at a
+    payment line OCR could not read: then the bank-details check runs whatever the
     document's type."""
     for page in pages:
-        if page.picture_words or page.unread_pictures:
+        if page.unread_pictures:
             return True
-        reading = read_page(text_lines(page.text))
+        pictures = " ".join(w.text for w in page.picture_words)
+        reading = read_page(text_lines(f"{page.text}\n{pictures}" if pictures else page.text))
         if reading.found or reading.instructions():
             return True
     return False
