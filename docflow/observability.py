@@ -55,6 +55,9 @@ METRICS: dict[str, tuple[tuple[str, ...], str]] = {
     "EnrichInputTokens": (("mode",), "Count"),
     "EnrichOutputTokens": (("mode",), "Count"),
     "EnrichBudgetWaits": ((), "Count"),
+    # The bank-details check's verdict per invoice checked (docflow.suppliers.bank): the
+    # dashboards' shares of each (what holds, what passes, what could not be read).
+    "BankDetailsChecks": (("verdict",), "Count"),
 }
 _local_lock = threading.Lock()
 

@@ -288,6 +288,13 @@ JSON_SHAPES = {
     '"key", "by": ["number"|"amount"|"bill"|"window"|"declared"]}], and "duplicateKeys" '
     "lists the digests of the duplicate claims it holds; a finalized new version that "
     'replaces a finalized one has "replaces": {"documentId", "version", "resultKey"}; '
+    "a document the supplier registry was consulted for (docs/suppliers.md, "
+    'docs/payment-controls.md) adds "supplier", "ibans": [{"iban" (masked), "valid", "owner": '
+    '"issuer"|"other", "why", "page"}] and "bank": {"verdict": "registered"|"no-payee"|'
+    '"unregistered"|"other-supplier"|"unrecognized"|"unreadable"|"unknown-supplier", '
+    '"printed": [{"iban" (the account masked), "kind" (uk|us|de|other; absent for an IBAN), '
+    '"valid" (false when no check recognizes it), "bank", "bic", "registered", "holder"}], '
+    '"supplierId", "registered": [{"iban", "bank", "bic"}], "message"}; '
     'after triage "docType" is the '
     'reviewer\'s pick (the triage stage\'s "approved" REPORT has "docType" and "reviewer"); '
     'once enriched (after classify): "enrichment": {"mode": "on-demand"|'

@@ -8,26 +8,20 @@ account a bank transfer reaches. So every account is compared, registered and sh
 form: the separators `[\\s\\-./]`, every Unicode space and every invisible format character
 (zero-width spaces, joiners, a soft hyphen, a byte order mark) removed, upper case.
 
-One function holds the rule (`normalize_account`), so that it can be unified with the
-accounts room's (`docflow/accounts/`) without touching a caller."""
+The rule is the accounts room's (`docflow.accounts.normalize_account`), the one every page,
+CSV and e-invoice account goes through, so a BT-84 and the page's printed account compare
+(full-width digits folded too)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
-_SEPARATORS = re.compile(r"[\s\-./]")
-# Unicode space separators (Zs) and format characters (Cf: U+200B..U+200D, U+2060, U+FEFF,
-# U+00AD...) that a person reading the account never sees.
-_INVISIBLE = frozenset({"Zs", "Cf"})
+from docflow.accounts import normalize_account
+
 IBAN_SHAPE = re.compile(r"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
 
-
-def normalize_account(raw: str) -> str:
-    """`raw` without separators, spaces or invisible characters, upper case."""
-    kept = "".join(c for c in raw if unicodedata.category(c) not in _INVISIBLE)
-    return _SEPARATORS.sub("", kept).upper()
+__all__ = ["IBAN_SHAPE", "is_iban_shaped", "normalize_account", "payee_accounts"]
 
 
 def payee_accounts(raw: Iterable[str | None]) -> tuple[str, ...]:

@@ -43,6 +43,10 @@ class PageInput:
     # The reader's words with their boxes; empty where the reader gave none (then the
     # rules engine lays the page out from its text).
     words: Sequence[Word] = ()
+    # What OCR read in the page's pictures (readers/pictures), and the boxes of pictures at
+    # a payment line it read nothing in: the bank-details check's, no field engine's.
+    picture_words: Sequence[Word] = ()
+    unread_pictures: Sequence[tuple[float, float, float, float]] = ()
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,26 @@ def _version(item: Mapping[str, Any]) -> str:
     return escape(str(item.get("functionVersion") or ""))
 
 
+def _stage(item: Mapping[str, Any]) -> str:
+    """The stage a document waits at; at the bank-details stage, with the check's verdict
+    (`bank-details (unreadable)`), so an operator sees why treasury has it."""
+    stage = str(item.get("stageName") or item.get("stage") or "")
+    verdict = (item.get("bank") or {}).get("verdict")
+    if stage == "bank-details" and verdict:
+        return f"{escape(stage)} ({escape(str(verdict))})"
+    return escape(stage)
+
+
+def verdict_shares(counts: Mapping[str, float]) -> dict[str, float]:
+    """Each bank-details verdict's share of the invoices checked, in percent (one decimal):
+    the dashboards' view of what the check holds, what it passes, and what it could not
+    read (docflow.suppliers.bank). `counts`: the `BankDetailsChecks` metric per verdict."""
+    total = sum(counts.values())
+    if not total:
+        return {}
+    return {verdict: round(100 * n / total, 1) for verdict, n in counts.items() if n}
+
+
 def rows_for(
     kind: str,
     items: list[DocumentState],
@@ -116,7 +136,7 @@ def rows_for(
             [
                 _document(i, link),
                 escape(str(i.get("docType") or "")),
-                escape(str(i.get("stageName") or i.get("stage") or "")),
+                _stage(i),
                 escape(", ".join(str(r) for r in i.get("reviewers") or [])),
                 _when(i.get("pendingSince"), now),
                 _deadline(i, now),

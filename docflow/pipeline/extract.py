@@ -41,16 +41,17 @@ from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
 from docflow.review.stage.decision import Decision
-from docflow.rules.detectors import DETECTORS
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.hook import Consulted, consult
-from docflow.suppliers.route import bank_details_stage
+from docflow.suppliers.payee import asks_for_payment
+from docflow.suppliers.route import bank_details_stage, holds_unknown
 from docflow.suppliers.store import SupplierStore
 
 ATTEMPTS = 3
+Box = tuple[float, float, float, float]
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
 # failing the document (throttles are already retried inside the engine call).
 EXTRACT_STEP = degrading_step(ATTEMPTS, 5, 60, RecordSerDes(Extracted))
@@ -76,6 +77,23 @@ def _words(page: dict[str, Any]) -> tuple[Word, ...]:
     return tuple(Word.from_row(row) for row in runtime().store.get_json(key)["words"])
 
 
+def _pictures(page: dict[str, Any]) -> tuple[tuple[Word, ...], tuple[Box, ...]]:
+    """What OCR read in the page's pictures, and the pictures at a payment line it read
+    nothing in (`imageWords`, `imageUnread` beside the page's words; readers/pictures)."""
+    key = page.get("wordsKey")
+    if not key:
+        return (), ()
+    stored = runtime().store.get_json(key)
+    words = tuple(Word.from_row(row) for row in stored.get("imageWords", []))
+    unread = tuple(_box(b) for b in stored.get("imageUnread", []))
+    return words, unread
+
+
+def _box(row: list[float]) -> Box:
+    x0, y0, x1, y1 = (float(v) for v in row)
+    return (x0, y0, x1, y1)
+
+
 def page_inputs(
     doc: DocumentRef, plan: list[list[int]], max_pages: int, pdf: OpenPdf | None = None
 ) -> list[PageInput]:
@@ -83,17 +101,22 @@ def page_inputs(
     `pdf` is open, each page's picture, rendered only if the engine asks for it. The step and
     what an approved review teaches (`pipeline/learn.py`) read the same pages."""
     rt = runtime()
-    return [
-        PageInput(
-            page=p["page"],
-            text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
-            engine=p["engine"],
-            confidence=float(p["confidence"]),
-            image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
-            words=_words(p),
+    out = []
+    for p in _pages(doc, plan, max_pages):
+        pictures, unread = _pictures(p)
+        out.append(
+            PageInput(
+                page=p["page"],
+                text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
+                engine=p["engine"],
+                confidence=float(p["confidence"]),
+                image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
+                words=_words(p),
+                picture_words=pictures,
+                unread_pictures=unread,
+            )
         )
-        for p in _pages(doc, plan, max_pages)
-    ]
+    return out
 
 
 def _consult_registry(
@@ -107,17 +130,26 @@ def _consult_registry(
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
     Skipped for a type that names no issuer (`vendor_name`) and prints no bank account: a
     claim or a statement is no supplier's bill, and "supplier unknown" on its page would only
-    confuse. One that prints an IBAN is checked whatever its type, or a bill worded to be
-    classified as a receipt would carry a known supplier's VAT id and another account past
-    the bank-details check."""
-    if "vendor_name" not in names and not any(DETECTORS["iban"](p.text) for p in pages):
+    confuse. One that prints an account in any form, or asks to be paid to one, is checked
+    whatever its type, or a bill worded to be classified as a receipt would carry a known
+    supplier's VAT id and another account past the bank-details check."""
+    if "vendor_name" not in names and not asks_for_payment(pages):
         return Consulted(dict(fields))
     table = runtime().settings.supplier_table
-    needed = runtime().rules.controls.min_confirmations
+    controls = runtime().rules.controls
+    needed = controls.min_confirmations
+    hold = holds_unknown(controls)
     try:
         store = SupplierStore(table) if table else None
         return consult(
-            store, pages, fields, names, evidence, min_confirmations=needed, declared=declared
+            store,
+            pages,
+            fields,
+            names,
+            evidence,
+            min_confirmations=needed,
+            declared=declared,
+            hold_unknown=hold,
         )
     except Exception as exc:  # the registry unreachable: retried, then a person reads it
         if step.attempt < ATTEMPTS:
@@ -212,8 +244,9 @@ def extract_fields(
     # that was going straight through) are recorded and shown, but route nowhere.
     holding = [c for c in checks if not c.get("advisory")]
     stages = [RoutedStage.of(all_stages[rules.stage], "fields")] if holding and rules.stage else []
-    # A payee account not registered for the supplier waits for treasury (bank.py).
-    stages += bank_details_stage(consulted.shown.get("bank"), rt.rules.controls, all_stages)
+    # A payee account not registered for the supplier, or one asked for and unreadable,
+    # waits for treasury (bank.py): routed on the check's typed decision.
+    stages += _bank_details(consulted, all_stages)
     step.logger.info(
         "fields extracted",
         extra={
@@ -237,6 +270,15 @@ def extract_fields(
         usage=meter_usage(extraction.engine, extraction.usage, len(pages)),
         shown=dict(consulted.shown),
     )
+
+
+def _bank_details(consulted: Consulted, stages: Any) -> list[RoutedStage]:
+    """The bank-details stage, where the check holds; its verdict counted for the
+    dashboards' shares."""
+    if consulted.bank is None:
+        return []
+    observability.count("BankDetailsChecks", verdict=consulted.bank.verdict)
+    return bank_details_stage(consulted.bank, runtime().rules.controls, stages)
 
 
 def _read_pages(

@@ -5,6 +5,8 @@ immutable key, `pages/NNNNN.words.json`, and the manifest names it only when the
 words: extraction reads them from S3, and no checkpoint ever carries them. A typed page's
 pictures, OCR'd (docflow.readers.pictures), add `imageWords` there: their detector findings
 count as the page's, and the preview covers them; the page's text stays its text layer's.
+A small picture at a payment line that OCR read nothing in adds its box to `imageUnread`
+(the bank-details check holds such an invoice).
 
 The summary holds counts and keys only (no text), including the classifier's features for
 these pages, so classification never reads the text back.
@@ -29,7 +31,7 @@ from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.readers.base import PageText, Word
 from docflow.readers.blank import BLANK
-from docflow.readers.pictures import PictureReader, allowance
+from docflow.readers.pictures import PictureReader, PictureReading, allowance
 from docflow.rules.glued_digits import digits_apart
 from docflow.runtime import runtime
 from docflow.storage import PAGE_TEXT_EXPIRY, batch_manifest_key, page_text_key, page_words_key
@@ -45,18 +47,23 @@ def _added(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
 
 def _pictures(
     step: StepContext, reader: PictureReader, pdf: OpenPdf, page: int, read: PageText, left: int
-) -> tuple[int, tuple[Word, ...]]:
-    """The words in the page's unread pictures, and the allowance left. A picture that cannot
+) -> tuple[int, PictureReading]:
+    """What OCR read in the page's pictures, and the allowance left. A picture that cannot
     be read is logged and the page keeps its text layer's reading: a picture never fails a
-    document its text layer reads."""
+    document its text layer reads (the small ones at a payment line are then unread)."""
     try:
+        payment = reader.at_payment(pdf, page, read.words)
         boxes = reader.unread(pdf, page, read.words)
-        if not boxes:
-            return left, ()
-        return left - 1, reader.words(pdf, page, boxes)
     except Exception as exc:
         step.logger.warning("pictures not read", extra={"page": page, "error": type(exc).__name__})
-        return left - 1, ()
+        return left, PictureReading()
+    if not boxes:
+        return left, PictureReading()
+    try:
+        return left - 1, reader.read(pdf, page, read.words)
+    except Exception as exc:
+        step.logger.warning("pictures not read", extra={"page": page, "error": type(exc).__name__})
+        return left - 1, PictureReading(unread=tuple(payment))
 
 
 def einvoice_page(data: bytes) -> PageText:
@@ -88,16 +95,19 @@ def read_page_batch(
                 rt.store.put_text(key, result.text, expiry=PAGE_TEXT_EXPIRY)
                 # A typed page's pictures: OCR'd (within the document's allowance) so that
                 # the detectors count them and the preview covers them (readers/pictures).
-                pictures: tuple[Word, ...] = ()
+                seen_in = PictureReading()
                 if rt.pictures and left and result.engine == TEXT_LAYER:
-                    left, pictures = _pictures(step, rt.pictures, pdf, number, result, left)
+                    left, seen_in = _pictures(step, rt.pictures, pdf, number, result, left)
+                pictures: tuple[Word, ...] = seen_in.words
                 words_key = None
-                if result.words or pictures:
+                if result.words or pictures or seen_in.unread:
                     words_key = page_words_key(doc, number)
                     rows = [w.to_row() for w in result.words]
                     words: dict[str, Any] = {"page": number, "words": rows}
                     if pictures:
                         words["imageWords"] = [w.to_row() for w in pictures]
+                    if seen_in.unread:
+                        words["imageUnread"] = [[round(v, 4) for v in b] for b in seen_in.unread]
                     rt.store.put_json(words_key, words, expiry=PAGE_TEXT_EXPIRY)
                 engines[result.engine] += 1
                 # Per page, so the review page can say which page a detector fired on.

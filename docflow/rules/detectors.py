@@ -7,10 +7,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from docflow.accounts import IBAN, parse_account
+from docflow.accounts.ibans import find_in_text
 from docflow.rules.card_numbers import card_spans
 
 _SSN = re.compile(r"(?<!\d)(\d{3})-(\d{2})-(\d{4})(?!\d)")
-_IBAN = re.compile(r"\b([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)\b")
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 DOT = "•"
 
@@ -40,22 +41,20 @@ def find_ssns(text: str) -> Iterator[Finding]:
 
 
 def iban_ok(candidate: str) -> bool:
-    iban = candidate.replace(" ", "")
-    if not 15 <= len(iban) <= 34:
-        return False
-    moved = iban[4:] + iban[:4]
-    numeric = "".join(str(int(ch, 36)) for ch in moved)
-    return int(numeric) % 97 == 1
+    """A valid IBAN however it is printed (separators, grouping, case): the account
+    reader's check (docflow.accounts)."""
+    account = parse_account(candidate)
+    return account is not None and account.kind == IBAN and account.valid
 
 
 def find_ibans(text: str) -> Iterator[Finding]:
-    # Matched on the upper-cased text (same length), so offsets hold for the original.
-    for match in _IBAN.finditer(text.upper()):
-        if iban_ok(match.group(1)):
-            compact = match.group(1).replace(" ", "")
-            yield Finding(
-                "iban", match.start(1), match.end(1), f"{compact[:2]}{DOT * 4} {compact[-4:]}"
-            )
+    """Every valid IBAN in `text` in any printed form (any space, dash, dot or slash between
+    its characters, any grouping or case, broken over two lines): the account reader's
+    finder, so the privacy count and the bank-details check see the same accounts. Offsets
+    are the original text's; one broken over two lines spans the line break."""
+    for account, start, end in find_in_text(text):
+        if account.kind == IBAN and account.valid:
+            yield Finding("iban", start, end, account.masked)
 
 
 def find_emails(text: str) -> Iterator[Finding]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from docflow.accounts import OTHER, parse_account
 from docflow.suppliers.ids import FoundId, find_tax_ids, iban_valid, normalize, vat_valid
 from docflow.suppliers.ownership import ISSUER, IbanFinding
 
@@ -77,9 +78,14 @@ class Declared:
         instead of being passed over as a misread."""
         shown = {i.value for i in findings if i.valid and i.owner == ISSUER}
         pages = {i.value: i.page for i in findings}
-        extra = [
-            IbanFinding(account, True, ISSUER, PAYEE_DATA, pages.get(account, 0))
-            for account in self.accounts
-            if account not in shown
-        ]
+        extra = []
+        for account in self.accounts:
+            if account in shown:
+                continue
+            # Its kind and the IBAN it is, as the account reader says (`other` for a national
+            # number with no label to say which): shown and keyed like a printed one.
+            parsed = parse_account(account)
+            kind, iban = (parsed.kind, parsed.iban) if parsed is not None else (OTHER, None)
+            page = pages.get(account, 0)
+            extra.append(IbanFinding(account, True, ISSUER, PAYEE_DATA, page, kind, iban))
         return [*findings, *extra]

@@ -6,7 +6,8 @@
 A field this changes says so: `"source": "registry"` (and `"printed"`, what the page said) or
 `"source": "profile"`. What this adds to the step's answer is small and masked:
 `supplier` (who, matched how; `{"status": "unknown"}` when no registered supplier matched),
-`ibans` (masked, whose, why), `bank` (the bank-details check: `bank.py`), `taxIds` (checked
+`ibans` (masked, whose, why), `bank` (the bank-details check: `bank.py`, on every account
+the account reader finds, in any printed form, and on what the pages ask for), `taxIds` (checked
 ids found outside the customer's block, the review page's "add this supplier" prefill), and
 `profileFields` (the fields the profile read, which the learn step scores).
 
@@ -30,7 +31,7 @@ from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles
-from docflow.suppliers.bank import BankCheck, check_bank_details
+from docflow.suppliers.bank import BankCheck
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import (
@@ -41,7 +42,7 @@ from docflow.suppliers.match import (
     name_agrees,
 )
 from docflow.suppliers.model import Supplier
-from docflow.suppliers.ownership import IbanFinding, judge_ibans
+from docflow.suppliers.payee import check_bank, judged_accounts
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
@@ -109,13 +110,15 @@ def consult(
     *,
     min_confirmations: int = 2,
     declared: Declared | None = None,
+    hold_unknown: bool = False,
 ) -> Consulted:
     """What the registry says about this page; `evidence`: the engine's evidence record per
     field (where each value was read), which decides whether a value the profile says this
     supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
     profile field needs before it gives a value (`[suppliers]` in the rules file);
     `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
-    before the page's, and its fields come from that data: no profile reads the page."""
+    before the page's, and its fields come from that data: no profile reads the page;
+    `hold_unknown`: `[suppliers] unknown_payee = "hold"` (the bank check's `holds`)."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
     from_data = declared is not None
     if not pages and not from_data:
@@ -125,7 +128,8 @@ def consult(
     layouts = [layout_of(p) for p in pages]
     printed = (fields.get("vendor_name") or {}).get("value")
     tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
-    ibans = declared.with_ibans(judge_ibans(layouts, printed))
+    judged = judged_accounts(pages, printed)
+    ibans = declared.with_ibans(judged.accounts)
     vendor = fields.get("vendor_name") or {}
     confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
     said = str(printed) if printed and confident else None
@@ -142,21 +146,24 @@ def consult(
         if match.certain and not certain and printed:
             out.checks.append(_name_disagrees(match, str(printed)))
         registered = match.supplier.ids.get("iban", ())
-        judged = judge_ibans(layouts, match.supplier.name if certain else printed, registered)
-        ibans = declared.with_ibans(judged, registered)
+        judged = judged_accounts(pages, match.supplier.name if certain else printed, registered)
+        ibans = declared.with_ibans(judged.accounts, registered)
         out.shown["supplier"] = {
             **_shown_match(match, certain),
             "evidence": evidence_for(match, tax_ids, ibans, layouts, said),
         }
     elif store is not None and "supplier" not in out.shown:
         out.shown["supplier"] = {"status": "unknown"}
-    out.shown["ibans"] = [i.shown() for i in ibans]
+    # The IBANs, as the privacy rule counts them (route.issuer_iban_privacy); every account
+    # the bank check saw is in `bank`.
+    out.shown["ibans"] = [i.shown() for i in ibans if i.kind == "iban"]
     out.shown["taxIds"] = [
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    # Every account the data names is a payee there, an IBAN or not (declared.py).
-    _check_bank(out, store, match, declared.payees(ibans), names)
+    # Every account an e-invoice's data names is a payee there, an IBAN or not (declared.py).
+    out.bank = check_bank(store, match, declared.payees(ibans), names, judged, hold_unknown)
+    out.shown.update({"bank": out.bank.shown()} if out.bank is not None else {})
     if match is None or not certain:
         _no_supplier(out, names)
         return out
@@ -190,26 +197,6 @@ def consult(
         out, layouts, supplier, names, factors, evidence or {}, min_confirmations
     )
     return out
-
-
-def _check_bank(
-    out: Consulted,
-    store: SupplierStore | None,
-    match: Match | None,
-    ibans: Sequence[IbanFinding],
-    names: Sequence[str],
-) -> None:
-    """The bank-details check (`bank.py`): for a type that is paid, and for any page that
-    prints an account whatever its type (a bill worded as a receipt is no way around
-    treasury)."""
-    if store is None or not ("vendor_name" in names or ibans):
-        return
-    supplier_id = match.supplier.supplier_id if match is not None else None
-    registered = match.supplier.ids.get("iban", ()) if match is not None else ()
-    out.bank = check_bank_details(
-        supplier_id, registered, ibans, lambda iban: store.holder(f"iban:{iban}")
-    )
-    out.shown["bank"] = out.bank.shown()
 
 
 def _no_supplier(out: Consulted, names: Sequence[str]) -> None:

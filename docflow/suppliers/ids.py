@@ -15,7 +15,9 @@ Kinds (the registry's CSV columns take the same names):
     gstin   Indian GST number: `stdnum.in_.gstin`
     abn     Australian business number: `stdnum.au.abn`
     ein     US employer id, after its label: `stdnum.us.ein`
-    iban    `stdnum.iban` (ISO 13616: country length and mod 97)
+    iban    `stdnum.iban` (ISO 13616: country length and mod 97); found on a page in any
+            printed form by the account reader (`docflow.accounts`: separators, grouping,
+            case, a line break)
 
 An id whose check fails is still returned (`valid=False`): it matches no supplier, and a page
 may show it as found and failed. Why a library: these checks are many small national rules
@@ -39,6 +41,11 @@ from stdnum.fr import siret as _siret
 from stdnum.in_ import gstin as _gstin
 from stdnum.it import iva as _it_iva
 from stdnum.us import ein as _ein
+
+from docflow.accounts import IBAN as _IBAN_KIND
+from docflow.accounts import iban_valid as _account_iban_valid
+from docflow.accounts import masked_iban as _masked_iban
+from docflow.accounts.ibans import find_in_text
 
 KINDS = ("vat", "siret", "siren", "kvk", "cnpj", "cuit", "gstin", "abn", "ein", "iban")
 
@@ -72,7 +79,8 @@ def vat_valid(value: str) -> bool:
 
 
 def iban_valid(value: str) -> bool:
-    return _safe(_iban.is_valid, value)
+    """ISO 13616 (schwifty, as the account reader checks every IBAN it finds)."""
+    return _account_iban_valid(value)
 
 
 def normalize(kind: str, raw: str) -> str:
@@ -121,7 +129,6 @@ _VAT_RE = re.compile(
     r"|RO|SE|SI|SK|XI)\s?[0-9A-Z](?:[\s.]?[0-9A-Z]){7,12})(?![A-Z0-9])"
 )
 _GSTIN_RE = re.compile(r"(?<![A-Z0-9])(\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])")
-_IBAN_RE = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)\b")
 
 
 # A cell that is an id's label and nothing else (a boxed form's `CNPJ / CPF`, a table's
@@ -137,11 +144,11 @@ def label_only(text: str) -> bool:
 
 
 def find_ibans(text: str) -> Iterator[FoundId]:
-    """Every IBAN-shaped string, checked (a bad checksum is `valid=False`)."""
-    for m in _IBAN_RE.finditer(text.upper()):
-        value = _compact(m[1])
-        if 15 <= len(value) <= 34:
-            yield FoundId("iban", value, iban_valid(value), m.start(1), m.end(1))
+    """Every IBAN printed in `text` in any form (the account reader's), checked (a bad
+    checksum is `valid=False`)."""
+    for account, start, end in find_in_text(text):
+        if account.kind == _IBAN_KIND:
+            yield FoundId("iban", account.value, account.valid, start, end)
 
 
 def find_tax_ids(text: str) -> Iterator[FoundId]:
@@ -189,4 +196,4 @@ def find_ids(text: str) -> list[FoundId]:
 
 def masked_iban(value: str) -> str:
     """How a page, a log or the read model may show an IBAN: country and last four."""
-    return f"{value[:2]}•••• {value[-4:]}"
+    return _masked_iban(value)

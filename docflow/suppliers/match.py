@@ -2,8 +2,9 @@
 
     1. a checked tax id printed on the page that a supplier claims (outside the customer's
        block: the customer's VAT number identifies the customer)     -> by "<kind>"
-    2. a checked IBAN that a supplier claims and that is not a customer's (a debit mandate
-       or the customer's block)                                      -> by "iban"
+    2. a checked IBAN (printed in any form, or a national account that is one) that a
+       supplier claims and that is not a customer's (a debit mandate, the reader's own
+       account, the customer's block)                                -> by "iban"
     3. the layout fingerprint a supplier's confirmed invoices taught (fingerprint.py), the
        page also printing that supplier's name (name_agrees)         -> by "fingerprint"
     4. the printed vendor name against every name and alias (rapidfuzz token-sort ratio at
@@ -155,7 +156,9 @@ def name_score(printed: NameKeys, registered: NameKeys) -> float:
 
 
 def _mine(iban: IbanFinding) -> bool:
-    return iban.valid and iban.why not in ("debit-mandate", "customer-block")
+    """An account that may name its supplier: valid, an IBAN's (or one that is an IBAN's),
+    and neither a mandate's, the reader's nor in the customer's block."""
+    return iban.registry_iban is not None and iban.payee and iban.why != "customer-block"
 
 
 def match_supplier(
@@ -172,8 +175,8 @@ def match_supplier(
         if found.valid and (supplier := store.by_key(found.key)) is not None:
             return Match(supplier, found.kind, found.key)
     for iban in ibans:
-        if _mine(iban) and (supplier := store.by_key(f"iban:{iban.value}")) is not None:
-            return Match(supplier, "iban", f"iban:{iban.value}")
+        if _mine(iban) and (supplier := store.by_key(f"iban:{iban.registry_iban}")) is not None:
+            return Match(supplier, "iban", f"iban:{iban.registry_iban}")
     suppliers = store.all() if layouts else []
     by_layout = layout_match(suppliers, layouts, confident_name)
     if by_layout is not None and not by_layout.ambiguous:
@@ -220,7 +223,7 @@ def evidence_for(
     supplier = match.supplier
     keys = set(supplier.keys)
     out = sorted({t.kind for t in tax_ids if t.valid and t.key in keys})
-    if any(_mine(i) and f"iban:{i.value}" in keys for i in ibans):
+    if any(_mine(i) and f"iban:{i.registry_iban}" in keys for i in ibans):
         out.append("iban")
     if name_agrees(supplier, confident_name, layouts):
         out.append("name")

@@ -5,8 +5,9 @@
   its only reason; after extraction judged each IBAN, the stage comes back unless every one
   was the issuer's.
 - `bank_details_stage`: the extract step's bank-details check (`bank.py`) holds the invoice
-  at the `[suppliers] bank_details_stage` when a payee IBAN is not the supplier's, or when no
-  registered supplier issued it and the rules say `unknown_payee = "hold"`.
+  at the `[suppliers] bank_details_stage` when `BankCheck.holds`: a payee account not the
+  supplier's, one no check recognizes, an account asked for and unreadable, or no
+  registered supplier with `unknown_payee = "hold"`.
 - `learning_due`: an approved `fields` review (or `audit`) of a supplier matched by a
   checked id, IBAN, fingerprint or name teaches that supplier's profile (the step `learn
   supplier profile`), unless the review changed who is paid: a corrected vendor name or
@@ -24,7 +25,7 @@ from docflow.readmodel.transitions import APPROVED
 from docflow.rules.controls import HOLD, ControlRules
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
-from docflow.suppliers.bank import HOLDS, UNKNOWN_SUPPLIER
+from docflow.suppliers.bank import BankCheck
 
 
 def issuer_iban_privacy(
@@ -101,14 +102,18 @@ def audit_decision(
 
 
 def bank_details_stage(
-    bank: dict[str, Any] | None, controls: ControlRules, stages: Mapping[str, Stage]
+    bank: BankCheck | None, controls: ControlRules, stages: Mapping[str, Stage]
 ) -> list[RoutedStage]:
-    """`bank`: the extract step's `bank` (BankCheck.shown()); the stage to add, if any."""
+    """`bank`: the extract step's bank-details check; the stage to add, if any. It routes on
+    the check's typed decision (`BankCheck.holds`, which knows `unknown_payee`), never on
+    what the check shows."""
     name = controls.bank_details_stage
-    if not bank or not name:
+    if bank is None or not name or not bank.holds:
         return []
-    verdict = bank.get("verdict")
-    unknown_held = verdict == UNKNOWN_SUPPLIER and controls.unknown_payee == HOLD
-    if verdict in HOLDS or unknown_held:
-        return [RoutedStage.of(stages[name], BANK_DETAILS)]
-    return []
+    return [RoutedStage.of(stages[name], BANK_DETAILS)]
+
+
+def holds_unknown(controls: ControlRules) -> bool:
+    """`[suppliers] unknown_payee = "hold"`: an invoice no registered supplier issued waits
+    at the bank-details stage."""
+    return controls.unknown_payee == HOLD

@@ -68,7 +68,9 @@ class ProposalJson(TypedDict):
 class Account(TypedDict, total=False):
     """A bank account as shown: masked to its last four, with its bank where known."""
 
-    iban: str
+    iban: str  # the account masked (`DE•••• 3000`; a national one `UK•••• 6819`)
+    kind: str  # uk | us | de | other (docflow.accounts); absent for an IBAN
+    valid: bool  # False: no check recognizes it (absent when it passes)
     bank: str
     bic: str
     holder: str  # another registered supplier's id, when the account is theirs

@@ -22,7 +22,10 @@ _WHY = {
     "customer-block": "in the customer's block",
     "no-issuer-evidence": "nothing ties it to the issuer",
     "bad-checksum": "its check digits are wrong",
-    "payee-data": "the payee account the e-invoice's data names",
+    "pay-to": "the page asks to be paid on it",
+    "reader-account": "the reader's own account",
+    "unrecognized": "no check recognizes it as an account",
+    "payee-data": "the e-invoice's data names it the payee",
 }
 IN_DATA = "in the invoice's XML data"  # a declared account with no page: an XML sent alone
 

@@ -138,7 +138,7 @@ def test_an_invoice_over_its_orders_total_waits_in_review_with_both_totals(
         # The reviewer's page sets both figures under the total.
         (token,) = desk.links(doc)
         body = call("GET", f"/review/{token}")["body"]
-        row = body[body.index('<label for="field-total_amount">') :]
+        row = body[body.index('<label for="field-total_amount"') :]
         row = row[: row.index('name="field.total_amount"')]
         assert "invoice total 1265.00 USD" in row and "order total 1100.00 USD" in row
 

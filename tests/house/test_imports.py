@@ -27,10 +27,13 @@ GROUND = {
     "function_versions",  # which versions hold open executions (Lambda's answer)
     "converse",  # Bedrock Converse with one forced tool (extract, packets, enrich)
     "names",  # invisible characters, TR39 skeletons, mixed scripts, identity keys
+    "accounts",  # bank accounts in any printed form (the stdlib, schwifty and stdnum only)
 }
 # What each of docflow's units may import of docflow (besides itself), from the House table.
 HOUSE: dict[str, set[str]] = {
     **{floor: GROUND for floor in GROUND},
+    # The one account reader imports nothing of docflow's: any room may read accounts.
+    "accounts": set(),
     "executions": GROUND,
     "readmodel": GROUND,
     "events": GROUND | {"readmodel"},

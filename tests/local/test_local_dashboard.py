@@ -43,3 +43,15 @@ def test_recorded_points_are_drawn_with_names_escaped(tmp_path: Path, monkeypatc
 def test_empty_charts_say_so() -> None:
     assert "no data yet" in bar_chart("nothing", {})
     assert "no data yet" in line_chart("nothing", {}, ("a", "b"))
+
+
+def test_the_bank_check_verdicts_are_drawn_as_shares(tmp_path: Path, monkeypatch) -> None:
+    """Issue 56: what the bank-details check holds, passes and could not read, as shares."""
+    path = tmp_path / "metrics.jsonl"
+    monkeypatch.setenv("DOCFLOW_METRICS_FILE", str(path))
+    for verdict in ("registered", "registered", "registered", "unreadable"):
+        record_local("docflow", "BankDetailsChecks", 1, {"verdict": verdict})
+    points = read_points(path)
+    html = charts(points, StackConfig(state=tmp_path), points[-1]["t"] + 1)
+    assert "Bank-details check, by verdict (% of 4 checked)" in html
+    assert ">75%<" in html and ">25%<" in html and "unreadable" in html

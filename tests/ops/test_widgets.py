@@ -144,3 +144,23 @@ def test_a_stuck_row_says_which_operation_since_when_and_why_escaped() -> None:
     assert row[-3] == "read pages &gt; batch-3" and "59m ago" in row[-2]
     assert row[-1] == "step &lt;b&gt; ran 59 min"
     assert rows_for("stuck", [item], now)[0][-1] != "Why stuck"  # no explainer, no columns
+
+
+def test_a_document_at_bank_details_says_the_checks_verdict() -> None:
+    from datetime import UTC, datetime
+
+    from docflow.ops.widgets import rows_for, verdict_shares
+
+    item = {
+        "documentId": "d-1",
+        "key": "in/forged.pdf",
+        "stageName": "bank-details",
+        "bank": {"verdict": "unreadable"},
+    }
+    _headers, (row,) = rows_for("pending", [item], datetime.now(UTC))  # type: ignore[list-item]
+    assert row[2] == "bank-details (unreadable)"
+    assert verdict_shares({"registered": 3, "unregistered": 1, "no-payee": 0}) == {
+        "registered": 75.0,
+        "unregistered": 25.0,
+    }
+    assert verdict_shares({}) == {}

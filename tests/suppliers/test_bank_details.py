@@ -19,7 +19,7 @@ from docflow.rules.model import DEFAULT_RULES
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from docflow.suppliers import history
-from docflow.suppliers.bank import check_bank_details
+from docflow.suppliers.bank import Asked, check_bank_details
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding
 from orchestrator.app import handler
@@ -207,3 +207,53 @@ def test_a_bill_worded_as_a_receipt_is_still_held_for_its_account(blauwal: Stack
     assert [w["stageName"] for w in waited] == ["privacy", "fields", "bank-details"]
     assert out["bank"]["verdict"] == "unregistered"
     assert out["status"] == "finalized"  # treasury approved this one payment
+
+
+def test_the_check_fails_closed_on_what_it_cannot_read() -> None:
+    """Issue 56: an account no check recognizes, an account asked for and not read, and a
+    picture at the payment line OCR read nothing in each hold; `no-payee` passes only a page
+    that asks for no account, or says it is paid."""
+    mine, theirs = compact(BLAUWAL_IBAN), compact(ATTACKER_IBAN)
+    holder = {mine: "blauwal"}.get
+    paid = [IbanFinding(mine, True, ISSUER, "registered", 1)]
+    misprint = IbanFinding(theirs[:-1] + "3", False, OTHER, "bad-checksum", 1)
+    odd = IbanFinding("123456789", False, OTHER, "unrecognized", 1, kind="other")
+    for found in ([misprint], [odd], [*paid, misprint]):
+        check = check_bank_details("blauwal", [mine], found, holder)
+        assert (check.verdict, check.holds) == ("unrecognized", True), found
+    asked = Asked(instructions=1)
+    assert check_bank_details("blauwal", [mine], [], holder, asked).verdict == "unreadable"
+    assert check_bank_details("blauwal", [mine], [], holder, Asked(1, settled=True)).verdict == (
+        "no-payee"
+    )
+    assert check_bank_details("blauwal", [mine], [], holder, Asked()).verdict == "no-payee"
+    # A picture at the payment line that cannot be read holds beside a registered account.
+    picture = Asked(instructions=1, unreadable=1)
+    assert check_bank_details("blauwal", [mine], paid, holder, picture).verdict == "unreadable"
+    # A mandate's account is no payee, and the pages asked for none.
+    debit = [IbanFinding(theirs, True, OTHER, "debit-mandate", 1)]
+    assert check_bank_details("blauwal", [mine], debit, holder, Asked(0, True)).verdict == (
+        "no-payee"
+    )
+    # An account no words tie to anyone is still a possible payee.
+    loose = [IbanFinding(theirs, True, OTHER, "no-issuer-evidence", 1)]
+    assert check_bank_details("blauwal", [mine], loose, holder).verdict == "unregistered"
+    # What is shown of an unrecognized account is masked like any other.
+    shown = check_bank_details("blauwal", [mine], [odd], holder).shown()
+    assert shown["printed"] == [
+        {"iban": "•••• 6789", "kind": "other", "valid": False, "registered": False}
+    ]
+    assert "123456789" not in str(shown)
+
+
+def test_holds_is_the_one_decision_and_knows_unknown_payee() -> None:
+    paid = [IbanFinding(compact(ATTACKER_IBAN), True, ISSUER, "footer", 1)]
+    unknown = check_bank_details(None, [], paid, lambda _iban: None)
+    assert unknown.verdict == "unknown-supplier" and not unknown.holds
+    held = check_bank_details(None, [], paid, lambda _iban: None, hold_unknown=True)
+    assert held.verdict == "unknown-supplier" and held.holds
+    # A national account matches the registered IBAN it is (a UK sort code and account
+    # against a GB IBAN that ends in them).
+    uk = IbanFinding("60161331926819", True, ISSUER, "pay-to", 1, kind="uk")
+    check = check_bank_details("x", ["GB29NWBK60161331926819"], [uk], lambda _iban: None)
+    assert check.verdict == "registered" and not check.holds

@@ -4,7 +4,7 @@ each reason the module names decides where it should, and nothing else does."""
 from __future__ import annotations
 
 from docflow.extract.layout import from_text
-from docflow.suppliers.ownership import judge_ibans
+from docflow.suppliers.ownership import judge_accounts, judge_ibans
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, CUSTOMER_IBAN
 
 FILLER = [f"Position {n}: storage and handling, as agreed" for n in range(1, 19)]
@@ -156,3 +156,59 @@ def test_a_bank_details_line_names_the_issuers_account() -> None:
     below_customer = ["Rechnungsempfänger: Nordlicht Handel AG", "Ostweg 3, 10115 Berlin"]
     found = judged([*below_customer, f"Bankverbindung: IBAN {BLAUWAL_IBAN}"])
     assert found == [("issuer", "pay-to")]
+
+
+def test_a_pay_to_word_nearer_the_account_outranks_a_mandate_word() -> None:
+    """Issue 56: "No direct debit: please pay by bank transfer to IBAN ..." is the payee's
+    account, not a customer's mandate."""
+    line = f"No direct debit: please pay by bank transfer to IBAN {CUSTOMER_IBAN}"
+    assert judged([line]) == [("issuer", "pay-to")]
+    assert judged([f"Keine Lastschrift. Bitte überweisen auf IBAN {CUSTOMER_IBAN}"]) == [
+        ("issuer", "pay-to")
+    ]
+
+
+def test_the_readers_own_bank_details_are_someone_elses() -> None:
+    assert judged([f"Ihre Bankverbindung: IBAN {CUSTOMER_IBAN}"]) == [("other", "reader-account")]
+    assert judged([f"Customer IBAN: {CUSTOMER_IBAN}"]) == [("other", "reader-account")]
+
+
+def test_an_account_printed_otherwise_is_judged_as_an_iban_is() -> None:
+    dashed = BLAUWAL_IBAN.replace(" ", "-")
+    assert judged([f"Bankverbindung: IBAN {dashed}"]) == [("issuer", "pay-to")]
+    split = BLAUWAL_IBAN.split(" ")
+    two_lines = [f"Please pay to IBAN {' '.join(split[:3])}", " ".join(split[3:])]
+    assert judged(two_lines) == [("issuer", "pay-to")]
+
+
+def test_national_accounts_and_unrecognized_values_are_judged_too() -> None:
+    lines = ["Please pay by bank transfer to:", "Sort code: 60-16-13  Account number: 31926819"]
+    page = from_text(1, "\n".join([*FILLER[:9], *lines, *FILLER[9:]]))
+    (found,) = judge_accounts([page], None).accounts
+    assert (found.kind, found.owner, found.why, found.payee) == ("uk", "issuer", "pay-to", True)
+    assert found.shown() == {
+        "iban": "UK•••• 6819",
+        "valid": True,
+        "owner": "issuer",
+        "why": "pay-to",
+        "page": 1,
+        "kind": "uk",
+    }
+    # judge_ibans keeps to IBANs: what the privacy rule counts.
+    assert judge_ibans([page], None) == []
+    odd = from_text(1, "\n".join([*FILLER[:9], "IBAN: 1234 5678 9012", *FILLER[9:]]))
+    (found,) = judge_accounts([odd], None).accounts
+    assert (found.kind, found.valid, found.why, found.payee) == (
+        "other",
+        False,
+        "unrecognized",
+        True,
+    )
+
+
+def test_the_pages_payment_instructions_are_counted_outside_the_customers_block() -> None:
+    asked = from_text(1, "\n".join([*FILLER[:9], "Bitte überweisen Sie auf folgendes Konto:"]))
+    judged_page = judge_accounts([asked], None)
+    assert judged_page.instructions >= 1 and not judged_page.settled
+    paid = from_text(1, "\n".join([*FILLER[:9], "Betrag dankend erhalten.", "IBAN:"]))
+    assert judge_accounts([paid], None).settled

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, quote
 
 from docflow.local.config import StackConfig
 from docflow.ops.charts import bar_chart, line_chart
-from docflow.ops.widgets import render_list, template
+from docflow.ops.widgets import render_list, template, verdict_shares
 from docflow.readmodel.items import DocumentState
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
@@ -214,8 +214,17 @@ def charts(points: list[Point], config: StackConfig, now: float) -> str:
         bar_chart(
             "Domain events published", _totals(points, "DomainEventsPublished", "detailType")
         ),
+        bank_chart(points),
     ]
     return "".join(f"<section>{panel}</section>" for panel in panels)
+
+
+def bank_chart(points: Iterable[Point]) -> str:
+    """The bank-details check's verdicts, each as a share of the invoices checked (all
+    recorded), with how many were checked."""
+    counts = _totals(points, "BankDetailsChecks", "verdict")
+    title = f"Bank-details check, by verdict (% of {sum(counts.values()):.0f} checked)"
+    return bar_chart(title, verdict_shares(counts), "%")
 
 
 def zero_filled(
