@@ -132,8 +132,10 @@ def _consult_registry(
     claim or a statement is no supplier's bill, and "supplier unknown" on its page would only
     confuse. One that prints an account in any form, or asks to be paid to one, is checked
     whatever its type, or a bill worded to be classified as a receipt would carry a known
-    supplier's VAT id and another account past the bank-details check."""
-    if "vendor_name" not in names and not asks_for_payment(pages):
+    supplier's VAT id and another account past the bank-details check; so is an e-invoice
+    whose data names a payee account (BT-84), whatever type its code gave it."""
+    paid_by_data = declared is not None and bool(declared.accounts)
+    if "vendor_name" not in names and not asks_for_payment(pages) and not paid_by_data:
         return Consulted(dict(fields))
     table = runtime().settings.supplier_table
     controls = runtime().rules.controls
