@@ -6,10 +6,10 @@
 Each stream is one supplier's invoices after its profile fields became trusted, read on
 the profile with no other reason for a person. Each of a document's profile values is wrong
 with a known probability (the true share, independently). Every document goes through the
-real audit sampler and ledger (`docflow.suppliers.audit.with_sample`, the shipped `[audit]`:
-the first 3, then 5% by a hash of a fresh random document id); an audited document's wrong
-values are what its auditor corrects (`with_outcome`); the stream's estimate is
-`summarize`, the one `docflow audit` prints (statsmodels' Wilson interval at 95%). Measured
+real audit sampler and ledger (`docflow.suppliers.audit.with_sample`, the shipped `[audit]`
+rate, 5%, drawn by `docflow.suppliers.audit_key.sampled` under a seeded key of a fresh random
+content tag and version); an audited document's wrong values are what its auditor
+corrects (`with_outcome`); the stream's estimate is `summarize`, the one `docflow audit` prints (statsmodels' Wilson interval at 95%). Measured
 per true share over the streams:
 
     coverage            share of streams whose interval holds the true share (target about
@@ -22,7 +22,7 @@ per true share over the streams:
     mean_values_audited mean profile values audited per stream
 
 The last line of stdout is one JSON object: {"streams", "documents", "fields_per_document",
-"first", "rate", "shares": {true share: {...}}, "min_coverage", "ok", "seconds"}.
+"rate", "shares": {true share: {...}}, "min_coverage", "ok", "seconds"}.
 """
 
 from __future__ import annotations
@@ -36,26 +36,30 @@ from typing import Any
 import _common
 
 from docflow.suppliers.audit import summarize, with_outcome, with_sample
+from docflow.suppliers.audit_key import hkdf_sha256, sampled
+from docflow.suppliers.shapes import AuditOutcome, Ledger
 
 FIELDS = ("invoice_number", "invoice_date", "po_number")
 SHARES = (0.005, 0.02, 0.05)
-FIRST, RATE = 3, 0.05  # the shipped rules' [audit]
+RATE = 0.05  # the shipped rules' [audit] rate
 
 
 def stream(rng: random.Random, documents: int, share: float) -> dict[str, Any]:
     """One supplier's stream through the sampler and the ledger; its estimate and truth."""
-    ledger: dict[str, Any] = {}
-    epochs = dict.fromkeys(FIELDS, "run-trusted")
+    ledger = Ledger()  # type: ignore[typeddict-item]  # every count starts absent
+    key = hkdf_sha256(rng.randbytes(32), b"bench audit")
     wrong_unreviewed = 0
     for n in range(documents):
         document_id = f"d-{uuid.UUID(int=rng.getrandbits(128)).hex}"
+        content, version = uuid.UUID(int=rng.getrandbits(128)).hex, f"v-{n}"
         run_id = f"r-{n}"
         wrong = [f for f in FIELDS if rng.random() < share]
-        new, why = with_sample(ledger, run_id, document_id, epochs, FIRST, RATE)
+        chosen = sampled(key, content, version, RATE)
+        new, why = with_sample(ledger, run_id, FIELDS, chosen)
         assert new is not None
         ledger = new
         if why:  # the auditor corrects every wrong value: each a miss
-            outcome = {"documentId": document_id, "fields": list(FIELDS), "misses": wrong}
+            outcome = AuditOutcome(documentId=document_id, fields=list(FIELDS), misses=wrong)
             ledger = with_outcome(ledger, run_id, outcome) or ledger
         else:
             wrong_unreviewed += len(wrong)
@@ -103,7 +107,6 @@ def main() -> None:
             "streams": streams,
             "documents": documents,
             "fields_per_document": len(FIELDS),
-            "first": FIRST,
             "rate": RATE,
             "shares": shares,
             "min_coverage": least,

@@ -195,8 +195,9 @@ def route(
     run = run.with_enrichment(enriched)
     if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
         run = claim_keys(context, doc, run)
-    if audit_candidate(run.summary, run.stages):  # read on a learned profile, seen by nobody
-        sampled = context.step(sample_for_audit(doc, run.summary), "audit sample", AUDIT_STEP)
+    candidate = audit_candidate(run.summary, run.stages)  # read on a profile, seen by nobody
+    if candidate is not None:
+        sampled = context.step(sample_for_audit(doc, candidate), "audit sample", AUDIT_STEP)
         run = run.with_stages(stages_from_json(sampled))
     return run
 

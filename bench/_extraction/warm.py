@@ -9,7 +9,7 @@ now with the registry and the profiles consulted, under the rules file's `[suppl
 min_confirmations` (the bench runs this with 1 and with 2). As in production, a later
 document a person reviewed (a `fields` stage) teaches the profile too, with its truth; one
 read on the profile with no stage goes through the audit sampler (`audit sample`, the
-shipped `[audit]`: the first 3 after trust, then 5%), and an audited one is a person's
+shipped `[audit]` rate, drawn by the stack's secret), and an audited one is a person's
 check that teaches as well:
 
     documents          later documents measured (a supplier's first one is not)
@@ -158,9 +158,10 @@ def _audited(ref: DocumentRef, result: dict[str, Any]) -> bool:
     (the orchestrator's `audit_candidate` and the step body); its stage joins the route."""
     from docflow.pipeline.audit import audit_candidate, sample_for_audit
 
-    if not audit_candidate(result, result["stages"]):
+    candidate = audit_candidate(result, result["stages"])
+    if candidate is None:
         return False
-    stages = sample_for_audit(ref, result)(BenchStep())
+    stages = sample_for_audit(ref, candidate)(BenchStep())
     result["stages"] = [*result["stages"], *stages]
     return bool(stages)
 

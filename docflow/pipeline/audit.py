@@ -1,17 +1,17 @@
 """Step: sample a document read on a learned profile into the audit stage.
 
-`audit_candidate` (pure, on checkpointed values) says when the step runs: the document would
-finalize with no person (no stage on its route after enrich) and some of its fields were
-read on its supplier's profile. The step counts it in the supplier's audit ledger
-(`docflow.suppliers.audit`, a conditional write that remembers the run id, so a step that
-runs twice counts once and answers the same) and returns the audit stage when it is
-sampled: the first `[audit] first` documents after a field became trusted, then a share
-`[audit] rate` by document id. With no `[audit] stage` it still counts (what went through
+`audit_candidate` (pure, on checkpointed values) says when the step runs, and with what: the
+document would finalize with no person (no stage on its route after enrich) and some of its
+fields were read on a learned profile. The step draws the sample (`audit_key.sampled`: an
+HMAC under a secret key of the document's content tag and version, at `[audit] rate`), counts
+the document in the ledger (`docflow.suppliers.audit`, a conditional write that remembers the
+run id, so a step that runs twice counts once and answers the same) and returns the audit
+stage when it is sampled. With no `[audit] stage` it still counts (what went through
 unreviewed is what `docflow audit` reports) and adds nothing.
 
-The registry or the ledger out of reach: retried (AUDIT_STEP), and on the last attempt the
-document is audited uncounted (a person sees it rather than nobody, and the document does not
-fail for a count).
+The registry, the ledger or the key out of reach: retried (AUDIT_STEP), and on the last
+attempt the document is audited uncounted (a person sees it rather than nobody, and the
+document does not fail for a count).
 
 `audit_outcome` is what an approved audit found, for the learn step to record.
 """
@@ -19,6 +19,7 @@ fail for a count).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
@@ -28,57 +29,57 @@ from docflow.pipeline.retries import degrading_step
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.suppliers.audit import AuditLedger
+from docflow.suppliers.audit_key import key_for, sampled
 from docflow.suppliers.route import AUDIT
-from docflow.suppliers.store import SupplierStore
 
 ATTEMPTS = 3
 AUDIT_STEP = degrading_step(ATTEMPTS, 2, 30)
 
 
-def audit_candidate(summary: Mapping[str, Any], stages: Sequence[RoutedStage]) -> bool:
+@dataclass(frozen=True)
+class Candidate:
+    """A document read on a learned profile that nobody would see: whose profile (the
+    ledger's owner) and the fields it gave."""
+
+    owner: str
+    fields: tuple[str, ...]
+
+
+def audit_candidate(summary: Mapping[str, Any], stages: Sequence[RoutedStage]) -> Candidate | None:
     """Nobody would see this document, and a learned profile gave some of its values."""
     supplier = summary.get("supplier") or {}
-    return not stages and bool(summary.get("profileFields")) and bool(supplier.get("certain"))
+    read = tuple(sorted(summary.get("profileFields") or ()))
+    if stages or not read or not supplier.get("certain"):
+        return None
+    return Candidate(str(supplier["supplierId"]), read)
 
 
 @durable_step
-def sample_for_audit(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any]
-) -> list[dict[str, Any]]:
+def sample_for_audit(step: StepContext, doc: DocumentRef, read: Candidate) -> list[dict[str, Any]]:
     """The audit stage when this document is sampled, else []."""
     rt = runtime()
     controls = rt.rules.controls
-    supplier_id = str(summary["supplier"]["supplierId"])
-    fields = sorted(summary.get("profileFields") or [])
     try:
-        why = _count(rt.settings.supplier_table, doc, supplier_id, fields)
-    except Exception as exc:  # the registry out of reach: retried, then a person looks
+        chosen = sampled(key_for(rt.settings), content_of(doc), doc.version, controls.audit_rate)
+        ledger = AuditLedger(rt.settings.supplier_table)
+        why = ledger.sample(read.owner, doc.run_id, read.fields, chosen)
+    except Exception as exc:  # the registry or the key out of reach: retried, then a person
         if step.attempt < ATTEMPTS:
             raise
         step.logger.warning("audit ledger unreachable", extra={"error": type(exc).__name__})
         why = "ledger-failed"
     step.logger.info(
-        "audit sample", extra={"supplierId": supplier_id, "fields": fields, "why": why}
+        "audit sample", extra={"owner": read.owner, "fields": list(read.fields), "why": why}
     )
     if not why or not controls.audit_stage:
         return []
     return [RoutedStage.of(rt.rules.stages[controls.audit_stage], AUDIT).to_json()]
 
 
-def _count(table: str, doc: DocumentRef, supplier_id: str, fields: list[str]) -> str:
-    """Count the document in the supplier's ledger; why it is audited ("" when it is not)."""
-    controls = runtime().rules.controls
-    supplier = SupplierStore(table).get(supplier_id)
-    entries = (supplier.profile.get("fields") or {}) if supplier else {}
-    epochs = {name: str((entries.get(name) or {}).get("since", "")) for name in fields}
-    return AuditLedger(table).sample(
-        supplier_id,
-        doc.run_id,
-        doc.document_id,
-        epochs,
-        controls.audit_first,
-        controls.audit_rate,
-    )
+def content_of(doc: DocumentRef) -> str:
+    """What the sample's draw is keyed by besides the version: the ETag S3 gave the bytes,
+    or the version id where the run was started without one."""
+    return doc.content_tag or doc.version
 
 
 def audit_outcome(

@@ -8,14 +8,20 @@
 
     [audit]
     stage = "audit"              # documents finalized on a profile, sampled
-    first = 3                    # the first N after a profile field becomes trusted
-    rate = 0.05                  # then this share, deterministic by document id
+    rate = 0.05                  # this share, by an HMAC under a secret key of the
+                                 # document's content and version (never of its name)
+    distinct_reviewers = 1       # the people whose confirmations a profile field needs
 
     [duplicates]
     stage = "duplicate"          # the same supplier and number (or total and date) again
 
 Every stage named here must be defined under `[stages.NAME]`; a table left out turns its
 control off (no stage), except `min_confirmations`, which is always at least 1.
+
+`[audit] first` is gone (issue 59): a field's probation is the graded shadow reads of the
+reviews that made it trusted (docflow.suppliers.profile), not the documents after it; a rules
+file that still says `first` is refused with that reason rather than read otherwise than it
+was written.
 """
 
 from __future__ import annotations
@@ -33,8 +39,9 @@ class ControlRules:
     min_confirmations: int = 2
     bank_details_stage: str | None = None
     audit_stage: str | None = None
-    audit_first: int = 3
     audit_rate: float = 0.05
+    # The distinct people whose confirmations a profile field needs before it is trusted.
+    distinct_reviewers: int = 1
     duplicate_stage: str | None = None
 
     @property
@@ -59,7 +66,12 @@ def parse_control_rules(raw: Mapping[str, Any]) -> ControlRules:
     audit = dict(raw.get("audit") or {})
     duplicates = dict(raw.get("duplicates") or {})
     _known("suppliers", suppliers, {"unknown_payee", "min_confirmations", "bank_details_stage"})
-    _known("audit", audit, {"stage", "first", "rate"})
+    if "first" in audit:
+        raise ValueError(
+            "audit.first is gone: the graded reads of the reviews that made a field trusted "
+            "are the audit's first window (docs/payment-controls.md); remove it"
+        )
+    _known("audit", audit, {"stage", "rate", "distinct_reviewers"})
     _known("duplicates", duplicates, {"stage"})
     unknown_payee = str(suppliers.get("unknown_payee", PASS))
     if unknown_payee not in (PASS, HOLD):
@@ -67,9 +79,12 @@ def parse_control_rules(raw: Mapping[str, Any]) -> ControlRules:
     confirmations = int(suppliers.get("min_confirmations", 2))
     if not 1 <= confirmations <= 20:
         raise ValueError("suppliers.min_confirmations must be 1..20")
-    first, rate = int(audit.get("first", 3)), float(audit.get("rate", 0.05))
-    if first < 0 or not 0.0 <= rate <= 1.0:
-        raise ValueError("audit: first must be >= 0 and rate 0..1")
+    rate = float(audit.get("rate", 0.05))
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError("audit.rate must be 0..1")
+    people = int(audit.get("distinct_reviewers", 1))
+    if not 1 <= people <= 10:
+        raise ValueError("audit.distinct_reviewers must be 1..10")
     bank = suppliers.get("bank_details_stage")
     if unknown_payee == HOLD and not bank:
         raise ValueError("suppliers.unknown_payee = 'hold' needs suppliers.bank_details_stage")
@@ -78,7 +93,7 @@ def parse_control_rules(raw: Mapping[str, Any]) -> ControlRules:
         min_confirmations=confirmations,
         bank_details_stage=str(bank) if bank else None,
         audit_stage=str(audit["stage"]) if audit.get("stage") else None,
-        audit_first=first,
         audit_rate=rate,
+        distinct_reviewers=people,
         duplicate_stage=str(duplicates["stage"]) if duplicates.get("stage") else None,
     )

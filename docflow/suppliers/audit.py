@@ -1,17 +1,16 @@
 """The audit of learned profiles: which documents read on a profile a person checks anyway,
 and the ledger that counts what went through unreviewed and what the audits found.
 
-A document that would finalize with no person, some of its fields read on its supplier's
-profile, is sampled (`sample_reason`): the first `first` documents after a field became
-trusted (per field, counted from the review that started the field's agreeing streak, its
-`since`), then a share `rate` of the rest, by a hash of the document id (the same document
-gets the same answer on every run and replay). Sampled documents wait at the audit stage.
+A document that would finalize with no person, some of its fields read on a learned profile,
+is sampled at a rate only (`with_sample`): the draw is an HMAC under a secret key of the
+document's content and version (`docflow.suppliers.audit_key`), never a function of its name.
+A field's probation is before it is trusted (the graded shadow reads), not the documents
+after it. Sampled documents wait at the audit stage.
 
 The ledger is one item per supplier in the registry's table, beside the supplier:
 
     pk = AUDIT#<supplierId>   listing = "AUDIT", listedAt = supplierId (the sparse
                               `by-listing` index `docflow audit` queries, never a Scan)
-      fields      {field: {"since", "count"}}  documents read on the field in its streak
       unreviewed, unreviewedValues     documents (and profile values) that went through
       sampled     documents sent to the audit stage
       audited, valuesAudited, misses, documentsWithMiss   what approved audits found
@@ -24,7 +23,6 @@ again and reapplies, so concurrent runs of one supplier all count.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -35,7 +33,6 @@ from docflow.suppliers.shapes import (
     AuditReport,
     AuditRun,
     AuditSummary,
-    FieldStreak,
     Ledger,
     Share,
     SupplierAudit,
@@ -46,7 +43,7 @@ LISTING = "AUDIT"
 ATTEMPTS = 8
 KEEP = 100  # run ids remembered per list
 KEEP_OUTCOMES = 50
-FIRST, RATE = "first", "rate"
+RATE = "rate"
 COUNTS = (
     "unreviewed",
     "unreviewedValues",
@@ -62,50 +59,25 @@ def audit_pk(supplier_id: str) -> str:
     return f"AUDIT#{supplier_id}"
 
 
-def by_rate(document_id: str, rate: float) -> bool:
-    """Deterministic by document id: the first 8 bytes of its SHA-256, mod 10000, below
-    rate * 10000 (a share known to a hundredth of a percent)."""
-    bucket = int.from_bytes(hashlib.sha256(document_id.encode()).digest()[:8], "big") % 10000
-    return bucket < round(rate * 10000)
-
-
-def sample_reason(counts: Mapping[str, int], document_id: str, first: int, rate: float) -> str:
-    """`first` when a field this document was read on has fewer than `first` documents in
-    its trusted streak before this one, `rate` when the hash samples it, else ""."""
-    if any(n < first for n in counts.values()):
-        return FIRST
-    return RATE if by_rate(document_id, rate) else ""
-
-
 def with_sample(
-    ledger: Ledger,
-    run_id: str,
-    document_id: str,
-    epochs: Mapping[str, str],
-    first: int,
-    rate: float,
+    ledger: Ledger, run_id: str, fields: Sequence[str], chosen: bool
 ) -> tuple[Ledger | None, str]:
     """The ledger after one document read on the profile (None when this run was counted
-    already), and whether it is audited (`sample_reason`; a repeat answers as the first
-    time did). `epochs`: field -> the `since` of its profile entry."""
+    already), and why it is audited: "rate" when `chosen` (the secret draw,
+    `audit_key.sampled`), else "". A repeat answers as the first time did, whatever it is
+    told now."""
     for seen in ledger.get("runs") or []:
         if seen.get("run") == run_id:
             return None, str(seen.get("audit", ""))
-    fields = dict(ledger.get("fields") or {})  # each streak is replaced, never changed
-    counts: dict[str, int] = {}
-    for name, since in epochs.items():
-        old = fields.get(name)
-        counts[name] = int(old.get("count", 0)) if old and old.get("since") == since else 0
-        fields[name] = FieldStreak(since=since, count=counts[name] + 1)
-    why = sample_reason(counts, document_id, first, rate)
+    why = RATE if chosen else ""
     new = _counts(ledger)
     if why:
         new["sampled"] += 1
     else:
         new["unreviewed"] += 1
-        new["unreviewedValues"] += len(epochs)
+        new["unreviewedValues"] += len(fields)
     runs = [*(ledger.get("runs") or []), AuditRun(run=run_id, audit=why)][-KEEP:]
-    return cast("Ledger", {**ledger, **new, "fields": fields, "runs": runs}), why
+    return cast("Ledger", {**ledger, **new, "runs": runs}), why
 
 
 def with_outcome(ledger: Ledger, run_id: str, outcome: AuditOutcome) -> Ledger | None:
@@ -170,20 +142,12 @@ class AuditLedger:
             return cast("Ledger", {**item, "pk": audit_pk(supplier_id)})
         raise RuntimeError(f"supplier {supplier_id}: audit ledger kept changing")
 
-    def sample(
-        self,
-        supplier_id: str,
-        run_id: str,
-        document_id: str,
-        epochs: Mapping[str, str],
-        first: int,
-        rate: float,
-    ) -> str:
-        """Count one document read on the profile; whether it is audited (`sample_reason`)."""
+    def sample(self, supplier_id: str, run_id: str, fields: Sequence[str], chosen: bool) -> str:
+        """Count one document read on the profile; why it is audited (`with_sample`)."""
         answer: list[str] = []
 
         def apply(old: Ledger) -> Ledger | None:
-            new, why = with_sample(old, run_id, document_id, epochs, first, rate)
+            new, why = with_sample(old, run_id, fields, chosen)
             answer[:] = [why]
             return new
 

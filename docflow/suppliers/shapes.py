@@ -87,14 +87,9 @@ class BankShown(TypedDict, total=False):
     registered: list[Account]
 
 
-class FieldStreak(TypedDict):
-    since: str  # the profile entry's `since`: a new streak starts the count again
-    count: int
-
-
 class AuditRun(TypedDict):
     run: str
-    audit: str  # "first", "rate" or "" (not sampled)
+    audit: str  # "rate" (sampled) or "" (not sampled)
 
 
 class AuditOutcome(TypedDict, total=False):
@@ -120,7 +115,6 @@ class Ledger(AuditCounts, total=False):
 
     pk: str
     supplierId: str
-    fields: dict[str, FieldStreak]
     runs: list[AuditRun]
     outcomes: list[AuditOutcome]
     audits: list[str]

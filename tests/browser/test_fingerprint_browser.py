@@ -24,7 +24,7 @@ from tests.support.live_stack import wait_for
 
 
 def _two_reviews_no_audit(folder: Path) -> Path:
-    return controls_rules(folder, min_confirmations=2, first=0, rate=0.0)
+    return controls_rules(folder, min_confirmations=2, rate=0.0)
 
 
 pytestmark = [

@@ -14,8 +14,8 @@ from tests.suppliers.rules import controls_rules
 
 @pytest.fixture
 def use_rules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[..., None]]:
-    """`use_rules(min_confirmations=..., first=..., rate=...)`: the handler reads that rules
-    file (its waits short, as `shipped_rules`)."""
+    """`use_rules(min_confirmations=..., rate=..., distinct_reviewers=...)`: the handler reads
+    that rules file (its waits short, as `shipped_rules`)."""
     from docflow.runtime import use_runtime
 
     def use(**controls: float) -> None:

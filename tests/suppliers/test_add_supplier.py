@@ -38,10 +38,10 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
 def test_a_proposal_registers_nothing_until_another_person_approves_it(
     stack: Stack, use_rules: Callable[..., None], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    use_rules(min_confirmations=1, first=0, rate=0.0)  # this test is about proposals
+    use_rules(min_confirmations=1, rate=0.0)  # this test is about proposals
     # One review trusts the profile and nothing is audited here (tests/suppliers/test_learning
     # holds the controls); this is about what the review registers.
-    use_rules(min_confirmations=1, first=0, rate=0.0)
+    use_rules(min_confirmations=1, rate=0.0)
     number = "E2026000000017"
     answer = {**APPROVE, "corrections": {"invoice_number": number}, "addSupplier": True}
     first, waited, ran = run_reviewed(stack, blauwal_invoice(number), "in/first.pdf", [answer])

@@ -24,7 +24,7 @@ REGISTRY = f"id,name,iban,currency\nkranich,{KRANICH},{BLAUWAL_IBAN},EUR\n"
 def test_a_supplier_known_by_its_layout_reads_but_is_not_paid_on_it(
     stack: Stack, use_rules: Callable[..., None]
 ) -> None:
-    use_rules(min_confirmations=2, first=0, rate=0.0)
+    use_rules(min_confirmations=2, rate=0.0)
     import_suppliers(registry(), REGISTRY)
     correct = {"approved": True, "reviewer": "ap@example.com"}
 

@@ -1,11 +1,10 @@
 """Issue 28 parts 2 and 3, and issue 43 item 3, through the real handler (durable testing
 runner, moto, the shipped rules): a made-up supplier whose invoice-number label the rules do
 not know. Its first two invoices wait for a person, who types the number: one review does not
-make the profile trusted, two agreeing ones do; the third is read on the profile and, one of
-the first after the field became trusted, audited; a fourth with the number moved waits
-again. Two audit corrections suspend the field; a review that renamed the vendor teaches
-nothing. A checked VAT id names the supplier over a wrong printed name; an IBAN one
-digit off matches nothing."""
+make the profile trusted, two agreeing ones do; the third is read on the profile and goes
+through; a fourth with the number moved waits again. Two audit corrections suspend the field;
+a review that renamed the vendor teaches nothing. A checked VAT id names the supplier over a
+wrong printed name; an IBAN one digit off matches nothing."""
 
 from __future__ import annotations
 
@@ -27,8 +26,9 @@ REGISTRY = (
 
 
 def test_one_review_does_not_make_a_profile_trusted_two_do(
-    stack: Stack, shipped_rules: None
+    stack: Stack, use_rules: Callable[..., None]
 ) -> None:
+    use_rules(min_confirmations=2, rate=0.0)  # the sample is its own test's
     import_suppliers(registry(), REGISTRY)
     correct = {"approved": True, "reviewer": "ap@example.com"}
 
@@ -65,20 +65,17 @@ def test_one_review_does_not_make_a_profile_trusted_two_do(
     again = registry().get("blauwal")
     assert again is not None and again.profile["fields"]["invoice_number"]["confirmed"] == 2
 
-    # Two agreeing reviews: the profile reads the next one, which no rule sends to a person;
-    # as one of the first after the field became trusted, the audit samples it.
-    third, waited, ran = run_reviewed(
-        stack, blauwal_invoice("E2026000000019"), "in/third.pdf", [correct]
-    )
-    assert [w["stageName"] for w in waited] == ["audit"]
-    assert third["status"] == "finalized"
+    # Two agreeing reviews: the profile reads the next one, which no rule sends to a person
+    # and the audit (at rate 0 here) does not sample: it finalizes with no person.
+    third, waited, ran = run_reviewed(stack, blauwal_invoice("E2026000000019"), "in/third.pdf")
+    assert waited == [] and third["status"] == "finalized"
     assert third["fields"]["invoice_number"]["value"] == "E2026000000019"
     assert third["fields"]["invoice_number"]["source"] == "profile"
     assert "invoice_number" in third["profileFields"]
     assert ran.get_step("audit sample") is not None
     ledger = AuditLedger(load_settings().supplier_table).get("blauwal")
-    assert (ledger["sampled"], ledger["audited"], ledger["misses"]) == (1, 1, 0)
-    assert ledger["outcomes"][0]["decidedBy"] == "ap@example.com"
+    read = len(third["profileFields"])
+    assert (ledger["sampled"], ledger["unreviewed"], ledger["unreviewedValues"]) == (0, 1, read)
 
     # The number moved: the profile does not read it, and a person does.
     fourth, waited, _ = run_reviewed(
@@ -93,7 +90,7 @@ def test_two_audit_corrections_suspend_the_profile_field(
 ) -> None:
     """One review trusts the field here (the rule's own test is above); every document read
     on it is audited. The auditor corrects the value the profile read twice: two misses."""
-    use_rules(min_confirmations=1, first=5, rate=0.0)
+    use_rules(min_confirmations=1, rate=1.0)
     import_suppliers(registry(), REGISTRY)
     number = "E2026000000017"
     correct = {"approved": True, "reviewer": "ap@example.com"}

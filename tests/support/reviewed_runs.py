@@ -10,6 +10,7 @@ from typing import Any
 
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
+from docflow.ids import DocumentRef
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from docflow.suppliers.store import SupplierStore
@@ -18,11 +19,16 @@ from tests.support.aws import Stack, result_json
 
 
 def run_reviewed(
-    stack: Stack, data: bytes, key: str, decisions: Sequence[dict[str, Any]] = ()
+    stack: Stack,
+    data: bytes,
+    key: str,
+    decisions: Sequence[dict[str, Any]] = (),
+    doc: DocumentRef | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
     """Run one document, answering its review stages with `decisions` in order; (result,
-    the read model's pending item at each stage, the runner's result for its operations)."""
-    doc = stack.upload(key, data)
+    the read model's pending item at each stage, the runner's result for its operations).
+    `doc`: the version to run, uploaded already (else `data` is uploaded under `key`)."""
+    doc = doc or stack.upload(key, data)
     waited: list[dict[str, Any]] = []
     with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
         arn = runner.run_async(input=stack.event(doc), execution_timeout=180)
