@@ -9,8 +9,8 @@ with a known probability (the true share, independently). Every document goes th
 real audit sampler and ledger (`docflow.suppliers.audit.with_sample`, the shipped `[audit]`
 rate, 5%, drawn by `docflow.suppliers.audit_key.sampled` under a seeded key of a fresh random
 content tag and version); an audited document's wrong values are what its auditor
-corrects (`with_outcome`); the stream's estimate is `summarize`, the one `docflow audit` prints (statsmodels' Wilson interval at 95%). Measured
-per true share over the streams:
+corrects (`with_outcome`); the stream's estimate is `summarize`, the one `docflow audit`
+prints (statsmodels' Wilson interval at 95%). Measured per true share over the streams:
 
     coverage            share of streams whose interval holds the true share (target about
                         0.95, at least 0.93)
@@ -46,7 +46,7 @@ RATE = 0.05  # the shipped rules' [audit] rate
 
 def stream(rng: random.Random, documents: int, share: float) -> dict[str, Any]:
     """One supplier's stream through the sampler and the ledger; its estimate and truth."""
-    ledger = Ledger()  # type: ignore[typeddict-item]  # every count starts absent
+    ledger = Ledger()  # every count starts absent: `_counts` reads them as 0
     key = hkdf_sha256(rng.randbytes(32), b"bench audit")
     wrong_unreviewed = 0
     for n in range(documents):
@@ -85,14 +85,14 @@ def main() -> None:
         widths, audited, values = [], [], []
         for seed in range(streams):
             found = stream(random.Random(f"{share}-{seed}"), documents, share)
-            est = found["wrongShare"]
+            est = found["sampled"]["wrongShare"]
             if est is None:
                 continue
             held += est["low"] <= share <= est["high"]
             held_realized += est["low"] <= found["realized"] <= est["high"]
             widths.append(est["high"] - est["low"])
-            audited.append(found["sampled"] / documents)
-            values.append(found["valuesAudited"])
+            audited.append(found["sampled"]["documents"] / documents)
+            values.append(found["sampled"]["values"])
         n = len(widths)
         shares[str(share)] = {
             "coverage": round(held / n, 4),

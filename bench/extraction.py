@@ -12,6 +12,9 @@ and a real labelled set.
     python bench/extraction.py --report DIR    also write DIR/extraction.json and the
                                           reliability diagram DIR/extraction-reliability.png
     python bench/extraction.py --fit      refit docflow/extract/calibration.json on this run
+    python bench/extraction.py --only variants --fit-profile    refit the profile reads' table
+                                          (docflow/suppliers/profile_calibration.json) on
+                                          the variants' warm replay (measure again after it)
     python bench/extraction.py --reads DIR    keep each document's page reads in DIR and
                                           reuse them (a rules change measured in seconds;
                                           never for the figures of record)
@@ -101,6 +104,8 @@ from _extraction.calibrate import Record, cross_validate, fit_all
 from _extraction.generated import Document, corpus
 from _extraction.lines import misses as lines_misses
 from _extraction.lines import section as lines_section
+from _extraction.profile_fit import fitted as fit_profile_table
+from _extraction.profile_fit import write as write_profile_table
 from _extraction.reads import ReadCache
 from _extraction.real import real_documents
 from _extraction.reliability import draw_reliability
@@ -111,6 +116,7 @@ from _extraction.types import misses as type_misses
 from _extraction.variant_figures import cold_runs, read_cache, reads_folder, with_cross_validated
 from _extraction.variant_figures import section as variants_section
 from _extraction.variants import SMOKE as VARIANTS_SMOKE
+from _extraction.variants import VERSION as VARIANTS_VERSION
 from _extraction.variants import N as VARIANTS
 from _extraction.variants import variant_set
 from _extraction.warm import warm_by_confirmations
@@ -183,6 +189,12 @@ def main() -> None:
     parser.add_argument("--match", help="only the documents whose name matches this regex")
     parser.add_argument("--report", help="a folder for extraction.json and the PNG")
     parser.add_argument("--fit", action="store_true", help="refit the calibration table")
+    parser.add_argument(
+        "--fit-profile",
+        action="store_true",
+        help="refit the profile reads' table (docflow/suppliers/profile_calibration.json) on "
+        "the variants' warm replay",
+    )
     parser.add_argument("--reads", help="a folder to keep and reuse page reads in (dev only)")
     args = parser.parse_args()
     _common.quiet()
@@ -216,7 +228,8 @@ def main() -> None:
         for name, docs in sets.items():
             if name == "variants" and found is not None:  # its own section, below
                 began = time.monotonic()
-                variant_reads = read_cache(kept)
+                # `--reads` keeps the variants' page reads too (development only).
+                variant_reads = reads or read_cache(kept)
                 runs[name] = cold_runs(docs, bucket, args.workers, variant_reads)
                 found.documents = docs  # as --match left them
                 warmed[name] = variants_section(
@@ -225,12 +238,19 @@ def main() -> None:
                 for detail in warmed[name].pop("_details"):
                     if args.verbose:
                         print(name, "warm", json.dumps(detail), file=sys.stderr)
+                profile_reads = warmed[name].pop("_reads")
+                if args.fit_profile:  # the profile table, fitted on this replay's reads
+                    streams = warmed[name]["streams"]
+                    on = {"set": f"variants v{VARIANTS_VERSION}", "streams": streams}
+                    write_profile_table(fit_profile_table(profile_reads, on))
+                    warmed[name]["profile_table"] = "refitted"
                 continue
             runs[name] = run_set(docs, bucket, args.workers, reads)
             if name == "real":  # the same documents replayed, the registry filling up
                 warmed[name] = warm_by_confirmations(docs, bucket, runs[name], reads)
                 for count, figures in warmed[name].items():
                     figures.pop("_results")
+                    figures.pop("_reads")
                     for detail in figures.pop("_details"):
                         if args.verbose:
                             print(name, f"warm{count}", json.dumps(detail), file=sys.stderr)

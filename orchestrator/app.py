@@ -12,7 +12,7 @@
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
              -> an approved fields review: propose the supplier when the reviewer asked (an
-                operator approves it), and learn a registered supplier's profile
+                operator approves it), and teach the page's layout (its shadow read graded)
              -> settle the duplicate keys (a newer version holding one: superseded) -> finalize
     anything unrecoverable -> failed, with a reason code
 
@@ -50,7 +50,7 @@ from docflow.pipeline.einvoice_read import einvoice_of
 from docflow.pipeline.enrich_flow import batch_wait, enrich_document
 from docflow.pipeline.extract import EXTRACT_STEP, apply_corrections, extract_fields, final_fields
 from docflow.pipeline.finalize import WRITE_STEP, finalize_document
-from docflow.pipeline.learn import learn_supplier, propose_supplier
+from docflow.pipeline.learn import learn_supplier, lesson_of, propose_supplier
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version
@@ -69,7 +69,7 @@ from docflow.readmodel.transitions import (
     RECEIVED,
 )
 from docflow.rules.routed import stages_from_json
-from docflow.suppliers.route import audit_decision, issuer_iban_privacy, learning_due
+from docflow.suppliers.route import issuer_iban_privacy, learning_due
 from docflow.telemetry.plugin import orchestrator_plugins
 from orchestrator.endings import archive, await_review, fail, record, run_result
 from orchestrator.packet_run import as_packet
@@ -235,10 +235,9 @@ def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> 
     if run.add_supplier and not (summary.get("supplier") or {}).get("certain"):
         step = propose_supplier(doc, summary, run.plan, run.proposer)
         summary = {**summary, **context.step(step, name="propose supplier")}
-    # An approved fields review or audit teaches the matched supplier's profile (a conditional
-    # write); an audit's corrections are the profile's misses.
+    # An approved fields review or audit teaches the page's layout (a conditional write) and
+    # grades its shadow read; an audit's corrections are the profile's misses.
     if learning_due(summary, run.stages, run.decided):
-        audit = audit_decision(run.stages, run.decided)
-        learn = learn_supplier(doc, summary, run.plan, audit)
-        context.step(learn, name="learn supplier profile")
+        lesson = lesson_of(summary, run.shadow, run.stages, run.decided)
+        context.step(learn_supplier(doc, lesson, run.plan), name="learn supplier profile")
     return replace(run, summary=summary)

@@ -68,5 +68,7 @@ def run_document(
         "evidence": evidence,
         # A table's rows whole: the checkpoint's cells are masked where a detector fired.
         "tableRows": {n: f["rows"] for n, f in detail["fields"].items() if "rows" in f},
+        # How each layout read was judged (its calibration cells), for the profile table.
+        "profileReads": (detail.get("consulted") or {}).get("profileReads") or {},
     }
     return ref, plan, result

@@ -14,7 +14,11 @@ leave-one-issuer-out (a fit without the issuer's documents of any set).
     documents          variants measured in all (text pages and scans)
     warm               the replay's figures (`warm.py`) on the measured three of each
                        stream, with `warm_straight_through` (its `straight_through`),
-                       by_language and by_field (`scoring.score` of the measured)
+                       by_language and by_field (`scoring.score` of the measured), `held`
+                       ({reason: documents}, `held.py`: what held each measured document),
+                       `profile_reads` ({reads, right}: every layout read the replay made,
+                       what `--fit-profile` fits on) and `straight_through_profile_held_out`
+                       (`profile_fit.held_out`: the profile table fitted without the issuer)
     warm_names         the same with every supplier in the registry by its name, so one whose
                        pages print no checked id learns too (`warm.py`'s `by_name`)
     cold               the same measured documents cold: straight_through, review_rate,
@@ -32,11 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from _extraction.generated import Document
+from _extraction.profile_fit import held_out
 from _extraction.reads import ReadCache
 from _extraction.scoring import score
 from _extraction.step import run_document
 from _extraction.variants import VariantSet
 from _extraction.warm import warm_by_confirmations
+from docflow.extract.calibration import thresholds
 
 REVIEWED = 2  # each stream's first two are reviewed, the rest measured
 MIN_CONFIRMATIONS = 2
@@ -108,12 +114,14 @@ def section(
     warmed = both[str(MIN_CONFIRMATIONS)]
     details = warmed.pop("_details")
     pairs = warmed.pop("_results")
+    fit_reads = warmed.pop("_reads")
     warm_scored = _figures([d for d, _r in pairs], [r for _d, r in pairs])
     # Every supplier in the registry by its name (warm.py's `by_name`): issue 47's learning
     # for suppliers that print no checked id.
     named = both[f"{MIN_CONFIRMATIONS}+names"]
     named_details = named.pop("_details")
     named_pairs = named.pop("_results")
+    named.pop("_reads")
     named_scored = _figures([d for d, _r in named_pairs], [r for _d, r in named_pairs])
     keep = measured(docs)
     chosen = [d for d, k in zip(docs, keep, strict=True) if k]
@@ -141,8 +149,19 @@ def section(
         "cross_validated": None,
         "generate_seconds": round(generate_seconds, 1),
     }
+    cold_of = {d.ident: r for d, r in zip(docs, cold, strict=True)}
+    through = [bool(d["straight_through"]) for d in details]
+    held = [(d, r, t, cold_of[d.ident]) for (d, r), t in zip(pairs, through, strict=True)]
+    out["warm"]["straight_through_profile_held_out"] = held_out(
+        fit_reads, held, lambda d: stream_of(d).removesuffix("_scan"), thresholds()
+    )
+    out["warm"]["profile_reads"] = {
+        "reads": len(fit_reads),
+        "right": sum(1 for r in fit_reads if r["right"]),
+    }
     out["seconds"] = round(time.monotonic() - started, 1)
     out["_details"] = [*details, *({**d, "names": True} for d in named_details)]
+    out["_reads"] = fit_reads
     return out
 
 

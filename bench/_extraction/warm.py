@@ -47,6 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 from _extraction.generated import Document
+from _extraction.held import held_by
 from _extraction.reads import ReadCache
 from _extraction.scoring import judge
 from _extraction.step import BenchStep, run_document
@@ -61,6 +62,9 @@ from docflow.suppliers import history
 from docflow.suppliers.model import Supplier, SupplierError, slug
 from docflow.suppliers.ownership import ISSUER, judge_ibans
 from docflow.suppliers.store import ClaimConflict, SupplierStore
+from docflow.suppliers.trust import same_value
+
+REVIEWER = "bench@example.com"
 
 
 def _run(
@@ -125,13 +129,16 @@ def _register(
 def _teach(
     ref: DocumentRef,
     plan: list[list[int]],
-    supplier_id: str,
     doc: Document,
-    result: dict,
-    audit: dict[str, Any] | None = None,
-) -> None:
-    """A document's review, its truth as the corrections, through the learn step."""
-    from docflow.pipeline.learn import learn_supplier
+    result: dict[str, Any],
+    stage: str,
+) -> bool:
+    """A person's approved review (a `fields` stage, or the `audit`), the truth as the
+    corrections, taught as the orchestrator teaches: `learning_due` on the run's route and
+    summary, then the learn step with `lesson_of` its lesson. Whether it taught."""
+    from docflow.pipeline.learn import learn_supplier, lesson_of
+    from docflow.rules.routed import RoutedStage, stages_from_json
+    from docflow.suppliers.route import learning_due
 
     # A field the truth file does not score is taken as the reviewer saw it (approved as read).
     fields: dict[str, Any] = {
@@ -143,14 +150,23 @@ def _teach(
             continue
         fields[name] = {**got, "value": truth}
         if got.get("value") != truth:
-            fields[name].update(original=got.get("value"), correctedBy="bench")
+            fields[name].update(original=got.get("value"), correctedBy=REVIEWER)
     summary = {
         "docType": doc.doc_type,
-        "supplier": {"supplierId": supplier_id, "certain": True},
+        "supplier": result.get("supplier") or {},
+        "layout": result.get("layout") or {"status": "none"},
         "fields": fields,
         "profileFields": result.get("profileFields") or [],
     }
-    learn_supplier(ref, summary, plan, audit)(BenchStep())
+    stages = list(stages_from_json(result["stages"]))
+    if stage not in {s.name for s in stages}:
+        stages.append(RoutedStage.of(runtime().rules.stages[stage], stage))
+    decided = [{"stageName": stage, "decision": "approved", "reviewer": REVIEWER}]
+    if not learning_due(summary, stages, decided):
+        return False
+    lesson = lesson_of(summary, result.get("shadow") or {}, stages, decided)
+    learn_supplier(ref, lesson, plan)(BenchStep())
+    return True
 
 
 def _audited(ref: DocumentRef, result: dict[str, Any]) -> bool:
@@ -195,6 +211,41 @@ def _fold(name: str) -> str:
     return " ".join(name.lower().split())
 
 
+def _trust_of(result: dict[str, Any]) -> dict[str, str]:
+    """For --verbose: the matched layout's entries as they stood (confirmed, graded hits,
+    suspended), so a field held as untrusted says how far it got."""
+    from docflow.suppliers.layouts import LayoutStore
+
+    layout_id = (result.get("layout") or {}).get("layoutId")
+    if not layout_id:
+        return {}
+    layout = LayoutStore(runtime().settings.supplier_table).get(str(layout_id))
+    fields = (layout.profile.get("fields") or {}) if layout else {}
+    return {
+        name: f"c{e.get('confirmed', 0)} h{(e.get('graded') or {}).get('hits', 0)}"
+        + (" absent" if e.get("absent") else f" {e.get('label', e.get('value', ''))!r}"[:40])
+        + (" suspended" if e.get("suspended") else "")
+        for name, e in sorted(fields.items())
+    }
+
+
+def _reads(doc: Document, result: dict[str, Any], issuer: str) -> list[dict[str, Any]]:
+    """Each layout read of the document (given or shadow) with whether the truth agrees: what
+    `--fit-profile` fits the profile table on."""
+    out = []
+    for name, read in sorted((result.get("profileReads") or {}).items()):
+        value = (result.get("shadow") or {}).get(name)
+        truth = doc.truth.get(name)
+        if value is None or name not in doc.truth:
+            continue
+        right = same_value(name, value, str(truth)) if truth is not None else value == ""
+        out.append(
+            {"doc": doc.ident, "issuer": issuer, "field": name, "cells": read["cells"]}
+            | {"right": right}
+        )
+    return out
+
+
 def warm(
     docs: list[Document],
     bucket: str,
@@ -215,6 +266,7 @@ def warm(
     counts: dict[str, int] = {}
     measured: list[tuple[dict[str, Any], dict[str, Any], bool]] = []
     results: list[tuple[Document, dict[str, Any]]] = []
+    profile_reads: list[dict[str, Any]] = []
     for doc, cold_result in zip(docs, cold, strict=True):
         name = doc.truth.get("vendor_name")
         if doc.doc_type not in ("invoice", "credit-note", "purchase-order") or not name:
@@ -222,6 +274,7 @@ def warm(
         ref, plan, result = _run(doc, bucket, reads)
         who = _fold(str(name))
         key = stream(doc) if stream else who
+        profile_reads.extend(_reads(doc, result, key.removesuffix("_scan")))
         counts[key] = counts.get(key, 0) + 1
         if counts[key] > reviewed:
             shown = result.get("supplier") or {}
@@ -229,23 +282,21 @@ def warm(
             audited = _audited(ref, result)
             outcome = _outcome(doc, result)
             how = str(shown.get("by") or "none") if shown.get("supplierId") else "none"
-            outcome = {**outcome, "audited": audited, "matched_by": how}
+            layout = str((result.get("layout") or {}).get("status") or "none")
+            outcome = {**outcome, "audited": audited, "matched_by": how, "layout": layout}
+            outcome["held"] = held_by(result, outcome)
+            outcome["trust"] = _trust_of(result)
+            outcome["shadow"] = result.get("shadow") or {}
             measured.append((outcome, _outcome(doc, cold_result), matched))
             results.append((doc, result))
-            supplier_id = seen.get(who)
-            # As the orchestrator's learning_due: certain, or the registered name's match.
-            known = matched or (how == "name" and shown.get("supplierId") == supplier_id)
-            if supplier_id and known and (outcome["reviewed"] or audited):
-                said = {"decidedBy": "bench", "decidedAt": ""} if audited else None
-                _teach(ref, plan, supplier_id, doc, result, said)
+            if outcome["reviewed"] or audited:
+                _teach(ref, plan, doc, result, "audit" if audited else "fields")
             continue
         if who not in seen:
             ibans = _issuer_ibans(ref, plan)
             currency = doc.truth.get("currency")
             seen[who] = _register(store, str(name), result, ibans, currency, by_name)
-        supplier_id = seen[who]
-        if supplier_id:
-            _teach(ref, plan, supplier_id, doc, result)
+        _teach(ref, plan, doc, result, "fields")
     count = len(measured)
 
     def share(values: list[bool]) -> float | None:
@@ -256,6 +307,7 @@ def warm(
         "documents": count,
         "suppliers": len(seen),
         "matched": share([m for _w, _c, m in measured]),
+        "layout_matched": share([w["layout"] == "matched" for w, _c, _m in measured]),
         "straight_through": share([_straight(w) for w, _c, _m in measured]),
         "review_rate": share([w["any_stage"] for w, _c, _m in measured]),
         "fields_review_rate": share([w["reviewed"] for w, _c, _m in measured]),
@@ -264,12 +316,14 @@ def warm(
         "silent_missing": sum(w["missing"] for w in no_review),
         "cold_straight_through": share([_straight(c) for _w, c, _m in measured]),
         "matched_by": dict(sorted(Counter(w["matched_by"] for w, _c, _m in measured).items())),
+        "held": dict(sorted(Counter(w["held"] for w, _c, _m in measured).items())),
         # What the reading alone earned: no stage but the audit's, every field right.
         "straight_through_but_audit": share(
             [not w["off"] and set(w["stages"]) <= {"audit"} for w, _c, _m in measured]
         ),
         "_details": [w for w, _c, _m in measured],
         "_results": results,
+        "_reads": profile_reads,
     }
 
 

@@ -307,7 +307,7 @@ def source_note(f: FieldValue) -> str:
         printed = f.get("printed")
         return "from the supplier registry" + (f" (printed: {printed})" if printed else "")
     if f.get("source") == "profile":
-        return "read where the supplier's profile says"
+        return "read where the layout's learned profile says"
     return ""
 
 

@@ -170,13 +170,28 @@ VERSIONS_SHAPE = (
 SUPPLIER = (
     '{"supplierId", "name", "aliases": [name], "ids": {kind: [value]} (kinds: vat, siret, '
     'siren, kvk, cnpj, cuit, gstin, abn, ein, iban), "currency": ISO 4217|null, "profile": '
-    '{"fields": {field: {"label", "region": [x0, y0, x1, y1], "page", "shape", "confirmed" '
-    '(agreeing reviews since the entry was learned or restored), "misses", "suspended", "since" '
-    '(the run id of the review that began that count)}}, "runs": [run id]}, "profileVersion": '
-    "int}"
+    '{...} (learned before layouts; no longer read), "profileVersion": int}'
+)
+ENTRY = (
+    '{"label", "region": [x0, y0, x1, y1], "page", "shape", "offset": [dx, dy], "absent": '
+    'bool, "value": the issuer\'s name (a constant), "confirmed" (agreeing reviews in its '
+    'streak), "since" (the run id of the review that began it), "graded": {"hits", "misses", '
+    '"last": "hit"|"miss", "at", "run"} (its shadow reads against the approved values), '
+    '"reviewers": [address], "misses", "suspended": bool, "suspendedWhy": "misses"|"streak"}'
+)
+LAYOUT = (
+    '{"layoutId": "L-...", "issuer": name|null, "supplierId": id|null (the registered supplier '
+    'a checked id or IBAN named when it was taught), "docType", "language", "profile": '
+    f'{{"fields": {{field: ENTRY}}, "runs": [run id], "fingerprint": [[masked text, x0, y0]]}}, '
+    f'"version": int}}; ENTRY = {ENTRY}'
+)
+HISTORY = (
+    '"history": [{"at", "what": "imported"|"replaced"|"approved"|"removed"|"profile"|"reset", '
+    '"by", "detail", "documentId", "version", "proposalId"}] oldest first'
 )
 PROPOSAL = (
-    '{"proposalId", "name" (as printed on the page), "ids": {kind: [value]} (IBANs masked), '
+    '{"proposalId", "name" (as printed on the page), "reviewerName": the vendor name its '
+    'reviewer approved where not the printed one|null, "ids": {kind: [value]} (IBANs masked), '
     '"currency", "documentId", "version", "proposer", "proposedAt", "status": "pending"|'
     '"conflict"|"approved"|"rejected", "conflict": what it collides with|null, "decidedBy", '
     '"decidedAt", "reason"}'
@@ -187,28 +202,33 @@ SUPPLIER_SHAPES = {
     '{"error": message naming the row or the file, "row": int|null} and imports nothing (exit '
     '2); rows registered already, without --replace, add "existing": [CHANGED] (exit 2)',
     "list": "[SUPPLIER, ...] by name, SUPPLIER as in `import`",
-    "show": 'SUPPLIER as in `import` plus "history": [{"at", "what": "imported"|"replaced"|'
-    '"approved"|"removed"|"profile", "by", "detail", "documentId", "version", "proposalId"}] '
-    "oldest first (exit 4 and null when there is none)",
+    "show": f'a supplier: SUPPLIER as in `import` plus {HISTORY} and "layouts": [LAYOUT] (those '
+    f"taught under it); a layout id (L-...): LAYOUT plus its history; LAYOUT = {LAYOUT}; "
+    "null and exit 4 when there is none",
     "remove": '{"supplierId", "removed": bool}',
     "proposals": f"[PROPOSAL, ...] oldest first; PROPOSAL = {PROPOSAL}",
-    "approve": '{"proposalId", "status": "approved", "by", "supplierId"}; refused: {"error"} '
-    "(exit 2); no such proposal: null (exit 4)",
+    "approve": '{"proposalId", "status": "approved", "by", "supplierId"}; refused (its own '
+    'proposer, two names and no --name, a conflict, decided already): {"error"} (exit 2); no '
+    "such proposal: null (exit 4)",
     "reject": '{"proposalId", "status": "rejected", "by"}; refused: {"error"} (exit 2)',
+    "layouts": "[LAYOUT, ...] by id, LAYOUT as in `show`",
+    "profile": '`profile reset`: {"layoutId", "field", "reset": bool, "by"} (exit 4 and '
+    '"reset": false when the layout has no such field; null when there is no such layout)',
     "--by": '{"error"} (exit 2): who acts is the authenticated principal, never a typed name',
 }
 AUDIT_COUNTS = (
-    '"unreviewed": int (documents read on the profile that finalized with no person), '
-    '"unreviewedValues": int (their profile values), "sampled": int (documents sent to the '
-    'audit stage), "audited": int (audits approved), "valuesAudited": int (profile values '
-    'they checked), "misses": int (values the auditors corrected), "documentsWithMiss": int, '
-    '"wrongShare": {"share", "low", "high"} | null (misses / valuesAudited and its 95% '
-    'interval; null before any audit), "expectedWrongValues": {"share", "low", "high"} | null '
-    "(that share of unreviewedValues)"
+    '"graded": {"documents": int (reviews that graded a layout\'s shadow read: the audit\'s '
+    'first window), "values": int, "misses": int, "wrongShare": SHARE|null}, "sampled": '
+    '{"documents": int (sent to the audit stage), "audited": int (audits approved), "values": '
+    'int (profile values they checked), "misses": int (values the auditors corrected), '
+    '"documentsWithMiss": int, "wrongShare": SHARE|null}, "unreviewed": int (documents read on '
+    'a layout that finalized with no person), "unreviewedValues": int (their profile values), '
+    '"expectedWrongValues": SHARE|null (the sample\'s share of unreviewedValues); SHARE = '
+    '{"share", "low", "high"} (misses / values and its 95% Wilson interval; null before any)'
 )
 AUDIT_SHAPE = (
-    '{"suppliers": [{"supplierId", "name": str|null, COUNTS}] by id, "overall": {COUNTS}, '
-    f'"confidence": 0.95, "method": "wilson"}}; COUNTS = {AUDIT_COUNTS}'
+    '{"layouts": [{"layoutId", "issuer": str|null, "supplierId": str|null, COUNTS}] by id, '
+    f'"overall": {{COUNTS}}, "confidence": 0.95, "method": "wilson"}}; COUNTS = {AUDIT_COUNTS}'
 )
 JSON_SHAPES = {
     "up": '{"running": bool, "pid": int|null, "hostPid": int|null, "state", "moto", '
@@ -346,6 +366,10 @@ JSON_SHAPES = {
     + SUPPLIER_SHAPES["approve"]
     + "; reject: "
     + SUPPLIER_SHAPES["reject"]
+    + "; layouts: "
+    + SUPPLIER_SHAPES["layouts"]
+    + "; profile reset: "
+    + SUPPLIER_SHAPES["profile"]
     + "; any action with --by: "
     + SUPPLIER_SHAPES["--by"],
     "audit": AUDIT_SHAPE,

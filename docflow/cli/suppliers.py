@@ -1,5 +1,7 @@
 """`docflow suppliers import FILE.csv | list | show ID | remove ID | proposals | approve ID |
-reject ID`: the supplier registry, changed by operators only, with four eyes for proposals.
+reject ID | layouts | profile reset LAYOUT FIELD`: the supplier registry, changed by operators
+only, with four eyes for proposals; and the learned layouts (what docflow reads, per layout,
+registered supplier or not), whose suspended fields an operator resets.
 
 Against the local stack when it runs (or --local), otherwise the table DOCFLOW_SUPPLIER_TABLE
 names in the configured AWS account. The CSV's columns: `docflow.suppliers.csv_import`. Who
@@ -15,14 +17,20 @@ import argparse
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from docflow.cli.output import clip, print_json, table
+from docflow.cli.layouts import (
+    all_layouts,
+    layouts_list,
+    print_history,
+    print_profile,
+    profile_reset,
+    show_layout,
+)
+from docflow.cli.output import print_json, table
 from docflow.cli.stack import maybe_local
 
-if TYPE_CHECKING:
-    from docflow.suppliers.history import EntryJson
-    from docflow.suppliers.shapes import ProfileEntry
+_print_history = print_history  # the name tests and older callers import
 
 
 def _store(args: argparse.Namespace) -> Any:
@@ -130,59 +138,34 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from docflow.suppliers.layouts import is_layout_id
+
     if not args.target:
-        raise ValueError("suppliers show needs a supplier id")
+        raise ValueError("suppliers show needs a supplier id or a layout id")
     store = _store(args)
+    if is_layout_id(args.target):
+        return show_layout(args, store)
     found = store.get(args.target)
     changes = [e.to_json() for e in store.history_of(args.target)]
+    layouts = [x for x in all_layouts(store) if x.supplier_id == args.target]
     if args.json:
-        print_json({**found.to_json(), "history": changes} if found else None)
+        shown = [x.to_json() for x in layouts]
+        print_json({**found.to_json(), "history": changes, "layouts": shown} if found else None)
         return 0 if found else 4
     if found is None:
         print(f"no supplier {args.target}")
-        _print_history(changes)  # a removed supplier's history stays on record
+        print_history(changes)  # a removed supplier's history stays on record
         return 4
     s = found.to_json()
-    for key in ("supplierId", "name", "currency", "profileVersion"):
+    for key in ("supplierId", "name", "currency"):
         print(f"{key:15} {s[key] if s[key] is not None else ''}")
     print(f"{'aliases':15} {', '.join(s['aliases'])}")
     print(f"{'ids':15} {_ids(s['ids'])}")
-    fields = s["profile"].get("fields") or {}
-    if fields:
-        print()
-        rows = [profile_row(name, e) for name, e in sorted(fields.items())]
-        print(table(rows, ["field", "label", "shape", "page", "confirmed", "misses", "suspended"]))
-    _print_history(changes)
+    for layout in layouts:
+        print(f"\nlayout {layout.layout_id} (docflow suppliers show {layout.layout_id})")
+        print_profile(layout.profile.get("fields") or {})
+    print_history(changes)
     return 0
-
-
-def _print_history(changes: list[EntryJson]) -> None:
-    if not changes:
-        return
-    rows = [
-        [e["at"][:19], e["what"], e["by"], e["documentId"] or "", clip(e["detail"], 70)]
-        for e in changes
-    ]
-    print("\nhistory")
-    print(table(rows, ["when", "what", "who", "document", "detail"]))
-
-
-ABSENT = "absent (a reviewer left it empty)"
-
-
-def profile_row(name: str, entry: ProfileEntry) -> list[object]:
-    """One learned field as `suppliers show` prints it: an absent one (`{"absent": true}`)
-    has no label or shape to print, so its label column says why."""
-    absent = bool(entry.get("absent"))
-    return [
-        name,
-        ABSENT if absent else entry.get("label", ""),
-        "" if absent else entry.get("shape", ""),
-        entry.get("page", ""),
-        entry.get("confirmed", 0),
-        entry.get("misses", 0),
-        "yes" if entry.get("suspended") else "",
-    ]
 
 
 def _remove(args: argparse.Namespace) -> int:
@@ -207,7 +190,7 @@ def _proposals(args: argparse.Namespace) -> int:
     rows = [
         [
             p["proposalId"],
-            p["name"][:40],
+            (p["name"] + (f" / reviewer: {p['reviewerName']}" if p["reviewerName"] else ""))[:60],
             _ids(p["ids"])[:50],
             p["documentId"],
             p["proposer"],
@@ -232,7 +215,7 @@ def _decide(args: argparse.Namespace) -> int:
     try:
         by = _actor(args)
         if args.action == "approve":
-            supplier = proposals.approve(store, args.target, by, _people(args))
+            supplier = proposals.approve(store, args.target, by, _people(args), args.name)
             answer = {"proposalId": args.target, "status": "approved", "by": by}
             answer["supplierId"] = supplier.supplier_id
             said = f"approved {args.target}: supplier {supplier.supplier_id} registered by {by}"
@@ -264,20 +247,24 @@ ACTION_HELP = {
     "proposals": "the suppliers reviewers proposed, oldest first",
     "approve": "register a proposed supplier: by anyone but its own proposer (four eyes)",
     "reject": "refuse a proposed supplier, saying why (--reason)",
+    "layouts": "the learned layouts (what docflow reads, registered supplier or not): issuer, "
+    "linked supplier, type, the fields trusted at two confirmations, the suspended ones",
+    "profile": "`profile reset LAYOUT FIELD`: let a suspended field of a layout learn again "
+    "(its entry and graded record go; the next review of the layout teaches it anew)",
 }
 OPERANDS = {
     "import": ("FILE", "the CSV file"),
-    "show": ("ID", "the supplier id"),
+    "show": ("ID", "the supplier id, or a layout id (L-...)"),
     "remove": ("ID", "the supplier id"),
     "approve": ("ID", "the proposal id"),
     "reject": ("ID", "the proposal id"),
 }
-ACTS = ("import", "remove", "approve", "reject")  # what records who acted
+ACTS = ("import", "remove", "approve", "reject", "profile")  # what records who acted
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """`docflow suppliers`'s actions, each a parser of its own under the command's."""
-    p.set_defaults(target=None, by=None, reason=None, replace=False)
+    p.set_defaults(target=None, by=None, reason=None, replace=False, name=None)
     actions = p.add_subparsers(
         dest="action",
         required=True,
@@ -298,6 +285,10 @@ def configure(p: argparse.ArgumentParser) -> None:
                        help="print JSON (shape below)")  # fmt: skip
         a.add_argument("--local", action="store_true", default=argparse.SUPPRESS,
                        help="the local stack only, never AWS")  # fmt: skip
+        if action == "profile":
+            a.add_argument("verb", choices=["reset"], help="what to do: reset")
+            a.add_argument("target", metavar="LAYOUT", help="the layout id (L-...)")
+            a.add_argument("field", metavar="FIELD", help="the field (invoice_number, ...)")
         if action in OPERANDS:
             metavar, said = OPERANDS[action]
             a.add_argument("target", metavar=metavar, help=said)
@@ -317,6 +308,13 @@ def configure(p: argparse.ArgumentParser) -> None:
             )
         if action == "reject":
             a.add_argument("--reason", metavar="TEXT", help="why it is refused")
+        if action == "approve":
+            a.add_argument(
+                "--name",
+                choices=["printed", "reviewer"],
+                help="which of the proposal's names the supplier takes: the one the page "
+                "prints, or the one its reviewer approved (needed when they differ)",
+            )
 
 
 ACTIONS = {
@@ -327,4 +325,6 @@ ACTIONS = {
     "proposals": _proposals,
     "approve": _decide,
     "reject": _decide,
+    "layouts": layouts_list,
+    "profile": profile_reset,
 }

@@ -14,13 +14,17 @@ A reason is `{"field", "code", "message"}` with code one of:
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
     unread-tax-line     the page prints a tax line with a rate and an amount, and no tax
                         amount was read (added from the engine's findings, `crosscheck.py`)
+    unread-due-date     a line asks to pay by a date that is not the invoice date, and no
+                        due date was read (the engine's findings, `crosscheck.py`)
     ocr-currency-sign   every amount of a scanned page starts with one 4 or 8: a currency
                         sign OCR read as a digit (the engine's findings)
     order-mismatch      the purchase order the invoice cites, finalized earlier, names another
                         supplier, currency or total (`docflow/extract/orders.py`)
     engine-failed       the engine gave no answer at all (added by the extract step)
-    profile-disagrees   the supplier's profile and the rules read different values
-                        (added by docflow.suppliers.hook)
+    profile-disagrees   the layout's learned profile and the rules read different values
+                        (added by docflow.suppliers.layout_read)
+    profile-missing     a trusted layout field that every confirmed document printed, not
+                        found on this one (added by docflow.suppliers.layout_read)
     registry-failed     the supplier registry could not be read (added by the extract step)
     einvoice-rule       an e-invoice's data fails its XSD or a fatal EN 16931 rule, or its
                         rules could not run (docflow/einvoice/fields.py, with `rule`)

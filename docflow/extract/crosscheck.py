@@ -7,6 +7,10 @@
     unread tax  a line in the page that names a tax and a rate and prints an amount, while
                 no tax amount was read: the rules missed a tax line (`I.V.A. (21%)`, or a
                 label OCR misread), so a person reads it (`unread-tax-line`).
+    unread due  a line that asks to pay by a deadline (`A régler avant le 29/03/2026`,
+                `zahlbar spätestens`, `pay before`) and prints a date other than the invoice
+                date, while no due date was read: a printed due date the labels missed is
+                never left out silently (`unread-due-date`).
     sign digit  on a scan, every amount of a page starting with the same 4 or 8 and no
                 currency sign beside any of them: OCR read the sign (`€`, `$`) as a digit.
                 The document goes to a person (`ocr-currency-sign`); where dropping that
@@ -30,7 +34,7 @@ from decimal import Decimal
 from docflow.extract.base import FoundField
 from docflow.extract.layout import Page
 from docflow.extract.matching import fold_keep_length
-from docflow.extract.parse import find_amounts
+from docflow.extract.parse import find_amounts, find_dates, fold
 
 # The words that name a sales tax, folded: a line with one of them and a percentage is a tax
 # line whatever label the rules file gives it.
@@ -103,6 +107,37 @@ def unread_tax_line(
                 "message": f"page {line.page} prints a tax line the rules did not read: "
                 f"{line.text[:80]!r}",
             }
+    return None
+
+
+# Words that set a payment deadline, folded (a due date's label the rules file may not know).
+_DEADLINE = re.compile(
+    r"(?<![a-z])(?:zahlbar|fallig|faellig|spatestens|due|payable|pay (?:by|before|until)|"
+    r"regler|a payer|echeance|vencimiento|vence|scadenza|entro il|vervaldatum|te betalen|"
+    r"betalen voor|vencimento|pagar ate)(?![a-z])"
+)
+
+
+def unread_due_date(
+    fields: Mapping[str, FoundField], pages: Sequence[Page]
+) -> dict[str, str] | None:
+    """A finding when no due date was read and a line asks to pay by a date that is not the
+    invoice date read."""
+    if "due_date" in fields:
+        return None
+    issued = fields["invoice_date"].value if "invoice_date" in fields else None
+    for page in pages:
+        for line in page.lines:
+            text = " ".join(c.text for c in line)
+            if not _DEADLINE.search(fold(text)):
+                continue
+            if any(d.iso != issued for d in find_dates(text)):
+                return {
+                    "field": "due_date",
+                    "code": "unread-due-date",
+                    "message": f"page {page.number} asks to pay by a date the rules did not "
+                    f"read as the due date: {text[:80]!r}",
+                }
     return None
 
 

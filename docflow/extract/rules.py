@@ -39,6 +39,7 @@ from docflow.extract.crosscheck import (
     rate_verdict,
     sign_digit,
     tax_lines,
+    unread_due_date,
     unread_tax_line,
     without_sign_digit,
 )
@@ -185,6 +186,8 @@ def _cross_checked(
         out["tax_amount"] = replace(tax, evidence={**tax.evidence, "tax_rate": verdict})
     if (unread := unread_tax_line(out, lines)) is not None:
         findings.append(unread)
+    if (due := unread_due_date(out, layouts)) is not None:
+        findings.append(due)
     signed = sign_digit({p.page: p.text for p in pages if ocr.get(p.page)})
     if signed is not None:
         page, digit = signed

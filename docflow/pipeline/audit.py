@@ -46,12 +46,17 @@ class Candidate:
 
 
 def audit_candidate(summary: Mapping[str, Any], stages: Sequence[RoutedStage]) -> Candidate | None:
-    """Nobody would see this document, and a learned profile gave some of its values."""
-    supplier = summary.get("supplier") or {}
+    """Nobody would see this document, and a learned layout's profile gave some of its
+    values: the layout's ledger counts it (a run from before layouts: its supplier's)."""
     read = tuple(sorted(summary.get("profileFields") or ()))
-    if stages or not read or not supplier.get("certain"):
+    if stages or not read:
         return None
-    return Candidate(str(supplier["supplierId"]), read)
+    layout = summary.get("layout")
+    if layout is not None:
+        owner = str(layout.get("layoutId") or "")
+        return Candidate(owner, read) if owner else None
+    supplier = summary.get("supplier") or {}
+    return Candidate(str(supplier["supplierId"]), read) if supplier.get("certain") else None
 
 
 @durable_step

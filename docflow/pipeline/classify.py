@@ -1,5 +1,8 @@
 """Step: merge the batches' features and classify the document; an e-invoice's type is the one
-its type code states (`stated`), mapped onto the rules file's types, not its words."""
+its type code states (`stated`), mapped onto the rules file's types, not its words; a document
+the classifier would send to triage whose first page is a learned layout takes the type that
+layout's reviews approved (`docflow.suppliers.match.layout_type`: a known supplier's invoice in
+a language no rule knows is no triage)."""
 
 from __future__ import annotations
 
@@ -67,6 +70,10 @@ def classify_document(
     classifier = rt.classifier
     if stated is None:
         result = classifier.classify(features, reading["ocrConfidence"])
+        known = _layout_type(step, doc) if _triaged(result, rt.rules) else None
+        if known:
+            typed = classifier.classify(features, reading["ocrConfidence"], forced=known)
+            result = _typed_by_layout(result, typed)
     else:
         forced = rules_type(stated, (t.name for t in rt.rules.types))
         result = classifier.classify(features, reading["ocrConfidence"], forced=forced)
@@ -78,3 +85,42 @@ def classify_document(
         extra={"docType": found.doc_type, "stages": [s.name for s in found.stages]},
     )
     return found
+
+
+def _triaged(result: dict[str, Any], rules: Any) -> bool:
+    name = getattr(rules, "triage_stage", None)
+    return bool(name) and any(s.get("name") == name for s in result.get("stages") or [])
+
+
+def _layout_type(step: StepContext, doc: DocumentRef) -> str | None:
+    """The type a learned layout's reviews approved, when page 1 is that layout; None when it
+    is none, or the registry cannot be read (the document then goes to triage, as before)."""
+    from docflow.extract.rules import layout_of
+    from docflow.pipeline.extract import page_inputs
+    from docflow.suppliers.layouts import LayoutStore
+    from docflow.suppliers.match import layout_type
+
+    rt = runtime()
+    table = rt.settings.supplier_table
+    if not table:
+        return None
+    try:
+        pages = [layout_of(p) for p in page_inputs(doc, [[1, 1]], 1)]
+        found = layout_type(LayoutStore(table).all(), pages)
+    except Exception as exc:  # a person picks the type rather than the document failing
+        step.logger.warning("layouts unreadable at classify", extra={"error": type(exc).__name__})
+        return None
+    known = found if found in {t.name for t in rt.rules.types} else None
+    if known:
+        step.logger.info("type from a learned layout", extra={"docType": known})
+    return known
+
+
+def _typed_by_layout(guessed: dict[str, Any], typed: dict[str, Any]) -> dict[str, Any]:
+    """The layout's type and its stages, with what the page's reading said kept: its OCR
+    quality (a poor scan is still a poor scan) and its sensitive data."""
+    quality = [s for s in guessed.get("stages") or [] if s.get("because") == "quality"]
+    names = {s.get("name") for s in typed.get("stages") or []}
+    kept = [s for s in quality if s.get("name") not in names]
+    stages = [*(typed.get("stages") or []), *kept]
+    return {**typed, "lowConfidence": guessed.get("lowConfidence"), "stages": stages}

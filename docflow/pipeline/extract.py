@@ -46,6 +46,7 @@ from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.hook import Consulted, consult
+from docflow.suppliers.layout_read import Trust
 from docflow.suppliers.payee import asks_for_payment
 from docflow.suppliers.route import bank_details_stage, holds_unknown
 from docflow.suppliers.store import SupplierStore
@@ -126,6 +127,7 @@ def _consult_registry(
     names: Any,
     evidence: dict[str, dict[str, Any]],
     declared: Declared | None = None,
+    extraction: Extraction | None = None,
 ) -> Any:
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
     Skipped for a type that names no issuer (`vendor_name`) and prints no bank account: a
@@ -139,26 +141,23 @@ def _consult_registry(
         return Consulted(dict(fields))
     table = runtime().settings.supplier_table
     controls = runtime().rules.controls
-    needed = controls.min_confirmations
+    fitted = extraction.thresholds if extraction is not None else {}
+    limits = {name: runtime().rules.fields.threshold(name, fitted) for name in names}
+    trust = Trust(controls.min_confirmations, controls.distinct_reviewers, limits)
     hold = holds_unknown(controls)
     try:
         store = SupplierStore(table) if table else None
-        return consult(
-            store,
-            pages,
-            fields,
-            names,
-            evidence,
-            min_confirmations=needed,
-            declared=declared,
-            hold_unknown=hold,
+        found = consult(
+            store, pages, fields, names, evidence, trust=trust, declared=declared, hold_unknown=hold
         )
+        if "layout" in found.shown and extraction is not None and extraction.language:
+            # The language a layout taught by this page's review keeps.
+            found.shown["layout"] = {**found.shown["layout"], "language": extraction.language}
+        return found
     except Exception as exc:  # the registry unreachable: retried, then a person reads it
         if step.attempt < ATTEMPTS:
             raise
-        consulted = consult(
-            None, pages, fields, names, evidence, min_confirmations=needed, declared=declared
-        )
+        consulted = consult(None, pages, fields, names, evidence, trust=trust, declared=declared)
         consulted.checks.append(
             {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
         )
@@ -198,11 +197,16 @@ def extract_fields(
     unreadable = {r["field"] for r in extraction.rejected}
     evidence = {name: f.evidence for name, f in extraction.fields.items()}
     declared = reading.declared if reading is not None else None
-    consulted = _consult_registry(step, pages, fields, spec.names, evidence, declared)
+    consulted = _consult_registry(step, pages, fields, spec.names, evidence, declared, extraction)
     fields = consulted.fields
     checks = [*reading.checks] if reading is not None else []
     checks += check_fields(
-        fields, spec, rules, unreadable, extraction.repairs, extraction.thresholds
+        fields,
+        spec,
+        rules,
+        unreadable - consulted.settled,
+        extraction.repairs,
+        extraction.thresholds,
     )
     checks.extend(extraction.findings)
     for name in unverified_tables(fields, spec, checks):
@@ -224,7 +228,7 @@ def extract_fields(
             "fields": {name: f.detail() for name, f in sorted(extraction.fields.items())}
             if reading is None
             else reading.fields,
-            "consulted": {"fields": fields, **consulted.shown},
+            "consulted": {"fields": fields, **consulted.shown, **consulted.detail},
             "rejected": extraction.rejected,
             "checks": checks,
             "order": order.__dict__ if order is not None else None,
@@ -340,7 +344,7 @@ def with_fields(summary: dict[str, Any], extracted: Extracted) -> dict[str, Any]
 
 
 # What the registry adds to the summary (docflow.suppliers.hook), when it has anything.
-SUPPLIER_KEYS = ("supplier", "ibans", "bank", "taxIds", "profileFields")
+SUPPLIER_KEYS = ("supplier", "layout", "ibans", "bank", "taxIds", "profileFields")
 
 
 def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, Any]:

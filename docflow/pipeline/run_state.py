@@ -34,6 +34,9 @@ class RunState:
     decided: list[dict[str, Any]] = field(default_factory=list)  # the history's records
     add_supplier: bool = False  # a fields reviewer asked to register the issuer
     proposer: str = ""  # who asked: the proposal's proposer, whom its approver must not be
+    # The learned layout's shadow read (field -> value), checkpointed by the extract step and
+    # kept out of the summary a reviewer sees; the learn step grades it.
+    shadow: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def classified(
@@ -50,7 +53,9 @@ class RunState:
         comes back); a masked field's privacy stage only once."""
         stages = sensitive_once([*self.stages, *extracted.stages, *privacy])
         summary = with_fields(self.summary, extracted)
-        return replace(self, summary=summary, stages=stages, usage=extracted.usage or {})
+        shadow = dict(extracted.shown.get("shadow") or {})
+        usage = extracted.usage or {}
+        return replace(self, summary=summary, stages=stages, usage=usage, shadow=shadow)
 
     def with_enrichment(self, enriched: Enrichment) -> RunState:
         """The summary and risk, the stages a high risk adds; and the type's declared fields

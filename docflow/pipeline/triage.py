@@ -104,7 +104,9 @@ def after_triage(
         usage = _add(usage, extracted.usage or {})
     later = [s for s in stages[index + 1 :] if s.because not in _TYPE_STAGES]
     rest = _once([*route.stages, *later, *added])
-    return replace(run, summary=summary, stages=[*stages[: index + 1], *rest], usage=usage)
+    shadow = dict(extracted.shown.get("shadow") or {}) if route.extract else {}
+    stages = [*stages[: index + 1], *rest]
+    return replace(run, summary=summary, stages=stages, usage=usage, shadow=shadow)
 
 
 def _once(stages: list[RoutedStage]) -> list[RoutedStage]:

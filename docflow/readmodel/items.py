@@ -123,6 +123,7 @@ class Payload(TypedDict, total=False):
     fieldChecks: list[dict[str, str]]
     corrections: dict[str, str]
     supplier: dict[str, Any]  # docflow.suppliers.shown: the match and its evidence
+    layout: dict[str, Any]  # docflow.suppliers.hook: the learned layout matched (no values)
     supplierProposed: dict[str, Any]
     supplierNotAdded: str
     ibans: list[dict[str, Any]]

@@ -67,6 +67,9 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     # matched, each IBAN masked with whose it was judged, the checked tax ids found, and the
     # fields the supplier's profile read.
     "supplier": dict,
+    # The learned layout the page is {status, layoutId, score, issuer} (docflow.suppliers.hook):
+    # no value it read (its shadow read stays in the run).
+    "layout": dict,
     # A reviewer's "add this supplier": the proposal filed {proposalId, name, status,
     # conflict} (docflow.suppliers.proposals), or why none was.
     "supplierProposed": dict,

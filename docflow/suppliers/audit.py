@@ -7,15 +7,19 @@ document's content and version (`docflow.suppliers.audit_key`), never a function
 A field's probation is before it is trusted (the graded shadow reads), not the documents
 after it. Sampled documents wait at the audit stage.
 
-The ledger is one item per supplier in the registry's table, beside the supplier:
+The ledger is one item per learned layout in the registry's table (a run from before layouts
+counted under its supplier's id):
 
-    pk = AUDIT#<supplierId>   listing = "AUDIT", listedAt = supplierId (the sparse
+    pk = AUDIT#<layoutId>     listing = "AUDIT", listedAt = layoutId (the sparse
                               `by-listing` index `docflow audit` queries, never a Scan)
+      graded, gradedValues, gradedMisses   the reviews that graded the layout's shadow read:
+                              the audit's first window (the learn step counts them)
       unreviewed, unreviewedValues     documents (and profile values) that went through
       sampled     documents sent to the audit stage
       audited, valuesAudited, misses, documentsWithMiss   what approved audits found
       outcomes    the last audits: documentId, fields, misses, decidedBy, at
-      runs, audits   run ids already counted (a step that runs twice counts once)
+      runs, audits, gradedRuns   run ids already counted (a step that runs twice counts
+                              once)
 
 Every change is a conditional write on the item's `version`; a writer that lost a race reads
 again and reapplies, so concurrent runs of one supplier all count.
@@ -33,9 +37,11 @@ from docflow.suppliers.shapes import (
     AuditReport,
     AuditRun,
     AuditSummary,
+    GradedSummary,
+    LayoutAudit,
     Ledger,
+    SampledSummary,
     Share,
-    SupplierAudit,
 )
 from docflow.suppliers.store import SupplierStore
 
@@ -45,6 +51,9 @@ KEEP = 100  # run ids remembered per list
 KEEP_OUTCOMES = 50
 RATE = "rate"
 COUNTS = (
+    "graded",
+    "gradedValues",
+    "gradedMisses",
     "unreviewed",
     "unreviewedValues",
     "sampled",
@@ -78,6 +87,21 @@ def with_sample(
         new["unreviewedValues"] += len(fields)
     runs = [*(ledger.get("runs") or []), AuditRun(run=run_id, audit=why)][-KEEP:]
     return cast("Ledger", {**ledger, **new, "runs": runs}), why
+
+
+def with_graded(
+    ledger: Ledger, run_id: str, fields: Sequence[str], misses: Sequence[str]
+) -> Ledger | None:
+    """The ledger after one review graded the layout's shadow read (`fields` graded, of them
+    `misses` wrong); None when this run was counted already."""
+    seen = list(ledger.get("gradedRuns") or [])
+    if run_id in seen:
+        return None
+    new = _counts(ledger)
+    new["graded"] += 1
+    new["gradedValues"] += len(fields)
+    new["gradedMisses"] += len(misses)
+    return cast("Ledger", {**ledger, **new, "gradedRuns": [*seen, run_id][-KEEP:]})
 
 
 def with_outcome(ledger: Ledger, run_id: str, outcome: AuditOutcome) -> Ledger | None:
@@ -154,6 +178,10 @@ class AuditLedger:
         self.change(supplier_id, apply)
         return answer[0]
 
+    def grade(self, owner: str, run_id: str, fields: Sequence[str], misses: Sequence[str]) -> None:
+        """Count one review's graded shadow read (`with_graded`)."""
+        self.change(owner, lambda old: with_graded(old, run_id, fields, misses))
+
     def record(self, supplier_id: str, run_id: str, outcome: Mapping[str, object]) -> None:
         """`outcome`: an AuditOutcome (docflow.pipeline.learn builds it)."""
         audited = cast("AuditOutcome", dict(outcome))
@@ -178,28 +206,58 @@ def estimate(misses: int, values: int) -> Share | None:
     return {"share": misses / values, "low": float(low), "high": float(high)}
 
 
+def _scaled(share: Share | None, n: int) -> Share | None:
+    if share is None:
+        return None
+    return Share(
+        share=round(share["share"] * n, 2),
+        low=round(share["low"] * n, 2),
+        high=round(share["high"] * n, 2),
+    )
+
+
 def summarize(ledger: Mapping[str, object]) -> AuditSummary:
-    """One supplier's (or all suppliers') counts, the estimated share of wrong values among
-    those that went through unreviewed, and the wrong values that share implies."""
-    counts = _counts(ledger)
-    share = estimate(counts["misses"], counts["valuesAudited"])
-    expected = None
-    if share is not None:
-        n = counts["unreviewedValues"]
-        expected = Share(
-            share=round(share["share"] * n, 2),
-            low=round(share["low"] * n, 2),
-            high=round(share["high"] * n, 2),
-        )
-    return AuditSummary(**counts, wrongShare=share, expectedWrongValues=expected)
+    """One layout's (or all layouts') counts: the graded reads (the first window) and the
+    sampled audits apart, each with its share of wrong values and Wilson's interval, and the
+    wrong values the sample's share implies among those that went through unreviewed."""
+    c = _counts(ledger)
+    sampled_share = estimate(c["misses"], c["valuesAudited"])
+    return AuditSummary(
+        graded=GradedSummary(
+            documents=c["graded"],
+            values=c["gradedValues"],
+            misses=c["gradedMisses"],
+            wrongShare=estimate(c["gradedMisses"], c["gradedValues"]),
+        ),
+        sampled=SampledSummary(
+            documents=c["sampled"],
+            audited=c["audited"],
+            values=c["valuesAudited"],
+            misses=c["misses"],
+            documentsWithMiss=c["documentsWithMiss"],
+            wrongShare=sampled_share,
+        ),
+        unreviewed=c["unreviewed"],
+        unreviewedValues=c["unreviewedValues"],
+        expectedWrongValues=_scaled(sampled_share, c["unreviewedValues"]),
+    )
 
 
-def report(ledgers: Sequence[Ledger], names: Mapping[str, str]) -> AuditReport:
-    """`docflow audit --json`: per supplier (by id) and overall."""
-    suppliers = []
+def report(ledgers: Sequence[Ledger], named: Mapping[str, tuple[str, str]]) -> AuditReport:
+    """`docflow audit --json`: per layout (by id) and overall; `named`: layout id ->
+    (issuer, supplier id), each "" when unknown."""
+    rows = []
     for lg in sorted(ledgers, key=lambda lg: str(lg["supplierId"])):
-        sid = str(lg["supplierId"])
-        suppliers.append(SupplierAudit(supplierId=sid, name=names.get(sid), **summarize(lg)))
+        owner = str(lg["supplierId"])
+        issuer, supplier = named.get(owner, ("", ""))
+        rows.append(
+            LayoutAudit(
+                layoutId=owner,
+                issuer=issuer or None,
+                supplierId=supplier or None,
+                **summarize(lg),
+            )
+        )
     total = {k: sum(int(str(lg.get(k) or 0)) for lg in ledgers) for k in COUNTS}
     overall = summarize(total)
-    return {"suppliers": suppliers, "overall": overall, "confidence": 0.95, "method": "wilson"}
+    return {"layouts": rows, "overall": overall, "confidence": 0.95, "method": "wilson"}

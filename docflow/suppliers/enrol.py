@@ -1,11 +1,12 @@
 """A supplier a fields reviewer proposes from the document in front of them ("add this
 supplier"): a proposal an operator approves (`proposals`), never a registry write.
 
-The reviewer only says yes: the name is the one the page prints (as the engine read it, never
-a vendor value the reviewer typed), the currency the one they approved, and the ids are the
-ones the document itself prints for its issuer, found and checked again here (checked tax ids
-outside the customer's block, IBANs judged the issuer's). So a page can propose nothing the
-document does not show.
+The reviewer only says yes: the proposal names what the page prints (as the engine read it)
+and, when the reviewer corrected the vendor, the name they approved beside it (an operator
+approves one of the two: `proposals`); the currency is the one they approved, and the ids are
+the ones the document itself prints for its issuer, found and checked again here (checked tax
+ids outside the customer's block, IBANs judged the issuer's). So a page can propose no id the
+document does not show, and no name becomes a supplier's without an operator choosing it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def printed_name(fields: dict[str, Any]) -> str:
     return str(read or "").strip()
 
 
+def reviewer_name(fields: dict[str, Any]) -> str:
+    """The vendor name the reviewer approved where they corrected the read one ("" when they
+    left it standing)."""
+    f = fields.get("vendor_name") or {}
+    if "correctedBy" not in f or f.get("original") == f.get("value"):
+        return ""
+    return str(f.get("value") or "").strip()
+
+
 def propose_from_page(
     store: SupplierStore,
     layouts: Sequence[Page],
@@ -76,8 +86,11 @@ def propose_from_page(
     if not ids:
         return Proposed(None, "the document prints no checked id of its issuer")
     currency = str((fields.get("currency") or {}).get("value") or "")
+    corrected = reviewer_name(fields)
     try:
         Supplier.parse({"name": name, "ids": ids, "currency": currency})
+        if corrected:
+            Supplier.parse({"name": corrected, "ids": ids, "currency": currency})
     except SupplierError as exc:
         return Proposed(None, str(exc))
     document_id, version = source
@@ -92,12 +105,14 @@ def propose_from_page(
             version,
             proposer,
             history.now(),
+            reviewer_name=corrected,
         ),
     )
     return Proposed(
         {
             "proposalId": filed.proposal_id,
             "name": filed.name,
+            "reviewerName": filed.reviewer_name or None,
             "status": filed.status,
             "conflict": filed.conflict or None,
         }

@@ -15,12 +15,18 @@ MAX_TEXT characters: a fingerprint is a few kilobytes inside the supplier's regi
 of fewer than MIN_LINES lines, or a page of fewer, matches nothing: a blank or one-line page
 is no layout. Two suppliers of one invoicing software share most lines; `match` tells them
 apart by the lines each prints and the other does not (name, address, ids), or names neither.
+
+A scan sits on its sheet a little off where the original printed (a margin, a feed), and OCR
+misreads a letter or splits a line: "near their place" is taken after the page's shift
+(`shift`: the median offset of the anchors, the fingerprint's lines the page prints once, by
+their text alone), and a scanned page's lines are compared at SCAN_LINE_SCORE.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import median
 
 from rapidfuzz import fuzz
 
@@ -33,6 +39,8 @@ MAX_TEXT = 60
 MIN_LETTERS = 3
 MIN_LINES = 4
 LINE_SCORE = 90.0  # rapidfuzz ratio between two lines' masked texts
+SCAN_LINE_SCORE = 80.0  # the same on a scan (OCR misreads a letter in a short line)
+MIN_ANCHORS = 3  # lines found by their text alone that say how far a page is shifted
 NEAR_X, NEAR_Y = 0.12, 0.2  # page-relative: an extra line or a longer address moves lines
 SCORE = 0.8  # share of the fingerprint's lines found for a layout match
 OWN_SCORE = 0.6  # share of a supplier's own lines (those the other candidate lacks) found
@@ -64,34 +72,71 @@ def lines_of(layouts: Sequence[Page]) -> list[Line]:
     return out[:MAX_LINES]
 
 
-def _same(a: Line, b: Line) -> bool:
+@dataclass(frozen=True)
+class Reading:
+    """How a page's lines are compared with a fingerprint's: its shift (dx, dy) and the text
+    score lines must reach."""
+
+    dx: float = 0.0
+    dy: float = 0.0
+    text: float = LINE_SCORE
+
+
+EXACT = Reading()
+
+
+def _same(a: Line, b: Line, how: Reading = EXACT) -> bool:
     return (
-        abs(float(a[1]) - float(b[1])) <= NEAR_X
-        and abs(float(a[2]) - float(b[2])) <= NEAR_Y
-        and fuzz.ratio(str(a[0]), str(b[0])) >= LINE_SCORE
+        abs(float(b[1]) - how.dx - float(a[1])) <= NEAR_X
+        and abs(float(b[2]) - how.dy - float(a[2])) <= NEAR_Y
+        and fuzz.ratio(str(a[0]), str(b[0])) >= how.text
     )
 
 
-def _found(line: Line, among: Sequence[Line]) -> bool:
-    return any(_same(line, other) for other in among)
+def _found(line: Line, among: Sequence[Line], how: Reading = EXACT) -> bool:
+    return any(_same(line, other, how) for other in among)
 
 
-def merged(old: Sequence[Line], new: Sequence[Line]) -> list[Line]:
+def shift(fingerprint: Sequence[Line], page: Sequence[Line], text: float) -> tuple[float, float]:
+    """How far the page sits from where the fingerprint was learned: the median offset of its
+    anchors (fingerprint lines the page prints exactly once, by their text alone); none with
+    fewer than MIN_ANCHORS."""
+    dxs, dys = [], []
+    for line in fingerprint:
+        alike = [p for p in page if fuzz.ratio(str(line[0]), str(p[0])) >= text]
+        if len(alike) == 1:
+            dxs.append(float(alike[0][1]) - float(line[1]))
+            dys.append(float(alike[0][2]) - float(line[2]))
+    if len(dxs) < MIN_ANCHORS:
+        return 0.0, 0.0
+    return median(dxs), median(dys)
+
+
+def reading(fingerprint: Sequence[Line], page: Sequence[Line], scanned: bool) -> Reading:
+    text = SCAN_LINE_SCORE if scanned else LINE_SCORE
+    dx, dy = shift(fingerprint, page, max(text, LINE_SCORE))
+    return Reading(dx, dy, text)
+
+
+def merged(old: Sequence[Line], new: Sequence[Line], scanned: bool = False) -> list[Line]:
     """The fingerprint after one more confirmed invoice: the first gives its lines, each
-    later one keeps those it prints again (the values that change fall away)."""
+    later one keeps those it prints again (the values that change fall away); a scan's lines
+    are compared after its shift."""
     if not old:
         return [list(line) for line in new[:MAX_LINES]]
-    kept = [list(line) for line in old if _found(line, new)]
+    how = reading(old, new, scanned)
+    kept = [list(line) for line in old if _found(line, new, how)]
     # Never merged down to nothing by one odd invoice: too few left keeps the old one.
     return kept if len(kept) >= MIN_LINES else [list(line) for line in old]
 
 
-def score(fingerprint: Sequence[Line], page: Sequence[Line]) -> float:
-    """The share of the fingerprint's lines the page prints near their place; 0.0 for a
-    fingerprint or a page too short to be a layout."""
+def score(fingerprint: Sequence[Line], page: Sequence[Line], scanned: bool = False) -> float:
+    """The share of the fingerprint's lines the page prints near their place (after the
+    page's shift); 0.0 for a fingerprint or a page too short to be a layout."""
     if len(fingerprint) < MIN_LINES or len(page) < MIN_LINES:
         return 0.0
-    return sum(1 for line in fingerprint if _found(line, page)) / len(fingerprint)
+    how = reading(fingerprint, page, scanned)
+    return sum(1 for line in fingerprint if _found(line, page, how)) / len(fingerprint)
 
 
 def _own(mine: Sequence[Line], other: Sequence[Line]) -> list[Line]:
@@ -108,12 +153,14 @@ class Verdict:
     ambiguous: bool = False
 
 
-def match(fingerprints: Sequence[Sequence[Line]], page: Sequence[Line]) -> Verdict:
-    """Which of `fingerprints` the page's lines match (`lines_of`). Each candidate at SCORE
-    or more must, against every other candidate, print at least OWN_LINES of the lines that
-    are its own and not the other's, at OWN_SCORE or more, while the other's own lines are
-    mostly absent; else the page is ambiguous and names none."""
-    scores = [score(fp, page) for fp in fingerprints]
+def match(
+    fingerprints: Sequence[Sequence[Line]], page: Sequence[Line], scanned: bool = False
+) -> Verdict:
+    """Which of `fingerprints` the page's lines match (`lines_of`; `scanned`: read by OCR).
+    Each candidate at SCORE or more must, against every other candidate, print at least
+    OWN_LINES of the lines that are its own and not the other's, at OWN_SCORE or more, while
+    the other's own lines are mostly absent; else the page is ambiguous and names none."""
+    scores = [score(fp, page, scanned) for fp in fingerprints]
     candidates = [i for i, s in enumerate(scores) if s >= SCORE]
     if not candidates:
         return Verdict(None)
@@ -123,8 +170,9 @@ def match(fingerprints: Sequence[Sequence[Line]], page: Sequence[Line]) -> Verdi
             continue
         mine = _own(fingerprints[best], fingerprints[other])
         theirs = _own(fingerprints[other], fingerprints[best])
-        found_mine = sum(1 for line in mine if _found(line, page))
-        found_theirs = sum(1 for line in theirs if _found(line, page))
+        how = reading(fingerprints[best], page, scanned)
+        found_mine = sum(1 for line in mine if _found(line, page, how))
+        found_theirs = sum(1 for line in theirs if _found(line, page, how))
         told_apart = (
             found_mine >= OWN_LINES
             and found_mine >= OWN_SCORE * len(mine)
@@ -146,11 +194,13 @@ def fingerprint_of(raw: object) -> list[Line]:
     return out
 
 
-def with_layout(new: Profile, old: Profile, lines: Sequence[Line]) -> Profile:
-    """The profile after a confirmed invoice (`new`, from profile.updated) with the page's
+def with_layout(
+    new: Profile, old: Profile, lines: Sequence[Line], scanned: bool = False
+) -> Profile:
+    """The profile after a confirmed invoice (`new`, from trust.updated) with the page's
     `lines` merged into the fingerprint `old` held; a page too short to be a layout teaches
     none."""
     before = fingerprint_of(old.get("fingerprint"))
     if len(lines) < MIN_LINES:
         return {**new, "fingerprint": before} if before else new
-    return {**new, "fingerprint": merged(before, lines)}
+    return {**new, "fingerprint": merged(before, lines, scanned)}

@@ -23,12 +23,13 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 # What an entry records.
-IMPORTED, REPLACED, APPROVED, REMOVED, PROFILE = (
+IMPORTED, REPLACED, APPROVED, REMOVED, PROFILE, RESET = (
     "imported",
     "replaced",
     "approved",
     "removed",
     "profile",
+    "reset",  # an operator let a layout's suspended field learn again
 )
 # Who acted when no person did: the learn step, after an approved review.
 LEARN_STEP = "docflow learn step"

@@ -1,56 +1,59 @@
-"""Where extraction consults the registry: one call from the extract step, after the engine.
+"""Where extraction consults the registry and the learned layouts: one call from the extract
+step, after the engine.
 
-    ids on the page (checked)  ->  whose IBANs (ownership.py)  ->  which supplier (match.py)
-      ->  vendor_name from the registry, currency by default  ->  the profile's reads
+    ids on the page (checked)  ->  whose IBANs (ownership.py)  ->  which layout (match.py)
+      ->  which supplier (match.py)  ->  vendor_name from the registry, currency by default
+      ->  the layout's profile: a shadow read of every field, the trusted ones' values
+          (layout_read.py)
 
 A field this changes says so: `"source": "registry"` (and `"printed"`, what the page said) or
 `"source": "profile"`. What this adds to the step's answer is small and masked:
 `supplier` (who, matched how; `{"status": "unknown"}` when no registered supplier matched),
-`ibans` (masked, whose, why), `bank` (the bank-details check: `bank.py`, on every account
-the account reader finds, in any printed form, and on what the pages ask for), `taxIds` (checked
-ids found outside the customer's block, the review page's "add this supplier" prefill), and
-`profileFields` (the fields the profile read, which the learn step scores).
+`layout` (`{"status": "matched", "layoutId", "score", "issuer"}`, or the status alone:
+`"ambiguous"`, `"none"`, `"withheld"` (the page's ids name a supplier its name denies, or
+another than the layout was taught under) or `"data"` (an e-invoice's fields are its
+data's)), `ibans` (masked, whose, why), `bank` (the bank-details
+check: `bank.py`, on every account the account reader finds, in any printed form, and on what
+the pages ask for), `taxIds` (checked ids found outside the customer's block, the review
+page's "add this supplier" prefill), `profileFields` (the fields the layout's profile gave),
+and `shadow` (what the profile read of every field it knows: the run keeps it for the learn
+step to grade, and it never reaches the summary a reviewer is shown).
 
 A checked id names the registered supplier only when the page agrees: the issuer name read
 with confidence is the supplier's name or an alias, or, where no such name was read, the
 page prints the supplier's name. Otherwise the printed name stands, both names go to a
-person (`supplier-name-disagrees`), and nothing of the profile is read.
+person (`supplier-name-disagrees`), and nothing of the profile gives a value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.extract.base import PageInput
-from docflow.extract.calibration import load_table, probability
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
-from docflow.suppliers import profile as profiles
 from docflow.suppliers.bank import BankCheck
 from docflow.suppliers.declared import Declared
-from docflow.suppliers.ids import masked_iban
+from docflow.suppliers.ids import FoundId, masked_iban
+from docflow.suppliers.layout_read import Trust, apply_layout
+from docflow.suppliers.layouts import Layout, LayoutStore
 from docflow.suppliers.match import (
+    LayoutMatch,
     Match,
     evidence_for,
     issuer_tax_ids,
+    match_by_id,
+    match_layout,
     match_supplier,
     name_agrees,
 )
-from docflow.suppliers.model import Supplier
 from docflow.suppliers.payee import check_bank, judged_accounts
-from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
 REGISTRY = 1.0  # a name from a checked id's supplier
 DEFAULT_CURRENCY = 0.95  # the supplier's currency where the page names none
-PROFILE = 0.97  # a value where the profile says, after its label, of its shape
-DISAGREE = 0.5  # the rules and the profile read different values: a person decides
-SAME_CELL = 0.95  # the rules engine's position score for a value beside its label
 # An issuer name read at least this sure is the page's word on who issued it: a checked id
 # registered to another name does not overrule it (a shared or mistyped id, a forgery).
 CONFIDENT_NAME = 0.8
@@ -62,6 +65,10 @@ class Consulted:
     checks: list[dict[str, str]] = field(default_factory=list)
     shown: dict[str, Any] = field(default_factory=dict)
     bank: BankCheck | None = None
+    # For the step's S3 record only (never a checkpoint): how each layout read was judged.
+    detail: dict[str, Any] = field(default_factory=dict)
+    # Fields a trusted layout says it never prints (an `unreadable` label is no value lost).
+    settled: set[str] = field(default_factory=set)
 
 
 def _ocr(page: PageInput) -> float:
@@ -92,12 +99,38 @@ def _name_disagrees(match: Match, printed: str) -> dict[str, str]:
     }
 
 
-def _look_alike(match: Match) -> dict[str, str]:
+def _look_alike() -> dict[str, str]:
     return {
         "field": "vendor_name",
         "code": "supplier-ambiguous",
-        "message": "the page's layout matches two or more suppliers' (one invoicing software) "
-        "and none of their own lines tells which: a person says whose it is",
+        "message": "the page's layout matches two or more learned layouts (one invoicing "
+        "software) and none of their own lines tells which: a person says whose it is",
+    }
+
+
+def _confident_name(fields: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The issuer name the engine read with confidence, if any: the page's word on who
+    issued it."""
+    vendor = fields.get("vendor_name") or {}
+    printed = vendor.get("value")
+    confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
+    return str(printed) if printed and confident else None
+
+
+def _layout_shown(found: LayoutMatch, read: Layout | None, from_data: bool) -> dict[str, Any]:
+    if from_data:
+        return {"status": "data"}
+    if found.layout is not None and read is None:
+        return {"status": "withheld"}
+    if found.ambiguous:
+        return {"status": "ambiguous"}
+    if found.layout is None:
+        return {"status": "none"}
+    return {
+        "status": "matched",
+        "layoutId": found.layout.layout_id,
+        "score": found.score,
+        "issuer": found.layout.issuer,
     }
 
 
@@ -108,17 +141,18 @@ def consult(
     names: Sequence[str],
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
     *,
-    min_confirmations: int = 2,
+    trust: Trust | None = None,
     declared: Declared | None = None,
     hold_unknown: bool = False,
 ) -> Consulted:
-    """What the registry says about this page; `evidence`: the engine's evidence record per
-    field (where each value was read), which decides whether a value the profile says this
-    supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
-    profile field needs before it gives a value (`[suppliers]` in the rules file);
+    """What the registry and the learned layouts say about this page; `evidence`: the
+    engine's evidence record per field (where each value was read), which decides whether a
+    value a layout says it never prints was printed this time; `trust`: when a layout's
+    field is trusted, and each field's threshold (`layout_read.Trust`, from the rules file);
     `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
-    before the page's, and its fields come from that data: no profile reads the page;
+    before the page's, and its fields come from that data: no layout reads the page;
     `hold_unknown`: `[suppliers] unknown_payee = "hold"` (the bank check's `holds`)."""
+    trust = trust or Trust()
     out = Consulted({k: dict(v) for k, v in fields.items()})
     from_data = declared is not None
     if not pages and not from_data:
@@ -130,16 +164,19 @@ def consult(
     tax_ids = [*declared.tax_ids, *issuer_tax_ids(layouts)]
     judged = judged_accounts(pages, printed)
     ibans = declared.with_ibans(judged.accounts)
-    vendor = fields.get("vendor_name") or {}
-    confident = float(vendor.get("confidence", 0.0)) >= CONFIDENT_NAME
-    said = str(printed) if printed and confident else None
+    said = _confident_name(fields)
+    found = LayoutMatch()
+    if store is not None and not from_data:
+        # A checked id the page's name agrees with names the supplier whose layouts it may be.
+        by_id = match_by_id(store, tax_ids, ibans)
+        sure = by_id is not None and name_agrees(by_id.supplier, said, layouts)
+        linked = by_id.supplier.supplier_id if by_id is not None and sure else None
+        found = match_layout(LayoutStore(store.table, store.ddb).all(), layouts, linked)
+    if found.ambiguous:
+        out.checks.append(_look_alike())
     match = None
     if store is not None:
-        match = match_supplier(store, tax_ids, ibans, printed, layouts, said)
-    if match is not None and match.ambiguous:
-        out.checks.append(_look_alike(match))
-        out.shown["supplier"] = {"status": "ambiguous", "by": "fingerprint"}
-        match = None
+        match = match_supplier(store, tax_ids, ibans, printed, layouts, said, found)
     certain = False
     if match is not None:
         certain = match.certain and name_agrees(match.supplier, said, layouts)
@@ -150,23 +187,78 @@ def consult(
         ibans = declared.with_ibans(judged.accounts, registered)
         out.shown["supplier"] = {
             **_shown_match(match, certain),
-            "evidence": evidence_for(match, tax_ids, ibans, layouts, said),
+            "evidence": evidence_for(match, tax_ids, ibans, layouts, said, found),
         }
-    elif store is not None and "supplier" not in out.shown:
+    elif store is not None:
         out.shown["supplier"] = {"status": "unknown"}
+    layout = _readable(found, match, certain)
+    if store is not None:
+        out.shown["layout"] = _layout_shown(found, layout, from_data)
     # The IBANs, as the privacy rule counts them (route.issuer_iban_privacy); every account
     # the bank check saw is in `bank`.
     out.shown["ibans"] = [i.shown() for i in ibans if i.kind == "iban"]
-    out.shown["taxIds"] = [
-        {"kind": t.kind, "value": t.value, "valid": t.valid}
-        for t in dict((t.key, t) for t in tax_ids).values()
-    ][:10]
+    out.shown["taxIds"] = _shown_ids(tax_ids)
     # Every account an e-invoice's data names is a payee there, an IBAN or not (declared.py).
     out.bank = check_bank(store, match, declared.payees(ibans), names, judged, hold_unknown)
     out.shown.update({"bank": out.bank.shown()} if out.bank is not None else {})
-    if match is None or not certain:
-        _no_supplier(out, names)
-        return out
+    if match is not None and certain:
+        _from_registry(out, match, names)
+    if from_data:
+        return out  # the fields are the data's: a layout of the printed page adds nothing
+    if layout is not None:
+        _read_layout(out, layout, pages, layouts, names, evidence or {}, trust)
+    _no_supplier(out, names)
+    return out
+
+
+def _read_layout(
+    out: Consulted,
+    layout: Layout,
+    pages: Sequence[PageInput],
+    layouts: Sequence[Page],
+    names: Sequence[str],
+    evidence: Mapping[str, Mapping[str, Any]],
+    trust: Trust,
+) -> None:
+    """The layout's profile on the page (`layout_read.apply_layout`): its values and checks
+    into `out`, its shadow read kept for the learn step, how each read was judged for the
+    step's S3 record."""
+    factors = {p.page: _ocr(p) for p in pages}
+    entries = layout.profile.get("fields") or {}
+    read = apply_layout(out.fields, layouts, entries, names, factors, evidence, trust)
+    out.checks.extend(read.checks)
+    out.settled = set(read.settled)
+    out.shown["profileFields"] = read.given
+    out.shown["shadow"] = read.shadow
+    out.detail["profileReads"] = read.reads
+    if read.dropped:
+        out.detail["profileDropped"] = read.dropped
+
+
+def _shown_ids(tax_ids: Sequence[FoundId]) -> list[dict[str, Any]]:
+    return [
+        {"kind": t.kind, "value": t.value, "valid": t.valid}
+        for t in dict((t.key, t) for t in tax_ids).values()
+    ][:10]
+
+
+def _readable(found: LayoutMatch, match: Match | None, certain: bool) -> Layout | None:
+    """The matched layout, unless the page's checked id names a supplier the page's name
+    denies (nothing is read on a page whose issuer is in doubt), or the layout was taught
+    under another registered supplier than the one the page's ids name."""
+    layout = found.layout
+    if layout is None or match is None or not match.certain:
+        return layout
+    if not certain:
+        return None
+    if layout.supplier_id and layout.supplier_id != match.supplier.supplier_id:
+        return None
+    return layout
+
+
+def _from_registry(out: Consulted, match: Match, names: Sequence[str]) -> None:
+    """A supplier the page's checked id (or a layout taught under it) names: its registered
+    name, and its currency where the page names none."""
     supplier = match.supplier
     if "vendor_name" in names:
         old = out.fields.get("vendor_name") or {}
@@ -190,13 +282,6 @@ def consult(
         # The page's own reading (often a guess from its signs or its country) and the
         # supplier's registered currency agree: two sources, each surer than either.
         found["confidence"] = max(float(found.get("confidence", 0.0)), DEFAULT_CURRENCY)
-    if from_data:
-        return out  # the fields are the data's: a profile of the printed page adds nothing
-    factors = {p.page: _ocr(p) for p in pages}
-    out.shown["profileFields"] = _apply_profile(
-        out, layouts, supplier, names, factors, evidence or {}, min_confirmations
-    )
-    return out
 
 
 def _no_supplier(out: Consulted, names: Sequence[str]) -> None:
@@ -211,165 +296,3 @@ def _no_supplier(out: Consulted, names: Sequence[str]) -> None:
                 "by the page",
             }
         )
-
-
-def _profile_confidence(
-    name: str, found: profiles.Located, factors: Mapping[int, float], agreed: bool
-) -> float:
-    """A profile read is a labelled reading whose label is the supplier's own, confirmed by a
-    person: its confidence is what the shipped calibration gives such a reading (a value after
-    its label, in its place, of its form), weighed by the OCR confidence of the value's own
-    words on a scan (the page's mean where the words carry none), as the rules engine weighs
-    its readings; the rules reading the same value is a second label agreeing."""
-    scanned = found.ocr is not None or factors.get(found.page, 1.0) < 1.0
-    ocr = factors.get(found.page, 1.0) if found.ocr is None else min(1.0, found.ocr + 0.04)
-    evidence = {
-        "source": "label",
-        "position": SAME_CELL,
-        "label": 1.0,
-        "form": 1.0,
-        "ocr": round(ocr, 3),
-        "scanned": scanned,
-        "score": round(PROFILE * ocr, 4),
-        "agree": 2 if agreed else 1,
-    }
-    return probability(name, evidence, load_table())
-
-
-def _printed_after_own_label(evidence: Mapping[str, Any]) -> bool:
-    """The value sat after a label of its own field, in the label's cell or the next one, the
-    label read exactly (`Your order AB321`): the page prints the field this time. A value
-    under a table's column header, after a title or a misread label is no such proof."""
-    return (
-        evidence.get("source") == "label"
-        and float(evidence.get("position", 0.0)) >= SAME_CELL
-        and float(evidence.get("label", 0.0)) >= 1.0
-    )
-
-
-def _reconciled(fields: Mapping[str, dict[str, Any]]) -> bool:
-    """Net + tax = total, all three read from the page (none derived)."""
-    try:
-        net, tax, total = (
-            Decimal(str(fields[n]["value"])) for n in ("net_amount", "tax_amount", "total_amount")
-        )
-    except (KeyError, InvalidOperation, TypeError):
-        return False
-    if any(fields[n].get("derived") for n in ("net_amount", "tax_amount", "total_amount")):
-        return False
-    return abs(net + tax - total) <= Decimal("0.01")
-
-
-AMOUNTS = ("net_amount", "tax_amount", "total_amount")
-
-
-def _filled_amounts(
-    fields: Mapping[str, dict[str, Any]],
-    layouts: Sequence[Page],
-    entries: Mapping[str, ProfileEntry],
-    names: Sequence[str],
-    min_confirmations: int,
-) -> set[str]:
-    """The amounts the rules did not read that trusted profile entries read where, with
-    them, net + tax = total: those the profile may supply."""
-    missing = [n for n in AMOUNTS if n in names and n not in fields]
-    if not missing:
-        return set()
-    combined = {n: dict(fields[n]) for n in AMOUNTS if n in fields}
-    for name in missing:
-        entry = entries.get(name)
-        if entry is None or not profiles.trusted(entry, min_confirmations):
-            return set()
-        found = profiles.read(layouts, name, entry)
-        if found is None:
-            return set()
-        combined[name] = {"value": found.value}
-    return set(missing) if _reconciled(combined) else set()
-
-
-def _apply_profile(
-    out: Consulted,
-    layouts: Sequence[Page],
-    supplier: Supplier,
-    names: Sequence[str],
-    factors: Mapping[int, float],
-    evidence: Mapping[str, Mapping[str, Any]],
-    min_confirmations: int,
-) -> list[str]:
-    """Each trusted profile field read where the profile says; the names of those it gave.
-
-    A field fewer reviews confirmed than `min_confirmations` gives nothing: no value, no
-    confidence (one review is one person's word, and what finalizes on it is seen by no one).
-    It may still doubt: a rules reading it disagrees with, or one where it says the supplier
-    prints none, goes to a person as with a trusted one (the rules' reading alone let a wrong
-    value through on the real set, bench/README.md)."""
-    read: list[str] = []
-    reconciled = _reconciled(out.fields)
-    entries = supplier.profile.get("fields") or {}
-    filled = _filled_amounts(out.fields, layouts, entries, names, min_confirmations)
-    for name, entry in sorted(entries.items()):
-        if name not in names:
-            continue
-        # A label the rules found with no value they could read (`unreadable`) is filled
-        # only as any profile read is: after the learned label, inside the learned region, of
-        # the learned shape (a smudge has none). Where the rules looked beside the label and
-        # the supplier prints its number two lines under it, the profile knows better; an
-        # amount is never supplied alone (below).
-        generic = out.fields.get(name)
-        if entry.get("absent") and not entry.get("suspended"):
-            # An order number is cited on some invoices of a supplier and not on others: one
-            # printed after its own label is the page's word against one earlier review.
-            if (
-                generic
-                and generic.get("value")
-                and not _printed_after_own_label(evidence.get(name) or {})
-            ):
-                # A person confirmed this supplier prints no such field; the rules read one.
-                out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}
-                out.checks.append(
-                    {
-                        "field": name,
-                        "code": "profile-disagrees",
-                        "message": f"{name}: the supplier's invoices print none (a reviewer "
-                        f"left it empty), the rules read {generic.get('value')!r}",
-                    }
-                )
-            continue
-        found = profiles.read(layouts, name, entry)
-        if found is None:
-            continue
-        generic = out.fields.get(name)
-        # Amounts vary from one invoice to the next and their shape holds them loosely: the
-        # profile confirms the rules' reading only where net + tax = total checks it, never
-        # supplies one alone (a scan's `27102011.00` read where the total sits is no total).
-        # A different amount there still disagrees, below.
-        # An amount the rules could not read is the profile's only where, with it, net + tax
-        # = total holds (the other two the rules' own, or the profile's).
-        unchecked = generic is None or (not reconciled and str(generic["value"]) == found.value)
-        if READ_AS.get(name) == AMOUNT and unchecked and name not in filled:
-            continue
-        if generic and str(generic.get("value")).upper() != found.value.upper():
-            out.fields[name] = {**generic, "confidence": min(generic["confidence"], DISAGREE)}
-            out.checks.append(
-                {
-                    "field": name,
-                    "code": "profile-disagrees",
-                    "message": f"{name}: the supplier's profile reads {found.value!r} after "
-                    f"{entry['label']!r}, the rules read {generic.get('value')!r}",
-                }
-            )
-            continue
-        if not profiles.trusted(entry, min_confirmations):
-            continue  # agreeing, or alone: an untrusted entry adds no confidence
-        confidence = _profile_confidence(name, found, factors, agreed=generic is not None)
-        if generic:
-            confidence = max(confidence, float(generic.get("confidence", 0)))
-        out.fields[name] = {
-            "value": found.value,
-            "confidence": round(confidence, 3),
-            "page": found.page,
-            "box": [round(v, 4) for v in found.box],
-            "source": "profile",
-        }
-        read.append(name)
-    return read

@@ -1,20 +1,25 @@
-"""Which registered supplier issued this document: by a checked id first, then by name.
+"""Which registered supplier issued this document, and which learned layout it is.
 
     1. a checked tax id printed on the page that a supplier claims (outside the customer's
        block: the customer's VAT number identifies the customer)     -> by "<kind>"
     2. a checked IBAN (printed in any form, or a national account that is one) that a
        supplier claims and that is not a customer's (a debit mandate, the reader's own
        account, the customer's block)                                -> by "iban"
-    3. the layout fingerprint a supplier's confirmed invoices taught (fingerprint.py), the
-       page also printing that supplier's name (name_agrees)         -> by "fingerprint"
+    3. the layout the page is (`match_layout`), when a checked id or IBAN named a registered
+       supplier as it was taught (the layout's `supplierId`), the page also printing that
+       supplier's name (name_agrees)                                 -> by "fingerprint"
     4. the printed vendor name against every name and alias (rapidfuzz token-sort ratio at
        least NAME_SCORE, as folded or as confusables skeletons: `name_score`) -> by "name"
 
-1 to 3 are certain for reading (the profile is read); only the registry's ids make a supplier
-certain for paying: the bank-details check compares the payee IBAN with the registered ones
-whatever matched. A match by name alone is shown but makes nothing confident, and no profile
-is read for it. `evidence` says which of the ids, IBAN, name and fingerprint point to the
-matched supplier.
+1 to 3 are certain for reading; only the registry's ids make a supplier certain for paying:
+the bank-details check compares the payee IBAN with the registered ones whatever matched. A
+match by name alone is shown but makes nothing confident. `evidence` says which of the ids,
+IBAN, name and fingerprint point to the matched supplier.
+
+`match_layout` is reading's own question, asked whether or not any supplier is registered:
+the learned layout (`layouts.py`) whose issuer the page prints outside the customer's block
+and whose fingerprint it matches, told apart from look-alikes by their own lines
+(`fingerprint.match`), or `ambiguous` (no layout is read), or none.
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ from docflow.extract.parse import fold
 from docflow.extract.vendor import LEGAL_FORM, customer_cells
 from docflow.suppliers import fingerprint as fingerprints
 from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
+from docflow.suppliers.layouts import Layout
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import IbanFinding
+from docflow.suppliers.profile import read_constant
 from docflow.suppliers.store import SupplierStore
 
 NAME_SCORE = 90.0
@@ -161,6 +168,77 @@ def _mine(iban: IbanFinding) -> bool:
     return iban.registry_iban is not None and iban.payee and iban.why != "customer-block"
 
 
+@dataclass(frozen=True)
+class LayoutMatch:
+    """`layout`: the learned layout the page is, with its fingerprint `score`; `ambiguous`:
+    two or more look-alikes the page's own lines did not tell apart (none is read)."""
+
+    layout: Layout | None = None
+    score: float = 0.0
+    ambiguous: bool = False
+
+
+def match_layout(
+    layouts: Sequence[Layout], pages: Sequence[Page], linked_to: str | None = None
+) -> LayoutMatch:
+    """The layout whose issuer the page prints and whose fingerprint it matches. A layout is
+    every customer's of one invoicing software, so the page must name its issuer first (or,
+    `linked_to`, carry a checked id or IBAN of the registered supplier the layout was taught
+    under: a scan whose letterhead OCR did not read); of those, `fingerprint.match` takes the
+    one whose lines the page prints, or none when look-alikes are not told apart by their own
+    lines."""
+    if not pages:
+        return LayoutMatch()
+    named = [
+        layout
+        for layout in layouts
+        if layout.fingerprint
+        and (
+            (linked_to and layout.supplier_id == linked_to)
+            or (layout.issuer and read_constant(pages, layout.issuer))
+        )
+    ]
+    if not named:
+        return LayoutMatch()
+    prints = [layout.fingerprint for layout in named]
+    verdict = fingerprints.match(prints, lines_of(pages), scanned(pages))
+    if verdict.ambiguous:
+        return LayoutMatch(None, verdict.score, ambiguous=True)
+    if verdict.winner is None:
+        return LayoutMatch()
+    return LayoutMatch(named[verdict.winner], verdict.score)
+
+
+def layout_type(layouts: Sequence[Layout], pages: Sequence[Page]) -> str | None:
+    """The document type a learned layout's reviews approved, when the page is that layout
+    (`match_layout`), else None."""
+    found = match_layout(layouts, pages).layout
+    return (found.doc_type or None) if found is not None else None
+
+
+def scanned(pages: Sequence[Page]) -> bool:
+    """Whether the pages were read by OCR (their words carry a confidence)."""
+    return any(w.confidence is not None for page in pages for c in page.cells() for w in c.words)
+
+
+def lines_of(pages: Sequence[Page]) -> list[fingerprints.Line]:
+    return fingerprints.lines_of(pages)
+
+
+def match_by_id(
+    store: SupplierStore, tax_ids: Sequence[FoundId], ibans: Sequence[IbanFinding]
+) -> Match | None:
+    """The supplier a checked tax id the page prints (outside the customer's block) claims,
+    else the one a checked IBAN of the issuer's claims (1 and 2 of the module's docstring)."""
+    for found in tax_ids:
+        if found.valid and (supplier := store.by_key(found.key)) is not None:
+            return Match(supplier, found.kind, found.key)
+    for iban in ibans:
+        if _mine(iban) and (supplier := store.by_key(f"iban:{iban.registry_iban}")) is not None:
+            return Match(supplier, "iban", f"iban:{iban.registry_iban}")
+    return None
+
+
 def match_supplier(
     store: SupplierStore,
     tax_ids: Sequence[FoundId],
@@ -168,47 +246,25 @@ def match_supplier(
     vendor_name: str | None,
     layouts: Sequence[Page] = (),
     confident_name: str | None = None,
+    by_layout: LayoutMatch | None = None,
 ) -> Match | None:
-    """`layouts`: the pages, for the fingerprint; `confident_name`: the issuer name read
-    with confidence, which a fingerprint's supplier must not contradict."""
-    for found in tax_ids:
-        if found.valid and (supplier := store.by_key(found.key)) is not None:
-            return Match(supplier, found.kind, found.key)
-    for iban in ibans:
-        if _mine(iban) and (supplier := store.by_key(f"iban:{iban.registry_iban}")) is not None:
-            return Match(supplier, "iban", f"iban:{iban.registry_iban}")
-    suppliers = store.all() if layouts else []
-    by_layout = layout_match(suppliers, layouts, confident_name)
-    if by_layout is not None and not by_layout.ambiguous:
-        return by_layout
-    best = name_match(store, vendor_name, suppliers or None)
+    """`layouts`: the pages; `confident_name`: the issuer name read with confidence, which
+    a layout's supplier must not contradict; `by_layout`: the layout the page is."""
+    by_id = match_by_id(store, tax_ids, ibans)
+    if by_id is not None:
+        return by_id
+    linked = by_layout.layout if by_layout is not None else None
+    if linked is not None and linked.supplier_id:
+        supplier = store.get(linked.supplier_id)
+        # A layout is shared by a software's every customer: the page must also name the
+        # supplier (an issuer name read with confidence that is another's contradicts it).
+        if supplier is not None and name_agrees(supplier, confident_name, layouts):
+            assert by_layout is not None
+            return Match(supplier, "fingerprint", "fingerprint", by_layout.score)
+    best = name_match(store, vendor_name)
     if best is None:
-        return by_layout  # an ambiguous layout, shown as such, or nothing
+        return None
     return Match(best[1], "name", best[1].name, round(best[0], 1))
-
-
-def layout_match(
-    suppliers: Sequence[Supplier], layouts: Sequence[Page], confident_name: str | None
-) -> Match | None:
-    """The supplier whose learned fingerprint the page matches and whose name the page
-    prints; or an `ambiguous` non-match naming the best of look-alikes none of whose own
-    lines told them apart (the invoice then reads no profile); or None."""
-    taught = [(s, fingerprints.fingerprint_of(s.profile.get("fingerprint"))) for s in suppliers]
-    taught = [(s, fp) for s, fp in taught if fp]
-    if not taught or not layouts:
-        return None
-    verdict = fingerprints.match([fp for _s, fp in taught], fingerprints.lines_of(layouts))
-    if verdict.ambiguous:
-        best = max(taught, key=lambda t: fingerprints.score(t[1], fingerprints.lines_of(layouts)))
-        return Match(best[0], "fingerprint", "fingerprint", verdict.score, ambiguous=True)
-    if verdict.winner is None:
-        return None
-    supplier = taught[verdict.winner][0]
-    # A layout is shared by a software's every customer: the page must also name the
-    # supplier (an issuer name read with confidence that is another's contradicts it).
-    if not name_agrees(supplier, confident_name, layouts):
-        return None
-    return Match(supplier, "fingerprint", "fingerprint", verdict.score)
 
 
 def evidence_for(
@@ -217,9 +273,10 @@ def evidence_for(
     ibans: Sequence[IbanFinding],
     layouts: Sequence[Page],
     confident_name: str | None,
+    by_layout: LayoutMatch | None = None,
 ) -> list[str]:
     """Which evidence points to the matched supplier: its checked ids and IBANs printed as
-    the issuer's, its name on the page, its fingerprint."""
+    the issuer's, its name on the page, a layout taught under it that the page is."""
     supplier = match.supplier
     keys = set(supplier.keys)
     out = sorted({t.kind for t in tax_ids if t.valid and t.key in keys})
@@ -227,8 +284,8 @@ def evidence_for(
         out.append("iban")
     if name_agrees(supplier, confident_name, layouts):
         out.append("name")
-    fp = fingerprints.fingerprint_of(supplier.profile.get("fingerprint"))
-    if fp and fingerprints.score(fp, fingerprints.lines_of(layouts)) >= fingerprints.SCORE:
+    linked = by_layout.layout if by_layout is not None else None
+    if linked is not None and linked.supplier_id == supplier.supplier_id:
         out.append("fingerprint")
     return out
 

@@ -1,7 +1,8 @@
-"""A supplier's learned profile: where its invoices print each field, after which label, in
-which shape; learned from approved reviews, read first on that supplier's next invoices.
+"""A layout's learned profile: where its documents print each field, after which label, in
+which shape; learned from approved reviews, read on that layout's next documents (first as a
+shadow read the person's values grade, then, once trusted, as values: docflow.suppliers.trust).
 
-`learn` turns confirmed values and the page layout into profile entries; `read` finds a
+`learn_entry` turns a confirmed value and the page layout into a profile entry; `read` finds a
 field where an entry says. Both are pure (layouts in, values out); the store's conditional
 write and the extract hook decide what to do with them.
 
@@ -14,15 +15,23 @@ places; `amount0`: no decimals), since a supplier prints its amounts one way and
 (`27/10/2011` taken for `27102011`) rarely keeps that form; ids and numbers get a pattern
 (`E\\d{13}`, `INV-\\d{4}-\\d{3}`). An entry learned before amounts had a form (`amount`)
 takes any amount.
+
+On a scan, OCR confuses letters and digits (`O`/`0`, `S`/`5`, `B`/`8`, `I`/`1`): an id that
+misses its shape only by such letters where the shape wants digits is repaired, and a date
+whose digits are so misread is read repaired, only where the repaired value then passes the
+check its shape is (the learned pattern; a date that parses), and marked `repaired`.
+
+The issuer's name is a constant of the layout (`value`): read where a line outside the
+customer's block prints it, as people confirmed it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import cast
+from itertools import combinations
 
 from rapidfuzz import fuzz
 
@@ -30,14 +39,21 @@ from docflow.extract.kinds import AMOUNT, DATE, ID
 from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.parse import find_amounts, find_dates, fold
-from docflow.suppliers.shapes import Profile, ProfileEntry
+from docflow.extract.vendor import customer_cells
+from docflow.suppliers.shapes import ProfileEntry
 
+PARTY = "party"
 LEARNED_KINDS = (ID, DATE, AMOUNT)
+CONSTANTS = ("vendor_name",)  # fields a layout prints the same every time
 MARGIN = 0.08  # page-relative slack around a learned region, or around a learned offset
 DRIFT = 0.2  # how far a label may move on the page (lines added over it) and still be read
 LABEL_SCORE = 90.0  # rapidfuzz ratio between a printed label and the learned one
-MAX_MISSES = 2
-KEEP_RUNS = 50  # run ids remembered, so a step that runs twice learns once
+NAME_SCORE = 90.0  # rapidfuzz partial ratio of a constant (a name) within a printed line
+SCAN_NAME_SCORE = 85.0  # the same within a line OCR read (a letter or two misread)
+# What OCR reads for a digit: a repair is tried only where the shape wants a digit.
+CONFUSED = {"O": "0", "o": "0", "D": "0", "Q": "0", "I": "1", "l": "1", "i": "1"}
+CONFUSED |= {"Z": "2", "z": "2", "S": "5", "s": "5", "G": "6", "B": "8", "g": "9"}
+MAX_REPAIRS = 4
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class Located:
     printed: str = ""  # the value as printed (an amount's shape is its printed form)
     ocr: float | None = None  # the OCR confidence of the value's own words (None: text layer)
     anchor: tuple[float, float] | None = None  # the top left of its label's cell
+    repaired: bool = False  # OCR's letters put back to the digits the shape wants
 
 
 def amount_form(printed: str) -> str:
@@ -80,14 +97,37 @@ def shape_of(value: str, kind: str, printed: str = "") -> str:
     return "".join(out)
 
 
-def _token_value(text: str, kind: str, shape: str | None) -> tuple[str, int, int] | None:
+def _repaired_id(token: str, shape: str) -> str | None:
+    """`token` with the fewest OCR letters put back to digits that makes it fit `shape`, or
+    None (no such repair, or more than MAX_REPAIRS letters)."""
+    spots = [i for i, c in enumerate(token) if c in CONFUSED]
+    if not spots or len(spots) > MAX_REPAIRS:
+        return None
+    for size in range(1, len(spots) + 1):
+        for chosen in combinations(spots, size):
+            fixed = "".join(CONFUSED[c] if i in chosen else c for i, c in enumerate(token))
+            if re.fullmatch(shape, fixed.upper()):
+                return fixed.upper()
+    return None
+
+
+def _token_value(
+    text: str, kind: str, shape: str | None, repair: bool = False
+) -> tuple[str, int, int] | None:
     """The first value of `kind` (and `shape`, for ids and amounts) in `text`: (normal
-    form, span)."""
+    form, span). `repair`: an id one OCR letter-for-digit repair from its shape counts, and
+    a date whose digits OCR misread as letters (`_token_repair` says which was taken)."""
     if kind == ID:
-        for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9]", text):
+        tokens = list(re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9]", text))
+        for m in tokens:
             token = m[0].upper()
             if shape is None or re.fullmatch(shape, token):
                 return token, m.start(), m.end()
+        if repair and shape is not None:
+            for m in tokens:
+                fixed = _repaired_id(m[0], shape)
+                if fixed is not None:
+                    return fixed, m.start(), m.end()
         return None
     if kind == AMOUNT:
         for amount in find_amounts(text):
@@ -98,8 +138,24 @@ def _token_value(text: str, kind: str, shape: str | None) -> tuple[str, int, int
         return None
     if kind == DATE:
         dates = find_dates(text)
+        if not dates and repair:
+            dates = find_dates(_date_repaired(text))
         return (dates[0].iso, dates[0].start, len(text)) if dates else None
     return None
+
+
+def _date_repaired(text: str) -> str:
+    """Letters OCR read for digits put back inside tokens that are mostly digits and date
+    separators (`O1.O2.2O26`), so a date may parse; other words are left as they are."""
+
+    def fix(m: re.Match[str]) -> str:
+        token = m[0]
+        digits = sum(c.isdigit() for c in token)
+        if digits < 3 or digits < (len(token) - token.count(".") - token.count("/")) / 2:
+            return token
+        return "".join(CONFUSED.get(c, c) for c in token)
+
+    return re.sub(r"[0-9A-Za-z][0-9A-Za-z./-]{5,}[0-9A-Za-z]", fix, text)
 
 
 def _same(kind: str, printed: str, value: str) -> bool:
@@ -177,7 +233,37 @@ def locate(layouts: Sequence[Page], kind: str, value: str) -> Located | None:
     return None
 
 
+def _named_in(layouts: Sequence[Page], value: str) -> tuple[Cell, int, float | None] | None:
+    """The first line outside the customer's block that prints `value` (a name, folded;
+    OCR may misread a letter): its first cell, its page, and its words' OCR confidence."""
+    want = " ".join(fold(value).split())
+    if len(want) < 4:
+        return None
+    for page in layouts:
+        customer = customer_cells(page)
+        for line in page.lines:
+            cells = [c for c in line if id(c) not in customer]
+            text = " ".join(fold(" ".join(c.text for c in cells)).split())
+            scores = [w.confidence for c in cells for w in c.words if w.confidence is not None]
+            enough = SCAN_NAME_SCORE if scores else NAME_SCORE
+            if len(text) >= len(want) and fuzz.partial_ratio(want, text) >= enough:
+                ocr = min(scores) / 100 if scores else None
+                return cells[0], page.number, ocr
+    return None
+
+
+def _constant_entry(layouts: Sequence[Page], value: str) -> ProfileEntry | None:
+    found = _named_in(layouts, value)
+    if found is None:
+        return None
+    cell, page, _ocr = found
+    box = [round(v, 4) for v in (cell.x0, cell.y0, cell.x1, cell.y1)]
+    return ProfileEntry(value=value[:200], label="", region=box, page=page, shape=PARTY)
+
+
 def learn_entry(layouts: Sequence[Page], name: str, value: str) -> ProfileEntry | None:
+    if name in CONSTANTS:
+        return _constant_entry(layouts, value) if value else None
     kind = READ_AS.get(name)
     if kind not in LEARNED_KINDS or not value:
         return None
@@ -239,11 +325,26 @@ def _label_in(text: str, label: str) -> int | None:
     return None
 
 
+def read_constant(layouts: Sequence[Page], value: str) -> Located | None:
+    """A layout's constant (its issuer's name) where a line outside the customer's block
+    prints it, or None."""
+    found = _named_in(layouts, value)
+    if found is None:
+        return None
+    cell, page, ocr = found
+    return Located(value, "", list(cell.box or [0.0, 0.0, 0.0, 0.0]), page, value, ocr)
+
+
 def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | None:
     """The field's value where the profile entry says it is, or None. A label printed twice
-    (`vom` after the invoice's number and after the order's) is the one nearest its place."""
+    (`vom` after the invoice's number and after the order's) is the one nearest its place.
+    On a scan an id or a date may be read repaired (the module's docstring)."""
+    if entry.get("suspended") or entry.get("absent"):
+        return None
+    if entry.get("value"):
+        return read_constant(layouts, str(entry["value"]))
     kind = READ_AS.get(name)
-    if kind not in LEARNED_KINDS or entry.get("suspended") or entry.get("absent"):
+    if kind not in LEARNED_KINDS:
         return None
     shape = entry["shape"] if kind in (ID, AMOUNT) else None
     found: list[tuple[float, int, Located]] = []
@@ -259,7 +360,11 @@ def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | N
                 places.append((right, 0))
             places.extend((under, 0) for _d, under in below(page, cell, max_lines=2))
             for where, offset in places:
+                scanned = any(w.confidence is not None for w in where.words)
                 token = _token_value(where.text[offset:], kind, shape)
+                repaired = token is None and scanned
+                if repaired:
+                    token = _token_value(where.text[offset:], kind, shape, repair=True)
                 if not token:
                     continue
                 value, start, stop = token
@@ -273,85 +378,17 @@ def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | N
                 if far is None:
                     continue
                 at = offset + start, offset + stop
-                scanned = any(w.confidence is not None for w in where.words)
                 ocr = where.words_confidence(*at) if scanned else None
                 printed = where.text[at[0] : at[1]].strip()
                 located = Located(
-                    value, str(entry["label"]), list(box), page.number, printed=printed, ocr=ocr
+                    value,
+                    str(entry["label"]),
+                    list(box),
+                    page.number,
+                    printed=printed,
+                    ocr=ocr,
+                    repaired=repaired,
                 )
                 found.append((far, len(found), located))
                 break  # the first place after this label that fits
     return min(found)[2] if found else None
-
-
-def agrees(old: ProfileEntry, new: ProfileEntry) -> bool:
-    """Two entries read a field the same way: after the same label, on the same page, of the
-    same shape (or both say the supplier prints none). The region may move a little."""
-    if bool(old.get("absent")) or bool(new.get("absent")):
-        return bool(old.get("absent")) and bool(new.get("absent"))
-    return (
-        str(old.get("label")) == str(new.get("label"))
-        and str(old.get("shape")) == str(new.get("shape"))
-        and int(old.get("page", 1)) == int(new.get("page", 1))
-    )
-
-
-def trusted(entry: ProfileEntry, min_confirmations: int) -> bool:
-    """The entry may give a value (its read fills one or raises a confidence): not
-    suspended, and confirmed by `min_confirmations` agreeing reviews. With fewer it gives
-    nothing; it may still doubt a rules reading it disagrees with (docflow.suppliers.hook)."""
-    return not entry.get("suspended") and int(entry.get("confirmed", 0)) >= min_confirmations
-
-
-# What an entry says of where a field is printed (the rest counts how far it is trusted).
-_WHERE = ("label", "region", "page", "shape", "absent", "offset")
-
-
-def updated(
-    profile: Profile,
-    run_id: str,
-    learned: Mapping[str, ProfileEntry | None],
-    outcomes: Mapping[str, str],
-) -> Profile | None:
-    """The profile after one approved review, or None when this run was applied already.
-
-    `learned`: field -> the entry the confirmed value gives (None: not located).
-    `outcomes`: field -> "hit" (the profile read the confirmed value), "miss" (it read a value
-    the reviewer corrected), or "" (the profile did not read it).
-
-    `confirmed` counts the agreeing reviews (`agrees`) since the entry was last replaced or
-    restored; a review that locates the field elsewhere, or in another shape, starts the count
-    again at 1, and `since` (that review's run id) names the new streak, from which the audit
-    counts "the first documents after it became trusted". A miss confirms nothing. Two misses
-    suspend an entry; a person confirming the field while it is suspended restores it, with
-    its count started again.
-    """
-    runs = list(profile.get("runs", []))
-    if run_id in runs:
-        return None
-    fields = dict(profile.get("fields") or {})  # an entry is replaced, never changed
-    for name, entry in learned.items():
-        old = fields.get(name, {})
-        miss = outcomes.get(name, "") == "miss"
-        misses = int(old.get("misses", 0)) + (1 if miss else 0)
-        suspended = bool(old.get("suspended")) or misses >= MAX_MISSES
-        restored = bool(old.get("suspended")) and not miss
-        if restored:
-            suspended, misses = False, 0  # a person confirmed the field again
-        kept = cast("Mapping[str, object]", old)
-        base = entry or cast("ProfileEntry", {k: kept[k] for k in _WHERE if k in kept})
-        if not base:
-            continue
-        if old and not restored and (entry is None or agrees(old, entry)):
-            confirmed = int(old.get("confirmed", 0)) + (0 if miss else 1)
-            since = str(old.get("since", ""))
-        else:
-            confirmed, since = 1, run_id
-        fields[name] = {
-            **base,  # where the supplier prints it, then how far it is trusted
-            "confirmed": confirmed,
-            "misses": misses,
-            "suspended": suspended,
-            "since": since,
-        }
-    return Profile(fields=fields, runs=[*runs, run_id][-KEEP_RUNS:])

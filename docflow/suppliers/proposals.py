@@ -9,6 +9,14 @@ through the rules file's `[people]` table).
 
     pk = PROPOSAL#<proposalId>   listing = "PROPOSAL", listedAt = <proposedAt>#<proposalId>
 
+A proposal carries two names: the one the page prints (as the engine read it) and, when the
+reviewer corrected the vendor, the one the reviewer approved (`reviewer_name`): the printed
+title of a viewer, or a contact person's name printed where the issuer's belongs, is what a
+reviewer corrects. The operator approves one of them (`approve(..., name=PRINTED|REVIEWER)`;
+with two different names and no choice, approving is refused): the registry never takes a
+name over what a reviewer corrected without an operator choosing it. Both names are checked
+for conflicts when the proposal is filed.
+
 The proposal id comes from the document version, so the step running twice files one
 proposal (a put on the condition that none has its key). A proposal never merges into a
 registered supplier: one whose supplier id, name (rapidfuzz on the folded names and on their
@@ -45,6 +53,7 @@ if TYPE_CHECKING:
 LISTING = "PROPOSAL"
 PENDING, CONFLICT, APPROVED, REJECTED = "pending", "conflict", "approved", "rejected"
 OPEN = (PENDING, CONFLICT)
+PRINTED, REVIEWER = "printed", "reviewer"  # which of a proposal's names an operator approves
 
 
 class ProposalRefused(ValueError):
@@ -85,10 +94,22 @@ class Proposal:
     decided_by: str = ""
     decided_at: str = ""
     reason: str = ""
+    # The vendor name the reviewer approved where it is not the printed one ("" when they
+    # left the printed name standing).
+    reviewer_name: str = ""
 
-    def supplier(self) -> Supplier:
+    @property
+    def names(self) -> dict[str, str]:
+        """The names an operator may approve it under: the printed one, and the reviewer's
+        when it differs."""
+        out = {PRINTED: self.name}
+        if self.reviewer_name and self.reviewer_name != self.name:
+            out[REVIEWER] = self.reviewer_name
+        return out
+
+    def supplier(self, name: str | None = None) -> Supplier:
         return Supplier.parse(
-            {"name": self.name, "ids": {k: list(v) for k, v in self.ids.items()}}
+            {"name": name or self.name, "ids": {k: list(v) for k, v in self.ids.items()}}
             | {"currency": self.currency}
         )
 
@@ -112,6 +133,7 @@ class Proposal:
             str(raw.get("decidedBy") or ""),
             str(raw.get("decidedAt") or ""),
             str(raw.get("reason") or ""),
+            str(raw.get("reviewerName") or ""),
         )
 
     def to_json(self, masked: bool = False) -> ProposalJson:
@@ -133,6 +155,7 @@ class Proposal:
             "decidedBy": self.decided_by or None,
             "decidedAt": self.decided_at or None,
             "reason": self.reason or None,
+            "reviewerName": self.reviewer_name or None,
         }
 
 
@@ -177,10 +200,15 @@ def propose(store: SupplierStore, proposal: Proposal) -> Proposal:
     filed = get(store, proposal.proposal_id)
     if filed is not None:
         return filed
-    try:
-        conflict = conflicts_with(store, proposal.supplier())
-    except SupplierError as exc:
-        conflict = str(exc)
+    found: list[str] = []
+    for which, name in proposal.names.items():
+        try:
+            said = conflicts_with(store, proposal.supplier(name))
+        except SupplierError as exc:
+            said = str(exc)
+        if said:
+            found.append(said if which == PRINTED else f"the reviewer's name: {said}")
+    conflict = "; ".join(dict.fromkeys(found))
     if conflict:
         proposal = replace(proposal, status=CONFLICT, conflict=conflict)
     item = {
@@ -233,11 +261,19 @@ def _mark_conflict(store: SupplierStore, p: Proposal, conflict: str) -> None:
         ) from exc
 
 
-def approve(store: SupplierStore, pid: str, by: str, people: People = NO_PEOPLE) -> Supplier:
-    """Create the proposed supplier, recording who approved it (`by`: the principal the
-    operator authenticated as); ProposalRefused when `by` is the proposer's person
-    (`four_eyes`, with the rules' `people`), it is not pending, or the registry now conflicts
-    with it (it is then marked a conflict)."""
+def approve(
+    store: SupplierStore,
+    pid: str,
+    by: str,
+    people: People = NO_PEOPLE,
+    name: str | None = None,
+) -> Supplier:
+    """Create the proposed supplier under the name the operator chose (`name`: PRINTED or
+    REVIEWER; may be left out when the proposal has one name), recording who approved it
+    (`by`: the principal the operator authenticated as); ProposalRefused when `by` is the
+    proposer's person (`four_eyes`, with the rules' `people`), it is not pending, it has two
+    names and none was chosen, or the registry now conflicts with it (it is then marked a
+    conflict)."""
     p = get(store, pid)
     if p is None:
         raise ProposalNotFound(pid)
@@ -247,8 +283,9 @@ def approve(store: SupplierStore, pid: str, by: str, people: People = NO_PEOPLE)
     problem = approver_problem(by, p.proposer, people)
     if problem:
         raise ProposalRefused(f"proposal {pid}: {problem}")
+    chosen = _chosen_name(p, name)
     try:
-        supplier = p.supplier()
+        supplier = p.supplier(chosen)
     except SupplierError as exc:  # filed before today's checks of a name
         _mark_conflict(store, p, str(exc))
         raise ProposalRefused(f"proposal {pid} cannot be a supplier: {exc}") from exc
@@ -272,6 +309,21 @@ def approve(store: SupplierStore, pid: str, by: str, people: People = NO_PEOPLE)
             conflict = str(exc)  # registered between the check and the write
     _mark_conflict(store, p, conflict)
     raise ProposalRefused(f"proposal {pid} conflicts with the registry: {conflict}")
+
+
+def _chosen_name(p: Proposal, name: str | None) -> str:
+    names = p.names
+    if name is None:
+        if len(names) > 1:
+            raise ProposalRefused(
+                f"proposal {p.proposal_id} has two names: printed {names[PRINTED]!r}, the "
+                f"reviewer's {names[REVIEWER]!r}; approve it with --name printed or --name "
+                "reviewer"
+            )
+        return names[PRINTED]
+    if name not in names:
+        raise ProposalRefused(f"proposal {p.proposal_id} has no {name} name")
+    return names[name]
 
 
 def reject(store: SupplierStore, pid: str, by: str, reason: str = "") -> Proposal:

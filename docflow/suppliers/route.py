@@ -8,11 +8,14 @@
   at the `[suppliers] bank_details_stage` when `BankCheck.holds`: a payee account not the
   supplier's, one no check recognizes, an account asked for and unreadable, or no
   registered supplier with `unknown_payee = "hold"`.
-- `learning_due`: an approved `fields` review (or `audit`) of a supplier matched by a
-  checked id, IBAN, fingerprint or name teaches that supplier's profile (the step `learn
-  supplier profile`), unless the review changed who is paid: a corrected vendor name or
-  IBAN, or a bank-details stage on the route (what a person confirmed there is another
-  supplier's, or an account nobody registered, not this supplier's layout).
+- `learning_due`: an approved `fields` review (or `audit`) teaches the page's layout (the
+  step `learn supplier profile`), whether or not its supplier is registered: the layout the
+  page matched by its fingerprint, or a new one where it matched none; never one the page
+  matched ambiguously, one withheld (the page's ids name a supplier its name denies), or an
+  e-invoice's data. Unless the review changed who is paid (a corrected IBAN, a bank-details
+  stage on the route), or corrected the issuer of a page whose checked id named a registered
+  supplier (the id and the person disagree: nothing here is that supplier's layout). A run
+  from before layouts (its summary has no `layout`) keeps the rule it was recorded under.
 - `audit_decision`: an approved audit stage, and who approved it.
 """
 
@@ -68,13 +71,46 @@ def _approved(
     return [d for d in decided if d.get("stageName") in names and d.get("decision") == APPROVED]
 
 
+LEARNABLE = ("matched", "none")  # the layout statuses a review may teach
+
+
+def _corrected(field: Mapping[str, Any]) -> bool:
+    return "correctedBy" in field and str(field.get("original")) != str(field.get("value"))
+
+
 def learning_due(
     summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
 ) -> bool:
-    """A registered supplier matched by its name alone (its ids unprinted or failing their
-    checks) learns too: the person who approved the fields left the printed name standing,
-    and what it learns (a layout, where fields are printed) is for reading; paying still
-    goes through the registry's bank details."""
+    """Whether an approved review teaches the page's layout (the module's docstring)."""
+    layout = summary.get("layout")
+    if layout is None:
+        return _learning_due_before_layouts(summary, stages, decided)
+    if layout.get("status") not in LEARNABLE or not summary.get("fields"):
+        return False
+    fields = summary["fields"]
+    if any(BANK_DETAILS in (s.because, s.name) for s in stages):
+        return False
+    if any("iban" in name and _corrected(f) for name, f in fields.items()):
+        return False
+    supplier = summary.get("supplier") or {}
+    by_id = supplier.get("certain") and supplier.get("by") not in ("fingerprint", "name")
+    if by_id and _corrected(fields.get("vendor_name") or {}):
+        return False
+    return bool(_approved(stages, decided, TEACHING))
+
+
+def teachers(stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]) -> list[str]:
+    """Who approved the stages that confirm every value shown (for `distinct_reviewers`)."""
+    found = [str(d.get("reviewer") or "") for d in _approved(stages, decided, TEACHING)]
+    return sorted({who for who in found if who})
+
+
+def _learning_due_before_layouts(
+    summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
+) -> bool:
+    """The rule recorded runs were made under (a supplier's own profile): a registered
+    supplier matched by a checked id, IBAN, fingerprint or name whose review did not change
+    who is paid."""
     supplier = summary.get("supplier") or {}
     # A reviewer who proposed a new supplier said the name's match is another issuer.
     by_name = supplier.get("by") == "name" and not summary.get("supplierProposed")

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 SOURCES = {
-    "profile": "from the supplier's profile",
+    "profile": "from this layout's learned profile",
     "registry": "from the supplier registry",
 }
 _WHY = {
@@ -91,6 +91,7 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
         found = ", ".join(f"{t['kind']} {t['value']}" for t in summary["taxIds"] if t.get("valid"))
         if found:
             lines.append(f"No registered supplier has these ids: {found}.")
+    lines.extend(layout_lines(summary))
     ibans = summary.get("ibans") or []
     source = (summary.get("einvoice") or {}).get("source")
     pages = {str(i.get("iban")): int(i.get("page") or 0) for i in ibans}
@@ -102,6 +103,22 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
         if not (payee and _named(iban, bank)):
             lines.append(iban_line(iban))
     return [*lines, *bank]
+
+
+def layout_lines(summary: dict[str, Any]) -> list[str]:
+    """What the page says of the learned layout: which one it is, and what its profile gave
+    (never what it read of the other fields: a person checks those unprompted)."""
+    layout = summary.get("layout") or {}
+    status = layout.get("status")
+    given = summary.get("profileFields") or []
+    if status == "matched":
+        said = f"Layout {layout.get('layoutId')} (issued by {layout.get('issuer')}): "
+        if given:
+            return [said + f"{', '.join(given)} read on its learned profile; check them too."]
+        return [said + "known, its profile not yet trusted: your values teach it."]
+    if status == "none" and summary.get("fields"):
+        return ["A layout docflow has not learned yet: approving teaches it."]
+    return []
 
 
 def iban_place(iban: dict[str, Any]) -> str:

@@ -7,6 +7,8 @@ import io
 from collections.abc import Sequence
 
 from reportlab.lib.pagesizes import A4
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
 # Checked numbers (they pass python-stdnum's checks) of the made-up suppliers.
@@ -17,16 +19,25 @@ BAD_IBAN = "DE89 3704 0044 0532 0130 01"  # one digit off: fails mod 97
 OTHER_VAT = "DE273456782"
 
 
+UNICODE_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
 def paper(
     lines: list[str],
     footer: Sequence[str] = (),
     x: float = 56,
     top: float = 780,
+    unicode: bool = False,
 ) -> bytes:
-    """One A4 page: `lines` from the top, `footer` at the bottom (text layer)."""
+    """One A4 page: `lines` from the top, `footer` at the bottom (text layer); `unicode`: in
+    DejaVu Sans (Czech, Greek: letters Helvetica's encoding lacks)."""
     out = io.BytesIO()
     c = canvas.Canvas(out, pagesize=A4)
-    c.setFont("Helvetica", 11)
+    font = "Helvetica"
+    if unicode:
+        font = "DejaVuSans"
+        pdfmetrics.registerFont(TTFont(font, UNICODE_FONT))
+    c.setFont(font, 11)
     y = top
     for line in lines:
         c.drawString(x, y, line)

@@ -14,9 +14,11 @@ import pytest
 
 from docflow.cli import main
 from docflow.local.services.dashboard import proposals_section
+from docflow.settings import load_settings
 from docflow.suppliers import proposals
 from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.enrol import issuer_ids
+from docflow.suppliers.layouts import LayoutStore
 from docflow.suppliers.shown import supplier_offer
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, OTHER_VAT, blauwal_invoice, paper
 from tests.support.aws import Stack
@@ -50,8 +52,10 @@ def test_a_proposal_registers_nothing_until_another_person_approves_it(
     assert f"VAT {BLAUWAL_VAT}" in offered and any(o.startswith("IBAN DE") for o in offered)
     assert first["status"] == "finalized" and first["supplier"] == {"status": "unknown"}
     assert ran.get_step("propose supplier") is not None
-    names = {op.name for op in ran.get_all_operations()}
-    assert "learn supplier profile" not in names  # no supplier to learn
+    # No supplier to pay yet; reading is the layout's, registered or not (issue 59).
+    assert ran.get_step("learn supplier profile") is not None
+    (layout,) = LayoutStore(load_settings().supplier_table).all()
+    assert layout.supplier_id == "" and "invoice_number" in layout.profile["fields"]
     proposed = first["supplierProposed"]
     assert proposed["status"] == "pending" and proposed["name"] == "Blauwal Hafenlogistik GmbH"
     assert registry().all() == []  # the review wrote no supplier
@@ -86,22 +90,17 @@ def test_a_proposal_registers_nothing_until_another_person_approves_it(
     assert "proposed by ap@example.com" in entry["detail"]
     assert entry["documentId"] == first["documentId"] and entry["proposalId"] == pid
 
-    # Registered: the next invoice is matched by its VAT id, and its review teaches the profile
-    # (a history entry of its own); the one after it needs nobody.
-    fix = {**APPROVE, "corrections": {"invoice_number": "E2026000000018"}}
-    second, _, ran = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/2.pdf", [fix])
+    # Registered: the next invoice is matched by its VAT id, for paying, and read on the layout
+    # the first review taught (trusted after one review here); its layout is linked to the
+    # supplier the checked id names, in the layout's own history.
+    second, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/2.pdf")
+    assert waited == [] and second["status"] == "finalized"
     assert second["supplier"]["supplierId"] == added.supplier_id
-    assert second["supplier"]["certain"] is True and ran.get_step("learn supplier profile")
-    learned = registry().get(added.supplier_id)
-    assert learned is not None
-    assert learned.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
-    entries = registry().history_of(added.supplier_id)
-    assert [e.what for e in entries] == ["approved", "profile"]
-    assert entries[1].document_id == second["documentId"]
-
-    third, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000019"), "in/third.pdf")
-    assert waited == [] and third["status"] == "finalized"
-    assert third["fields"]["invoice_number"]["value"] == "E2026000000019"
+    assert second["supplier"]["certain"] is True
+    assert second["fields"]["invoice_number"]["value"] == "E2026000000018"
+    assert second["fields"]["invoice_number"]["source"] == "profile"
+    assert [e.what for e in registry().history_of(added.supplier_id)] == ["approved"]
+    assert [e.what for e in registry().history_of(layout.layout_id)] == ["profile"]
 
 
 def evil_invoice(name: str) -> bytes:
@@ -120,8 +119,9 @@ def test_a_typed_vendor_name_is_never_the_proposed_one(
     stack: Stack, shipped_rules: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 43: "Evil Trading Ltd"'s reviewer types the registered supplier's name and ticks
-    the box. The proposal carries the name the page prints; nothing of Blauwal changes, and
-    approving it registers Evil Trading Ltd under its own name."""
+    the box. The proposal carries the name the page prints and, beside it, the reviewer's:
+    that one passes for a registered supplier, so the proposal is a conflict nobody can
+    approve (issue 59: both names are checked), and nothing of Blauwal changes."""
     import_suppliers(registry(), f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
     typed = {
         **APPROVE,
@@ -131,9 +131,11 @@ def test_a_typed_vendor_name_is_never_the_proposed_one(
     out, _, _ = run_reviewed(stack, evil_invoice("Evil Trading Ltd"), "in/evil.pdf", [typed])
     assert out["fields"]["vendor_name"]["value"] == "Blauwal Hafenlogistik GmbH"
     proposed = out["supplierProposed"]
-    assert proposed["name"] == "Evil Trading Ltd" and proposed["status"] == "pending"
-    code, done = cli(capsys, "approve", proposed["proposalId"])
-    assert code == 0 and isinstance(done, dict) and done["supplierId"] == "evil-trading-ltd"
+    assert proposed["name"] == "Evil Trading Ltd"
+    assert proposed["reviewerName"] == "Blauwal Hafenlogistik GmbH"
+    assert proposed["status"] == "conflict" and "the reviewer's name" in proposed["conflict"]
+    code, refused = cli(capsys, "approve", proposed["proposalId"], "--name", "printed")
+    assert code == 2 and "conflict" in str(refused)
     blauwal = registry().get("blauwal")
     assert blauwal is not None and "iban" not in blauwal.ids  # never merged into
     assert [e.what for e in registry().history_of("blauwal")] == ["imported"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,7 +112,8 @@ def test_new_bytes_under_one_name_are_drawn_by_the_secret(
         if seen == {True, False}:
             break
         data = blauwal_invoice(f"E20260000000{n}")
-        doc = stack.upload("in/same-name.pdf", data)
+        # Each upload a newer version (S3's sequencer orders them) of the one document.
+        doc = replace(stack.upload("in/same-name.pdf", data), sequencer=f"{n:016X}")
         expected = audit_key.sampled(key, doc.version, doc.version, 0.5)
         out, waited, ran = run_reviewed(stack, data, "", [typed] * expected, doc=doc)
         assert ran.get_step("audit sample") is not None

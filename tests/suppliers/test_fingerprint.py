@@ -1,15 +1,16 @@
-"""Issue 47, pure: a supplier's layout fingerprint (matched, told apart from a look-alike of
-the same invoicing software, a blank or one-line page matching nothing) and profile entries
-read from their label rather than from a fixed place (a longer address, an extra line)."""
+"""Issues 47 and 59, pure: a layout's fingerprint (matched, told apart from a look-alike of
+the same invoicing software, a blank or one-line page matching nothing; a layout matched only
+where the page prints its issuer) and profile entries read from their label rather than from
+a fixed place (a longer address, an extra line)."""
 
 from __future__ import annotations
 
 from docflow.extract.layout import from_text
 from docflow.suppliers import fingerprint as fp
 from docflow.suppliers import profile
-from docflow.suppliers.hook import _filled_amounts
-from docflow.suppliers.match import layout_match
-from docflow.suppliers.model import Supplier
+from docflow.suppliers.layout_read import Trust, _filled_amounts
+from docflow.suppliers.layouts import Layout
+from docflow.suppliers.match import match_layout
 
 # Two suppliers invoicing with one software: the same labels, body and footer, their own
 # name, address and ids. Their VAT ids fail their checks: nothing but the layout names them.
@@ -105,24 +106,24 @@ def test_look_alikes_whose_own_lines_are_not_printed_name_neither() -> None:
     assert fp.match([kranich, reiher], [*page, ["kranich druck gmbh", 0.0, 0.9]]).winner == 0
 
 
+def _layout(layout_id: str, who: tuple[str, str, str, str]) -> Layout:
+    issuer = {"value": who[0], "shape": "party", "label": "", "page": 1, "region": [0, 0, 1, 1]}
+    return Layout(layout_id, {"fingerprint": taught(who), "fields": {"vendor_name": issuer}})
+
+
 def test_a_third_supplier_of_the_same_software_is_read_with_nobodys_profile() -> None:
-    """A supplier nobody taught, on the same software: its page shares every line but the
-    own ones with Kranich's layout; it names no registered supplier."""
+    """An issuer nobody taught, on the same software: its page shares every line but the own
+    ones with Kranich's layout, and prints neither taught issuer's name."""
     storch = ("Storch Verpackung AG", "Weg 1", "10115 Berlin", "DE000000000")
-    suppliers = [
-        Supplier.parse({"supplierId": "kranich", "name": KRANICH[0]}),
-        Supplier.parse({"supplierId": "reiher", "name": REIHER[0]}),
-    ]
-    suppliers = [
-        Supplier.parse({**s.to_json(), "profile": {"fingerprint": taught(who)}})
-        for s, who in zip(suppliers, (KRANICH, REIHER), strict=True)
-    ]
-    page = [from_text(1, invoice(storch, "S-1", "700"))]
-    assert layout_match(suppliers, page, None) is None
-    own = layout_match(suppliers, [from_text(1, invoice(KRANICH, "E1", "700"))], None)
-    assert own is not None and own.supplier.supplier_id == "kranich" and own.by == "fingerprint"
-    # The page's issuer name, read with confidence, is another's: the layout alone is no proof.
-    assert layout_match(suppliers, [from_text(1, invoice(KRANICH, "E1", "7"))], "Storch AG") is None
+    layouts = [_layout("L-000000000001", KRANICH), _layout("L-000000000002", REIHER)]
+    found = match_layout(layouts, [from_text(1, invoice(storch, "S-1", "700"))])
+    assert found.layout is None and not found.ambiguous
+    own = match_layout(layouts, [from_text(1, invoice(KRANICH, "E1", "700"))])
+    assert own.layout is not None and own.layout.layout_id == "L-000000000001"
+    # The layout's lines without its issuer's name on the page are no proof: Kranich's
+    # layout, the name printed another's.
+    renamed = invoice(("Storch AG", *KRANICH[1:]), "E1", "7")  # type: ignore[arg-type]
+    assert match_layout(layouts, [from_text(1, renamed)]).layout is None
 
 
 def test_a_blank_or_one_line_page_matches_nothing_and_teaches_nothing() -> None:
@@ -171,13 +172,31 @@ def test_a_profile_supplies_an_unread_amount_only_where_it_reconciles() -> None:
     layouts = [from_text(1, PAGE)]
     entry = profile.learn_entry(layouts, "total_amount", "1190.00")
     assert entry is not None and entry["label"] == "Gesamtbetrag"
-    entries = {"total_amount": {**entry, "confirmed": 2}}
+    entries = {"total_amount": {**entry, "confirmed": 2, "graded": {"hits": 1}}}
     names = ["net_amount", "tax_amount", "total_amount"]
     rules_read = {"net_amount": {"value": "1000.00"}, "tax_amount": {"value": "190.00"}}
-    assert _filled_amounts(rules_read, layouts, entries, names, 2) == {"total_amount"}
+    two = Trust(min_confirmations=2)
+    assert _filled_amounts(rules_read, layouts, entries, names, two) == {"total_amount"}
     # The same read net + tax != total: a person reads it.
     odd = {**rules_read, "tax_amount": {"value": "180.00"}}
-    assert _filled_amounts(odd, layouts, entries, names, 2) == set()
-    # One review decides nothing.
+    assert _filled_amounts(odd, layouts, entries, names, two) == set()
+    # One review decides nothing; nor two whose second did not find the profile's read right.
     once = {"total_amount": {**entry, "confirmed": 1}}
-    assert _filled_amounts(rules_read, layouts, once, names, 2) == set()
+    assert _filled_amounts(rules_read, layouts, once, names, two) == set()
+    unproven = {"total_amount": {**entry, "confirmed": 2}}
+    assert _filled_amounts(rules_read, layouts, unproven, names, two) == set()
+
+
+def test_a_page_of_a_linked_layout_whose_letterhead_was_not_read_matches_by_its_id() -> None:
+    """A scan whose letterhead OCR did not read: the page's checked id names the registered
+    supplier the layout was taught under, which stands for the issuer's printed name."""
+    layout = Layout(
+        "L-000000000003",
+        {"fingerprint": taught(KRANICH), "fields": {}},
+        supplier_id="kranich",
+    )
+    unnamed = invoice(("Krxnxch Drxck", *KRANICH[1:]), "E1", "700")  # type: ignore[arg-type]
+    page = [from_text(1, unnamed)]
+    assert match_layout([layout], page).layout is None
+    assert match_layout([layout], page, linked_to="kranich").layout is layout
+    assert match_layout([layout], page, linked_to="reiher").layout is None

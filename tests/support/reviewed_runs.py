@@ -43,6 +43,20 @@ def run_reviewed(
     return result_json(result), waited, result
 
 
+def audit_drawn(doc: DocumentRef, rate: float) -> bool:
+    """Whether the audit sample takes this version at `rate`: the draw the `audit sample` step
+    makes, under the key the sandbox's signing secret derives (tests never guess it)."""
+    from docflow import aws
+    from docflow.pipeline.audit import content_of
+    from docflow.review.access.signing import KeyRing
+    from docflow.suppliers import audit_key
+
+    secret = load_settings().signing_secret_id
+    raw = aws.client("secretsmanager").get_secret_value(SecretId=secret)["SecretString"]
+    key = audit_key.sample_key(KeyRing.from_json(raw))
+    return audit_key.sampled(key, content_of(doc), doc.version, rate)
+
+
 def registry() -> SupplierStore:
     """The supplier registry the settings name."""
     return SupplierStore(load_settings().supplier_table)

@@ -1,11 +1,12 @@
 """The orchestrator may do to the supplier registry what its steps do, and no more: every
 DynamoDB call the pipeline makes on the registry, recorded while a reviewer proposes a
-supplier, its profile is learned and its next invoice is read from it (the real handler on
+supplier, its layout is learned and its next invoice is read from it (the real handler on
 the testing runner, moto), is an action the template grants the orchestrator on that table,
 on the items its `dynamodb:LeadingKeys` condition names. moto enforces no IAM, so a step the
 template forgot to grant passed every local test and failed only in AWS. And since issue 43
 the grant itself is the control: the orchestrator can put no supplier and no id claim
-(operators do, with four eyes), and update only a supplier's profile."""
+(operators do, with four eyes), and update only its own learned data (layouts, the audit
+ledger) and a supplier's profile (the runs recorded before layouts still write it)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from docflow.suppliers import proposals
 from tests.suppliers.papers import blauwal_invoice
 from tests.support.aws import Stack
 from tests.support.cfn import Resolver
-from tests.support.reviewed_runs import registry, run_reviewed
+from tests.support.reviewed_runs import audit_drawn, registry, run_reviewed
 
 TEMPLATE = load_template()
 # Inside TransactWriteItems each item is authorized as its own action.
@@ -131,9 +132,14 @@ def test_what_the_supplier_steps_call_is_granted_to_the_orchestrator(
     recorded.on = True
     fix = {**answer, "corrections": {"invoice_number": "E2026000000018"}, "addSupplier": False}
     second, _, _ = run_reviewed(stack, blauwal_invoice("E2026000000018"), "in/2.pdf", [fix])
-    third, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000019"), "in/third.pdf")
-    # every path was taken: proposed, learned, and the next invoice read by the profile
-    assert waited == [] and third["supplier"]["supplierId"] == second["supplier"]["supplierId"]
+    data = blauwal_invoice("E2026000000019")
+    doc = stack.upload("in/third.pdf", data)
+    audited = [answer | {"corrections": {}, "addSupplier": False}] * audit_drawn(doc, 0.05)
+    third, waited, _ = run_reviewed(stack, data, "", audited, doc=doc)
+    # every path was taken: proposed, learned, and the next invoice read by the layout
+    assert [w["stageName"] for w in waited] == ["audit"] * len(audited)
+    assert third["supplier"]["supplierId"] == second["supplier"]["supplierId"]
+    assert third["profileFields"] and third["layout"]["status"] == "matched"
     actions = {(a, r) for a, r, _ in recorded.seen}
     assert ("PutItem", "table") in actions and ("UpdateItem", "table") in actions
     grants = granted("OrchestratorFunction")
@@ -150,8 +156,11 @@ def test_the_orchestrator_can_write_no_supplier_and_no_claim() -> None:
     assert not allowed(grants, ("UpdateItem", "table", "PROPOSAL#p-1"))  # no self-approval
     assert allowed(grants, ("PutItem", "table", "PROPOSAL#p-1"))
     assert allowed(grants, ("UpdateItem", "table", "SUPPLIER#blauwal"))
-    # The audit ledger is docflow's own counters (AUDIT#), no master data.
+    # The audit ledger is docflow's own counters (AUDIT#), no master data; a learned layout
+    # (LAYOUT#) is what docflow reads, never whom it pays.
     assert allowed(grants, ("UpdateItem", "table", "AUDIT#blauwal"))
+    assert allowed(grants, ("UpdateItem", "table", "LAYOUT#L-0123456789ab"))
+    assert not allowed(grants, ("PutItem", "table", "LAYOUT#L-0123456789ab"))
     (update,) = [
         s
         for s in Resolver(TEMPLATE).statements(
