@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from docflow.document import DocumentSummary
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
@@ -71,7 +72,7 @@ def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
         },
     }
     summary = apply_corrections(
-        {"fields": fields},
+        DocumentSummary.from_json({"docType": "invoice", "fields": fields}),
         Decision(
             True,
             "a@example.com",
@@ -79,13 +80,13 @@ def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
             corrections={"total_amount": "100.00"},
         ),
     )
-    corrected = summary["fields"]["total_amount"]
+    corrected = summary.to_json()["fields"]["total_amount"]
     assert (corrected["value"], corrected["original"], corrected["box"]) == (
         "100.00",
         "99.00",
         [0.6, 0.5, 0.75, 0.52],
     )
-    html = render(summary["fields"], pages=7)
+    html = render(summary.to_json()["fields"], pages=7)
     page_1 = section(html, 1)
     assert (
         '<a class="box" id="box-invoice_number" href="#field-invoice_number" '
