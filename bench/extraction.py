@@ -115,7 +115,7 @@ from _extraction.variants import N as VARIANTS
 from _extraction.variants import variant_set
 from _extraction.warm import warm_by_confirmations
 
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 from docflow.local.resources import LocalNames
 from tests.kit.sandbox import moto_sandbox
 

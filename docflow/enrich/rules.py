@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
 from docflow.enrich.schema import ABSTRACT_MAX
-from docflow.extract.parse import find_dates, fold
+from docflow.extract.declarations.parse import find_dates, fold
 from docflow.extract.rules import COMPANY_SUFFIX
 from docflow.rules.detectors import FINDERS
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from docflow.extract.declarations import Column
-from docflow.extract.values import MAX_ROWS, normalize_rows
+from docflow.extract.declarations.model import Column
+from docflow.extract.declarations.values import MAX_ROWS, normalize_rows
 
 
 def kept_rows(columns: Sequence[Column], rows: Any) -> tuple[list[dict[str, str]], list[str]]:

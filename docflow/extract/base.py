@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.labels import BUILTIN_KINDS
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
 from docflow.readers.base import Word
 
 # What an engine is asked for: a type's declaration, or (tests, tools) the names of fields the

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.kinds import ADDRESS, ID, PARTY, TEXT
-from docflow.extract.labels import BUILTIN_KINDS
-from docflow.extract.values import MASK, normalize, normalize_rows
+from docflow.extract.declarations.kinds import ADDRESS, ID, PARTY, TEXT
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
+from docflow.extract.declarations.values import MASK, normalize, normalize_rows
 from docflow.names import describe, format_chars
 
 __all__ = ["MASK", "describe_corrections", "normalize", "validate_corrections"]

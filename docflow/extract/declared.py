@@ -23,9 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from docflow.extract.base import FoundField
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.field_labels import Hit, LabelIndex
-from docflow.extract.kinds import (
+from docflow.extract.declarations.kinds import (
     ADDRESS,
     AMOUNT,
     CHECKBOX,
@@ -37,13 +35,15 @@ from docflow.extract.kinds import (
     PERCENT,
     TEXT,
 )
-from docflow.extract.labels import READ_AS
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
+from docflow.extract.declarations.values import normalize
+from docflow.extract.field_labels import Hit, LabelIndex
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.printed import TICKED, UNTICKED, read_value
 from docflow.extract.segments import UNSURE
 from docflow.extract.table_header import find_header
 from docflow.extract.tables import read_table
-from docflow.extract.values import normalize
 
 SAME_LINE, UNDER, PATTERN = 0.90, 0.85, 0.85
 NOTHING = "nothing printed"

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from docflow.extract.declarations import FieldDecl
+from docflow.extract.declarations.model import FieldDecl
+from docflow.extract.declarations.parse import fold
 from docflow.extract.matching import FUZZY_CUTOFF, fold_keep_length
-from docflow.extract.parse import fold
 
 
 @dataclass(frozen=True)

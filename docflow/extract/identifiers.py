@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from docflow.extract.parse import find_dates
+from docflow.extract.declarations.parse import find_dates
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]$|^[0-9]$")
 _BARE_AMOUNT = re.compile(r"^-?\d{1,3}(?:[,.' ]\d{3})*[.,]\d{1,2}$|^-?\d+[.,]\d{2}$")

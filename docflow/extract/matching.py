@@ -16,8 +16,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from docflow.extract.labels import CUSTOMER, IGNORED, STRONG, TAX_ID, WEAK
-from docflow.extract.parse import fold
+from docflow.extract.declarations.labels import CUSTOMER, IGNORED, STRONG, TAX_ID, WEAK
+from docflow.extract.declarations.parse import fold
 
 FUZZY_CUTOFF = 84.0  # rapidfuzz ratio; below it two labels are different words
 

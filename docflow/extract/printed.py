@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docflow.extract.kinds import (
+from docflow.extract.declarations.kinds import (
     ADDRESS,
     AMOUNT,
     CHECKBOX,
@@ -26,8 +26,8 @@ from docflow.extract.kinds import (
     PERCENT,
     TEXT,
 )
-from docflow.extract.parse import find_amounts, find_dates, fold
-from docflow.extract.values import normalize
+from docflow.extract.declarations.parse import find_amounts, find_dates, fold
+from docflow.extract.declarations.values import normalize
 
 # A tick by a checkbox's label, and an empty box. A lone `X` counts only as a word of its own.
 TICKED = re.compile(r"[☑✓✔☒]|\[\s*[xX✓✔]\s*\]|(?<![\w\[])[xX](?![\w\]])")

@@ -42,6 +42,14 @@ from docflow.extract.crosscheck import (
     unread_tax_line,
     without_sign_digit,
 )
+from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.parse import (
+    currency_in,
+    find_amounts,
+    find_dates,
+    parse_date_loosely,
+)
 from docflow.extract.declared import read_declared
 from docflow.extract.evidence import (
     date_order,
@@ -51,16 +59,8 @@ from docflow.extract.evidence import (
     with_point_of_sale,
 )
 from docflow.extract.identifiers import read_identifier
-from docflow.extract.kinds import AMOUNT, DATE, ID, TEXT
-from docflow.extract.labels import READ_AS
 from docflow.extract.layout import Page, from_text, from_words
 from docflow.extract.matching import find_labels
-from docflow.extract.parse import (
-    currency_in,
-    find_amounts,
-    find_dates,
-    parse_date_loosely,
-)
 from docflow.extract.segments import UNSURE, WEAK_LABEL, Candidate, Segment, find_segments
 from docflow.extract.vendor import COMPANY_SUFFIX, guess_vendor
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from docflow.extract.base import Wanted, declared
-from docflow.extract.declarations import Column, FieldDecl
-from docflow.extract.kinds import ENUM, VALUE_PATTERNS
+from docflow.extract.declarations.kinds import ENUM, VALUE_PATTERNS
+from docflow.extract.declarations.model import Column, FieldDecl
 
 
 def _value(spec: FieldDecl | Column) -> dict[str, Any]:

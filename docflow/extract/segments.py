@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docflow.extract.kinds import AMOUNT, DATE, ID, TEXT
-from docflow.extract.labels import READ_AS
+from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.parse import find_amounts, find_dates
 from docflow.extract.layout import Cell, Page, below, right_of
 from docflow.extract.matching import LabelHit, find_labels, fold_keep_length
-from docflow.extract.parse import find_amounts, find_dates
 
 SAME_LINE, NEXT_LINE, WEAK_LABEL, FALLBACK = 0.95, 0.88, 0.90, 0.70
 HEADER = 0.6  # an amount under a column header of a table

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docflow.extract.declarations import FieldDecl, TableCheck, TypeDecl
+from docflow.extract.declarations.model import FieldDecl, TableCheck, TypeDecl
 
 AMOUNT = "amount"
 

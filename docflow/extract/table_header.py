@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from docflow.extract.declarations import Column
+from docflow.extract.declarations.model import Column
+from docflow.extract.declarations.parse import find_dates, fold
 from docflow.extract.layout import Cell, Page
 from docflow.extract.matching import FUZZY_CUTOFF, fold_keep_length
-from docflow.extract.parse import find_dates, fold
 
 _CENTS = re.compile(r"\d[.,]\d{2}(?!\d)")
 

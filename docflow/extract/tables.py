@@ -23,14 +23,14 @@ import re
 from collections.abc import Mapping, Sequence
 
 from docflow.extract.base import FoundField
-from docflow.extract.declarations import FieldDecl
+from docflow.extract.declarations.kinds import ADDRESS, PARTY, TEXT
+from docflow.extract.declarations.model import FieldDecl
+from docflow.extract.declarations.values import MAX_ROWS
 from docflow.extract.field_labels import LabelIndex
-from docflow.extract.kinds import ADDRESS, PARTY, TEXT
 from docflow.extract.layout import Page
 from docflow.extract.matching import find_labels
 from docflow.extract.printed import read_value
 from docflow.extract.table_header import Header, Token, find_header, tokens_of
-from docflow.extract.values import MAX_ROWS
 
 READ = 0.95  # a table whose every cell read, on a text layer
 GAP_LINES = 3.0

@@ -16,10 +16,10 @@ from typing import Any
 
 from docflow import aws
 from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
+from docflow.extract.declarations.kinds import CURRENCY, DATE
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.declarations.parse import currency_in, find_dates
 from docflow.extract.evidence import date_order
-from docflow.extract.kinds import CURRENCY, DATE
-from docflow.extract.labels import BUILTIN_KINDS
-from docflow.extract.parse import currency_in, find_dates
 from docflow.readers.throttling import ThrottlePolicy
 
 # AnalyzeExpense summary types -> canonical names. AMOUNT_DUE stands in for TOTAL when a

@@ -26,8 +26,8 @@ from docflow.einvoice.agree import PageValues, Printed, agree
 from docflow.einvoice.detect import OtherXml
 from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evidence
 from docflow.extract.base import PageInput
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers.declared import Declared

@@ -26,8 +26,8 @@ from typing import Any
 
 from docflow.extract.base import PageInput
 from docflow.extract.calibration import load_table, probability
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.layout import Page
 from docflow.extract.rules import layout_of
 from docflow.suppliers import profile as profiles

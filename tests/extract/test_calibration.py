@@ -104,7 +104,7 @@ def test_fitted_thresholds_apply_unless_the_rules_file_sets_its_own() -> None:
 
 def _engine(text: str, engine: str = "textlayer", ocr: float = 100.0) -> dict[str, FoundField]:
     from docflow.extract.base import PageInput
-    from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
+    from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
     from docflow.extract.rules import RulesEngine
 
     pages = [PageInput(1, text, engine, ocr)]

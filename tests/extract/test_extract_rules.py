@@ -10,8 +10,8 @@ import pytest
 from docflow.extract.base import PageInput
 from docflow.extract.checks import check_fields
 from docflow.extract.corrections import validate_corrections
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.parse import MDY, find_amounts, find_dates
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.declarations.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.stage.decision import Decision, DecisionError

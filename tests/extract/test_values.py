@@ -8,9 +8,9 @@ import tomllib
 import pytest
 
 from docflow.extract.corrections import validate_corrections
-from docflow.extract.declarations import parse_declarations
+from docflow.extract.declarations.model import parse_declarations
+from docflow.extract.declarations.values import normalize, normalize_rows
 from docflow.extract.schema import field_schema
-from docflow.extract.values import normalize, normalize_rows
 
 RULES = """
 [fields.types.claim-form.fields.claim_date]

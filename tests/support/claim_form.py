@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from docflow.extract.declarations import TypeDecl, parse_declarations
+from docflow.extract.declarations.model import TypeDecl, parse_declarations
 from docflow.ids import DocumentRef
 from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from docflow.extract.kinds import (
+from docflow.extract.declarations.kinds import (
     ADDRESS,
     AMOUNT,
     CHECKBOX,
@@ -25,7 +25,7 @@ from docflow.extract.kinds import (
     PERCENT,
     TEXT,
 )
-from docflow.extract.parse import (
+from docflow.extract.declarations.parse import (
     MAX_AMOUNT_DIGITS,
     find_dates,
     format_amount,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from docflow.extract.toml_lines import Lines
+from docflow.extract.declarations.toml_lines import Lines
 
 
 class Declared(Protocol):

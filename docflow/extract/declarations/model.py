@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docflow.extract.duplicate_key import parse_duplicate_key
-from docflow.extract.kinds import (
+from docflow.extract.declarations.duplicate_key import parse_duplicate_key
+from docflow.extract.declarations.kinds import (
     AMOUNT,
     ENUM,
     KINDS,
@@ -42,8 +42,8 @@ from docflow.extract.kinds import (
     SCALAR_KINDS,
     TABLE,
 )
-from docflow.extract.labels import LANGUAGES
-from docflow.extract.toml_lines import Lines
+from docflow.extract.declarations.labels import LANGUAGES
+from docflow.extract.declarations.toml_lines import Lines
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,47}")
 _FIELD_KEYS = {
