@@ -99,8 +99,8 @@ class Extraction:
     language: str | None = None
     # Fields whose value needed an OCR repair (`INV-O005` -> `INV-0005`): name -> as read.
     repairs: dict[str, str] = field(default_factory=dict)
-    # Checks the engine's own cross-checks raised (`checks.py` reason objects): a tax line it
-    # could not read, amounts whose currency sign OCR read as a digit.
+    # Checks the engine's own cross-checks raised (`checks/field_checks.py` reason objects): a
+    # tax line it could not read, amounts whose currency sign OCR read as a digit.
     findings: list[dict[str, str]] = field(default_factory=list)
     # Per-field thresholds that belong to this engine's calibrated confidences; the rules
     # file's own `[fields.thresholds]` still win.

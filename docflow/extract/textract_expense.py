@@ -19,6 +19,7 @@ from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, decl
 from docflow.extract.declarations.kinds import CURRENCY, DATE
 from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.extract.declarations.parse import currency_in, find_dates
+from docflow.extract.declarations.values import normalize
 from docflow.extract.evidence import date_order
 from docflow.readers.throttling import ThrottlePolicy
 
@@ -90,8 +91,6 @@ class TextractExpenseEngine:
 
 
 def _read(name: str, item: dict[str, Any], page: int, order: str | None) -> FoundField | str:
-    from docflow.extract.corrections import normalize
-
     detection = item.get("ValueDetection") or {}
     text = str(detection.get("Text", "")).strip()
     confidence = float(detection.get("Confidence", 0.0)) / 100.0

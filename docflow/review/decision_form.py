@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from docflow.extract.corrections import Correction, validate_corrections
+from docflow.extract.checks.corrections import Correction, validate_corrections
 from docflow.extract.declarations.model import TypeDecl
 from docflow.extract.declarations.values import MAX_ROWS
 from docflow.review.access.link_record import LinkRecord

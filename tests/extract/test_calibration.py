@@ -19,8 +19,8 @@ from docflow.extract.calibration import (
     probability,
     thresholds,
 )
-from docflow.extract.checks import check_fields
-from docflow.extract.spec import parse_field_rules
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.spec import parse_field_rules
 from docflow.rules.model import DEFAULT_RULES, load_rules
 
 TABLE_ONE = {

@@ -9,10 +9,10 @@ import tomllib
 import pytest
 
 from docflow.extract.base import Extraction, PageInput
-from docflow.extract.checks import check_fields
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.spec import parse_field_rules
 from docflow.extract.declarations.values import normalize
 from docflow.extract.rules import RulesEngine
-from docflow.extract.spec import parse_field_rules
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.textlayer import TextLayerReader

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.corrections import validate_corrections
+from docflow.extract.checks.corrections import validate_corrections
+from docflow.extract.checks.field_checks import check_fields
 from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 from docflow.extract.declarations.parse import MDY, find_amounts, find_dates
 from docflow.extract.rules import RulesEngine

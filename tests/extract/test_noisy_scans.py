@@ -6,7 +6,7 @@ right. Real PDFs, rendered as images and read by real tesseract."""
 from __future__ import annotations
 
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
+from docflow.extract.checks.field_checks import check_fields
 from docflow.extract.rules import RulesEngine
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import TesseractReader

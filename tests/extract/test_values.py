@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from docflow.extract.corrections import validate_corrections
+from docflow.extract.checks.corrections import validate_corrections
 from docflow.extract.declarations.model import parse_declarations
 from docflow.extract.declarations.values import normalize, normalize_rows
 from docflow.extract.schema import field_schema

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from docflow.extract.checks.orders import OrderRules
 from docflow.extract.declarations.model import TypeDecl, kinds_of, parse_declarations
-from docflow.extract.orders import OrderRules
 
 # A type's fields are its declarations (`[fields.types.<type>.fields.<name>]`).
 TypeFields = TypeDecl

@@ -17,7 +17,7 @@ A reason is `{"field", "code", "message"}` with code one of:
     ocr-currency-sign   every amount of a scanned page starts with one 4 or 8: a currency
                         sign OCR read as a digit (the engine's findings)
     order-mismatch      the purchase order the invoice cites, finalized earlier, names another
-                        supplier, currency or total (`docflow/extract/orders.py`)
+                        supplier, currency or total (`docflow/extract/checks/orders.py`)
     engine-failed       the engine gave no answer at all (added by the extract step)
     profile-disagrees   the supplier's profile and the rules read different values
                         (added by docflow.suppliers.hook)
@@ -34,8 +34,8 @@ from collections.abc import Collection, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docflow.extract.spec import FieldRules, TypeFields
-from docflow.extract.table_checks import advisory_marked, table_checks
+from docflow.extract.checks.spec import FieldRules, TypeFields
+from docflow.extract.checks.table_checks import advisory_marked, table_checks
 
 TOLERANCE = Decimal("0.01")
 
