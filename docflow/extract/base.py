@@ -56,8 +56,8 @@ class FoundField:
     page: int
     box: list[float] | None = None  # [x0, y0, x1, y1], page-relative, top-left origin
     raw: str = ""  # the text the value was read from, for the S3 record only
-    # What the confidence was computed from (`docflow.extract.calibration`): small named
-    # signals, open to more (a supplier registry's or a learned profile's match). S3 only.
+    # What the confidence was computed from (`docflow.extract.rules_engine.calibration`): small
+    # named signals, open to more (a supplier registry's or a learned profile's match). S3 only.
     evidence: dict[str, Any] = field(default_factory=dict)
     # Not printed: computed from other fields (a net amount as total minus tax).
     derived: bool = False

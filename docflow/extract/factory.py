@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from docflow.extract.base import FieldEngine
 from docflow.extract.bedrock import BedrockEngine
-from docflow.extract.rules import RulesEngine
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.extract.textract_document import TextractDocumentEngine
 from docflow.extract.textract_expense import TextractExpenseEngine
 from docflow.readers.limiter import LeaseSemaphore

@@ -33,7 +33,7 @@ from docflow.extract.declarations.kinds import DATE
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.parse import find_dates
 from docflow.extract.declarations.values import normalize
-from docflow.extract.evidence import date_order
+from docflow.extract.rules_engine.evidence import date_order
 from docflow.extract.textract_blocks import QueryAnswer, Table, query_answers, tables
 from docflow.readers.throttling import ThrottlePolicy
 

@@ -20,7 +20,7 @@ from docflow.extract.declarations.kinds import CURRENCY, DATE
 from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.extract.declarations.parse import currency_in, find_dates
 from docflow.extract.declarations.values import normalize
-from docflow.extract.evidence import date_order
+from docflow.extract.rules_engine.evidence import date_order
 from docflow.readers.throttling import ThrottlePolicy
 
 # AnalyzeExpense summary types -> canonical names. AMOUNT_DUE stands in for TOTAL when a

@@ -28,8 +28,8 @@ from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evid
 from docflow.extract.base import PageInput
 from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers.declared import Declared
 from docflow.suppliers.ids import find_ibans
 from docflow.suppliers.ownership import ISSUER, judge_ibans

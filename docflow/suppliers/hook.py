@@ -25,11 +25,11 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.extract.base import PageInput
-from docflow.extract.calibration import load_table, probability
 from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.calibration import load_table, probability
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.bank import BankCheck
 from docflow.suppliers.declared import Declared

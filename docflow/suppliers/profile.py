@@ -29,7 +29,7 @@ from rapidfuzz import fuzz
 from docflow.extract.declarations.kinds import AMOUNT, DATE, ID
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import find_amounts, find_dates, fold
-from docflow.extract.layout import Cell, Page, below, right_of
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
 from docflow.suppliers.shapes import Profile, ProfileEntry
 
 LEARNED_KINDS = (ID, DATE, AMOUNT)

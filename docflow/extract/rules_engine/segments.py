@@ -18,8 +18,8 @@ from typing import Any
 from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import find_amounts, find_dates
-from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.matching import LabelHit, find_labels, fold_keep_length
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
+from docflow.extract.rules_engine.matching import LabelHit, find_labels, fold_keep_length
 
 SAME_LINE, NEXT_LINE, WEAK_LABEL, FALLBACK = 0.95, 0.88, 0.90, 0.70
 HEADER = 0.6  # an amount under a column header of a table
@@ -44,7 +44,7 @@ class Candidate:
     repaired: str | None = None
     ocr: float = 1.0  # the OCR factor its confidence carries
     # Where the value came from (`source`, `position`, `label` quality, `form`), for the
-    # calibration of its confidence (`docflow.extract.calibration`).
+    # calibration of its confidence (`docflow.extract.rules_engine.calibration`).
     evidence: dict[str, Any] = field(default_factory=dict, compare=False)
 
 

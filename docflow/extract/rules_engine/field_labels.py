@@ -12,7 +12,7 @@ from rapidfuzz import fuzz, process
 
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.parse import fold
-from docflow.extract.matching import FUZZY_CUTOFF, fold_keep_length
+from docflow.extract.rules_engine.matching import FUZZY_CUTOFF, fold_keep_length
 
 
 @dataclass(frozen=True)

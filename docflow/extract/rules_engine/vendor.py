@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from docflow.extract.declarations.parse import fold
-from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.matching import find_labels, has_tax_id, is_customer_label
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
+from docflow.extract.rules_engine.matching import find_labels, has_tax_id, is_customer_label
 
 # Legal forms: long ones in any case (`LTD`, `Gmbh`), short ones only as printed (`AG`, `SA`,
 # `AS`), which are words too in some languages.

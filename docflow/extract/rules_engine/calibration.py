@@ -1,6 +1,6 @@
 """Confidence that says right when it is right: each field's confidence from its evidence.
 
-The rules engine scores every value it reads from its evidence (`rules.py`: the label's
+The rules engine scores every value it reads from its evidence (`engine.py`: the label's
 position and quality, the value's printed form, the OCR confidence of its words, repairs,
 rivals, reconciliation). That score orders values well but is not a probability. This module
 turns the evidence into one: per field, a logistic model (Platt scaling, widened to a few

@@ -19,8 +19,8 @@ from rapidfuzz import fuzz
 
 from docflow.extract.declarations.model import Column
 from docflow.extract.declarations.parse import find_dates, fold
-from docflow.extract.layout import Cell, Page
-from docflow.extract.matching import FUZZY_CUTOFF, fold_keep_length
+from docflow.extract.rules_engine.layout import Cell, Page
+from docflow.extract.rules_engine.matching import FUZZY_CUTOFF, fold_keep_length
 
 _CENTS = re.compile(r"\d[.,]\d{2}(?!\d)")
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from docflow.extract.base import FoundField, PageInput
 from docflow.extract.declarations.labels import LANGUAGE_MARKERS
 from docflow.extract.declarations.parse import DMY, MDY, currency_in, find_amounts, find_dates, fold
-from docflow.extract.layout import Page
-from docflow.extract.matching import fold_keep_length
-from docflow.extract.segments import FALLBACK, SAME_LINE, UNSURE, Candidate, Segment
+from docflow.extract.rules_engine.layout import Page
+from docflow.extract.rules_engine.matching import fold_keep_length
+from docflow.extract.rules_engine.segments import FALLBACK, SAME_LINE, UNSURE, Candidate, Segment
 
 _FALLBACK_IDS = {
     "invoice_number": re.compile(r"\bINV-?\d{3,}\b"),

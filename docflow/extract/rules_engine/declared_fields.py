@@ -38,12 +38,12 @@ from docflow.extract.declarations.kinds import (
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.model import FieldDecl, TypeDecl
 from docflow.extract.declarations.values import normalize
-from docflow.extract.field_labels import Hit, LabelIndex
-from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.printed import TICKED, UNTICKED, read_value
-from docflow.extract.segments import UNSURE
-from docflow.extract.table_header import find_header
-from docflow.extract.tables import read_table
+from docflow.extract.rules_engine.field_labels import Hit, LabelIndex
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
+from docflow.extract.rules_engine.printed import TICKED, UNTICKED, read_value
+from docflow.extract.rules_engine.segments import UNSURE
+from docflow.extract.rules_engine.table_header import find_header
+from docflow.extract.rules_engine.tables import read_table
 
 SAME_LINE, UNDER, PATTERN = 0.90, 0.85, 0.85
 NOTHING = "nothing printed"

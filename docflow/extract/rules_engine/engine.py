@@ -29,19 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 
-from docflow.extract.amounts import LIFT, RECONCILED, picked_all, reconcile
 from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
-from docflow.extract.calibration import calibrate, load_table
-from docflow.extract.calibration import thresholds as fitted_thresholds
-from docflow.extract.crosscheck import (
-    derive_net,
-    printed_sum,
-    rate_verdict,
-    sign_digit,
-    tax_lines,
-    unread_tax_line,
-    without_sign_digit,
-)
 from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import (
@@ -50,19 +38,37 @@ from docflow.extract.declarations.parse import (
     find_dates,
     parse_date_loosely,
 )
-from docflow.extract.declared import read_declared
-from docflow.extract.evidence import (
+from docflow.extract.rules_engine.amounts import LIFT, RECONCILED, picked_all, reconcile
+from docflow.extract.rules_engine.calibration import calibrate, load_table
+from docflow.extract.rules_engine.calibration import thresholds as fitted_thresholds
+from docflow.extract.rules_engine.crosscheck import (
+    derive_net,
+    printed_sum,
+    rate_verdict,
+    sign_digit,
+    tax_lines,
+    unread_tax_line,
+    without_sign_digit,
+)
+from docflow.extract.rules_engine.declared_fields import read_declared
+from docflow.extract.rules_engine.evidence import (
     date_order,
     detect_language,
     read_currency,
     unlabelled,
     with_point_of_sale,
 )
-from docflow.extract.identifiers import read_identifier
-from docflow.extract.layout import Page, from_text, from_words
-from docflow.extract.matching import find_labels
-from docflow.extract.segments import UNSURE, WEAK_LABEL, Candidate, Segment, find_segments
-from docflow.extract.vendor import COMPANY_SUFFIX, guess_vendor
+from docflow.extract.rules_engine.identifiers import read_identifier
+from docflow.extract.rules_engine.layout import Page, from_text, from_words
+from docflow.extract.rules_engine.matching import find_labels
+from docflow.extract.rules_engine.segments import (
+    UNSURE,
+    WEAK_LABEL,
+    Candidate,
+    Segment,
+    find_segments,
+)
+from docflow.extract.rules_engine.vendor import COMPANY_SUFFIX, guess_vendor
 
 REPAIRED = 0.6
 # OCR drops or swaps accents (`Müller` -> `Muller`) with a confident score: free text that OCR

@@ -29,8 +29,8 @@ from decimal import Decimal
 
 from docflow.extract.base import FoundField
 from docflow.extract.declarations.parse import find_amounts
-from docflow.extract.layout import Page
-from docflow.extract.matching import fold_keep_length
+from docflow.extract.rules_engine.layout import Page
+from docflow.extract.rules_engine.matching import fold_keep_length
 
 # The words that name a sales tax, folded: a line with one of them and a percentage is a tax
 # line whatever label the rules file gives it.

@@ -26,11 +26,11 @@ from docflow.extract.base import FoundField
 from docflow.extract.declarations.kinds import ADDRESS, PARTY, TEXT
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.values import MAX_ROWS
-from docflow.extract.field_labels import LabelIndex
-from docflow.extract.layout import Page
-from docflow.extract.matching import find_labels
-from docflow.extract.printed import read_value
-from docflow.extract.table_header import Header, Token, find_header, tokens_of
+from docflow.extract.rules_engine.field_labels import LabelIndex
+from docflow.extract.rules_engine.layout import Page
+from docflow.extract.rules_engine.matching import find_labels
+from docflow.extract.rules_engine.printed import read_value
+from docflow.extract.rules_engine.table_header import Header, Token, find_header, tokens_of
 
 READ = 0.95  # a table whose every cell read, on a text layer
 GAP_LINES = 3.0
