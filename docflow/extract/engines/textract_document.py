@@ -27,14 +27,14 @@ from contextlib import nullcontext
 from typing import Any
 
 from docflow import aws
-from docflow.extract.answer_rows import kept_rows
 from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.declarations.kinds import DATE
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.parse import find_dates
 from docflow.extract.declarations.values import normalize
+from docflow.extract.engines.answer_rows import kept_rows
+from docflow.extract.engines.textract_blocks import QueryAnswer, Table, query_answers, tables
 from docflow.extract.rules_engine.evidence import date_order
-from docflow.extract.textract_blocks import QueryAnswer, Table, query_answers, tables
 from docflow.readers.throttling import ThrottlePolicy
 
 MAX_QUERIES = 15  # per page, synchronous AnalyzeDocument (AWS's set quota)

@@ -16,11 +16,11 @@ from typing import Any
 
 from docflow import aws
 from docflow.converse import forced_tool_request, tool_input, usage_of
-from docflow.extract.answer_rows import kept_rows
 from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.values import normalize
-from docflow.extract.schema import field_schema
+from docflow.extract.engines.answer_rows import kept_rows
+from docflow.extract.engines.schema import field_schema
 from docflow.readers.throttling import ThrottlePolicy
 
 TOOL = "record_fields"
