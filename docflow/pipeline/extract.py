@@ -44,7 +44,7 @@ from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import Consulted, consult
 from docflow.suppliers.payee import asks_for_payment
 from docflow.suppliers.route import bank_details_stage, holds_unknown

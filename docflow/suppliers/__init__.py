@@ -7,7 +7,8 @@ is and what the page asks for; `payee` reads the pages' accounts for the bank-de
 suppliers; `proposals` holds what reviewers propose until a second person approves it;
 `history` is each supplier's append-only record of changes; `enrol` files a proposal from a
 review's pages; `match` names the issuer (and says whether the page's name agrees with a
-checked id); `bank` checks the payee accounts against the registered ones (failing closed);
+checked id); `data_evidence` is what an e-invoice states as data rather than prints (the
+seller's ids, the payee accounts), keyed as printed ids are; `bank` checks the payee accounts against the registered ones (failing closed);
 `duplicates` claims an invoice's duplicate keys; `audit` keeps the audit ledger and its
 sampling rule; `profile` learns and reads where a supplier prints each field; `hook` is the
 one call the extract step makes; `route` holds the orchestrator's pure decisions about

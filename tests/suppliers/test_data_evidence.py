@@ -3,7 +3,7 @@ declared payee IBAN the issuer's whatever the page's clues said of it."""
 
 from __future__ import annotations
 
-from docflow.suppliers.declared import PAYEE_DATA, Declared
+from docflow.suppliers.data_evidence import PAYEE_DATA, Declared
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding
 
 
