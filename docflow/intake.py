@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
+from string import hexdigits
 from typing import Protocol
 
+from aws_lambda_powertools.utilities.data_classes.s3_event import S3EventBridgeNotificationEvent
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from botocore.exceptions import ClientError
 
 from docflow import aws
@@ -22,53 +25,56 @@ from docflow.telemetry import context as telemetry_context
 
 
 class BadIntakeMessage(ValueError):
-    """The queue message is not an S3 Object Created event we can start from."""
+    """The queue message is not an S3 Object Created event we can start from; the message
+    says why."""
 
 
-def document_from_message(body: str) -> DocumentRef:
-    """The EventBridge event in an SQS message body -> the run it asks for."""
+def document_from_message(record: SQSRecord) -> DocumentRef:
+    """The S3 "Object Created" event in an SQS message's body (EventBridge's event, as the
+    intake rule queues it) -> the run it asks for. Anything else raises BadIntakeMessage with
+    its reason, whatever the body holds: the message then fails alone and reaches the DLQ."""
     try:
-        event = json.loads(body)
+        body = record.json_body
     except ValueError as exc:
         raise BadIntakeMessage("the message body is not JSON") from exc
-    if not isinstance(event, dict) or event.get("detail-type") != "Object Created":
+    if not isinstance(body, dict) or body.get("detail-type") != "Object Created":
         raise BadIntakeMessage("the message is not an S3 Object Created event")
-    detail = event.get("detail")
-    if not isinstance(detail, dict):
+    event = S3EventBridgeNotificationEvent(body)
+    if not isinstance(event.get("detail"), dict):
         raise BadIntakeMessage("the event has no detail")
-    bucket = (detail.get("bucket") or {}).get("name")
-    obj = detail.get("object") or {}
-    key = obj.get("key")
+    try:
+        bucket, obj = event.detail.bucket.name, event.detail.object
+        # The key as the event carries it: S3's EventBridge events name the object as stored
+        # (moto's too), and Powertools' `key` URL-decodes it, as S3's own notifications need;
+        # decoded, a key holding `+` or `%` would name another object.
+        key = obj["key"]
+    except (KeyError, TypeError):  # a part missing, or not an object
+        raise BadIntakeMessage("the event names no bucket and key") from None
     if not isinstance(bucket, str) or not bucket or not isinstance(key, str) or not key:
         raise BadIntakeMessage("the event names no bucket and key")
     sequencer = str(obj.get("sequencer") or "")
-    if not all(c in "0123456789abcdefABCDEF" for c in sequencer):
+    if not all(c in hexdigits for c in sequencer):
         raise BadIntakeMessage("the event's sequencer is not hexadecimal")
     return DocumentRef(
         bucket=bucket,
         key=key,
         version_id=str(obj.get("version-id") or "null"),
         sequencer=sequencer,
-        content_tag=str(obj.get("eTag") or obj.get("etag") or "").strip('"'),
+        content_tag=str(obj.etag).strip('"'),
         event_time_ms=_event_time_ms(event.get("time")),
     )
 
 
 def _event_time_ms(value: object) -> int:
-    """EventBridge gives an ISO time; moto gives epoch seconds. Either orders tied events."""
-    if isinstance(value, int | float):
-        return max(0, int(value * 1000))
-    if isinstance(value, str) and value:
-        try:
-            return max(0, int(float(value) * 1000))
-        except ValueError:
-            pass
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0
-        return max(0, int(parsed.timestamp() * 1000))
-    return 0
+    """EventBridge's ISO time (`2026-03-04T10:00:00Z`), which orders two events whose
+    sequencers tie; 0 when it does not read."""
+    if not isinstance(value, str) or not value:
+        return 0
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return 0
+    return max(0, int(parsed.timestamp() * 1000))
 
 
 def execution_input(doc: DocumentRef) -> str:

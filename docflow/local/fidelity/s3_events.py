@@ -1,4 +1,4 @@
-"""Give moto's S3 EventBridge notifications a sequencer that grows, as S3's does.
+"""moto's S3 EventBridge events as S3 sends them: a sequencer that grows, and `etag`.
 
 S3 stamps each event of a key with a hexadecimal sequencer that orders that key's events, and
 docflow decides which version's run is the newest by it. moto sends one constant sequencer
@@ -6,6 +6,10 @@ docflow decides which version's run is the newest by it. moto sends one constant
 second tie, and the newer version's run can lose to the older one in the read model. Here each
 event carries a sequencer from the wall clock in nanoseconds, forced to grow within the process
 and, being time based, across restarts of the local stack.
+
+moto also names the object's ETag `eTag` (its S3 notifications' spelling); S3's EventBridge
+event names it `etag` (Amazon S3 User Guide, "EventBridge event message structure"), the one
+spelling the starter reads (Powertools' `S3EventBridgeNotificationObject.etag`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ def next_sequencer() -> str:
         return f"{_last:024X}"
 
 
-def make_s3_sequencers_grow() -> None:
+def make_s3_events_as_s3_sends_them() -> None:
     original_send = s3_notifications._send_event_bridge_message
     if getattr(original_send, _PATCHED, False):
         return
@@ -51,8 +55,11 @@ def make_s3_sequencers_grow() -> None:
     def send_to_targets(self: Any, event: Any, *args: Any, **kwargs: Any) -> Any:
         sequencer = getattr(_current, "sequencer", None)
         obj = (event.get("detail") or {}).get("object") if isinstance(event, dict) else None
-        if sequencer and isinstance(obj, dict) and "sequencer" in obj:
-            obj["sequencer"] = sequencer
+        if sequencer and isinstance(obj, dict):  # an S3 event, sent by the patch above
+            if "sequencer" in obj:
+                obj["sequencer"] = sequencer
+            if "eTag" in obj:
+                obj["etag"] = obj.pop("eTag")
         return original_targets(self, event, *args, **kwargs)
 
     setattr(send_with_sequencer, _PATCHED, True)
