@@ -1,10 +1,10 @@
 """The field-extraction interface: what an engine gets, what it answers.
 
 An engine reads a few pages of one document and answers, per declared field it found
-(`declarations.py`), the value in its kind's normal form (`values.py`) or a table's rows, a
-confidence 0..1, the page and (where the engine has one) the value's box `[x0, y0, x1, y1]`,
-page-relative 0..1 from the page's top-left corner (the readers' unit; `box: null` where the
-engine gives none, as `bedrock` does).
+(`declarations/model.py`), the value in its kind's normal form (`declarations/values.py`) or a
+table's rows, a confidence 0..1, the page and (where the engine has one) the value's box
+`[x0, y0, x1, y1]`, page-relative 0..1 from the page's top-left corner (the readers' unit;
+`box: null` where the engine gives none, as `bedrock` does).
 An engine never raises for a bad answer of its own service: an answer that does not parse is a
 missing or low-confidence field, and the checks send the document to a person. Throttles and
 outages do raise; the caller retries them.

@@ -13,7 +13,7 @@ A reason is `{"field", "code", "message"}` with code one of:
                         an advisory table carries "advisory": "true"
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
     unread-tax-line     the page prints a tax line with a rate and an amount, and no tax
-                        amount was read (added from the engine's findings, `crosscheck.py`)
+                        amount was read (the engine's findings, `rules_engine/crosscheck.py`)
     ocr-currency-sign   every amount of a scanned page starts with one 4 or 8: a currency
                         sign OCR read as a digit (the engine's findings)
     order-mismatch      the purchase order the invoice cites, finalized earlier, names another
