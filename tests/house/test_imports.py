@@ -29,8 +29,8 @@ GROUND = {
     "converse",  # Bedrock Converse with one forced tool (extract, packets, enrich)
     "names",  # invisible characters, TR39 skeletons, mixed scripts, identity keys
     "accounts",  # bank accounts in any printed form (the stdlib, schwifty and stdnum only)
-    "active_content",  # the kinds of a PDF's active content, said in words (the stdlib only)
-    "pdf_actions",  # the walk over a PDF's actions that finds them (pypdf)
+    "active_content",  # the kinds of active content a PDF may hold, and how each is said
+    "pdf_actions",  # the bounded walk over a PDF's actions (pypdf)
 }
 # What each of docflow's units may import of docflow (besides itself), from the House table.
 HOUSE: dict[str, set[str]] = {
