@@ -39,7 +39,7 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.ids import DocumentRef
 from docflow.pipeline.review_callback import request_review
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR

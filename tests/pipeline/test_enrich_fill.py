@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tomllib
 
-from docflow.extract.declarations import parse_declarations
+from docflow.extract.declarations.model import parse_declarations
 from docflow.pipeline.enrich_fill import FILLED, fill_from_enrichment
 
 RULES = """

@@ -82,7 +82,7 @@ def test_the_rules_ground_floor_imports_no_feature_room() -> None:
     allowed = (
         "docflow.rules",
         "docflow.settings",
-        "docflow.extract.spec",
+        "docflow.extract.checks.spec",
         "docflow.names",
         "docflow.accounts",
     )

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import lxml.html
 import pytest
 
-from docflow.extract.declarations import TypeDecl, parse_declarations
+from docflow.extract.declarations.model import TypeDecl, parse_declarations
 from docflow.ids import DocumentRef
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
