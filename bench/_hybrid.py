@@ -33,7 +33,7 @@ from _extraction.step import BenchStep
 
 from docflow import aws
 from docflow.einvoice import detect, read, validate
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import extract_fields, page_inputs
 from docflow.pipeline.extract_einvoice import payee_ibans

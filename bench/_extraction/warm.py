@@ -52,8 +52,8 @@ from _extraction.scoring import judge
 from _extraction.step import BenchStep, run_document
 from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.rules import layout_of
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime

@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docflow.document import Check, Field
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.kinds import DATE, PARTY
-from docflow.extract.labels import READ_AS
-from docflow.extract.parse import fold
+from docflow.extract.declarations.kinds import DATE, PARTY
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
+from docflow.extract.declarations.parse import fold
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 

@@ -25,10 +25,10 @@ from docflow import observability
 from docflow.document import ABSENT, DocumentSummary, Field
 from docflow.document.fields import checks_from_json, fields_from_json
 from docflow.extract import Extraction, PageInput, build_engine
-from docflow.extract.checks import check_fields
-from docflow.extract.orders import OrderVerdict, compare, confirmed
-from docflow.extract.spec import TypeFields
-from docflow.extract.table_checks import unverified_tables
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.orders import OrderVerdict, compare, confirmed
+from docflow.extract.checks.spec import TypeFields
+from docflow.extract.checks.table_checks import unverified_tables
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.pipeline.extract_einvoice import DataReading, Stored, from_data
@@ -50,7 +50,7 @@ from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import Consulted, consult
 from docflow.suppliers.payee import asks_for_payment
 from docflow.suppliers.route import bank_details_stage, holds_unknown

@@ -25,8 +25,8 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.document import DocumentSummary
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
 from docflow.pipeline.extract import page_inputs

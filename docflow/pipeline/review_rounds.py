@@ -33,7 +33,7 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.ids import DocumentRef
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.review.access.links import StageOver, SupersededRun

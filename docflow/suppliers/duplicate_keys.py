@@ -32,10 +32,10 @@ from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 from docflow.document import DocumentSummary
-from docflow.extract.declarations import TypeDecl
-from docflow.extract.kinds import AMOUNT, CURRENCY, DATE, ID, NUMBER, PARTY
-from docflow.extract.parse import fold
-from docflow.extract.vendor import LEGAL_FORM
+from docflow.extract.declarations.kinds import AMOUNT, CURRENCY, DATE, ID, NUMBER, PARTY
+from docflow.extract.declarations.model import TypeDecl
+from docflow.extract.declarations.parse import fold
+from docflow.extract.rules_engine.vendor import LEGAL_FORM
 
 # The key kinds, as claims store them and `duplicateOf[].by` lists them.
 NUMBER_KEY, AMOUNT_KEY, BILL_KEY, WINDOW_KEY, DECLARED_KEY = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docflow.document import Field
-from docflow.extract.layout import Page
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers import history, proposals
 from docflow.suppliers.match import issuer_tax_ids
 from docflow.suppliers.model import Supplier, SupplierError

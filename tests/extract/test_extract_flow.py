@@ -9,7 +9,7 @@ import json
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.extract.calibration import thresholds
+from docflow.extract.rules_engine.calibration import thresholds
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler

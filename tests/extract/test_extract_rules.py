@@ -9,11 +9,11 @@ import pytest
 
 from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.corrections import validate_corrections
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.parse import MDY, find_amounts, find_dates
-from docflow.extract.rules import RulesEngine
+from docflow.extract.checks.corrections import validate_corrections
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.declarations.parse import MDY, find_amounts, find_dates
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.stage.decision import Decision, DecisionError
 from docflow.rules.model import DEFAULT_RULES, load_rules
@@ -70,7 +70,7 @@ def test_percentages_are_not_amounts() -> None:
 
 def fields_of(text: str, engine: str = "textlayer", confidence: float = 100.0) -> dict:
     """{field: (value, the engine's own score)}: the score, before its calibration
-    (`docflow/extract/calibration.py`), is what these rules set."""
+    (`docflow/extract/rules_engine/calibration.py`), is what these rules set."""
     found = RulesEngine().extract([PageInput(1, text, engine, confidence)], list(FIELD_KINDS))
     return {n: (f.value, round(f.evidence["score"], 2)) for n, f in found.fields.items()}
 

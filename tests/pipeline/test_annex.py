@@ -10,7 +10,7 @@ from typing import Any
 
 from docflow import aws
 from docflow.extract.base import Extraction, PageInput
-from docflow.extract.rules import RulesEngine
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pipeline.classify import classify_document
 from docflow.pipeline.extract import extract_fields
 from docflow.pipeline.read_batch import read_page_batch

@@ -6,7 +6,7 @@ from __future__ import annotations
 import tomllib
 
 from docflow.document import Field
-from docflow.extract.declarations import parse_declarations
+from docflow.extract.declarations.model import parse_declarations
 from docflow.pipeline.enrich_fill import FILLED, fill_from_enrichment
 
 RULES = """

@@ -27,7 +27,7 @@ from docflow.pipeline.split import split_document
 from docflow.settings import load_settings
 from docflow.storage import einvoice_key
 from docflow.suppliers import history
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import consult
 from docflow.suppliers.model import Supplier
 from tests.kit import pdfgen as pdfs

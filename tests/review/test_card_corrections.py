@@ -18,9 +18,18 @@ import pytest
 
 from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
 from docflow.settings import load_settings
-from tests.review.test_declared_fields import READ, link_of, one, render
 from tests.support.aws import Stack
-from tests.support.claim_form import CLAIMS, RULES, claim_decl, post_form, upload_claim
+from tests.support.claim_form import (
+    CLAIMS,
+    READ,
+    RULES,
+    claim_decl,
+    link_of,
+    one,
+    post_form,
+    render,
+    upload_claim,
+)
 from tests.support.review_desk import Desk, call, open_desk
 
 REVIEW_ON = ("card_number", "us_ssn", "iban")

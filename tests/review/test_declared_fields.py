@@ -21,78 +21,28 @@ from docflow.document import DocumentSummary
 from docflow.pipeline.extract import apply_corrections
 from docflow.pipeline.learn import profile_values
 from docflow.readmodel.queries import ReadModel
-from docflow.review.access.link_record import LinkRecord
-from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
 from docflow.review.stage.decision import Decision, DecisionError
-from docflow.review.web.evidence import PageFacts
-from docflow.review.web.pages import Routing, review_page
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 from tests.support.claim_form import (
     CHECK,
     CLAIMS,
+    READ,
     call,
     claim_decl,
     claim_desk,
+    link_of,
+    one,
     post_form,
+    render,
     upload_claim,
 )
-
-READ = {
-    "claim_date": {"value": "2026-03-02", "confidence": 0.9, "page": 1, "box": None},
-    "cover": {"value": "Third party", "confidence": 0.9, "page": 1, "box": None},
-    "police_report": {"value": "true", "confidence": 0.9, "page": 1, "box": None},
-    "amount_claimed": {"value": "455.00", "confidence": 0.9, "page": 1, "box": None},
-    "items": {
-        "value": "2 rows",
-        "rows": [{"item": "Windscreen", "cost": "420.00"}, {"item": "Mirror", "cost": "35.00"}],
-        "confidence": 0.9,
-        "page": 1,
-        "box": None,
-    },
-}
 
 
 def read(fields: dict[str, Any]) -> DocumentSummary:
     """A claim form's summary with these fields as read."""
     return DocumentSummary.from_json({"docType": "claim-form", "fields": fields})
-
-
-def link_of(fields: dict[str, Any]) -> LinkRecord:
-    return LinkRecord.from_item(
-        {
-            "pk": "LINK#T",
-            "summary": {"docType": "claim-form", "pages": 1, "fields": fields, "fieldChecks": []},
-            "stageIndex": 0,
-            "stageName": "claims",
-            "key": "in/claim.pdf",
-            "reviewer": CLAIMS,
-        }
-    )
-
-
-def render(fields: dict[str, Any], **more: Any) -> lxml.html.HtmlElement:
-    html = review_page(
-        link=link_of(fields),
-        base="/review/T",
-        pages=[PageFacts(1, "textlayer", 100.0, {})],
-        order=[1],
-        shown_from=0,
-        texts={},
-        routing=Routing((), 40.0),
-        deadline=None,
-        flagged=0,
-        reasons=REJECT_REASONS,
-        decl=claim_decl(),
-        **more,
-    )
-    return lxml.html.fromstring(html)
-
-
-def one(page: lxml.html.HtmlElement, xpath: str) -> Any:
-    (found,) = page.xpath(xpath)
-    return found
 
 
 def test_each_kind_has_its_input_in_declaration_order() -> None:

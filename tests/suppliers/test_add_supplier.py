@@ -198,7 +198,7 @@ def test_the_proposal_is_filed_once_per_document_version(stack: Stack, shipped_r
     """The step running again (a replay after a crash) finds its proposal filed: one proposal,
     the same answer; an id another supplier holds makes it a conflict, never a moved claim."""
     from docflow.extract.base import PageInput
-    from docflow.extract.rules import layout_of
+    from docflow.extract.rules_engine.engine import layout_of
     from docflow.pdf import open_pdf
     from docflow.readers.textlayer import TextLayerReader
     from docflow.suppliers.enrol import propose_from_page

@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 from docflow.cli import main
 from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings

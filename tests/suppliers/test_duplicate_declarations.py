@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from docflow.document import DocumentSummary
-from docflow.extract.declarations import parse_declarations
-from docflow.extract.toml_lines import DeclarationError
+from docflow.extract.declarations.model import parse_declarations
+from docflow.extract.declarations.toml_lines import DeclarationError
 from docflow.rules.model import load_rules
 from docflow.suppliers.duplicate_keys import declared_key
 

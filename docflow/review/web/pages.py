@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from docflow.active_content import said
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import ALL_REASONS
 from docflow.review.decision_form import TypedRow

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docflow import aws
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
