@@ -13,7 +13,8 @@ from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.stage.decision import Decision
 from docflow.review.web.evidence import PageFacts
-from docflow.review.web.pages import Routing, box_style, review_page
+from docflow.review.web.page_records import Routing, Shown
+from docflow.review.web.pages import box_style, review_page
 
 
 def render(fields: dict, pages: int = 1, shown_from: int = 0) -> str:
@@ -29,16 +30,18 @@ def render(fields: dict, pages: int = 1, shown_from: int = 0) -> str:
         }
     )
     return review_page(
-        link=link,
-        base="/review/T",
-        pages=facts,
-        order=[p.page for p in facts],
-        shown_from=shown_from,
-        texts={},
-        routing=Routing((), 40.0),
-        deadline=None,
-        flagged=0,
-        reasons=REJECT_REASONS,
+        Shown(
+            link=link,
+            base="/review/T",
+            pages=facts,
+            order=[p.page for p in facts],
+            shown_from=shown_from,
+            texts={},
+            routing=Routing((), 40.0),
+            deadline=None,
+            flagged=0,
+            reasons=REJECT_REASONS,
+        )
     )
 
 
