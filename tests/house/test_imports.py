@@ -31,12 +31,15 @@ GROUND = {
     "accounts",  # bank accounts in any printed form (the stdlib, schwifty and stdnum only)
     "active_content",  # the kinds of active content a PDF may hold, and how each is said
     "pdf_actions",  # the bounded walk over a PDF's actions (pypdf)
+    "document",  # the run's typed record of its document: summary, fields, checks
 }
 # What each of docflow's units may import of docflow (besides itself), from the House table.
 HOUSE: dict[str, set[str]] = {
     **{floor: GROUND for floor in GROUND},
     # The one account reader imports nothing of docflow's: any room may read accounts.
     "accounts": set(),
+    # The document's record is read by every room and owned by none.
+    "document": set(),
     "executions": GROUND,
     "readmodel": GROUND,
     "events": GROUND | {"readmodel"},
@@ -70,6 +73,9 @@ HOUSE: dict[str, set[str]] = {
 }
 # The step bodies stand on everything above but the CLI and the local stack.
 HOUSE["pipeline"] = set(HOUSE) | {"runtime"}
+# The durable sub-flows run the step bodies: every durable operation is in them or in the
+# orchestrator, none in `pipeline`.
+HOUSE["flows"] = HOUSE["pipeline"] | {"pipeline"}
 # The package's face (docflow/__init__.py) and the units held by the rules further down.
 KNOWN = set(HOUSE) | {"cli", "local", "docflow"}
 

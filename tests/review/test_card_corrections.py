@@ -61,7 +61,7 @@ def test_a_card_in_a_cell_before_an_amount_is_refused_by_its_cell(card: str) -> 
     assert problem.value.status == 400
 
     # The page comes back with the message by the table and the card masked in its cell.
-    page = render(READ, submitted_tables=form.tables, field_errors=problem.value.errors)
+    page = render(READ, tables=form.tables, field_errors=problem.value.errors)
     cell = one(page, '//input[@name="table.items.2.item"]')
     assert cell.get("value") == "Paid by card •••• 1111"
     group = one(page, '//*[@id="field-items"]/ancestor::div[contains(@class, "field")]')

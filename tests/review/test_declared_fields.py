@@ -17,6 +17,7 @@ import pytest
 
 from docflow import aws
 from docflow.cli.queries import print_fields
+from docflow.document import DocumentSummary
 from docflow.pipeline.extract import apply_corrections
 from docflow.pipeline.learn import profile_values
 from docflow.readmodel.queries import ReadModel
@@ -37,6 +38,11 @@ from tests.support.claim_form import (
     render,
     upload_claim,
 )
+
+
+def read(fields: dict[str, Any]) -> DocumentSummary:
+    """A claim form's summary with these fields as read."""
+    return DocumentSummary.from_json({"docType": "claim-form", "fields": fields})
 
 
 def test_each_kind_has_its_input_in_declaration_order() -> None:
@@ -122,8 +128,8 @@ def test_a_table_correction_edits_removes_and_adds_rows() -> None:
     with pytest.raises(DecisionError):
         Decision.parse(json.dumps(forged), decl=claim_decl())
 
-    summary = apply_corrections({"fields": READ}, decision)
-    items = summary["fields"]["items"]
+    summary = apply_corrections(read(READ), decision)
+    items = summary.to_json()["fields"]["items"]
     assert (items["value"], items["rows"], items["original"]) == (
         "2 rows",
         rows,
@@ -132,7 +138,7 @@ def test_a_table_correction_edits_removes_and_adds_rows() -> None:
     assert items["correctedBy"] == CLAIMS and items["confidence"] == 1.0
     # A second stage's correction keeps the rows the engine read as the original.
     again = Decision(True, CHECK, decided_at="2026-12-01T10:00:00+00:00", corrections={"items": []})
-    later = apply_corrections(summary, again)["fields"]["items"]
+    later = apply_corrections(summary, again).to_json()["fields"]["items"]
     assert (later["value"], later["rows"], later["original"]) == (
         "0 rows",
         [],
@@ -171,7 +177,7 @@ def test_a_table_never_teaches_a_supplier_profile() -> None:
         "currency": {"value": "EUR", "confidence": 1.0, "page": 1, "source": "registry"},
     }
     corrected = apply_corrections(
-        {"fields": fields},
+        read(fields),
         Decision(True, CLAIMS, decided_at="2026-12-01T10:00:00+00:00", corrections={"items": []}),
     )
     learnable = profile_values(corrected)
@@ -186,7 +192,7 @@ def test_show_prints_a_table_under_its_name(capsys: pytest.CaptureFixture[str]) 
         decided_at="2026-12-01T10:00:00+00:00",
         corrections={"items": [{"item": "Windscreen", "cost": "440.00"}, {"item": "Bulb"}]},
     )
-    print_fields(apply_corrections({"fields": READ}, decision))  # type: ignore[arg-type]
+    print_fields(apply_corrections(read(READ), decision).to_json())  # type: ignore[arg-type]
     out = capsys.readouterr().out
     (line,) = [li for li in out.splitlines() if li.startswith("items ")]
     assert line.split() == [

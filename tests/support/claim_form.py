@@ -24,7 +24,8 @@ from docflow.ids import DocumentRef
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.web.evidence import PageFacts
-from docflow.review.web.pages import Routing, review_page
+from docflow.review.web.page_records import Answered, Routing, Shown
+from docflow.review.web.pages import review_page
 from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
@@ -151,8 +152,10 @@ def link_of(fields: dict[str, Any]) -> LinkRecord:
     )
 
 
-def render(fields: dict[str, Any], **more: Any) -> lxml.html.HtmlElement:
-    html = review_page(
+def render(fields: dict[str, Any], **answered: Any) -> lxml.html.HtmlElement:
+    """The claim's review page with these fields; `answered`: what a reviewer sent back
+    (`tables`, `field_errors`, ...: `docflow.review.web.pages.Answered`)."""
+    shown = Shown(
         link=link_of(fields),
         base="/review/T",
         pages=[PageFacts(1, "textlayer", 100.0, {})],
@@ -164,8 +167,8 @@ def render(fields: dict[str, Any], **more: Any) -> lxml.html.HtmlElement:
         flagged=0,
         reasons=REJECT_REASONS,
         decl=claim_decl(),
-        **more,
     )
+    html = review_page(shown, Answered(**answered))
     return lxml.html.fromstring(html)
 
 

@@ -1,4 +1,4 @@
-"""The enrich stage: a summary and a risk level per document, as a few durable operations.
+"""The enrich stage's durable operations: a summary and a risk level per document.
 
 `enrich_document(context, doc, found, plan)` runs after classify/extract for every document
 that was read, and returns what the orchestrator adds to the document's summary (`shown`:
@@ -52,7 +52,7 @@ DOCFLOW_PILE_PREFIX, when `docflow.piles.pool` can be imported, takes the pile p
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -61,10 +61,11 @@ from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackCon
 
 from docflow.enrich.budget import Admission
 from docflow.ids import DocumentRef
+from docflow.pipeline.enrich_fill import fields_stage, fill_from_enrichment
 from docflow.pipeline.enrich_plan import EnrichOutcome, EnrichPlan
 from docflow.pipeline.enrich_steps import (
     ADMIT_STEP,
-    MODEL_ATTEMPTS,
+    MODEL_CALL,
     OUTCOME_STEP,
     PLAN_STEP,
     admit_call,
@@ -77,11 +78,12 @@ from docflow.pipeline.enrich_steps import (
     record_batch_answer,
 )
 from docflow.pipeline.results import Classification, Enrichment
-from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
+from docflow.runtime import runtime
 
 MAX_ROUNDS = 4  # admission rounds per call; each can reserve up to half an hour ahead
-MODEL_STEP = degrading_step(MODEL_ATTEMPTS, 10, 60, RecordSerDes(EnrichOutcome))
+MODEL_STEP = MODEL_CALL.config(RecordSerDes(EnrichOutcome))
 
 
 def enrich_document(
@@ -202,5 +204,22 @@ def enriched_part(done: EnrichOutcome, usage: dict[str, int]) -> Enrichment:
     return Enrichment(done.shown or {}, done.stages, usage)
 
 
-def add_usage(usage: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+def enriched_into(run: RunState, enriched: Enrichment) -> RunState:
+    """Pure: the run with the enrichment's summary and risk, the stages a high risk adds, what
+    it spent; and the type's declared fields no label named that the enrichment's parties and
+    dates fill (`enrich_fill.py`), which a person confirms at the `fields` stage."""
+    usage = add_usage(run.usage, enriched.usage)
+    found = enriched.for_summary.get("found")
+    summary = run.summary.with_enrichment(enriched.for_summary)
+    stages = (*run.stages, *enriched.stages)
+    if summary.fields is not None:
+        decl = runtime().rules.fields.for_type(summary.doc_type)
+        fields, checks = fill_from_enrichment(summary.fields, decl, found)
+        if checks:
+            summary = replace(summary, fields=fields).with_checks(checks)
+            stages = (*stages, *fields_stage(stages))
+    return replace(run, summary=summary, stages=stages, usage=usage)
+
+
+def add_usage(usage: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
     return {k: usage.get(k, 0) + more.get(k, 0) for k in sorted({*usage, *more})}

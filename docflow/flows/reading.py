@@ -1,4 +1,5 @@
-"""Reading every page: a map over page batches, each batch one step, and what the map returns.
+"""Reading the document: its e-invoice data (`read e-invoice`, one step, for a split that found
+one), then every page: a map over page batches, each batch one step, and what the map returns.
 
 The map is FLAT (one operation per batch instead of two), which keeps documents of thousands
 of pages within the execution's operation budget; every batch runs (no fail-fast), and a
@@ -22,8 +23,9 @@ from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create
 from aws_durable_execution_sdk_python.serdes import JsonSerDes
 
 from docflow.ids import DocumentRef
+from docflow.pipeline.einvoice_read import EINVOICE_STEP, EInvoiceRead, read_einvoice
 from docflow.pipeline.read_batch import read_page_batch
-from docflow.pipeline.results import BatchSummary, Failure, Reading
+from docflow.pipeline.results import BatchSummary, Failure, Reading, Split
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.runtime import runtime
 
@@ -40,6 +42,14 @@ BATCH_STEP = StepConfig(
         )
     ),
 )
+
+
+def einvoice_of(context: DurableContext, doc: DocumentRef, split: Split) -> EInvoiceRead | None:
+    """The `read e-invoice` step for a split that found one (xml or hybrid), else None."""
+    if not split.einvoice:
+        return None
+    step = read_einvoice(doc, split.einvoice)
+    return context.step(step, name="read e-invoice", config=EINVOICE_STEP)
 
 
 def read_pages(
