@@ -21,7 +21,6 @@ test and every `docflow` call it makes see only the stacks and sandboxes the tes
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -29,9 +28,8 @@ from typing import Any
 
 import pytest
 
-from docflow import aws
 from docflow.local.config import StackConfig
-from docflow.local.resources import LocalNames, _table, load_template
+from docflow.local.resources import LocalNames
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from tests.kit.sandbox import forget_settings, moto_sandbox, refill, reset_process_state
@@ -78,7 +76,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 @pytest.fixture(scope="module")
 def moto_module() -> Iterator[LocalNames]:
     """The module's moto for its `stack` tests: the mock, the environment and the boto3
-    clients made once (`stack` empties and provisions it again for each test)."""
+    clients made once (`stack` puts the provisioned template back for each test)."""
     with moto_sandbox(LocalNames(prefix="t"), TEST_ENV) as names:
         yield names
 
@@ -86,34 +84,20 @@ def moto_module() -> Iterator[LocalNames]:
 @pytest.fixture
 def stack(moto_module: LocalNames) -> Iterator[Stack]:
     """moto with the template's resources, empty for each test: the module's moto refilled
-    (every backend emptied, the template provisioned, settings and runtime read again), as
-    temporal's samples share one environment and give each test its own queue. A test sees
-    nothing another test wrote."""
+    (every backend emptied, the provisioned template restored from this worker's snapshot of
+    it, settings and runtime read again), as temporal's samples share one environment and
+    give each test its own queue. A test sees nothing another test wrote."""
     refill(moto_module, TEST_ENV)
     yield Stack(moto_module)
     forget_settings()
 
 
-@pytest.fixture(scope="module")
-def moto_once() -> Iterator[Stack]:
-    """One moto for the module: starting it is most of a test's cost."""
-    with moto_sandbox(LocalNames(prefix="rm"), TEST_ENV) as names:
-        yield Stack(names)
-
-
 @pytest.fixture
-def shared(moto_once: Stack) -> Iterator[Stack]:
-    """A fresh read-model table per test (moto copies every table on each transaction, so a
-    table that kept growing would slow every later test down)."""
-    spec = load_template()["Resources"]["ReadModelTable"]["Properties"]
-    name = f"rm-status-{uuid.uuid4().hex[:8]}"
-    _table(name, spec)
-    os.environ["DOCFLOW_TABLE_NAME"] = name
-    load_settings.cache_clear()
-    yield moto_once
-    aws.client("dynamodb").delete_table(TableName=name)
-    os.environ["DOCFLOW_TABLE_NAME"] = moto_once.names("ReadModelTable")
-    load_settings.cache_clear()
+def shared(stack: Stack) -> Stack:
+    """The read model's tests' name for `stack`. It used to share one moto across a module and
+    give each test only a table of its own, when provisioning per test cost more than that;
+    restoring the snapshot costs less, and isolates everything."""
+    return stack
 
 
 @pytest.fixture
