@@ -36,16 +36,18 @@ system-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKS) chromium >/dev/null)
 
 # Three workers (pytest-xdist), each given whole test files (a module's live stack starts once),
-# the slow modules first (tests/conftest.py); `make test WORKERS=0` runs in one process.
+# in tests/conftest.py's order, the slowest first: xdist itself hands out the files with the
+# most tests first (--no-loadscope-reorder keeps ours). `make test WORKERS=0`: one process.
 WORKERS ?= 3
+XDIST = -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile --durations=15
+	$(BIN)/pytest $(XDIST) --durations=15
 
 # The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
 # slowest fifteen named. `make test` still runs everything.
 test-fast: setup system-deps conformance-deps
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile -m "not slow and not browser" --durations=15
+	$(BIN)/pytest $(XDIST) -m "not slow and not browser" --durations=15
 
 # The pictures the docs show (docs/screenshots/): the browser tests that take them, told to write
 # there. Any other test run writes its screenshots under build/screenshots/ (git-ignored).
@@ -55,7 +57,7 @@ SHOT_TESTS := tests/browser/test_dashboard_page.py tests/browser/test_page_scree
 	tests/browser/test_einvoice_review_browser.py tests/browser/test_declared_fields_browser.py \
 	tests/browser/test_run_page_screens.py
 screenshots: setup system-deps
-	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest -n $(WORKERS) --dist loadfile $(SHOT_TESTS)
+	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest $(XDIST) $(SHOT_TESTS)
 
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples

@@ -36,6 +36,7 @@ from tests.kit.sandbox import forget_settings, moto_sandbox, refill, reset_proce
 from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.live_stack import fast_config, free_base, running_stack
+from tests.support.ordering import DurationRecorder, longest_first
 
 # The test kit's own switches, kept: where screenshots go (tests/support/screenshots.py).
 KEPT = frozenset({"DOCFLOW_SCREENSHOTS"})
@@ -141,16 +142,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             raise pytest.UsageError(f"{item.nodeid} uses live_stack: mark it slow")
         if problem := _misplaced(item):
             raise pytest.UsageError(f"{item.nodeid} {problem}")
-    # The modules with slow tests first, the longest of them (`slow(seconds=N)`) before the
-    # rest, each kept whole: `make test` hands whole files to its workers (--dist loadfile, so a
-    # module's live stack starts once), and a two-minute module handed out last is a two-minute
-    # tail with the other workers idle. The seconds only order the modules; nothing asserts them.
-    weight: dict[Path, int] = {}
-    for item in items:
-        if marker := item.get_closest_marker("slow"):
-            seconds = int(marker.kwargs.get("seconds", 30))
-            weight[item.path] = max(weight.get(item.path, 0), seconds)
-    items.sort(key=lambda item: -weight.get(item.path, 0))
+    # The longest modules first (tests/support/ordering.py): a two-minute module handed out
+    # last is a two-minute tail with the other workers idle.
+    longest_first(items)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help="write each module's seconds to tests/durations.json (make test-durations)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist's workers each see their own tests; the controller sees every report.
+    if config.getoption("--record-durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(DurationRecorder(), "docflow-durations")
 
 
 @pytest.fixture(scope="module")
