@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories
+.PHONY: run test test-fast test-durations screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ XDIST = -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(XDIST) --durations=15
+
+# tests/durations.json: each module's seconds in a whole run, the order `make test` hands them
+# out in (tests/support/ordering.py). Run it again when modules come or grow.
+test-durations: setup system-deps conformance-deps
+	$(BIN)/pytest $(XDIST) --record-durations
 
 # The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
 # slowest fifteen named. `make test` still runs everything.
