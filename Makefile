@@ -102,21 +102,26 @@ build: $(SAM_VENV)/bin/sam
 
 bench-smoke: bench-smoke-stack bench-smoke-rest
 
-# The smoke runs in two parts: the reliability scenarios (local stacks, mostly waiting: CI runs
-# them beside the tests) and every other benchmark (CI: in two lanes beside lint and build).
+# The smoke runs in two parts: the reliability scenarios (local stacks, mostly waiting) and
+# every other benchmark (CI runs both beside the tests).
 bench-smoke-stack: setup system-deps conformance-deps
 	@set -o pipefail; echo "== bench/reliability.py --smoke"; \
 	  $(BIN)/python bench/reliability.py --smoke 2>/dev/null | tail -n 1
 
-# `make bench-smoke-rest LANES=2 LANE=1` runs every second benchmark from the second: CI runs
-# two lanes side by side, one a core.
-LANES ?= 1
-LANE ?= 0
+# Every other benchmark's smoke run, JOBS at a time (CI: JOBS=2), the longest first (about a
+# minute or more each on this machine, in this order), then the rest by name: a job takes the
+# next benchmark when it is done with one, so the jobs end together. Each one's output is
+# printed whole when it ends: its name, the last line of its JSON, its seconds.
+JOBS ?= 1
+BENCH_FIRST := extraction throughput review_page ocr_languages trace
 bench-smoke-rest: setup system-deps conformance-deps
-	@set -o pipefail; i=0; for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
-	  i=$$((i + 1)); [ $$((i % $(LANES))) -eq $(LANE) ] || continue; \
-	  echo "== $$b --smoke"; began=$$SECONDS; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; \
-	  echo "   ($$((SECONDS - began)) s)"; done
+	@set -o pipefail; { for b in $(BENCH_FIRST); do echo bench/$$b.py; done; \
+	  for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
+	    case " $(BENCH_FIRST) " in *" $$(basename $$b .py) "*) continue;; esac; echo $$b; done; } \
+	  | xargs -P $(JOBS) -I{} bash -c 'set -o pipefail; began=$$SECONDS; \
+	      last=$$($(BIN)/python {} --smoke 2>/dev/null | tail -n 1); status=$$?; \
+	      printf "== %s --smoke\n%s\n   (%s s)\n" {} "$$last" $$((SECONDS - began)); \
+	      [ $$status -eq 0 ] || { echo "   {} failed: exit $$status" >&2; exit 1; }'
 
 clean:
 	rm -rf .aws-sam .docflow
