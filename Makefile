@@ -111,7 +111,8 @@ bench-smoke-stack: setup system-deps conformance-deps
 # Every other benchmark's smoke run, JOBS at a time (CI: JOBS=2), the longest first (about a
 # minute or more each on this machine, in this order), then the rest by name: a job takes the
 # next benchmark when it is done with one, so the jobs end together. Each one's output is
-# printed whole when it ends: its name, the last line of its JSON, its seconds.
+# printed whole when it ends: its name, the last line of its JSON, its seconds (a failure: the
+# end of its error output too).
 JOBS ?= 1
 BENCH_FIRST := extraction throughput review_page ocr_languages trace
 bench-smoke-rest: setup system-deps conformance-deps
@@ -119,9 +120,10 @@ bench-smoke-rest: setup system-deps conformance-deps
 	  for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
 	    case " $(BENCH_FIRST) " in *" $$(basename $$b .py) "*) continue;; esac; echo $$b; done; } \
 	  | xargs -P $(JOBS) -I{} bash -c 'set -o pipefail; began=$$SECONDS; \
-	      last=$$($(BIN)/python {} --smoke 2>/dev/null | tail -n 1); status=$$?; \
+	      err=$$(mktemp); last=$$($(BIN)/python {} --smoke 2>$$err | tail -n 1); status=$$?; \
 	      printf "== %s --smoke\n%s\n   (%s s)\n" {} "$$last" $$((SECONDS - began)); \
-	      [ $$status -eq 0 ] || { echo "   {} failed: exit $$status" >&2; exit 1; }'
+	      [ $$status -eq 0 ] || { echo "   {} failed: exit $$status" >&2; tail -n 25 $$err >&2; rm -f $$err; exit 1; }; \
+	      rm -f $$err'
 
 clean:
 	rm -rf .aws-sam .docflow
