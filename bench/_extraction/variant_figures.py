@@ -42,7 +42,7 @@ from _extraction.scoring import score
 from _extraction.step import run_document
 from _extraction.variants import VariantSet
 from _extraction.warm import warm_by_confirmations
-from docflow.extract.calibration import thresholds
+from docflow.extract.rules_engine.calibration import thresholds
 
 REVIEWED = 2  # each stream's first two are reviewed, the rest measured
 MIN_CONFIRMATIONS = 2

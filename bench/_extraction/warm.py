@@ -51,9 +51,10 @@ from _extraction.held import held_by
 from _extraction.reads import ReadCache
 from _extraction.scoring import judge
 from _extraction.step import BenchStep, run_document
+from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.rules import layout_of
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime
@@ -158,13 +159,14 @@ def _teach(
         "fields": fields,
         "profileFields": result.get("profileFields") or [],
     }
+    typed = DocumentSummary.from_json(summary)
     stages = list(stages_from_json(result["stages"]))
     if stage not in {s.name for s in stages}:
         stages.append(RoutedStage.of(runtime().rules.stages[stage], stage))
     decided = [{"stageName": stage, "decision": "approved", "reviewer": REVIEWER}]
-    if not learning_due(summary, stages, decided):
+    if not learning_due(typed, stages, decided):
         return False
-    lesson = lesson_of(summary, result.get("shadow") or {}, stages, decided)
+    lesson = lesson_of(typed, result.get("shadow") or {}, stages, decided)
     learn_supplier(ref, lesson, plan)(BenchStep())
     return True
 
@@ -174,7 +176,7 @@ def _audited(ref: DocumentRef, result: dict[str, Any]) -> bool:
     (the orchestrator's `audit_candidate` and the step body); its stage joins the route."""
     from docflow.pipeline.audit import audit_candidate, sample_for_audit
 
-    candidate = audit_candidate(result, result["stages"])
+    candidate = audit_candidate(DocumentSummary.from_json(result), result["stages"])
     if candidate is None:
         return False
     stages = sample_for_audit(ref, candidate)(BenchStep())

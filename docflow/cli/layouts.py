@@ -63,7 +63,7 @@ def print_profile(fields: dict[str, ProfileEntry]) -> None:
 
 
 def layouts_list(args: argparse.Namespace) -> int:
-    from docflow.cli.suppliers import _store
+    from docflow.cli.registry_access import registry as _store
     from docflow.suppliers.trust import trusted
 
     store = _store(args)
@@ -94,7 +94,8 @@ def layouts_list(args: argparse.Namespace) -> int:
 def profile_reset(args: argparse.Namespace) -> int:
     """`profile reset LAYOUT FIELD`: an operator lets a suspended field learn again."""
     from docflow.cli.principal import NoPrincipal
-    from docflow.cli.suppliers import _actor, _store
+    from docflow.cli.registry_access import actor as _actor
+    from docflow.cli.registry_access import registry as _store
     from docflow.suppliers import history
     from docflow.suppliers.layouts import Layout, LayoutStore
     from docflow.suppliers.trust import reset

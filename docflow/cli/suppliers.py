@@ -28,27 +28,13 @@ from docflow.cli.layouts import (
     show_layout,
 )
 from docflow.cli.output import print_json, table
-from docflow.cli.stack import maybe_local
+from docflow.cli.registry_access import actor, registry
 
 _print_history = print_history  # the name tests and older callers import
 
 
-def _store(args: argparse.Namespace) -> Any:
-    from docflow.settings import load_settings
-    from docflow.suppliers.store import SupplierStore
-
-    args.stack_config = maybe_local(args)
-    args.aws = args.stack_config is None
-    load_settings.cache_clear()
-    return SupplierStore(load_settings().supplier_table)
-
-
-def _actor(args: argparse.Namespace) -> str:
-    """Who runs this command, as authenticated (`docflow.cli.principal`). Call after `_store`
-    (which decides local or AWS)."""
-    from docflow.cli.principal import principal
-
-    return principal(bool(getattr(args, "aws", False)))
+_store = registry  # the names this module's commands and older callers use
+_actor = actor
 
 
 def _people(args: argparse.Namespace) -> Any:

@@ -24,16 +24,19 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
-from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.retries import Degrading
+from docflow.review.access.keys import KeySource, build_key_source
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
+from docflow.settings import Settings
 from docflow.suppliers.audit import AuditLedger
-from docflow.suppliers.audit_key import key_for, sampled
+from docflow.suppliers.audit_key import sample_key, sampled
 from docflow.suppliers.route import AUDIT
 
-ATTEMPTS = 3
-AUDIT_STEP = degrading_step(ATTEMPTS, 2, 30)
+SAMPLE = Degrading(attempts=3, first_s=2, most_s=30)
+AUDIT_STEP = SAMPLE.config()
 
 
 @dataclass(frozen=True)
@@ -45,18 +48,17 @@ class Candidate:
     fields: tuple[str, ...]
 
 
-def audit_candidate(summary: Mapping[str, Any], stages: Sequence[RoutedStage]) -> Candidate | None:
+def audit_candidate(summary: DocumentSummary, stages: Sequence[RoutedStage]) -> Candidate | None:
     """Nobody would see this document, and a learned layout's profile gave some of its
     values: the layout's ledger counts it (a run from before layouts: its supplier's)."""
-    read = tuple(sorted(summary.get("profileFields") or ()))
+    read = tuple(sorted(summary.profile_fields))
     if stages or not read:
         return None
-    layout = summary.get("layout")
-    if layout is not None:
-        owner = str(layout.get("layoutId") or "")
+    if summary.layout is not None:
+        owner = str(summary.layout.get("layoutId") or "")
         return Candidate(owner, read) if owner else None
-    supplier = summary.get("supplier") or {}
-    return Candidate(str(supplier["supplierId"]), read) if supplier.get("certain") else None
+    supplier = summary.supplier_id
+    return Candidate(supplier, read) if supplier else None
 
 
 @durable_step
@@ -69,7 +71,7 @@ def sample_for_audit(step: StepContext, doc: DocumentRef, read: Candidate) -> li
         ledger = AuditLedger(rt.settings.supplier_table)
         why = ledger.sample(read.owner, doc.run_id, read.fields, chosen)
     except Exception as exc:  # the registry or the key out of reach: retried, then a person
-        if step.attempt < ATTEMPTS:
+        if not SAMPLE.last(step):
             raise
         step.logger.warning("audit ledger unreachable", extra={"error": type(exc).__name__})
         why = "ledger-failed"
@@ -79,6 +81,13 @@ def sample_for_audit(step: StepContext, doc: DocumentRef, read: Candidate) -> li
     if not why or not controls.audit_stage:
         return []
     return [RoutedStage.of(rt.rules.stages[controls.audit_stage], AUDIT).to_json()]
+
+
+def key_for(settings: Settings, source: KeySource | None = None) -> bytes:
+    """The sample's key, from the review links' ring the settings name
+    (`docflow.suppliers.audit_key.sample_key`); one read of the secret per document read on a
+    profile with no stage."""
+    return sample_key((source or build_key_source(settings)).ring())
 
 
 def content_of(doc: DocumentRef) -> str:

@@ -30,8 +30,9 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.document import DocumentSummary
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
 from docflow.pipeline.extract import page_inputs
@@ -68,38 +69,36 @@ class Lesson:
     language: str = ""  # the language the extract step read the page in
 
 
-def profile_values(summary: Mapping[str, Any]) -> dict[str, str]:
+def profile_values(summary: DocumentSummary) -> dict[str, str]:
     """The approved values a layout's profile may learn where they are printed: every read
-    or corrected scalar field; never a table (its value is a count of rows, no place on a
-    page)."""
+    or corrected scalar field, but one the registry filled; never a table (its value is a
+    count of rows, no place on a page)."""
     return {
-        name: str(f["value"])
-        for name, f in sorted((summary.get("fields") or {}).items())
-        if f.get("value") not in (None, "") and "rows" not in f
+        name: str(f.value)
+        for name, f in sorted((summary.fields or {}).items())
+        if f.value not in (None, "") and f.source != "registry" and not f.is_table
     }
 
 
 def lesson_of(
-    summary: Mapping[str, Any],
+    summary: DocumentSummary,
     shadow: Mapping[str, str | None],
     stages: Sequence[RoutedStage],
-    decided: Sequence[dict[str, Any]],
+    decided: Sequence[Mapping[str, Any]],
 ) -> Lesson:
     """Pure, on checkpointed values: the lesson of the run's approved review."""
-    layout = summary.get("layout") or {}
-    supplier = summary.get("supplier") or {}
+    layout = summary.layout or {}
+    supplier = summary.supplier or {}
     linked = supplier.get("certain") and supplier.get("by") not in _BY_ID
-    fields = summary.get("fields") or {}
-    corrected = sorted(
-        n for n, f in fields.items() if "correctedBy" in f and f.get("original") != f.get("value")
-    )
+    fields = summary.fields or {}
+    corrected = sorted(n for n, f in fields.items() if f.corrected and f.original != f.value)
     return Lesson(
         layout_id=str(layout.get("layoutId") or ""),
         supplier_id=str(supplier.get("supplierId") or "") if linked else "",
-        doc_type=str(summary.get("docType") or ""),
+        doc_type=summary.doc_type,
         values=profile_values(summary),
         shadow=dict(shadow),
-        given=tuple(summary.get("profileFields") or ()),
+        given=tuple(summary.profile_fields),
         reviewers=tuple(teachers(stages, decided)),
         audit=audit_decision(stages, decided),
         corrected=tuple(corrected),
@@ -115,13 +114,13 @@ def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
 
 @durable_step
 def propose_supplier(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]], by: str
+    step: StepContext, doc: DocumentRef, summary: DocumentSummary, plan: list[list[int]], by: str
 ) -> dict[str, Any]:
     """The summary's additions: `supplierProposed` ({"proposalId", "name", "status",
     "conflict"}) or `supplierNotAdded` (why none was filed). `by`: the reviewer who asked."""
     store = SupplierStore(runtime().settings.supplier_table)
     source = (doc.document_id, doc.version_tag)
-    proposed = propose_from_page(store, _layouts(doc, plan), summary, source, by)
+    proposed = propose_from_page(store, _layouts(doc, plan), summary.fields or {}, source, by)
     step.logger.info(
         "supplier proposed" if proposed.shown else "supplier not proposed",
         extra={"proposal": proposed.shown, "why": proposed.refused},

@@ -21,14 +21,24 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-
-from docflow.review.access.keys import KeySource, build_key_source
-from docflow.review.access.signing import KeyRing
-from docflow.settings import Settings
+from collections.abc import Mapping
+from typing import Protocol
 
 PURPOSE = b"docflow audit sample v1"
 BUCKETS = 10000  # the rate is known to a hundredth of a percent
 _HASH_LEN = 32
+
+
+class SigningRing(Protocol):
+    """The review links' key ring as this module needs it (`docflow.review.access.signing.
+    KeyRing`, which the pipeline's audit step reads: the suppliers room does not import the
+    review room, which imports it)."""
+
+    @property
+    def current(self) -> str: ...
+
+    @property
+    def keys(self) -> Mapping[str, bytes]: ...
 
 
 def hkdf_sha256(ikm: bytes, info: bytes, salt: bytes = b"", length: int = _HASH_LEN) -> bytes:
@@ -47,7 +57,7 @@ def hkdf_sha256(ikm: bytes, info: bytes, salt: bytes = b"", length: int = _HASH_
     return out[:length]
 
 
-def sample_key(ring: KeyRing) -> bytes:
+def sample_key(ring: SigningRing) -> bytes:
     """The audit sample's key, derived from the ring's current signing key."""
     return hkdf_sha256(ring.keys[ring.current], PURPOSE)
 
@@ -62,9 +72,3 @@ def draw(key: bytes, content: str, version: str) -> int:
 def sampled(key: bytes, content: str, version: str, rate: float) -> bool:
     """Whether the document is in the audit's sample at `rate` (0..1)."""
     return draw(key, content, version) < round(rate * BUCKETS)
-
-
-def key_for(settings: Settings, source: KeySource | None = None) -> bytes:
-    """The key, from the ring the settings name (one read of the secret a sampled document:
-    the step runs once per document read on a profile with no stage)."""
-    return sample_key((source or build_key_source(settings)).ring())

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docflow.extract.base import PageInput
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers.bank import BankCheck
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.ids import FoundId, masked_iban
 from docflow.suppliers.layout_read import Trust, apply_layout
 from docflow.suppliers.layouts import Layout, LayoutStore
@@ -149,7 +149,7 @@ def consult(
     engine's evidence record per field (where each value was read), which decides whether a
     value a layout says it never prints was printed this time; `trust`: when a layout's
     field is trusted, and each field's threshold (`layout_read.Trust`, from the rules file);
-    `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
+    `declared`: the ids and payee IBANs an e-invoice's data states (`data_evidence.py`), taken
     before the page's, and its fields come from that data: no layout reads the page;
     `hold_unknown`: `[suppliers] unknown_payee = "hold"` (the bank check's `holds`)."""
     trust = trust or Trust()
@@ -198,7 +198,7 @@ def consult(
     # the bank check saw is in `bank`.
     out.shown["ibans"] = [i.shown() for i in ibans if i.kind == "iban"]
     out.shown["taxIds"] = _shown_ids(tax_ids)
-    # Every account an e-invoice's data names is a payee there, an IBAN or not (declared.py).
+    # Every account an e-invoice's data names is a payee there, an IBAN or not (data_evidence.py).
     out.bank = check_bank(store, match, declared.payees(ibans), names, judged, hold_unknown)
     out.shown.update({"bank": out.bank.shown()} if out.bank is not None else {})
     if match is not None and certain:

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Page
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers import profile as profiles
 from docflow.suppliers import profile_confidence
 from docflow.suppliers.shapes import ProfileEntry
@@ -118,7 +118,7 @@ def checked_amounts(
 ) -> set[str]:
     """The amounts a check holds: all three where net + tax = total; the net and the tax
     where the rate printed on the tax line times the net is the tax (a layout that prints no
-    total: the rules engine's `tax_rate` evidence, `docflow.extract.crosscheck`)."""
+    total: the rules engine's `tax_rate` evidence, `docflow.extract.rules_engine.crosscheck`)."""
     if reconciled(fields):
         return set(AMOUNTS)
     if (evidence.get("tax_amount") or {}).get("tax_rate") == "match":

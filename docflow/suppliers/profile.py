@@ -35,11 +35,11 @@ from itertools import combinations
 
 from rapidfuzz import fuzz
 
-from docflow.extract.kinds import AMOUNT, DATE, ID
-from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.parse import find_amounts, find_dates, fold
-from docflow.extract.vendor import customer_cells
+from docflow.extract.declarations.kinds import AMOUNT, DATE, ID
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.parse import find_amounts, find_dates, fold
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
+from docflow.extract.rules_engine.vendor import customer_cells
 from docflow.suppliers.shapes import ProfileEntry
 
 PARTY = "party"

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from docflow.extract.labels import READ_AS
+from docflow.extract.declarations.labels import READ_AS
 from docflow.suppliers.profile import PARTY, Located
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.trust import hits

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docflow.document import DocumentSummary, Field
 from docflow.readmodel.transitions import APPROVED
 from docflow.rules.controls import HOLD, ControlRules
 from docflow.rules.model import Stage
@@ -52,21 +53,21 @@ AUDIT = "audit"  # the audit stage's `because` (docflow.pipeline.audit)
 TEACHING = ("fields", AUDIT)  # the stages whose approval confirms every value shown
 
 
-def changed_payee(summary: dict[str, Any], stages: Sequence[RoutedStage]) -> bool:
+def changed_payee(summary: DocumentSummary, stages: Sequence[RoutedStage]) -> bool:
     """The review changed who the invoice is from or who is paid, or passed a bank check."""
     if any(BANK_DETAILS in (s.because, s.name) for s in stages):
         return True
-    for name, f in (summary.get("fields") or {}).items():
+    for name, f in (summary.fields or {}).items():
         if name != "vendor_name" and "iban" not in name:
             continue
-        if "correctedBy" in f and str(f.get("original")) != str(f.get("value")):
+        if f.corrected and str(f.original) != str(f.value):
             return True
     return False
 
 
 def _approved(
-    stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]], because: Sequence[str]
-) -> list[dict[str, Any]]:
+    stages: Sequence[RoutedStage], decided: Sequence[Mapping[str, Any]], because: Sequence[str]
+) -> list[Mapping[str, Any]]:
     names = {s.name for s in stages if s.because in because}
     return [d for d in decided if d.get("stageName") in names and d.get("decision") == APPROVED]
 
@@ -74,48 +75,53 @@ def _approved(
 LEARNABLE = ("matched", "none")  # the layout statuses a review may teach
 
 
-def _corrected(field: Mapping[str, Any]) -> bool:
-    return "correctedBy" in field and str(field.get("original")) != str(field.get("value"))
+def _corrected(field: Field) -> bool:
+    return field.corrected and str(field.original) != str(field.value)
 
 
 def learning_due(
-    summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
+    summary: DocumentSummary,
+    stages: Sequence[RoutedStage],
+    decided: Sequence[Mapping[str, Any]],
 ) -> bool:
     """Whether an approved review teaches the page's layout (the module's docstring)."""
-    layout = summary.get("layout")
+    layout = summary.layout
     if layout is None:
         return _learning_due_before_layouts(summary, stages, decided)
-    if layout.get("status") not in LEARNABLE or not summary.get("fields"):
+    if layout.get("status") not in LEARNABLE or not summary.fields:
         return False
-    fields = summary["fields"]
+    fields = summary.fields
     if any(BANK_DETAILS in (s.because, s.name) for s in stages):
         return False
     if any("iban" in name and _corrected(f) for name, f in fields.items()):
         return False
-    supplier = summary.get("supplier") or {}
+    supplier = summary.supplier or {}
     by_id = supplier.get("certain") and supplier.get("by") not in ("fingerprint", "name")
-    if by_id and _corrected(fields.get("vendor_name") or {}):
+    vendor = fields.get("vendor_name")
+    if by_id and vendor is not None and _corrected(vendor):
         return False
     return bool(_approved(stages, decided, TEACHING))
 
 
-def teachers(stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]) -> list[str]:
+def teachers(stages: Sequence[RoutedStage], decided: Sequence[Mapping[str, Any]]) -> list[str]:
     """Who approved the stages that confirm every value shown (for `distinct_reviewers`)."""
     found = [str(d.get("reviewer") or "") for d in _approved(stages, decided, TEACHING)]
     return sorted({who for who in found if who})
 
 
 def _learning_due_before_layouts(
-    summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
+    summary: DocumentSummary,
+    stages: Sequence[RoutedStage],
+    decided: Sequence[Mapping[str, Any]],
 ) -> bool:
     """The rule recorded runs were made under (a supplier's own profile): a registered
     supplier matched by a checked id, IBAN, fingerprint or name whose review did not change
     who is paid."""
-    supplier = summary.get("supplier") or {}
+    supplier = summary.supplier or {}
     # A reviewer who proposed a new supplier said the name's match is another issuer.
-    by_name = supplier.get("by") == "name" and not summary.get("supplierProposed")
+    by_name = supplier.get("by") == "name" and not summary.proposed
     known = supplier.get("certain") or (by_name and supplier.get("supplierId"))
-    if not known or not summary.get("fields"):
+    if not known or not summary.fields:
         return False
     if changed_payee(summary, stages):
         return False
@@ -123,7 +129,7 @@ def _learning_due_before_layouts(
 
 
 def audit_decision(
-    stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
+    stages: Sequence[RoutedStage], decided: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any] | None:
     """An approved audit stage: {"decidedBy": the reviewer, "decidedAt"}; None when there
     was none."""

@@ -31,9 +31,9 @@ from typing import cast
 
 from rapidfuzz import fuzz
 
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
-from docflow.extract.parse import fold
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.parse import fold
 from docflow.suppliers.shapes import Graded, Profile, ProfileEntry
 
 MAX_MISSES = 2

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from docflow.extract.base import PageInput
-from docflow.extract.layout import Page, from_text
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page, from_text
 from docflow.pdf import open_pdf
 from docflow.readers.textlayer import TextLayerReader
 from docflow.settings import load_settings

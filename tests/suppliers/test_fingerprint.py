@@ -5,7 +5,7 @@ a fixed place (a longer address, an extra line)."""
 
 from __future__ import annotations
 
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.suppliers import fingerprint as fp
 from docflow.suppliers import profile
 from docflow.suppliers.layout_read import Trust, _filled_amounts

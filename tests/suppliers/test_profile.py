@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docflow.extract.base import PageInput
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.settings import load_settings
 from docflow.suppliers import profile, trust
 from docflow.suppliers.csv_import import import_suppliers

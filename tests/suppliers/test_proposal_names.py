@@ -11,7 +11,7 @@ import json
 import pytest
 
 from docflow.cli import main
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.suppliers import proposals
 from docflow.suppliers.enrol import propose_from_page
 from tests.suppliers.papers import OTHER_VAT

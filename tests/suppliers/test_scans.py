@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docflow.extract.layout import Page, from_words
+from docflow.extract.rules_engine.layout import Page, from_words
 from docflow.readers.base import Word
 from docflow.suppliers import fingerprint as fp
 from docflow.suppliers import profile
