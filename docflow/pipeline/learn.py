@@ -71,12 +71,12 @@ class Lesson:
 
 def profile_values(summary: DocumentSummary) -> dict[str, str]:
     """The approved values a layout's profile may learn where they are printed: every read
-    or corrected scalar field, but one the registry filled; never a table (its value is a
-    count of rows, no place on a page)."""
+    or corrected scalar field (a name the registry filled too: the layout's issuer); never a
+    table (its value is a count of rows, no place on a page)."""
     return {
         name: str(f.value)
         for name, f in sorted((summary.fields or {}).items())
-        if f.value not in (None, "") and f.source != "registry" and not f.is_table
+        if f.value not in (None, "") and not f.is_table
     }
 
 

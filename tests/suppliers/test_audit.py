@@ -237,17 +237,23 @@ def test_a_review_teaches_the_pages_layout_registered_supplier_or_not() -> None:
     fields_stage = [routed("fields", "fields")]
     approved = [{"stageName": "fields", "decision": "approved", "reviewer": "ap@x"}]
     typed = {"invoice_number": {"value": "E1", "original": None, "correctedBy": "ap"}}
-    unknown = {"supplier": {"status": "unknown"}, "layout": {"status": "none"}, "fields": typed}
+    shown = {"docType": "invoice", "supplier": {"status": "unknown"}, "fields": typed}
+    raw = {**shown, "layout": {"status": "none"}}
+    unknown = DocumentSummary.from_json(raw)
     assert learning_due(unknown, fields_stage, approved)
     for status in ("ambiguous", "withheld", "data"):
-        assert not learning_due({**unknown, "layout": {"status": status}}, fields_stage, approved)
+        other = DocumentSummary.from_json({**raw, "layout": {"status": status}})
+        assert not learning_due(other, fields_stage, approved)
     renamed = {"value": "Atelier Nord", "original": "de Lattre Alexis", "correctedBy": "ap"}
-    corrected = {**unknown, "fields": {**typed, "vendor_name": renamed}}
-    assert learning_due(corrected, fields_stage, approved)  # the layout's issuer, corrected
+    corrected = {**raw, "fields": {**typed, "vendor_name": renamed}}
+    # the layout's issuer, corrected
+    assert learning_due(DocumentSummary.from_json(corrected), fields_stage, approved)
     by_vat = {**corrected, "supplier": {"supplierId": "b", "certain": True, "by": "vat"}}
-    assert not learning_due(by_vat, fields_stage, approved)  # the id and the person disagree
+    # the id and the person disagree
+    assert not learning_due(DocumentSummary.from_json(by_vat), fields_stage, approved)
     iban = {"value": "DE89...", "original": "DE12...", "correctedBy": "ap"}
-    assert not learning_due({**unknown, "fields": {**typed, "iban": iban}}, fields_stage, approved)
+    paid = DocumentSummary.from_json({**raw, "fields": {**typed, "iban": iban}})
+    assert not learning_due(paid, fields_stage, approved)
     bank = [*fields_stage, routed("bank-details", "bank-details")]
     assert not learning_due(unknown, bank, approved)
     assert not learning_due(unknown, fields_stage, [])  # nobody approved it

@@ -10,7 +10,7 @@ import pytest
 
 from docflow.extract import build_engine
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
+from docflow.extract.checks.field_checks import check_fields
 from docflow.rules.model import load_rules
 from docflow.settings import load_settings
 

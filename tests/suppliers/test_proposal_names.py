@@ -11,6 +11,7 @@ import json
 import pytest
 
 from docflow.cli import main
+from docflow.document.fields import fields_from_json
 from docflow.extract.rules_engine.layout import from_text
 from docflow.suppliers import proposals
 from docflow.suppliers.enrol import propose_from_page
@@ -30,9 +31,9 @@ def _filed(corrected: bool) -> proposals.Proposal:
     vendor = {"value": ISSUER, "original": CONTACT, "correctedBy": "ap@example.com"}
     fields = {"vendor_name": vendor if corrected else {"value": CONTACT}}
     fields["currency"] = {"value": "EUR"}
-    summary = {"fields": fields}
+    typed = fields_from_json(fields)
     source = ("d-delattre" + ("-c" if corrected else ""), "v-1")
-    made = propose_from_page(registry(), [from_text(1, PAGE)], summary, source, "ap@example.com")
+    made = propose_from_page(registry(), [from_text(1, PAGE)], typed, source, "ap@example.com")
     assert made.shown is not None, made.refused
     found = proposals.get(registry(), str(made.shown["proposalId"]))
     assert found is not None
