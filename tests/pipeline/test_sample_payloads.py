@@ -48,6 +48,8 @@ VOLATILE = frozenset(
     {"at", "updatedAt", "firstSeenAt", "correctedAt", "decidedAt", "claimedAt", "writtenAt"}
     | {"sentAt", "deadline", "expiresAt", "requestedAt", "cost", "seq", "eventId"}
     | {"reviewDeadline", "linkId"}
+    # A learned layout's id is a digest of the run that taught it first (another run's id).
+    | {"layoutId"}
 )
 
 
