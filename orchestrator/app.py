@@ -35,6 +35,7 @@ from aws_durable_execution_sdk_python import (
 
 from docflow.classify.sensitive import beyond_issuer
 from docflow.errors import IntakeError
+from docflow.flows.matching import match_orders, settle_matching
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.audit import AUDIT_STEP, audit_candidate, sample_for_audit
@@ -144,6 +145,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     found = context.step(classify_document(doc, batches.results, stated), "classify", CLASSIFY_STEP)
     run = route(context, doc, found, RunState.classified(found, split, einvoice))
     record(context, doc, CLASSIFIED, "classify", run.classified_report)
+    run = match_orders(context, doc, run)  # waits for its order (and receipts): docs/matching.md
 
     run, ended = review_all(context, doc, run, batches)
     if ended is not None:
@@ -157,6 +159,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     if not settle_keys(context, doc, run.summary):
         return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
 
+    run = settle_matching(context, doc, run)  # its share of the order billed; an order wakes
     # The run prices itself in its last step (operations, step time, pages by engine).
     meter = run_meter(context, batches.results, run.summary["docType"], run.usage)
     done = context.step(finalize_document(doc, run.summary, meter), "finalize", WRITE_STEP)

@@ -8,6 +8,7 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext
 
+from docflow.flows.matching import release_order_billing
 from docflow.ids import DocumentRef
 from docflow.pipeline.duplicates import release_duplicates
 from docflow.pipeline.enrich_flow import leave_pile_on_failure
@@ -53,6 +54,7 @@ def archive(
     if summary.get("duplicateKeys"):  # what this version claimed goes back
         keys = summary["duplicateKeys"]
         context.step(release_duplicates(doc, keys), name="release duplicate keys")
+    release_order_billing(context, doc, summary)  # its share of its order goes back
     meter = run_meter(context, results, summary.get("docType"), usage)
     archived = archive_document(doc, {**summary, "reason": reason}, meter)
     done = context.step(archived, "archive", WRITE_STEP)

@@ -59,12 +59,16 @@ HOUSE: dict[str, set[str]] = {
     # Page-level classification of packets: the rules, labels and layout, words, checked ids
     # (the suppliers room checks them).
     "packets": GROUND | {"rules", "extract", "readers", "suppliers"},
+    # Invoices matched to their orders: pure logic, and the order store (docflow.dynamo).
+    "matching": GROUND | {"rules", "suppliers"},
     "runtime": GROUND
     | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"}
     | {"packets", "intake"},
 }
 # The step bodies stand on everything above but the CLI and the local stack.
 HOUSE["pipeline"] = set(HOUSE) | {"runtime"}
+# A flow holds one sub-flow's durable operations; its step bodies are the pipeline's.
+HOUSE["flows"] = HOUSE["pipeline"] | {"pipeline"}
 # The package's face (docflow/__init__.py) and the units held by the rules further down.
 KNOWN = set(HOUSE) | {"cli", "local", "docflow"}
 

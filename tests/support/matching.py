@@ -1,0 +1,117 @@
+"""What the matching tests share: a rules file with matching on (the shipped one, its purchase
+orders finalized without their review stages so that a test's order arrives by itself, its wait
+and three-way set by the test), and the orchestrator on the durable testing runner with the
+runtime's callbacks delivered to it, so that an order's run wakes the invoices waiting for it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
+
+from docflow.ids import DocumentRef
+from docflow.matching.keys import OrderKey, key_for
+from docflow.matching.records import OrderFile
+from docflow.matching.store import OrderStore
+from docflow.readmodel.queries import ReadModel
+from docflow.rules.model import DEFAULT_RULES
+from docflow.runtime import build_runtime, use_runtime
+from docflow.settings import load_settings
+from orchestrator.app import handler
+from tests.support.aws import Stack, result_json
+from tests.support.review_desk import RunnerCallbacks
+from tests.support.waiting import wait_until
+
+# Long enough for every review path of the shipped rules plus the wait (rules/model.py).
+EXECUTION_TIMEOUT_S = str(40 * 24 * 3600)
+
+
+def matching_rules_text(timeout_s: int = 120, three_way: bool = False) -> str:
+    """The shipped rules, orders finalized unreviewed, the wait and three-way as given."""
+    text = DEFAULT_RULES.read_text(encoding="utf-8")
+    for old, new in (
+        ('stages = ["procurement", "finance"]', "stages = []"),
+        ("timeout_seconds = 604800 ", f"timeout_seconds = {timeout_s} "),
+        ("three_way = false", f"three_way = {'true' if three_way else 'false'}"),
+    ):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text
+
+
+def use_matching_rules(folder: Path, timeout_s: int = 120, three_way: bool = False) -> Path:
+    """Write the rules and point this process's settings at them (the caller's monkeypatch
+    or environment restores the variables)."""
+    path = folder / f"matching-{timeout_s}-{three_way}.toml"
+    path.write_text(matching_rules_text(timeout_s, three_way), encoding="utf-8")
+    os.environ["DOCFLOW_RULES_PATH"] = str(path)
+    os.environ["DOCFLOW_EXECUTION_TIMEOUT_S"] = EXECUTION_TIMEOUT_S
+    os.environ.pop("DOCFLOW_STAGE_TIMEOUT_S", None)
+    load_settings.cache_clear()
+    use_runtime(None)
+    return path
+
+
+class Runs:
+    """Documents started on one testing runner; the runtime's callbacks go to it."""
+
+    def __init__(self, stack: Stack, runner: DurableFunctionTestRunner) -> None:
+        self.stack, self.runner = stack, runner
+        self.callbacks = RunnerCallbacks(runner)
+
+    def start(self, key: str, data: bytes, timeout: int = 600) -> tuple[DocumentRef, str]:
+        doc = self.stack.upload(key, data)
+        return doc, self.runner.run_async(input=self.stack.event(doc), execution_timeout=timeout)
+
+    def result(self, arn: str, timeout: int = 120) -> dict[str, Any]:
+        return result_json(self.runner.wait_for_result(arn, timeout=timeout))
+
+    def finish(self, key: str, data: bytes) -> dict[str, Any]:
+        """Run a document to its end (one that waits for a person would not end)."""
+        _doc, arn = self.start(key, data)
+        return self.result(arn)
+
+    def status(self, doc: DocumentRef) -> str:
+        state = ReadModel(load_settings().table_name).show(doc.document_id)["state"] or {}
+        return str(state.get("status", ""))
+
+    def state(self, doc: DocumentRef) -> dict[str, Any]:
+        return dict(ReadModel(load_settings().table_name).show(doc.document_id)["state"] or {})
+
+    def wait_status(self, doc: DocumentRef, *statuses: str, timeout: float = 120) -> str:
+        wait_until(lambda: self.status(doc) in statuses, timeout=timeout, what=str(statuses))
+        return self.status(doc)
+
+    def decide(self, arn: str, index: int, decision: dict[str, Any]) -> None:
+        callback = self.runner.wait_for_callback(
+            arn, name=f"review-{index} create callback id", timeout=120
+        )
+        self.runner.send_callback_success(callback, json.dumps(decision).encode())
+
+
+@contextmanager
+def matching_runs(stack: Stack) -> Iterator[Runs]:
+    with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+        runs = Runs(stack, runner)
+        use_runtime(build_runtime().with_(callbacks=runs.callbacks))
+        try:
+            yield runs
+        finally:
+            use_runtime(None)
+
+
+def order_file(supplier: str, number: str) -> OrderFile:
+    key = key_for(supplier, number)
+    assert key is not None
+    return OrderStore(load_settings().order_table).read(key)
+
+
+def key_of(supplier: str, number: str) -> OrderKey:
+    key = key_for(supplier, number)
+    assert key is not None
+    return key
