@@ -72,6 +72,8 @@ def match_orders(context: DurableContext, doc: DocumentRef, run: RunState) -> Ru
     cites = cited(run.summary)
     if not rules.on or cites.role not in (BILL, CREDIT):
         return run
+    if any(stage.choices for stage in run.stages):
+        return run  # its type is unsure: a person picks it (triage) before anything waits
     if cites.key is None:
         if not cites.problem:
             return run  # it cites no order

@@ -108,8 +108,11 @@ class Judgement:
 
     @property
     def within_balance(self) -> bool:
-        """May it take its share of the order now (nothing it would overdraw)?"""
-        return not any(d.code in BALANCE_CODES for d in self.differences) and self.basis != NONE
+        """May it take its share of the order now: an order, a total read on both sides, and
+        nothing it would overdraw?"""
+        unread_total = any(d.code == "unread" and not d.line for d in self.differences)
+        overdraws = any(d.code in BALANCE_CODES for d in self.differences)
+        return self.basis != NONE and not unread_total and not overdraws
 
 
 def _fmt(value: Decimal | None) -> str:
@@ -173,7 +176,11 @@ def judge(bill: Bill, file: OrderFile, rules: MatchRules, three_way: bool) -> Ju
             Difference("currency", f"billed in {bill.currency}, ordered in {order.currency}")
         )
     receipts_needed = three_way and bill.role == BILL
-    received = received_by_line(file, order, rules.description_min_score) if receipts_needed else {}
+    # By order line, what the receipts delivered; None: no line is held to a receipt (none
+    # is needed, none came: `no-receipt` says so once, or one was read unsure: the header).
+    received = None
+    if receipts_needed and file.receipts:
+        received = received_by_line(file, order, rules.description_min_score)
     if receipts_needed and not file.receipts:
         diffs.append(Difference("no-receipt", "no goods receipt came for the order"))
     amount, amount_bounds = _amount(bill, order, billed, rules, diffs)
@@ -192,9 +199,7 @@ def judge(bill: Bill, file: OrderFile, rules: MatchRules, three_way: bool) -> Ju
             continue
         theirs = order.lines[pair.order]
         _price(mine, theirs, rules, diffs)
-        got = _quantity(
-            bill.role, mine, theirs, quantities, received if receipts_needed else None, rules, diffs
-        )
+        got = _quantity(bill.role, mine, theirs, quantities, received, rules, diffs)
         if got is not None:
             taken[theirs.number], bounds[theirs.number] = got
     return Judgement(

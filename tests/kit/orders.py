@@ -117,13 +117,16 @@ def invoice_pdf(
     supplier: str,
     items: Sequence[Item],
     currency: str = "EUR",
-    title: str = "INVOICE",
+    credit: bool = False,
 ) -> bytes:
-    """An invoice (or, `title="CREDIT NOTE"`, a credit note) of `supplier` citing `po_number`."""
+    """An invoice (or, `credit`, a credit note) of `supplier` citing `po_number`."""
+    title, label = (
+        ("CREDIT NOTE", "Credit note number") if credit else ("INVOICE", "Invoice number")
+    )
     head: list[list[Placed]] = [
         [(0.08, supplier)],
         [(0.08, title)],
-        [(0.08, f"Invoice number: {number}")],
+        [(0.08, f"{label}: {number}")],
         [(0.08, "Invoice date: 2026-03-04")],
         [(0.08, "Due date: 2026-04-03")],
         [(0.08, f"PO number: {po_number}")],
@@ -152,7 +155,10 @@ def delivery_note_pdf(number: str, po_number: str, supplier: str, items: Sequenc
     body: list[list[Placed]] = [
         [(0.08, i.item_id), (0.22, i.description), (0.78, _qty(i.quantity), "r")] for i in items
     ]
-    return columns_pdf([[*head, *body, [], [(0.08, "Received by: J. Smith")]]])
+    # The signature well below the lines: under them, a line with an item number's column
+    # filled would read as one more row (the rules engine ends a table at a blank band).
+    signed: list[list[Placed]] = [[], [], [], [], [(0.08, "Received by: J. Smith")]]
+    return columns_pdf([[*head, *body, *signed]])
 
 
 def ubl_invoice(
