@@ -54,11 +54,9 @@ from docflow.pipeline.matching import (
 )
 from docflow.pipeline.review_rounds import notify_retry
 from docflow.pipeline.run_state import RunState
-from docflow.rules.matching import RECEIPT_ROUNDS
+from docflow.rules.matching import MATCH_BECAUSE, RECEIPT_ROUNDS
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
-
-MATCH_BECAUSE = "match"
 
 
 def _numbered(name: str, round_: int) -> str:

@@ -54,7 +54,7 @@ class Line:
     quantity: Decimal | None = None
     unit_price: Decimal | None = None
     amount: Decimal | None = None
-    item_id: str = ""  # normalized; "" when none is printed
+    item_id: str = ""  # as printed; "" when none is
 
     @property
     def price(self) -> Decimal | None:
@@ -64,6 +64,11 @@ class Line:
         if self.amount is not None and self.quantity:
             return (self.amount / self.quantity).quantize(Decimal("0.0001"))
         return None
+
+    @property
+    def item(self) -> str:
+        """The item number's normal form (case, separators and leading zeros aside)."""
+        return item_key(self.item_id)
 
     @property
     def words(self) -> str:
@@ -110,7 +115,7 @@ def lines_from_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[Line, ...]:
             quantity=decimal_of(row.get("quantity")),
             unit_price=decimal_of(row.get("unit_price")),
             amount=decimal_of(row.get("amount")),
-            item_id=item_key(row.get("item_id")),
+            item_id=_text(row.get("item_id"))[:64],
         )
         if line.description or line.item_id:
             out.append(line)
@@ -131,7 +136,7 @@ def lines_from_einvoice(lines: Iterable[Mapping[str, Any]]) -> tuple[Line, ...]:
                 quantity=decimal_of(raw.get("quantity")),
                 unit_price=decimal_of(raw.get("unit_price")),
                 amount=decimal_of(raw.get("net")),
-                item_id=item_key(raw.get("item_id")),
+                item_id=_text(raw.get("item_id"))[:64],
             )
         )
         if len(out) >= MAX_LINES:
@@ -182,8 +187,8 @@ def pair_lines(invoice: Sequence[Line], order: Sequence[Line], min_score: int = 
     candidates: list[_Candidate] = []
     for i, mine in enumerate(invoice):
         for o, theirs in enumerate(order):
-            if mine.item_id and theirs.item_id:
-                if mine.item_id != theirs.item_id:
+            if mine.item and theirs.item:
+                if mine.item != theirs.item:
                     continue  # two different items, whatever their words say
                 tier, how, score = 0, ITEM, 100
             elif mine.words and mine.words == theirs.words:

@@ -45,6 +45,9 @@ ORDERS, RECEIPTS = ("purchase-order",), ("delivery-note",)
 # A receipt that covers part of what is billed is waited past this many times (partial
 # deliveries), each wait woken by the next receipt, all within the one timeout.
 RECEIPT_ROUNDS = 3
+# Why a document is at the match stage (its routed stage's `because`): the review page shows
+# the match there.
+MATCH_BECAUSE = "match"
 
 
 @dataclass(frozen=True)

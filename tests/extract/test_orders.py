@@ -138,6 +138,11 @@ def test_an_invoice_over_its_orders_total_waits_at_match_with_both_totals(
         (over,) = detail["differences"]
         assert over["code"] == "over-billed" and "1,265.00 USD" in over["message"]
         assert detail["order"]["documentId"] == order_id and detail["order"]["total"] == "1100.00"
+        # The reviewer's page sets the order beside the invoice: its total, what is left of it.
+        (token,) = desk.links(doc)
+        body = call("GET", f"/review/{token}")["body"]
+        shown = body[body.index('id="match"') :]
+        assert "1,265.00 USD" in shown and "1,100.00 USD" in shown and order_id in shown
 
 
 def test_with_matching_off_a_mismatch_waits_in_the_fields_review_with_both_totals(

@@ -69,7 +69,8 @@ def test_a_pages_rows_and_an_einvoices_lines_read_alike() -> None:
     ]
     read = lines_from_rows(rows)
     assert [x.number for x in read] == [1, 2]
-    assert read[0].item_id == item_key("A-100") and read[1].quantity is None
+    assert read[0].item == item_key("A-100") and read[0].item_id == "a 100"
+    assert read[1].quantity is None
     data = [
         {
             "description": "Paper",
@@ -80,7 +81,7 @@ def test_a_pages_rows_and_an_einvoices_lines_read_alike() -> None:
         }
     ]
     (einvoice,) = lines_from_einvoice(data)
-    assert einvoice.item_id == read[0].item_id and einvoice.amount == Decimal(1000)
+    assert einvoice.item == read[0].item and einvoice.amount == Decimal(1000)
 
 
 def test_a_price_is_the_amount_over_the_quantity_where_no_unit_price_is_printed() -> None:

@@ -24,6 +24,7 @@ from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_o
 from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.field_inputs import box_style, fields_rows
+from docflow.review.web.match_view import MatchView
 from docflow.review.web.templating import env, when, when_iso
 from docflow.settings import load_settings
 from docflow.suppliers.shown import IN_DATA, routes_on, supplier_lines, supplier_offer
@@ -139,6 +140,8 @@ _WHY = {
     "week of this one: compare them (a supplier may bill the same total twice)",
     "duplicate-unchecked": "the duplicate check could not run: make sure it was not paid before",
     "unknown-type": "no document type fits it: a person picks its type",
+    "match": "its order, its goods received or what is left of the order does not agree with "
+    "it, or never came (see the order beside it)",
 }
 
 
@@ -224,6 +227,7 @@ def review_page(
     confirm: str = "",
     add_supplier: bool = False,
     invoice: InvoiceView | None = None,
+    match: MatchView | None = None,
 ) -> str:
     summary = link.summary
     doc_type = str(summary.get("docType", "unknown"))
@@ -332,6 +336,8 @@ def review_page(
         # An e-invoice's data (docs/einvoice.md): the invoice itself when it came as XML alone.
         invoice=invoice,
         mismatch_links=mismatch_links,
+        # The match stage: the invoice beside its order and receipts (docs/matching.md).
+        match=match,
     )
 
 
