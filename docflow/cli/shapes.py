@@ -312,7 +312,7 @@ JSON_SHAPES = {
     '"status", "seq", "at", "cause", "payload"} (a payload too large for the read model\'s '
     "item is read back whole from S3, as is the STATE: docs/records.md; an attribute whose S3 "
     'object is gone stays compact and is named in "detail": {attribute: {"key", "count"}}); '
-    'an invoice citing a purchase order has, while it waits for the order or a receipt '
+    "an invoice citing a purchase order has, while it waits for the order or a receipt "
     '(status "awaiting-match"), "awaiting": {"kind": "order"|"receipt", "order", "supplier", '
     '"deadline", "receipts"}, and once finalized "match" (docs/matching.md: "status", '
     '"matched", "basis", "differences", "tolerance", "overriddenBy", "note", ...); '
