@@ -19,7 +19,7 @@ from docflow.readmodel.table import doc_pk, from_ddb, to_ddb
 from docflow.settings import load_settings
 from orchestrator.app import handler
 
-SETTLED = ("finalized", "pending-review", "archived", "failed")
+SETTLED = ("finalized", "pending-review", "archived", "failed", "awaiting-match")
 # What an item holds besides its payloads: keys, run ids, times, index attributes.
 ITEM_OVERHEAD = 1024
 STEP_RESULT_BYTES = 262_144  # the durable service's limit on one step's result
