@@ -8,12 +8,16 @@
                 bank-details check) -> enrich (summary, risk)
              -> claim the duplicate keys (the same invoice again: the duplicate stage)
              -> read on a learned profile with no stage: sampled into the audit stage
+             -> an invoice citing an order: wait for it (and its receipts), match it line by
+                line, reserve its share of the order (a difference: the match stage)
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
              -> an approved fields review: propose the supplier when the reviewer asked (an
                 operator approves it), and learn a registered supplier's profile
-             -> settle the duplicate keys (a newer version holding one: superseded) -> finalize
+             -> settle the duplicate keys (a newer version holding one: superseded)
+             -> bill the order, or register an order or receipt and wake its invoices
+             -> finalize
     anything unrecoverable -> failed, with a reason code
 
 Every side effect is a named step in `docflow.pipeline`; this module only decides what runs
