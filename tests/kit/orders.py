@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from docflow.rules.model import DEFAULT_RULES
 from tests.kit.pdfgen import Placed, columns_pdf
 
 CENT = Decimal("0.01")
@@ -215,3 +216,18 @@ PAPER = (
     Item("B-220", "Toner cartridge black", Decimal(6), Decimal("89.90")),
     Item("C-310", "Stapler heavy duty", Decimal(10), Decimal("14.50")),
 )
+
+
+def matching_rules_text(timeout_s: int = 120, three_way: bool = False) -> str:
+    """The shipped rules with matching's wait and three-way as given, and purchase orders
+    finalized without their procurement and finance stages: a test's (or the benchmark's)
+    orders arrive by themselves, as they would once a buyer approved them."""
+    text = DEFAULT_RULES.read_text(encoding="utf-8")
+    for old, new in (
+        ('stages = ["procurement", "finance"]', "stages = []"),
+        ("timeout_seconds = 604800 ", f"timeout_seconds = {timeout_s} "),
+        ("three_way = false", f"three_way = {'true' if three_way else 'false'}"),
+    ):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text

@@ -1,7 +1,6 @@
-"""What the matching tests share: a rules file with matching on (the shipped one, its purchase
-orders finalized without their review stages so that a test's order arrives by itself, its wait
-and three-way set by the test), and the orchestrator on the durable testing runner with the
-runtime's callbacks delivered to it, so that an order's run wakes the invoices waiting for it."""
+"""What the matching tests share: a rules file with matching on (`tests.kit.orders.
+matching_rules_text`), and the orchestrator on the durable testing runner with the runtime's
+callbacks delivered to it, so that an order's run wakes the invoices waiting for it."""
 
 from __future__ import annotations
 
@@ -20,30 +19,17 @@ from docflow.matching.keys import OrderKey, key_for
 from docflow.matching.records import OrderFile
 from docflow.matching.store import OrderStore
 from docflow.readmodel.queries import ReadModel
-from docflow.rules.model import DEFAULT_RULES
 from docflow.runtime import build_runtime, use_runtime
 from docflow.settings import load_settings
 from docflow.storage import DocumentStore, match_key, result_key
 from orchestrator.app import handler
+from tests.kit.orders import matching_rules_text
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import RunnerCallbacks
 from tests.support.waiting import wait_until
 
 # Long enough for every review path of the shipped rules plus the wait (rules/model.py).
 EXECUTION_TIMEOUT_S = str(40 * 24 * 3600)
-
-
-def matching_rules_text(timeout_s: int = 120, three_way: bool = False) -> str:
-    """The shipped rules, orders finalized unreviewed, the wait and three-way as given."""
-    text = DEFAULT_RULES.read_text(encoding="utf-8")
-    for old, new in (
-        ('stages = ["procurement", "finance"]', "stages = []"),
-        ("timeout_seconds = 604800 ", f"timeout_seconds = {timeout_s} "),
-        ("three_way = false", f"three_way = {'true' if three_way else 'false'}"),
-    ):
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    return text
 
 
 def use_matching_rules(folder: Path, timeout_s: int = 120, three_way: bool = False) -> Path:
