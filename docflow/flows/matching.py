@@ -22,7 +22,6 @@ takes the same operations. Step bodies are docflow/pipeline/matching.py.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from aws_durable_execution_sdk_python import (
     CallbackError,
@@ -32,9 +31,10 @@ from aws_durable_execution_sdk_python import (
 )
 from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
 
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
 from docflow.matching.keys import BILL, CREDIT, ORDER, RECEIPT, OrderKey, cited
-from docflow.matching.results import HELD, MatchRecord, Sighting
+from docflow.matching.results import HELD, MatchRecord, Sighting, match_of, with_match
 from docflow.matching.verdict import NONE, Difference
 from docflow.observability import logger
 from docflow.pipeline.matching import (
@@ -121,12 +121,11 @@ def _await(
 
 def _matched(run: RunState, record: MatchRecord) -> RunState:
     """The run with its match, and the match stage where it did not match."""
-    summary = {**run.summary, "match": record.to_json()}
-    stages = list(run.stages)
-    if not record.matched:
-        stage = runtime().rules.stages[str(runtime().rules.matching.stage)]
-        stages.append(RoutedStage.of(stage, MATCH_BECAUSE))
-    return replace(run, summary=summary, stages=stages)
+    run = replace(run, summary=with_match(run.summary, record))
+    if record.matched:
+        return run
+    stage = runtime().rules.stages[str(runtime().rules.matching.stage)]
+    return run.with_stages([RoutedStage.of(stage, MATCH_BECAUSE)])
 
 
 def _override(run: RunState) -> tuple[str, str]:
@@ -153,19 +152,19 @@ def settle_matching(context: DurableContext, doc: DocumentRef, run: RunState) ->
         woke = wake_waiters(doc, cites.key, kind)
         context.step(woke, name="wake waiting invoices", config=WOKEN_STEP)
         return run
-    match = run.summary.get("match")
-    if cites.role not in (BILL, CREDIT) or not isinstance(match, dict):
+    match = match_of(run.summary)
+    if cites.role not in (BILL, CREDIT) or match is None:
         return run
     who, note = _override(run)
     step = settle_billing(doc, match, run.summary, who, note)
     settled = context.step(step, name="settle order billing", config=MATCH_STEP)
-    return replace(run, summary={**run.summary, "match": settled.to_json()})
+    return replace(run, summary=with_match(run.summary, settled))
 
 
 def release_order_billing(
-    context: DurableContext, doc: DocumentRef, summary: dict[str, Any]
+    context: DurableContext, doc: DocumentRef, summary: DocumentSummary
 ) -> None:
     """An archived invoice gives back the share of its order it reserved."""
-    match = summary.get("match")
-    if isinstance(match, dict) and match.get("reserved"):
+    match = match_of(summary)
+    if match is not None and match.reserved:
         context.step(release_billing(doc, match), name="release order billing")

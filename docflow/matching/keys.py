@@ -9,7 +9,7 @@ separators or leading zeros (`po 4711` is `PO-04711`): `docflow.suppliers.duplic
 forms the duplicate check keys a bill by. A name spelt with look-alike letters of another
 script is another name: that invoice finds no order and waits, it is never matched.
 
-Pure: a summary in, a key (or why there is none) out.
+Pure: a document's record in, a key (or why there is none) out.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from docflow.document import DocumentSummary
 from docflow.rules.matching import BILLS, CREDITS, ORDERS, RECEIPTS
 from docflow.suppliers.duplicate_keys import number_key, vendor_key
 
@@ -57,12 +58,6 @@ class Cited:
     problem: str = ""
 
 
-def _value(fields: Mapping[str, Any], name: str) -> str:
-    got = fields.get(name)
-    value = got.get("value") if isinstance(got, Mapping) else None
-    return str(value).strip() if value not in (None, "") else ""
-
-
 def role_of(doc_type: str) -> str:
     if doc_type in BILLS:
         return BILL
@@ -94,14 +89,13 @@ def key_for(vendor: str, number: str) -> OrderKey | None:
     return OrderKey(supplier, normal, number.strip()[:MAX_KEY])
 
 
-def cited(summary: Mapping[str, Any]) -> Cited:
+def cited(summary: DocumentSummary) -> Cited:
     """The order a document's summary cites: its own number for an order, the number it was
     delivered or billed against for a receipt, a bill or a credit note."""
-    role = role_of(str(summary.get("docType") or ""))
-    fields = summary.get("fields") or {}
-    if not role or not isinstance(fields, Mapping):
+    role = role_of(summary.doc_type)
+    if not role or not summary.has_fields:
         return Cited("")
-    number, vendor = _value(fields, "po_number"), _value(fields, "vendor_name")
+    number, vendor = summary.text("po_number"), summary.text("vendor_name")
     if not order_number(number):
         return Cited(role)  # cites no order: matching leaves it alone
     key = key_for(vendor, number)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from docflow.document import DocumentSummary
 from docflow.matching.keys import OrderKey
 from docflow.matching.verdict import Difference
 
@@ -169,3 +170,15 @@ class Woken:
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Woken:
         return cls(int(raw.get("woken", 0)), int(raw.get("already", 0)))
+
+
+def match_of(summary: DocumentSummary) -> MatchRecord | None:
+    """The match a document's record carries (its `match` key), if it has one."""
+    raw = summary.more.get("match")
+    return MatchRecord.from_json(raw) if isinstance(raw, Mapping) else None
+
+
+def with_match(summary: DocumentSummary, record: MatchRecord) -> DocumentSummary:
+    """The record with its match: kept under `match`, a key the document's record leaves to
+    matching (written after the keys it names, as the read model and final.json show it)."""
+    return replace(summary, more={**summary.more, "match": record.to_json()})

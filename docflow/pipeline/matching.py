@@ -27,6 +27,7 @@ from aws_durable_execution_sdk_python.config import StepConfig
 from aws_durable_execution_sdk_python.context import durable_wait_for_callback
 from aws_durable_execution_sdk_python.types import WaitForCallbackContext
 
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
 from docflow.matching.detail import match_detail
 from docflow.matching.keys import BILL, OrderKey, role_of
@@ -70,41 +71,35 @@ def _store() -> OrderStore:
     return OrderStore(runtime().settings.order_table)
 
 
-def _value(summary: Mapping[str, Any], name: str) -> str:
-    got = (summary.get("fields") or {}).get(name)
-    value = got.get("value") if isinstance(got, Mapping) else None
-    return str(value).strip() if value not in (None, "") else ""
-
-
-def page_lines(summary: Mapping[str, Any]) -> tuple[tuple[Any, ...], bool, str]:
+def page_lines(summary: DocumentSummary) -> tuple[tuple[Any, ...], bool, str]:
     """A page's `lines` table: its lines, whether they were read with confidence (its checks
     ran and passed, or a reviewer corrected it), and if not, why."""
-    table = (summary.get("fields") or {}).get("lines")
-    rows = table.get("rows") if isinstance(table, Mapping) else None
-    if not rows or not isinstance(table, Mapping):
+    table = summary.field("lines")
+    rows = table.rows if table is not None else None
+    if not rows or table is None:
         return (), False, "no line items were read"
     lines = lines_from_rows(r for r in rows if isinstance(r, Mapping))
-    if table.get("unverified") and not table.get("correctedBy"):
+    if table.unverified and not table.corrected:
         return lines, False, "its line items do not add up to its net amount, or were read unsure"
     return lines, True, ""
 
 
-def bill_of(doc: DocumentRef, summary: Mapping[str, Any]) -> Bill:
+def bill_of(doc: DocumentRef, summary: DocumentSummary) -> Bill:
     """The invoice's side of the match: an e-invoice's lines from its data (exact), a page's
     from its `lines` table."""
-    einvoice = summary.get("einvoice") or {}
-    if einvoice.get("key"):
-        raw = runtime().store.get_json(str(einvoice["key"]))
+    data = summary.einvoice_key
+    if data:
+        raw = runtime().store.get_json(data)
         lines = lines_from_einvoice(raw["invoice"].get("lines") or ())
         verified, why = bool(lines), "" if lines else "the e-invoice has no lines"
     else:
         lines, verified, why = page_lines(summary)
     return Bill(
-        role=role_of(str(summary.get("docType") or "")),
+        role=role_of(summary.doc_type),
         document_id=doc.document_id,
-        number=_value(summary, "invoice_number"),
-        currency=_value(summary, "currency").upper(),
-        total=decimal_of(_value(summary, "total_amount")),
+        number=summary.text("invoice_number"),
+        currency=summary.text("currency").upper(),
+        total=decimal_of(summary.text("total_amount")),
         lines=tuple(lines),
         lines_verified=verified,
         why_unverified=why,
@@ -119,7 +114,7 @@ def _deadline(given: str, now: datetime) -> datetime:
 
 @durable_step
 def look(
-    step: StepContext, doc: DocumentRef, key: OrderKey, summary: dict[str, Any], deadline: str = ""
+    step: StepContext, doc: DocumentRef, key: OrderKey, summary: DocumentSummary, deadline: str = ""
 ) -> Sighting:
     """Is the order there, and (three-way) do its receipts cover what the invoice bills? The
     first look fixes the deadline every later wait of this run runs to."""
@@ -223,14 +218,14 @@ def _taken(
 
 @durable_step
 def match_order(
-    step: StepContext, doc: DocumentRef, key: OrderKey, summary: dict[str, Any]
+    step: StepContext, doc: DocumentRef, key: OrderKey, summary: DocumentSummary
 ) -> MatchRecord:
     """The invoice against its order: the verdict, and its share of the order reserved when
     the balance allows. A run a newer version replaced matches nothing (its review stage then
     ends it as superseded, mailing no one)."""
     rt = runtime()
     rules, store = rt.rules.matching, _store()
-    role = role_of(str(summary.get("docType") or ""))
+    role = role_of(summary.doc_type)
     if not RegisterStore(rt.settings.links_table).is_latest(doc):
         return MatchRecord(SUPERSEDED, role, OrderRef(key), NONE)
     bill = bill_of(doc, summary)
@@ -275,14 +270,14 @@ def match_order(
 def settle_billing(
     step: StepContext,
     doc: DocumentRef,
-    match: dict[str, Any],
-    summary: dict[str, Any],
+    match: MatchRecord,
+    summary: DocumentSummary,
     overridden_by: str,
     note: str,
 ) -> MatchRecord:
     """Before its invoice finalizes: its reserved share becomes billed; or, approved at the
     match stage past what the balance allowed, its share is taken on the reviewer's word."""
-    record = MatchRecord.from_json(match)
+    record = match
     if overridden_by:
         record = record.overridden(overridden_by, note)
     if record.order is None or record.status == SUPERSEDED:
@@ -315,9 +310,8 @@ def settle_billing(
 
 
 @durable_step
-def release_billing(step: StepContext, doc: DocumentRef, match: dict[str, Any]) -> bool:
+def release_billing(step: StepContext, doc: DocumentRef, record: MatchRecord) -> bool:
     """Its invoice archived: its reserved share goes back to the order."""
-    record = MatchRecord.from_json(match)
     if record.order is None or not record.reserved:
         return False
     store, key = _store(), record.order.key
@@ -327,14 +321,14 @@ def release_billing(step: StepContext, doc: DocumentRef, match: dict[str, Any]) 
     return store.release(key, mine)
 
 
-def _lines_of(summary: Mapping[str, Any]) -> tuple[tuple[Any, ...], bool]:
+def _lines_of(summary: DocumentSummary) -> tuple[tuple[Any, ...], bool]:
     lines, verified, _why = page_lines(summary)
     return lines, verified
 
 
 @durable_step
 def register_order(
-    step: StepContext, doc: DocumentRef, key: OrderKey, summary: dict[str, Any]
+    step: StepContext, doc: DocumentRef, key: OrderKey, summary: DocumentSummary
 ) -> bool:
     """A reviewed purchase order, as its summary says it after its reviews, in the store."""
     lines, verified = _lines_of(summary)
@@ -343,9 +337,9 @@ def register_order(
         document_id=doc.document_id,
         version=doc.version,
         run_order=doc.run_order,
-        vendor=_value(summary, "vendor_name"),
-        currency=_value(summary, "currency").upper(),
-        total=decimal_of(_value(summary, "total_amount")),
+        vendor=summary.text("vendor_name"),
+        currency=summary.text("currency").upper(),
+        total=decimal_of(summary.text("total_amount")),
         lines=tuple(lines),
         lines_verified=verified,
         finalized_at=now_iso(),
@@ -357,15 +351,15 @@ def register_order(
 
 @durable_step
 def register_receipt(
-    step: StepContext, doc: DocumentRef, key: OrderKey, summary: dict[str, Any]
+    step: StepContext, doc: DocumentRef, key: OrderKey, summary: DocumentSummary
 ) -> bool:
     lines, verified = _lines_of(summary)
     receipt = ReceiptRecord(
         document_id=doc.document_id,
         version=doc.version,
         run_order=doc.run_order,
-        number=_value(summary, "delivery_number"),
-        delivered_on=_value(summary, "delivery_date"),
+        number=summary.text("delivery_number"),
+        delivered_on=summary.text("delivery_date"),
         lines=tuple(lines),
         lines_verified=verified,
     )
