@@ -66,6 +66,10 @@ def test_the_match_page_fits_a_phone_and_an_approval_with_a_note_bills_it(desk: 
             said = page.locator("#match-lines tr.said .rule")
             assert said.count() == 2 and "15.95" in said.first.inner_text()
             assert page.evaluate("document.documentElement.scrollWidth") <= width
+            # The lines fit their panel too (in the desktop's half-width column as on a
+            # phone): nothing of a line is hidden behind a scroll bar.
+            lines = page.locator("#match .scroll")
+            assert lines.evaluate("el => el.scrollWidth <= el.clientWidth"), size
             shot = SHOTS / f"review-match-{size}.png"
             page.screenshot(path=str(shot), full_page=True)
             assert not_blank(shot.read_bytes())
