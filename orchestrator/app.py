@@ -42,7 +42,7 @@ from docflow.classify.sensitive import beyond_issuer
 from docflow.errors import IntakeError
 from docflow.flows.duplicates import claim_again, claim_keys, settle_keys
 from docflow.flows.enrich import batch_wait, enrich_document, enriched_into
-from docflow.flows.matching import match_orders, settle_matching
+from docflow.flows.matching import match_again, match_orders, settle_matching
 from docflow.flows.reading import einvoice_of, read_pages
 from docflow.flows.triage import after_triage
 from docflow.ids import DocumentRef
@@ -235,6 +235,7 @@ def review_all(
         if stage.choices:  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
+        run = match_again(context, doc, run, index)  # a corrected order number: matched again
         index += 1
     return run, None
 

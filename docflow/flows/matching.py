@@ -10,6 +10,11 @@ An invoice or credit note that cites an order, after it is classified:
                                      balance allows; anything short of a match adds the
                                      `match` stage, after the document's other stages
 
+After an approved review stage that changed the order it cites (its number or supplier
+corrected, or a triage pick that made it an invoice), the same again, each name followed by
+` review-<i>`, after `release order billing review-<i>` gave back what it reserved of the old
+order: `find order review-<i>` ... `match order review-<i>`.
+
 Before it finalizes, `settle order billing` makes its share billed (approved past the balance
 at the match stage: taken on the reviewer's word); archived, `release order billing` gives a
 reserved share back. A purchase order or delivery note, before it finalizes: `register order`
@@ -33,8 +38,15 @@ from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackCon
 
 from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
-from docflow.matching.keys import BILL, CREDIT, ORDER, RECEIPT, OrderKey, cited
-from docflow.matching.results import HELD, MatchRecord, Sighting, match_of, with_match
+from docflow.matching.keys import BILL, CREDIT, ORDER, RECEIPT, Cited, OrderKey, cited
+from docflow.matching.results import (
+    HELD,
+    MatchRecord,
+    Sighting,
+    match_of,
+    with_match,
+    without_match,
+)
 from docflow.matching.verdict import NONE, Difference
 from docflow.observability import logger
 from docflow.pipeline.matching import (
@@ -66,37 +78,76 @@ def _numbered(name: str, round_: int) -> str:
 def match_orders(context: DurableContext, doc: DocumentRef, run: RunState) -> RunState:
     """An invoice that cites an order: wait for what is missing, match, reserve its share;
     the run after it (its summary's `match`, and the `match` stage unless it matched)."""
-    rules = runtime().rules.matching
     cites = cited(run.summary)
-    if not rules.on or cites.role not in (BILL, CREDIT):
+    if not runtime().rules.matching.on or cites.role not in (BILL, CREDIT):
         return run
     if any(stage.choices for stage in run.stages):
-        return run  # its type is unsure: a person picks it (triage) before anything waits
+        return run  # its type is unsure: a person picks it (triage), then `match_again`
+    record = _match(context, doc, run, cites)
+    return run if record is None else _matched(run, record)
+
+
+def match_again(context: DurableContext, doc: DocumentRef, run: RunState, index: int) -> RunState:
+    """After the approved stage at `index`: when the invoice now cites another order than it
+    was matched to (its order number or supplier corrected, or a triage pick made it an
+    invoice), its reserved share of the old order goes back and it is matched again (waiting
+    as before), each operation named `... review-<index>`; the `match` stage still to come is
+    kept only if the new match needs it. Not on a recorded run: nothing changed there."""
+    cites = cited(run.summary)
+    if not runtime().rules.matching.on or cites.role not in (BILL, CREDIT):
+        return run
+    before = match_of(run.summary)
+    was = before.order.key if before is not None and before.order is not None else None
+    if was == cites.key and (before is not None or not cites.problem):
+        return run  # the same order (or none, as before)
+    after = f" review-{index}"
+    if before is not None and before.reserved:
+        context.step(release_billing(doc, before), name=f"release order billing{after}")
+    record = _match(context, doc, run, cites, after)
+    # A match stage still to come showed the old match: the new match adds its own if needed.
+    stages = tuple(s for i, s in enumerate(run.stages) if i <= index or s.because != MATCH_BECAUSE)
+    run = replace(run, stages=stages)
+    if record is None:  # it cites no order now
+        return replace(run, summary=without_match(run.summary))
+    return _matched(run, record)
+
+
+def _match(
+    context: DurableContext, doc: DocumentRef, run: RunState, cites: Cited, after: str = ""
+) -> MatchRecord | None:
+    """Wait for the order (and receipts) and match; None when it cites no order. `after`
+    tells a second match's operation names apart from the first's."""
+    rules = runtime().rules.matching
     if cites.key is None:
         if not cites.problem:
-            return run  # it cites no order
+            return None  # it cites no order
         unkeyed = Difference("no-supplier", cites.problem)
-        return _matched(run, MatchRecord(HELD, cites.role, None, NONE, "", (unkeyed,), 1))
+        return MatchRecord(HELD, cites.role, None, NONE, "", (unkeyed,), 1)
     key = cites.key
-    seen = context.step(look(doc, key, run.summary), name="find order", config=LOOK_STEP)
+    seen = context.step(look(doc, key, run.summary), name=f"find order{after}", config=LOOK_STEP)
     if not seen.order and seen.wait_s > 0:
-        _await(context, doc, key, ORDER_KIND, 0, seen)
+        _await(context, doc, key, ORDER_KIND, 0, seen, after)
     if rules.three_way and cites.role == BILL:
         for n in range(RECEIPT_ROUNDS):
             seen = context.step(
                 look(doc, key, run.summary, seen.deadline),
-                name=_numbered("find receipts", n),
+                name=_numbered("find receipts", n) + after,
                 config=LOOK_STEP,
             )
             if not seen.order or seen.covered or seen.wait_s < 1:
                 break
-            _await(context, doc, key, RECEIPT_KIND, n, seen)
-    matched = context.step(match_order(doc, key, run.summary), "match order", MATCH_STEP)
-    return _matched(run, matched)
+            _await(context, doc, key, RECEIPT_KIND, n, seen, after)
+    return context.step(match_order(doc, key, run.summary), f"match order{after}", MATCH_STEP)
 
 
 def _await(
-    context: DurableContext, doc: DocumentRef, key: OrderKey, kind: str, round_: int, seen: Sighting
+    context: DurableContext,
+    doc: DocumentRef,
+    key: OrderKey,
+    kind: str,
+    round_: int,
+    seen: Sighting,
+    after: str = "",
 ) -> None:
     """Wait for the order (or the next receipt) until the deadline. However the wait ends,
     `match order` reads the store and says what came and what never did."""
@@ -106,7 +157,7 @@ def _await(
     try:
         context.wait_for_callback(
             await_document(doc, key, kind, round_, seen),
-            name=_numbered(f"await {kind}", round_),
+            name=_numbered(f"await {kind}", round_) + after,
             config=config,
         )
     except CallbackTimeoutError:
@@ -129,9 +180,10 @@ def _matched(run: RunState, record: MatchRecord) -> RunState:
 
 
 def _override(run: RunState) -> tuple[str, str]:
-    """Who approved the match stage, and what they wrote (the note), if it was on the route."""
+    """Who approved the match stage last, and what they wrote (the note), if it was on the
+    route (the last: a match made again after a correction is approved again)."""
     name = runtime().rules.matching.stage
-    for decided in run.decided:
+    for decided in reversed(run.decided):
         if decided.get("stageName") == name and decided.get("decision") == "approved":
             return str(decided.get("reviewer") or ""), str(decided.get("comment") or "")
     return "", ""
@@ -155,7 +207,7 @@ def settle_matching(context: DurableContext, doc: DocumentRef, run: RunState) ->
     match = match_of(run.summary)
     if cites.role not in (BILL, CREDIT) or match is None:
         return run
-    who, note = _override(run)
+    who, note = _override(run) if not match.matched else ("", "")
     step = settle_billing(doc, match, run.summary, who, note)
     settled = context.step(step, name="settle order billing", config=MATCH_STEP)
     return replace(run, summary=with_match(run.summary, settled))

@@ -182,3 +182,8 @@ def with_match(summary: DocumentSummary, record: MatchRecord) -> DocumentSummary
     """The record with its match: kept under `match`, a key the document's record leaves to
     matching (written after the keys it names, as the read model and final.json show it)."""
     return replace(summary, more={**summary.more, "match": record.to_json()})
+
+
+def without_match(summary: DocumentSummary) -> DocumentSummary:
+    """The record with no match (a correction left it citing no order)."""
+    return replace(summary, more={k: v for k, v in summary.more.items() if k != "match"})

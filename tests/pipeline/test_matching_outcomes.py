@@ -16,8 +16,10 @@ import pytest
 
 from docflow.ids import DocumentRef
 from docflow.readmodel.transitions import AWAITING_MATCH, FINALIZED, PENDING_REVIEW
+from tests.kit import pdfgen
 from tests.kit.orders import (
     PAPER,
+    Item,
     Totals,
     delivery_note_pdf,
     invoice_pdf,
@@ -191,3 +193,65 @@ def test_the_finalized_record_carries_the_match(runs: Runs) -> None:
     record = runs.final_record(runs.doc_of("in/inv.pdf"))
     match = record["summary"]["match"]
     assert (match["matched"], match["billed"], match["basis"]) == (True, True, "lines")
+
+
+def test_an_order_number_corrected_at_review_is_matched_again_and_bills_that_order(
+    runs: Runs,
+) -> None:
+    # Two orders of one supplier; the invoice prints the first's number for the second's goods.
+    chairs = [Item("G-745", "Ergonomic office chair", Decimal(4), Decimal("219.00"))]
+    runs.finish("in/po-1.pdf", order_pdf("PO-4411", ACME, PAPER))
+    runs.finish("in/po-2.pdf", order_pdf("PO-5500", ACME, chairs))
+    arn, detail = _held(runs, "in/inv.pdf", invoice_pdf("INV-7", "PO-4411", ACME, chairs))
+    assert detail["differences"]
+    # The reviewer reads the right number off the delivery papers and corrects it.
+    runs.decide(arn, 0, {**APPROVE, "corrections": {"po_number": "PO-5500"}})
+    done = runs.result(arn)
+    assert done["status"] == FINALIZED, done
+    match = done["match"]
+    assert match["order"]["printed"] == "PO-5500" and match["matched"] and match["billed"]
+    assert "overriddenBy" not in match  # matched clean: nobody's word was needed
+    right, wrong = order_file(ACME, "PO-5500"), order_file(ACME, "PO-4411")
+    assert right.order is not None and right.order.billed == Totals.of(chairs).total
+    assert [(b.number, b.state) for b in right.bills] == [("INV-7", "billed")]
+    assert wrong.order is not None and wrong.order.billed == 0
+    assert all(b.state != "billed" for b in wrong.bills)
+
+
+# An invoice in all but name (tests/review/test_triage.py): no type reaches its threshold.
+UNPLACED = """ACME SUPPLIES LTD
+12 Harbour Road, Leeds LS1 4AB
+Statement of account
+Document number: NW-5521
+Issue date: 2026-03-04
+Your order: 4411-B
+Net amount: 200.00 EUR
+Tax: 40.00 EUR
+Total: 240.00 EUR"""
+
+
+def test_an_invoice_picked_at_triage_is_matched_to_the_order_it_cites(runs: Runs) -> None:
+    paper = [Item("A-100", "Paper A4, box of 5 reams", Decimal(8), Decimal("25.00"))]
+    runs.finish("in/po.pdf", order_pdf("4411-B", ACME, paper))
+    doc, arn = runs.start("in/unplaced.pdf", pdfgen.text_pdf(UNPLACED))
+    assert runs.wait_status(doc, PENDING_REVIEW) == PENDING_REVIEW
+    assert runs.state(doc)["stageName"] == "triage"
+    runs.decide(arn, 0, {**APPROVE, "docType": "invoice"})
+    index = 1
+    while True:  # the invoice's own stages, if any, then `match` if it did not match
+
+        def moved(at: int = index) -> bool:
+            state = runs.state(doc)
+            return state.get("status") == FINALIZED or state.get("stageIndex") == at
+
+        wait_until(moved, what=f"stage {index}")
+        if runs.status(doc) == FINALIZED:
+            break
+        runs.decide(arn, index, APPROVE)
+        index += 1
+    done = runs.result(arn)
+    assert done["match"]["order"]["printed"] == "4411-B" and done["match"]["billed"]
+    assert "match order review-0" in runs.operations(arn)  # matched once its type was known
+    assert [(b.number, b.state) for b in order_file(ACME, "4411-B").bills] == [
+        ("NW-5521", "billed")
+    ]
