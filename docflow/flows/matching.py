@@ -97,8 +97,9 @@ def match_again(context: DurableContext, doc: DocumentRef, run: RunState, index:
     if not runtime().rules.matching.on or cites.role not in (BILL, CREDIT):
         return run
     before = match_of(run.summary)
-    was = before.order.key if before is not None and before.order is not None else None
-    if was == cites.key and (before is not None or not cites.problem):
+    was = before.order.key.pk if before is not None and before.order is not None else None
+    now = cites.key.pk if cites.key is not None else None  # as printed or not: the same order
+    if was == now and (before is not None or not cites.problem):
         return run  # the same order (or none, as before)
     after = f" review-{index}"
     if before is not None and before.reserved:
