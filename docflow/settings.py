@@ -122,6 +122,8 @@ class Settings:
     supplier_table: str = "docflow-suppliers"
     # Duplicate invoices' claims (docflow.suppliers.duplicates): one item per claimed key.
     duplicate_table: str = "docflow-duplicates"
+    # Orders, their receipts and bills, and invoices waiting for them (docflow.matching.store).
+    order_table: str = "docflow-orders"
     pile_min_records: int = 100
     pile_max_records: int = 50_000
     pile_max_wait_seconds: int = 6 * 3600

@@ -256,3 +256,9 @@ class DocumentStore:
 
 def clear_source_cache() -> None:
     _cache.clear()
+
+
+def match_key(doc: DocumentRef) -> str:
+    """An invoice's match against its order: its lines, the order's, what was received, the
+    pairs and every difference, the order's billed history (JSON; docs/matching.md)."""
+    return f"{artifact_prefix(doc)}/match.json"

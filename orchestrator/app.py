@@ -8,18 +8,22 @@
                 bank-details check) -> enrich (summary, risk)
              -> claim the duplicate keys (the same invoice again: the duplicate stage)
              -> read on a learned profile with no stage: sampled into the audit stage
+             -> an invoice citing an order: wait for it (and its receipts), match it line by
+                line, reserve its share of the order (a difference: the match stage)
              -> for each review stage: wait for its reviewers (a quorum, reminders and
                 escalation in rounds of durable waits) -> approved? next : archive
                 (an approved triage stage adds the picked type's stages and fields)
              -> an approved fields review: propose the supplier when the reviewer asked (an
                 operator approves it), and teach the page's layout (its shadow read graded)
-             -> settle the duplicate keys (a newer version holding one: superseded) -> finalize
+             -> settle the duplicate keys (a newer version holding one: superseded)
+             -> bill the order, or register an order or receipt and wake its invoices
+             -> finalize
     anything unrecoverable -> failed, with a reason code
 
 Every side effect is a named step in `docflow.pipeline`; this module and the flows it calls
-(`docflow.flows`: reading, enrich, duplicates, triage, review rounds, a packet's parts) only
-decide what runs next, from checkpointed values, so it replays identically. How a run waits,
-records and ends is `endings.py`; a packet's own run is `packet_run.py`.
+(`docflow.flows`: reading, enrich, duplicates, triage, matching, review rounds, a packet's
+parts) only decide what runs next, from checkpointed values, so it replays identically. How a
+run waits, records and ends is `endings.py`; a packet's own run is `packet_run.py`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from docflow.classify.sensitive import beyond_issuer
 from docflow.errors import IntakeError
 from docflow.flows.duplicates import claim_again, claim_keys, settle_keys
 from docflow.flows.enrich import batch_wait, enrich_document, enriched_into
+from docflow.flows.matching import match_again, match_orders, settle_matching
 from docflow.flows.reading import einvoice_of, read_pages
 from docflow.flows.triage import after_triage
 from docflow.ids import DocumentRef
@@ -150,6 +155,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     found = context.step(classify_document(doc, batches.results, stated), "classify", CLASSIFY_STEP)
     run = route(context, doc, found, RunState.classified(found, split, einvoice))
     record(context, doc, CLASSIFIED, "classify", run.classified_report)
+    run = match_orders(context, doc, run)  # waits for its order (and receipts): docs/matching.md
 
     run, ended = review_all(context, doc, run, batches)
     if ended is not None:
@@ -163,6 +169,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     if not settle_keys(context, doc, run):
         return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
 
+    run = settle_matching(context, doc, run)  # its share of the order billed; an order wakes
     # The run prices itself in its last step (operations, step time, pages by engine).
     meter = run_meter(context, batches.results, run.summary.doc_type, run.usage)
     done = context.step(finalize_document(doc, run.summary, meter), "finalize", WRITE_STEP)
@@ -229,6 +236,7 @@ def review_all(
         if stage.choices:  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
+        run = match_again(context, doc, run, index)  # a corrected order number: matched again
         index += 1
     return run, None
 

@@ -11,6 +11,7 @@ from aws_durable_execution_sdk_python import DurableContext
 
 from docflow.document import DocumentSummary
 from docflow.flows.enrich import leave_pile_on_failure
+from docflow.flows.matching import release_order_billing
 from docflow.flows.review import wait_for_decision
 from docflow.ids import DocumentRef
 from docflow.pipeline.duplicates import release_duplicates
@@ -59,6 +60,8 @@ def archive(
     if summary is not None and summary.duplicate_keys:  # what this version claimed goes back
         keys = list(summary.duplicate_keys)
         context.step(release_duplicates(doc, keys), name="release duplicate keys")
+    if summary is not None:
+        release_order_billing(context, doc, summary)  # its share of its order goes back
     meter = run_meter(context, results, summary.doc_type if summary else None, usage)
     archived = archive_document(doc, summary, {**(ended or {}), "reason": reason}, meter)
     done = context.step(archived, "archive", WRITE_STEP)

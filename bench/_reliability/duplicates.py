@@ -1,8 +1,9 @@
 """Duplicates: every upload event delivered five times, one object uploaded twice with the same
-bytes, then one key uploaded again with new bytes.
+bytes, then one key uploaded again with new bytes (a corrected bill: its own number and total).
 
 Expect one execution and one finalize record per document, one review e-mail per reviewer,
-and the new bytes as a new run that supersedes the old one.
+and the new bytes as a new run that supersedes the old one. (The same bill saved again under its
+key is held at `duplicate`, not finalized twice: tests/pipeline's duplicate tests hold that.)
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def run(smoke: bool) -> dict[str, Any]:
         received = history_counts(stack, docs, "received")
         finalized = history_counts(stack, docs, "finalized")
 
-        # New bytes under an existing key: a new version, a new run, superseding the old.
-        newer = stack.upload(docs[1].key, invoice(1, pages=2))
+        # New bytes under an existing key: a new version, a new run, superseding the old. A
+        # corrected bill (another number and total): the same bill again would be a duplicate.
+        newer = stack.upload(docs[1].key, invoice(101, pages=2))
         newest = stack.wait_settled([newer], 120, frozenset({"finalized"}))[newer.run_id]
         mail = stack.mail_per_recipient_and_subject()
         executions_after = stack.executions()

@@ -20,6 +20,8 @@
     docflow suppliers proposals | approve ID | reject ID   suppliers reviewers proposed
     docflow audit                        what finalized unreviewed on learned profiles, what
                                          the audit samples found, the share of wrong values
+    docflow orders show PO [--supplier S]  a purchase order: its lines, receipts, the invoices
+                                         billed against it, what is left, who waits for it
     docflow dashboard                    the local operators' page's URL
     docflow events [--follow]            the domain events a downstream system received
 

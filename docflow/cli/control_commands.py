@@ -1,13 +1,14 @@
 """The commands of the people who decide what gets paid, as `docflow`'s parser adds them:
 `inbox` and `reviewers` (the review desk's people), `suppliers` (the supplier master, four
-eyes) and `audit` (what finalized unreviewed on learned profiles). Kept apart from
+eyes), `audit` (what finalized unreviewed on learned profiles) and `orders` (what was billed
+and received against a purchase order). Kept apart from
 `docflow.cli`'s parser so each holds one kind of command."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from docflow.cli import audit, reviewers, suppliers
+from docflow.cli import audit, orders, reviewers, suppliers
 
 Add = Any  # add(name, fn, help, local=False) -> the command's parser
 
@@ -56,3 +57,13 @@ def add_control_commands(add: Add) -> None:
         "values among the unreviewed with its Wilson interval at 0.95 confidence",
         local=True,
     )
+    p = add(
+        "orders",
+        orders.cmd_orders,
+        "a purchase order as invoices are matched to it (docs/matching.md): its lines with "
+        "what was billed and received of each, its goods receipts, the invoices and credit "
+        "notes billed against it and what is left, the invoices waiting for it. One number "
+        "two suppliers use is two orders: both are shown, or the one --supplier names",
+        local=True,
+    )
+    orders.configure(p)

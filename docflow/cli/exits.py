@@ -52,6 +52,7 @@ BY_COMMAND = {
     "stuck": _ASKS,
     "jobs": _ASKS,
     "audit": _ASKS,
+    "orders": f"{_ASKS}; {NOT_FOUND} no such order (of that supplier); {USAGE} a PO with no digit",
     "show": f"{_ASKS}; {NOT_FOUND} no such document",
     "reprocess": f"{_ASKS}; {NOT_FOUND} no such document",
     "trace": f"{_ASKS}; {NOT_FOUND} no such document",

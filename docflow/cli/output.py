@@ -9,10 +9,11 @@ import time
 from typing import Any
 
 from docflow.cli.exits import BROKEN_PIPE as BROKEN_PIPE_EXIT
-from docflow.readmodel.transitions import PENDING_REVIEW, TERMINAL
+from docflow.readmodel.transitions import AWAITING_MATCH, PENDING_REVIEW, TERMINAL
 
-# Where `docflow run` stops waiting on a document: an end, or a person's turn.
-SETTLED = frozenset({*TERMINAL, PENDING_REVIEW})
+# Where `docflow run` stops waiting on a document: an end, a person's turn, or an invoice's
+# wait for its order or goods receipt (another document's run ends it: docs/matching.md).
+SETTLED = frozenset({*TERMINAL, PENDING_REVIEW, AWAITING_MATCH})
 
 
 def print_json(value: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from docflow.cli.orders import ORDERS_SHAPE
 from docflow.cost import CostEstimate
 from docflow.ids import name_of
 from docflow.readmodel.items import DocumentState, ReviewLink
@@ -331,6 +332,10 @@ JSON_SHAPES = {
     '"status", "seq", "at", "cause", "payload"} (a payload too large for the read model\'s '
     "item is read back whole from S3, as is the STATE: docs/records.md; an attribute whose S3 "
     'object is gone stays compact and is named in "detail": {attribute: {"key", "count"}}); '
+    "an invoice citing a purchase order has, while it waits for the order or a receipt "
+    '(status "awaiting-match"), "awaiting": {"kind": "order"|"receipt", "order", "supplier", '
+    '"deadline", "receipts"}, and once finalized "match" (docs/matching.md: "status", '
+    '"matched", "basis", "differences", "tolerance", "overriddenBy", "note", ...); '
     'an e-invoice\'s STATE has "einvoice": {"key", '
     '"source", "syntax", "customization", "typeCode", "lines" (a count), "lineTotal", "valid", '
     '"fatal": [rule id], "warnings" (a count), "skipped"}, and EINVOICE = {"source": "xml"|'
@@ -373,11 +378,13 @@ JSON_SHAPES = {
     + "; any action with --by: "
     + SUPPLIER_SHAPES["--by"],
     "audit": AUDIT_SHAPE,
+    "orders": ORDERS_SHAPE,
     "events": "[EVENT, ...]; with --follow one EVENT per line (JSON Lines). EVENT is "
     'EventBridge\'s envelope {"version", "id", "detail-type", "source": "docflow", '
     '"account", "time", "region", "resources", "detail": {"eventId" (de-duplicate on '
     'it), "documentId", "version", "runId", "status", "at", "reason", "resultKey", "key", '
-    'and per type: finalized "summary", "fields", "cost" (and "detail": {attribute: {"key", '
+    'and per type: finalized "summary", "fields", "cost", "match" (an invoice citing an order: '
+    'docs/matching.md) (and "detail": {attribute: {"key", '
     '"count"}} only when the whole fields would not fit an event: "fields" are then compact, '
     'a table\'s rows given as "rowCount" and "sums", docs/records.md); archived "cost"; '
     'review-requested "stageIndex", "stageName", "reviewDeadline"; review-decided '

@@ -60,6 +60,8 @@ def _line(node: etree._Element) -> Line:
         or amount(settlement, "SpecifiedTradeSettlementMonetarySummation/LineTotalAmount"),
         vat_category=text(tax, "CategoryCode"),
         vat_rate=_rate(tax),
+        item_id=text(node, "SpecifiedTradeProduct/SellerAssignedID"),
+        order_line=text(agreement, "BuyerOrderReferencedDocument/LineID"),
     )
 
 

@@ -46,7 +46,10 @@ class Party:
 
 @dataclass(frozen=True)
 class Line:
-    """An invoice line (BG-25): BT-126, BT-153, BT-129/130, BT-146, BT-131, BT-151/152."""
+    """An invoice line (BG-25): BT-126, BT-153, BT-129/130, BT-146, BT-131, BT-151/152, and
+    BT-155 (the seller's item number) and BT-132 (the order line it bills), which matching
+    pairs lines by (docs/matching.md); those two last, with defaults: an einvoice.json
+    written before them has none."""
 
     line_id: str | None
     description: str | None
@@ -56,6 +59,8 @@ class Line:
     net: str | None
     vat_category: str | None
     vat_rate: str | None
+    item_id: str | None = None
+    order_line: str | None = None
 
 
 @dataclass(frozen=True)

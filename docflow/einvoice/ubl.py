@@ -38,6 +38,8 @@ def _line(node: etree._Element, quantity_tag: str) -> Line:
         net=amount(node, "LineExtensionAmount"),
         vat_category=text(item, "ClassifiedTaxCategory/ID"),
         vat_rate=amount(item, "ClassifiedTaxCategory/Percent"),
+        item_id=text(item, "SellersItemIdentification/ID"),
+        order_line=text(node, "OrderLineReference/LineID"),
     )
 
 

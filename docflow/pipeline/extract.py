@@ -218,7 +218,9 @@ def extract_fields(
     for name in unverified_tables(fields, spec, checks):
         fields[name] = {**fields[name], "unverified": True}
     checks.extend(consulted.checks)
-    if order is not None and order.verdict == "mismatch":
+    # With `[matching]` on, the match stage sets the order beside the invoice line by line
+    # (docs/matching.md): the header's mismatch is said there, not a second time here.
+    if order is not None and order.verdict == "mismatch" and not rt.rules.matching.on:
         checks.append(order.check(fields))
     if failure:
         checks.insert(
@@ -385,9 +387,9 @@ def apply_corrections(summary: DocumentSummary, decision: Decision) -> DocumentS
 def final_fields(summary: DocumentSummary) -> dict[str, Any]:
     """What the finalize report adds to the read model: the fields as finalized, and the
     supplier matched, or the proposal a reviewer's "add this supplier" filed (or why none),
-    and the bank-details check."""
+    the bank-details check, and the match against the order it cites (docs/matching.md)."""
     if not summary.has_fields:
         return {}
     written = summary.to_json()
-    kept = ("fields", "supplier", "bank", "supplierProposed", "supplierNotAdded")
+    kept = ("fields", "supplier", "bank", "supplierProposed", "supplierNotAdded", "match")
     return {k: written[k] for k in kept if k in written}

@@ -60,6 +60,9 @@ class EventDetail(TypedDict, total=False):
     bankDetails: object  # the bank-details check's verdict
     cost: CostEstimate | None
     replaces: dict[str, str]  # finalized: the finalized version this one replaces, if any
+    # finalized: the invoice's match against its order (matched, the tolerances, who approved
+    # it past a difference: docs/matching.md), when it cites one.
+    match: dict[str, object]
     stageIndex: int | None
     stageName: str | None
     reviewDeadline: str | None
@@ -104,6 +107,8 @@ def event_detail(report: Report, state: DocumentState) -> EventDetail:
             }
         if isinstance(bank := state.get("bank"), Mapping):
             detail["bankDetails"] = bank.get("verdict")
+        if isinstance(match := payload.get("match"), Mapping):
+            detail["match"] = dict(match)
         detail["cost"] = state.get("cost")
         # A new version approved at `duplicate`: the finalized version to reverse.
         if isinstance(replaced := payload.get("replaces"), Mapping):

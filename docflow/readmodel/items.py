@@ -29,6 +29,17 @@ class Vote(TypedDict, total=False):
     reason: str
 
 
+class Awaiting(TypedDict, total=False):
+    """What an invoice waits for (`awaiting-match`, docs/matching.md): the order or a receipt,
+    the order's number as printed and its supplier's normal form, until when, receipts so far."""
+
+    kind: str
+    order: str
+    supplier: str
+    deadline: str
+    receipts: int
+
+
 class Payload(TypedDict, total=False):
     """A report's summary fields (`schema.PAYLOAD_FIELDS` checks them on the wire); the
     recorder merges them into the document's state."""
@@ -78,6 +89,9 @@ class Payload(TypedDict, total=False):
     duplicateKeys: list[str]
     duplicateOf: list[dict[str, str]]
     replaces: dict[str, str]  # the finalized version a finalized new version replaces
+    awaiting: Awaiting  # only while `awaiting-match`
+    # An invoice's match against its order (docflow.matching.results.MatchRecord's JSON).
+    match: dict[str, Any]
     summary: Abstract
     risk: Risk
     enrichment: EnrichmentNote

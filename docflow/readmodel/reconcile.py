@@ -20,7 +20,7 @@ from docflow.readmodel.items import DocumentState
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.recorder import StatusRecorder
 from docflow.readmodel.schema import Report, RunIds, make_report
-from docflow.readmodel.transitions import ENRICHING, FAILED, PENDING_REVIEW
+from docflow.readmodel.transitions import AWAITING_MATCH, ENRICHING, FAILED, PENDING_REVIEW
 
 # Execution status -> the reason the document failed.
 ENDED = {
@@ -41,6 +41,7 @@ class ReconcileResult:
     examined: int = 0
     awaiting_review: int = 0
     awaiting_job: int = 0
+    awaiting_match: int = 0
     running: int = 0
     recorded_failed: int = 0
     unknown: int = 0
@@ -50,6 +51,7 @@ class ReconcileResult:
             "examined": self.examined,
             "awaitingReview": self.awaiting_review,
             "awaitingJob": self.awaiting_job,
+            "awaitingMatch": self.awaiting_match,
             "running": self.running,
             "recordedFailed": self.recorded_failed,
             "unknown": self.unknown,
@@ -79,6 +81,10 @@ def reconcile(
                 # A pile document waiting for its batch inference job, which takes hours.
                 result.awaiting_job += 1
                 continue
+            if _match_wait_still_open(item, now):
+                # An invoice waiting for its order or goods receipt, up to its deadline.
+                result.awaiting_match += 1
+                continue
             if result.examined >= max_checks:
                 return result
             result.examined += 1
@@ -99,6 +105,15 @@ def _review_still_open(item: DocumentState, now: datetime) -> bool:
     deadline = item.get("reviewDeadline")
     return (
         item.get("status") == PENDING_REVIEW
+        and bool(deadline)
+        and datetime.fromisoformat(str(deadline)) > now
+    )
+
+
+def _match_wait_still_open(item: DocumentState, now: datetime) -> bool:
+    deadline = (item.get("awaiting") or {}).get("deadline")
+    return (
+        item.get("status") == AWAITING_MATCH
         and bool(deadline)
         and datetime.fromisoformat(str(deadline)) > now
     )

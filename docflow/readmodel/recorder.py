@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import PutTypeDef, QueryInputTypeDef
 
 from docflow.readmodel.transitions import (
+    AWAITING_MATCH,
     FAILED,
     FINALIZED,
     NOTES,
@@ -107,6 +108,8 @@ def next_state(current: DocumentState | None, report: Report) -> DocumentState:
         # One review stage's summary fields go once it is decided.
         for gone in ("reviewLinks", "reviewers", "reviewDeadline", "pendingPk", "pendingSince"):
             state.pop(gone, None)  # type: ignore[misc]
+    if report.status != AWAITING_MATCH:
+        state.pop("awaiting", None)  # what an invoice waited for, once it waits no more
     earlier = state.pop("detail", None)
     state.update(report.payload)
     state.pop("detail", None)

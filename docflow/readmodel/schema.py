@@ -88,6 +88,11 @@ PAYLOAD_FIELDS: dict[str, type | tuple[type, ...]] = {
     # A finalized new version approved at `duplicate`: the finalized version it replaces
     # {documentId, version, resultKey}, so a payment system reverses the first.
     "replaces": dict,
+    # An invoice waiting for its order or receipt {kind, order, supplier, deadline, receipts}
+    # (while `awaiting-match`), and its match against the order (docs/matching.md: numbers,
+    # codes, the differences' messages, document ids; no page text).
+    "awaiting": dict,
+    "match": dict,
     # The enrich step's small part: {title, abstract}, {level, reasons [{code, message,
     # page}]} (masked, never a detector's matched value) and how it was made
     # {mode, engine, status, key, jobId?, reason?}.

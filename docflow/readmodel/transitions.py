@@ -12,6 +12,8 @@ READING = "reading"
 # A pile document waiting for its batch inference job (hours, no compute billed).
 ENRICHING = "enriching"
 CLASSIFIED = "classified"
+# An invoice waiting for its purchase order or goods receipt (no compute billed; docs/matching.md).
+AWAITING_MATCH = "awaiting-match"
 PENDING_REVIEW = "pending-review"
 APPROVED = "approved"
 REJECTED = "rejected"
@@ -25,6 +27,7 @@ STATUSES = (
     READING,
     ENRICHING,
     CLASSIFIED,
+    AWAITING_MATCH,
     PENDING_REVIEW,
     APPROVED,
     REJECTED,
@@ -45,7 +48,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     RECEIVED: frozenset({READING, FAILED}),
     READING: frozenset({ENRICHING, CLASSIFIED, FAILED}),
     ENRICHING: frozenset({CLASSIFIED, FAILED}),
-    CLASSIFIED: frozenset({PENDING_REVIEW, FINALIZED, FAILED}),
+    CLASSIFIED: frozenset({AWAITING_MATCH, PENDING_REVIEW, FINALIZED, FAILED}),
+    # The order first, then (three-way) each receipt: one report per wait, each later.
+    AWAITING_MATCH: frozenset({AWAITING_MATCH, PENDING_REVIEW, FINALIZED, FAILED}),
     PENDING_REVIEW: frozenset({APPROVED, REJECTED, TIMED_OUT, FAILED}),
     APPROVED: frozenset({PENDING_REVIEW, FINALIZED, FAILED}),
     REJECTED: frozenset({ARCHIVED, FAILED}),
@@ -87,10 +92,18 @@ _FIXED_SEQ = {
 }
 
 
+# An invoice's waits for its order's documents: the order's at 31, each receipt round's after.
+_AWAIT_BASE, MAX_WAITS = 31, 9
+
+
 def seq_for(status: str, stage_index: int | None = None) -> int:
     """The report's position within its run."""
     if status == FAILED:
         return 10_001  # after anything else the run may have said
+    if status == AWAITING_MATCH:
+        if stage_index is None or not 0 <= stage_index < MAX_WAITS:
+            raise ValueError(f"status {status!r} needs a wait index 0..{MAX_WAITS - 1}")
+        return _AWAIT_BASE + stage_index
     if status in _FIXED_SEQ:
         return _FIXED_SEQ[status]
     if status in NOTES and stage_index is None:

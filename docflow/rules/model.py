@@ -16,6 +16,7 @@ from typing import Any
 from docflow.extract.checks.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.rules.controls import NO_CONTROLS, ControlRules, parse_control_rules
 from docflow.rules.detectors import DETECTORS
+from docflow.rules.matching import BILLS, CREDITS, NO_MATCHING, MatchRules, parse_match_rules
 from docflow.rules.packets import NO_PACKETS, PacketRules, parse_packet_rules
 from docflow.rules.people import NO_PEOPLE, People, parse_people
 from docflow.settings import Settings, SettingsError
@@ -129,6 +130,8 @@ class Rules:
     # `[people]`: each reviewer's address and the operator principals of the same person, so
     # that four eyes on the supplier master meet across the two (docflow.rules.people).
     people: People = NO_PEOPLE
+    # `[matching]`: invoices matched to their orders and receipts, waiting for them first.
+    matching: MatchRules = NO_MATCHING
 
     def addresses(self) -> frozenset[str]:
         """Every address the rules name: a stage's reviewers and escalate_to, and the
@@ -137,21 +140,34 @@ class Rules:
         return frozenset(staged | set(self.reviewer_entries))
 
     def longest_review_seconds(self) -> int:
-        """The longest any document can wait on reviewers, summed over its stages."""
+        """The longest any document can wait on reviewers, summed over its stages, and on the
+        documents an invoice waits for before them (`[matching]`)."""
         stages = (self.triage_stage, self.sensitive_stage, self.quality_stage, self.risk_stage)
         extra = [s for s in stages if s]
         fields = [self.fields.stage] if self.fields.stage else []
         fields += list(self.controls.stages)  # a typed document's bank, duplicate, audit checks
-        paths = [
-            (*t.stages, *extra, *(fields if t.name in self.fields.types else []))
+        waits = [
+            (
+                (*t.stages, *extra, *(fields if t.name in self.fields.types else []), *matched),
+                self.matching.longest_wait_seconds if matched else 0,
+            )
             for t in self.types
-        ] or [tuple(extra)]
+            for matched in [self._match(t.name)]
+        ] or [(tuple(extra), 0)]
         longest = max(
-            sum(self.stages[name].timeout_seconds for name in dict.fromkeys(path)) for path in paths
+            sum(self.stages[name].timeout_seconds for name in dict.fromkeys(path)) + wait
+            for path, wait in waits
         )
         # A packet's own run waits on its split stage only; its parts are documents of their own.
         split = self.packets.stage
         return max(longest, self.stages[split].timeout_seconds if split else 0)
+
+    def _match(self, doc_type: str) -> tuple[str, ...]:
+        """The match stage, for a type with fields that bills or gives back against an order:
+        such a document waits for its order (and receipts) first, then may wait there."""
+        stage = self.matching.stage
+        billing = doc_type in (*BILLS, *CREDITS) and doc_type in self.fields.types
+        return (stage,) if stage and billing else ()
 
 
 def _stage(name: str, spec: dict[str, Any], stage_timeout_s: int, digest_people: set[str]) -> Stage:
@@ -269,6 +285,7 @@ def load_rules(path: str | Path | None = None, stage_timeout_s: int = 0) -> Rule
             packets=parse_packet_rules(raw.get("packets")),
             controls=parse_control_rules(raw),
             people=parse_people(raw.get("people"), text),
+            matching=parse_match_rules(raw.get("matching"), stage_timeout_s),
         )
     except (KeyError, TypeError, ValueError, re.error) as exc:
         raise SettingsError(f"rules file {source}: {_said(exc)}") from exc
@@ -287,6 +304,7 @@ def _validate(rules: Rules, source: Path) -> None:
             rules.risk_stage,
             rules.packets.stage,
             *rules.controls.stages,
+            rules.matching.stage,
         )
         if s
     ]

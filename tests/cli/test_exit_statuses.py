@@ -56,6 +56,7 @@ ON_A_STOPPED_STACK: dict[str, list[str]] = {
     "reviewers": ["revoke", "someone@example.com"],
     "suppliers": ["list"],
     "audit": [],
+    "orders": ["show", "PO-4411"],
 }
 
 

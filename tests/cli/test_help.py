@@ -21,6 +21,7 @@ QUERY_COMMANDS = {
     "trace",
     "suppliers",
     "audit",
+    "orders",
 }
 
 

@@ -1,20 +1,27 @@
-"""An invoice citing a purchase order docflow finalized earlier is matched to it: supplier,
-currency and total within the rules file's tolerance. A match makes the amounts confident; a
-mismatch goes to the `fields` review with the order's figures beside the invoice's. The flow
-runs the real orchestrator on the durable testing runner over moto: the order is finalized
-first, found again by its number through the read model's `orders` index (a Query)."""
+"""An invoice citing a purchase order docflow finalized earlier is compared with it at extract:
+supplier, currency and total within the rules file's tolerance. A match makes the amounts
+confident. A mismatch waits at the `match` stage with the order beside it (docs/matching.md);
+with matching off (no `[matching]` table) it goes to the `fields` review with the order's
+figures beside the invoice's. The flow runs the real orchestrator on the durable testing runner
+over moto: the order is finalized first, found again by its number through the read model's
+`orders` index (a Query)."""
 
 from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
+import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow.extract.checks.orders import PO_MATCH, OrderRules, compare, confirmed
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.transitions import FINALIZED, PENDING_REVIEW
+from docflow.rules.model import DEFAULT_RULES
+from docflow.runtime import use_runtime
 from docflow.settings import load_settings
+from docflow.storage import DocumentStore, match_key
 from orchestrator.app import handler
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack, result_json
@@ -116,9 +123,38 @@ def _finalize_order(stack: Stack, runner: DurableFunctionTestRunner) -> str:
     return str(out["documentId"])
 
 
-def test_an_invoice_over_its_orders_total_waits_in_review_with_both_totals(
+def test_an_invoice_over_its_orders_total_waits_at_match_with_both_totals(
     stack: Stack, shipped_rules: None
 ) -> None:
+    with open_desk(stack) as desk:
+        order_id = _finalize_order(stack, desk.runner)
+        doc = stack.upload("in/invoice-over.pdf", pdfs.text_pdf(OVER))
+        arn = desk.start(doc)
+        desk.runner.wait_for_callback(arn, name="review-0 create callback id", timeout=60)
+        waiting = ReadModel(load_settings().table_name).pending().items
+        assert [w["stageName"] for w in waiting] == ["match"]
+        assert "order-mismatch" not in {c["code"] for c in waiting[0].get("fieldChecks", [])}
+        detail = DocumentStore(load_settings().artifact_bucket).get_json(match_key(doc))
+        (over,) = detail["differences"]
+        assert over["code"] == "over-billed" and "1,265.00 USD" in over["message"]
+        assert detail["order"]["documentId"] == order_id and detail["order"]["total"] == "1100.00"
+        # The reviewer's page sets the order beside the invoice: its total, what is left of it.
+        (token,) = desk.links(doc)
+        body = call("GET", f"/review/{token}")["body"]
+        shown = body[body.index('id="match"') :]
+        assert "1,265.00 USD" in shown and "1,100.00 USD" in shown and order_id in shown
+
+
+def test_with_matching_off_a_mismatch_waits_in_the_fields_review_with_both_totals(
+    stack: Stack, shipped_rules: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = DEFAULT_RULES.read_text(encoding="utf-8")
+    start, end = text.index("\n[matching]\n"), text.index("# Each field a type reads")
+    rules = tmp_path / "no-matching.toml"
+    rules.write_text(text[:start] + text[end:], encoding="utf-8")
+    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(rules))
+    load_settings.cache_clear()
+    use_runtime(None)
     with open_desk(stack) as desk:
         order_id = _finalize_order(stack, desk.runner)
         found = ReadModel(load_settings().table_name).finalized_orders("po-4411 ")

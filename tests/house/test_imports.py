@@ -67,6 +67,8 @@ HOUSE: dict[str, set[str]] = {
     # Page-level classification of packets: the rules, labels and layout, words, checked ids
     # (the suppliers room checks them).
     "packets": GROUND | {"rules", "extract", "readers", "suppliers"},
+    # Invoices matched to their orders: pure logic, and the order store (docflow.dynamo).
+    "matching": GROUND | {"rules", "suppliers"},
     "runtime": GROUND
     | {"rules", "readers", "classify", "extract", "enrich", "review", "reporting"}
     | {"packets", "intake"},

@@ -19,7 +19,7 @@ from docflow.readmodel.table import doc_pk, from_ddb, to_ddb
 from docflow.settings import load_settings
 from orchestrator.app import handler
 
-SETTLED = ("finalized", "pending-review", "archived", "failed")
+SETTLED = ("finalized", "pending-review", "archived", "failed", "awaiting-match")
 # What an item holds besides its payloads: keys, run ids, times, index attributes.
 ITEM_OVERHEAD = 1024
 STEP_RESULT_BYTES = 262_144  # the durable service's limit on one step's result
@@ -83,5 +83,8 @@ def check_items(run: Settled) -> dict[str, Any]:
     for name, size in run.step_results:
         assert size <= STEP_RESULT_BYTES, f"step {name!r}: {size} bytes checkpointed"
     state = run.state
-    assert state["status"] in ("finalized", "pending-review"), (state.get("reason"), state)
+    # Settled and not ended badly: finalized, waiting for a person, or (an invoice citing an
+    # order docflow has not seen) waiting for its order (docs/matching.md).
+    waiting = ("finalized", "pending-review", "awaiting-match")
+    assert state["status"] in waiting, (state.get("reason"), state)
     return state

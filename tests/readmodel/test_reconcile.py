@@ -116,3 +116,22 @@ def test_the_recorder_refuses_a_bad_quiet_period() -> None:
     for bad in (-1, "60", True, 1.5):
         answer = handler({"task": "reconcile", "quietSeconds": bad})
         assert answer["result"] == "invalid" and answer["error"]["field"] == "quietSeconds"
+
+
+def test_an_invoice_waiting_for_its_order_is_left_alone_until_its_deadline(
+    shared: object,
+) -> None:
+    waiting, overdue = new_doc(), new_doc()
+    for doc, deadline in ((waiting, LATER + timedelta(days=6)), (overdue, LATER - timedelta(1))):
+        recorder().record(report(doc, t.RECEIVED, n=1))
+        recorder().record(report(doc, t.CLASSIFIED, n=2))
+        awaiting = {"kind": "order", "order": "PO-4411", "deadline": deadline.isoformat()}
+        recorder().record(report(doc, t.AWAITING_MATCH, 0, 3, awaiting=awaiting))
+    lambda_ = FixedStatuses({waiting.run_id: "RUNNING", overdue.run_id: "TIMED_OUT"})
+
+    result = reconcile(model(), recorder(), lambda_, timedelta(minutes=10), now=LATER)
+
+    assert result.awaiting_match == 1 and waiting.run_id not in lambda_.asked
+    assert state(waiting)["status"] == "awaiting-match"
+    assert state(overdue)["reason"] == "execution-timed-out"
+    assert "awaiting" not in state(overdue)  # what it waited for goes once it waits no more

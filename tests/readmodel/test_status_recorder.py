@@ -68,7 +68,7 @@ def run_reports(doc: DocumentRef, stages: int, ending: str) -> list[Report]:
 
 def position(status: str) -> tuple[str, int | None]:
     """A report at `status` that sits where that status sits in the pipeline."""
-    if status in (t.PENDING_REVIEW, t.APPROVED, t.REJECTED, t.TIMED_OUT):
+    if status in (t.PENDING_REVIEW, t.APPROVED, t.REJECTED, t.TIMED_OUT, t.AWAITING_MATCH):
         return status, 0
     return status, None
 

@@ -96,16 +96,20 @@ def test_callback_permissions_name_only_the_orchestrators_versions() -> None:
     assert functions()["OrchestratorFunction"]["FunctionName"] == {
         "Fn::Sub": "${AWS::StackName}-orchestrator"
     }
-    # The orchestrator may only fail callbacks (a newer run ends an older run's reviews), and
-    # only its own; nothing else may send any.
+    # The orchestrator may fail callbacks (a newer run ends an older run's reviews) and
+    # complete them (an order's run wakes the invoices waiting for it: docs/matching.md),
+    # only its own, and never heartbeat one; nothing else may send any.
     orchestrator = [
         (a, resources_of(s))
         for s in statements(functions()["OrchestratorFunction"])
         for a in actions(s)
         if "SendDurableExecutionCallback" in a
     ]
-    assert [a for a, _ in orchestrator] == ["lambda:SendDurableExecutionCallbackFailure"]
-    assert orchestrator[0][1][0]["Fn::Sub"] == arn
+    assert sorted(a for a, _ in orchestrator) == [
+        "lambda:SendDurableExecutionCallbackFailure",
+        "lambda:SendDurableExecutionCallbackSuccess",
+    ]
+    assert all(named[0]["Fn::Sub"] == arn for _, named in orchestrator)
     # The path for piles: the batcher answers documents (and its own wait for a job, when
     # the job's event came first); the batch job events function answers only the batcher.
     batcher_arn = arn.replace("-orchestrator:*", "-batcher:*")

@@ -13,6 +13,7 @@ from docflow.review.stage.masking import Segment
 from docflow.review.stage.stage_record import Presence, StageRecord
 from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
+from docflow.review.web.match_view import MatchView
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class Shown:
     own address, the document's pages and the order they are shown in (from `shown_from`,
     a window of them with their masked `texts`), what the rules route on, the stage's
     deadline and record, the reasons a rejection may give, the type's declaration, an
-    e-invoice's data, who else has the page open, and the inbox the reviewer came from."""
+    e-invoice's data, who else has the page open, the inbox the reviewer came from, and at
+    the match stage the invoice beside its order and receipts (docs/matching.md)."""
 
     link: LinkRecord
     base: str
@@ -46,6 +48,7 @@ class Shown:
     invoice: InvoiceView | None = None
     presence: Presence | None = None
     inbox: str = ""
+    match: MatchView | None = None
 
 
 @dataclass(frozen=True)

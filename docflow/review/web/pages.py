@@ -129,6 +129,8 @@ _WHY = {
     "week of this one: compare them (a supplier may bill the same total twice)",
     "duplicate-unchecked": "the duplicate check could not run: make sure it was not paid before",
     "unknown-type": "no document type fits it: a person picks its type",
+    "match": "its order, its goods received or what is left of the order does not agree with "
+    "it, or never came (see the order beside it)",
 }
 
 
@@ -192,6 +194,7 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
     link, base, pages, order = shown_doc.link, shown_doc.base, shown_doc.pages, shown_doc.order
     shown_from, texts, routing = shown_doc.shown_from, shown_doc.texts, shown_doc.routing
     invoice, stage, decl = shown_doc.invoice, shown_doc.stage, shown_doc.decl
+    match = shown_doc.match
     submitted_fields, field_errors = answered.fields, answered.field_errors
     summary = link.summary
     doc_type = str(summary.get("docType", "unknown"))
@@ -301,6 +304,8 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
         # An e-invoice's data (docs/einvoice.md): the invoice itself when it came as XML alone.
         invoice=invoice,
         mismatch_links=mismatch_links,
+        # The match stage: the invoice beside its order and receipts (docs/matching.md).
+        match=match,
     )
 
 

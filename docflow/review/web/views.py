@@ -26,6 +26,7 @@ from docflow.review.stage.split import split_of
 from docflow.review.web.einvoice_view import InvoiceView, einvoice_of, invoice_view, xml_only
 from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
+from docflow.review.web.match_view import MATCH_BECAUSE, MatchView, match_view
 from docflow.review.web.page_records import Answered, Routing, Shown
 from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, review_page
 from docflow.review.web.previews import PREVIEW_WIDTH, THUMB_WIDTH, PreviewStore
@@ -118,6 +119,7 @@ class ReviewViews:
             )
             return ReviewScreen(view, html, list(range(1, int(split["pages"]) + 1)))
         invoice = self._invoice(view.link.summary)
+        match = self._match(view.link.summary, view.link.stage_index)
         pages = self.evidence.pages(doc)
         order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
         if xml_only(view.link.summary):
@@ -145,6 +147,7 @@ class ReviewViews:
             invoice=invoice,
             presence=view.presence,
             inbox=inbox,
+            match=match,
         )
         answered = Answered(
             error=error,
@@ -167,6 +170,16 @@ class ReviewViews:
         if not about:
             return None
         return invoice_view(summary, self.evidence.einvoice(str(about.get("key") or "")))
+
+    def _match(self, summary: dict[str, Any], index: int) -> MatchView | None:
+        """At the match stage, the invoice's match as the page shows it (its match.json)."""
+        route = summary.get("route") or []
+        step = route[index] if 0 <= index < len(route) else {}
+        match = summary.get("match")
+        if not isinstance(match, dict) or step.get("because") != MATCH_BECAUSE:
+            return None
+        # match.json read as einvoice.json is: a stored JSON object, or None if it is not one.
+        return match_view(match, self.evidence.einvoice(str(match.get("key") or "")))
 
     def preview(self, token: str, number: str, size: str = "") -> tuple[bytes, bool]:
         """Page `number`'s preview; `size` "thumb": the split page's thumbnail."""
