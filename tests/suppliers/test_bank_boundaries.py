@@ -1,0 +1,267 @@
+"""The edges of the bank-details check (`docflow/suppliers/bank.py`) and of whose account it
+is (`ownership.py`): which words make an account no payee (a mandate's, the reader's) and
+which do not (the customer's block by layout alone), the verdicts' order when several apply,
+what the page must ask for before an unread account holds, and how far a picture may sit from
+its payment line. Each test names the boundary it guards (bench/README.md, "Mutation
+testing")."""
+
+from __future__ import annotations
+
+import pytest
+
+from docflow.extract.layout import Page, from_text, from_words
+from docflow.readers.base import Word
+from docflow.suppliers.bank import (
+    HOLDS,
+    NO_PAYEE,
+    OTHER_SUPPLIER,
+    REGISTERED,
+    UNKNOWN_SUPPLIER,
+    UNREADABLE,
+    UNRECOGNIZED,
+    UNREGISTERED,
+    VERDICTS,
+    Asked,
+    BankCheck,
+    bank_of,
+    check_bank_details,
+)
+from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding, judge_accounts
+from tests.suppliers.papers import BLAUWAL_IBAN, CUSTOMER_IBAN
+
+MINE = BLAUWAL_IBAN.replace(" ", "")  # Commerzbank, registered for `blauwal`
+THEIRS = CUSTOMER_IBAN.replace(" ", "")  # registered for `nordlicht`
+LOOSE = "GB82WEST12345698765432"  # registered for nobody
+HOLDER = {MINE: "blauwal", THEIRS: "nordlicht"}.get
+FILLER = [f"Position {n}: storage and handling, as agreed" for n in range(1, 19)]
+
+
+def finding(value: str, why: str = "pay-to", valid: bool = True, kind: str = "iban") -> IbanFinding:
+    return IbanFinding(value, valid, ISSUER if valid else OTHER, why, 1, kind)
+
+
+NOTHING_ASKED = Asked()
+
+
+def verdict(
+    accounts: list[IbanFinding], asked: Asked = NOTHING_ASKED, supplier: str | None = "blauwal"
+) -> str:
+    return check_bank_details(supplier, [MINE], accounts, HOLDER, asked).verdict
+
+
+@pytest.mark.parametrize(
+    ("why", "payee"),
+    [
+        ("debit-mandate", False),
+        ("reader-account", False),
+        ("customer-block", True),
+        ("bad-checksum", True),
+        ("unrecognized", True),
+        ("registered", True),
+        ("pay-to", True),
+        ("footer", True),
+        ("no-issuer-evidence", True),
+    ],
+)
+def test_only_a_mandates_or_the_readers_account_is_no_payee(why: str, payee: bool) -> None:
+    assert finding(LOOSE, why).payee is payee
+    assert (verdict([finding(LOOSE, why)]) == UNREGISTERED) is payee
+
+
+def test_an_account_the_layout_alone_puts_in_the_customers_block_is_still_checked() -> None:
+    """Issue 56: the block's end is a guess, so an account there with no mandate's or
+    reader's words is a possible payee, and one registered for nobody holds."""
+    page = from_text(
+        1,
+        "\n".join([*FILLER[:9], "Bill to: Nordlicht Handel AG", f"IBAN {LOOSE}", *FILLER[9:]]),
+    )
+    judged = judge_accounts([page], None, [MINE])
+    assert [(f.why, f.payee) for f in judged.accounts] == [("customer-block", True)]
+    assert verdict(judged.accounts) == UNREGISTERED
+
+
+def test_the_verdicts_are_tried_in_their_order() -> None:
+    """Each verdict beats every one after it when both apply."""
+    foreign, unregistered = finding(THEIRS), finding(LOOSE)
+    misprint = finding(MINE[:-1] + "1", "bad-checksum", valid=False)
+    registered = finding(MINE, "registered")
+    unread = Asked(instructions=1, unreadable=1)
+    everything = [foreign, unregistered, misprint, registered]
+    assert verdict(everything, unread) == OTHER_SUPPLIER
+    assert verdict(everything, unread, supplier=None) == OTHER_SUPPLIER
+    # With no supplier, the registered account is another supplier's: left out here.
+    assert verdict([unregistered, misprint], unread, supplier=None) == UNKNOWN_SUPPLIER
+    assert verdict(everything[1:], unread) == UNREGISTERED
+    assert verdict(everything[2:], unread) == UNRECOGNIZED
+    assert verdict(everything[3:], unread) == UNREADABLE
+    assert verdict(everything[3:]) == REGISTERED
+    assert verdict([]) == NO_PAYEE
+    assert verdict([], supplier=None) == UNKNOWN_SUPPLIER
+
+
+def test_an_account_of_the_matched_supplier_is_not_another_suppliers() -> None:
+    """`holder` naming the matched supplier itself is no foreign holder; a holder the
+    registry does not know is none."""
+    assert verdict([finding(MINE, "registered")]) == REGISTERED
+    assert verdict([finding(LOOSE)]) == UNREGISTERED  # nobody holds it
+    check = check_bank_details("nordlicht", [THEIRS], [finding(THEIRS)], HOLDER)
+    assert check.verdict == REGISTERED and "holder" not in check.printed[0]
+    # An account no IBAN stands for (a national one) is asked of nobody.
+    asked: list[str] = []
+    check_bank_details("blauwal", [MINE], [finding("60161331926819", kind="uk")], asked.append)
+    assert asked == []
+
+
+def test_no_supplier_registers_nothing_even_its_own_looking_account() -> None:
+    check = check_bank_details(None, [MINE], [finding(LOOSE)], HOLDER)
+    assert check.printed[0]["registered"] is False
+    assert check.registered == () and check.supplier_id is None
+    # With a supplier, its registered accounts are shown beside the printed ones.
+    mine = check_bank_details("blauwal", [MINE], [finding(LOOSE)], HOLDER)
+    assert mine.registered == (
+        {"iban": "DE•••• 3000", "bank": "Commerzbank", "bic": "COBADEFFXXX"},
+    )
+
+
+def test_an_account_printed_twice_is_one_payee() -> None:
+    check = check_bank_details("blauwal", [MINE], [finding(LOOSE), finding(LOOSE)], HOLDER)
+    assert len(check.printed) == 1
+    # A payee is kept over a mandate's account of the same value, whichever comes first.
+    both = [finding(LOOSE, "debit-mandate"), finding(LOOSE)]
+    assert check_bank_details("blauwal", [MINE], both, HOLDER).verdict == UNREGISTERED
+
+
+@pytest.mark.parametrize(
+    ("asked", "wants"),
+    [
+        (Asked(), False),
+        (Asked(instructions=1), True),
+        (Asked(instructions=3), True),
+        (Asked(instructions=1, settled=True), False),
+        (Asked(instructions=0, settled=True), False),
+        (Asked(unreadable=1), False),
+    ],
+)
+def test_the_page_wants_an_account_when_it_asks_for_one_and_is_not_paid(
+    asked: Asked, wants: bool
+) -> None:
+    assert asked.wants_account is wants
+    assert (verdict([], asked) == UNREADABLE) is (wants or asked.unreadable > 0)
+
+
+def test_every_verdict_but_the_passing_three_holds() -> None:
+    assert set(HOLDS) == {UNREGISTERED, OTHER_SUPPLIER, UNRECOGNIZED, UNREADABLE}
+    assert set(VERDICTS) == {*HOLDS, REGISTERED, NO_PAYEE, UNKNOWN_SUPPLIER}
+    for v in VERDICTS:
+        assert BankCheck(v).holds is (v in HOLDS), v
+        assert BankCheck(v, hold_unknown=True).holds is (v in HOLDS or v == UNKNOWN_SUPPLIER)
+
+
+def test_each_verdict_says_what_holds_it() -> None:
+    printed = bank_of(LOOSE)
+    shown = {**printed, "registered": False}
+    odd = {"iban": "•••• 6789", "kind": "other", "valid": False, "registered": False}
+    foreign = {**bank_of(THEIRS), "holder": "nordlicht", "registered": False}
+    mine = (bank_of(MINE),)
+    assert BankCheck(UNREGISTERED, (shown,), mine, "blauwal").message() == (
+        "the invoice asks to be paid on GB•••• 5432, which is not registered for supplier "
+        "blauwal (registered: DE•••• 3000)"
+    )
+    assert (
+        BankCheck(UNREGISTERED, (shown,), (), "blauwal")
+        .message()
+        .endswith("(registered: none registered)")
+    )
+    assert BankCheck(OTHER_SUPPLIER, (shown, foreign), mine, "blauwal").message() == (
+        "the invoice asks to be paid on another supplier's account (NL•••• 4300 of nordlicht)"
+    )
+    assert BankCheck(UNRECOGNIZED, (shown, odd), mine, "blauwal").message() == (
+        "the invoice prints an account no check recognizes (•••• 6789): a person reads it "
+        "against the registered accounts"
+    )
+    assert (
+        BankCheck(UNREADABLE)
+        .message()
+        .startswith("the invoice asks to be paid to an account that could not be read")
+    )
+    assert BankCheck(UNKNOWN_SUPPLIER, (shown,)).message() == (
+        "no registered supplier issued it; it asks to be paid on GB•••• 5432"
+    )
+    assert BankCheck(UNKNOWN_SUPPLIER).message() == (
+        "no registered supplier issued it, and it prints no bank account"
+    )
+    assert BankCheck(REGISTERED, (shown,), mine, "blauwal").message() == ""
+    assert BankCheck(NO_PAYEE).message() == ""
+
+
+def test_what_is_shown_carries_a_message_and_a_supplier_only_when_there_are_any() -> None:
+    assert BankCheck(NO_PAYEE).shown() == {"verdict": NO_PAYEE, "printed": []}
+    registered = BankCheck(REGISTERED, (bank_of(MINE),), (bank_of(MINE),), "blauwal").shown()
+    assert registered == {
+        "verdict": REGISTERED,
+        "printed": [bank_of(MINE)],
+        "supplierId": "blauwal",
+        "registered": [bank_of(MINE)],
+    }
+    unknown = BankCheck(UNKNOWN_SUPPLIER, (bank_of(LOOSE),)).shown()
+    assert set(unknown) == {"verdict", "printed", "message"}
+
+
+def test_an_account_is_shown_masked_with_its_kind_validity_and_bank() -> None:
+    assert bank_of(MINE) == {"iban": "DE•••• 3000", "bank": "Commerzbank", "bic": "COBADEFFXXX"}
+    # A bank code schwifty's registry does not list: no bank, no BIC.
+    assert bank_of("GB82WEST12345698765432") == {"iban": "GB•••• 5432"}
+    # An IBAN that fails its check: masked, marked, and no bank looked up.
+    bad = bank_of(finding(MINE[:-1] + "1", "bad-checksum", valid=False))
+    assert bad == {"iban": "DE•••• 3001", "valid": False}
+    uk = bank_of(finding("60161331926819", kind="uk"))
+    assert uk == {"iban": "UK•••• 6819", "kind": "uk"}
+    assert bank_of("not an iban") == {"iban": "no•••• iban"}
+
+
+PICTURE_PAGE = [*FILLER[:8], "Please transfer the amount to our account:", *FILLER[8:]]
+PAYMENT_LINE = 8
+GAP, HEIGHT = 0.05, 0.02  # lines 0.05 apart, each 0.02 high: the page's line height
+
+
+def boxed_page(lines: list[str]) -> Page:
+    """A page laid out from word boxes (as a text layer gives them), one line every GAP."""
+    words = []
+    for row, text in enumerate(lines):
+        x = 0.05
+        for token in text.split():
+            width = 0.012 * len(token)
+            words.append(Word(token, (x, 0.05 + row * GAP, x + width, 0.05 + row * GAP + HEIGHT)))
+            x += width + 0.01
+    return from_words(1, words)
+
+
+def unread_at(offset: float) -> int:
+    """Unread pictures counted for one picture `offset` line heights under the payment line's
+    bottom (negative: over its top)."""
+    top = 0.05 + PAYMENT_LINE * GAP
+    bottom = top + HEIGHT
+    if offset >= 0:
+        box = (0.6, bottom + offset * HEIGHT, 0.8, bottom + offset * HEIGHT + 0.01)
+    else:
+        box = (0.6, top + offset * HEIGHT - 0.01, 0.8, top + offset * HEIGHT)
+    return judge_accounts([boxed_page(PICTURE_PAGE)], None, (), {1: [box]}).unreadable
+
+
+def test_an_unread_picture_counts_within_two_line_heights_of_a_payment_line() -> None:
+    page = boxed_page(PICTURE_PAGE)
+    assert page.line_height == pytest.approx(HEIGHT)
+    assert "transfer" in " ".join(c.text for c in page.lines[PAYMENT_LINE])
+    for offset in (0.0, 1.0, 1.95, -1.95):
+        assert unread_at(offset) == 1, offset
+    for offset in (2.05, 3.0, -2.05):
+        assert unread_at(offset) == 0, offset
+    # On another page, or with no payment line on its page, a picture counts for nothing.
+    near = (0.6, 0.5, 0.8, 0.51)
+    assert judge_accounts([page], None, (), {2: [near]}).unreadable == 0
+    bare = boxed_page(FILLER)
+    assert judge_accounts([bare], None, (), {1: [near]}).unreadable == 0
+    # Two pictures at the line are two; one picture near two payment lines is one.
+    assert judge_accounts([page], None, (), {1: [near, near]}).unreadable == 2
+    twice = [*PICTURE_PAGE[:9], "Bank transfer: see the IBAN above", *PICTURE_PAGE[9:]]
+    assert judge_accounts([boxed_page(twice)], None, (), {1: [near]}).unreadable == 1
