@@ -1,0 +1,331 @@
+"""The edges of the duplicate steps (`docflow/pipeline/duplicates.py`, `duplicate_settle.py`),
+each step called as the durable runner calls it, on moto with the shipped rules: which holder
+makes a hit and with which status, which key kinds are the same bill and which only a possible
+one, the take-over of an older version's key, the settle that supersedes, and the pure rules the
+orchestrator branches on (`claim_due`, `with_duplicates`, `replaces_of`). Each test names the
+boundary it guards (bench/README.md, "Mutation testing")."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+import pytest
+from aws_durable_execution_sdk_python import StepContext
+
+from docflow.ids import DocumentRef
+from docflow.pipeline import duplicates as dup
+from docflow.pipeline.duplicate_settle import Settled, settle_due, settle_duplicates
+from docflow.readmodel import transitions as t
+from docflow.readmodel.schema import make_report
+from docflow.reporting import recorder_for
+from docflow.review.stage.decision import Decision
+from docflow.rules.model import Stage
+from docflow.rules.routed import RoutedStage
+from docflow.settings import load_settings
+from docflow.storage import result_key
+from docflow.suppliers.duplicate_keys import Facts
+from docflow.suppliers.duplicates import Claimant, DuplicateStore, claim_pk
+from tests.support.aws import Stack
+
+NUMBER = "INV-20931"
+NUMBER_KEY = claim_pk("number|name:acme supplies|INV20931")
+BILL_KEY = claim_pk("bill|INV20931|1100.00|USD")
+
+
+class Attempt:
+    """The step's context on its `attempt`th try (a logger that keeps nothing)."""
+
+    def __init__(self, attempt: int = 1) -> None:
+        self.attempt = attempt
+        self.logger = logging.getLogger("test")
+
+
+def ctx(attempt: int = 1) -> StepContext:
+    return cast("StepContext", Attempt(attempt))
+
+
+def invoice(
+    number: str = NUMBER,
+    vendor: str = "ACME Supplies Ltd",
+    date: str = "2026-03-04",
+    total: str = "1100.00",
+    **more: Any,
+) -> dict[str, Any]:
+    read = {
+        "invoice_number": number,
+        "vendor_name": vendor,
+        "invoice_date": date,
+        "total_amount": total,
+        "currency": "USD",
+    }
+    fields = {k: {"value": v} for k, v in read.items() if v}
+    return {"docType": "invoice", "fields": fields, **more}
+
+
+def doc(key: str = "in/a.pdf", version: str = "v1", sequencer: str = "01") -> DocumentRef:
+    return DocumentRef("bucket", key, version_id=version, sequencer=sequencer)
+
+
+def claim(who: DocumentRef, summary: dict[str, Any]) -> dup.Duplicates:
+    return dup.claim_duplicates(who, summary)(ctx())
+
+
+def held(pk: str) -> dict[str, Any]:
+    return DuplicateStore(load_settings().duplicate_table).get(pk) or {}
+
+
+def report(who: DocumentRef, status: str) -> None:
+    """The read model's state of `who`'s document: `status`, as its own reports left it."""
+    recorder = recorder_for(load_settings())
+    assert recorder.record(make_report(who, t.RECEIVED, "intake")).result == "accepted"
+    if status == t.PENDING_REVIEW:
+        payload = {"stageIndex": 0, "stageName": "fields"}
+        last = make_report(who, status, "review-0", stage_index=0, payload=payload)
+    else:
+        last = make_report(who, status, status)
+    assert recorder.record(last).result == "accepted"
+
+
+@pytest.fixture
+def rules(stack: Stack, shipped_rules: None) -> Stack:
+    return stack
+
+
+def test_a_bill_key_alone_is_the_same_bill_and_a_window_alone_only_possible(
+    rules: Stack,
+) -> None:
+    """Which kinds are firm: the same number and total under another name is a duplicate;
+    the same supplier and total days apart is a possible one."""
+    first = claim(doc("in/a.pdf"), invoice(date=""))
+    assert BILL_KEY in first.keys and first.stages == ()
+    renamed = claim(doc("in/b.pdf"), invoice(vendor="ACME SUPPLIES UK", date=""))
+    ((earlier, *_),) = [renamed.earlier]
+    assert earlier["by"] == ["bill"]
+    assert [s.because for s in renamed.stages] == [dup.DUPLICATE]
+    # A renumbered copy three days later: only the window meets it.
+    claim(doc("in/c.pdf"), invoice(number="X-1", vendor="Nordlicht", date="2026-05-01"))
+    later = claim(doc("in/d.pdf"), invoice(number="X-2", vendor="Nordlicht", date="2026-05-04"))
+    assert [e["by"] for e in later.earlier] == [["window"]]
+    assert [s.because for s in later.stages] == [dup.POSSIBLE]
+
+
+def test_an_older_version_that_did_not_finalize_gives_its_keys_to_the_new_one(
+    rules: Stack,
+) -> None:
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    claim(old, invoice())
+    found = claim(new, invoice())
+    assert found.earlier == () and found.stages == ()
+    assert NUMBER_KEY in found.keys and BILL_KEY in found.keys
+    assert held(NUMBER_KEY)["runId"] == new.run_id  # taken over, not only answered
+    # The older run, late, neither takes them back nor meets the new one.
+    late = claim(old, invoice())
+    assert late.earlier == () and late.stages == () and NUMBER_KEY not in late.keys
+    assert held(NUMBER_KEY)["runId"] == new.run_id
+
+
+def test_an_older_version_that_finalized_is_met_and_replaced_only_on_approval(
+    rules: Stack,
+) -> None:
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    claim(old, invoice())
+    assert settle_duplicates(old, invoice())(ctx()) == Settled(3)
+    found = claim(new, invoice())
+    (earlier,) = found.earlier
+    assert (earlier["documentId"], earlier["version"], earlier["status"]) == (
+        old.document_id,
+        "v1",
+        t.FINALIZED,
+    )
+    assert sorted(earlier["by"]) == ["amount", "bill", "number"]
+    assert [s.because for s in found.stages] == [dup.DUPLICATE]
+    summary = dup.with_duplicates(invoice(), found)
+    assert dup.replaces_of(new, summary) == {
+        "replaces": {"documentId": old.document_id, "version": "v1", "resultKey": result_key(old)}
+    }
+    # A reprocess of the version that finalized (a later run of v1) is nobody's duplicate.
+    again = DocumentRef("bucket", "in/a.pdf", version_id="v1", sequencer="01", generation=1)
+    assert claim(again, invoice()).earlier == ()
+
+
+def test_a_version_finalized_before_claims_were_marked_is_met_by_its_report(
+    rules: Stack,
+) -> None:
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    claim(old, invoice())  # claimed, never settled: the claims of the old code
+    report(old, t.FINALIZED)
+    (earlier,) = claim(new, invoice()).earlier
+    assert earlier["status"] == t.FINALIZED and earlier["version"] == "v1"
+    assert held(NUMBER_KEY)["runId"] == old.run_id
+
+
+@pytest.mark.parametrize(
+    ("status", "taken"),
+    [(t.FAILED, True), (t.ARCHIVED, True), (t.PENDING_REVIEW, False), (t.FINALIZED, False)],
+)
+def test_another_documents_key_is_taken_over_only_when_its_run_ended(
+    rules: Stack, status: str, taken: bool
+) -> None:
+    other = doc("in/other.pdf")
+    claim(other, invoice())
+    report(other, status)
+    found = claim(doc("in/mine.pdf"), invoice())
+    assert (held(NUMBER_KEY)["documentId"] != other.document_id) is taken
+    if taken:
+        assert found.earlier == () and found.stages == ()
+    else:
+        (earlier,) = found.earlier
+        assert earlier["status"] == status
+
+
+def test_a_settle_that_finds_a_newer_version_holding_a_key_supersedes_the_run(
+    rules: Stack,
+) -> None:
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    claim(old, invoice())
+    claim(new, invoice())  # took the keys over while the old run was on its way
+    assert settle_duplicates(old, invoice())(ctx()) == Settled(0, superseded=True)
+    assert "finalizedAt" not in held(NUMBER_KEY)
+    assert settle_duplicates(new, invoice())(ctx()) == Settled(3)
+    # Another document's key stays with it: not settled, not superseded.
+    mine = doc("in/mine.pdf")
+    assert settle_duplicates(mine, invoice())(ctx()) == Settled(0)
+    assert held(NUMBER_KEY)["runId"] == new.run_id
+
+
+def test_settle_is_due_when_keys_were_claimed_or_an_earlier_document_met() -> None:
+    assert not settle_due({})
+    assert not settle_due({"duplicateKeys": [], "duplicateOf": []})
+    assert settle_due({"duplicateKeys": ["DUP#1"]})
+    assert settle_due({"duplicateOf": [{"documentId": "d-1"}]})
+    assert Settled.from_json(Settled(2, True).to_json()) == Settled(2, True)
+    assert Settled.from_json({}) == Settled()
+
+
+def test_a_correction_releases_the_old_values_keys(rules: Stack) -> None:
+    mine = doc()
+    first = claim(mine, invoice())
+    corrected = claim(mine, {**invoice(number="INV-20932"), "duplicateKeys": list(first.keys)})
+    assert NUMBER_KEY not in corrected.keys and held(NUMBER_KEY) == {}
+    assert held(claim_pk("number|name:acme supplies|INV20932"))["runId"] == mine.run_id
+    # The keys that did not change stay held by the run.
+    assert held(claim_pk("amount|name:acme supplies|2026-03-04|1100.00|USD"))
+
+
+def test_nothing_is_claimed_without_values_read_or_a_type_with_fields(rules: Stack) -> None:
+    assert claim(doc(), {"docType": "invoice", "fields": {}}) == dup.Duplicates()
+    assert claim(doc(), {"docType": "contract", "fields": {}}) == dup.Duplicates()
+    unknown = dup.duplicate_keys({**invoice(), "docType": "no-such-type"})
+    assert unknown.claims == {} and unknown.window == {}
+    # A declared type claims its declared key, and no invoice's keys or window.
+    receipt = {
+        "docType": "receipt",
+        "fields": {
+            "merchant": {"value": "Cafe Blau"},
+            "date": {"value": "2026-03-04"},
+            "total": {"value": "12.50"},
+        },
+    }
+    keys = dup.duplicate_keys(receipt)
+    assert list(keys.claims.values()) == ["declared"] and keys.window == {}
+    assert {"merchant", "date", "total", *dup.KEY_FIELDS} <= set(dup.key_fields())
+    assert len(dup.key_fields()) == len(set(dup.key_fields()))
+
+
+def test_the_last_failed_attempt_holds_every_key_it_may_hold_and_asks_a_person(
+    rules: Stack,
+) -> None:
+    from docflow import aws
+
+    aws.client("dynamodb").delete_table(TableName=load_settings().duplicate_table)
+    summary = {**invoice(), "duplicateKeys": ["DUP#earlier"]}
+    with pytest.raises(Exception, match=r"ResourceNotFound|non-existent|not found"):
+        dup.claim_duplicates(doc(), summary)(ctx(dup.ATTEMPTS - 1))
+    out = dup.claim_duplicates(doc(), summary)(ctx(dup.ATTEMPTS))
+    assert [s.because for s in out.stages] == [dup.UNCHECKED]
+    assert "DUP#earlier" in out.keys and NUMBER_KEY in out.keys and BILL_KEY in out.keys
+
+
+FIELDS = RoutedStage(Stage("fields", ("ap@x",), 3600, 0), "fields")
+
+
+def decision(*corrected: str) -> Decision:
+    from docflow.review.stage.decision import Correction
+
+    return Decision(True, corrections={n: cast("Correction", {"value": "x"}) for n in corrected})
+
+
+def test_a_claim_is_due_again_after_a_correction_of_what_a_key_is_made_of(rules: Stack) -> None:
+    for name in ("invoice_number", "invoice_date", "total_amount", "currency", "vendor_name"):
+        assert dup.claim_due(FIELDS, decision(name)), name
+    assert dup.claim_due(FIELDS, decision("merchant"))  # a declared type's key field
+    assert not dup.claim_due(FIELDS, decision("po_number"))
+    assert not dup.claim_due(FIELDS, decision())
+    triage = FIELDS.offering(("invoice", "receipt"), {})
+    assert dup.claim_due(triage, decision())
+
+
+def test_the_summary_carries_the_keys_held_and_the_documents_met() -> None:
+    found = dup.Duplicates(("DUP#a",), ({"documentId": "d-1", "by": ["number"]},), ())
+    out = dup.with_duplicates({"duplicateKeys": ["DUP#old"], "x": 1}, found)
+    assert out == {
+        "x": 1,
+        "duplicateKeys": ["DUP#a"],
+        "duplicateOf": [{"documentId": "d-1", "by": ["number"]}],
+    }
+    assert dup.with_duplicates({"duplicateKeys": ["DUP#old"]}, dup.Duplicates()) == {}
+    assert dup.Duplicates.from_json(found.to_json()) == found
+    assert dup.Duplicates.from_json({}) == dup.Duplicates()
+
+
+def test_only_a_finalized_other_version_of_the_same_document_is_replaced() -> None:
+    new = doc(version="v2", sequencer="02")
+    other = {"documentId": new.document_id, "version": "v1", "status": t.FINALIZED}
+    assert dup.replaces_of(new, {"duplicateOf": [other]})["replaces"]["version"] == "v1"
+    for changed in (
+        {"documentId": "d-other"},
+        {"version": "v2"},
+        {"version": ""},
+        {"status": t.PENDING_REVIEW},
+    ):
+        assert dup.replaces_of(new, {"duplicateOf": [{**other, **changed}]}) == {}, changed
+    assert dup.replaces_of(new, {}) == {}
+    # The first finalized other version met is the one replaced.
+    third = {**other, "version": "v0"}
+    assert dup.replaces_of(new, {"duplicateOf": [third, other]})["replaces"]["version"] == "v0"
+
+
+def test_what_the_earlier_document_shows_keeps_only_what_was_read() -> None:
+    held_item = {
+        "documentId": "d-1",
+        "version": "v1",
+        "key": "in/a.pdf",
+        "number": "INV-1",
+        "date": "",
+        "total": "1.00",
+        "runId": "r-1",
+        "pk": "DUP#x",
+    }
+    assert dup._earlier(held_item, t.FINALIZED, "number") == {
+        "documentId": "d-1",
+        "version": "v1",
+        "key": "in/a.pdf",
+        "number": "INV-1",
+        "total": "1.00",
+        "status": t.FINALIZED,
+        "by": ["number"],
+    }
+
+
+def test_a_release_counts_only_the_keys_this_run_still_holds(rules: Stack) -> None:
+    mine, other = doc("in/a.pdf"), doc("in/b.pdf")
+    first = claim(mine, invoice())
+    store = DuplicateStore(load_settings().duplicate_table)
+    facts = Facts(NUMBER, "2026-03-04", "1100.00", "USD", "ACME")
+    who = Claimant(other.document_id, "v1", other.run_id, other.run_order, other.key)
+    assert store.take_over(NUMBER_KEY, who, facts, "number", "t", mine.run_id)
+    released = dup.release_duplicates(mine, list(first.keys))(ctx())
+    assert released == len(first.keys) - 1
+    assert held(NUMBER_KEY)["runId"] == other.run_id
+    assert dup.release_duplicates(mine, list(first.keys))(ctx()) == 0
