@@ -372,8 +372,9 @@ def main() -> None:
             out.update(score(modules[:1], equivalents))
     else:
         if args.hand:
-            only = set(args.only.split())
-            out["hand"] = run_hand([m for m in hand if not only or m.name in only])
+            only, files = set(args.only.split()), set(args.modules.split())
+            picked = [m for m in hand if (not only or m.name in only)]
+            out["hand"] = run_hand([m for m in picked if not files or m.file in files])
         out.update(score(modules, equivalents))
         total = out["total"]
         unexplained = total["survived"] + total["notChecked"]

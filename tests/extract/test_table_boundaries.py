@@ -69,7 +69,7 @@ def statement(opening: Any, closing: Any, *amounts: Any) -> dict[str, dict[str, 
 
 @pytest.mark.parametrize("bad", ["-0.01", "-1", "-0.001"])
 def test_a_negative_tolerance_is_refused_naming_its_line(bad: str) -> None:
-    negative = "a check's tolerance is not negative"
+    negative = "a check's tolerance is a finite number, not negative"
     with pytest.raises(DeclarationError, match=rf"line 19: .*transactions: {negative}"):
         declared(bad)
     with pytest.raises(DeclarationError, match=rf"line 6: .*lines: {negative}"):
