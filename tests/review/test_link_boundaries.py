@@ -7,10 +7,12 @@ testing")."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 
 from docflow.review.access import signing
+from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.links import (
     DECIDING,
     KEEP_AFTER_EXPIRY_S,
@@ -203,3 +205,46 @@ def test_a_machine_body_signature_binds_the_token_and_ignores_case_and_blanks() 
     assert not check_body_signature(key, "1700000000", token + "x", body, good)
     assert not check_body_signature(key, "1700000000", token, body + b" ", good)
     assert good == sign_body(key, "1700000000", token, body)  # deterministic
+
+
+def test_an_item_holding_only_its_key_reads_with_every_default() -> None:
+    """What `from_item` gives for each attribute an old item lacks: empty, zero, nothing. A
+    link with no state is no open link: it cannot be spent (`spend` wants `open`)."""
+    record = LinkRecord.from_item({"pk": "LINK#x"})
+    assert record == LinkRecord(
+        pk="LINK#x",
+        document_id="",
+        version="",
+        run_id="",
+        run_order="",
+        stage_index=0,
+        state="",
+        expires_at=0,
+    )
+    assert record.state != OPEN
+    assert record.to_item() == {
+        "pk": "LINK#x",
+        "documentId": "",
+        "version": "",
+        "runId": "",
+        "runOrder": "",
+        "bucket": "",
+        "key": "",
+        "docName": "",
+        "stageIndex": 0,
+        "stageName": "",
+        "reviewer": "",
+        "reviewers": [],
+        "summary": {},
+        "stagePk": "",
+        "waitPk": "",
+        "state": "",
+        "expiresAt": 0,
+    }
+    # Numbers stored as DynamoDB gives them back (Decimal), and a decision that is no map.
+    odd = LinkRecord.from_item(
+        {"pk": "LINK#y", "stageIndex": Decimal(2), "claimedAt": Decimal(7), "decision": "x"}
+    )
+    assert (odd.stage_index, odd.claimed_at, odd.decision) == (2, 7, None)
+    assert LinkRecord.from_item({"pk": "LINK#z", "claimedAt": 0}).claimed_at == 0
+    assert LinkRecord(pk="p", document_id="d", version="v", run_id="r", run_order="o").name == ""
