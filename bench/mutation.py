@@ -42,11 +42,11 @@ import time
 import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import _common
+from _mutation_lists import Equivalent, HandMutant, Known, Rule, load_hand, load_known
 
 ROOT = _common.ROOT
 MUTANTS = ROOT / "mutants"
@@ -87,51 +87,7 @@ def mutated_modules() -> list[str]:
     return list(dict.fromkeys(out))
 
 
-# -- the equivalents list ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Equivalent:
-    function: str  # mutmut's key without its number: `docflow.names.x_identity_key`
-    before: str  # the changed line(s) as the code has them
-    after: str  # as the mutant has them
-    why: str
-
-
-def _squeeze(text: str) -> str:
-    return " ".join(text.split())
-
-
-def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
-    raw = tomllib.loads(path.read_text("utf-8")) if path.exists() else {}
-    out = []
-    for n, entry in enumerate(raw.get("equivalent", []), 1):
-        missing = {"function", "from", "to", "why"} - set(entry)
-        if missing:
-            raise ValueError(f"{path.name}: entry {n} lacks {sorted(missing)}")
-        if len(str(entry["why"]).split()) < 4:
-            raise ValueError(f"{path.name}: entry {n} ({entry['function']}): say why")
-        out.append(
-            Equivalent(
-                str(entry["function"]),
-                _squeeze(str(entry["from"])),
-                _squeeze(str(entry["to"])),
-                str(entry["why"]),
-            )
-        )
-    return out
-
-
-def function_of(mutant: str) -> str:
-    return mutant.partition("__mutmut_")[0]
-
-
-def changed_lines(diff: str) -> tuple[str, str]:
-    """The removed and the added lines of a mutant's diff, each squeezed to one line."""
-    body = [ln for ln in diff.splitlines()[2:] if ln[:1] in "-+"]
-    before = "\n".join(ln[1:] for ln in body if ln.startswith("-"))
-    after = "\n".join(ln[1:] for ln in body if ln.startswith("+"))
-    return _squeeze(before), _squeeze(after)
+# -- mutmut's results -------------------------------------------------------------------
 
 
 def diff_of(mutant: str, path: str) -> str:
@@ -146,18 +102,6 @@ def diff_of(mutant: str, path: str) -> str:
         os.chdir(cwd)
 
 
-def explained(mutant: str, diff: str, equivalents: Iterable[Equivalent]) -> Equivalent | None:
-    before, after = changed_lines(diff)
-    function = function_of(mutant)
-    for e in equivalents:
-        if e.function == function and e.before == before and e.after == after:
-            return e
-    return None
-
-
-# -- mutmut's results -------------------------------------------------------------------
-
-
 def results(modules: Iterable[str]) -> Iterator[tuple[str, dict[str, int | None]]]:
     """Each module's {mutant: exit code} from the last run (`mutants/<path>.meta`)."""
     for module in modules:
@@ -166,11 +110,11 @@ def results(modules: Iterable[str]) -> Iterator[tuple[str, dict[str, int | None]
             yield module, json.loads(meta.read_text("utf-8"))["exit_code_by_key"]
 
 
-def score(modules: list[str], equivalents: list[Equivalent]) -> dict[str, Any]:
+def score(modules: list[str], known: Known) -> dict[str, Any]:
     """Per module and in total: mutants, killed, timeout, equivalent, survived."""
     per: dict[str, dict[str, Any]] = {}
     total: Counter[str] = Counter()
-    used: set[Equivalent] = set()
+    used: set[Equivalent | Rule] = set()
     for module, codes in results(modules):
         counts: Counter[str] = Counter(mutants=len(codes))
         for mutant, code in codes.items():
@@ -181,12 +125,12 @@ def score(modules: list[str], equivalents: list[Equivalent]) -> dict[str, Any]:
             elif code in TIMEOUT:
                 counts["timeout"] += 1
             else:
-                hit = explained(mutant, diff_of(mutant, module), equivalents)
+                hit = known.explain(mutant, diff_of(mutant, module))
                 counts["equivalent" if hit else "survived"] += 1
                 used |= {hit} if hit else set()
         per[module] = _with_score(counts)
         total.update(counts)
-    stale = [e.function for e in equivalents if e not in used]
+    stale = [f"{e.function}: {e.before}" for e in known.equivalents if e not in used]
     return {"modules": per, "total": _with_score(total), "staleEquivalents": stale}
 
 
@@ -198,13 +142,13 @@ def _with_score(counts: Mapping[str, int]) -> dict[str, Any]:
     return out
 
 
-def survivors(modules: list[str], equivalents: list[Equivalent]) -> Iterator[tuple[str, str]]:
+def survivors(modules: list[str], known: Known) -> Iterator[tuple[str, str]]:
     """(mutant, diff) of every survivor the equivalents list does not explain."""
     for module, codes in results(modules):
         for mutant, code in sorted(codes.items()):
             if code is not None and code not in KILLED | TIMEOUT:
                 diff = diff_of(mutant, module)
-                if explained(mutant, diff, equivalents) is None:
+                if known.explain(mutant, diff) is None:
                     yield mutant, diff
 
 
@@ -239,48 +183,6 @@ def run_mutmut(modules: list[str] | None, max_children: int) -> None:
 
 
 # -- hand-made mutants ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HandMutant:
-    name: str
-    file: str
-    find: str
-    replace: str
-    tests: tuple[str, ...]
-    why: str
-    smoke: bool = False
-
-
-def load_hand(path: Path = HAND) -> list[HandMutant]:
-    out = []
-    for n, entry in enumerate(tomllib.loads(path.read_text("utf-8"))["mutant"], 1):
-        missing = {"name", "file", "find", "replace", "tests", "why"} - set(entry)
-        if missing:
-            raise ValueError(f"{path.name}: mutant {n} lacks {sorted(missing)}")
-        mutant = HandMutant(
-            str(entry["name"]),
-            str(entry["file"]),
-            str(entry["find"]),
-            str(entry["replace"]),
-            tuple(str(t) for t in entry["tests"]),
-            str(entry["why"]),
-            bool(entry.get("smoke", False)),
-        )
-        source = (ROOT / mutant.file).read_text("utf-8")
-        if source.count(mutant.find) != 1:
-            raise ValueError(
-                f"{path.name}: {mutant.name}: {mutant.find!r} is in {mutant.file} "
-                f"{source.count(mutant.find)} times, not once"
-            )
-        for test in mutant.tests:
-            if not (ROOT / test.split("::")[0]).exists():
-                raise ValueError(f"{path.name}: {mutant.name}: no test {test}")
-        out.append(mutant)
-    names = Counter(m.name for m in out)
-    if max(names.values(), default=1) > 1:
-        raise ValueError(f"{path.name}: a name used twice: {names.most_common(1)[0][0]}")
-    return out
 
 
 def _copy_project(into: Path) -> None:
@@ -347,10 +249,10 @@ def main() -> None:
     args = parser.parse_args()
     began = time.monotonic()
     modules = mutated_modules()
-    equivalents = load_equivalents()
-    hand = load_hand()
+    known = load_known(EQUIVALENTS)
+    hand = load_hand(HAND, ROOT)
     if args.survivors:
-        for mutant, diff in survivors(modules, equivalents):
+        for mutant, diff in survivors(modules, known):
             print(f"# {mutant}\n{diff}\n")
         return
     if args.run:
@@ -369,13 +271,13 @@ def main() -> None:
         out["hand"] = run_hand(picked)
         out["ok"] = out["hand"]["killed"] == len(picked) == 1
         if MUTANTS.exists():
-            out.update(score(modules[:1], equivalents))
+            out.update(score(modules[:1], known))
     else:
         if args.hand:
             only, files = set(args.only.split()), set(args.modules.split())
             picked = [m for m in hand if (not only or m.name in only)]
             out["hand"] = run_hand([m for m in picked if not files or m.file in files])
-        out.update(score(modules, equivalents))
+        out.update(score(modules, known))
         total = out["total"]
         unexplained = total["survived"] + total["notChecked"]
         out["ok"] = bool(total["mutants"]) and unexplained == 0 and (total["score"] or 0) >= GOAL

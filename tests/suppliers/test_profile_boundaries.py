@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from docflow.extract.base import PageInput
 from docflow.extract.layout import from_text
 from docflow.settings import load_settings
@@ -89,3 +91,121 @@ def test_the_profile_fills_a_total_only_where_net_plus_tax_reaches_it_within_a_c
     for net, tax in (("1000.00", "189.98"), ("1000.00", "190.02"), ("999.00", "190.00")):
         out = consult(store, [page], read(net, tax), list(NAMES))
         assert "total_amount" not in out.fields, (net, tax)
+
+
+ENTRY = {"label": "Belegkennung", "region": [0.4, 0.4, 0.6, 0.5], "page": 1, "shape": r"E\d{13}"}
+
+
+def test_two_entries_agree_on_label_shape_and_page_and_absence_only_with_absence() -> None:
+    assert profile.agrees(ENTRY, {**ENTRY, "region": [0, 0, 1, 1]})  # the region may move
+    assert not profile.agrees(ENTRY, {**ENTRY, "label": "Rechnungsnummer"})
+    assert not profile.agrees(ENTRY, {**ENTRY, "shape": r"E\d{12}"})
+    assert not profile.agrees(ENTRY, {**ENTRY, "page": 2})
+    assert not profile.agrees({**ENTRY, "page": 2}, ENTRY)
+    # An entry without a page is on page 1, on either side.
+    paged = {k: v for k, v in ENTRY.items() if k != "page"}
+    assert profile.agrees(paged, ENTRY) and profile.agrees(ENTRY, paged)
+    assert not profile.agrees(paged, {**ENTRY, "page": 2})
+    assert not profile.agrees({**ENTRY, "page": 2}, paged)
+    absent = {"absent": True}
+    assert profile.agrees(absent, {"absent": True, "label": "x"})
+    assert not profile.agrees(absent, ENTRY) and not profile.agrees(ENTRY, absent)
+    assert not profile.agrees({**ENTRY, "absent": False}, absent)
+
+
+def test_a_streak_keeps_its_start_and_a_repeat_adds_one() -> None:
+    one = profile.updated({}, "run-1", {"n": ENTRY}, {})
+    assert one is not None and one["fields"]["n"] == {
+        **ENTRY,
+        "confirmed": 1,
+        "misses": 0,
+        "suspended": False,
+        "since": "run-1",
+    }
+    two = profile.updated(one, "run-2", {"n": ENTRY}, {"n": "hit"})
+    assert two is not None
+    assert (two["fields"]["n"]["confirmed"], two["fields"]["n"]["since"]) == (2, "run-1")
+    # An entry written before counts existed: its count starts from 0, its streak from "".
+    old = {"fields": {"n": dict(ENTRY)}, "runs": []}
+    three = profile.updated(old, "run-3", {"n": ENTRY}, {"n": ""})
+    assert three is not None
+    assert (three["fields"]["n"]["confirmed"], three["fields"]["n"]["since"]) == (1, "")
+    assert three["runs"] == ["run-3"]
+
+
+def test_a_field_not_located_keeps_where_it_was_learned() -> None:
+    one = profile.updated({}, "run-1", {"n": ENTRY}, {})
+    assert one is not None
+    kept = profile.updated(one, "run-2", {"n": None}, {})
+    assert kept is not None
+    entry = kept["fields"]["n"]
+    assert {k: entry[k] for k in ENTRY} == ENTRY  # type: ignore[literal-required]
+    assert entry["confirmed"] == 2
+    # Never located at all: nothing to keep, no entry made.
+    assert profile.updated({}, "run-1", {"n": None}, {}) == {"fields": {}, "runs": ["run-1"]}
+
+
+def test_one_miss_does_not_suspend_and_a_suspended_entry_stays_so_until_confirmed() -> None:
+    one = profile.updated({}, "run-1", {"n": ENTRY}, {})
+    assert one is not None
+    missed = profile.updated(one, "run-2", {"n": None}, {"n": "miss"})
+    assert missed is not None and missed["fields"]["n"]["suspended"] is False
+    assert missed["fields"]["n"]["misses"] == 1
+    # Suspended by the profile as stored (two misses from before), a miss keeps it so.
+    stored = {"fields": {"n": {**ENTRY, "suspended": True, "misses": 0, "confirmed": 3}}}
+    still = profile.updated(stored, "run-3", {"n": None}, {"n": "miss"})
+    assert still is not None and still["fields"]["n"]["suspended"] is True
+    # Any outcome but "miss" (a hit, none read) confirms it and restores it.
+    for outcome in ({"n": "hit"}, {"n": ""}, {}):
+        back = profile.updated(stored, "run-4", {"n": ENTRY}, outcome)
+        assert back is not None and back["fields"]["n"]["suspended"] is False, outcome
+        assert (back["fields"]["n"]["confirmed"], back["fields"]["n"]["since"]) == (1, "run-4")
+
+
+def test_the_profile_remembers_the_last_fifty_runs() -> None:
+    p: dict = {}
+    for n in range(profile.KEEP_RUNS + 1):
+        p = profile.updated(p, f"run-{n}", {}, {}) or p
+    assert len(p["runs"]) == 50 and p["runs"][0] == "run-1"
+    assert profile.updated(p, "run-0", {}, {}) is not None  # forgotten: applied again
+    assert profile.updated(p, "run-50", {}, {}) is None
+
+
+@pytest.mark.parametrize(
+    ("printed", "form"),
+    [
+        ("1.190,00", ",2"),
+        ("1,190.00", ".2"),
+        ("1190.5", ".1"),
+        ("1190,125", "0"),  # three places after the mark: a thousands mark
+        ("1.190", "0"),
+        ("1190", "0"),
+        ("12,3456", "0"),  # four: no decimal mark this module knows
+        ("0,99 ", ",2"),
+    ],
+)
+def test_an_amounts_form_is_its_mark_and_one_or_two_places(printed: str, form: str) -> None:
+    assert profile.amount_form(printed) == form
+
+
+def test_an_entry_learned_before_offsets_reads_inside_its_region_with_its_margin() -> None:
+    """`_inside`: a value's centre within MARGIN (0.08) of the region, on each side."""
+    region = [0.4, 0.4, 0.6, 0.5]
+    inside = profile._inside
+
+    def box(cx: float, cy: float) -> list[float]:
+        return [cx - 0.01, cy - 0.01, cx + 0.01, cy + 0.01]
+
+    assert inside(box(0.5, 0.45), region)
+    for cx, cy in ((0.33, 0.45), (0.67, 0.45), (0.5, 0.33), (0.5, 0.57)):
+        assert inside(box(cx, cy), region), (cx, cy)
+    for cx, cy in ((0.31, 0.45), (0.69, 0.45), (0.5, 0.31), (0.5, 0.59)):
+        assert not inside(box(cx, cy), region), (cx, cy)
+    # Exactly at each edge (a box of no width there: its centre is the edge itself) is in.
+    left, right = region[0] - profile.MARGIN, region[2] + profile.MARGIN
+    top, bottom = region[1] - profile.MARGIN, region[3] + profile.MARGIN
+    assert inside([left, 0.45, left, 0.45], region) and inside([right, 0.45, right, 0.45], region)
+    assert inside([0.5, top, 0.5, top], region) and inside([0.5, bottom, 0.5, bottom], region)
+    # The centre, not a corner: a wide box reaching into the region from outside is out.
+    assert not inside([0.0, 0.44, 0.35, 0.46], region)
+    assert not inside([0.5, 0.0, 0.52, 0.3], region)
