@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from docflow.accounts import DE, IBAN, OTHER, UK, US, Account, parse_account
+from docflow.accounts import DE, IBAN, OTHER, UK, US, Account, parse_account, read_page
+from docflow.accounts.labels import MANDATE, cues
 from docflow.accounts.lines import text_lines
 from docflow.accounts.national import _valid, national_accounts
 
@@ -86,3 +87,27 @@ def test_an_account_no_check_recognizes_keeps_its_value_to_be_masked() -> None:
     found = parse_account("12345678 / 021000021")
     assert found == Account(OTHER, "12345678021000021", False)
     assert found.masked == "•••• 0021"
+
+
+def test_a_negation_counts_within_24_characters_before_the_words_it_negates() -> None:
+    """`no` 24 characters before `direct debit` negates it (no mandate); 25 do not."""
+    near = "no " + "x" * 20 + " direct debit"  # `no` starts 24 characters before
+    far = "no " + "x" * 21 + " direct debit"  # 25
+    assert [c.kind for c in cues([near])] == []
+    assert [c.kind for c in cues([far])] == [MANDATE]
+    assert [c.kind for c in cues(["direct debit"])] == [MANDATE]
+
+
+def test_a_whole_national_account_beside_the_iban_holding_it_is_still_read() -> None:
+    """Only half of one (a sort code alone) is taken for the IBAN's bank code printed again:
+    a whole, valid UK account with the GB IBAN that ends in it is an account of its own."""
+    text = "IBAN GB29 NWBK 6016 1331 9268 19\nSort code: 60-16-13   Account number: 31926819"
+    kinds = [(f.account.kind, f.account.valid) for f in read_page(text_lines(text)).found]
+    assert kinds == [(IBAN, True), (UK, True)]
+    half = "IBAN GB29 NWBK 6016 1331 9268 19\nSort code: 60-16-13"
+    kinds = [(f.account.kind, f.account.valid) for f in read_page(text_lines(half)).found]
+    assert kinds == [(IBAN, True)]
+    # Half of one that no IBAN on the page holds is read, and cannot be read whole.
+    other = "IBAN GB29 NWBK 6016 1331 9268 19\nSort code: 20-00-00"
+    kinds = [(f.account.kind, f.account.valid) for f in read_page(text_lines(other)).found]
+    assert kinds == [(IBAN, True), (UK, False)]

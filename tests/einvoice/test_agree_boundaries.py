@@ -75,6 +75,11 @@ def test_masked_sides_keep_just_enough_of_their_tails() -> None:
     # The same last four: one more character each until they differ.
     a, b = "DE00111122223333444455", "DE00111122223333944455"
     assert _masked_sides([a], [b]) == ("DE•••• 444455", "DE•••• 944455")
+    # Differing only in their check digits: every character but the country is shown.
+    assert _masked_sides(["DE89370400440532013000"], ["DE79370400440532013000"]) == (
+        "DE•••• 89370400440532013000",
+        "DE•••• 79370400440532013000",
+    )
     # One side names none.
     assert _masked_sides([IBAN], []) == ("FR•••• 4698", "none")
     # Two accounts on a side are listed, each masked alike.

@@ -27,7 +27,7 @@ from docflow.suppliers.bank import (
     check_bank_details,
 )
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding, judge_accounts
-from tests.suppliers.papers import BLAUWAL_IBAN, CUSTOMER_IBAN
+from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, CUSTOMER_IBAN
 
 MINE = BLAUWAL_IBAN.replace(" ", "")  # Commerzbank, registered for `blauwal`
 THEIRS = CUSTOMER_IBAN.replace(" ", "")  # registered for `nordlicht`
@@ -265,3 +265,53 @@ def test_an_unread_picture_counts_within_two_line_heights_of_a_payment_line() ->
     assert judge_accounts([page], None, (), {1: [near, near]}).unreadable == 2
     twice = [*PICTURE_PAGE[:9], "Bank transfer: see the IBAN above", *PICTURE_PAGE[9:]]
     assert judge_accounts([boxed_page(twice)], None, (), {1: [near]}).unreadable == 1
+
+
+def whose(lines: list[str], page: int = 1) -> list[str]:
+    return [f.why for f in judge_accounts([from_text(page, "\n".join(lines))], None).accounts]
+
+
+LONG = [f"Position {n}: storage and handling, as agreed" for n in range(100)]
+
+
+def test_a_checked_tax_id_makes_the_account_the_issuers_within_two_lines_either_side() -> None:
+    def page(vat_at: int) -> list[str]:
+        lines = list(LONG[:40])
+        lines[20] = f"IBAN {LOOSE}"
+        lines[vat_at] = f"USt-IdNr.: {BLAUWAL_VAT}"
+        return lines
+
+    assert whose(page(18)) == ["beside-issuer-id"]
+    assert whose(page(22)) == ["beside-issuer-id"]
+    assert whose(page(17)) == ["no-issuer-evidence"]
+    assert whose(page(23)) == ["no-issuer-evidence"]
+
+
+def test_the_top_third_and_the_bottom_quarter_end_where_they_say() -> None:
+    """On a page laid out from text, a line's place is its index over the line count: line
+    32 of 100 is in the top third of page 1, line 33 is not; line 75 is in the footer, 74
+    not."""
+
+    def at(index: int, page: int = 1) -> list[str]:
+        lines = list(LONG)
+        lines[index] = f"IBAN {LOOSE}"
+        return whose(lines, page)
+
+    assert at(32) == ["issuer-block"]
+    assert at(33) == ["no-issuer-evidence"]
+    assert at(32, page=2) == ["no-issuer-evidence"]  # the issuer's block is page 1's
+    assert at(74) == ["no-issuer-evidence"]
+    assert at(75) == ["footer"]
+    assert at(75, page=2) == ["footer"]
+
+
+def test_on_a_page_of_word_boxes_the_place_is_the_lines_own_height() -> None:
+    """A page read with boxes places a line by its top, not by its index: twelve lines at
+    the top of an A4 page are all in its top third."""
+    lines = [*FILLER[:5], f"IBAN {LOOSE}", *FILLER[5:11]]
+    page = boxed_page(lines)  # lines 0.05 apart from 0.05: the IBAN's at 0.30
+    assert [f.why for f in judge_accounts([page], None).accounts] == ["issuer-block"]
+    low = boxed_page([*FILLER[:15], f"IBAN {LOOSE}"])  # at 0.80
+    assert [f.why for f in judge_accounts([low], None).accounts] == ["footer"]
+    middle = boxed_page([*FILLER[:10], f"IBAN {LOOSE}", *FILLER[10:14]])  # at 0.55
+    assert [f.why for f in judge_accounts([middle], None).accounts] == ["no-issuer-evidence"]
