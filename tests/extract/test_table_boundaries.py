@@ -192,6 +192,14 @@ def test_a_number_column_is_shown_plain_and_an_amount_with_its_cents() -> None:
     assert table_checks(fields, spec)[0]["message"] == (
         "lines: quantity adds up to 12.25 but count reads 1200"
     )
+    # Below one: its leading zero is kept.
+    fields = {
+        "count": {"value": "1"},
+        "lines": {"value": "rows", "rows": rows("0.25", "0.25", column="quantity")},
+    }
+    assert table_checks(fields, spec)[0]["message"] == (
+        "lines: quantity adds up to 0.5 but count reads 1"
+    )
 
 
 ADVISORY = RULES.format(tolerance="0", sum_tolerance="").replace(
