@@ -6,11 +6,22 @@ it guards (bench/README.md, "Mutation testing")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from docflow import names
+from docflow.readmodel.table import to_ddb
 from docflow.rules.people import People
+from docflow.settings import load_settings
+from docflow.suppliers import proposals
+from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.four_eyes import approver_problem, person, same_person
+from docflow.suppliers.model import Supplier
+from docflow.suppliers.proposals import Proposal
+from docflow.suppliers.store import SupplierStore
+from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, OTHER_VAT
+from tests.support.aws import Stack
 
 ZWSP, ZWNJ, ZWJ, RLO = "\u200b", "\u200c", "\u200d", "\u202e"
 
@@ -171,3 +182,197 @@ def test_words_are_runs_of_letters_marks_digits_and_invisible_characters() -> No
     assert list(names.words("")) == []
     assert list(names.words("...")) == []
     assert names.scripts("Blauwal 42") == frozenset({"LATIN"})
+
+
+# -- proposals: filed once, approved by another person, never merged into the registry ------
+
+NAME = "Blauwal Hafenlogistik GmbH"
+PROPOSER = "ap@example.com"
+
+
+def proposal(name: str = "Someone Else AG", vat: str = OTHER_VAT, **more: str) -> Proposal:
+    pid = proposals.proposal_id(f"d-{name}", "v-1")
+    return Proposal(
+        pid,
+        name,
+        {"vat": (vat,)},
+        "EUR",
+        f"d-{name}",
+        "v-1",
+        "ap@example.com",
+        "2026-12-01",
+        **more,
+    )
+
+
+@pytest.fixture
+def registry(stack: Stack) -> SupplierStore:
+    store = SupplierStore(load_settings().supplier_table)
+    iban = BLAUWAL_IBAN.replace(" ", "")
+    import_suppliers(store, f"id,name,vat,iban\nblauwal,{NAME},{BLAUWAL_VAT},{iban}\n")
+    return store
+
+
+def test_a_proposals_id_is_its_document_versions_and_an_iban_is_shown_masked() -> None:
+    assert proposals.proposal_id("d-1", "v-1") == proposals.proposal_id("d-1", "v-1")
+    assert proposals.proposal_id("d-1", "v-1") != proposals.proposal_id("d-1", "v-2")
+    assert proposals.proposal_id("d-1", "v-1").startswith("p-")
+    assert len(proposals.proposal_id("d-1", "v-1")) == 14
+    assert proposals.shown_key("iban:DE89370400440532013000") == "iban:DE•••• 3000"
+    assert proposals.shown_key("vat:DE812345673") == "vat:DE812345673"
+    assert proposals.proposal_pk("p-1") == "PROPOSAL#p-1"
+
+
+def test_a_proposal_reads_back_as_stored_and_prints_its_ibans_masked() -> None:
+    p = replace(proposal(), ids={"vat": (OTHER_VAT,), "iban": ("DE89370400440532013000",)})
+    assert Proposal.parse(p.to_json()) == p
+    assert p.to_json()["currency"] == "EUR" and p.to_json()["conflict"] is None
+    assert p.to_json(masked=True)["ids"] == {"vat": [OTHER_VAT], "iban": ["DE•••• 3000"]}
+    assert p.keys == [f"vat:{OTHER_VAT}", "iban:DE89370400440532013000"]
+    bare = Proposal.parse({"proposalId": "p-1", "name": "X", "proposedAt": "t"})
+    assert (bare.status, bare.ids, bare.currency, bare.proposer) == ("pending", {}, "", "")
+    assert bare.to_json()["currency"] is None and bare.to_json()["reason"] is None
+
+
+def test_each_collision_with_the_registry_is_said(registry: SupplierStore) -> None:
+    mixed = Supplier.parse({"name": "Nordli\u0441ht Handel AG", "ids": {"vat": [OTHER_VAT]}})
+    assert proposals.conflicts_with(registry, mixed) == (
+        "the name mixes scripts in one word ('Nordliсht': Cyrillic, Latin)"
+    )
+    same_id = Supplier.parse({"supplierId": "blauwal", "name": "Other Name AG"})
+    assert proposals.conflicts_with(registry, same_id) == "supplier id 'blauwal' is registered"
+    alike = Supplier.parse({"name": "Blauwal Hafenlogistik AG"})
+    assert proposals.conflicts_with(registry, alike) == (
+        f"the name matches registered supplier 'blauwal' ({NAME}, score 100.0)"
+    )
+    iban = BLAUWAL_IBAN.replace(" ", "")
+    held = Supplier.parse(
+        {"name": "Kranich Druck AG", "ids": {"iban": [iban], "vat": [BLAUWAL_VAT]}}
+    )
+    assert proposals.conflicts_with(registry, held) == (
+        f"vat:{BLAUWAL_VAT} belongs to supplier 'blauwal'; iban:DE•••• 3000 belongs to supplier "
+        "'blauwal'"
+    )
+    assert proposals.conflicts_with(registry, Supplier.parse({"name": "Kranich Druck AG"})) == ""
+
+
+def test_a_proposal_is_filed_once_and_a_collision_is_filed_as_a_conflict(
+    registry: SupplierStore,
+) -> None:
+    p = proposal()
+    assert proposals.propose(registry, p) == p
+    assert proposals.propose(registry, replace(p, name="Changed AG")) == p  # filed already
+    assert proposals.listed(registry) == [p]
+    clash = proposal(vat=BLAUWAL_VAT, name="Kranich Druck AG")
+    filed = proposals.propose(registry, clash)
+    assert (filed.status, filed.conflict) == (
+        "conflict",
+        f"vat:{BLAUWAL_VAT} belongs to supplier 'blauwal'",
+    )
+    assert proposals.get(registry, clash.proposal_id) == filed
+    # A name no supplier may have: filed as a conflict saying why.
+    invisible = proposals.propose(registry, proposal(name="Kranich\u200b Druck AG"))
+    assert invisible.status == "conflict" and "U+200B" in invisible.conflict
+
+
+def test_only_another_person_approves_and_only_a_pending_proposal(
+    registry: SupplierStore,
+) -> None:
+    p = proposals.propose(registry, proposal())
+    pid = p.proposal_id
+    with pytest.raises(proposals.ProposalNotFound, match=r"^no proposal p-none$"):
+        proposals.approve(registry, "p-none", "controller")
+    with pytest.raises(
+        proposals.ProposalRefused,
+        match=rf"^proposal {pid}: it was proposed by ap@example.com: another person must",
+    ):
+        proposals.approve(registry, pid, "AP@example.com")
+    supplier = proposals.approve(registry, pid, "controller")
+    assert registry.get(supplier.supplier_id) is not None
+    approved = proposals.get(registry, pid)
+    assert approved is not None
+    assert (approved.status, approved.decided_by) == ("approved", "controller")
+    with pytest.raises(proposals.ProposalRefused, match=rf"^proposal {pid} is approved$"):
+        proposals.approve(registry, pid, "controller")
+    conflict = proposals.propose(registry, proposal(vat=BLAUWAL_VAT, name="Kranich Druck AG"))
+    with pytest.raises(
+        proposals.ProposalRefused,
+        match=rf"^proposal {conflict.proposal_id} is conflict: vat:{BLAUWAL_VAT} belongs to "
+        r"supplier 'blauwal'; resolve it by hand$",
+    ):
+        proposals.approve(registry, conflict.proposal_id, "controller")
+
+
+def test_a_proposal_that_became_a_conflict_is_marked_so_at_approval(
+    registry: SupplierStore,
+) -> None:
+    p = proposals.propose(registry, proposal(name="Kranich Druck AG"))
+    import_suppliers(registry, f"id,name,vat\nkranich,Kranich Druck AG,{OTHER_VAT}\n")
+    why = (
+        "the name matches registered supplier 'kranich' (Kranich Druck AG, score 100.0); "
+        f"vat:{OTHER_VAT} belongs to supplier 'kranich'"
+    )
+    with pytest.raises(proposals.ProposalRefused) as refused:
+        proposals.approve(registry, p.proposal_id, "controller")
+    assert str(refused.value) == f"proposal {p.proposal_id} conflicts with the registry: {why}"
+    marked = proposals.get(registry, p.proposal_id)
+    assert marked is not None and (marked.status, marked.conflict) == ("conflict", why)
+    assert registry.get("kranich-druck-ag") is None
+
+
+def test_a_proposal_filed_before_todays_name_checks_is_marked_a_conflict(
+    registry: SupplierStore,
+) -> None:
+    old = proposal(name="Kranich\u200b Druck AG")
+    item = {
+        "pk": proposals.proposal_pk(old.proposal_id),
+        **{k: v for k, v in old.to_json().items() if v is not None},
+        "listing": "PROPOSAL",
+        "listedAt": f"{old.proposed_at}#{old.proposal_id}",
+    }
+    registry.ddb.put_item(TableName=registry.table, Item=to_ddb(item))
+    with pytest.raises(
+        proposals.ProposalRefused,
+        match=rf"^proposal {old.proposal_id} cannot be a supplier: ",
+    ):
+        proposals.approve(registry, old.proposal_id, "controller")
+    marked = proposals.get(registry, old.proposal_id)
+    assert marked is not None and marked.status == "conflict" and "U+200B" in marked.conflict
+
+
+def test_a_proposal_decided_meanwhile_is_said_so(registry: SupplierStore) -> None:
+    p = proposals.propose(registry, proposal())
+    proposals.reject(registry, p.proposal_id, "controller")
+    with pytest.raises(
+        proposals.ProposalRefused,
+        match=rf"^proposal {p.proposal_id} is rejected: decided meanwhile$",
+    ):
+        proposals._mark_conflict(registry, p, "late")
+    gone = replace(p, proposal_id="p-gone")
+    with pytest.raises(proposals.ProposalRefused, match=r"^proposal p-gone is gone: decided"):
+        proposals._mark_conflict(registry, gone, "late")
+
+
+def test_a_rejection_needs_a_principal_and_an_open_proposal(registry: SupplierStore) -> None:
+    p = proposals.propose(registry, proposal())
+    pid = p.proposal_id
+    with pytest.raises(proposals.ProposalNotFound, match=r"^no proposal p-none$"):
+        proposals.reject(registry, "p-none", "controller")
+    with pytest.raises(
+        proposals.ProposalRefused, match=r"^who rejects it\? docflow found no principal to record$"
+    ):
+        proposals.reject(registry, pid, "  ")
+    rejected = proposals.reject(registry, pid, "controller")
+    assert (rejected.status, rejected.decided_by, rejected.reason) == (
+        "rejected",
+        "controller",
+        "-",
+    )
+    with pytest.raises(proposals.ProposalRefused, match=rf"^proposal {pid} is rejected already$"):
+        proposals.reject(registry, pid, "controller")
+    other = proposals.propose(registry, proposal(name="Kranich Druck AG"))
+    said = proposals.reject(registry, other.proposal_id, "controller", "a typo")
+    assert said.reason == "a typo"
+    # A conflict is open too: it is rejected.
+    clash = proposals.propose(registry, proposal(vat=BLAUWAL_VAT, name="Reiher Medien KG"))
+    assert proposals.reject(registry, clash.proposal_id, "controller").status == "rejected"
