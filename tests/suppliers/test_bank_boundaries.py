@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from docflow.extract.base import PageInput
 from docflow.extract.layout import Page, from_text, from_words
 from docflow.readers.base import Word
+from docflow.settings import load_settings
 from docflow.suppliers.bank import (
     HOLDS,
     NO_PAYEE,
@@ -26,8 +28,13 @@ from docflow.suppliers.bank import (
     bank_of,
     check_bank_details,
 )
+from docflow.suppliers.csv_import import import_suppliers
+from docflow.suppliers.match import Match
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding, judge_accounts
+from docflow.suppliers.payee import account_layout, asks_for_payment, check_bank, judged_accounts
+from docflow.suppliers.store import SupplierStore
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, CUSTOMER_IBAN
+from tests.support.aws import Stack
 
 MINE = BLAUWAL_IBAN.replace(" ", "")  # Commerzbank, registered for `blauwal`
 THEIRS = CUSTOMER_IBAN.replace(" ", "")  # registered for `nordlicht`
@@ -315,3 +322,66 @@ def test_on_a_page_of_word_boxes_the_place_is_the_lines_own_height() -> None:
     assert [f.why for f in judge_accounts([low], None).accounts] == ["footer"]
     middle = boxed_page([*FILLER[:10], f"IBAN {LOOSE}", *FILLER[10:14]])  # at 0.55
     assert [f.why for f in judge_accounts([middle], None).accounts] == ["no-issuer-evidence"]
+
+
+# -- payee.py: when the check runs, and on what --------------------------------------------
+
+
+def text_page(text: str, **more: object) -> PageInput:
+    return PageInput(1, text, "textlayer", 100.0, **more)  # type: ignore[arg-type]
+
+
+def test_a_page_asks_for_payment_when_it_prints_an_account_or_a_transfer_or_an_unread_picture() -> (
+    None
+):
+    assert not asks_for_payment([text_page("Receipt\nThank you for your visit")])
+    assert asks_for_payment([text_page(f"Receipt\nIBAN {LOOSE}")])
+    assert asks_for_payment([text_page("Receipt\nPlease transfer the amount")])
+    assert asks_for_payment([text_page("Receipt"), text_page("Bitte überweisen Sie")])
+    picture = [Word(w, (0.1, 0.5, 0.2, 0.52)) for w in ("IBAN", LOOSE)]
+    assert asks_for_payment([text_page("Receipt", picture_words=picture)])
+    assert asks_for_payment([text_page("Receipt", unread_pictures=[(0.1, 0.5, 0.3, 0.55)])])
+    nothing = [Word("Thanks", (0.1, 0.5, 0.2, 0.52))]
+    assert not asks_for_payment([text_page("Receipt", picture_words=nothing)])
+    assert not asks_for_payment([])
+
+
+def test_a_picture_beside_its_label_is_read_as_one_line_with_it() -> None:
+    label = Word("IBAN:", (0.1, 0.5, 0.16, 0.52))
+    pictured = Word(LOOSE, (0.18, 0.5, 0.45, 0.52))
+    page = text_page("IBAN:", words=[label], picture_words=[pictured])
+    assert [[c.text for c in line] for line in account_layout(page).lines] == [[f"IBAN: {LOOSE}"]]
+    words_only = text_page("IBAN:", words=[label])
+    assert [[c.text for c in line] for line in account_layout(words_only).lines] == [["IBAN:"]]
+    judged = judged_accounts([page], None)
+    assert [f.value for f in judged.accounts] == [LOOSE]
+    # Without pictures the page is laid out as the rules engine lays it out.
+    plain = text_page(f"IBAN: {LOOSE}")
+    assert [f.value for f in judged_accounts([plain], None).accounts] == [LOOSE]
+    unread = text_page("Please transfer to our account:", unread_pictures=[(0.1, 0.5, 0.3, 0.55)])
+    assert judged_accounts([unread], None).unreadable == 0  # a text page's line has no box
+
+
+def test_the_check_runs_for_a_paid_type_or_a_page_that_asks_and_only_with_a_registry(
+    stack: Stack,
+) -> None:
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,iban\nblauwal,Blauwal GmbH,{MINE}\n")
+    nothing = judge_accounts([from_text(1, "Receipt")], None)
+    assert check_bank(store, None, [], ["total"], nothing, False) is None
+    assert check_bank(None, None, [finding(LOOSE)], ["vendor_name"], nothing, False) is None
+    paid = check_bank(store, None, [], ["vendor_name"], nothing, False)
+    assert paid is not None and paid.verdict == UNKNOWN_SUPPLIER and not paid.holds
+    asked = judge_accounts([from_text(1, "Please transfer the amount to our account")], None)
+    unread = check_bank(store, None, [], ["total"], asked, True)
+    assert unread is not None and unread.verdict == UNKNOWN_SUPPLIER and unread.holds
+    blauwal = store.get("blauwal")
+    assert blauwal is not None
+    match = Match(blauwal, "vat", "vat:x")
+    mine = check_bank(store, match, [finding(MINE)], ["total"], nothing, False)
+    assert mine is not None and (mine.verdict, mine.supplier_id) == (REGISTERED, "blauwal")
+    none = check_bank(store, match, [], ["vendor_name"], nothing, False)
+    assert none is not None and none.verdict == NO_PAYEE
+    theirs = check_bank(store, None, [finding(MINE)], ["total"], nothing, False)
+    assert theirs is not None and theirs.verdict == OTHER_SUPPLIER
+    assert theirs.printed[0]["holder"] == "blauwal"
