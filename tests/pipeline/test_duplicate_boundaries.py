@@ -11,11 +11,12 @@ import logging
 from typing import Any, cast
 
 import pytest
-from aws_durable_execution_sdk_python import StepContext
+from aws_durable_execution_sdk_python import DurableContext, StepContext
 
 from docflow.ids import DocumentRef
 from docflow.pipeline import duplicates as dup
-from docflow.pipeline.duplicate_settle import Settled, settle_due, settle_duplicates
+from docflow.pipeline.duplicate_settle import Settled, settle_due, settle_duplicates, settle_keys
+from docflow.pipeline.run_state import RunState
 from docflow.readmodel import transitions as t
 from docflow.readmodel.schema import make_report
 from docflow.reporting import recorder_for
@@ -329,3 +330,78 @@ def test_a_release_counts_only_the_keys_this_run_still_holds(rules: Stack) -> No
     assert released == len(first.keys) - 1
     assert held(NUMBER_KEY)["runId"] == other.run_id
     assert dup.release_duplicates(mine, list(first.keys))(ctx()) == 0
+
+
+class Steps:
+    """The durable context as the orchestrator uses it here: each step run at once, its name
+    kept (the runner checkpoints the same names)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def step(self, func: Any, name: str, config: Any = None) -> Any:
+        self.names.append(name)
+        return func(ctx())
+
+
+def state(summary: dict[str, Any], stages: list[RoutedStage] | None = None) -> RunState:
+    return RunState(summary, list(stages or []), {}, [])
+
+
+def test_the_claim_step_is_named_once_and_a_hit_joins_the_stages(rules: Stack) -> None:
+    claim(doc("in/a.pdf"), invoice())
+    steps = Steps()
+    run = dup.claim_keys(cast("DurableContext", steps), doc("in/b.pdf"), state(invoice()))
+    assert steps.names == ["claim duplicate keys"]
+    assert [s.because for s in run.stages] == [dup.DUPLICATE]
+    assert run.summary["duplicateOf"][0]["documentId"] == doc("in/a.pdf").document_id
+    assert "duplicateKeys" not in run.summary  # every key is the first copy's
+
+
+def test_a_correction_claims_again_under_the_stages_index_unless_a_duplicate_stage_is_ahead(
+    rules: Stack,
+) -> None:
+    claim(doc("in/a.pdf"), invoice())
+    mine = doc("in/b.pdf")
+    run = state(invoice(number="INV-1"), [FIELDS])
+    steps = Steps()
+    same = dup.claim_again(
+        cast("DurableContext", steps), mine, run, 0, FIELDS, decision("po_number")
+    )
+    assert same is run and steps.names == []
+    corrected = state(invoice(), [FIELDS])
+    again = dup.claim_again(
+        cast("DurableContext", steps), mine, corrected, 0, FIELDS, decision("invoice_number")
+    )
+    assert steps.names == ["claim duplicate keys review-0"]
+    assert [s.because for s in again.stages] == ["fields", dup.DUPLICATE]
+    assert again.summary["duplicateOf"]
+    # A duplicate stage still to come: the hit is said there, no second stage added.
+    duplicate = RoutedStage(Stage("duplicate", ("ap@x",), 60, 0), dup.POSSIBLE)
+    ahead = state(invoice(), [FIELDS, duplicate])
+    later = dup.claim_again(
+        cast("DurableContext", steps), mine, ahead, 0, FIELDS, decision("invoice_number")
+    )
+    assert later.stages == [FIELDS, duplicate] and later.summary["duplicateOf"]
+    # The duplicate stage behind this one (already decided) does not count as ahead.
+    behind = state(invoice(), [duplicate, FIELDS])
+    after = dup.claim_again(
+        cast("DurableContext", steps), mine, behind, 1, FIELDS, decision("invoice_number")
+    )
+    assert [s.because for s in after.stages] == [dup.POSSIBLE, "fields", dup.DUPLICATE]
+    assert steps.names[-1] == "claim duplicate keys review-1"
+
+
+def test_settle_runs_only_for_a_run_with_keys_and_says_whether_it_may_finalize(
+    rules: Stack,
+) -> None:
+    steps = Steps()
+    assert settle_keys(cast("DurableContext", steps), doc(), {}) is True
+    assert steps.names == []
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    held = dup.with_duplicates(invoice(), claim(old, invoice()))
+    claim(new, invoice())
+    assert settle_keys(cast("DurableContext", steps), old, held) is False
+    assert steps.names == ["settle duplicate keys"]
+    mine = dup.with_duplicates(invoice(), claim(doc("in/c.pdf"), invoice(number="C-1")))
+    assert settle_keys(cast("DurableContext", steps), doc("in/c.pdf"), mine) is True
