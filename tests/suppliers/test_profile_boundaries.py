@@ -10,11 +10,17 @@ from typing import Any
 import pytest
 
 from docflow.extract.base import PageInput
+from docflow.extract.calibration import load_table, probability
 from docflow.extract.layout import from_text
 from docflow.settings import load_settings
 from docflow.suppliers import profile
 from docflow.suppliers.csv_import import import_suppliers
-from docflow.suppliers.hook import _reconciled, consult
+from docflow.suppliers.hook import (
+    _printed_after_own_label,
+    _profile_confidence,
+    _reconciled,
+    consult,
+)
 from docflow.suppliers.store import SupplierStore
 from tests.suppliers.papers import BLAUWAL_VAT
 from tests.support.aws import Stack
@@ -209,3 +215,48 @@ def test_an_entry_learned_before_offsets_reads_inside_its_region_with_its_margin
     # The centre, not a corner: a wide box reaching into the region from outside is out.
     assert not inside([0.0, 0.44, 0.35, 0.46], region)
     assert not inside([0.5, 0.0, 0.52, 0.3], region)
+
+
+def located(ocr: float | None, page: int = 1) -> profile.Located:
+    return profile.Located("E2026000000017", "Belegkennung", [0.1, 0.1, 0.2, 0.12], page, ocr=ocr)
+
+
+def evidence(ocr: float, scanned: bool, agree: int) -> dict[str, Any]:
+    """What a profile read is, for the shipped calibration (hook.py `_profile_confidence`)."""
+    return {
+        "source": "label",
+        "ocr": round(ocr, 3),
+        "scanned": scanned,
+        "score": round(0.97 * ocr, 4),
+        "agree": agree,
+    }
+
+
+@pytest.mark.parametrize("name", ["invoice_number", "total_amount"])
+def test_a_profile_reads_confidence_is_the_calibrations_for_a_labelled_read(name: str) -> None:
+    table = load_table()
+    text = _profile_confidence(name, located(None), {1: 1.0}, agreed=False)
+    assert text == probability(name, evidence(1.0, False, 1), table)
+    agreed = _profile_confidence(name, located(None), {1: 1.0}, agreed=True)
+    assert agreed == probability(name, evidence(1.0, False, 2), table)
+    if name == "invoice_number":  # the total's table gives agreement no weight
+        assert agreed != text
+    # A scanned page: the value's own words' OCR (plus 0.04, at most 1), else the page's.
+    words = _profile_confidence(name, located(0.91234), {1: 0.5}, agreed=False)
+    assert words == probability(name, evidence(0.95234, True, 1), table)
+    capped = _profile_confidence(name, located(0.99), {1: 1.0}, agreed=False)
+    assert capped == probability(name, evidence(1.0, True, 1), table)
+    page = _profile_confidence(name, located(None, page=2), {1: 1.0, 2: 0.8765}, agreed=False)
+    assert page == probability(name, evidence(0.8765, True, 1), table)
+    unknown = _profile_confidence(name, located(None, page=3), {1: 0.5}, agreed=False)
+    assert unknown == text  # a page with no factor is a text layer's
+
+
+def test_a_value_after_its_own_label_needs_the_labels_cell_and_an_exact_label() -> None:
+    assert _printed_after_own_label({"source": "label", "position": 0.95, "label": 1.0})
+    assert not _printed_after_own_label({"source": "label", "position": 0.94, "label": 1.0})
+    assert not _printed_after_own_label({"source": "label", "position": 0.95, "label": 0.99})
+    assert not _printed_after_own_label({"source": "title", "position": 1.0, "label": 1.0})
+    assert not _printed_after_own_label({"source": "label", "label": 1.0})  # no position
+    assert not _printed_after_own_label({"source": "label", "position": 1.0})  # no label
+    assert not _printed_after_own_label({})
