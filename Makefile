@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories mutation
+.PHONY: run test test-fast test-durations screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories mutation
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,16 +36,23 @@ system-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKS) chromium >/dev/null)
 
 # Three workers (pytest-xdist), each given whole test files (a module's live stack starts once),
-# the slow modules first (tests/conftest.py); `make test WORKERS=0` runs in one process.
+# in tests/conftest.py's order, the slowest first: xdist itself hands out the files with the
+# most tests first (--no-loadscope-reorder keeps ours). `make test WORKERS=0`: one process.
 WORKERS ?= 3
+XDIST = -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 test: setup system-deps conformance-deps
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile --durations=15
+	$(BIN)/pytest $(XDIST) --durations=15
+
+# tests/durations.json: each module's seconds in a whole run, the order `make test` hands them
+# out in (tests/support/ordering.py). Run it again when modules come or grow.
+test-durations: setup system-deps conformance-deps
+	$(BIN)/pytest $(XDIST) --record-durations
 
 # The inner loop: everything but the live-stack (slow) and Chromium (browser) tests, with the
 # slowest fifteen named. `make test` still runs everything.
 test-fast: setup system-deps conformance-deps
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile -m "not slow and not browser" --durations=15
+	$(BIN)/pytest $(XDIST) -m "not slow and not browser" --durations=15
 
 # The pictures the docs show (docs/screenshots/): the browser tests that take them, told to write
 # there. Any other test run writes its screenshots under build/screenshots/ (git-ignored).
@@ -55,7 +62,7 @@ SHOT_TESTS := tests/browser/test_dashboard_page.py tests/browser/test_page_scree
 	tests/browser/test_einvoice_review_browser.py tests/browser/test_declared_fields_browser.py \
 	tests/browser/test_run_page_screens.py
 screenshots: setup system-deps
-	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest -n $(WORKERS) --dist loadfile $(SHOT_TESTS)
+	DOCFLOW_SCREENSHOTS=$(abspath docs/screenshots) $(BIN)/pytest $(XDIST) $(SHOT_TESTS)
 
 run: setup system-deps
 	$(BIN)/python samples/make_samples.py samples
@@ -95,21 +102,28 @@ build: $(SAM_VENV)/bin/sam
 
 bench-smoke: bench-smoke-stack bench-smoke-rest
 
-# The smoke runs in two parts: the reliability scenarios (local stacks, mostly waiting: CI runs
-# them beside the tests) and every other benchmark (CI: in two lanes beside lint and build).
+# The smoke runs in two parts: the reliability scenarios (local stacks, mostly waiting) and
+# every other benchmark (CI runs both beside the tests).
 bench-smoke-stack: setup system-deps conformance-deps
 	@set -o pipefail; echo "== bench/reliability.py --smoke"; \
 	  $(BIN)/python bench/reliability.py --smoke 2>/dev/null | tail -n 1
 
-# `make bench-smoke-rest LANES=2 LANE=1` runs every second benchmark from the second: CI runs
-# two lanes side by side, one a core.
-LANES ?= 1
-LANE ?= 0
+# Every other benchmark's smoke run, JOBS at a time (CI: JOBS=2), the longest first (about a
+# minute or more each on this machine, in this order), then the rest by name: a job takes the
+# next benchmark when it is done with one, so the jobs end together. Each one's output is
+# printed whole when it ends: its name, the last line of its JSON, its seconds (a failure: the
+# end of its error output too).
+JOBS ?= 1
+BENCH_FIRST := extraction throughput review_page ocr_languages trace
 bench-smoke-rest: setup system-deps conformance-deps
-	@set -o pipefail; i=0; for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
-	  i=$$((i + 1)); [ $$((i % $(LANES))) -eq $(LANE) ] || continue; \
-	  echo "== $$b --smoke"; began=$$SECONDS; $(BIN)/python $$b --smoke 2>/dev/null | tail -n 1 || exit 1; \
-	  echo "   ($$((SECONDS - began)) s)"; done
+	@set -o pipefail; { for b in $(BENCH_FIRST); do echo bench/$$b.py; done; \
+	  for b in bench/*.py; do case $$b in */_*|*/reliability.py) continue;; esac; \
+	    case " $(BENCH_FIRST) " in *" $$(basename $$b .py) "*) continue;; esac; echo $$b; done; } \
+	  | xargs -P $(JOBS) -I{} bash -c 'set -o pipefail; began=$$SECONDS; \
+	      err=$$(mktemp); last=$$($(BIN)/python {} --smoke 2>$$err | tail -n 1); status=$$?; \
+	      printf "== %s --smoke\n%s\n   (%s s)\n" {} "$$last" $$((SECONDS - began)); \
+	      [ $$status -eq 0 ] || { echo "   {} failed: exit $$status" >&2; tail -n 25 $$err >&2; rm -f $$err; exit 1; }; \
+	      rm -f $$err'
 
 clean:
 	rm -rf .aws-sam .docflow

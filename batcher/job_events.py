@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from docflow.observability import logger
-from docflow.piles.jobwait import on_state_change
-from docflow.piles.shapes import JobStateEvent, StateChange
+from docflow.piles.jobwait import JobStateChange, on_state_change
+from docflow.piles.shapes import StateChange
 
 
-def handler(event: JobStateEvent, context: Any) -> StateChange:
-    done = on_state_change(event)
+def handler(event: dict[str, Any], context: Any) -> StateChange:
+    done = on_state_change(JobStateChange(event))
     logger.info("batch job state change", extra=done)
     return done

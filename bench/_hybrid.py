@@ -32,8 +32,9 @@ from typing import Any
 from _extraction.step import BenchStep
 
 from docflow import aws
+from docflow.document import Check
 from docflow.einvoice import detect, read, validate
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import extract_fields, page_inputs
 from docflow.pipeline.extract_einvoice import payee_ibans
@@ -66,7 +67,7 @@ NEW_IBAN = "DE89370400440532013000"  # a valid IBAN nobody in the samples uses
 
 @dataclass
 class Reading:
-    checks: list[dict[str, Any]]
+    checks: list[Check]
     detail: dict[str, Any]
     ref: DocumentRef
     plan: list[list[int]]
@@ -100,7 +101,7 @@ def run(pdf: bytes, bucket: str, name: str) -> Reading:
 
 
 def mismatches(reading: Reading) -> list[str]:
-    return [str(c["field"]) for c in reading.checks if c.get("code") == "page-mismatch"]
+    return [c.field for c in reading.checks if c.code == "page-mismatch"]
 
 
 def _page_boxes(reading: Reading) -> dict[str, tuple[int, list[float], str]]:

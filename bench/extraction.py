@@ -11,7 +11,8 @@ and a real labelled set.
                                           claim form (tests/data/real_documents), per type
     python bench/extraction.py --report DIR    also write DIR/extraction.json and the
                                           reliability diagram DIR/extraction-reliability.png
-    python bench/extraction.py --fit      refit docflow/extract/calibration.json on this run
+    python bench/extraction.py --fit      refit docflow/extract/rules_engine/calibration.json
+                                          on this run
     python bench/extraction.py --reads DIR    keep each document's page reads in DIR and
                                           reuse them (a rules change measured in seconds;
                                           never for the figures of record)
@@ -115,7 +116,7 @@ from _extraction.variants import N as VARIANTS
 from _extraction.variants import variant_set
 from _extraction.warm import warm_by_confirmations
 
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 from docflow.local.resources import LocalNames
 from tests.kit.sandbox import moto_sandbox
 
@@ -240,8 +241,8 @@ def main() -> None:
         for name, docs in sets.items()
         for doc, result in zip(docs, runs[name], strict=True)
     ]
-    from docflow.extract.calibration import TABLE, load_table
-    from docflow.extract.calibration import thresholds as fitted_thresholds
+    from docflow.extract.rules_engine.calibration import TABLE, load_table
+    from docflow.extract.rules_engine.calibration import thresholds as fitted_thresholds
 
     names_ = list(FIELD_KINDS)
     table_name = "fitted"

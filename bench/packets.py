@@ -42,6 +42,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -53,6 +54,7 @@ from _extraction.step import BenchStep
 from pypdf import PdfReader, PdfWriter
 
 from docflow import aws
+from docflow.document import Field
 from docflow.ids import DocumentRef
 from docflow.local.resources import LocalNames
 from tests.kit.sandbox import moto_sandbox
@@ -184,6 +186,11 @@ def boundaries(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
     }
 
 
+def _value(fields: Mapping[str, Field], name: str) -> Any:
+    found = fields.get(name)
+    return found.value if found is not None else None
+
+
 def field_figures(pairs: list[tuple[Document, dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
     """Exact match of printed fields alone and in packets, over the same occurrences."""
     alone = packed = total = 0
@@ -195,8 +202,8 @@ def field_figures(pairs: list[tuple[Document, dict[str, Any], dict[str, Any]]]) 
             if truth is None:
                 continue
             total += 1
-            alone += same(name, (by_itself["fields"].get(name) or {}).get("value"), truth)
-            packed += same(name, (in_packet["fields"].get(name) or {}).get("value"), truth)
+            alone += same(name, _value(by_itself["fields"], name), truth)
+            packed += same(name, _value(in_packet["fields"], name), truth)
     n = len(pairs) or 1
     return {
         "fields": total,

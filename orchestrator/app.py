@@ -16,9 +16,10 @@
              -> settle the duplicate keys (a newer version holding one: superseded) -> finalize
     anything unrecoverable -> failed, with a reason code
 
-Every side effect is a named step in `docflow.pipeline`; this module only decides what runs
-next, from checkpointed values, so it replays identically. How a run waits, records and ends
-is `endings.py`; a packet's own run is `packet_run.py`.
+Every side effect is a named step in `docflow.pipeline`; this module and the flows it calls
+(`docflow.flows`: reading, enrich, duplicates, triage, review rounds, a packet's parts) only
+decide what runs next, from checkpointed values, so it replays identically. How a run waits,
+records and ends is `endings.py`; a packet's own run is `packet_run.py`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ from aws_durable_execution_sdk_python import (
 
 from docflow.classify.sensitive import beyond_issuer
 from docflow.errors import IntakeError
+from docflow.flows.duplicates import claim_again, claim_keys, settle_keys
+from docflow.flows.enrich import batch_wait, enrich_document, enriched_into
+from docflow.flows.reading import einvoice_of, read_pages
+from docflow.flows.triage import after_triage
 from docflow.ids import DocumentRef
 from docflow.observability import DocLogger, logger
 from docflow.pipeline.audit import AUDIT_STEP, audit_candidate, sample_for_audit
@@ -44,21 +49,22 @@ from docflow.pipeline.classify import (
     every_page_blank,
     summarize_batches,
 )
-from docflow.pipeline.duplicate_settle import settle_keys
-from docflow.pipeline.duplicates import claim_again, claim_keys, replaces_of
-from docflow.pipeline.einvoice_read import einvoice_of
-from docflow.pipeline.enrich_flow import batch_wait, enrich_document
-from docflow.pipeline.extract import EXTRACT_STEP, apply_corrections, extract_fields, final_fields
+from docflow.pipeline.duplicates import replaces_of
+from docflow.pipeline.extract import (
+    EXTRACT_STEP,
+    apply_corrections,
+    extract_fields,
+    extracted_into,
+    final_fields,
+)
 from docflow.pipeline.finalize import WRITE_STEP, finalize_document
 from docflow.pipeline.learn import learn_supplier, propose_supplier
 from docflow.pipeline.meter import run_meter
-from docflow.pipeline.read_pages import read_pages
 from docflow.pipeline.record import function_version
 from docflow.pipeline.results import Classification, Reading
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.split import SPLIT_STEP, XML, split_document
 from docflow.pipeline.supersede import SUPERSEDE_STEP, SUPERSEDED, end_older_runs, still_latest
-from docflow.pipeline.triage import after_triage
 from docflow.readmodel.transitions import (
     APPROVED,
     CLASSIFIED,
@@ -114,7 +120,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     # A newer version ends the reviews older runs wait on; a run that is itself older stops.
     older = context.step(end_older_runs(doc), "supersede older runs", SUPERSEDE_STEP)
     if not older.latest:
-        return archive(context, doc, {}, SUPERSEDED)
+        return archive(context, doc, None, SUPERSEDED)
 
     split = context.step(split_document(doc), name="split", config=SPLIT_STEP)
     if not split.ok:
@@ -154,16 +160,16 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
 
     # Its duplicate keys marked finalized; a newer version that took one meanwhile wins.
-    if not settle_keys(context, doc, run.summary):
+    if not settle_keys(context, doc, run):
         return archive(context, doc, run.summary, SUPERSEDED, batches, run.usage)
 
     # The run prices itself in its last step (operations, step time, pages by engine).
-    meter = run_meter(context, batches.results, run.summary["docType"], run.usage)
+    meter = run_meter(context, batches.results, run.summary.doc_type, run.usage)
     done = context.step(finalize_document(doc, run.summary, meter), "finalize", WRITE_STEP)
     replaced = replaces_of(doc, run.summary)  # the finalized version a payment system reverses
     finished = {"resultKey": done.key, "cost": done.cost, **final_fields(run.summary), **replaced}
     record(context, doc, FINALIZED, "finalize", finished)
-    return run_result(doc, FINALIZED, run.summary, **replaced)
+    return run_result(doc, FINALIZED, run.summary.to_json(), **replaced)
 
 
 def route(
@@ -173,18 +179,17 @@ def route(
     document's summary and the review stages it goes through, in order."""
     if found.extract:
         # Its stages (a `fields` review when a check fails) are checkpointed, like classify's.
-        data = (run.summary.get("einvoice") or {}).get("key")  # an e-invoice: fields from it
+        data = run.summary.einvoice_key  # an e-invoice: its fields from its data
         extracted = context.step(
             extract_fields(doc, found.doc_type, run.plan, data), "extract", EXTRACT_STEP
         )
         # An IBAN held back at classify routes to privacy unless it was the issuer's.
-        run = run.with_extracted(
-            extracted, issuer_iban_privacy(found.privacy_held, extracted.ibans)
-        )
+        privacy = issuer_iban_privacy(found.privacy_held, extracted.ibans)
+        run = extracted_into(run, extracted, privacy)
     # Summary and risk: on-demand under the token budget, or a wait for a batch job (a pile),
     # which the read model shows as `enriching` while it lasts. The issuer's own payee IBANs
     # are no sensitive data to the risk rules (docflow/classify/sensitive.py).
-    judged = replace(found, sensitive=beyond_issuer(found.sensitive, run.summary.get("ibans")))
+    judged = replace(found, sensitive=beyond_issuer(found.sensitive, list(run.summary.ibans)))
     enriched = enrich_document(
         context,
         doc,
@@ -192,7 +197,7 @@ def route(
         run.plan,
         lambda seconds: record(context, doc, ENRICHING, "enrich", batch_wait(seconds)),
     )
-    run = run.with_enrichment(enriched)
+    run = enriched_into(run, enriched)
     if found.extract:  # the same invoice again waits at `duplicate` (docs/payment-controls.md)
         run = claim_keys(context, doc, run)
     if audit_candidate(run.summary, run.stages):  # read on a learned profile, seen by nobody
@@ -212,14 +217,14 @@ def review_all(
         review = await_review(context, doc, index, stage, run.for_reviewer())
         if review.status != APPROVED or review.decision is None:
             ended = {"stage": review.stage, "decision": review.status}
-            summary = {**run.summary, **ended}
-            return run, archive(context, doc, summary, review.reason, batches, run.usage)
-        run.decided.append(review.record or {})
+            ended = archive(context, doc, run.summary, review.reason, batches, run.usage, ended)
+            return run, ended
         decision = review.decision
+        run = run.with_decided(review.record or {})
         # A reviewer's corrected fields.
-        run.summary = apply_corrections(run.summary, decision)
+        run = replace(run, summary=apply_corrections(run.summary, decision))
         if decision.add_supplier and not run.add_supplier:
-            run.add_supplier, run.proposer = True, decision.reviewer
+            run = replace(run, add_supplier=True, proposer=decision.reviewer)
         if stage.choices:  # triage: the reviewer picked the type; route and extract it
             run = after_triage(context, doc, run, index, decision)
         run = claim_again(context, doc, run, index, stage, decision)  # a corrected number
@@ -231,9 +236,9 @@ def teach_registry(context: DurableContext, doc: DocumentRef, run: RunState) -> 
     """What an approved fields review teaches the supplier registry; the run after it."""
     summary = run.summary
     # "Add this supplier": a proposal an operator approves; the registry is not written here.
-    if run.add_supplier and not (summary.get("supplier") or {}).get("certain"):
+    if run.add_supplier and summary.supplier_id is None:
         step = propose_supplier(doc, summary, run.plan, run.proposer)
-        summary = {**summary, **context.step(step, name="propose supplier")}
+        summary = summary.with_proposal(context.step(step, name="propose supplier"))
     # An approved fields review or audit teaches the matched supplier's profile (a conditional
     # write); an audit's corrections are the profile's misses.
     if learning_due(summary, run.stages, run.decided):

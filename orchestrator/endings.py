@@ -4,18 +4,21 @@ effect is a step of `docflow.pipeline`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext
 
+from docflow.document import DocumentSummary
+from docflow.flows.enrich import leave_pile_on_failure
+from docflow.flows.review import wait_for_decision
 from docflow.ids import DocumentRef
 from docflow.pipeline.duplicates import release_duplicates
-from docflow.pipeline.enrich_flow import leave_pile_on_failure
 from docflow.pipeline.finalize import WRITE_STEP, archive_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.record import record_status
 from docflow.pipeline.results import Reading
-from docflow.pipeline.review_rounds import Reviewed, decision_record, wait_for_decision
+from docflow.pipeline.review_rounds import Reviewed, decision_record
 from docflow.readmodel.transitions import ARCHIVED, FAILED
 from docflow.rules.routed import RoutedStage
 
@@ -43,23 +46,26 @@ def await_review(
 def archive(
     context: DurableContext,
     doc: DocumentRef,
-    summary: dict[str, Any],
+    summary: DocumentSummary | None,
     reason: str,
     batches: Reading | None = None,
-    usage: dict[str, int] | None = None,
+    usage: Mapping[str, int] | None = None,
+    ended: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Archive the document (an upsert keyed by version), priced like a finalize, and say why."""
+    """Archive the document (an upsert keyed by version), priced like a finalize, and say why;
+    `summary`: None for a run that stopped before it knew anything of its document; `ended`:
+    the stage that was not approved and how it ended."""
     results = batches.results if batches else ()
-    if summary.get("duplicateKeys"):  # what this version claimed goes back
-        keys = summary["duplicateKeys"]
+    if summary is not None and summary.duplicate_keys:  # what this version claimed goes back
+        keys = list(summary.duplicate_keys)
         context.step(release_duplicates(doc, keys), name="release duplicate keys")
-    meter = run_meter(context, results, summary.get("docType"), usage)
-    archived = archive_document(doc, {**summary, "reason": reason}, meter)
+    meter = run_meter(context, results, summary.doc_type if summary else None, usage)
+    archived = archive_document(doc, summary, {**(ended or {}), "reason": reason}, meter)
     done = context.step(archived, "archive", WRITE_STEP)
     payload = {"archiveKey": done.key, "reason": reason, "cost": done.cost}
     record(context, doc, ARCHIVED, "archive", payload)
-    outcome = {k: v for k, v in summary.items() if k not in ("stage", "decision")}
-    return run_result(doc, ARCHIVED, outcome, reason=reason)
+    known = summary.to_json() if summary is not None else {}
+    return run_result(doc, ARCHIVED, known, reason=reason)
 
 
 def record(

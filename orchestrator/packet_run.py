@@ -3,16 +3,19 @@ per part; this run ends when the split is settled. Control flow only."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext
 
+from docflow.document import DocumentSummary
 from docflow.errors import UNRENDERABLE_PAGE
+from docflow.flows.packet import start_parts
 from docflow.ids import DocumentRef
 from docflow.pipeline.classify import summarize_batches
 from docflow.pipeline.finalize import WRITE_STEP, finalize_document
 from docflow.pipeline.meter import run_meter
-from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet, start_parts
+from docflow.pipeline.packet import PACKET, PLAN_STEP, plan_packet
 from docflow.pipeline.results import PacketPlan, Reading, Split
 from docflow.pipeline.run_state import RunState
 from docflow.readmodel.transitions import APPROVED, CLASSIFIED, FINALIZED
@@ -41,8 +44,9 @@ def process_packet(
     (`start_parts`); this run ends when the split is settled, without waiting for them. An
     unsure boundary waits on the split stage first, whose approved parts replace the plan's."""
     engines = summarize_batches(batches.results)["engines"]
-    summary = {"docType": PACKET, "pages": split.pages, "engines": engines}
-    stages = [plan.stage] if plan.stage else []
+    packet = DocumentSummary(PACKET, pages=split.pages, engines=engines)
+    summary = packet.to_json()  # its reports carry what a packet is: its type, pages, parts
+    stages = (plan.stage,) if plan.stage else ()
     record(
         context,
         doc,
@@ -54,17 +58,19 @@ def process_packet(
     if plan.stage is not None:
         proposal = {"pages": split.pages, "parts": [list(p) for p in plan.parts]}
         proposal |= {"unsure": list(plan.unsure), "planKey": plan.key}
-        shown = RunState(summary, stages, {}, split.plan).for_reviewer() | {"split": proposal}
+        shown = RunState(packet, stages, {}, split.plan).for_reviewer() | {"split": proposal}
         review = await_review(context, doc, 0, plan.stage, shown)
         if review.status != APPROVED or review.decision is None:
             ended = {"stage": review.stage, "decision": review.status}
-            return archive(context, doc, {**summary, **ended}, review.reason, batches)
+            return archive(context, doc, packet, review.reason, batches, None, ended)
         parts = [list(p) for p in review.decision.parts]
     started = start_parts(context, doc, parts)
-    summary |= {"parts": len(parts), "partsFailed": started.failed}
+    counts = {"parts": len(parts), "partsFailed": started.failed}
+    summary |= counts
     meter = run_meter(context, batches.results, PACKET, plan.usage)
-    record_ = {**summary, "children": started.described(doc)}  # the final record: each part
-    done = context.step(finalize_document(doc, record_, meter), "finalize", WRITE_STEP)
+    # The final record: the packet and each of its parts.
+    finished = replace(packet, more={**counts, "children": started.described(doc)})
+    done = context.step(finalize_document(doc, finished, meter), "finalize", WRITE_STEP)
     record(
         context, doc, FINALIZED, "finalize", {"resultKey": done.key, "cost": done.cost, **summary}
     )

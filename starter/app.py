@@ -41,7 +41,7 @@ def use_starter(value: Starter | None) -> None:
 
 
 def start_one(record: SQSRecord) -> None:
-    doc = document_from_message(record.body)
+    doc = document_from_message(record)
     if is_manifest(doc.key, load_settings().pile_prefix):
         # A pile's size, read by its documents' enrich steps: not a document itself.
         logger.info("pile manifest: no execution", extra=doc.log_keys())

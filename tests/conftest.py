@@ -21,7 +21,6 @@ test and every `docflow` call it makes see only the stacks and sandboxes the tes
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -29,15 +28,15 @@ from typing import Any
 
 import pytest
 
-from docflow import aws
 from docflow.local.config import StackConfig
-from docflow.local.resources import LocalNames, _table, load_template
+from docflow.local.resources import LocalNames
 from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from tests.kit.sandbox import forget_settings, moto_sandbox, refill, reset_process_state
 from tests.support import markers
 from tests.support.aws import TEST_ENV, Stack
 from tests.support.live_stack import fast_config, free_base, running_stack
+from tests.support.ordering import DurationRecorder, longest_first
 
 # The test kit's own switches, kept: where screenshots go (tests/support/screenshots.py).
 KEPT = frozenset({"DOCFLOW_SCREENSHOTS"})
@@ -78,7 +77,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 @pytest.fixture(scope="module")
 def moto_module() -> Iterator[LocalNames]:
     """The module's moto for its `stack` tests: the mock, the environment and the boto3
-    clients made once (`stack` empties and provisions it again for each test)."""
+    clients made once (`stack` puts the provisioned template back for each test)."""
     with moto_sandbox(LocalNames(prefix="t"), TEST_ENV) as names:
         yield names
 
@@ -86,34 +85,20 @@ def moto_module() -> Iterator[LocalNames]:
 @pytest.fixture
 def stack(moto_module: LocalNames) -> Iterator[Stack]:
     """moto with the template's resources, empty for each test: the module's moto refilled
-    (every backend emptied, the template provisioned, settings and runtime read again), as
-    temporal's samples share one environment and give each test its own queue. A test sees
-    nothing another test wrote."""
+    (every backend emptied, the provisioned template restored from this worker's snapshot of
+    it, settings and runtime read again), as temporal's samples share one environment and
+    give each test its own queue. A test sees nothing another test wrote."""
     refill(moto_module, TEST_ENV)
     yield Stack(moto_module)
     forget_settings()
 
 
-@pytest.fixture(scope="module")
-def moto_once() -> Iterator[Stack]:
-    """One moto for the module: starting it is most of a test's cost."""
-    with moto_sandbox(LocalNames(prefix="rm"), TEST_ENV) as names:
-        yield Stack(names)
-
-
 @pytest.fixture
-def shared(moto_once: Stack) -> Iterator[Stack]:
-    """A fresh read-model table per test (moto copies every table on each transaction, so a
-    table that kept growing would slow every later test down)."""
-    spec = load_template()["Resources"]["ReadModelTable"]["Properties"]
-    name = f"rm-status-{uuid.uuid4().hex[:8]}"
-    _table(name, spec)
-    os.environ["DOCFLOW_TABLE_NAME"] = name
-    load_settings.cache_clear()
-    yield moto_once
-    aws.client("dynamodb").delete_table(TableName=name)
-    os.environ["DOCFLOW_TABLE_NAME"] = moto_once.names("ReadModelTable")
-    load_settings.cache_clear()
+def shared(stack: Stack) -> Stack:
+    """The read model's tests' name for `stack`. It used to share one moto across a module and
+    give each test only a table of its own, when provisioning per test cost more than that;
+    restoring the snapshot costs less, and isolates everything."""
+    return stack
 
 
 @pytest.fixture
@@ -157,16 +142,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             raise pytest.UsageError(f"{item.nodeid} uses live_stack: mark it slow")
         if problem := _misplaced(item):
             raise pytest.UsageError(f"{item.nodeid} {problem}")
-    # The modules with slow tests first, the longest of them (`slow(seconds=N)`) before the
-    # rest, each kept whole: `make test` hands whole files to its workers (--dist loadfile, so a
-    # module's live stack starts once), and a two-minute module handed out last is a two-minute
-    # tail with the other workers idle. The seconds only order the modules; nothing asserts them.
-    weight: dict[Path, int] = {}
-    for item in items:
-        if marker := item.get_closest_marker("slow"):
-            seconds = int(marker.kwargs.get("seconds", 30))
-            weight[item.path] = max(weight.get(item.path, 0), seconds)
-    items.sort(key=lambda item: -weight.get(item.path, 0))
+    # The longest modules first (tests/support/ordering.py): a two-minute module handed out
+    # last is a two-minute tail with the other workers idle.
+    longest_first(items)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help="write each module's seconds to tests/durations.json (make test-durations)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist's workers each see their own tests; the controller sees every report.
+    if config.getoption("--record-durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(DurationRecorder(), "docflow-durations")
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,14 @@
 """Fitting the field confidences' calibration and the per-field thresholds, and measuring
 them honestly (leave-one-issuer-out).
 
-A *record* is one document's run with what the fit needs: its truth, the fields the engine
-gave (value, evidence, derived), the checks other than `low-confidence`, and its stages. The
-fit is a logistic regression per field over `docflow.extract.calibration`'s features (Platt
-scaling widened to a few evidence signals), with the engine's score as its offset, an L2
-penalty and sign bounds, minimized with scipy's L-BFGS-B; the thresholds are chosen, per
-field, for the most documents straight through with no silent wrong and no silent missing
-value on the records fitted (coordinate descent over each field's confidences). The table
-is written as JSON for `docflow.extract.calibration`, which reads it with no scipy.
+A *record* is one document's run with what the fit needs: its truth, the fields the engine gave
+(value, evidence, derived), the checks other than `low-confidence`, and its stages. The fit is a
+logistic regression per field over `docflow.extract.rules_engine.calibration`'s features (Platt
+scaling widened to a few evidence signals), with the engine's score as its offset, an L2 penalty
+and sign bounds, minimized with scipy's L-BFGS-B; the thresholds are chosen, per field, for the
+most documents straight through with no silent wrong and no silent missing value on the records
+fitted (coordinate descent over each field's confidences). The table is written as JSON for
+`docflow.extract.rules_engine.calibration`, which reads it with no scipy.
 
 Measuring on the documents one fitted on flatters: `cross_validate` fits once per issuer on
 every other issuer's documents (the made scans of an original share its issuer, so neither
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from _extraction.scoring import judge, same
-from docflow.extract.calibration import FEATURES, features, probability
+from docflow.extract.rules_engine.calibration import FEATURES, features, probability
 
 LOW = "low-confidence"
 FLOOR = 0.5  # no threshold below this, whatever the fit says

@@ -1,13 +1,13 @@
 """Scoring an extraction run against its truth: straight-through, exact match, calibration,
 silent errors.
 
-The comparer is our own rather than `stickler-eval`: every engine answers in the normal forms
-of `docflow/extract/values.py` (ISO dates, two-place amounts, ISO 4217 codes), so a value is
-right when it is equal, and stickler-eval's fuzzy comparators and its dependencies (pydantic,
-numpy, munkres) would add nothing but tolerance we do not want. The one exception is
-`vendor_name`, compared after folding case, accents, punctuation and spacing: the truth writes
-a name as printed, and a name is printed in more than one case and spacing on one document
-(`LE FOURNISSEUR` in the letterhead, `Le Fournisseur` in the footer).
+The comparer is our own rather than `stickler-eval`: every engine answers in the normal
+forms of `docflow/extract/declarations/values.py` (ISO dates, two-place amounts, ISO 4217
+codes), so a value is right when it is equal, and stickler-eval's fuzzy comparators and its
+dependencies (pydantic, numpy, munkres) would add nothing but tolerance we do not want. The one
+exception is `vendor_name`, compared after folding case, accents, punctuation and spacing: the
+truth writes a name as printed, and a name is printed in more than one case and spacing on one
+document (`LE FOURNISSEUR` in the letterhead, `Le Fournisseur` in the footer).
 
 A value the engine marked `derived` (a net amount computed as total minus tax) where the
 document prints no such field is neither right nor wrong: it is not a printed field. Where

@@ -50,9 +50,10 @@ from _extraction.generated import Document
 from _extraction.reads import ReadCache
 from _extraction.scoring import judge
 from _extraction.step import BenchStep, run_document
+from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.rules import layout_of
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
 from docflow.pipeline.extract import _pages, _words
 from docflow.runtime import runtime
@@ -150,7 +151,7 @@ def _teach(
         "fields": fields,
         "profileFields": result.get("profileFields") or [],
     }
-    learn_supplier(ref, summary, plan, audit)(BenchStep())
+    learn_supplier(ref, DocumentSummary.from_json(summary), plan, audit)(BenchStep())
 
 
 def _audited(ref: DocumentRef, result: dict[str, Any]) -> bool:
@@ -158,9 +159,10 @@ def _audited(ref: DocumentRef, result: dict[str, Any]) -> bool:
     (the orchestrator's `audit_candidate` and the step body); its stage joins the route."""
     from docflow.pipeline.audit import audit_candidate, sample_for_audit
 
-    if not audit_candidate(result, result["stages"]):
+    summary = DocumentSummary.from_json(result)
+    if not audit_candidate(summary, result["stages"]):
         return False
-    stages = sample_for_audit(ref, result)(BenchStep())
+    stages = sample_for_audit(ref, summary)(BenchStep())
     result["stages"] = [*result["stages"], *stages]
     return bool(stages)
 

@@ -23,7 +23,7 @@ from docflow.cli.stack import maybe_local
 from docflow.cost import CostEstimate
 from docflow.readmodel.items import DocumentState, EnrichmentNote
 
-# What a user reads for each on-demand reason (docflow.piles.outcomes, pipeline.enrich_flow).
+# What a user reads for each on-demand reason (docflow.piles.outcomes, flows.enrich).
 WHY = {
     "below-batch-minimum": "the pile is smaller than a batch job's minimum ({minimum} records)",
     "pool-timeout": "the pool's maximum wait ({wait} s) passed with too few records for a job",

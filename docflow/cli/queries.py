@@ -389,7 +389,9 @@ def starter(config: Any) -> Any:
     settings = load_settings()
     if config is None:
         return build_starter(settings.orchestrator_function, replace(settings, local_runner_url=""))
+    from docflow.local.services.starter import local_starter
+
     local = replace(
         settings, local_runner_url=config.runner_url, start_claims_table=config.claims_table
     )
-    return build_starter("docflow-orchestrator", local)
+    return local_starter("docflow-orchestrator", local)

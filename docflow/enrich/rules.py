@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
 from docflow.enrich.schema import ABSTRACT_MAX
-from docflow.extract.parse import find_dates, fold
-from docflow.extract.rules import COMPANY_SUFFIX
+from docflow.extract.declarations.parse import find_dates, fold
+from docflow.extract.rules_engine.engine import COMPANY_SUFFIX
 from docflow.rules.detectors import FINDERS
 
 MAX_PARTIES = 8

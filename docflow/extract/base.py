@@ -1,10 +1,10 @@
 """The field-extraction interface: what an engine gets, what it answers.
 
 An engine reads a few pages of one document and answers, per declared field it found
-(`declarations.py`), the value in its kind's normal form (`values.py`) or a table's rows, a
-confidence 0..1, the page and (where the engine has one) the value's box `[x0, y0, x1, y1]`,
-page-relative 0..1 from the page's top-left corner (the readers' unit; `box: null` where the
-engine gives none, as `bedrock` does).
+(`declarations/model.py`), the value in its kind's normal form (`declarations/values.py`) or a
+table's rows, a confidence 0..1, the page and (where the engine has one) the value's box
+`[x0, y0, x1, y1]`, page-relative 0..1 from the page's top-left corner (the readers' unit;
+`box: null` where the engine gives none, as `bedrock` does).
 An engine never raises for a bad answer of its own service: an answer that does not parse is a
 missing or low-confidence field, and the checks send the document to a person. Throttles and
 outages do raise; the caller retries them.
@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.labels import BUILTIN_KINDS
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
 from docflow.readers.base import Word
 
 # What an engine is asked for: a type's declaration, or (tests, tools) the names of fields the
@@ -56,8 +56,8 @@ class FoundField:
     page: int
     box: list[float] | None = None  # [x0, y0, x1, y1], page-relative, top-left origin
     raw: str = ""  # the text the value was read from, for the S3 record only
-    # What the confidence was computed from (`docflow.extract.calibration`): small named
-    # signals, open to more (a supplier registry's or a learned profile's match). S3 only.
+    # What the confidence was computed from (`docflow.extract.rules_engine.calibration`): small
+    # named signals, open to more (a supplier registry's or a learned profile's match). S3 only.
     evidence: dict[str, Any] = field(default_factory=dict)
     # Not printed: computed from other fields (a net amount as total minus tax).
     derived: bool = False
@@ -99,8 +99,8 @@ class Extraction:
     language: str | None = None
     # Fields whose value needed an OCR repair (`INV-O005` -> `INV-0005`): name -> as read.
     repairs: dict[str, str] = field(default_factory=dict)
-    # Checks the engine's own cross-checks raised (`checks.py` reason objects): a tax line it
-    # could not read, amounts whose currency sign OCR read as a digit.
+    # Checks the engine's own cross-checks raised (`checks/field_checks.py` reason objects): a
+    # tax line it could not read, amounts whose currency sign OCR read as a digit.
     findings: list[dict[str, str]] = field(default_factory=list)
     # Per-field thresholds that belong to this engine's calibrated confidences; the rules
     # file's own `[fields.thresholds]` still win.

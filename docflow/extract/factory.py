@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from docflow.extract.base import FieldEngine
-from docflow.extract.bedrock import BedrockEngine
-from docflow.extract.rules import RulesEngine
-from docflow.extract.textract_document import TextractDocumentEngine
-from docflow.extract.textract_expense import TextractExpenseEngine
+from docflow.extract.engines.bedrock import BedrockEngine
+from docflow.extract.engines.textract_document import TextractDocumentEngine
+from docflow.extract.engines.textract_expense import TextractExpenseEngine
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.readers.limiter import LeaseSemaphore
 from docflow.readers.throttling import ThrottlePolicy
 from docflow.settings import Settings

@@ -4,9 +4,10 @@ config.py, resources.py,  the shared base: the stack's ports and state folder, t
 private.py                resources template.yaml declares, created in moto, and who may
                           read the state folder (its owner alone: 0700 folders, 0600 files)
 stack/        the supervisor (`stackd`), starting and stopping it, the recovery report
-services/     what the stack plays of AWS: the functions' host, the Function URL frontend,
-              the intake poller (the event source mapping), the schedules and operators' loops,
-              the dashboard page
+services/     what the stack plays of AWS: the functions' host, the local runner's starter
+              (which the host hands the product), the Function URL frontend, the intake
+              poller (the event source mapping), the schedules and operators' loops, the
+              dashboard page
 versions/     function versions as `AutoPublishAlias` keeps them: `docflow deploy`'s copies
               under the state folder, the `live` alias, the host that runs each version in a
               worker of its own, and the runner resolving `live` when an execution starts

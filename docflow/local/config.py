@@ -20,6 +20,9 @@ from docflow.settings import usable_cores
 
 DEFAULT_PORT_BASE = 8780
 LOCAL_KEYS = "test"
+# The account every local resource belongs to: moto's default (moto.core.DEFAULT_ACCOUNT_ID,
+# named here without importing moto: the command's start pays for no more than it needs).
+ACCOUNT_ID = "123456789012"
 # The shipped rules file (docflow.rules.model.DEFAULT_RULES, named here without importing the
 # rules' model: the command's start pays for no more than it needs).
 SHIPPED_RULES = Path(__file__).resolve().parents[1] / "rules" / "rules.toml"

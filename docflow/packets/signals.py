@@ -15,8 +15,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from docflow.extract.labels import STRONG, WEAK
-from docflow.extract.layout import Page, from_text, from_words
+from docflow.extract.declarations.labels import STRONG, WEAK
+from docflow.extract.rules_engine.layout import Page, from_text, from_words
 from docflow.readers.base import Word
 from docflow.rules.model import Rules
 from docflow.suppliers.ids import find_ids

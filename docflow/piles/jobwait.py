@@ -11,17 +11,37 @@ The poll of GetModelInvocationJob between waits is the fallback for an event tha
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
+from aws_lambda_powertools.utilities.data_classes import EventBridgeEvent
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.piles.outcomes import BATCHER, TERMINAL, send_result
 from docflow.piles.pool import Pool
-from docflow.piles.shapes import JobPoll, JobStateEvent, StateChange
+from docflow.piles.shapes import JobPoll, StateChange
 
 EVENT_SOURCE = "aws.bedrock"
 EVENT_DETAIL_TYPE = "Batch Inference Job State Change"
+
+
+class JobStateChange(EventBridgeEvent):
+    """Bedrock's `Batch Inference Job State Change` event, as the rule delivers it: the job's
+    name and its new status, each "" where the event does not say (then nothing is done)."""
+
+    @property
+    def job_name(self) -> str:
+        return self._detail_text("batchJobName")
+
+    @property
+    def status(self) -> str:
+        return self._detail_text("status")
+
+    def _detail_text(self, name: str) -> str:
+        detail: Any = self.get("detail")
+        value = detail.get(name) if isinstance(detail, dict) else None
+        return str(value or "")
 
 
 def remember_callback(job: str, callback_id: str) -> None:
@@ -32,10 +52,9 @@ def remember_callback(job: str, callback_id: str) -> None:
         send_result(callback_id, {"status": ended, "via": "submitter"}, to=BATCHER)
 
 
-def on_state_change(event: JobStateEvent) -> StateChange:
+def on_state_change(event: JobStateChange) -> StateChange:
     """One EventBridge event: a job's new status; at its end, complete the batcher's wait."""
-    detail = event.get("detail") or {}
-    job, status = str(detail.get("batchJobName") or ""), str(detail.get("status") or "")
+    job, status = event.job_name, event.status
     pool = Pool()
     known = pool.job(job) if job else None
     if known is None:

@@ -1,7 +1,7 @@
 """What the batcher sends each waiting document, and the one way it sends it.
 
 The result is the callback's JSON (the contract with the `enrich` step,
-docflow.pipeline.enrich_flow):
+docflow.flows.enrich):
 
     {"status": "ok", "enrichment": {...}, "jobId": "...", "usage": {"inputTokens": n, ...}}
     {"status": "on-demand", "reason": "record-error" | "invalid-answer" | "job-expired"

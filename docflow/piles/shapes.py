@@ -161,17 +161,6 @@ class JobEnded(TypedDict):
     via: str  # "event" (the state-change event) or "submitter" (it ended before the wait)
 
 
-class JobStateDetail(TypedDict, total=False):
-    batchJobName: str
-    status: str
-
-
-class JobStateEvent(TypedDict, total=False):
-    """EventBridge's `Batch Inference Job State Change` (the keys the batcher reads)."""
-
-    detail: JobStateDetail
-
-
 class StateChange(TypedDict, total=False):
     job: str
     status: str

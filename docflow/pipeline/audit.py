@@ -23,37 +23,38 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
-from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.retries import Degrading
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.route import AUDIT
 from docflow.suppliers.store import SupplierStore
 
-ATTEMPTS = 3
-AUDIT_STEP = degrading_step(ATTEMPTS, 2, 30)
+SAMPLE = Degrading(attempts=3, first_s=2, most_s=30)
+AUDIT_STEP = SAMPLE.config()
 
 
-def audit_candidate(summary: Mapping[str, Any], stages: Sequence[RoutedStage]) -> bool:
+def audit_candidate(summary: DocumentSummary, stages: Sequence[RoutedStage]) -> bool:
     """Nobody would see this document, and a learned profile gave some of its values."""
-    supplier = summary.get("supplier") or {}
-    return not stages and bool(summary.get("profileFields")) and bool(supplier.get("certain"))
+    certain = bool((summary.supplier or {}).get("certain"))
+    return not stages and bool(summary.profile_fields) and certain
 
 
 @durable_step
 def sample_for_audit(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any]
+    step: StepContext, doc: DocumentRef, summary: DocumentSummary
 ) -> list[dict[str, Any]]:
     """The audit stage when this document is sampled, else []."""
     rt = runtime()
     controls = rt.rules.controls
-    supplier_id = str(summary["supplier"]["supplierId"])
-    fields = sorted(summary.get("profileFields") or [])
+    supplier_id = str((summary.supplier or {})["supplierId"])
+    fields = sorted(summary.profile_fields)
     try:
         why = _count(rt.settings.supplier_table, doc, supplier_id, fields)
     except Exception as exc:  # the registry out of reach: retried, then a person looks
-        if step.attempt < ATTEMPTS:
+        if not SAMPLE.last(step):
             raise
         step.logger.warning("audit ledger unreachable", extra={"error": type(exc).__name__})
         why = "ledger-failed"

@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
+from aws_durable_execution_sdk_python import StepContext, durable_step
 
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
-from docflow.pipeline.duplicates import ATTEMPTS, claimant, duplicate_keys
-from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.duplicates import CLAIMS, claimant, duplicate_keys
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
 from docflow.runtime import runtime
@@ -48,16 +48,16 @@ class Settled:
         return cls(int(raw.get("settled", 0)), bool(raw.get("superseded", False)))
 
 
-SETTLE_STEP = degrading_step(ATTEMPTS, 2, 30, RecordSerDes(Settled))
+SETTLE_STEP = CLAIMS.config(RecordSerDes(Settled))  # the claims table's tries, as a claim's
 
 
-def settle_due(summary: dict[str, Any]) -> bool:
+def settle_due(summary: DocumentSummary) -> bool:
     """Pure, on checkpointed values: the run claimed keys or met an earlier document."""
-    return bool(summary.get("duplicateKeys") or summary.get("duplicateOf"))
+    return bool(summary.duplicate_keys or summary.duplicate_of)
 
 
 @durable_step
-def settle_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> Settled:
+def settle_duplicates(step: StepContext, doc: DocumentRef, summary: DocumentSummary) -> Settled:
     keys = duplicate_keys(summary)
     store, who, at = DuplicateStore(runtime().settings.duplicate_table), claimant(doc), now_iso()
     settled = 0
@@ -70,12 +70,3 @@ def settle_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, An
         settled += outcome == SETTLED
     step.logger.info("duplicate keys settled", extra={"settled": settled})
     return Settled(settled)
-
-
-def settle_keys(context: DurableContext, doc: DocumentRef, summary: dict[str, Any]) -> bool:
-    """Before finalize: settle the keys; False when a newer run of the document holds one
-    (this run is superseded and must be archived, not finalized)."""
-    if not settle_due(summary):
-        return True
-    done = context.step(settle_duplicates(doc, summary), "settle duplicate keys", SETTLE_STEP)
-    return not done.superseded

@@ -24,14 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
-from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
+from aws_durable_execution_sdk_python import StepContext, durable_step
 
+from docflow.document import DocumentSummary
+from docflow.document.shown import DuplicateHit
 from docflow.dynamo import Table
 from docflow.ids import DocumentRef, event_id
-from docflow.pipeline.retries import degrading_step
-from docflow.pipeline.run_state import RunState
+from docflow.pipeline.retries import Degrading
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
 from docflow.readmodel.table import STATE_SK, doc_pk, history_sk
@@ -69,7 +70,7 @@ class Duplicates:
     one of its keys (`earlier`: id, status, number, date, total, ...) and the stage to add."""
 
     keys: tuple[str, ...] = ()
-    earlier: tuple[dict[str, Any], ...] = ()
+    earlier: tuple[DuplicateHit, ...] = ()
     stages: tuple[RoutedStage, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -83,7 +84,7 @@ class Duplicates:
     def from_json(cls, raw: dict[str, Any]) -> Duplicates:
         return cls(
             tuple(str(k) for k in raw.get("keys", [])),
-            tuple(dict(e) for e in raw.get("earlier", [])),
+            tuple(cast("DuplicateHit", dict(e)) for e in raw.get("earlier", [])),
             stages_from_json(raw.get("stages", [])),
         )
 
@@ -98,10 +99,10 @@ class Keys:
     window: dict[str, str]
 
 
-ATTEMPTS = 5
+CLAIMS = Degrading(attempts=5, first_s=2, most_s=30)
 # DynamoDB out of reach gets a few tries; the last one sends the invoice to a person
 # (`duplicate-unchecked`) instead of failing it, as extraction degrades.
-CLAIM_STEP = degrading_step(ATTEMPTS, 2, 30, RecordSerDes(Duplicates))
+CLAIM_STEP = CLAIMS.config(RecordSerDes(Duplicates))
 
 
 def claimant(doc: DocumentRef) -> Claimant:
@@ -114,18 +115,19 @@ def _status(document_id: str) -> str:
     return str((state or {}).get("status") or "")
 
 
-def _earlier(held: dict[str, Any], status: str, kind: str) -> dict[str, Any]:
+def _earlier(held: dict[str, Any], status: str, kind: str) -> DuplicateHit:
     """What the review page, `show` and the dashboard say of the earlier document."""
     kept = ("documentId", "version", "key", "number", "date", "total", "currency", "vendor")
-    return {**{k: held[k] for k in kept if held.get(k)}, "status": status, "by": [kind]}
+    hit = {**{k: held[k] for k in kept if held.get(k)}, "status": status, "by": [kind]}
+    return cast("DuplicateHit", hit)
 
 
-def duplicate_keys(summary: dict[str, Any]) -> Keys:
+def duplicate_keys(summary: DocumentSummary) -> Keys:
     """What `summary` claims under the rules: nothing when the control is off or the type
     declares no fields; an invoice's keys when its type reads `invoice_number`; a declared
     `duplicate_key`'s for any type."""
     rt = runtime()
-    decl = rt.rules.fields.for_type(str(summary.get("docType") or ""))
+    decl = rt.rules.fields.for_type(summary.doc_type)
     facts = Facts.of(summary, decl)
     if not rt.rules.controls.duplicate_stage or decl is None:
         return Keys(facts, {}, {})
@@ -144,18 +146,18 @@ def key_fields() -> tuple[str, ...]:
 
 
 @durable_step
-def claim_duplicates(step: StepContext, doc: DocumentRef, summary: dict[str, Any]) -> Duplicates:
+def claim_duplicates(step: StepContext, doc: DocumentRef, summary: DocumentSummary) -> Duplicates:
     keys = duplicate_keys(summary)
     try:
         return _claim(step, doc, summary, keys)
     except Exception as exc:
         stage = runtime().rules.controls.duplicate_stage
-        if step.attempt < ATTEMPTS or not stage:
+        if not CLAIMS.last(step) or not stage:
             raise
         step.logger.warning("duplicate check failed", extra={"error": type(exc).__name__})
         unchecked = RoutedStage.of(runtime().rules.stages[stage], UNCHECKED)
         # Every key it may hold, so an archive releases them (a release is conditional).
-        held = {*(summary.get("duplicateKeys") or ()), *(claim_pk(k) for k in keys.claims)}
+        held = {*summary.duplicate_keys, *(claim_pk(k) for k in keys.claims)}
         return Duplicates(tuple(sorted(held)), (), (unchecked,))
 
 
@@ -211,13 +213,13 @@ def _claim_one(
     raise RuntimeError(f"the claim {pk} kept changing hands")
 
 
-def _claim(step: StepContext, doc: DocumentRef, summary: dict[str, Any], keys: Keys) -> Duplicates:
+def _claim(step: StepContext, doc: DocumentRef, summary: DocumentSummary, keys: Keys) -> Duplicates:
     rt = runtime()
-    if not keys.claims and not summary.get("duplicateKeys"):
+    if not keys.claims and not summary.duplicate_keys:
         return Duplicates()
     store, who, at = DuplicateStore(rt.settings.duplicate_table), claimant(doc), now_iso()
     held: list[str] = []
-    earlier: dict[str, dict[str, Any]] = {}
+    earlier: dict[str, DuplicateHit] = {}
 
     def seen(holder: dict[str, Any], status: str, kind: str) -> None:
         entry = earlier.setdefault(str(holder["documentId"]), _earlier(holder, status, kind))
@@ -238,7 +240,7 @@ def _claim(step: StepContext, doc: DocumentRef, summary: dict[str, Any], keys: K
         if near and status is not None:
             seen(near, status, kind)
     # A corrected value's old keys: no longer this document's, so no longer held.
-    for stale in sorted(set(summary.get("duplicateKeys") or []) - set(held)):
+    for stale in sorted(set(summary.duplicate_keys) - set(held)):
         store.release(stale, doc.run_id)
     step.logger.info(
         "duplicate keys claimed",
@@ -248,7 +250,7 @@ def _claim(step: StepContext, doc: DocumentRef, summary: dict[str, Any], keys: K
     return Duplicates(tuple(sorted(set(held))), tuple(earlier.values()), stages)
 
 
-def _stage(earlier: tuple[dict[str, Any], ...]) -> tuple[RoutedStage, ...]:
+def _stage(earlier: tuple[DuplicateHit, ...]) -> tuple[RoutedStage, ...]:
     """The `duplicate` stage when anything was found: `because` says whether a key of the same
     bill was held (`duplicate`) or only a neighbouring day's (`possible-duplicate`)."""
     stage = runtime().rules.controls.duplicate_stage
@@ -258,24 +260,6 @@ def _stage(earlier: tuple[dict[str, Any], ...]) -> tuple[RoutedStage, ...]:
     return (RoutedStage.of(runtime().rules.stages[stage], DUPLICATE if firm else POSSIBLE),)
 
 
-def with_duplicates(summary: dict[str, Any], found: Duplicates) -> dict[str, Any]:
-    """Pure: the summary with the keys this run holds (what archive releases) and the earlier
-    documents (`duplicateOf`) when there are any."""
-    out = {k: v for k, v in summary.items() if k != "duplicateKeys"}
-    if found.keys:
-        out["duplicateKeys"] = list(found.keys)
-    if found.earlier:
-        out["duplicateOf"] = [dict(e) for e in found.earlier]
-    return out
-
-
-def claim_keys(context: DurableContext, doc: DocumentRef, run: RunState) -> RunState:
-    """Once the stages are known: claim the keys; a hit's `duplicate` stage joins them."""
-    found = context.step(claim_duplicates(doc, run.summary), "claim duplicate keys", CLAIM_STEP)
-    summary = with_duplicates(run.summary, found)
-    return replace(run, summary=summary, stages=[*run.stages, *found.stages])
-
-
 def claim_due(stage: RoutedStage, decision: Decision) -> bool:
     """On checkpointed values and the rules: did this decision change what the keys are made
     of (a corrected number, date, total, currency, vendor or declared key field; a triage
@@ -283,32 +267,11 @@ def claim_due(stage: RoutedStage, decision: Decision) -> bool:
     return bool(stage.choices) or any(n in decision.corrections for n in key_fields())
 
 
-def claim_again(
-    context: DurableContext,
-    doc: DocumentRef,
-    run: RunState,
-    index: int,
-    stage: RoutedStage,
-    decision: Decision,
-) -> RunState:
-    """After an approved stage at `index`: claim the corrected values' keys, so a corrected
-    number cannot let a duplicate through; a hit adds the `duplicate` stage unless one is still
-    to come."""
-    if not claim_due(stage, decision):
-        return run
-    found = context.step(
-        claim_duplicates(doc, run.summary), f"claim duplicate keys review-{index}", CLAIM_STEP
-    )
-    ahead = any(s.because in (DUPLICATE, POSSIBLE, UNCHECKED) for s in run.stages[index + 1 :])
-    stages = run.stages if ahead else [*run.stages, *found.stages]
-    return replace(run, summary=with_duplicates(run.summary, found), stages=stages)
-
-
-def replaces_of(doc: DocumentRef, summary: dict[str, Any]) -> dict[str, Any]:
+def replaces_of(doc: DocumentRef, summary: DocumentSummary) -> dict[str, Any]:
     """Pure: `{"replaces": {documentId, version, resultKey}}`, the earlier version of this
     document that finalized and that this one (approved at `duplicate`) replaces: what a
     payment system reverses. `{}` for a document that replaces nothing."""
-    for e in summary.get("duplicateOf") or []:
+    for e in summary.duplicate_of:
         version = str(e.get("version") or "")
         same = e.get("documentId") == doc.document_id and version and version != doc.version
         if same and e.get("status") == FINALIZED:

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
+from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
+from docflow.document.shown import EInvoiceShown
 from docflow.einvoice import EInvoice, EInvoiceError, Report, detect, read, validate
 from docflow.einvoice.record import document_type
 from docflow.ids import DocumentRef
-from docflow.pipeline.results import Split
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.runtime import runtime
 from docflow.storage import einvoice_key
@@ -61,6 +61,10 @@ class EInvoiceRead:
             warnings=len(report.warnings),
             skipped=report.skipped,
         )
+
+    def shown(self) -> EInvoiceShown:
+        """The e-invoice's small object on the document's summary (docs/einvoice.md)."""
+        return cast("EInvoiceShown", self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,11 +153,3 @@ def read_einvoice(step: StepContext, doc: DocumentRef, source: str) -> EInvoiceR
         },
     )
     return summary
-
-
-def einvoice_of(context: DurableContext, doc: DocumentRef, split: Split) -> EInvoiceRead | None:
-    """The `read e-invoice` step for a split that found one (xml or hybrid), else None."""
-    if not split.einvoice:
-        return None
-    step = read_einvoice(doc, split.einvoice)
-    return context.step(step, name="read e-invoice", config=EINVOICE_STEP)

@@ -19,10 +19,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.kinds import DATE, PARTY
-from docflow.extract.labels import READ_AS
-from docflow.extract.parse import fold
+from docflow.document import Check, Field
+from docflow.extract.declarations.kinds import DATE, PARTY
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
+from docflow.extract.declarations.parse import fold
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 
@@ -46,8 +47,8 @@ def _date_for(decl: FieldDecl, key_dates: Sequence[Mapping[str, Any]]) -> str | 
 
 
 def fill_from_enrichment(
-    fields: Mapping[str, Any], decl: TypeDecl | None, found: Mapping[str, Any] | None
-) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    fields: Mapping[str, Field], decl: TypeDecl | None, found: Mapping[str, Any] | None
+) -> tuple[dict[str, Field], list[Check]]:
     """(the fields with the filled ones added, a check per filled field)."""
     out = dict(fields)
     if decl is None or not found:
@@ -61,11 +62,11 @@ def fill_from_enrichment(
     for spec in missing:
         if spec.kind == DATE and (date := _date_for(spec, found.get("keyDates") or [])):
             filled[spec.name] = date
-    checks = []
+    checks: list[Check] = []
     for name, value in filled.items():
-        out[name] = {"value": value, "confidence": FILLED, "page": 0, "box": None, "from": "enrich"}
+        out[name] = Field(value, FILLED, 0, None, more={"from": "enrich"})
         message = f"{name} filled from the enrich pass ({value!r}): no label on the page names it"
-        checks.append({"field": name, "code": "low-confidence", "message": message})
+        checks.append(Check("low-confidence", message, field=name))
     return out, checks
 
 

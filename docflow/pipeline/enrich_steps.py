@@ -1,4 +1,4 @@
-"""The enrich steps' bodies (the control flow that runs them is `docflow.pipeline.enrich_flow`).
+"""The enrich steps' bodies (the control flow that runs them is `docflow.flows.enrich`).
 
     prepare_enrichment   picks the path from settings and the key, checkpointing the choice;
                          the rules engine finishes here (one operation in all)
@@ -37,6 +37,7 @@ from docflow.piles.shapes import Withdrawal
 from docflow.pipeline.enrich_plan import FROM_RULES, EnrichOutcome, EnrichPlan
 from docflow.pipeline.enrich_shown import risk_stage, risk_stages, shown
 from docflow.pipeline.results import Classification
+from docflow.pipeline.retries import Degrading
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readmodel.schema import now_iso
 from docflow.rules.glued_digits import digits_apart
@@ -53,7 +54,8 @@ from docflow.storage import (
 # (signatures). The model's request is bounded again by characters (`request.MAX_CHARS`).
 FIRST_PAGES = 20
 LAST_PAGES = 2
-MODEL_ATTEMPTS = 2  # step attempts of one call; the last one degrades to review, never fails
+# Step attempts of one model call; the last one degrades to review, never fails.
+MODEL_CALL = Degrading(attempts=2, first_s=10, most_s=60)
 ON_DEMAND, BATCH = "on-demand", "batch"
 # Why a pile document enriched on-demand, when it was not the batch's answer (the pool's own
 # reasons, docflow.piles.outcomes, come back in the callback result).
@@ -201,7 +203,7 @@ def call_model(
         else:
             answer = engine.enrich(enrich_input(doc, facts, plan))
     except Exception as exc:
-        if step.attempt < MODEL_ATTEMPTS:
+        if not MODEL_CALL.last(step):
             raise
         failed = EnrichAnswer(engine.name, None, [f"{type(exc).__name__}: {str(exc)[:200]}"])
         return finish(

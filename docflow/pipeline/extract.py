@@ -13,18 +13,22 @@ its EN 16931 data instead, and a hybrid's page is read only to check it (`extrac
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import ExitStack
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import observability
+from docflow.document import ABSENT, DocumentSummary, Field
+from docflow.document.fields import checks_from_json, fields_from_json
 from docflow.extract import Extraction, PageInput, build_engine
-from docflow.extract.checks import check_fields
-from docflow.extract.orders import OrderVerdict, compare, confirmed
-from docflow.extract.spec import TypeFields
-from docflow.extract.table_checks import unverified_tables
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.orders import OrderVerdict, compare, confirmed
+from docflow.extract.checks.spec import TypeFields
+from docflow.extract.checks.table_checks import unverified_tables
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
 from docflow.pipeline.extract_einvoice import DataReading, Stored, from_data
@@ -33,9 +37,11 @@ from docflow.pipeline.field_mask import (
     mask_checks,
     mask_fields,
     privacy_stage,
+    sensitive_once,
 )
 from docflow.pipeline.results import Extracted
-from docflow.pipeline.retries import degrading_step
+from docflow.pipeline.retries import Degrading
+from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
@@ -44,17 +50,17 @@ from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.storage import batch_manifest_key, fields_key, page_text_key
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import Consulted, consult
 from docflow.suppliers.payee import asks_for_payment
 from docflow.suppliers.route import bank_details_stage, holds_unknown
 from docflow.suppliers.store import SupplierStore
 
-ATTEMPTS = 3
+EXTRACT = Degrading(attempts=3, first_s=5, most_s=60)
 Box = tuple[float, float, float, float]
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
 # failing the document (throttles are already retried inside the engine call).
-EXTRACT_STEP = degrading_step(ATTEMPTS, 5, 60, RecordSerDes(Extracted))
+EXTRACT_STEP = EXTRACT.config(RecordSerDes(Extracted))
 
 
 def _pages(doc: DocumentRef, plan: list[list[int]], max_pages: int) -> list[dict[str, Any]]:
@@ -154,7 +160,7 @@ def _consult_registry(
             hold_unknown=hold,
         )
     except Exception as exc:  # the registry unreachable: retried, then a person reads it
-        if step.attempt < ATTEMPTS:
+        if not EXTRACT.last(step):
             raise
         consulted = consult(
             None, pages, fields, names, evidence, min_confirmations=needed, declared=declared
@@ -265,8 +271,8 @@ def extract_fields(
     checks = [*mask_checks(checks, detectors), *sensitive]
     stages.extend(privacy_stage(rt.rules, sensitive))
     return Extracted(
-        fields=fields,
-        checks=tuple(checks),
+        fields=fields_from_json(fields),
+        checks=checks_from_json(checks),
         stages=tuple(stages),
         key=key,
         usage=meter_usage(extraction.engine, extraction.usage, len(pages)),
@@ -297,7 +303,7 @@ def _read_pages(
         try:
             return pages, engine.extract(pages, spec), ""
         except Exception as exc:
-            if step.attempt < ATTEMPTS:
+            if not EXTRACT.last(step):
                 raise
             failure = f"{type(exc).__name__}: {str(exc)[:200]}"
             return pages, Extraction(engine=engine.name), failure
@@ -332,54 +338,51 @@ def meter_usage(engine: str, usage: dict[str, int], pages: int) -> dict[str, int
     return {}
 
 
-def with_fields(summary: dict[str, Any], extracted: Extracted) -> dict[str, Any]:
-    """The document summary with its fields and the check reasons (what review pages show)."""
-    shown = {k: extracted.shown[k] for k in SUPPLIER_KEYS if extracted.shown.get(k)}
-    checks = list(extracted.checks)
-    return {**summary, "fields": extracted.fields, "fieldChecks": checks, **shown}
+def extracted_into(
+    run: RunState, extracted: Extracted, privacy: Iterable[RoutedStage] = ()
+) -> RunState:
+    """Pure: the run with the fields, their checks and what the registry said in its summary,
+    and the stages they add (`privacy`: the held-back IBAN stage, if it comes back); a masked
+    field's privacy stage only once."""
+    stages = sensitive_once([*run.stages, *extracted.stages, *privacy])
+    summary = run.summary.with_fields(extracted.fields, extracted.checks, extracted.shown)
+    return replace(run, summary=summary, stages=tuple(stages), usage=extracted.usage or {})
 
 
-# What the registry adds to the summary (docflow.suppliers.hook), when it has anything.
-SUPPLIER_KEYS = ("supplier", "ibans", "bank", "taxIds", "profileFields")
-
-
-def apply_corrections(summary: dict[str, Any], decision: Decision) -> dict[str, Any]:
+def apply_corrections(summary: DocumentSummary, decision: Decision) -> DocumentSummary:
     """Pure, on checkpointed values: the summary after an approved decision's corrections.
 
     A corrected field keeps the first value the engine read as `original` (a table: the rows
     it read) across several stages, and says who corrected it and when (the decision's own
     `decidedAt`, so a replay computes the same record).
     """
-    corrections = decision.corrections
-    if not corrections:
-        return summary
-    fields = dict(summary.get("fields") or {})
-    for name, value in sorted(corrections.items()):
-        old = fields.get(name) or {}
+    for name, value in sorted(decision.corrections.items()):
+        old = summary.field(name) or Field(None)
         # A table's correction is its rows, all of them; the rows read are its `original`.
         table = isinstance(value, list)
-        first = old.get("rows") if table else old.get("value")
-        fields[name] = {
-            "value": f"{len(value)} rows" if table else value,
-            **({"rows": [dict(row) for row in value]} if isinstance(value, list) else {}),
-            "confidence": 1.0,
-            "page": old.get("page", 0),
+        read_rows = [dict(row) for row in old.rows] if old.rows is not None else None
+        first = read_rows if table else old.value
+        corrected = Field(
+            value=f"{len(value)} rows" if table else value,
+            rows=tuple(dict(row) for row in value) if isinstance(value, list) else None,
+            confidence=1.0,
+            page=old.page,
             # A corrected field keeps where it was read, so the page still shows the place.
-            **({"box": old["box"]} if old.get("box") else {}),
-            "original": old.get("original", first),
-            "correctedBy": decision.reviewer,
-            "correctedAt": decision.decided_at,
-        }
-    return {**summary, "fields": fields}
+            box=old.box if old.box else ABSENT,
+            original=first if old.original is ABSENT else old.original,
+            corrected_by=decision.reviewer,
+            corrected_at=decision.decided_at,
+        )
+        summary = summary.with_field(name, corrected)
+    return summary
 
 
-def final_fields(summary: dict[str, Any]) -> dict[str, Any]:
+def final_fields(summary: DocumentSummary) -> dict[str, Any]:
     """What the finalize report adds to the read model: the fields as finalized, and the
     supplier matched, or the proposal a reviewer's "add this supplier" filed (or why none),
     and the bank-details check."""
-    kept = (
-        ("fields", "supplier", "bank", "supplierProposed", "supplierNotAdded")
-        if "fields" in summary
-        else ()
-    )
-    return {k: summary[k] for k in kept if k in summary}
+    if not summary.has_fields:
+        return {}
+    written = summary.to_json()
+    kept = ("fields", "supplier", "bank", "supplierProposed", "supplierNotAdded")
+    return {k: written[k] for k in kept if k in written}

@@ -5,7 +5,7 @@ step stored (`einvoice.json`, docs/einvoice.md), checked against the printed pag
                    ->  each fatal rule, an XSD failure, a skipped rule set: a check
     hybrid page    ->  its invoice number, total and payee IBANs against the XML's (agree.py):
                        each disagreement a check, agreement puts the page's box on the field
-    seller ids     ->  the registry as printed ids are (docflow/suppliers/declared.py)
+    seller ids     ->  the registry as printed ids are (docflow/suppliers/data_evidence.py)
 
 What goes to `fields.json` beside the ordinary answer: the lines, the VAT breakdown and an
 `einvoice` section that says where each field came from. The checkpoint's shape is the
@@ -26,11 +26,11 @@ from docflow.einvoice.agree import PageValues, Printed, agree
 from docflow.einvoice.detect import OtherXml
 from docflow.einvoice.fields import canonical_fields, rule_checks, supplier_evidence
 from docflow.extract.base import PageInput
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
-from docflow.suppliers.declared import Declared
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.ids import find_ibans
 from docflow.suppliers.ownership import ISSUER, judge_ibans
 

@@ -9,13 +9,14 @@ new version that replaces a finalized one says which (`replaces`, docs/payment-c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.cost import CostEstimate
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
 from docflow.pipeline.duplicates import replaces_of
 from docflow.pipeline.results import Written
@@ -29,7 +30,11 @@ WRITE_STEP = StepConfig(serdes=RecordSerDes(Written))
 
 
 def _record(
-    doc: DocumentRef, disposition: str, summary: dict[str, Any], cost: CostEstimate | None
+    doc: DocumentRef,
+    disposition: str,
+    summary: DocumentSummary | None,
+    cost: CostEstimate | None,
+    reason: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "documentId": doc.document_id,
@@ -38,27 +43,26 @@ def _record(
         "source": {"bucket": doc.bucket, "key": doc.key, "versionId": doc.version},
         "disposition": disposition,
         "artifacts": artifact_prefix(doc),
-        "summary": summary,
+        "summary": {**(summary.to_json() if summary else {}), **(reason or {})},
         # A new version approved at `duplicate` names the finalized version it replaces.
-        **(replaces_of(doc, summary) if disposition == "finalized" else {}),
-        **_einvoice_rows(summary),
+        **(replaces_of(doc, summary) if summary and disposition == "finalized" else {}),
+        **(_einvoice_rows(summary) if summary else {}),
         "cost": cost,
         "writtenAt": now_iso(),
     }
 
 
-def _einvoice_rows(summary: dict[str, Any]) -> dict[str, Any]:
+def _einvoice_rows(summary: DocumentSummary) -> dict[str, Any]:
     """An e-invoice's `lines` and `vat` as its data states them; nothing for other documents."""
-    einvoice = summary.get("einvoice")
-    if not einvoice:
+    if summary.einvoice_key is None:
         return {}
-    invoice = runtime().store.get_json(einvoice["key"])["invoice"]
+    invoice = runtime().store.get_json(summary.einvoice_key)["invoice"]
     return {"lines": invoice["lines"], "vat": invoice["vat"]}
 
 
 @durable_step
 def finalize_document(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], meter: Meter | None = None
+    step: StepContext, doc: DocumentRef, summary: DocumentSummary, meter: Meter | None = None
 ) -> Written:
     key = result_key(doc)
     cost = meter() if meter else None
@@ -69,12 +73,15 @@ def finalize_document(
 
 @durable_step
 def archive_document(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], meter: Meter | None = None
+    step: StepContext,
+    doc: DocumentRef,
+    summary: DocumentSummary | None,
+    ended: Mapping[str, Any],
+    meter: Meter | None = None,
 ) -> Written:
+    """`ended`: why (`reason`) and, for a stage that was not approved, which and how."""
     key = archive_key(doc)
     cost = meter() if meter else None
-    runtime().store.put_json(key, _record(doc, "archived", summary, cost))
-    step.logger.info(
-        "document archived", extra={"archiveKey": key, "reason": summary.get("reason")}
-    )
+    runtime().store.put_json(key, _record(doc, "archived", summary, cost, ended))
+    step.logger.info("document archived", extra={"archiveKey": key, "reason": ended["reason"]})
     return Written(key, cost)

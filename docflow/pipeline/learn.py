@@ -24,8 +24,9 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.document import DocumentSummary
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
 from docflow.pipeline.extract import page_inputs
@@ -39,25 +40,24 @@ from docflow.suppliers.shapes import Profile
 from docflow.suppliers.store import SupplierStore
 
 
-def outcomes(summary: dict[str, Any]) -> dict[str, str]:
+def outcomes(summary: DocumentSummary) -> dict[str, str]:
     """Per field the profile read: "hit" (the reviewer kept it) or "miss" (corrected)."""
-    fields = summary.get("fields") or {}
     out: dict[str, str] = {}
-    for name in summary.get("profileFields") or []:
-        f = fields.get(name) or {}
-        changed = "correctedBy" in f and str(f.get("original")) != str(f.get("value"))
+    for name in summary.profile_fields:
+        f = summary.field(name)
+        changed = f is not None and f.corrected and str(f.original) != str(f.value)
         out[name] = "miss" if changed else "hit"
     return out
 
 
-def profile_values(summary: dict[str, Any]) -> dict[str, str]:
+def profile_values(summary: DocumentSummary) -> dict[str, str]:
     """The approved values a supplier's profile may learn where it prints: every read or
     corrected scalar field, but one the registry filled; never a table (its value is a count
     of rows, no place on a page)."""
     return {
-        name: str(f["value"])
-        for name, f in sorted((summary.get("fields") or {}).items())
-        if f.get("value") not in (None, "") and f.get("source") != "registry" and "rows" not in f
+        name: str(f.value)
+        for name, f in sorted((summary.fields or {}).items())
+        if f.value not in (None, "") and f.source != "registry" and not f.is_table
     }
 
 
@@ -69,13 +69,13 @@ def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
 
 @durable_step
 def propose_supplier(
-    step: StepContext, doc: DocumentRef, summary: dict[str, Any], plan: list[list[int]], by: str
+    step: StepContext, doc: DocumentRef, summary: DocumentSummary, plan: list[list[int]], by: str
 ) -> dict[str, Any]:
     """The summary's additions: `supplierProposed` ({"proposalId", "name", "status",
     "conflict"}) or `supplierNotAdded` (why none was filed). `by`: the reviewer who asked."""
     store = SupplierStore(runtime().settings.supplier_table)
     source = (doc.document_id, doc.version_tag)
-    proposed = propose_from_page(store, _layouts(doc, plan), summary, source, by)
+    proposed = propose_from_page(store, _layouts(doc, plan), summary.fields or {}, source, by)
     step.logger.info(
         "supplier proposed" if proposed.shown else "supplier not proposed",
         extra={"proposal": proposed.shown, "why": proposed.refused},
@@ -87,14 +87,14 @@ def propose_supplier(
 def learn_supplier(
     step: StepContext,
     doc: DocumentRef,
-    summary: dict[str, Any],
+    summary: DocumentSummary,
     plan: list[list[int]],
     audit: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`audit`: who approved the document's audit stage (`route.audit_decision`), if any."""
     rt = runtime()
     rules = rt.classifier.rules.fields  # type: ignore[attr-defined]
-    supplier_id = str(summary["supplier"]["supplierId"])
+    supplier_id = str((summary.supplier or {})["supplierId"])
     layouts = _layouts(doc, plan)
     learned = {
         name: profiles.learn_entry(layouts, name, value)
@@ -103,9 +103,9 @@ def learn_supplier(
     learned = {k: v for k, v in learned.items() if v is not None or k in outcomes(summary)}
     # A field of the type that the approved review left empty: this supplier does not print it
     # (a rules engine that reads one there later disagrees with a person, and asks one).
-    spec = rules.for_type(str(summary.get("docType", "")))
+    spec = rules.for_type(summary.doc_type)
     for name in spec.scalar_names if spec else ():
-        if not (summary.get("fields") or {}).get(name, {}).get("value"):
+        if not getattr(summary.field(name), "value", None):
             learned[name] = {"absent": True}
     scored = outcomes(summary)
     store = SupplierStore(rt.settings.supplier_table)

@@ -19,13 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
-from aws_durable_execution_sdk_python.concurrency.models import BatchResult
+from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import (
-    CompletionConfig,
     Duration,
-    MapConfig,
-    NestingType,
     StepConfig,
 )
 from aws_durable_execution_sdk_python.retries import RetryStrategyConfig, create_retry_strategy
@@ -38,10 +34,9 @@ from docflow.ids import DocumentRef, PartOf
 from docflow.intake import Starter, build_starter
 from docflow.packets import PacketPage, propose
 from docflow.packets.factory import build_page_engine
-from docflow.packets.plan import part_batches
 from docflow.pdf import extract_pages, page_sizes
 from docflow.pipeline.results import PacketPlan, Split
-from docflow.pipeline.serdes import BatchResultJson, RecordSerDes
+from docflow.pipeline.serdes import RecordSerDes
 from docflow.readers.base import Word
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import FAILED
@@ -149,33 +144,6 @@ class PartsStarted:
             said |= {"runId": child.run_id, "key": child.key}
             out.append({**said, ("run" if how in (STARTED, EXISTED) else "reason"): how})
         return out
-
-
-def start_parts(context: DurableContext, doc: DocumentRef, parts: list[list[int]]) -> PartsStarted:
-    """Write and start every part, a group of parts a step (FLAT: one operation each)."""
-    groups = [parts[a:b] for a, b in part_batches(len(parts))]
-    done: BatchResult[list[list[Any]]] = context.map(
-        groups,
-        lambda ctx, group, index, _: ctx.step(
-            write_and_start(doc, group), name=f"parts-{index}", config=PARTS_STEP
-        ),
-        name="start parts",
-        config=MapConfig(
-            max_concurrency=2,
-            completion_config=CompletionConfig.all_completed(),
-            nesting_type=NestingType.FLAT,
-            serdes=BatchResultJson(),
-            item_serdes=JsonSerDes(),
-        ),
-    )
-    out: list[tuple[int, int, str]] = []
-    for item, group in zip(sorted(done.all, key=lambda i: i.index), groups, strict=True):
-        if item.error is not None or item.result is None:
-            # The step kept failing (S3 or the starter away): its parts are not started.
-            out += [(first, last, "internal-error") for first, last in group]
-        else:
-            out += [(int(a), int(b), str(how)) for a, b, how in item.result]
-    return PartsStarted(tuple(out))
 
 
 def part_ref(packet: DocumentRef, first: int, last: int) -> DocumentRef:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docflow.cost import CostEstimate
+from docflow.document import Check, DocumentSummary, Field
+from docflow.document.fields import checks_from_json, checks_json, fields_from_json, fields_json
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 
 
@@ -107,17 +109,17 @@ class Classification:
 
     _OWN = ("docType", "confidence", "sensitive", "lowConfidence", "stages", "extract")
 
-    @property
-    def summary(self) -> dict[str, Any]:
-        """What travels with the document to reviewers and into its record."""
-        return {
-            "docType": self.doc_type,
-            "confidence": self.confidence,
-            "sensitive": self.sensitive,
-            "lowConfidence": self.low_confidence,
-            "pages": self.reading["pages"],
-            "engines": self.reading["engines"],
-        }
+    def document(self) -> DocumentSummary:
+        """The document's record as classify starts it: what travels with the document to
+        reviewers and into its record."""
+        return DocumentSummary(
+            doc_type=self.doc_type,
+            confidence=self.confidence,
+            sensitive=self.sensitive,
+            low_confidence=self.low_confidence,
+            pages=self.reading["pages"],
+            engines=self.reading["engines"],
+        )
 
     def to_json(self) -> dict[str, Any]:
         held = {"privacyHeld": self.privacy_held} if self.privacy_held else {}
@@ -223,8 +225,8 @@ class Extracted:
     (`shown`: `supplier`, `ibans`, `taxIds`, `profileFields`, each when it has anything).
     A type without fields has no key nor usage, and its checkpoint has neither."""
 
-    fields: dict[str, Any]
-    checks: tuple[dict[str, Any], ...] = ()
+    fields: dict[str, Field]
+    checks: tuple[Check, ...] = ()
     stages: tuple[RoutedStage, ...] = ()
     key: str | None = None
     usage: dict[str, int] | None = None
@@ -239,8 +241,8 @@ class Extracted:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "fields": self.fields,
-            "checks": list(self.checks),
+            "fields": fields_json(self.fields),
+            "checks": checks_json(self.checks),
             "stages": stages_json(self.stages),
         }
         if self.key is not None:
@@ -252,8 +254,8 @@ class Extracted:
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Extracted:
         return cls(
-            fields=dict(raw["fields"]),
-            checks=tuple(raw.get("checks") or ()),
+            fields=fields_from_json(raw["fields"]),
+            checks=checks_from_json(raw.get("checks")),
             stages=stages_from_json(raw.get("stages") or ()),
             key=raw.get("key"),
             usage=raw.get("usage"),

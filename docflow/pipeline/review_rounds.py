@@ -1,4 +1,5 @@
-"""A review stage as the execution runs it: rounds of durable waits, then how the stage ended.
+"""A review stage's rounds and endings, the pure parts and the `settle review-<i>` step; the
+rounds' durable waits are `docflow.flows.review`.
 
 Reminders and escalation are the execution's own timers, not a polling job: a stage waits in
 rounds, each a `wait_for_callback` whose timeout runs to the stage's next planned event
@@ -24,30 +25,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aws_durable_execution_sdk_python import (
-    CallbackExternalError,
-    CallbackSubmitterError,
-    CallbackTimeoutError,
-    DurableContext,
-    StepContext,
-    durable_step,
-)
-from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
+from aws_durable_execution_sdk_python import CallbackSubmitterError, StepContext, durable_step
+from aws_durable_execution_sdk_python.config import Duration
 from aws_durable_execution_sdk_python.retries import (
     RetryDecision,
     RetryStrategyConfig,
     create_retry_strategy,
 )
 
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.ids import DocumentRef
-from docflow.pipeline.review_callback import request_review
-from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
-from docflow.readmodel.transitions import APPROVED, ARCHIVED, REJECTED, TIMED_OUT
+from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.review.access.links import StageOver, SupersededRun
 from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.review.stage.decision_history import decision_payload
-from docflow.review.stage.records import DECIDED, StageStore, stage_pk
+from docflow.review.stage.records import StageStore, stage_pk
 from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
@@ -114,62 +106,8 @@ def review_rounds(routed: RoutedStage) -> list[dict[str, int]]:
     ]
 
 
-def review_route(stages: Sequence[RoutedStage]) -> list[dict[str, str]]:
-    """The stages as a reviewer is shown them: each name and the rule that routed it there."""
-    return [{"name": s.name, "because": s.why} for s in stages]
-
-
 def round_name(index: int, round_number: int) -> str:
     return f"review-{index}" if round_number == 0 else f"review-{index}-r{round_number}"
-
-
-def wait_for_decision(
-    context: DurableContext,
-    doc: DocumentRef,
-    index: int,
-    stage: RoutedStage,
-    summary: dict[str, Any],
-) -> StageEnd:
-    """Run the stage's rounds; how it ended."""
-    rounds = review_rounds(stage)
-    choices = stage.choices  # a triage stage's types; None for any other stage
-    pages = stage.split_pages  # a split stage's page count; None for any other stage
-    # Corrections are checked by the type's declaration, from the rules file this function
-    # version holds: a replay reads the same file, so it decides the same way.
-    decl = runtime().rules.fields.for_type(str(summary.get("docType", "")))
-    # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
-    heartbeat = stage.stage.heartbeat_seconds if len(rounds) == 1 else 0
-    for plan in rounds:
-        config = WaitForCallbackConfig(
-            timeout=Duration.from_seconds(plan["waitSeconds"]),
-            heartbeat_timeout=Duration.from_seconds(heartbeat) if heartbeat else Duration(),
-            retry_strategy=notify_retry,
-        )
-        try:
-            raw = context.wait_for_callback(
-                request_review(doc, index, stage, summary, plan),
-                name=round_name(index, plan["round"]),
-                config=config,
-            )
-            return decided(raw, choices, pages, decl)
-        except CallbackTimeoutError:
-            continue  # the next round reminds or escalates; after the last, settle
-        except CallbackExternalError as exc:
-            if exc.data == SUPERSEDED_ERROR:
-                return StageEnd(ARCHIVED, SUPERSEDED)
-            return StageEnd(REJECTED, "review-failed")
-        except CallbackSubmitterError as exc:
-            if _names(exc, SupersededRun):
-                return StageEnd(ARCHIVED, SUPERSEDED)
-            if not _names(exc, StageOver):
-                raise
-            break  # a vote decided the stage between two rounds (or a newer run ended it)
-    ending = context.step(settle_stage(doc, index), name=f"settle review-{index}")
-    if ending.get("how") == DECIDED:
-        return decided(ending, choices, pages, decl)
-    if ending.get("how") == SUPERSEDED:
-        return StageEnd(ARCHIVED, SUPERSEDED)
-    return StageEnd(TIMED_OUT, "review-timeout")
 
 
 def decision_record(
@@ -214,7 +152,7 @@ def settle_stage(step: StepContext, doc: DocumentRef, index: int) -> dict[str, A
     return ending
 
 
-def _names(exc: CallbackSubmitterError, error: type[Exception]) -> bool:
+def raised(exc: CallbackSubmitterError, error: type[Exception]) -> bool:
     """Which error failed the submitter. The SDK (3.0.0) keeps only the step error's message on
     the CallbackSubmitterError (its type is the SDK's, its cause a StepError), so docflow's
     submitter errors put their name first in the message."""

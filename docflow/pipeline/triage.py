@@ -5,7 +5,7 @@ stage for a person to pick its type; this module turns the pick into the rest of
   file's type names, so the page, the callback API and `Decision.parse` check a pick against
   the same checkpointed list, and `routes`, each type's review stages (with their reviewers
   and timeouts) and whether it has fields, as the rules file said when the document started.
-- `after_triage` (in the orchestrator, after an approved triage stage): the document takes the
+- `after_triage` (`docflow.flows.triage`, after an approved triage stage): the document takes the
   picked type; the step `route after triage` takes that type's stages from the checkpointed
   `routes` (a rules file changed while the document waited at triage applies to documents
   that start after it, not to this one; a run started before `routes` existed reads the rules
@@ -21,20 +21,16 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_step
+from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
-from docflow.ids import DocumentRef
-from docflow.pipeline.extract import EXTRACT_STEP, SUPPLIER_KEYS, extract_fields, with_fields
 from docflow.pipeline.results import Classification, Route
-from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
-from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
-_TYPE_STAGES = ("type", "fields")
+TYPE_STAGES = ("type", "fields")
 ROUTE_STEP = StepConfig(serdes=RecordSerDes(Route))
 
 
@@ -74,49 +70,3 @@ def route_for_type(
     stages = [replace(RoutedStage.from_json(routes["stages"][n]), because="type") for n in names]
     step.logger.info("type picked at triage", extra={"docType": doc_type, "stages": list(names)})
     return Route(tuple(stages), doc_type in routes["extract"])
-
-
-def after_triage(
-    context: DurableContext, doc: DocumentRef, run: RunState, index: int, decision: Decision
-) -> RunState:
-    """The run after triage stage `index` approved `decision`: the picked type, its stages and
-    fields, what its extraction spent.
-
-    Control flow on checkpointed values only (the decision, the two steps' results).
-    """
-    summary, stages, usage = run.summary, run.stages, run.usage
-    chosen, was = decision.doc_type, str(summary.get("docType", ""))
-    picked = {"from": was, "docType": chosen, "by": decision.reviewer, "at": decision.decided_at}
-    if chosen == was:  # the classifier's guess stands: its stages and fields already run
-        return replace(run, summary={**summary, "triage": picked})
-    summary = {**summary, "docType": chosen, "triage": picked}
-    if "fields" in summary:  # the guess's fields: none of them hold for the picked type
-        summary = {k: v for k, v in summary.items() if k not in SUPPLIER_KEYS}
-        summary = {**summary, "fields": {}, "fieldChecks": []}
-    routes = stages[index].routes  # checkpointed at classify (None: an older run)
-    route = context.step(route_for_type(chosen, routes), "route after triage", ROUTE_STEP)
-    added: list[RoutedStage] = []
-    if route.extract:
-        extracted = context.step(
-            extract_fields(doc, chosen, run.plan), "extract after triage", EXTRACT_STEP
-        )
-        summary, added = with_fields(summary, extracted), list(extracted.stages)
-        usage = _add(usage, extracted.usage or {})
-    later = [s for s in stages[index + 1 :] if s.because not in _TYPE_STAGES]
-    rest = _once([*route.stages, *later, *added])
-    return replace(run, summary=summary, stages=[*stages[: index + 1], *rest], usage=usage)
-
-
-def _once(stages: list[RoutedStage]) -> list[RoutedStage]:
-    """Each stage once, where it first appears (a type's stage may already be planned)."""
-    seen: set[str] = set()
-    out = []
-    for stage in stages:
-        if stage.name not in seen:
-            seen.add(stage.name)
-            out.append(stage)
-    return out
-
-
-def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
-    return {k: int(a.get(k, 0)) + int(b.get(k, 0)) for k in sorted({*a, *b})}

@@ -12,63 +12,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from docflow.cost import CostEstimate
+from docflow.document.shown import Abstract, EnrichmentNote, FieldValue, Risk
 from docflow.readmodel.detail import Moved
-
-
-class FieldValue(TypedDict, total=False):
-    """One key field as checkpoints and the read model carry it (never its raw text)."""
-
-    value: str
-    confidence: float
-    page: int
-    printed: str  # the registry's value was shown; this is what the page printed
-    box: list[float]
-    derived: bool
-    # A table field's rows (`value` then says how many: "3 rows").
-    rows: list[dict[str, str]]
-    # In an item whose report did not fit (detail.py): the rows' count and number columns'
-    # sums in place of the rows, which are in S3.
-    rowCount: int
-    sums: dict[str, str]
-    originalRowCount: int
-    # An advisory table whose own checks did not all run and pass (`table_checks.py`).
-    unverified: bool
-    # A reviewer's correction: what was read (a table: its rows), and who changed it.
-    original: str | list[dict[str, str]] | None
-    correctedBy: str
-    correctedAt: str
-    masked: str  # the detector whose match the value held, masked to its last four
-    # Read on a supplier's learned profile, or certain from the registry.
-    source: str
-
-
-class RiskReason(TypedDict, total=False):
-    code: str
-    message: str
-    page: int
-
-
-class Summary(TypedDict, total=False):
-    title: str
-    abstract: str
-
-
-class Risk(TypedDict, total=False):
-    level: str
-    reasons: list[RiskReason]
-
-
-class EnrichmentNote(TypedDict, total=False):
-    """How the summary and risk were made: on demand or in a pile's batch job."""
-
-    mode: str
-    engine: str
-    status: str
-    key: str
-    jobId: str
-    reason: str
-    onDemandReason: str  # a pile's document enriched on demand: why (cli/piles.py WHY)
-    waitSeconds: float  # how long a pile's document waits for its job before on-demand
 
 
 class ReviewLink(TypedDict):
@@ -132,7 +77,7 @@ class Payload(TypedDict, total=False):
     duplicateKeys: list[str]
     duplicateOf: list[dict[str, str]]
     replaces: dict[str, str]  # the finalized version a finalized new version replaces
-    summary: Summary
+    summary: Abstract
     risk: Risk
     enrichment: EnrichmentNote
     parts: int

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from docflow.extract.corrections import Correction, validate_corrections
-from docflow.extract.declarations import TypeDecl
-from docflow.extract.values import MAX_ROWS
+from docflow.extract.checks.corrections import Correction, validate_corrections
+from docflow.extract.declarations.model import TypeDecl
+from docflow.extract.declarations.values import MAX_ROWS
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import (
     OTHER_NEEDS_COMMENT,

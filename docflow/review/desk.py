@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.ids import event_id
 from docflow.readmodel.schema import Report, RunIds
 from docflow.readmodel.transitions import DOWNLOADED, seq_for

@@ -5,7 +5,7 @@ detectors to count, the `[fields]` table) with its loader and its start-up check
 is the file that ships; `detectors` holds the sensitive-data detectors (counted by the
 classifier, located by the review page's evidence and redaction, masked by enrichment).
 
-May import docflow.settings and docflow.extract.spec (the `[fields]` table's model) only;
+May import docflow.settings and docflow.extract.checks.spec (the `[fields]` table's model) only;
 never a feature room (classify, pipeline, review, enrich, readmodel), a handler or the local
 stack. Everything else may import it.
 """

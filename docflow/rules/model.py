@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docflow.extract.spec import NO_FIELDS, FieldRules, parse_field_rules
+from docflow.extract.checks.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.rules.controls import NO_CONTROLS, ControlRules, parse_control_rules
 from docflow.rules.detectors import DETECTORS
 from docflow.rules.packets import NO_PACKETS, PacketRules, parse_packet_rules

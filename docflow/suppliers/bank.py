@@ -35,8 +35,8 @@ from schwifty.exceptions import SchwiftyException
 
 from docflow.accounts import IBAN as IBAN_KIND
 from docflow.accounts import masked_iban
+from docflow.document.shown import AccountShown, BankShown
 from docflow.suppliers.ownership import IbanFinding
-from docflow.suppliers.shapes import Account, BankShown
 
 REGISTERED = "registered"
 UNREGISTERED = "unregistered"
@@ -70,13 +70,13 @@ class Asked:
         return self.instructions > 0 and not self.settled
 
 
-def bank_of(finding: IbanFinding | str) -> Account:
+def bank_of(finding: IbanFinding | str) -> AccountShown:
     """The account masked to its last four, with its bank's name and BIC where schwifty's
     bank registry knows the IBAN's bank code (it ships the national registries)."""
     if isinstance(finding, str):
-        return _with_bank(Account(iban=masked_iban(finding)), finding)
+        return _with_bank(AccountShown(iban=masked_iban(finding)), finding)
     account = finding.account
-    shown = Account(iban=account.masked)
+    shown = AccountShown(iban=account.masked)
     if account.kind != IBAN_KIND:
         shown["kind"] = account.kind
     if not account.valid:
@@ -84,7 +84,7 @@ def bank_of(finding: IbanFinding | str) -> Account:
     return _with_bank(shown, account.iban) if account.iban else shown
 
 
-def _with_bank(shown: Account, iban: str) -> Account:
+def _with_bank(shown: AccountShown, iban: str) -> AccountShown:
     try:
         parsed = IBAN(iban, validate_bban=False)
         bank, bic = parsed.bank_name, parsed.bic
@@ -100,8 +100,8 @@ def _with_bank(shown: Account, iban: str) -> Account:
 @dataclass(frozen=True)
 class BankCheck:
     verdict: str
-    printed: tuple[Account, ...] = ()  # the payee accounts, masked, with their banks
-    registered: tuple[Account, ...] = ()  # the supplier's registered accounts, masked
+    printed: tuple[AccountShown, ...] = ()  # the payee accounts, masked, with their banks
+    registered: tuple[AccountShown, ...] = ()  # the supplier's registered accounts, masked
     supplier_id: str | None = None
     # `[suppliers] unknown_payee = "hold"`: an invoice no registered supplier issued holds.
     hold_unknown: bool = False
@@ -164,7 +164,7 @@ def check_bank_details(
     """`holder(iban)`: the supplier id that registered that IBAN, if any (the registry);
     `asked`: what the pages ask for besides the accounts (`ownership.Judged`)."""
     payees = list({f.value: f for f in accounts if f.payee}.values())
-    printed: list[Account] = []
+    printed: list[AccountShown] = []
     foreign = unregistered = unrecognized = False
     for payee in payees:
         shown = bank_of(payee)

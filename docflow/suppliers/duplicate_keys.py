@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
-from docflow.extract.declarations import TypeDecl
-from docflow.extract.kinds import AMOUNT, CURRENCY, DATE, ID, NUMBER, PARTY
-from docflow.extract.parse import fold
-from docflow.extract.vendor import LEGAL_FORM
+from docflow.document import DocumentSummary
+from docflow.extract.declarations.kinds import AMOUNT, CURRENCY, DATE, ID, NUMBER, PARTY
+from docflow.extract.declarations.model import TypeDecl
+from docflow.extract.declarations.parse import fold
+from docflow.extract.rules_engine.vendor import LEGAL_FORM
 
 # The key kinds, as claims store them and `duplicateOf[].by` lists them.
 NUMBER_KEY, AMOUNT_KEY, BILL_KEY, WINDOW_KEY, DECLARED_KEY = (
@@ -139,21 +139,14 @@ def value_key(kind: str, raw: str) -> str:
     return _NOT_WORD.sub(" ", fold(raw)).strip()
 
 
-def field_value(summary: Mapping[str, Any], name: str) -> str:
-    field = (summary.get("fields") or {}).get(name) or {}
-    value = field.get("value")
-    return str(value).strip() if value not in (None, "") else ""
-
-
-def suppliers_of(summary: Mapping[str, Any]) -> list[str]:
+def suppliers_of(summary: DocumentSummary) -> list[str]:
     """How this invoice's supplier is known: the registry's id (a certain match only) and
     the printed name, folded. Both, so an invoice read before its supplier was registered
     still meets its copy read after."""
     out = []
-    supplier = summary.get("supplier") or {}
-    if supplier.get("certain") and supplier.get("supplierId"):
-        out.append(f"id:{supplier['supplierId']}")
-    name = vendor_key(field_value(summary, "vendor_name"))
+    if summary.supplier_id:
+        out.append(f"id:{summary.supplier_id}")
+    name = vendor_key(summary.text("vendor_name"))
     if name:
         out.append(f"name:{name}")
     return out
@@ -180,19 +173,17 @@ class Facts:
     vendor: str
 
     @classmethod
-    def of(cls, summary: Mapping[str, Any], decl: TypeDecl | None = None) -> Facts:
+    def of(cls, summary: DocumentSummary, decl: TypeDecl | None = None) -> Facts:
         named = decl.duplicate_key if decl else ()
 
         def pick(own: str, kind: str) -> str:
-            return field_value(summary, own) or field_value(
-                summary, _first_of_kind(decl, named, kind)
-            )
+            return summary.text(own) or summary.text(_first_of_kind(decl, named, kind))
 
         return cls(
             number=pick("invoice_number", ID),
             date=pick("invoice_date", DATE),
             total=pick("total_amount", AMOUNT),
-            currency=field_value(summary, "currency").upper(),
+            currency=summary.text("currency").upper(),
             vendor=pick("vendor_name", PARTY),
         )
 
@@ -237,7 +228,7 @@ class Facts:
         }
 
 
-def declared_key(decl: TypeDecl, summary: Mapping[str, Any]) -> dict[str, str]:
+def declared_key(decl: TypeDecl, summary: DocumentSummary) -> dict[str, str]:
     """{readable key: "declared"} from the type's `duplicate_key` fields, each in its kind's
     normal form; nothing when the type declares none or one of its values was not read (a
     key of fewer values would call different documents one)."""
@@ -246,7 +237,7 @@ def declared_key(decl: TypeDecl, summary: Mapping[str, Any]) -> dict[str, str]:
     parts = []
     for name in decl.duplicate_key:
         field = decl.get(name)
-        value = value_key(field.kind, field_value(summary, name)) if field else ""
+        value = value_key(field.kind, summary.text(name)) if field else ""
         if not value:
             return {}
         parts.append(value)

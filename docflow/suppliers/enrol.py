@@ -10,11 +10,12 @@ document does not show.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docflow.extract.layout import Page
+from docflow.document import Field
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers import history, proposals
 from docflow.suppliers.match import issuer_tax_ids
 from docflow.suppliers.model import Supplier, SupplierError
@@ -47,35 +48,36 @@ def issuer_ids(layouts: Sequence[Page], name: str) -> dict[str, list[str]]:
     return ids
 
 
-def printed_name(fields: dict[str, Any]) -> str:
+def printed_name(fields: Mapping[str, Field]) -> str:
     """The issuer's name as the engine read it from the page: never a value a reviewer typed
     (a corrected field keeps the read one as `original`; a registry name keeps the page's as
     `printed`)."""
-    f = fields.get("vendor_name") or {}
-    if f.get("source") == "registry":
-        return str(f.get("printed") or "").strip()
-    read = f.get("original") if "correctedBy" in f else f.get("value")
+    f = fields.get("vendor_name")
+    if f is None:
+        return ""
+    if f.source == "registry":
+        return str(f.printed or "").strip()
+    read = f.original if f.corrected else f.value
     return str(read or "").strip()
 
 
 def propose_from_page(
     store: SupplierStore,
     layouts: Sequence[Page],
-    summary: dict[str, Any],
+    fields: Mapping[str, Field],
     source: tuple[str, str],
     proposer: str,
 ) -> Proposed:
     """File a proposal for the issuer under the name the page prints, with the checked ids
     the pages print for it; `source` = (document id, version). Safe to run twice: one
     proposal per document version."""
-    fields = summary.get("fields") or {}
     name = printed_name(fields)
     if not name:
         return Proposed(None, "the page prints no issuer name docflow could read")
     ids = issuer_ids(layouts, name)
     if not ids:
         return Proposed(None, "the document prints no checked id of its issuer")
-    currency = str((fields.get("currency") or {}).get("value") or "")
+    currency = str(fields["currency"].value or "") if "currency" in fields else ""
     try:
         Supplier.parse({"name": name, "ids": ids, "currency": currency})
     except SupplierError as exc:

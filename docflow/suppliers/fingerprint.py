@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from docflow.extract.layout import Page
-from docflow.extract.parse import fold
+from docflow.extract.declarations.parse import fold
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers.shapes import Profile
 
 MAX_LINES = 60

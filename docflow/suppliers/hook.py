@@ -25,14 +25,14 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from docflow.extract.base import PageInput
-from docflow.extract.calibration import load_table, probability
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Page
-from docflow.extract.rules import layout_of
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.rules_engine.calibration import load_table, probability
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers import profile as profiles
 from docflow.suppliers.bank import BankCheck
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.ids import masked_iban
 from docflow.suppliers.match import (
     Match,
@@ -116,7 +116,7 @@ def consult(
     field (where each value was read), which decides whether a value the profile says this
     supplier never prints was printed this time; `min_confirmations`: the agreeing reviews a
     profile field needs before it gives a value (`[suppliers]` in the rules file);
-    `declared`: the ids and payee IBANs an e-invoice's data states (`declared.py`), taken
+    `declared`: the ids and payee IBANs an e-invoice's data states (`data_evidence.py`), taken
     before the page's, and its fields come from that data: no profile reads the page;
     `hold_unknown`: `[suppliers] unknown_payee = "hold"` (the bank check's `holds`)."""
     out = Consulted({k: dict(v) for k, v in fields.items()})
@@ -161,7 +161,7 @@ def consult(
         {"kind": t.kind, "value": t.value, "valid": t.valid}
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
-    # Every account an e-invoice's data names is a payee there, an IBAN or not (declared.py).
+    # Every account an e-invoice's data names is a payee there, an IBAN or not (data_evidence.py).
     out.bank = check_bank(store, match, declared.payees(ibans), names, judged, hold_unknown)
     out.shown.update({"bank": out.bank.shown()} if out.bank is not None else {})
     if match is None or not certain:

@@ -27,10 +27,10 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from docflow import names as look
-from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.matching import is_customer_label
-from docflow.extract.parse import fold
-from docflow.extract.vendor import LEGAL_FORM, customer_cells
+from docflow.extract.declarations.parse import fold
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
+from docflow.extract.rules_engine.matching import is_customer_label
+from docflow.extract.rules_engine.vendor import LEGAL_FORM, customer_cells
 from docflow.suppliers import fingerprint as fingerprints
 from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
 from docflow.suppliers.model import Supplier

@@ -51,9 +51,9 @@ from docflow.accounts import IBAN, Account, PageAccounts, read_page
 from docflow.accounts import OTHER as OTHER_KIND
 from docflow.accounts.labels import LABEL, MANDATE, PAY_TO, READER, Cue
 from docflow.accounts.lines import Segment
-from docflow.extract.layout import Page
-from docflow.extract.parse import fold
-from docflow.extract.vendor import customer_cells
+from docflow.extract.declarations.parse import fold
+from docflow.extract.rules_engine.layout import Page
+from docflow.extract.rules_engine.vendor import customer_cells
 from docflow.suppliers.ids import find_tax_ids
 
 ISSUER, OTHER = "issuer", "other"

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from docflow.accounts import read_page
 from docflow.accounts.lines import text_lines
 from docflow.extract.base import PageInput
-from docflow.extract.layout import Page, from_words
-from docflow.extract.rules import layout_of
+from docflow.extract.rules_engine.engine import layout_of
+from docflow.extract.rules_engine.layout import Page, from_words
 from docflow.suppliers.bank import Asked, BankCheck, check_bank_details
 from docflow.suppliers.match import Match
 from docflow.suppliers.ownership import IbanFinding, Judged, judge_accounts

@@ -26,10 +26,10 @@ from typing import cast
 
 from rapidfuzz import fuzz
 
-from docflow.extract.kinds import AMOUNT, DATE, ID
-from docflow.extract.labels import READ_AS
-from docflow.extract.layout import Cell, Page, below, right_of
-from docflow.extract.parse import find_amounts, find_dates, fold
+from docflow.extract.declarations.kinds import AMOUNT, DATE, ID
+from docflow.extract.declarations.labels import READ_AS
+from docflow.extract.declarations.parse import find_amounts, find_dates, fold
+from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
 from docflow.suppliers.shapes import Profile, ProfileEntry
 
 LEARNED_KINDS = (ID, DATE, AMOUNT)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docflow.document import DocumentSummary
 from docflow.readmodel.transitions import APPROVED
 from docflow.rules.controls import HOLD, ControlRules
 from docflow.rules.model import Stage
@@ -49,37 +50,39 @@ AUDIT = "audit"  # the audit stage's `because` (docflow.pipeline.audit)
 TEACHING = ("fields", AUDIT)  # the stages whose approval confirms every value shown
 
 
-def changed_payee(summary: dict[str, Any], stages: Sequence[RoutedStage]) -> bool:
+def changed_payee(summary: DocumentSummary, stages: Sequence[RoutedStage]) -> bool:
     """The review changed who the invoice is from or who is paid, or passed a bank check."""
     if any(BANK_DETAILS in (s.because, s.name) for s in stages):
         return True
-    for name, f in (summary.get("fields") or {}).items():
+    for name, f in (summary.fields or {}).items():
         if name != "vendor_name" and "iban" not in name:
             continue
-        if "correctedBy" in f and str(f.get("original")) != str(f.get("value")):
+        if f.corrected and str(f.original) != str(f.value):
             return True
     return False
 
 
 def _approved(
-    stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]], because: Sequence[str]
-) -> list[dict[str, Any]]:
+    stages: Sequence[RoutedStage], decided: Sequence[Mapping[str, Any]], because: Sequence[str]
+) -> list[Mapping[str, Any]]:
     names = {s.name for s in stages if s.because in because}
     return [d for d in decided if d.get("stageName") in names and d.get("decision") == APPROVED]
 
 
 def learning_due(
-    summary: dict[str, Any], stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
+    summary: DocumentSummary,
+    stages: Sequence[RoutedStage],
+    decided: Sequence[Mapping[str, Any]],
 ) -> bool:
     """A registered supplier matched by its name alone (its ids unprinted or failing their
     checks) learns too: the person who approved the fields left the printed name standing,
     and what it learns (a layout, where fields are printed) is for reading; paying still
     goes through the registry's bank details."""
-    supplier = summary.get("supplier") or {}
+    supplier = summary.supplier or {}
     # A reviewer who proposed a new supplier said the name's match is another issuer.
-    by_name = supplier.get("by") == "name" and not summary.get("supplierProposed")
+    by_name = supplier.get("by") == "name" and not summary.proposed
     known = supplier.get("certain") or (by_name and supplier.get("supplierId"))
-    if not known or not summary.get("fields"):
+    if not known or not summary.fields:
         return False
     if changed_payee(summary, stages):
         return False
@@ -87,7 +90,7 @@ def learning_due(
 
 
 def audit_decision(
-    stages: Sequence[RoutedStage], decided: Sequence[dict[str, Any]]
+    stages: Sequence[RoutedStage], decided: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any] | None:
     """An approved audit stage: {"decidedBy": the reviewer, "decidedAt"}; None when there
     was none."""

@@ -65,28 +65,6 @@ class ProposalJson(TypedDict):
     reason: str | None
 
 
-class Account(TypedDict, total=False):
-    """A bank account as shown: masked to its last four, with its bank where known."""
-
-    iban: str  # the account masked (`DE•••• 3000`; a national one `UK•••• 6819`)
-    kind: str  # uk | us | de | other (docflow.accounts); absent for an IBAN
-    valid: bool  # False: no check recognizes it (absent when it passes)
-    bank: str
-    bic: str
-    holder: str  # another registered supplier's id, when the account is theirs
-    registered: bool  # registered for the issuer
-
-
-class BankShown(TypedDict, total=False):
-    """The bank-details check as checkpoints, the read model and the review page carry it."""
-
-    verdict: str
-    printed: list[Account]
-    message: str
-    supplierId: str
-    registered: list[Account]
-
-
 class FieldStreak(TypedDict):
     since: str  # the profile entry's `since`: a new streak starts the count again
     count: int

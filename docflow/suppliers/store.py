@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.dynamo import transaction_condition_failed
-from docflow.extract.parse import fold
+from docflow.extract.declarations.parse import fold
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.suppliers import history
 from docflow.suppliers.model import Supplier

@@ -13,8 +13,8 @@ import pytest
 from docflow.cli import build_parser, main
 from docflow.cli.queries import print_fields
 from docflow.cli.suppliers import _print_history
-from docflow.extract.declarations import parse_declarations
-from docflow.extract.table_checks import table_checks
+from docflow.extract.checks.table_checks import table_checks
+from docflow.extract.declarations.model import parse_declarations
 from docflow.local.stack import control
 from docflow.rules.model import DEFAULT_RULES, load_rules
 from docflow.settings import SettingsError

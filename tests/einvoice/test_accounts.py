@@ -16,7 +16,7 @@ from docflow.einvoice.agree import PageValues, Printed, agree
 from docflow.einvoice.fields import supplier_evidence
 from docflow.einvoice.record import EInvoice
 from docflow.suppliers.bank import HOLDS, REGISTERED, check_bank_details
-from docflow.suppliers.declared import PAYEE_DATA, Declared
+from docflow.suppliers.data_evidence import PAYEE_DATA, Declared
 from docflow.suppliers.ownership import ISSUER
 from tests.einvoice.payees import (
     ATTACKER_IBAN,

@@ -20,8 +20,8 @@ from docflow.einvoice.fields import (
     rule_checks,
     supplier_evidence,
 )
-from docflow.extract.kinds import VALUE_PATTERNS
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.declarations.kinds import VALUE_PATTERNS
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "einvoice"
 SAMPLES = sorted(p for p in DATA.iterdir() if p.suffix in (".xml", ".pdf"))

@@ -34,7 +34,7 @@ CASES = [("cii", form) for form in CII_FORMS] + [("ubl", form) for form in UBL_F
 SHOWN = {
     "proprietary-id": "GB•••• 5432",
     "hyphenated": "GB•••• 5432",
-    "national": "05•••• 3000",
+    "national": "•••• 3000",  # no country of its own: its last four only
     "second-means": "GB•••• 5432",
 }
 

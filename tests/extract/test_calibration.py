@@ -1,6 +1,6 @@
-"""Calibrated confidences (`docflow/extract/calibration.py`): the fitted table turns a field's
-evidence into a probability, read at run time with no fitting library; the thresholds fitted
-with it apply unless the rules file sets its own."""
+"""Calibrated confidences (`docflow/extract/rules_engine/calibration.py`): the fitted table
+turns a field's evidence into a probability, read at run time with no fitting library; the
+thresholds fitted with it apply unless the rules file sets its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from docflow.extract.base import FoundField
-from docflow.extract.calibration import (
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.spec import parse_field_rules
+from docflow.extract.rules_engine.calibration import (
     FEATURES,
     TABLE,
     calibrate,
@@ -19,8 +21,6 @@ from docflow.extract.calibration import (
     probability,
     thresholds,
 )
-from docflow.extract.checks import check_fields
-from docflow.extract.spec import parse_field_rules
 from docflow.rules.model import DEFAULT_RULES, load_rules
 
 TABLE_ONE = {
@@ -104,8 +104,8 @@ def test_fitted_thresholds_apply_unless_the_rules_file_sets_its_own() -> None:
 
 def _engine(text: str, engine: str = "textlayer", ocr: float = 100.0) -> dict[str, FoundField]:
     from docflow.extract.base import PageInput
-    from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-    from docflow.extract.rules import RulesEngine
+    from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+    from docflow.extract.rules_engine.engine import RulesEngine
 
     pages = [PageInput(1, text, engine, ocr)]
     return RulesEngine().extract(pages, list(FIELD_KINDS)).fields

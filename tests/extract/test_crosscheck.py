@@ -1,12 +1,12 @@
-"""The cross-checks after the labels chose the amounts (`docflow/extract/crosscheck.py`): a
-printed tax rate checks the tax, a tax line the rules did not read sends the document to a
-person, a currency sign OCR read as a digit is caught, and a net the page does not print is
-derived from total and tax, marked so."""
+"""The cross-checks after the labels chose the amounts
+(`docflow/extract/rules_engine/crosscheck.py`): a printed tax rate checks the tax, a tax line
+the rules did not read sends the document to a person, a currency sign OCR read as a digit is
+caught, and a net the page does not print is derived from total and tax, marked so."""
 
 from __future__ import annotations
 
 from docflow.extract.base import FoundField, PageInput
-from docflow.extract.crosscheck import (
+from docflow.extract.rules_engine.crosscheck import (
     derive_net,
     rate_verdict,
     sign_digit,
@@ -14,8 +14,8 @@ from docflow.extract.crosscheck import (
     unread_tax_line,
     without_sign_digit,
 )
-from docflow.extract.layout import from_text
-from docflow.extract.rules import RulesEngine
+from docflow.extract.rules_engine.engine import RulesEngine
+from docflow.extract.rules_engine.layout import from_text
 
 NAMES = ("invoice_number", "currency", "net_amount", "tax_amount", "total_amount")
 

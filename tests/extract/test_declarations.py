@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from docflow.extract.declarations import parse_declarations
-from docflow.extract.toml_lines import DeclarationError
+from docflow.extract.declarations.model import parse_declarations
+from docflow.extract.declarations.toml_lines import DeclarationError
 
 RECEIPT = """[fields]
 stage = "fields"

@@ -20,10 +20,10 @@ from docflow import aws
 from docflow.cost import PRICES, Usage, estimate
 from docflow.errors import ThrottledError
 from docflow.extract import PageInput, build_engine
-from docflow.extract.declarations import FieldDecl, TypeDecl, parse_declarations
-from docflow.extract.kinds import TEXT
-from docflow.extract.schema import field_schema
-from docflow.extract.textract_document import MAX_QUERY_CHARS, query_batches, query_text
+from docflow.extract.declarations.kinds import TEXT
+from docflow.extract.declarations.model import FieldDecl, TypeDecl, parse_declarations
+from docflow.extract.engines.schema import field_schema
+from docflow.extract.engines.textract_document import MAX_QUERY_CHARS, query_batches, query_text
 from docflow.local.emulators.analyze_document import AnalyzeDocumentEmulator
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.declared import from_schema

@@ -9,10 +9,10 @@ import tomllib
 import pytest
 
 from docflow.extract.base import Extraction, PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.rules import RulesEngine
-from docflow.extract.spec import parse_field_rules
-from docflow.extract.values import normalize
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.spec import parse_field_rules
+from docflow.extract.declarations.values import normalize
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import TesseractReader
 from docflow.readers.textlayer import TextLayerReader
@@ -225,7 +225,7 @@ def test_a_heading_over_a_paragraph_is_no_label_and_value() -> None:
 
 
 def test_free_text_stops_where_the_next_label_starts_on_its_line() -> None:
-    from docflow.extract.printed import read_value
+    from docflow.extract.rules_engine.printed import read_value
 
     assert read_value("text", "Delaware. Signature: ______").value == "Delaware"
     assert read_value("text", "New York; Venue: the courts of Manhattan").value == "New York"

@@ -11,8 +11,8 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow.extract import PageInput, build_engine
-from docflow.extract.checks import check_fields
-from docflow.extract.schema import field_schema
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.engines.schema import field_schema
 from docflow.local.emulators.bedrock import BedrockEmulator
 from docflow.local.emulators.expense import ExpenseEmulator
 from docflow.pdf import open_pdf

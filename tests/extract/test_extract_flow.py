@@ -9,7 +9,7 @@ import json
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
 from docflow import aws
-from docflow.extract.calibration import thresholds
+from docflow.extract.rules_engine.calibration import thresholds
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from orchestrator.app import handler
@@ -129,7 +129,7 @@ def test_a_bad_correction_decides_nothing_but_a_rejection(
 def test_an_engine_that_keeps_failing_sends_the_fields_to_a_person(
     stack: Stack, shipped_rules: None
 ) -> None:
-    from docflow.pipeline.extract import ATTEMPTS
+    from docflow.pipeline.extract import EXTRACT
     from docflow.runtime import runtime, use_runtime
     from tests.support.fakes import FakeBrokenFieldEngine
 
@@ -142,7 +142,7 @@ def test_an_engine_that_keeps_failing_sends_the_fields_to_a_person(
         waiting = read_model().pending().items
         runner.send_callback_success(callback_id, json.dumps({"approved": False}).encode())
         result = runner.wait_for_result(arn, timeout=60)
-    assert engine.calls == ATTEMPTS
+    assert engine.calls == EXTRACT.attempts
     assert waiting[0]["stageName"] == "fields"
     assert waiting[0]["fieldChecks"][0]["code"] == "engine-failed"
     assert result_json(result)["status"] == "archived"

@@ -7,12 +7,13 @@ import json
 
 import pytest
 
+from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.corrections import validate_corrections
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.parse import MDY, find_amounts, find_dates
-from docflow.extract.rules import RulesEngine
+from docflow.extract.checks.corrections import validate_corrections
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.declarations.parse import MDY, find_amounts, find_dates
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.stage.decision import Decision, DecisionError
 from docflow.rules.model import DEFAULT_RULES, load_rules
@@ -69,7 +70,7 @@ def test_percentages_are_not_amounts() -> None:
 
 def fields_of(text: str, engine: str = "textlayer", confidence: float = 100.0) -> dict:
     """{field: (value, the engine's own score)}: the score, before its calibration
-    (`docflow/extract/calibration.py`), is what these rules set."""
+    (`docflow/extract/rules_engine/calibration.py`), is what these rules set."""
     found = RulesEngine().extract([PageInput(1, text, engine, confidence)], list(FIELD_KINDS))
     return {n: (f.value, round(f.evidence["score"], 2)) for n, f in found.fields.items()}
 
@@ -179,14 +180,15 @@ def test_decision_keeps_validated_corrections_and_refuses_bad_ones() -> None:
 
 
 def test_corrections_keep_the_first_original_across_stages() -> None:
-    summary = {"fields": {"total_amount": {"value": "10.00", "confidence": 0.4, "page": 1}}}
+    read = {"fields": {"total_amount": {"value": "10.00", "confidence": 0.4, "page": 1}}}
+    summary = DocumentSummary.from_json({"docType": "invoice", **read})
     first = apply_corrections(
         summary, Decision(True, "a@x", decided_at="t1", corrections={"total_amount": "11.00"})
     )
     second = apply_corrections(
         first, Decision(True, "b@x", decided_at="t2", corrections={"total_amount": "12.00"})
     )
-    assert second["fields"]["total_amount"] == {
+    assert second.to_json()["fields"]["total_amount"] == {
         "value": "12.00",
         "confidence": 1.0,
         "page": 1,
@@ -194,7 +196,7 @@ def test_corrections_keep_the_first_original_across_stages() -> None:
         "correctedBy": "b@x",
         "correctedAt": "t2",
     }
-    assert summary["fields"]["total_amount"]["value"] == "10.00"  # pure
+    assert summary.text("total_amount") == "10.00"  # pure
 
 
 def test_rules_file_refuses_a_field_of_no_known_kind_naming_its_line(tmp_path) -> None:

@@ -12,8 +12,8 @@ from reportlab.pdfgen import canvas
 
 from docflow.classify import RulesClassifier
 from docflow.extract.base import PageInput
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.rules import RulesEngine
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pdf import open_pdf
 from docflow.readers.textlayer import TextLayerReader
 from docflow.rules.model import DEFAULT_RULES, load_rules

@@ -5,9 +5,9 @@ whose reader gave no word positions (laid out from their text)."""
 from __future__ import annotations
 
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.rules import RulesEngine
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.rules.model import DEFAULT_RULES, load_rules
 from tests.support.invoices import FACTUUR, HOTEL
 

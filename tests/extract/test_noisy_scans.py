@@ -6,8 +6,8 @@ right. Real PDFs, rendered as images and read by real tesseract."""
 from __future__ import annotations
 
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.rules import RulesEngine
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pdf import open_pdf
 from docflow.readers.tesseract import TesseractReader
 from docflow.rules.model import DEFAULT_RULES, load_rules

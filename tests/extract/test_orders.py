@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
-from docflow.extract.orders import PO_MATCH, OrderRules, compare, confirmed
+from docflow.extract.checks.orders import PO_MATCH, OrderRules, compare, confirmed
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.transitions import FINALIZED, PENDING_REVIEW
 from docflow.settings import load_settings

@@ -5,7 +5,7 @@ word; and a row of totals' labels, which heads the totals, not line items. Pure,
 from __future__ import annotations
 
 from docflow.extract.base import PageInput
-from docflow.extract.rules import RulesEngine
+from docflow.extract.rules_engine.engine import RulesEngine
 
 NAMES = ["invoice_number", "invoice_date", "net_amount", "tax_amount", "total_amount"]
 

@@ -19,8 +19,8 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 
-from docflow.extract.declarations import TypeDecl
-from docflow.extract.values import normalize
+from docflow.extract.declarations.model import TypeDecl
+from docflow.extract.declarations.values import normalize
 from docflow.local.resources import LocalNames
 from docflow.rules.model import DEFAULT_RULES, load_rules
 from tests.kit.sandbox import moto_sandbox

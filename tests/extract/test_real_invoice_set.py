@@ -20,9 +20,9 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 
-from docflow.extract.kinds import VALUE_PATTERNS
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.spec import parse_field_rules
+from docflow.extract.checks.spec import parse_field_rules
+from docflow.extract.declarations.kinds import VALUE_PATTERNS
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 
 ROOT = Path(__file__).parents[1] / "data" / "real_invoices"
 RULES = Path(__file__).parents[2] / "docflow" / "rules" / "rules.toml"

@@ -6,8 +6,8 @@ value. Text and hand-placed word boxes, no AWS."""
 from __future__ import annotations
 
 from docflow.extract.base import PageInput
-from docflow.extract.labels import BUILTIN_KINDS as FIELD_KINDS
-from docflow.extract.rules import RulesEngine
+from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.readers.base import Word
 
 

@@ -9,12 +9,12 @@ import tomllib
 import pytest
 
 from docflow.extract.base import PageInput
-from docflow.extract.checks import check_fields
-from docflow.extract.declarations import TypeDecl, parse_declarations
-from docflow.extract.rules import RulesEngine
-from docflow.extract.spec import parse_field_rules
-from docflow.extract.table_checks import unverified_tables
-from docflow.extract.toml_lines import DeclarationError
+from docflow.extract.checks.field_checks import check_fields
+from docflow.extract.checks.spec import parse_field_rules
+from docflow.extract.checks.table_checks import unverified_tables
+from docflow.extract.declarations.model import TypeDecl, parse_declarations
+from docflow.extract.declarations.toml_lines import DeclarationError
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.pdf import open_pdf
 from docflow.readers.base import Word
 from docflow.readers.tesseract import TesseractReader

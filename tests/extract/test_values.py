@@ -7,10 +7,10 @@ import tomllib
 
 import pytest
 
-from docflow.extract.corrections import validate_corrections
-from docflow.extract.declarations import parse_declarations
-from docflow.extract.schema import field_schema
-from docflow.extract.values import normalize, normalize_rows
+from docflow.extract.checks.corrections import validate_corrections
+from docflow.extract.declarations.model import parse_declarations
+from docflow.extract.declarations.values import normalize, normalize_rows
+from docflow.extract.engines.schema import field_schema
 
 RULES = """
 [fields.types.claim-form.fields.claim_date]

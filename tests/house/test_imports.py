@@ -16,6 +16,7 @@ from tests.support.imports import (
     ROOT,
     imported_modules,
     module_imports,
+    module_of,
     unit,
     unit_imports,
 )
@@ -28,12 +29,17 @@ GROUND = {
     "converse",  # Bedrock Converse with one forced tool (extract, packets, enrich)
     "names",  # invisible characters, TR39 skeletons, mixed scripts, identity keys
     "accounts",  # bank accounts in any printed form (the stdlib, schwifty and stdnum only)
+    "active_content",  # the kinds of active content a PDF may hold, and how each is said
+    "pdf_actions",  # the bounded walk over a PDF's actions (pypdf)
+    "document",  # the run's typed record of its document: summary, fields, checks
 }
 # What each of docflow's units may import of docflow (besides itself), from the House table.
 HOUSE: dict[str, set[str]] = {
     **{floor: GROUND for floor in GROUND},
     # The one account reader imports nothing of docflow's: any room may read accounts.
     "accounts": set(),
+    # The document's record is read by every room and owned by none.
+    "document": set(),
     "executions": GROUND,
     "readmodel": GROUND,
     "events": GROUND | {"readmodel"},
@@ -42,7 +48,9 @@ HOUSE: dict[str, set[str]] = {
     "trace": GROUND | {"readmodel"},
     # The widgets read the read model; the document page's fragment is the trace's.
     "ops": GROUND | {"readmodel", "trace"},
-    "intake": GROUND | {"readmodel", "executions"},
+    # An S3 event to its run, and the starters (Lambda's; the local runner's is handed in by
+    # the local functions' host, docflow/local/services/starter.py).
+    "intake": GROUND,
     "readers": GROUND | {"readmodel"},
     "extract": GROUND | {"readers", "readmodel"},
     # EN 16931 e-invoices: detect, read, validate (libraries only; the pipeline calls it).
@@ -65,6 +73,9 @@ HOUSE: dict[str, set[str]] = {
 }
 # The step bodies stand on everything above but the CLI and the local stack.
 HOUSE["pipeline"] = set(HOUSE) | {"runtime"}
+# The durable sub-flows run the step bodies: every durable operation is in them or in the
+# orchestrator, none in `pipeline`.
+HOUSE["flows"] = HOUSE["pipeline"] | {"pipeline"}
 # The package's face (docflow/__init__.py) and the units held by the rules further down.
 KNOWN = set(HOUSE) | {"cli", "local", "docflow"}
 
@@ -218,3 +229,38 @@ def test_no_test_module_imports_another_test_module() -> None:
         for path in sorted((ROOT / "tests").rglob("*.py"))
     }
     assert {here: there for here, there in wrong.items() if there} == {}
+
+
+# What each room of docflow/extract may import of docflow/extract (docs/architecture.md, each
+# room's __init__): factory -> engines -> rules_engine -> base -> declarations; checks ->
+# declarations.
+EXTRACT_ROOMS: dict[str, set[str]] = {
+    "declarations": set(),
+    "base": {"declarations"},
+    "checks": {"declarations"},
+    "rules_engine": {"declarations", "base"},
+    "engines": {"declarations", "base", "rules_engine"},
+    "factory": {"base", "rules_engine", "engines"},
+}
+
+
+def _extract_room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["docflow", "extract"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def test_the_rooms_of_extract_import_downward() -> None:
+    extract = ROOT / "docflow" / "extract"
+    rooms = {p.stem if p.suffix else p.name for p in extract.iterdir() if p.name != "__pycache__"}
+    assert rooms - {"__init__"} == set(EXTRACT_ROOMS)  # a new room is placed when added
+    wrong = {}
+    for path in sorted(extract.rglob("*.py")):
+        here = _extract_room(module_of(path))
+        if here is None or here == "__init__":
+            continue
+        used = {_extract_room(m) for m in imported_modules(path)} - {None, here}
+        if used - EXTRACT_ROOMS[here]:
+            wrong[str(path.relative_to(ROOT))] = sorted(str(u) for u in used - EXTRACT_ROOMS[here])
+    assert wrong == {}

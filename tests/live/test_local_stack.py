@@ -364,7 +364,7 @@ def history_of_run(doc: DocumentRef) -> list[dict]:
 def test_a_stale_start_claim_whose_run_exists_starts_nothing(live_stack: StackConfig) -> None:
     """The local runner does not de-duplicate execution names; a starter that died between
     starting a run and marking its claim must not lead the next one to start it again."""
-    from docflow.intake import LocalRunnerStarter
+    from docflow.local.services.starter import LocalRunnerStarter
     from docflow.readmodel.table import to_ddb
 
     doc = upload_doc(live_stack, "incoming/stale-claim.pdf", make_pdf([fresh_invoice()]))
@@ -407,17 +407,17 @@ def test_a_claim_left_starting_by_a_starter_that_died_is_taken_over_not_skipped(
     """A starter that died between claiming a run and starting it leaves the claim
     "starting"; the next delivery once counted that as a duplicate and dropped the document
     (one of 120 in a backfill never ran). It waits the claim out and starts the run."""
-    from docflow import intake
+    from docflow.local.services import starter as local
     from docflow.readmodel.table import to_ddb
 
-    monkeypatch.setattr(intake, "CLAIM_TIMEOUT_S", 3)
-    monkeypatch.setattr(intake, "CLAIM_POLL_S", 0.2)
+    monkeypatch.setattr(local, "CLAIM_TIMEOUT_S", 3)
+    monkeypatch.setattr(local, "CLAIM_POLL_S", 0.2)
     doc = quiet_document(live_stack, "died-before-starting.pdf")
     claim = {"pk": f"START#{doc.execution_name}", "state": "starting", "owner": "dead"}
     aws.client("dynamodb").put_item(
         TableName=live_stack.claims_table, Item=to_ddb({**claim, "claimedAt": int(time.time())})
     )
-    starter = intake.LocalRunnerStarter(
+    starter = local.LocalRunnerStarter(
         live_stack.runner_url, "docflow-orchestrator", live_stack.claims_table, 3600
     )
 
@@ -435,8 +435,8 @@ def test_a_claim_write_retried_after_its_answer_was_lost_still_starts_the_run(
 ) -> None:
     """botocore retries a write whose answer was lost; the retry of the conditional claim
     then fails on the item the first try wrote. That is this starter's own claim."""
-    from docflow import intake
     from docflow.dynamo import Table
+    from docflow.local.services.starter import LocalRunnerStarter
 
     real = Table.put
     lost: list[str] = []
@@ -449,7 +449,7 @@ def test_a_claim_write_retried_after_its_answer_was_lost_still_starts_the_run(
 
     monkeypatch.setattr(Table, "put", answer_lost_once)
     doc = quiet_document(live_stack, "answer-lost.pdf")
-    starter = intake.LocalRunnerStarter(
+    starter = LocalRunnerStarter(
         live_stack.runner_url, "docflow-orchestrator", live_stack.claims_table, 3600
     )
 

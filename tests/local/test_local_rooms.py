@@ -141,7 +141,7 @@ def test_a_tick_that_raises_does_not_end_the_loop(tmp_path: Path) -> None:
 
 
 # What each room of docflow/local may import of docflow/local (its __init__ says the same).
-BASE = {"config", "resources"}
+BASE = {"config", "resources", "private"}  # private: the state folder's modes (0700/0600)
 MAY_IMPORT = {
     "emulators": {"emulators"},
     "fidelity": BASE | {"fidelity"},

@@ -12,7 +12,8 @@ from docflow.cli.queries import page_lines
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.web.evidence import PageFacts
-from docflow.review.web.pages import Routing, review_page
+from docflow.review.web.page_records import Routing, Shown
+from docflow.review.web.pages import review_page
 
 
 def page_for(kinds: list[str]) -> lxml.html.HtmlElement:
@@ -27,16 +28,18 @@ def page_for(kinds: list[str]) -> lxml.html.HtmlElement:
         }
     )
     html = review_page(
-        link=link,
-        base="/review/T",
-        pages=[PageFacts(1, "textlayer", 100.0, {})],
-        order=[1],
-        shown_from=0,
-        texts={},
-        routing=Routing((), 40.0),
-        deadline=None,
-        flagged=0,
-        reasons=REJECT_REASONS,
+        Shown(
+            link=link,
+            base="/review/T",
+            pages=[PageFacts(1, "textlayer", 100.0, {})],
+            order=[1],
+            shown_from=0,
+            texts={},
+            routing=Routing((), 40.0),
+            deadline=None,
+            flagged=0,
+            reasons=REJECT_REASONS,
+        )
     )
     return lxml.html.fromstring(html)
 

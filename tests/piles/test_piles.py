@@ -17,7 +17,7 @@ from docflow.ids import DocumentRef
 from docflow.local.emulators.bedrock_batch import WALK, BedrockBatchEmulator
 from docflow.local.resources import LocalNames
 from docflow.local.tools.pile_run import Pile, pile_env, pile_running
-from docflow.piles.jobwait import on_state_change
+from docflow.piles.jobwait import JobStateChange, on_state_change
 from docflow.piles.pool import CLAIMED, PENDING, SENT, Pool
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
@@ -155,7 +155,9 @@ def test_a_duplicate_state_change_event_completes_nothing_twice(sandbox: LocalNa
         ended = [a for a in pile.pump.answers if a["status"] == "Completed"]
         # Once more, after everything settled: a late redelivery.
         late = on_state_change(
-            {"detail": {"batchJobName": ran["result"]["jobs"][0]["job"], "status": "Completed"}}
+            JobStateChange(
+                {"detail": {"batchJobName": ran["result"]["jobs"][0]["job"], "status": "Completed"}}
+            )
         )
         answered_batcher = list(pile.to_batcher.sent)
 

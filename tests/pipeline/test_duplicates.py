@@ -210,19 +210,22 @@ class LastAttempt:
 def test_a_claims_table_out_of_reach_sends_the_invoice_to_a_person(
     stack: Stack, shipped_rules: None
 ) -> None:
-    from docflow.pipeline.duplicates import ATTEMPTS, UNCHECKED, claim_duplicates
+    from docflow.document import DocumentSummary
+    from docflow.pipeline.duplicates import CLAIMS, UNCHECKED, claim_duplicates
 
     doc = stack.upload("in/invoice.pdf", pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS))
-    found = {
-        "docType": "invoice",
-        "fields": {
-            "invoice_number": {"value": "INV-20931"},
-            "vendor_name": {"value": "ACME SUPPLIES LTD"},
-        },
-    }
+    found = DocumentSummary.from_json(
+        {
+            "docType": "invoice",
+            "fields": {
+                "invoice_number": {"value": "INV-20931"},
+                "vendor_name": {"value": "ACME SUPPLIES LTD"},
+            },
+        }
+    )
     aws.client("dynamodb").delete_table(TableName=load_settings().duplicate_table)
     with pytest.raises(ClientError):
         claim_duplicates(doc, found)(cast("StepContext", LastAttempt(1)))  # retried first
-    out = claim_duplicates(doc, found)(cast("StepContext", LastAttempt(ATTEMPTS)))
+    out = claim_duplicates(doc, found)(cast("StepContext", LastAttempt(CLAIMS.attempts)))
     assert [s.because for s in out.stages] == [UNCHECKED] and out.earlier == ()
     assert out.keys == (NUMBER_KEY,)  # what an archive would release

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import tomllib
 
-from docflow.extract.declarations import parse_declarations
+from docflow.document import Field
+from docflow.extract.declarations.model import parse_declarations
 from docflow.pipeline.enrich_fill import FILLED, fill_from_enrichment
 
 RULES = """
@@ -34,8 +35,8 @@ def _decl():
 
 def test_parties_and_a_matching_date_are_filled_for_a_person_to_confirm() -> None:
     fields, checks = fill_from_enrichment({}, _decl(), FOUND)
-    assert fields["parties"]["value"] == "Acme Ltd; Beta GmbH"
-    assert fields["effective_date"] == {
+    assert fields["parties"].value == "Acme Ltd; Beta GmbH"
+    assert fields["effective_date"].to_json() == {
         "value": "2026-01-01",
         "confidence": FILLED,
         "page": 0,
@@ -44,15 +45,15 @@ def test_parties_and_a_matching_date_are_filled_for_a_person_to_confirm() -> Non
     }
     # No key date's words name a termination: nothing guessed.
     assert "termination_date" not in fields
-    assert {c["field"] for c in checks} == {"parties", "effective_date"}
-    assert {c["code"] for c in checks} == {"low-confidence"}
+    assert {c.field for c in checks} == {"parties", "effective_date"}
+    assert {c.code for c in checks} == {"low-confidence"}
 
 
 def test_what_a_label_read_is_kept() -> None:
-    read = {"effective_date": {"value": "2026-02-02", "confidence": 0.95, "page": 1}}
+    read = {"effective_date": Field("2026-02-02", 0.95, 1)}
     fields, checks = fill_from_enrichment(read, _decl(), FOUND)
     assert fields["effective_date"] == read["effective_date"]
-    assert [c["field"] for c in checks] == ["parties"]
+    assert [c.field for c in checks] == ["parties"]
 
 
 def test_two_dates_a_field_could_take_fill_nothing() -> None:

@@ -27,7 +27,7 @@ from docflow.pipeline.split import split_document
 from docflow.settings import load_settings
 from docflow.storage import einvoice_key
 from docflow.suppliers import history
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import consult
 from docflow.suppliers.model import Supplier
 from tests.kit import pdfgen as pdfs
@@ -113,10 +113,10 @@ def test_an_xml_invoices_fields_are_its_data_certain_and_need_no_person(
 ) -> None:
     _register()
     out = _extract(stack, "kosit-xrechnung-01.01a-ubl.xml")
-    values = {name: f["value"] for name, f in out.fields.items()}
+    values = {name: f.value for name, f in out.fields.items()}
     assert values["invoice_number"] == "123456XX"
     assert values["total_amount"] == "336.90" and values["net_amount"] == "314.86"
-    assert all(f["confidence"] == 1.0 for f in out.fields.values())
+    assert all(f.confidence == 1.0 for f in out.fields.values())
     detail = _s3_json(out.key or "")
     assert detail["einvoice"]["source"] == "xml"
     assert detail["einvoice"]["fields"]["total_amount"] == "xml"
@@ -138,8 +138,8 @@ def test_a_registered_suppliers_hybrid_agrees_with_its_page_and_passes(
     assert out.shown["bank"]["verdict"] == "registered"
     # The page printed the number and the total alike: the field carries where.
     total = out.fields["total_amount"]
-    assert (total["value"], total["confidence"], total["page"]) == ("104.90", 1.0, 1)
-    assert total["box"] is not None
+    assert (total.value, total.confidence, total.page) == ("104.90", 1.0, 1)
+    assert total.box is not None
     detail = _s3_json(out.key or "")
     assert detail["einvoice"]["source"] == "hybrid"
     assert detail["einvoice"]["mismatches"] == []
@@ -153,19 +153,19 @@ def test_a_broken_total_goes_to_the_fields_stage_with_the_rule_named(
 ) -> None:
     out = _extract(stack, "invalid-br-co-15-ubl.xml")
     assert _stages(out) == ["fields"]
-    rules = {c["rule"]: c for c in out.checks if c["code"] == "einvoice-rule"}
+    rules = {c.rule: c.to_json() for c in out.checks if c.code == "einvoice-rule"}
     assert set(rules) == {"BR-CO-15", "BR-CO-16"}
     assert rules["BR-CO-15"]["field"] == "total_amount"
     assert rules["BR-CO-15"]["severity"] == "fatal"
     assert "Invoice total amount with VAT (BT-112)" in rules["BR-CO-15"]["message"]
-    assert out.fields["total_amount"]["value"] == "260.33"  # the data, as it says
+    assert out.fields["total_amount"].value == "260.33"  # the data, as it says
 
 
 def test_a_hybrid_whose_xml_names_another_iban_waits_with_both_values(
     stack: Stack, shipped_rules: None
 ) -> None:
     out = _extract(stack, FACTURX.name, ibans=(ATTACKER_IBAN,))
-    (check,) = [c for c in out.checks if c["code"] == "page-mismatch"]
+    (check,) = [c.to_json() for c in out.checks if c.code == "page-mismatch"]
     assert check["field"] == "iban"
     assert (check["xml"], check["page"]) == ("GB•••• 5432", "FR•••• 4698")
     assert check["pageBox"]["page"] == 1 and len(check["pageBox"]["box"]) == 4
@@ -181,13 +181,13 @@ def test_a_published_hybrid_whose_page_prints_another_number_is_caught(
     ProprietaryID (44421800) beside its IBANID, which the page does not print: a payee account
     on one side only is a mismatch too (issue 56)."""
     out = _extract(stack, "mustang-xrechnung.pdf")
-    mismatches = [c for c in out.checks if c["code"] == "page-mismatch"]
+    mismatches = [c.to_json() for c in out.checks if c.code == "page-mismatch"]
     assert [(c["field"], c["xml"], c["page"]) for c in mismatches] == [
         ("invoice_number", "RE-20190610/507", "RE-20200620/508"),
         ("iban", "DE•••• 5700, 44•••• 1800", "DE•••• 5700"),
     ]
     assert mismatches[0]["pageBox"]["page"] == 1
-    assert out.fields["invoice_number"]["value"] == "RE-20190610/507"  # the data's
+    assert out.fields["invoice_number"].value == "RE-20190610/507"  # the data's
     assert "fields" in _stages(out)
 
 
@@ -231,7 +231,7 @@ def test_an_ordinary_pdf_is_read_as_before_without_an_einvoice_key(
     split = split_document(doc)(cast("StepContext", Step()))
     read_page_batch(doc, 0, *split.plan[0])(cast("StepContext", Step()))
     out = extract_fields(doc, "invoice", split.plan)(cast("StepContext", Step()))
-    assert out.fields["invoice_number"]["value"] == "INV-20931"
+    assert out.fields["invoice_number"].value == "INV-20931"
     detail = _s3_json(out.key or "")
     assert detail["engine"] == "rules" and "einvoice" not in detail and "lines" not in detail
 

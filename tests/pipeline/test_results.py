@@ -74,7 +74,7 @@ def test_the_classify_checkpoint_keeps_the_dicts_shape() -> None:
     assert found.reading == {"pages": 3, "chars": 2100, "engines": CLASSIFIED["engines"]} | {
         "ocrConfidence": 0.81
     }
-    assert found.summary == {
+    assert found.document().to_json() == {
         "docType": "invoice",
         "confidence": 0.92,
         "sensitive": {"iban": 1},

@@ -83,7 +83,7 @@ def test_recent_documents_and_open_reviews_are_left_alone(shared: object) -> Non
 def test_a_pile_document_waiting_for_its_job_is_left_alone_until_the_wait_ends(
     shared: object,
 ) -> None:
-    from docflow.pipeline.enrich_flow import batch_wait
+    from docflow.flows.enrich import batch_wait
 
     waiting, overdue = new_doc(), new_doc()
     for doc, seconds in ((waiting, 24 * 3600), (overdue, 600)):

@@ -18,9 +18,18 @@ import pytest
 
 from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
 from docflow.settings import load_settings
-from tests.review.test_declared_fields import READ, link_of, one, render
 from tests.support.aws import Stack
-from tests.support.claim_form import CLAIMS, RULES, claim_decl, post_form, upload_claim
+from tests.support.claim_form import (
+    CLAIMS,
+    READ,
+    RULES,
+    claim_decl,
+    link_of,
+    one,
+    post_form,
+    render,
+    upload_claim,
+)
 from tests.support.review_desk import Desk, call, open_desk
 
 REVIEW_ON = ("card_number", "us_ssn", "iban")
@@ -52,7 +61,7 @@ def test_a_card_in_a_cell_before_an_amount_is_refused_by_its_cell(card: str) -> 
     assert problem.value.status == 400
 
     # The page comes back with the message by the table and the card masked in its cell.
-    page = render(READ, submitted_tables=form.tables, field_errors=problem.value.errors)
+    page = render(READ, tables=form.tables, field_errors=problem.value.errors)
     cell = one(page, '//input[@name="table.items.2.item"]')
     assert cell.get("value") == "Paid by card •••• 1111"
     group = one(page, '//*[@id="field-items"]/ancestor::div[contains(@class, "field")]')

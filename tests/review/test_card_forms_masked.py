@@ -15,8 +15,8 @@ from docflow.readers.tesseract import TesseractReader
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.kit.pdfgen import Placed, columns_pdf
-from tests.review.test_field_values_masked import domain_events, s3_json
 from tests.support.aws import Stack
+from tests.support.outputs import domain_events, s3_json
 from tests.support.review_desk import Desk, call, open_desk, post_decision, wait_until
 
 # The cards as printed, and the digits each must never show more of than its last four.

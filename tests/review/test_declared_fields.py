@@ -17,76 +17,32 @@ import pytest
 
 from docflow import aws
 from docflow.cli.queries import print_fields
+from docflow.document import DocumentSummary
 from docflow.pipeline.extract import apply_corrections
 from docflow.pipeline.learn import profile_values
 from docflow.readmodel.queries import ReadModel
-from docflow.review.access.link_record import LinkRecord
-from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
 from docflow.review.stage.decision import Decision, DecisionError
-from docflow.review.web.evidence import PageFacts
-from docflow.review.web.pages import Routing, review_page
 from docflow.settings import load_settings
 from tests.support.aws import Stack
 from tests.support.claim_form import (
     CHECK,
     CLAIMS,
+    READ,
     call,
     claim_decl,
     claim_desk,
+    link_of,
+    one,
     post_form,
+    render,
     upload_claim,
 )
 
-READ = {
-    "claim_date": {"value": "2026-03-02", "confidence": 0.9, "page": 1, "box": None},
-    "cover": {"value": "Third party", "confidence": 0.9, "page": 1, "box": None},
-    "police_report": {"value": "true", "confidence": 0.9, "page": 1, "box": None},
-    "amount_claimed": {"value": "455.00", "confidence": 0.9, "page": 1, "box": None},
-    "items": {
-        "value": "2 rows",
-        "rows": [{"item": "Windscreen", "cost": "420.00"}, {"item": "Mirror", "cost": "35.00"}],
-        "confidence": 0.9,
-        "page": 1,
-        "box": None,
-    },
-}
 
-
-def link_of(fields: dict[str, Any]) -> LinkRecord:
-    return LinkRecord.from_item(
-        {
-            "pk": "LINK#T",
-            "summary": {"docType": "claim-form", "pages": 1, "fields": fields, "fieldChecks": []},
-            "stageIndex": 0,
-            "stageName": "claims",
-            "key": "in/claim.pdf",
-            "reviewer": CLAIMS,
-        }
-    )
-
-
-def render(fields: dict[str, Any], **more: Any) -> lxml.html.HtmlElement:
-    html = review_page(
-        link=link_of(fields),
-        base="/review/T",
-        pages=[PageFacts(1, "textlayer", 100.0, {})],
-        order=[1],
-        shown_from=0,
-        texts={},
-        routing=Routing((), 40.0),
-        deadline=None,
-        flagged=0,
-        reasons=REJECT_REASONS,
-        decl=claim_decl(),
-        **more,
-    )
-    return lxml.html.fromstring(html)
-
-
-def one(page: lxml.html.HtmlElement, xpath: str) -> Any:
-    (found,) = page.xpath(xpath)
-    return found
+def read(fields: dict[str, Any]) -> DocumentSummary:
+    """A claim form's summary with these fields as read."""
+    return DocumentSummary.from_json({"docType": "claim-form", "fields": fields})
 
 
 def test_each_kind_has_its_input_in_declaration_order() -> None:
@@ -172,8 +128,8 @@ def test_a_table_correction_edits_removes_and_adds_rows() -> None:
     with pytest.raises(DecisionError):
         Decision.parse(json.dumps(forged), decl=claim_decl())
 
-    summary = apply_corrections({"fields": READ}, decision)
-    items = summary["fields"]["items"]
+    summary = apply_corrections(read(READ), decision)
+    items = summary.to_json()["fields"]["items"]
     assert (items["value"], items["rows"], items["original"]) == (
         "2 rows",
         rows,
@@ -182,7 +138,7 @@ def test_a_table_correction_edits_removes_and_adds_rows() -> None:
     assert items["correctedBy"] == CLAIMS and items["confidence"] == 1.0
     # A second stage's correction keeps the rows the engine read as the original.
     again = Decision(True, CHECK, decided_at="2026-12-01T10:00:00+00:00", corrections={"items": []})
-    later = apply_corrections(summary, again)["fields"]["items"]
+    later = apply_corrections(summary, again).to_json()["fields"]["items"]
     assert (later["value"], later["rows"], later["original"]) == (
         "0 rows",
         [],
@@ -221,7 +177,7 @@ def test_a_table_never_teaches_a_supplier_profile() -> None:
         "currency": {"value": "EUR", "confidence": 1.0, "page": 1, "source": "registry"},
     }
     corrected = apply_corrections(
-        {"fields": fields},
+        read(fields),
         Decision(True, CLAIMS, decided_at="2026-12-01T10:00:00+00:00", corrections={"items": []}),
     )
     learnable = profile_values(corrected)
@@ -236,7 +192,7 @@ def test_show_prints_a_table_under_its_name(capsys: pytest.CaptureFixture[str]) 
         decided_at="2026-12-01T10:00:00+00:00",
         corrections={"items": [{"item": "Windscreen", "cost": "440.00"}, {"item": "Bulb"}]},
     )
-    print_fields(apply_corrections({"fields": READ}, decision))  # type: ignore[arg-type]
+    print_fields(apply_corrections(read(READ), decision).to_json())  # type: ignore[arg-type]
     out = capsys.readouterr().out
     (line,) = [li for li in out.splitlines() if li.startswith("items ")]
     assert line.split() == [

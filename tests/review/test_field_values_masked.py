@@ -10,35 +10,18 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
-from docflow import aws
 from docflow.ops.widgets import handle
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
+from tests.support.outputs import domain_events, s3_json
 from tests.support.review_desk import Desk, call, open_desk, wait_until
 
 CARD = "4111111111111111"
 SPACED = "4111 1111 1111 1111"
 # A clean invoice but for its "PO number", which is a card number.
 INVOICE = pdfs.INVOICE_WITH_FIELDS.replace("Invoice date:", f"PO number: {CARD}\nInvoice date:")
-
-
-def s3_json(key: str) -> dict[str, Any]:
-    body = aws.client("s3").get_object(Bucket=load_settings().artifact_bucket, Key=key)["Body"]
-    return json.loads(body.read())
-
-
-def domain_events(stack: Stack) -> list[dict[str, Any]]:
-    """Everything the template's example rule delivered to its queue."""
-    sqs = aws.client("sqs")
-    url = sqs.get_queue_url(QueueName=stack.names("DomainEventsQueue"))["QueueUrl"]
-    out: list[dict[str, Any]] = []
-    while got := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-        for m in got:
-            out.append(json.loads(m["Body"]))
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
-    return out
 
 
 def whole(value: Any) -> bool:

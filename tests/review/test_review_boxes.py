@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 
+from docflow.document import DocumentSummary
 from docflow.pipeline.extract import apply_corrections
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import REJECT_REASONS
 from docflow.review.stage.decision import Decision
 from docflow.review.web.evidence import PageFacts
-from docflow.review.web.pages import Routing, box_style, review_page
+from docflow.review.web.page_records import Routing, Shown
+from docflow.review.web.pages import box_style, review_page
 
 
 def render(fields: dict, pages: int = 1, shown_from: int = 0) -> str:
@@ -28,16 +30,18 @@ def render(fields: dict, pages: int = 1, shown_from: int = 0) -> str:
         }
     )
     return review_page(
-        link=link,
-        base="/review/T",
-        pages=facts,
-        order=[p.page for p in facts],
-        shown_from=shown_from,
-        texts={},
-        routing=Routing((), 40.0),
-        deadline=None,
-        flagged=0,
-        reasons=REJECT_REASONS,
+        Shown(
+            link=link,
+            base="/review/T",
+            pages=facts,
+            order=[p.page for p in facts],
+            shown_from=shown_from,
+            texts={},
+            routing=Routing((), 40.0),
+            deadline=None,
+            flagged=0,
+            reasons=REJECT_REASONS,
+        )
     )
 
 
@@ -71,7 +75,7 @@ def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
         },
     }
     summary = apply_corrections(
-        {"fields": fields},
+        DocumentSummary.from_json({"docType": "invoice", "fields": fields}),
         Decision(
             True,
             "a@example.com",
@@ -79,13 +83,13 @@ def test_each_field_shows_its_box_and_a_corrected_field_keeps_it() -> None:
             corrections={"total_amount": "100.00"},
         ),
     )
-    corrected = summary["fields"]["total_amount"]
+    corrected = summary.to_json()["fields"]["total_amount"]
     assert (corrected["value"], corrected["original"], corrected["box"]) == (
         "100.00",
         "99.00",
         [0.6, 0.5, 0.75, 0.52],
     )
-    html = render(summary["fields"], pages=7)
+    html = render(summary.to_json()["fields"], pages=7)
     page_1 = section(html, 1)
     assert (
         '<a class="box" id="box-invoice_number" href="#field-invoice_number" '

@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 import lxml.html
 import pytest
 
-from docflow.extract.parse import find_amounts
-from docflow.extract.values import normalize
+from docflow.extract.declarations.parse import find_amounts
+from docflow.extract.declarations.values import normalize
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.decision_form import DecisionForm, FieldProblem, checked_decision
 from docflow.review.stage.decision import Decision, DecisionError

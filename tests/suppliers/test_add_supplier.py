@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from docflow.cli import main
+from docflow.document import Field
 from docflow.local.services.dashboard import proposals_section
 from docflow.suppliers import proposals
 from docflow.suppliers.csv_import import import_suppliers
@@ -197,7 +198,7 @@ def test_the_proposal_is_filed_once_per_document_version(stack: Stack, shipped_r
     """The step running again (a replay after a crash) finds its proposal filed: one proposal,
     the same answer; an id another supplier holds makes it a conflict, never a moved claim."""
     from docflow.extract.base import PageInput
-    from docflow.extract.rules import layout_of
+    from docflow.extract.rules_engine.engine import layout_of
     from docflow.pdf import open_pdf
     from docflow.readers.textlayer import TextLayerReader
     from docflow.suppliers.enrol import propose_from_page
@@ -209,13 +210,13 @@ def test_the_proposal_is_filed_once_per_document_version(stack: Stack, shipped_r
         "vat": [BLAUWAL_VAT],
         "iban": [BLAUWAL_IBAN.replace(" ", "")],
     }
-    summary = {"fields": {"vendor_name": {"value": "Blauwal Hafenlogistik GmbH"}}}
+    summary = {"vendor_name": Field("Blauwal Hafenlogistik GmbH")}
     once = propose_from_page(registry(), layouts, summary, ("d-1", "v-1"), "ap@example.com")
     again = propose_from_page(registry(), layouts, summary, ("d-1", "v-1"), "ap@example.com")
     assert once == again and once.shown is not None and once.shown["status"] == "pending"
     assert len(proposals.listed(registry())) == 1 and registry().all() == []
     import_suppliers(registry(), f"id,name,vat\nholder,Holder AG,{BLAUWAL_VAT}\n")
-    other = {"fields": {"vendor_name": {"value": "Someone Else AG"}}}
+    other = {"vendor_name": Field("Someone Else AG")}
     taken = propose_from_page(registry(), layouts, other, ("d-2", "v-1"), "ap@example.com")
     assert taken.shown is not None and taken.shown["status"] == "conflict"
     assert f"vat:{BLAUWAL_VAT} belongs to supplier 'holder'" in taken.shown["conflict"]

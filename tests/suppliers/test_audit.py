@@ -13,8 +13,9 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from docflow.cli import main
+from docflow.document import DocumentSummary
 from docflow.extract.base import PageInput
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
@@ -87,10 +88,11 @@ def test_a_review_that_changed_the_vendor_or_passed_a_bank_check_teaches_nothing
     fields_stage = [routed("fields", "fields")]
     approved = [{"stageName": "fields", "decision": "approved", "reviewer": "ap@x"}]
     typed = {"invoice_number": {"value": "E1", "original": None, "correctedBy": "ap"}}
-    summary = {"supplier": {"supplierId": "blauwal", "certain": True}, "fields": typed}
+    found = {"docType": "invoice", "supplier": {"supplierId": "blauwal", "certain": True}}
+    summary = DocumentSummary.from_json({**found, "fields": typed})
     assert learning_due(summary, fields_stage, approved)
     vendor = {"value": "Evil Trading Ltd", "original": "Blauwal", "correctedBy": "ap"}
-    renamed = {**summary, "fields": {**typed, "vendor_name": vendor}}
+    renamed = DocumentSummary.from_json({**found, "fields": {**typed, "vendor_name": vendor}})
     assert not learning_due(renamed, fields_stage, approved)
     bank = [*fields_stage, routed("bank-details", "bank-details")]
     assert not learning_due(summary, bank, [*approved, {"stageName": "bank-details"}])
@@ -198,10 +200,10 @@ def test_a_ledger_out_of_reach_sends_the_document_to_the_audit(
     """The registry's table gone: the step retries, and on its last attempt the document
     waits at the audit stage rather than failing or going through uncounted."""
     from docflow import aws
-    from docflow.pipeline.audit import ATTEMPTS, sample_for_audit
+    from docflow.pipeline.audit import SAMPLE, sample_for_audit
 
     class LastAttempt:
-        attempt = ATTEMPTS
+        attempt = SAMPLE.attempts
 
         class logger:
             @staticmethod
@@ -212,7 +214,9 @@ def test_a_ledger_out_of_reach_sends_the_document_to_the_audit(
 
     aws.client("dynamodb").delete_table(TableName=load_settings().supplier_table)
     doc = stack.upload("in/any.pdf", b"%PDF-1.4")
-    summary = {"supplier": {"supplierId": "blauwal", "certain": True}, "profileFields": ["x"]}
+    summary = DocumentSummary(
+        "invoice", supplier={"supplierId": "blauwal", "certain": True}, profile_fields=("x",)
+    )
     (stage,) = sample_for_audit(doc, summary)(LastAttempt())  # type: ignore[arg-type]
     assert stage["name"] == "audit" and stage["because"] == "audit"
     first = type("First", (LastAttempt,), {"attempt": 1})

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from docflow.extract.declarations import parse_declarations
-from docflow.extract.toml_lines import DeclarationError
+from docflow.document import DocumentSummary
+from docflow.extract.declarations.model import parse_declarations
+from docflow.extract.declarations.toml_lines import DeclarationError
 from docflow.rules.model import load_rules
 from docflow.suppliers.duplicate_keys import declared_key
 
@@ -77,8 +78,9 @@ def test_a_like_types_own_bad_key_is_refused_naming_its_line() -> None:
         load(text)
 
 
-def fields(**values: str) -> dict[str, Any]:
-    return {"fields": {k: {"value": v} for k, v in values.items()}}
+def fields(**values: str) -> DocumentSummary:
+    read = {k: {"value": v} for k, v in values.items()}
+    return DocumentSummary.from_json({"docType": "receipt", "fields": read})
 
 
 def test_the_declared_key_is_made_of_normal_forms_and_only_of_values_read() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from docflow.document import DocumentSummary
 from docflow.settings import load_settings
 from docflow.suppliers.duplicate_keys import (
     Facts,
@@ -39,7 +40,7 @@ AT = "2026-03-05T10:00:00Z"
 
 
 def summary(**fields: str) -> dict[str, Any]:
-    return {"fields": {k: {"value": v} for k, v in fields.items()}}
+    return {"docType": "invoice", "fields": {k: {"value": v} for k, v in fields.items()}}
 
 
 @pytest.mark.parametrize(
@@ -87,10 +88,12 @@ def test_an_amount_is_compared_in_two_decimals(printed: str, key: str) -> None:
 
 def test_a_certain_registry_match_and_the_printed_name_each_make_keys() -> None:
     found = {**summary(vendor_name="ACME Supplies Ltd"), "supplier": {"supplierId": "acme"}}
-    assert suppliers_of(found) == ["name:acme supplies"]  # a match that is not certain: name
+    # A match that is not certain: the name.
+    assert suppliers_of(DocumentSummary.from_json(found)) == ["name:acme supplies"]
     found["supplier"]["certain"] = True
-    assert suppliers_of(found) == ["id:acme", "name:acme supplies"]
-    keys = FACTS.keys(suppliers_of(found))
+    certain = DocumentSummary.from_json(found)
+    assert suppliers_of(certain) == ["id:acme", "name:acme supplies"]
+    keys = FACTS.keys(suppliers_of(certain))
     assert sorted(keys.values()) == ["amount", "amount", "bill", "number", "number"]
     # The bill key names no supplier: a copy whose name was printed otherwise meets it.
     assert "bill|INV20931|1100.00|USD" in keys

@@ -4,7 +4,7 @@ read from their label rather than from a fixed place (a longer address, an extra
 
 from __future__ import annotations
 
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.suppliers import fingerprint as fp
 from docflow.suppliers import profile
 from docflow.suppliers.hook import _filled_amounts

@@ -3,7 +3,7 @@ each reason the module names decides where it should, and nothing else does."""
 
 from __future__ import annotations
 
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.layout import from_text
 from docflow.suppliers.ownership import judge_accounts, judge_ibans
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, CUSTOMER_IBAN
 

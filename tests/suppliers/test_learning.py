@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from docflow.document import DocumentSummary
 from docflow.settings import load_settings
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.csv_import import import_suppliers
@@ -226,19 +227,21 @@ def test_two_reviews_of_one_supplier_learning_at_once_lose_neither(
         split = split_document(doc)(_Step())
         for batch, (first, last) in enumerate(split.batches):
             read_page_batch(doc, batch, first, last)(_Step())
-        summary = {
-            "docType": "invoice",
-            "supplier": {"supplierId": "blauwal", "certain": True},
-            "fields": {
-                "invoice_number": {"value": number, "original": None, "correctedBy": "ap"},
-                "total_amount": {"value": "1190.00"},
-            },
-        }
+        summary = DocumentSummary.from_json(
+            {
+                "docType": "invoice",
+                "supplier": {"supplierId": "blauwal", "certain": True},
+                "fields": {
+                    "invoice_number": {"value": number, "original": None, "correctedBy": "ap"},
+                    "total_amount": {"value": "1190.00"},
+                },
+            }
+        )
         runs.append((doc, summary, split.plan))
     barrier = threading.Barrier(len(runs))
     answers: list[dict[str, Any]] = []
 
-    def learn(doc: Any, summary: dict[str, Any], plan: list[list[int]]) -> None:
+    def learn(doc: Any, summary: DocumentSummary, plan: list[list[int]]) -> None:
         barrier.wait()
         answers.append(learn_supplier(doc, summary, plan)(_Step()))
 

@@ -13,12 +13,19 @@ import contextlib
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
+import lxml.html
 import pytest
 
-from docflow.extract.declarations import TypeDecl, parse_declarations
+from docflow.extract.declarations.model import TypeDecl, parse_declarations
 from docflow.ids import DocumentRef
+from docflow.review.access.link_record import LinkRecord
+from docflow.review.access.refusals import REJECT_REASONS
+from docflow.review.web.evidence import PageFacts
+from docflow.review.web.page_records import Answered, Routing, Shown
+from docflow.review.web.pages import review_page
 from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support.aws import Stack
@@ -113,3 +120,58 @@ def post_form(token: str, form: dict[str, str] | list[tuple[str, str]]) -> dict:
         urlencode(form),
         **{"content-type": "application/x-www-form-urlencoded"},
     )
+
+
+# A claim as the rules engine read it (before any reviewer), and its review page rendered from
+# a link record holding it: the page tests' and the card tests' own claim.
+READ = {
+    "claim_date": {"value": "2026-03-02", "confidence": 0.9, "page": 1, "box": None},
+    "cover": {"value": "Third party", "confidence": 0.9, "page": 1, "box": None},
+    "police_report": {"value": "true", "confidence": 0.9, "page": 1, "box": None},
+    "amount_claimed": {"value": "455.00", "confidence": 0.9, "page": 1, "box": None},
+    "items": {
+        "value": "2 rows",
+        "rows": [{"item": "Windscreen", "cost": "420.00"}, {"item": "Mirror", "cost": "35.00"}],
+        "confidence": 0.9,
+        "page": 1,
+        "box": None,
+    },
+}
+
+
+def link_of(fields: dict[str, Any]) -> LinkRecord:
+    return LinkRecord.from_item(
+        {
+            "pk": "LINK#T",
+            "summary": {"docType": "claim-form", "pages": 1, "fields": fields, "fieldChecks": []},
+            "stageIndex": 0,
+            "stageName": "claims",
+            "key": "in/claim.pdf",
+            "reviewer": CLAIMS,
+        }
+    )
+
+
+def render(fields: dict[str, Any], **answered: Any) -> lxml.html.HtmlElement:
+    """The claim's review page with these fields; `answered`: what a reviewer sent back
+    (`tables`, `field_errors`, ...: `docflow.review.web.pages.Answered`)."""
+    shown = Shown(
+        link=link_of(fields),
+        base="/review/T",
+        pages=[PageFacts(1, "textlayer", 100.0, {})],
+        order=[1],
+        shown_from=0,
+        texts={},
+        routing=Routing((), 40.0),
+        deadline=None,
+        flagged=0,
+        reasons=REJECT_REASONS,
+        decl=claim_decl(),
+    )
+    html = review_page(shown, Answered(**answered))
+    return lxml.html.fromstring(html)
+
+
+def one(page: lxml.html.HtmlElement, xpath: str) -> Any:
+    (found,) = page.xpath(xpath)
+    return found

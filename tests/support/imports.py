@@ -1,11 +1,17 @@
 """What a source file imports, read from its syntax tree (nothing is imported to find out), and
 the unit of the house each module belongs to: a handler package, `docflow`'s top-level package
-or module (`review`, `pipeline`, `settings` ...), a room of the local stack (`local.tools`)."""
+or module (`review`, `pipeline`, `settings` ...), a room of the local stack (`local.tools`).
+
+Each file is parsed once per process and version of the file (`_statements`): the house's
+tests each read the whole repository, and parsing it again for every one of them was most of
+their minute."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDLERS = (
@@ -16,26 +22,48 @@ PRODUCT = ("docflow", *HANDLERS, "conformance")
 OURS = (*PRODUCT, "tests", "bench")
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Modules a file imports (deferred imports inside functions included), and the dotted
-    names it hands to a loader as strings."""
-    names: set[str] = set()
+class _Statements(NamedTuple):
+    """A file's import statements and the strings a loader could take for `tests.` modules."""
+
+    imports: tuple[tuple[str, ...], ...]  # `import a, b.c`: ("a", "b.c")
+    froms: tuple[tuple[str, tuple[str, ...]], ...]  # `from m import x, y` (absolute): (m, (x, y))
+    test_strings: tuple[str, ...]  # "tests.kit.sandbox" and the like, as string constants
+
+
+def _statements(path: Path) -> _Statements:
+    stat = path.stat()
+    return _parsed(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _parsed(path: Path, _mtime_ns: int, _size: int) -> _Statements:
+    imports, froms, strings = [], [], []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
+            imports.append(tuple(alias.name for alias in node.names))
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "docflow":  # `from docflow import aws`: the module is docflow.aws
-                names |= {f"docflow.{alias.name}" for alias in node.names}
-            else:
-                names.add(node.module)
+            froms.append((node.module, tuple(alias.name for alias in node.names)))
         elif (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
             and node.value.startswith("tests.")
             and " " not in node.value
         ):
-            names.add(node.value)
-    return names
+            strings.append(node.value)
+    return _Statements(tuple(imports), tuple(froms), tuple(strings))
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Modules a file imports (deferred imports inside functions included), and the dotted
+    names it hands to a loader as strings."""
+    found = _statements(path)
+    names: set[str] = {name for names in found.imports for name in names}
+    for module, aliases in found.froms:
+        if module == "docflow":  # `from docflow import aws`: the module is docflow.aws
+            names |= {f"docflow.{alias}" for alias in aliases}
+        else:
+            names.add(module)
+    return names | set(found.test_strings)
 
 
 def unit(module: str) -> str:
@@ -77,12 +105,10 @@ def module_imports(tops: tuple[str, ...] = PRODUCT) -> dict[str, set[str]]:
     files = {module_of(p): p for top in tops for p in sorted((ROOT / top).rglob("*.py"))}
     graph: dict[str, set[str]] = {}
     for here, path in files.items():
-        found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                found |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                named = {f"{node.module}.{alias.name}" for alias in node.names}
-                found |= (named & set(files)) or {node.module}
+        statements = _statements(path)
+        found: set[str] = {name for names in statements.imports for name in names}
+        for module, aliases in statements.froms:
+            named = {f"{module}.{alias}" for alias in aliases}
+            found |= (named & files.keys()) or {module}
         graph[here] = {m for m in found if m in files and m != here}
     return graph

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -20,6 +22,8 @@ from docflow.local.config import StackConfig
 from docflow.local.stack import control
 from docflow.local.tools.ports import FLOOR, free_port_base
 from docflow.local.tools.uploads import put_document
+from docflow.local.versions.deploy import ensure_deployed
+from docflow.local.versions.snapshot import checkout_root, digest
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.kit.mailbox import wait_for_links
@@ -38,6 +42,7 @@ def running_stack(config: StackConfig, rules: Path | None = None) -> Iterator[St
     # must not become the stack's (an empty value means the shipped rules).
     os.environ["DOCFLOW_RULES_PATH"] = str(rules) if rules else ""
     config.save()
+    with_published_checkout(config.state)
     control.up(config.state)
     control.use_stack(config.state)
     try:
@@ -47,6 +52,31 @@ def running_stack(config: StackConfig, rules: Path | None = None) -> Iterator[St
         os.environ.clear()
         os.environ.update(saved)
         reset_process_state()
+
+
+# This process's own publish of the checkout as version 1, by the code's digest (its versions
+# folder, in a temporary folder removed when the process ends).
+_published: dict[str, Path] = {}
+_workspace: list[tempfile.TemporaryDirectory[str]] = []
+
+
+def with_published_checkout(state: Path) -> None:
+    """A new state folder given what a first `docflow up` publishes there, version 1 of this
+    checkout, copied from this process's one publish of the same code: publishing copies and
+    fsyncs four hundred files and imports every handler in a child process, half of a stack's
+    start. The copy is the product's own publish (`ensure_deployed`), files and modes as it
+    wrote them; a folder that holds versions already is left as it is."""
+    if (state / "versions").exists():
+        return
+    code = digest(checkout_root())
+    versions = _published.get(code)
+    if versions is None:
+        if not _workspace:
+            _workspace.append(tempfile.TemporaryDirectory(prefix="docflow-published-"))
+        folder = Path(_workspace[0].name) / code
+        ensure_deployed(folder, dict(os.environ))
+        versions = _published[code] = folder / "versions"
+    shutil.copytree(versions, state / "versions", symlinks=True)
 
 
 LEGAL_ONLY = """SERVICES AGREEMENT

@@ -9,6 +9,7 @@ that serializes moto's requests, so each one is consistent.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import pickle
@@ -57,6 +58,14 @@ class _Pickler(pickle.Pickler):
 GENERATION = "__generation__"
 
 
+def dumps(value: Any) -> bytes:
+    """`value` (moto's backends or anything holding them) pickled as `save` pickles them: the
+    test sandboxes keep the provisioned template this way (tests/kit/moto_snapshot.py)."""
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
+
+
 def save(path: Path, generation: int = 0, fsync: bool = True) -> None:
     with MOTO_LOCK:
         state: dict[str, Any] = {GENERATION: generation}
@@ -96,11 +105,11 @@ def restore(path: Path) -> int | None:
             for account, regions in accounts.items():
                 for region, value in regions.items():
                     backend[account][region] = value
-        _index_buckets()
+        index_buckets()
     return generation
 
 
-def _index_buckets() -> None:
+def index_buckets() -> None:
     """moto finds a bucket's account through an index kept beside its backends, not in them:
     rebuilt here, or the next CreateBucket of a restored bucket replaces it with an empty one
     (every object gone, as the stack's own provisioning did after each restart)."""

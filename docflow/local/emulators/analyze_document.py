@@ -32,8 +32,8 @@ from statistics import mean
 from typing import Any
 
 from docflow.extract.base import PageInput
-from docflow.extract.layout import Cell, from_words
-from docflow.extract.values import normalize
+from docflow.extract.declarations.values import normalize
+from docflow.extract.rules_engine.layout import Cell, from_words
 from docflow.local.emulators.declared import from_queries
 from docflow.local.emulators.expense import ExpenseEmulator
 from docflow.local.emulators.textract import Render, detect_document_text_answer

@@ -39,9 +39,9 @@ from docflow.enrich.request import BATCH_INSTRUCTIONS
 from docflow.enrich.request import TOOL as ENRICH_TOOL
 from docflow.enrich.rules import RulesEnricher
 from docflow.extract.base import PageInput
-from docflow.extract.declarations import FieldDecl, TypeDecl
-from docflow.extract.kinds import AMOUNT, NUMBER, PERCENT
-from docflow.extract.rules import RulesEngine
+from docflow.extract.declarations.kinds import AMOUNT, NUMBER, PERCENT
+from docflow.extract.declarations.model import FieldDecl, TypeDecl
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 from docflow.local.emulators.declared import from_schema
 from docflow.packets.bedrock_engine import TOOL as PAGES_TOOL

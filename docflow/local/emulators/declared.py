@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from docflow.extract.declarations import Column, FieldDecl, TypeDecl
-from docflow.extract.kinds import ENUM, TABLE, TEXT, VALUE_PATTERNS
-from docflow.extract.labels import BUILTIN_KINDS
+from docflow.extract.declarations.kinds import ENUM, TABLE, TEXT, VALUE_PATTERNS
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.declarations.model import Column, FieldDecl, TypeDecl
 from docflow.rules.model import DEFAULT_RULES, load_rules
 
 # A kind by its normal form's pattern; text, party and enum share one (the first wins here).

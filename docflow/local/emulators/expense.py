@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from docflow.extract.base import PageInput
-from docflow.extract.kinds import AMOUNT
-from docflow.extract.labels import BUILTIN_KINDS
-from docflow.extract.rules import RulesEngine
+from docflow.extract.declarations.kinds import AMOUNT
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.local.emulators.textract import Render, TextractEmulator
 from docflow.readers.base import Word
 

@@ -36,7 +36,7 @@ import boto3
 from botocore.config import Config
 
 from conformance import HANDLERS, function_name
-from docflow.local.config import StackConfig
+from docflow.local.config import ACCOUNT_ID, StackConfig
 
 PACKAGE = "aws_durable_execution_conformance_tests"
 TERMINAL = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED", "CANCELLED"})
@@ -100,7 +100,7 @@ class RunnerInvoker:
             event = json.loads(Path(event_file_path).read_text())
             payload = event.get("Input") if isinstance(event, dict) else event
         body = {
-            "AccountId": "123456789012",
+            "AccountId": ACCOUNT_ID,
             "FunctionName": function_name,
             "FunctionQualifier": "$LATEST",
             "ExecutionName": f"{function_name}-{uuid.uuid4().hex[:12]}",

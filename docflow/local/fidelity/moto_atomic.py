@@ -20,7 +20,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
 from docflow.local.fidelity.moto_dispatch import make_moto_dispatch_cached
 from docflow.local.fidelity.moto_query import make_queries_read_one_partition
-from docflow.local.fidelity.s3_sequencers import make_s3_sequencers_grow
+from docflow.local.fidelity.s3_events import make_s3_events_as_s3_sends_them
 
 MOTO_LOCK = threading.RLock()
 _PATCHED = "_docflow_serialized"
@@ -116,5 +116,5 @@ def _before(backend: Any, item: dict[str, Any]) -> tuple[str, Any, Any] | None:
 def make_moto_server_serial() -> None:
     make_dynamodb_atomic()
     make_moto_dispatch_cached()  # what the one lock pays per request, paid once
-    make_s3_sequencers_grow()
+    make_s3_events_as_s3_sends_them()
     _serialize(DomainDispatcherApplication, "__call__")

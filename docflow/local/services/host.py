@@ -2,9 +2,11 @@
 
 It answers the Lambda Invoke API (`POST /2015-03-31/functions/{name}/invocations`), the role
 `sam local start-lambda` plays with Docker. The durable runner invokes the orchestrator here;
-the orchestrator and the callback API invoke the status recorder here; the intake poller
-invokes the starter here. Each invocation runs on its own thread, like concurrent Lambda
-instances; a handler error comes back as Lambda reports it (X-Amz-Function-Error).
+the orchestrator and the callback API invoke the status recorder here; the intake poller invokes
+the starter here. Before it loads a function it hands the product the local runner's starter
+(`starter.py`), which no Lambda package carries. Each invocation runs on its own thread, like
+concurrent Lambda instances; a handler error comes back as Lambda reports it
+(X-Amz-Function-Error).
 
     python -m docflow.local.services.host --port 8791
 """
@@ -25,6 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
+from docflow.intake import use_local_starters
+from docflow.local.config import ACCOUNT_ID
+from docflow.local.services.starter import local_starter
 from docflow.observability import record_local
 
 # Function name (as the template's logical id names it locally) -> handler.
@@ -56,6 +61,11 @@ def handler_for(name: str) -> Callable[..., Any] | None:
     if target is None:
         return None
     with _lock:
+        # The runs a hosted function starts (the starter's, a packet's parts, the batcher the
+        # schedule starts) go to the local runner by the stack's own starter, which claims
+        # each name first: the product asks for it by the settings
+        # (docflow.intake.build_starter) and never imports it.
+        use_local_starters(local_starter)
         if base not in _handlers:
             module, attr = target.split(":")
             _handlers[base] = getattr(importlib.import_module(module), attr)
@@ -70,7 +80,7 @@ class LambdaContext:
         # The version this worker serves (docflow.local.versions): Lambda reports the version
         # that runs, whatever alias it was invoked by.
         self.function_version = os.environ.get(VERSION_ENV) or "$LATEST"
-        self.invoked_function_arn = f"arn:aws:lambda:us-east-1:123456789012:function:{name}"
+        self.invoked_function_arn = f"arn:aws:lambda:us-east-1:{ACCOUNT_ID}:function:{name}"
         self.memory_limit_in_mb = 2048
         self.aws_request_id = str(uuid.uuid4())
         self.log_group_name = f"/aws/lambda/{name}"

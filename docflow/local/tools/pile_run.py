@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from aws_durable_execution_sdk_python.lambda_service import ErrorObject
 from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
@@ -29,7 +29,7 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools.queued import deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
-from docflow.piles.shapes import JobStateEvent, StateChange
+from docflow.piles.shapes import StateChange
 from docflow.review.stage.callbacks import CallbackGone
 from docflow.settings import load_settings
 
@@ -95,7 +95,7 @@ class EventPump:
         from batcher.job_events import handler
 
         for _ in range(2 if self.duplicate else 1):
-            self.answers.append(handler(cast("JobStateEvent", event), None))
+            self.answers.append(handler(event, None))
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every_s):

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from docflow.extract.corrections import Correction, validate_corrections
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.checks.corrections import Correction, validate_corrections
+from docflow.extract.declarations.model import TypeDecl
 from docflow.review.stage.split import clean_parts, split_problem
 from docflow.review.stage.stage_record import DecisionJson, Ending, HistoryVote, StoredVote
 from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from docflow.extract.corrections import describe_corrections
+from docflow.extract.checks.corrections import describe_corrections
 from docflow.review.stage.decision import Decision
 
 

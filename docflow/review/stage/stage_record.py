@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 
-from docflow.extract.corrections import Correction
+from docflow.extract.checks.corrections import Correction
 
 
 class StoredVote(TypedDict, total=False):

@@ -1,5 +1,5 @@
 """The review page's key-field inputs, one per field the document's type declares
-(`docflow/extract/declarations.py`), in declaration order, each the input its kind asks for.
+(`docflow/extract/declarations/model.py`), in declaration order, each the input its kind asks for.
 
 A date is a date picker, an enum a select of its values, a checkbox a checkbox, an amount,
 number or percent a text input a phone opens with its decimal keypad, an address a text area,
@@ -20,9 +20,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docflow.extract.declarations import Column, FieldDecl, TypeDecl
-from docflow.extract.kinds import ADDRESS, AMOUNT, CHECKBOX, DATE, ENUM, NUMBER, PERCENT
-from docflow.extract.labels import BUILTIN_KINDS
+from docflow.extract.declarations.kinds import (
+    ADDRESS,
+    AMOUNT,
+    CHECKBOX,
+    DATE,
+    ENUM,
+    NUMBER,
+    PERCENT,
+)
+from docflow.extract.declarations.labels import BUILTIN_KINDS
+from docflow.extract.declarations.model import Column, FieldDecl, TypeDecl
 from docflow.review.decision_form import TypedRow
 from docflow.review.stage.masking import masked_value
 from docflow.review.web.einvoice_view import check_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from docflow.extract.labels import BUILTIN_KINDS
+from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.review.access.refusals import ALL_REASONS
 from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import Decided

@@ -13,17 +13,15 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from docflow.active_content import said
-from docflow.extract.declarations import TypeDecl
-from docflow.review.access.link_record import LinkRecord
 from docflow.review.access.refusals import ALL_REASONS
-from docflow.review.decision_form import TypedRow
 from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
-from docflow.review.stage.stage_record import Presence, StageRecord
+from docflow.review.stage.stage_record import Presence
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
 from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
 from docflow.review.web.field_inputs import box_style, fields_rows
+from docflow.review.web.page_records import Answered, Routing, Shown
 from docflow.review.web.templating import env, when, when_iso
 from docflow.settings import load_settings
 from docflow.suppliers.shown import IN_DATA, routes_on, supplier_lines, supplier_offer
@@ -47,14 +45,6 @@ class ShownPage:
     tags: list[dict[str, str]] = field(default_factory=list)
     # Where the key fields on this page were read: {name, label, style} for each outline.
     boxes: list[dict[str, str]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Routing:
-    """What the rules say about this document, for the "why" panel."""
-
-    review_on: tuple[str, ...]
-    min_confidence: float
 
 
 def _pages_list(numbers: list[int], limit: int = 12) -> str:
@@ -197,34 +187,12 @@ def _tags(page: PageFacts, routing: Routing) -> list[dict[str, str]]:
     return tags
 
 
-def review_page(
-    *,
-    link: LinkRecord,
-    base: str,
-    pages: list[PageFacts],
-    order: list[int],
-    shown_from: int,
-    texts: dict[int, list[Segment]],
-    routing: Routing,
-    deadline: int | None,
-    flagged: int,
-    reasons: dict[str, str],
-    stage: StageRecord | None = None,
-    error: str = "",
-    chosen_reason: str = "",
-    comment: str = "",
-    submitted_fields: dict[str, str] | None = None,
-    submitted_tables: dict[str, tuple[TypedRow, ...]] | None = None,
-    field_errors: dict[str, str] | None = None,
-    decl: TypeDecl | None = None,
-    type_error: str = "",
-    doc_type_picked: str = "",
-    presence: Presence | None = None,
-    inbox: str = "",
-    confirm: str = "",
-    add_supplier: bool = False,
-    invoice: InvoiceView | None = None,
-) -> str:
+def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
+    answered = answered or Answered()
+    link, base, pages, order = shown_doc.link, shown_doc.base, shown_doc.pages, shown_doc.order
+    shown_from, texts, routing = shown_doc.shown_from, shown_doc.texts, shown_doc.routing
+    invoice, stage, decl = shown_doc.invoice, shown_doc.stage, shown_doc.decl
+    submitted_fields, field_errors = answered.fields, answered.field_errors
     summary = link.summary
     doc_type = str(summary.get("docType", "unknown"))
     # The issuer's own IBANs route nowhere (docflow.suppliers.ownership): not said to.
@@ -249,7 +217,7 @@ def review_page(
     rows = []
     if not choices:
         submitted = submitted_fields or {}
-        rows = fields_rows(summary, submitted, field_errors or {}, decl, submitted_tables)
+        rows = fields_rows(summary, submitted, field_errors or {}, decl, answered.tables)
     boxes = _place_boxes(rows, order, window, base)
     outlined, mismatch_links = _mismatch_boxes(invoice, order, window, base)
     shown = [
@@ -288,7 +256,7 @@ def review_page(
         reviewer=link.reviewer,
         others=", ".join(others),
         quorum=quorum,
-        deadline=when(deadline) if deadline else "",
+        deadline=when(shown_doc.deadline) if shown_doc.deadline else "",
         findings=findings,
         decisions=[_decided(d, field_labels(rows)) for d in summary.get("decisions") or []],
         earlier=_earlier(summary, link.document_id),
@@ -296,39 +264,40 @@ def review_page(
         shown_from=shown_from,
         window=PAGE_WINDOW,
         more=shown_from + PAGE_WINDOW < len(order),
-        flagged=flagged,
+        flagged=shown_doc.flagged,
         # Pages with no ink (engine `blank`): nothing to read on them, said once at the top.
         blank_pages=[p.page for p in pages if p.engine == "blank"],
-        reasons=list(reasons.items()),
-        error=error,
+        reasons=list(shown_doc.reasons.items()),
+        error=answered.error,
         field_rows=rows,
         # "Add this supplier": a fields review of an issuer the registry does not know yet.
         supplier_offer=supplier_offer(summary) if rows else [],
-        add_supplier=add_supplier,
+        add_supplier=answered.add_supplier,
         field_labels=field_labels(rows),
         # Treasury judges an account it sees by its last four: the page says where it is whole.
         bank_stage=_because(route_spec, stage_index) == "bank-details",
         field_errors=field_errors or {},
         type_choices=choices,
         none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
-        type_error=type_error,
-        doc_type_picked=doc_type_picked,
-        chosen_reason=chosen_reason,
-        comment=comment,
+        type_error=answered.type_error,
+        doc_type_picked=answered.doc_type_picked,
+        chosen_reason=answered.chosen_reason,
+        comment=answered.comment,
         download_minutes=DOWNLOAD_MINUTES,
         # Active content in the original (the split's flag): said by its download, and
         # `unknown` said as "could not be fully checked" (docflow/active_content.py).
         active_content=[str(k) for k in summary.get("activeContent") or []],
         active_said=said(str(k) for k in summary.get("activeContent") or []),
-        presence=_presence_line(presence, link.reviewer),
-        presence_mine=presence is not None and presence["reviewer"] == link.reviewer,
+        presence=_presence_line(shown_doc.presence, link.reviewer),
+        presence_mine=shown_doc.presence is not None
+        and shown_doc.presence["reviewer"] == link.reviewer,
         # The way back names no inbox link: `/inbox` answers from the browser's cookie.
-        inbox_url="/inbox" if inbox else "",
+        inbox_url="/inbox" if shown_doc.inbox else "",
         # No fragment: a page opened at a fragment skips `autofocus`, and the focus is the point.
         ask_approve=_here(base, confirm="approve"),
         ask_reject=_here(base, confirm="reject"),
         back=_here(base),
-        confirm=confirm if confirm in ("approve", "reject") else "",
+        confirm=answered.confirm if answered.confirm in ("approve", "reject") else "",
         # An e-invoice's data (docs/einvoice.md): the invoice itself when it came as XML alone.
         invoice=invoice,
         mismatch_links=mismatch_links,

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docflow import aws
-from docflow.extract.declarations import TypeDecl
+from docflow.extract.declarations.model import TypeDecl
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
 from docflow.review.access.links import LinkStore
@@ -26,7 +26,8 @@ from docflow.review.stage.split import split_of
 from docflow.review.web.einvoice_view import InvoiceView, einvoice_of, invoice_view, xml_only
 from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
-from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, Routing, review_page
+from docflow.review.web.page_records import Answered, Routing, Shown
+from docflow.review.web.pages import DOWNLOAD_MINUTES, PAGE_WINDOW, review_page
 from docflow.review.web.previews import PREVIEW_WIDTH, THUMB_WIDTH, PreviewStore
 from docflow.review.web.split_page import split_page
 from docflow.rules.model import load_rules
@@ -128,7 +129,7 @@ class ReviewViews:
         with ThreadPoolExecutor(max_workers=len(window) or 1) as pool:
             read = pool.map(lambda n: self.evidence.text(doc, n), window)
             texts = dict(zip(window, read, strict=True))
-        html = review_page(
+        shown = Shown(
             link=view.link,
             base=f"/review/{token}",
             pages=pages,
@@ -137,24 +138,27 @@ class ReviewViews:
             texts={n: masked_cut(t) for n, t in texts.items()},
             routing=self.routing,
             deadline=view.deadline,
-            stage=view.stage,
             flagged=flagged,
             reasons=reasons_for(view.link),
+            stage=view.stage,
+            decl=self.types.get(str(view.link.summary.get("docType", ""))),
+            invoice=invoice,
+            presence=view.presence,
+            inbox=inbox,
+        )
+        answered = Answered(
             error=error,
             chosen_reason=form.reason,
             comment=form.comment,
-            add_supplier=form.add_supplier,
-            submitted_fields=form.fields,
-            submitted_tables=form.tables if problem else None,
-            decl=self.types.get(str(view.link.summary.get("docType", ""))),
+            fields=form.fields,
+            tables=form.tables if problem else None,
             field_errors=problem.errors if problem else None,
             type_error=error if field == "docType" else "",
             doc_type_picked=form.doc_type,
-            presence=view.presence,
-            inbox=inbox,
+            add_supplier=form.add_supplier,
             confirm=confirm,
-            invoice=invoice,
         )
+        html = review_page(shown, answered)
         return ReviewScreen(view, html, order)
 
     def _invoice(self, summary: dict[str, Any]) -> InvoiceView | None:
