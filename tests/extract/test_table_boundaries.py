@@ -1,8 +1,9 @@
-"""The edges of a table's checks (`docflow/extract/checks/table_checks.py`) and of their tolerance as
-the rules file declares it (`docflow/extract/declarations/`): a sum or a balance off by
-exactly the tolerance passes and a cent more does not; a tolerance below zero, not a number or
-infinite is refused naming its line; a cell or field that is no number is left out or skips the
-check. Each test names the boundary it guards (bench/README.md, "Mutation testing")."""
+"""The edges of a table's checks (`docflow/extract/checks/table_checks.py`) and of their
+tolerance as the rules file declares it (`docflow/extract/declarations/`): a sum or a balance
+off by exactly the tolerance passes and a cent more does not; a tolerance below zero, not a
+number or infinite is refused naming its line; a cell or field that is no number is left out
+or skips the check. Each test names the boundary it guards (bench/README.md, "Mutation
+testing")."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from docflow.extract.declarations import TypeDecl, parse_declarations
 from docflow.extract.checks.table_checks import advisory_marked, table_checks, unverified_tables
-from docflow.extract.toml_lines import DeclarationError
+from docflow.extract.declarations.model import TypeDecl, parse_declarations
+from docflow.extract.declarations.toml_lines import DeclarationError
 
 RULES = """[fields.types.invoice.fields.net_amount]
 kind = "amount"

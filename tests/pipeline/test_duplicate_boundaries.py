@@ -2,20 +2,25 @@
 each step called as the durable runner calls it, on moto with the shipped rules: which holder
 makes a hit and with which status, which key kinds are the same bill and which only a possible
 one, the take-over of an older version's key, the settle that supersedes, and the pure rules the
-orchestrator branches on (`claim_due`, `with_duplicates`, `replaces_of`). Each test names the
-boundary it guards (bench/README.md, "Mutation testing")."""
+orchestrator branches on (`claim_due`, `DocumentSummary.with_duplicates`, `replaces_of`), and
+the flow's steps (`docflow/flows/duplicates.py`). Each test names the boundary it guards
+(bench/README.md, "Mutation testing")."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, cast
 
 import pytest
 from aws_durable_execution_sdk_python import DurableContext, StepContext
 
+from docflow.document import DocumentSummary
+from docflow.document.shown import DuplicateHit
+from docflow.flows.duplicates import claim_again, claim_keys, settle_keys
 from docflow.ids import DocumentRef
 from docflow.pipeline import duplicates as dup
-from docflow.pipeline.duplicate_settle import Settled, settle_due, settle_duplicates, settle_keys
+from docflow.pipeline.duplicate_settle import Settled, settle_due, settle_duplicates
 from docflow.pipeline.run_state import RunState
 from docflow.readmodel import transitions as t
 from docflow.readmodel.schema import make_report
@@ -52,7 +57,7 @@ def invoice(
     date: str = "2026-03-04",
     total: str = "1100.00",
     **more: Any,
-) -> dict[str, Any]:
+) -> DocumentSummary:
     read = {
         "invoice_number": number,
         "vendor_name": vendor,
@@ -61,14 +66,24 @@ def invoice(
         "currency": "USD",
     }
     fields = {k: {"value": v} for k, v in read.items() if v}
-    return {"docType": "invoice", "fields": fields, **more}
+    return summary_of({"docType": "invoice", "fields": fields, **more})
+
+
+def summary_of(raw: dict[str, Any]) -> DocumentSummary:
+    """The run's typed record of a summary written as its JSON."""
+    return DocumentSummary.from_json(raw)
+
+
+def with_found(summary: DocumentSummary, found: dup.Duplicates) -> DocumentSummary:
+    """The summary as the claim flow leaves it (`claim_keys`)."""
+    return summary.with_duplicates(found.keys, found.earlier)
 
 
 def doc(key: str = "in/a.pdf", version: str = "v1", sequencer: str = "01") -> DocumentRef:
     return DocumentRef("bucket", key, version_id=version, sequencer=sequencer)
 
 
-def claim(who: DocumentRef, summary: dict[str, Any]) -> dup.Duplicates:
+def claim(who: DocumentRef, summary: DocumentSummary) -> dup.Duplicates:
     return dup.claim_duplicates(who, summary)(ctx())
 
 
@@ -141,7 +156,7 @@ def test_an_older_version_that_finalized_is_met_and_replaced_only_on_approval(
     )
     assert sorted(earlier["by"]) == ["amount", "bill", "number"]
     assert [s.because for s in found.stages] == [dup.DUPLICATE]
-    summary = dup.with_duplicates(invoice(), found)
+    summary = with_found(invoice(), found)
     assert dup.replaces_of(new, summary) == {
         "replaces": {"documentId": old.document_id, "version": "v1", "resultKey": result_key(old)}
     }
@@ -196,10 +211,10 @@ def test_a_settle_that_finds_a_newer_version_holding_a_key_supersedes_the_run(
 
 
 def test_settle_is_due_when_keys_were_claimed_or_an_earlier_document_met() -> None:
-    assert not settle_due({})
-    assert not settle_due({"duplicateKeys": [], "duplicateOf": []})
-    assert settle_due({"duplicateKeys": ["DUP#1"]})
-    assert settle_due({"duplicateOf": [{"documentId": "d-1"}]})
+    assert not settle_due(invoice())
+    assert not settle_due(invoice(duplicateKeys=[], duplicateOf=[]))
+    assert settle_due(invoice(duplicateKeys=["DUP#1"]))
+    assert settle_due(invoice(duplicateOf=[{"documentId": "d-1"}]))
     assert Settled.from_json(Settled(2, True).to_json()) == Settled(2, True)
     assert Settled.from_json({}) == Settled()
 
@@ -207,7 +222,7 @@ def test_settle_is_due_when_keys_were_claimed_or_an_earlier_document_met() -> No
 def test_a_correction_releases_the_old_values_keys(rules: Stack) -> None:
     mine = doc()
     first = claim(mine, invoice())
-    corrected = claim(mine, {**invoice(number="INV-20932"), "duplicateKeys": list(first.keys)})
+    corrected = claim(mine, invoice(number="INV-20932", duplicateKeys=list(first.keys)))
     assert NUMBER_KEY not in corrected.keys and held(NUMBER_KEY) == {}
     assert held(claim_pk("number|name:acme supplies|INV20932"))["runId"] == mine.run_id
     # The keys that did not change stay held by the run.
@@ -215,19 +230,21 @@ def test_a_correction_releases_the_old_values_keys(rules: Stack) -> None:
 
 
 def test_nothing_is_claimed_without_values_read_or_a_type_with_fields(rules: Stack) -> None:
-    assert claim(doc(), {"docType": "invoice", "fields": {}}) == dup.Duplicates()
-    assert claim(doc(), {"docType": "contract", "fields": {}}) == dup.Duplicates()
-    unknown = dup.duplicate_keys({**invoice(), "docType": "no-such-type"})
+    assert claim(doc(), summary_of({"docType": "invoice", "fields": {}})) == dup.Duplicates()
+    assert claim(doc(), summary_of({"docType": "contract", "fields": {}})) == dup.Duplicates()
+    unknown = dup.duplicate_keys(replace(invoice(), doc_type="no-such-type"))
     assert unknown.claims == {} and unknown.window == {}
     # A declared type claims its declared key, and no invoice's keys or window.
-    receipt = {
-        "docType": "receipt",
-        "fields": {
-            "merchant": {"value": "Cafe Blau"},
-            "date": {"value": "2026-03-04"},
-            "total": {"value": "12.50"},
-        },
-    }
+    receipt = summary_of(
+        {
+            "docType": "receipt",
+            "fields": {
+                "merchant": {"value": "Cafe Blau"},
+                "date": {"value": "2026-03-04"},
+                "total": {"value": "12.50"},
+            },
+        }
+    )
     keys = dup.duplicate_keys(receipt)
     assert list(keys.claims.values()) == ["declared"] and keys.window == {}
     assert {"merchant", "date", "total", *dup.KEY_FIELDS} <= set(dup.key_fields())
@@ -240,10 +257,10 @@ def test_the_last_failed_attempt_holds_every_key_it_may_hold_and_asks_a_person(
     from docflow import aws
 
     aws.client("dynamodb").delete_table(TableName=load_settings().duplicate_table)
-    summary = {**invoice(), "duplicateKeys": ["DUP#earlier"]}
+    summary = invoice(duplicateKeys=["DUP#earlier"])
     with pytest.raises(Exception, match=r"ResourceNotFound|non-existent|not found"):
-        dup.claim_duplicates(doc(), summary)(ctx(dup.ATTEMPTS - 1))
-    out = dup.claim_duplicates(doc(), summary)(ctx(dup.ATTEMPTS))
+        dup.claim_duplicates(doc(), summary)(ctx(dup.CLAIMS.attempts - 1))
+    out = dup.claim_duplicates(doc(), summary)(ctx(dup.CLAIMS.attempts))
     assert [s.because for s in out.stages] == [dup.UNCHECKED]
     assert "DUP#earlier" in out.keys and NUMBER_KEY in out.keys and BILL_KEY in out.keys
 
@@ -268,14 +285,21 @@ def test_a_claim_is_due_again_after_a_correction_of_what_a_key_is_made_of(rules:
 
 
 def test_the_summary_carries_the_keys_held_and_the_documents_met() -> None:
-    found = dup.Duplicates(("DUP#a",), ({"documentId": "d-1", "by": ["number"]},), ())
-    out = dup.with_duplicates({"duplicateKeys": ["DUP#old"], "x": 1}, found)
-    assert out == {
-        "x": 1,
+    hit = cast("DuplicateHit", {"documentId": "d-1", "by": ["number"]})
+    found = dup.Duplicates(("DUP#a",), (hit,), ())
+    out = with_found(
+        summary_of({"docType": "invoice", "duplicateKeys": ["DUP#old"], "x": 1}), found
+    )
+    assert out.to_json() == {
+        "docType": "invoice",
         "duplicateKeys": ["DUP#a"],
         "duplicateOf": [{"documentId": "d-1", "by": ["number"]}],
+        "x": 1,
     }
-    assert dup.with_duplicates({"duplicateKeys": ["DUP#old"]}, dup.Duplicates()) == {}
+    cleared = with_found(
+        summary_of({"docType": "invoice", "duplicateKeys": ["DUP#old"]}), dup.Duplicates()
+    )
+    assert cleared.to_json() == {"docType": "invoice"}
     assert dup.Duplicates.from_json(found.to_json()) == found
     assert dup.Duplicates.from_json({}) == dup.Duplicates()
 
@@ -283,18 +307,22 @@ def test_the_summary_carries_the_keys_held_and_the_documents_met() -> None:
 def test_only_a_finalized_other_version_of_the_same_document_is_replaced() -> None:
     new = doc(version="v2", sequencer="02")
     other = {"documentId": new.document_id, "version": "v1", "status": t.FINALIZED}
-    assert dup.replaces_of(new, {"duplicateOf": [other]})["replaces"]["version"] == "v1"
+
+    def replaces(*met: dict[str, Any]) -> dict[str, Any]:
+        return dup.replaces_of(new, invoice(duplicateOf=list(met)))
+
+    assert replaces(other)["replaces"]["version"] == "v1"
     for changed in (
         {"documentId": "d-other"},
         {"version": "v2"},
         {"version": ""},
         {"status": t.PENDING_REVIEW},
     ):
-        assert dup.replaces_of(new, {"duplicateOf": [{**other, **changed}]}) == {}, changed
-    assert dup.replaces_of(new, {}) == {}
+        assert replaces({**other, **changed}) == {}, changed
+    assert replaces() == {}
     # The first finalized other version met is the one replaced.
     third = {**other, "version": "v0"}
-    assert dup.replaces_of(new, {"duplicateOf": [third, other]})["replaces"]["version"] == "v0"
+    assert replaces(third, other)["replaces"]["version"] == "v0"
 
 
 def test_what_the_earlier_document_shows_keeps_only_what_was_read() -> None:
@@ -344,18 +372,18 @@ class Steps:
         return func(ctx())
 
 
-def state(summary: dict[str, Any], stages: list[RoutedStage] | None = None) -> RunState:
-    return RunState(summary, list(stages or []), {}, [])
+def state(summary: DocumentSummary, stages: list[RoutedStage] | None = None) -> RunState:
+    return RunState(summary, tuple(stages or ()), {}, [])
 
 
 def test_the_claim_step_is_named_once_and_a_hit_joins_the_stages(rules: Stack) -> None:
     claim(doc("in/a.pdf"), invoice())
     steps = Steps()
-    run = dup.claim_keys(cast("DurableContext", steps), doc("in/b.pdf"), state(invoice()))
+    run = claim_keys(cast("DurableContext", steps), doc("in/b.pdf"), state(invoice()))
     assert steps.names == ["claim duplicate keys"]
     assert [s.because for s in run.stages] == [dup.DUPLICATE]
-    assert run.summary["duplicateOf"][0]["documentId"] == doc("in/a.pdf").document_id
-    assert "duplicateKeys" not in run.summary  # every key is the first copy's
+    assert run.summary.duplicate_of[0]["documentId"] == doc("in/a.pdf").document_id
+    assert run.summary.duplicate_keys == ()  # every key is the first copy's
 
 
 def test_a_correction_claims_again_under_the_stages_index_unless_a_duplicate_stage_is_ahead(
@@ -365,27 +393,25 @@ def test_a_correction_claims_again_under_the_stages_index_unless_a_duplicate_sta
     mine = doc("in/b.pdf")
     run = state(invoice(number="INV-1"), [FIELDS])
     steps = Steps()
-    same = dup.claim_again(
-        cast("DurableContext", steps), mine, run, 0, FIELDS, decision("po_number")
-    )
+    same = claim_again(cast("DurableContext", steps), mine, run, 0, FIELDS, decision("po_number"))
     assert same is run and steps.names == []
     corrected = state(invoice(), [FIELDS])
-    again = dup.claim_again(
+    again = claim_again(
         cast("DurableContext", steps), mine, corrected, 0, FIELDS, decision("invoice_number")
     )
     assert steps.names == ["claim duplicate keys review-0"]
     assert [s.because for s in again.stages] == ["fields", dup.DUPLICATE]
-    assert again.summary["duplicateOf"]
+    assert again.summary.duplicate_of
     # A duplicate stage still to come: the hit is said there, no second stage added.
     duplicate = RoutedStage(Stage("duplicate", ("ap@x",), 60, 0), dup.POSSIBLE)
     ahead = state(invoice(), [FIELDS, duplicate])
-    later = dup.claim_again(
+    later = claim_again(
         cast("DurableContext", steps), mine, ahead, 0, FIELDS, decision("invoice_number")
     )
-    assert later.stages == [FIELDS, duplicate] and later.summary["duplicateOf"]
+    assert later.stages == (FIELDS, duplicate) and later.summary.duplicate_of
     # The duplicate stage behind this one (already decided) does not count as ahead.
     behind = state(invoice(), [duplicate, FIELDS])
-    after = dup.claim_again(
+    after = claim_again(
         cast("DurableContext", steps), mine, behind, 1, FIELDS, decision("invoice_number")
     )
     assert [s.because for s in after.stages] == [dup.POSSIBLE, "fields", dup.DUPLICATE]
@@ -396,12 +422,12 @@ def test_settle_runs_only_for_a_run_with_keys_and_says_whether_it_may_finalize(
     rules: Stack,
 ) -> None:
     steps = Steps()
-    assert settle_keys(cast("DurableContext", steps), doc(), {}) is True
+    assert settle_keys(cast("DurableContext", steps), doc(), state(invoice())) is True
     assert steps.names == []
     old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
-    held = dup.with_duplicates(invoice(), claim(old, invoice()))
+    held = with_found(invoice(), claim(old, invoice()))
     claim(new, invoice())
-    assert settle_keys(cast("DurableContext", steps), old, held) is False
+    assert settle_keys(cast("DurableContext", steps), old, state(held)) is False
     assert steps.names == ["settle duplicate keys"]
-    mine = dup.with_duplicates(invoice(), claim(doc("in/c.pdf"), invoice(number="C-1")))
-    assert settle_keys(cast("DurableContext", steps), doc("in/c.pdf"), mine) is True
+    mine = with_found(invoice(), claim(doc("in/c.pdf"), invoice(number="C-1")))
+    assert settle_keys(cast("DurableContext", steps), doc("in/c.pdf"), state(mine)) is True

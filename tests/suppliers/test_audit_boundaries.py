@@ -13,6 +13,7 @@ from typing import Any, cast
 import pytest
 from aws_durable_execution_sdk_python import StepContext
 
+from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_candidate, audit_outcome, sample_for_audit
 from docflow.rules.model import Stage
@@ -176,10 +177,15 @@ class Attempt:
         self.logger = logging.getLogger("test")
 
 
-SUMMARY = {"supplier": {"supplierId": "blauwal", "certain": True}, "profileFields": ["a"]}
+def typed(raw: dict[str, Any]) -> DocumentSummary:
+    """The run's typed record of a summary written as its JSON."""
+    return DocumentSummary.from_json({"docType": "invoice", **raw})
 
 
-def step(doc: DocumentRef, summary: dict[str, Any] = SUMMARY) -> list[dict[str, Any]]:
+SUMMARY = typed({"supplier": {"supplierId": "blauwal", "certain": True}, "profileFields": ["a"]})
+
+
+def step(doc: DocumentRef, summary: DocumentSummary = SUMMARY) -> list[dict[str, Any]]:
     return sample_for_audit(doc, summary)(cast("StepContext", Attempt()))
 
 
@@ -215,7 +221,7 @@ def test_the_step_audits_the_first_documents_and_then_only_the_sampled(
 def test_only_a_document_nobody_would_see_read_on_a_trusted_profile_is_a_candidate(
     summary: dict[str, Any], stages: list[RoutedStage], due: bool
 ) -> None:
-    assert audit_candidate(summary, stages) is due
+    assert audit_candidate(typed(summary), stages) is due
 
 
 def test_an_audits_outcome_names_the_fields_checked_and_those_corrected() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from docflow.extract.base import PageInput
-from docflow.extract.layout import Page, from_text, from_words
+from docflow.extract.rules_engine.layout import Page, from_text, from_words
 from docflow.readers.base import Word
 from docflow.settings import load_settings
 from docflow.suppliers.bank import (

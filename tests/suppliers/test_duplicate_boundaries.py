@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import tomllib
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from docflow.extract.declarations import parse_declarations
-from docflow.extract.parse import format_amount
+from docflow.document import DocumentSummary
+from docflow.extract.declarations.model import parse_declarations
+from docflow.extract.declarations.parse import format_amount
 from docflow.suppliers.duplicate_keys import (
     Facts,
     amount_key,
     declared_key,
-    field_value,
     suppliers_of,
     value_key,
 )
 from docflow.suppliers.duplicates import duplicate_lines
+
+
+def summary_of(raw: dict[str, Any]) -> DocumentSummary:
+    """The run's typed record of a summary written as its JSON."""
+    return DocumentSummary.from_json({"docType": "invoice", **raw})
+
 
 AMOUNTS = st.decimals(
     min_value=Decimal("-1000000"), max_value=Decimal("1000000"), places=3, allow_nan=False
@@ -70,20 +77,19 @@ def test_a_declared_fields_value_keys_in_its_kinds_normal_form(
 
 def test_a_declared_key_needs_every_value_its_type_names() -> None:
     decl = parse_declarations(tomllib.loads(RECEIPT)["fields"]["types"], RECEIPT)["receipt"]
-    summary = {
-        "fields": {
-            "merchant": {"value": "Café Blau"},
-            "date": {"value": "2026-03-04"},
-            "total": {"value": "12,50"},
-        }
+    read = {
+        "merchant": {"value": "Café Blau"},
+        "date": {"value": "2026-03-04"},
+        "total": {"value": "12,50"},
     }
+    summary = summary_of({"fields": read})
     assert declared_key(decl, summary) == {
         "declared|receipt|cafe blau|2026-03-04|12.50": "declared"
     }
     for name in ("merchant", "date", "total"):
-        fields = {k: v for k, v in summary["fields"].items() if k != name}
-        assert declared_key(decl, {"fields": fields}) == {}, name
-    unreadable = {"fields": {**summary["fields"], "date": {"value": "soon"}}}
+        fields = {k: v for k, v in read.items() if k != name}
+        assert declared_key(decl, summary_of({"fields": fields})) == {}, name
+    unreadable = summary_of({"fields": {**read, "date": {"value": "soon"}}})
     assert declared_key(decl, unreadable) == {}
     # A declared type's facts take its key's date, amount and party in their place.
     facts = Facts.of(summary, decl)
@@ -118,13 +124,20 @@ kind = "amount"
 
 
 def test_a_value_read_as_zero_is_a_value_and_a_blank_is_none() -> None:
-    assert field_value({"fields": {"total": {"value": 0}}}, "total") == "0"
-    assert field_value({"fields": {"total": {"value": " 12 "}}}, "total") == "12"
-    assert field_value({"fields": {"total": {"value": ""}}}, "total") == ""
-    assert field_value({"fields": {"total": {"value": None}}}, "total") == ""
-    assert field_value({"fields": {"total": None}}, "total") == ""
-    assert field_value({"fields": None}, "total") == ""
-    assert field_value({}, "total") == ""
+    """What a key is made of (`DocumentSummary.text`, `Field.text`): a zero read is a value,
+    a blank or null is none, a field never read is none."""
+
+    def text(raw: dict[str, Any]) -> str:
+        return summary_of(raw).text("total")
+
+    assert text({"fields": {"total": {"value": 0}}}) == "0"
+    assert text({"fields": {"total": {"value": " 12 "}}}) == "12"
+    assert text({"fields": {"total": {"value": ""}}}) == ""
+    assert text({"fields": {"total": {"value": None}}}) == ""
+    assert text({"fields": {"total": {}}}) == ""
+    assert text({"fields": {}}) == ""
+    assert text({"fields": None}) == ""
+    assert text({}) == ""
 
 
 def test_a_bills_keys_are_made_only_from_values_read() -> None:
@@ -164,10 +177,13 @@ def test_an_amount_with_one_comma_is_thousands_only_with_three_digits_after_it()
 def test_only_a_certain_match_names_the_supplier_by_its_id() -> None:
     named = {"fields": {"vendor_name": {"value": "ACME Ltd"}}}
     certain = {**named, "supplier": {"supplierId": "acme", "certain": True}}
-    assert suppliers_of(certain) == ["id:acme", "name:acme"]
-    assert suppliers_of({**certain, "supplier": {"certain": True}}) == ["name:acme"]
-    assert suppliers_of({"supplier": {"supplierId": "acme", "certain": True}}) == ["id:acme"]
-    assert suppliers_of({"fields": {"vendor_name": {"value": "Ltd"}}}) == []
+    assert suppliers_of(summary_of(certain)) == ["id:acme", "name:acme"]
+    unsure = {**named, "supplier": {"supplierId": "acme", "certain": False}}
+    assert suppliers_of(summary_of(unsure)) == ["name:acme"]
+    assert suppliers_of(summary_of({**certain, "supplier": {"certain": True}})) == ["name:acme"]
+    only_id = {"supplier": {"supplierId": "acme", "certain": True}}
+    assert suppliers_of(summary_of(only_id)) == ["id:acme"]
+    assert suppliers_of(summary_of({"fields": {"vendor_name": {"value": "Ltd"}}})) == []
 
 
 def test_show_says_each_earlier_document_with_what_was_read_of_it() -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from docflow.extract.base import PageInput
-from docflow.extract.calibration import load_table, probability
-from docflow.extract.layout import from_text
+from docflow.extract.rules_engine.calibration import load_table, probability
+from docflow.extract.rules_engine.layout import from_text
 from docflow.settings import load_settings
 from docflow.suppliers import profile
 from docflow.suppliers.csv_import import import_suppliers

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from docflow.document import DocumentSummary
 from docflow.rules.controls import HOLD, PASS, ControlRules
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
@@ -39,8 +40,13 @@ def corrected(value: str, original: str | None) -> dict[str, Any]:
     return {"value": value, "original": original, "correctedBy": "ap@x"}
 
 
-def summary(**fields: dict[str, Any]) -> dict[str, Any]:
-    return {"supplier": CERTAIN, "fields": {**NUMBER, **fields}}
+def typed(raw: dict[str, Any]) -> DocumentSummary:
+    """The run's typed record of a summary written as its JSON."""
+    return DocumentSummary.from_json({"docType": "invoice", **raw})
+
+
+def summary(**fields: dict[str, Any]) -> DocumentSummary:
+    return typed({"supplier": CERTAIN, "fields": {**NUMBER, **fields}})
 
 
 # -- learning_due / changed_payee: a review that changed who is paid teaches nothing ----------
@@ -89,10 +95,11 @@ def test_a_bank_details_stage_by_name_or_by_reason_stops_learning() -> None:
 
 
 def test_only_a_known_supplier_with_fields_and_an_approved_teaching_stage_learns() -> None:
-    assert not learning_due({"fields": NUMBER}, [FIELDS], APPROVED)  # no supplier
+    assert not learning_due(typed({"fields": NUMBER}), [FIELDS], APPROVED)  # no supplier
     uncertain = {"supplier": {"supplierId": "blauwal", "certain": False}, "fields": NUMBER}
-    assert not learning_due(uncertain, [FIELDS], APPROVED)
-    assert not learning_due({"supplier": CERTAIN, "fields": {}}, [FIELDS], APPROVED)
+    assert not learning_due(typed(uncertain), [FIELDS], APPROVED)
+    assert not learning_due(typed({"supplier": CERTAIN, "fields": {}}), [FIELDS], APPROVED)
+    assert not learning_due(typed({"supplier": CERTAIN}), [FIELDS], APPROVED)
     assert not learning_due(summary(), [FIELDS], [])  # nobody approved
     rejected = [{**APPROVED[0], "decision": "rejected"}]
     assert not learning_due(summary(), [FIELDS], rejected)
@@ -105,14 +112,15 @@ def test_only_a_known_supplier_with_fields_and_an_approved_teaching_stage_learns
 
 def test_a_supplier_matched_by_name_learns_unless_a_reviewer_proposed_another() -> None:
     named = {"supplier": {"supplierId": "blauwal", "by": "name"}, "fields": NUMBER}
-    assert learning_due(named, [FIELDS], APPROVED)
-    assert not learning_due({**named, "supplierProposed": True}, [FIELDS], APPROVED)
+    assert learning_due(typed(named), [FIELDS], APPROVED)
+    proposed = {**named, "supplierProposed": {"name": "Blauwal Hafen"}}
+    assert not learning_due(typed(proposed), [FIELDS], APPROVED)
     # Matched by name with no registered id: nothing to teach.
     nameless = {"supplier": {"by": "name"}, "fields": NUMBER}
-    assert not learning_due(nameless, [FIELDS], APPROVED)
+    assert not learning_due(typed(nameless), [FIELDS], APPROVED)
     # Matched by an uncertain fingerprint: not by name, so it teaches nothing.
     printed = {"supplier": {"supplierId": "blauwal", "by": "fingerprint"}, "fields": NUMBER}
-    assert not learning_due(printed, [FIELDS], APPROVED)
+    assert not learning_due(typed(printed), [FIELDS], APPROVED)
 
 
 def test_the_last_approved_audit_says_who_decided() -> None:

@@ -14,7 +14,7 @@ import pytest
 from docflow.extract.base import PageInput
 from docflow.settings import load_settings
 from docflow.suppliers.csv_import import import_suppliers
-from docflow.suppliers.declared import Declared
+from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import REGISTRY, consult
 from docflow.suppliers.store import SupplierStore
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT
