@@ -130,7 +130,13 @@ def score(modules: list[str], known: Known) -> dict[str, Any]:
                 used |= {hit} if hit else set()
         per[module] = _with_score(counts)
         total.update(counts)
-    stale = [f"{e.function}: {e.before}" for e in known.equivalents if e not in used]
+    # Only the scored modules' entries can be stale (a smoke run scores one module).
+    scored = {m.removesuffix(".py").replace("/", ".") for m in per}
+    stale = [
+        f"{e.function}: {e.before}"
+        for e in known.equivalents
+        if e not in used and e.function.rpartition(".")[0] in scored
+    ]
     return {"modules": per, "total": _with_score(total), "staleEquivalents": stale}
 
 
