@@ -238,6 +238,28 @@ def test_an_advisory_table_is_unverified_unless_every_check_ran_and_passed() -> 
     assert unverified_tables(unread, declared()["invoice"], []) == []
 
 
+def test_a_table_passed_over_does_not_end_the_look_at_the_tables_after_it() -> None:
+    """`unverified_tables` goes on past a table it passes over (not read, or not advisory):
+    a later advisory table read with no checks is still marked."""
+    text = ADVISORY + EXTRAS
+    spec = parse_declarations(tomllib.loads(text)["fields"]["types"], text)["invoice"]
+    assert [t.name for t in spec.tables] == ["lines", "extras"]
+    extras = {"value": "rows", "rows": rows("1.00")}
+    assert unverified_tables({"extras": extras}, spec, []) == ["extras"]
+    plain = RULES.format(tolerance="0", sum_tolerance="") + EXTRAS
+    spec = parse_declarations(tomllib.loads(plain)["fields"]["types"], plain)["invoice"]
+    read = {**invoice("100.00", "60.00", "40.00"), "extras": extras}
+    assert unverified_tables(read, spec, []) == ["extras"]
+
+
+EXTRAS = """
+[fields.types.invoice.fields.extras]
+kind = "table"
+advisory = true
+columns = [{ name = "amount", kind = "amount", required = true }]
+"""
+
+
 def test_an_advisory_table_with_no_checks_is_unverified() -> None:
     text = ADVISORY.replace('checks = [{ sum = "amount", equals = "net_amount" }]\n', "")
     spec = parse_declarations(tomllib.loads(text)["fields"]["types"], text)["invoice"]

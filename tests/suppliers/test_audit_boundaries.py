@@ -20,7 +20,10 @@ from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 from docflow.suppliers import audit
-from docflow.suppliers.shapes import AuditOutcome, Ledger
+from docflow.suppliers.csv_import import import_suppliers
+from docflow.suppliers.shapes import AuditOutcome, Ledger, Profile
+from docflow.suppliers.store import SupplierStore
+from tests.suppliers.papers import BLAUWAL_VAT
 from tests.support.aws import Stack
 
 
@@ -202,6 +205,36 @@ def test_the_step_audits_the_first_documents_and_then_only_the_sampled(
     assert step(sampled)
     ledger = audit.AuditLedger(load_settings().supplier_table).get("blauwal")
     assert (ledger["sampled"], ledger["unreviewed"]) == (4, 2)
+
+
+def test_the_step_counts_each_field_in_the_streak_its_profile_entry_began(
+    stack: Stack, shipped_rules: None
+) -> None:
+    """The step reads each field's `since` from the supplier's profile (`_count`): a field
+    trusted anew (another `since`) is one of the first documents again, and a field the
+    profile has no entry for counts in a streak of its own (`since` "")."""
+    store = SupplierStore(load_settings().supplier_table)
+    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
+
+    def trusted_since(run: str) -> None:
+        store.update_profile(
+            "blauwal", lambda p: cast("Profile", {**p, "fields": {"a": {"since": run}}})
+        )
+
+    trusted_since("run-1")
+    docs = [DocumentRef("bucket", f"in/{n}.pdf") for n in range(80)]
+    never = [d for d in docs if not audit.by_rate(d.document_id, 0.05)]
+    assert [bool(step(d)) for d in never[:4]] == [True, True, True, False]
+    trusted_since("run-9")
+    assert [bool(step(d)) for d in never[4:8]] == [True, True, True, False]
+    ledger = audit.AuditLedger(load_settings().supplier_table).get("blauwal")
+    assert ledger["fields"]["a"] == {"since": "run-9", "count": 4}
+    both = typed(
+        {"supplier": {"supplierId": "blauwal", "certain": True}, "profileFields": ["a", "b"]}
+    )
+    step(never[8], both)
+    ledger = audit.AuditLedger(load_settings().supplier_table).get("blauwal")
+    assert ledger["fields"]["b"] == {"since": "", "count": 1}
 
 
 @pytest.mark.parametrize(

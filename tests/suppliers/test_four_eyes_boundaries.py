@@ -52,6 +52,17 @@ def test_a_name_that_only_looks_like_an_arn_has_no_tail() -> None:
     assert not same_person("ap/clerk", "clerk")
 
 
+def test_an_arn_is_known_whole_as_well_as_by_its_last_part() -> None:
+    """`_forms` adds an ARN's last part to its whole key and skeleton, it does not replace
+    them: an ARN spelled with a look-alike letter (a Cyrillic `а` in `arn`, so no ARN to
+    cut a tail from) is still the ARN it looks like."""
+    principal = "arn:aws:sts::123456789012:assumed-role/ops/ap@example.com"
+    spoofed = "\u0430" + principal[1:]
+    assert names.identity_key(spoofed) != names.identity_key(principal)
+    assert same_person(principal, spoofed) and same_person(spoofed, principal)
+    assert approver_problem(spoofed, principal).startswith("it was proposed by")
+
+
 def test_a_chain_of_people_entries_is_one_person_however_long() -> None:
     """Entries that share a principal are one person, through any number of entries and in
     any order of the table."""
@@ -76,6 +87,14 @@ def test_a_chain_of_people_entries_is_one_person_however_long() -> None:
     assert approver_problem("dave", "a@example.com", apart) == ""
     # A group already wholly known adds nothing and ends the search.
     assert person("zed", chain) == frozenset({"zed"})
+
+
+def test_a_person_of_one_entry_is_that_entry_and_the_search_ends() -> None:
+    """The search's end (`group <= found`): once the one entry is merged, found is that
+    group, no more and no less, and nothing grows again."""
+    alone = People((("a@example.com", ("alice",)),))
+    assert person("a@example.com", alone) == frozenset({"a@example.com", "alice"})
+    assert person("alice", alone) == frozenset({"a@example.com", "alice"})
 
 
 def test_an_approval_needs_two_identities_that_are_not_one_person() -> None:
@@ -137,6 +156,13 @@ def test_ascii_twins_replace_only_one_character_look_alikes() -> None:
         (f"\u0645{ZWJ}1", [ZWJ]),  # beside a digit, no letter
         (f"\u0645\u0651{ZWJ}\u0645", []),  # a mark takes its letter's script
         (f"a{RLO}b\u034f", [RLO, "\u034f"]),  # a default-ignorable that is not Cf
+        (f"\u0628{ZWNJ}\u0628", []),  # the second character: between two letters still
+        (f"\u0628{ZWSP}\u0628", [ZWSP]),  # a zero-width space is no joiner in any script
+        (f"1{ZWJ}2", [ZWJ]),  # between two digits
+        (f"\u0664{ZWNJ}\u0665", [ZWNJ]),  # Arabic-Indic digits: an Arabic script, no letter
+        (f"\u0651{ZWJ}\u0651", [ZWJ]),  # marks with no letter to take the script of
+        # The letter right before the joiner decides, not the first of the text.
+        (f"Ali \u0645\u06cc{ZWNJ}\u062e\u0648", []),
     ],
 )
 def test_a_joiner_is_kept_only_between_two_letters_of_a_shaping_script(
