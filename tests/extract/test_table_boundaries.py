@@ -142,6 +142,23 @@ def test_a_cell_that_is_no_number_is_left_out_of_the_sum() -> None:
     assert table_checks(fields, spec) == []
 
 
+@pytest.mark.parametrize("odd", ["nan", "NaN", "sNaN", "inf", "-Infinity"])
+def test_a_cell_or_field_that_is_no_finite_number_is_no_number(odd: str) -> None:
+    """What `Decimal` reads but no page prints (`NaN`, `Infinity`: a model's answer, a bad
+    cell) is no number: a cell left out of the sum (which then disagrees with the field and
+    holds the document), a field that skips the check and leaves an advisory table
+    unverified. Neither stops the extract step with `InvalidOperation` (a NaN cannot be
+    compared) nor shows `Infinity` as a total."""
+    spec = declared()["invoice"]
+    assert table_checks(invoice("100.00", "60.00", odd, "40.00"), spec) == []
+    (held,) = table_checks(invoice("100.00", "60.00", odd), spec)
+    assert held["message"] == "lines: amount adds up to 60.00 but net_amount reads 100.00"
+    assert table_checks(invoice(odd, "60.00", "40.00"), spec) == []
+    assert unverified_tables(invoice(odd, "60.00", "40.00"), advisory(), []) == ["lines"]
+    balance = statement("100.00", odd, "50.00", "-25.00")
+    assert table_checks(balance, declared()["statement"]) == []
+
+
 def test_a_check_whose_field_or_table_was_not_read_is_skipped() -> None:
     spec = declared()["invoice"]
     # The field: missing, empty or no number: `missing` already sends it to a person.
