@@ -269,6 +269,60 @@ def test_a_table_passed_over_does_not_end_the_look_at_the_tables_after_it() -> N
     assert unverified_tables(read, spec, []) == ["extras"]
 
 
+def test_a_table_not_read_does_not_end_the_checks_of_the_tables_after_it() -> None:
+    text = RULES.format(tolerance="0", sum_tolerance="") + EXTRAS_SUMMED
+    spec = parse_declarations(tomllib.loads(text)["fields"]["types"], text)["invoice"]
+    fields = {"net_amount": {"value": "5.00"}, "extras": {"value": "rows", "rows": rows("1.00")}}
+    assert [r["field"] for r in table_checks(fields, spec)] == ["extras"]
+
+
+EXTRAS_SUMMED = """
+[fields.types.invoice.fields.extras]
+kind = "table"
+checks = [{ sum = "amount", equals = "net_amount" }]
+columns = [{ name = "amount", kind = "amount", required = true }]
+"""
+
+STOCK = """[fields.types.stock.fields.opening_count]
+kind = "number"
+
+[fields.types.stock.fields.closing_count]
+kind = "number"
+
+[fields.types.stock.fields.expected]
+kind = "number"
+
+[fields.types.stock.fields.moves]
+kind = "table"
+columns = [{ name = "quantity", kind = "number", required = true }]
+checks = [
+  { balance = "quantity", opening = "opening_count", closing = "closing_count" },
+  { sum = "quantity", equals = "expected" },
+]
+"""
+
+
+def test_a_count_is_shown_as_a_count_in_every_part_of_the_message() -> None:
+    """Each number in a balance's message in its own kind (`_shown(value, kind)`): counts
+    plain (`10`), not as amounts (`10.00`); an empty table's sum is the number 0."""
+    spec = parse_declarations(tomllib.loads(STOCK)["fields"]["types"], STOCK)["stock"]
+    fields = {
+        "opening_count": {"value": "10"},
+        "closing_count": {"value": "12.5"},
+        "expected": {"value": "7"},
+        "moves": {"value": "rows", "rows": rows("4", "1", column="quantity")},
+    }
+    assert [r["message"] for r in table_checks(fields, spec)] == [
+        "opening_count 10 plus moves' quantity 5 is 15 but closing_count reads 12.5",
+        "moves: quantity adds up to 5 but expected reads 7",
+    ]
+    empty = {**fields, "moves": {"value": "0 rows", "rows": []}}
+    assert [r["message"] for r in table_checks(empty, spec)] == [
+        "opening_count 10 plus moves' quantity 0 is 10 but closing_count reads 12.5",
+        "moves: quantity adds up to 0 but expected reads 7",
+    ]
+
+
 EXTRAS = """
 [fields.types.invoice.fields.extras]
 kind = "table"

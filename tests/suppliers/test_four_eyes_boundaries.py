@@ -191,6 +191,10 @@ def test_an_invisible_character_is_named_and_one_with_no_name_shows_its_code_poi
         ("\u0416\u4e2d", True),  # Cyrillic with Han
         ("Blauwal42", False),  # digits are every script's
         ("\u0445\u0430\u0439", False),  # Cyrillic alone
+        # Every script of a set at once, not only some of them (Latin, Han, Hiragana,
+        # Katakana: ソニー株式会社のSony).
+        ("Sony\u30bd\u30cb\u30fc\u682a\u5f0f\u4f1a\u793e\u306e", False),
+        ("Sony\u5927\u5b78\u3105\u3106", False),  # Latin, Han and Bopomofo
     ],
 )
 def test_a_word_mixes_scripts_unless_one_of_tr39s_sets_holds_them(word: str, mixed: bool) -> None:
