@@ -130,8 +130,13 @@ def score(modules: list[str], known: Known) -> dict[str, Any]:
                 used |= {hit} if hit else set()
         per[module] = _with_score(counts)
         total.update(counts)
-    # Only the scored modules' entries can be stale (a smoke run scores one module).
-    scored = {m.removesuffix(".py").replace("/", ".") for m in per}
+    # Only the entries of modules with results can be stale (a smoke run, or a run of some
+    # modules, leaves the others' mutants unchecked).
+    scored = {
+        m.removesuffix(".py").replace("/", ".")
+        for m, c in per.items()
+        if c["notChecked"] < c["mutants"]
+    }
     stale = [
         f"{e.function}: {e.before}"
         for e in known.equivalents
