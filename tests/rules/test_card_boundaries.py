@@ -152,6 +152,22 @@ def test_only_a_valid_iban_is_found_and_counted() -> None:
     assert DETECTORS["iban"]("DE89370400440532013000 and GB82WEST12345698765432") == 2
 
 
+def test_an_iban_is_found_where_it_is_printed_and_counted_once() -> None:
+    """The IBAN finder's finding (detector, offsets in the text, masked value) and the count
+    `_counter` makes of any finder (each finding once)."""
+    text = "pay to DE89 3704 0044 0532 0130 00 now"
+    assert list(find_ibans(text)) == [Finding("iban", 7, 34, "DE•••• 3000")]
+    assert list(find_all(text)) == [Finding("iban", 7, 34, "DE•••• 3000")]
+    count = detectors._counter(find_ibans)
+    assert count("DE89370400440532013000 and GB82WEST12345698765432") == 2
+    assert count(text) == 1 and count("") == 0
+
+
+def test_a_reserved_ssn_does_not_hide_the_ones_after_it() -> None:
+    found = list(find_ssns("000-45-6789 then 123-45-6789"))
+    assert [(f.start, f.masked) for f in found] == [(17, "•••-••-6789")]
+
+
 def test_overlapping_findings_keep_the_first_and_longest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -226,6 +226,20 @@ def test_an_account_is_shown_masked_with_its_kind_validity_and_bank() -> None:
     assert bank_of("not an iban") == {"iban": "no•••• iban"}
 
 
+def test_a_found_iban_is_shown_with_its_bank_even_where_its_national_key_fails() -> None:
+    """`bank_of` looks the bank up for a found account that is a valid IBAN (its own check
+    digits pass), without schwifty's national BBAN check: a French IBAN whose RIB key is
+    wrong still names La Banque Postale, so the reviewer sees whose bank is asked for."""
+    found = bank_of(finding(MINE))
+    assert found == {"iban": "DE•••• 3000", "bank": "Commerzbank", "bic": "COBADEFFXXX"}
+    rib_key_wrong = "FR8420041010050500013M02607"
+    assert bank_of(rib_key_wrong) == {
+        "iban": "FR•••• 2607",
+        "bank": "LA BANQUE POSTALE",
+        "bic": "PSSTFRPP",
+    }
+
+
 PICTURE_PAGE = [*FILLER[:8], "Please transfer the amount to our account:", *FILLER[8:]]
 PAYMENT_LINE = 8
 GAP, HEIGHT = 0.05, 0.02  # lines 0.05 apart, each 0.02 high: the page's line height
