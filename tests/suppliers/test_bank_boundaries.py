@@ -7,8 +7,11 @@ testing")."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
+from docflow.document.shown import AccountShown
 from docflow.extract.base import PageInput
 from docflow.extract.rules_engine.layout import Page, from_text, from_words
 from docflow.readers.base import Word
@@ -199,6 +202,29 @@ def test_each_verdict_says_what_holds_it() -> None:
     )
     assert BankCheck(REGISTERED, (shown,), mine, "blauwal").message() == ""
     assert BankCheck(NO_PAYEE).message() == ""
+
+
+def test_each_message_lists_every_account_it_names() -> None:
+    """Two accounts of a message are both said, comma separated; an unregistered verdict
+    with no account printed says `none`; what is shown carries the message itself."""
+    nordlicht = {"iban": "GB•••• 5432", "holder": "nordlicht", "registered": False}
+    zeeland = {"iban": "NL•••• 4300", "holder": "zeeland", "registered": False}
+    both = BankCheck(OTHER_SUPPLIER, cast("tuple[AccountShown, ...]", (nordlicht, zeeland)))
+    assert both.message() == (
+        "the invoice asks to be paid on another supplier's account "
+        "(GB•••• 5432 of nordlicht, NL•••• 4300 of zeeland)"
+    )
+    odd = ({"iban": "•••• 6789", "valid": False}, {"iban": "•••• 1234", "valid": False})
+    unrecognized = BankCheck(UNRECOGNIZED, cast("tuple[AccountShown, ...]", odd))
+    assert unrecognized.message().startswith(
+        "the invoice prints an account no check recognizes (•••• 6789, •••• 1234): "
+    )
+    assert unrecognized.shown()["message"] == unrecognized.message()
+    assert (
+        BankCheck(UNREGISTERED, (), (), "blauwal")
+        .message()
+        .startswith("the invoice asks to be paid on none, which is not registered")
+    )
 
 
 def test_what_is_shown_carries_a_message_and_a_supplier_only_when_there_are_any() -> None:
