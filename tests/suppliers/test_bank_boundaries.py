@@ -204,6 +204,14 @@ def test_each_verdict_says_what_holds_it() -> None:
     assert BankCheck(NO_PAYEE).message() == ""
 
 
+def test_an_unknown_supplier_passes_unless_the_caller_says_hold() -> None:
+    """`check_bank_details`'s `hold_unknown` defaults to False (`unknown_payee = "pass"`)."""
+    passed = check_bank_details(None, [], [finding(LOOSE)], HOLDER)
+    assert passed.verdict == UNKNOWN_SUPPLIER and not passed.holds
+    held = check_bank_details(None, [], [finding(LOOSE)], HOLDER, hold_unknown=True)
+    assert held.verdict == UNKNOWN_SUPPLIER and held.holds
+
+
 def test_each_message_lists_every_account_it_names() -> None:
     """Two accounts of a message are both said, comma separated; an unregistered verdict
     with no account printed says `none`; what is shown carries the message itself."""
