@@ -33,7 +33,7 @@ from docflow.suppliers.bank import (
 )
 from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.match import Match
-from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding, judge_accounts
+from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding, Judged, judge_accounts
 from docflow.suppliers.payee import account_layout, asks_for_payment, check_bank, judged_accounts
 from docflow.suppliers.store import SupplierStore
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, CUSTOMER_IBAN
@@ -403,6 +403,9 @@ def test_a_picture_beside_its_label_is_read_as_one_line_with_it() -> None:
     assert [[c.text for c in line] for line in account_layout(words_only).lines] == [["IBAN:"]]
     judged = judged_accounts([page], None)
     assert [f.value for f in judged.accounts] == [LOOSE]
+    second = PageInput(2, "IBAN:", "textlayer", 100.0, words=[label], picture_words=[pictured])
+    assert account_layout(second).number == 2  # the page's own number, not the first's
+    assert [f.page for f in judged_accounts([page, second], None).accounts] == [1, 2]
     # Without pictures the page is laid out as the rules engine lays it out.
     plain = text_page(f"IBAN: {LOOSE}")
     assert [f.value for f in judged_accounts([plain], None).accounts] == [LOOSE]
@@ -430,6 +433,16 @@ def test_the_check_runs_for_a_paid_type_or_a_page_that_asks_and_only_with_a_regi
     assert mine is not None and (mine.verdict, mine.supplier_id) == (REGISTERED, "blauwal")
     none = check_bank(store, match, [], ["vendor_name"], nothing, False)
     assert none is not None and none.verdict == NO_PAYEE
+    # What the pages ask for reaches the check whole: a page that says it is paid asks for
+    # no account; a picture at the payment line nobody could read is an unreadable account.
+    settled = check_bank(
+        store, match, [], ["vendor_name"], Judged(instructions=1, settled=True), False
+    )
+    assert settled is not None and settled.verdict == NO_PAYEE
+    asked_only = check_bank(store, match, [], ["vendor_name"], Judged(instructions=1), False)
+    assert asked_only is not None and asked_only.verdict == UNREADABLE
+    pictured = check_bank(store, match, [], ["vendor_name"], Judged(unreadable=1), False)
+    assert pictured is not None and pictured.verdict == UNREADABLE
     theirs = check_bank(store, None, [finding(MINE)], ["total"], nothing, False)
     assert theirs is not None and theirs.verdict == OTHER_SUPPLIER
     assert theirs.printed[0]["holder"] == "blauwal"
