@@ -233,6 +233,11 @@ def test_each_message_lists_every_account_it_names() -> None:
         .message()
         .startswith("the invoice asks to be paid on none, which is not registered")
     )
+    assert BankCheck(UNREADABLE).message() == (
+        "the invoice asks to be paid to an account that could not be read (an account's label "
+        "or a transfer instruction with no account readable, or a picture at the payment line "
+        "OCR could not read)"
+    )
 
 
 def test_what_is_shown_carries_a_message_and_a_supplier_only_when_there_are_any() -> None:
