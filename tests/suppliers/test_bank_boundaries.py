@@ -418,6 +418,31 @@ def test_a_picture_beside_its_label_is_read_as_one_line_with_it() -> None:
     assert judged_accounts([unread], None).unreadable == 0  # a text page's line has no box
 
 
+def test_the_pages_are_judged_with_the_vendor_the_registry_and_their_unread_pictures() -> None:
+    """`judged_accounts` hands each of its inputs to the judge: the printed vendor's name
+    (an account beside it is the issuer's), the registered accounts (one of them is the
+    issuer's) and the pictures OCR could not read (one at the payment line is unreadable)."""
+    page = text_page(f"Blauwal Hafen GmbH\nIBAN: {LOOSE}")
+    owners = [(f.owner, f.why) for f in judged_accounts([page], None).accounts]
+    assert owners == [(OTHER, "no-issuer-evidence")]
+    beside = judged_accounts([page], "Blauwal Hafen GmbH").accounts
+    assert [(f.owner, f.why) for f in beside] == [(ISSUER, "beside-issuer-name")]
+    registered = judged_accounts([page], None, [LOOSE]).accounts
+    assert [(f.owner, f.why) for f in registered] == [(ISSUER, "registered")]
+    words = []
+    for row, text in enumerate(PICTURE_PAGE):
+        x = 0.05
+        for token in text.split():
+            width = 0.012 * len(token)
+            words.append(Word(token, (x, 0.05 + row * GAP, x + width, 0.05 + row * GAP + HEIGHT)))
+            x += width + 0.01
+    y = 0.05 + PAYMENT_LINE * GAP
+    pictured = text_page(
+        "\n".join(PICTURE_PAGE), words=words, unread_pictures=[(0.7, y, 0.9, y + HEIGHT)]
+    )
+    assert judged_accounts([pictured], None).unreadable == 1
+
+
 def test_the_check_runs_for_a_paid_type_or_a_page_that_asks_and_only_with_a_registry(
     stack: Stack,
 ) -> None:
