@@ -7,7 +7,7 @@ SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-durations screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories
+.PHONY: run test test-fast test-durations screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories mutation
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -127,6 +127,15 @@ bench-smoke-rest: setup system-deps conformance-deps
 
 clean:
 	rm -rf .aws-sam .docflow
+
+# Mutation testing of the controls (bench/README.md, "Mutation testing"): mutmut over the modules
+# `[tool.mutmut]` names (the mutants not yet tested, and every survivor again), then the
+# hand-made mutants (bench/mutation_hand.toml); prints the score as JSON. It takes hours on two
+# cores, so it is part of neither `make test` nor CI. `make mutation MODULES="docflow/names.py"`
+# re-tests those modules' mutants and hand-made mutants only.
+MODULES ?=
+mutation: setup
+	$(BIN)/python bench/mutation.py --run --hand $(if $(MODULES),--modules "$(MODULES)")
 
 # requirements/lambda.txt: requirements/lambda.in's ranges compiled for python3.13 manylinux
 # x86_64, every dependency pinned with its hashes (uv, in its own environment). Pins already in

@@ -85,10 +85,13 @@ def _check(
 
 
 def _number(value: Any) -> Decimal | None:
+    """A finite number, else None: `NaN` and `Infinity` read as decimals but no page prints
+    them, and a NaN cannot even be compared with the tolerance."""
     try:
-        return Decimal(str(value)) if value is not None else None
+        number = Decimal(str(value)) if value is not None else None
     except InvalidOperation:
         return None
+    return number if number is not None and number.is_finite() else None
 
 
 def _shown(number: Decimal, kind: str = AMOUNT) -> str:

@@ -319,8 +319,8 @@ def _checks(raw: Any, columns: tuple[Column, ...], at: str, where: Lines) -> tup
             tolerance = Decimal(str(spec.get("tolerance", "0")))
         except InvalidOperation:
             raise where.error(at, "a check's tolerance is a number", "checks") from None
-        if tolerance < 0:
-            raise where.error(at, "a check's tolerance is not negative", "checks")
+        if not tolerance.is_finite() or tolerance < 0:  # nan has no order; inf passes anything
+            raise where.error(at, "a check's tolerance is a finite number, not negative", "checks")
         out.append(TableCheck(check.column, check.equals, check.opening, check.closing, tolerance))
     return tuple(out)
 
