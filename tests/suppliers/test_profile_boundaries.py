@@ -1,6 +1,8 @@
-"""The edges of a learned profile's trust (`docflow/suppliers/profile.py`) and of the hook's
-reconciliation (`docflow/suppliers/hook.py` `_reconciled`): net + tax = total within a cent,
-never a euro; the confirmations a field needs; the misses that suspend it. Each test names the
+"""The edges of a learned profile's trust (`docflow/suppliers/trust.py`), of its reading
+(`docflow/suppliers/profile.py`), of its confidence (`docflow/suppliers/profile_confidence.py`)
+and of the layout read's reconciliation (`docflow/suppliers/layout_read.py` `reconciled`): net +
+tax = total within a cent, never a euro; the confirmations a field needs; the misses that
+suspend it. Each test names the
 boundary it guards (bench/README.md, "Mutation testing")."""
 
 from __future__ import annotations
@@ -9,21 +11,12 @@ from typing import Any
 
 import pytest
 
-from docflow.extract.base import PageInput
-from docflow.extract.rules_engine.calibration import load_table, probability
 from docflow.extract.rules_engine.layout import from_text
-from docflow.settings import load_settings
-from docflow.suppliers import profile
-from docflow.suppliers.csv_import import import_suppliers
-from docflow.suppliers.hook import (
-    _printed_after_own_label,
-    _profile_confidence,
-    _reconciled,
-    consult,
-)
-from docflow.suppliers.store import SupplierStore
+from docflow.suppliers import profile, profile_confidence, trust
+from docflow.suppliers.layout_read import Trust, _filled_amounts
+from docflow.suppliers.layout_read import printed_after_own_label as _printed_after_own_label
+from docflow.suppliers.layout_read import reconciled as _reconciled
 from tests.suppliers.papers import BLAUWAL_VAT
-from tests.support.aws import Stack
 
 NAMES = ("net_amount", "tax_amount", "total_amount")
 
@@ -70,111 +63,107 @@ MwSt: 190,00 EUR
 Gesamtbetrag: 1.190,00 EUR"""
 
 
-def test_the_profile_fills_a_total_only_where_net_plus_tax_reaches_it_within_a_cent(
-    stack: Stack,
-) -> None:
-    """Through `consult`: a total the rules did not read is the profile's only where the
-    rules' net and tax add up to it within 0.01."""
-    store = SupplierStore(load_settings().supplier_table)
-    import_suppliers(store, f"id,name,vat\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT}\n")
-    page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
-    entry = profile.learn_entry([from_text(1, PAGE)], "total_amount", "1190.00")
+def test_the_profile_fills_a_total_only_where_net_plus_tax_reaches_it_within_a_cent() -> None:
+    """Through `_filled_amounts` (what `apply_layout` lets a trusted entry supply): a total the
+    rules did not read is the profile's only where the rules' net and tax add up to it within
+    0.01, and only from a trusted entry (min_confirmations 2: two reviews, one graded hit)."""
+    pages = [from_text(1, PAGE)]
+    entry = profile.learn_entry(pages, "total_amount", "1190.00")
     assert entry is not None
-    store.update_profile(
-        "blauwal", lambda p: {"fields": {"total_amount": {**entry, "confirmed": 2}}}
-    )
+    trusted = {**entry, "confirmed": 2, "graded": {"hits": 1}}
+    entries = {"total_amount": trusted}
 
     def read(net: str, tax: str) -> dict[str, dict[str, Any]]:
-        return {
-            "net_amount": {"value": net, "confidence": 0.9, "page": 1, "box": None},
-            "tax_amount": {"value": tax, "confidence": 0.9, "page": 1, "box": None},
-        }
+        return {"net_amount": {"value": net}, "tax_amount": {"value": tax}}
 
     for net, tax in (("1000.00", "190.00"), ("1000.00", "189.99"), ("1000.01", "190.00")):
-        out = consult(store, [page], read(net, tax), list(NAMES))
-        assert out.fields["total_amount"]["source"] == "profile", (net, tax)
-        assert out.fields["total_amount"]["value"] == "1190.00"
+        got = _filled_amounts(read(net, tax), pages, entries, list(NAMES), Trust())
+        assert got == {"total_amount"}, (net, tax)
     for net, tax in (("1000.00", "189.98"), ("1000.00", "190.02"), ("999.00", "190.00")):
-        out = consult(store, [page], read(net, tax), list(NAMES))
-        assert "total_amount" not in out.fields, (net, tax)
+        assert not _filled_amounts(read(net, tax), pages, entries, list(NAMES), Trust())
+    # One graded hit short of trust: the entry supplies nothing, reconciled or not.
+    short = {"total_amount": {**trusted, "graded": {"hits": 0}}}
+    assert not _filled_amounts(read("1000.00", "190.00"), pages, short, list(NAMES), Trust())
 
 
 ENTRY = {"label": "Belegkennung", "region": [0.4, 0.4, 0.6, 0.5], "page": 1, "shape": r"E\d{13}"}
 
 
 def test_two_entries_agree_on_label_shape_and_page_and_absence_only_with_absence() -> None:
-    assert profile.agrees(ENTRY, {**ENTRY, "region": [0, 0, 1, 1]})  # the region may move
-    assert not profile.agrees(ENTRY, {**ENTRY, "label": "Rechnungsnummer"})
-    assert not profile.agrees(ENTRY, {**ENTRY, "shape": r"E\d{12}"})
-    assert not profile.agrees(ENTRY, {**ENTRY, "page": 2})
-    assert not profile.agrees({**ENTRY, "page": 2}, ENTRY)
+    assert trust.agrees(ENTRY, {**ENTRY, "region": [0, 0, 1, 1]})  # the region may move
+    assert not trust.agrees(ENTRY, {**ENTRY, "label": "Rechnungsnummer"})
+    assert not trust.agrees(ENTRY, {**ENTRY, "shape": r"E\d{12}"})
+    assert not trust.agrees(ENTRY, {**ENTRY, "page": 2})
+    assert not trust.agrees({**ENTRY, "page": 2}, ENTRY)
     # An entry without a page is on page 1, on either side.
     paged = {k: v for k, v in ENTRY.items() if k != "page"}
-    assert profile.agrees(paged, ENTRY) and profile.agrees(ENTRY, paged)
-    assert not profile.agrees(paged, {**ENTRY, "page": 2})
-    assert not profile.agrees({**ENTRY, "page": 2}, paged)
+    assert trust.agrees(paged, ENTRY) and trust.agrees(ENTRY, paged)
+    assert not trust.agrees(paged, {**ENTRY, "page": 2})
+    assert not trust.agrees({**ENTRY, "page": 2}, paged)
     absent = {"absent": True}
-    assert profile.agrees(absent, {"absent": True, "label": "x"})
-    assert not profile.agrees(absent, ENTRY) and not profile.agrees(ENTRY, absent)
-    assert not profile.agrees({**ENTRY, "absent": False}, absent)
+    assert trust.agrees(absent, {"absent": True, "label": "x"})
+    assert not trust.agrees(absent, ENTRY) and not trust.agrees(ENTRY, absent)
+    assert not trust.agrees({**ENTRY, "absent": False}, absent)
 
 
 def test_a_streak_keeps_its_start_and_a_repeat_adds_one() -> None:
-    one = profile.updated({}, "run-1", {"n": ENTRY}, {})
+    one = trust.updated({}, "run-1", {"n": ENTRY}, {})
     assert one is not None and one["fields"]["n"] == {
         **ENTRY,
         "confirmed": 1,
         "misses": 0,
         "suspended": False,
         "since": "run-1",
+        "graded": {},
+        "reviewers": [],
     }
-    two = profile.updated(one, "run-2", {"n": ENTRY}, {"n": "hit"})
+    two = trust.updated(one, "run-2", {"n": ENTRY}, {"n": "hit"})
     assert two is not None
     assert (two["fields"]["n"]["confirmed"], two["fields"]["n"]["since"]) == (2, "run-1")
     # An entry written before counts existed: its count starts from 0, its streak from "".
     old = {"fields": {"n": dict(ENTRY)}, "runs": []}
-    three = profile.updated(old, "run-3", {"n": ENTRY}, {"n": ""})
+    three = trust.updated(old, "run-3", {"n": ENTRY}, {"n": ""})
     assert three is not None
     assert (three["fields"]["n"]["confirmed"], three["fields"]["n"]["since"]) == (1, "")
     assert three["runs"] == ["run-3"]
 
 
 def test_a_field_not_located_keeps_where_it_was_learned() -> None:
-    one = profile.updated({}, "run-1", {"n": ENTRY}, {})
+    one = trust.updated({}, "run-1", {"n": ENTRY}, {})
     assert one is not None
-    kept = profile.updated(one, "run-2", {"n": None}, {})
+    kept = trust.updated(one, "run-2", {"n": None}, {})
     assert kept is not None
     entry = kept["fields"]["n"]
     assert {k: entry[k] for k in ENTRY} == ENTRY  # type: ignore[literal-required]
     assert entry["confirmed"] == 2
     # Never located at all: nothing to keep, no entry made.
-    assert profile.updated({}, "run-1", {"n": None}, {}) == {"fields": {}, "runs": ["run-1"]}
+    assert trust.updated({}, "run-1", {"n": None}, {}) == {"fields": {}, "runs": ["run-1"]}
 
 
 def test_one_miss_does_not_suspend_and_a_suspended_entry_stays_so_until_confirmed() -> None:
-    one = profile.updated({}, "run-1", {"n": ENTRY}, {})
+    one = trust.updated({}, "run-1", {"n": ENTRY}, {})
     assert one is not None
-    missed = profile.updated(one, "run-2", {"n": None}, {"n": "miss"})
+    missed = trust.updated(one, "run-2", {"n": None}, {"n": "miss"})
     assert missed is not None and missed["fields"]["n"]["suspended"] is False
     assert missed["fields"]["n"]["misses"] == 1
     # Suspended by the profile as stored (two misses from before), a miss keeps it so.
     stored = {"fields": {"n": {**ENTRY, "suspended": True, "misses": 0, "confirmed": 3}}}
-    still = profile.updated(stored, "run-3", {"n": None}, {"n": "miss"})
+    still = trust.updated(stored, "run-3", {"n": None}, {"n": "miss"})
     assert still is not None and still["fields"]["n"]["suspended"] is True
     # Any outcome but "miss" (a hit, none read) confirms it and restores it.
     for outcome in ({"n": "hit"}, {"n": ""}, {}):
-        back = profile.updated(stored, "run-4", {"n": ENTRY}, outcome)
+        back = trust.updated(stored, "run-4", {"n": ENTRY}, outcome)
         assert back is not None and back["fields"]["n"]["suspended"] is False, outcome
         assert (back["fields"]["n"]["confirmed"], back["fields"]["n"]["since"]) == (1, "run-4")
 
 
 def test_the_profile_remembers_the_last_fifty_runs() -> None:
     p: dict = {}
-    for n in range(profile.KEEP_RUNS + 1):
-        p = profile.updated(p, f"run-{n}", {}, {}) or p
+    for n in range(trust.KEEP_RUNS + 1):
+        p = trust.updated(p, f"run-{n}", {}, {}) or p
     assert len(p["runs"]) == 50 and p["runs"][0] == "run-1"
-    assert profile.updated(p, "run-0", {}, {}) is not None  # forgotten: applied again
-    assert profile.updated(p, "run-50", {}, {}) is None
+    assert trust.updated(p, "run-0", {}, {}) is not None  # forgotten: applied again
+    assert trust.updated(p, "run-50", {}, {}) is None
 
 
 @pytest.mark.parametrize(
@@ -217,39 +206,53 @@ def test_an_entry_learned_before_offsets_reads_inside_its_region_with_its_margin
     assert not inside([0.5, 0.0, 0.52, 0.3], region)
 
 
-def located(ocr: float | None, page: int = 1) -> profile.Located:
-    return profile.Located("E2026000000017", "Belegkennung", [0.1, 0.1, 0.2, 0.12], page, ocr=ocr)
+def located(ocr: float | None, page: int = 1, repaired: bool = False) -> profile.Located:
+    return profile.Located(
+        "E2026000000017", "Belegkennung", [0.1, 0.1, 0.2, 0.12], page, ocr=ocr, repaired=repaired
+    )
 
 
-def evidence(ocr: float, scanned: bool, agree: int) -> dict[str, Any]:
-    """What a profile read is, for the shipped calibration (hook.py `_profile_confidence`)."""
-    return {
-        "source": "label",
-        "ocr": round(ocr, 3),
-        "scanned": scanned,
-        "score": round(0.97 * ocr, 4),
-        "agree": agree,
-    }
+def hit(n: int) -> Any:
+    return {"graded": {"hits": n}}
 
 
-@pytest.mark.parametrize("name", ["invoice_number", "total_amount"])
-def test_a_profile_reads_confidence_is_the_calibrations_for_a_labelled_read(name: str) -> None:
-    table = load_table()
-    text = _profile_confidence(name, located(None), {1: 1.0}, agreed=False)
-    assert text == probability(name, evidence(1.0, False, 1), table)
-    agreed = _profile_confidence(name, located(None), {1: 1.0}, agreed=True)
-    assert agreed == probability(name, evidence(1.0, False, 2), table)
-    if name == "invoice_number":  # the total's table gives agreement no weight
-        assert agreed != text
-    # A scanned page: the value's own words' OCR (plus 0.04, at most 1), else the page's.
-    words = _profile_confidence(name, located(0.91234), {1: 0.5}, agreed=False)
-    assert words == probability(name, evidence(0.95234, True, 1), table)
-    capped = _profile_confidence(name, located(0.99), {1: 1.0}, agreed=False)
-    assert capped == probability(name, evidence(1.0, True, 1), table)
-    page = _profile_confidence(name, located(None, page=2), {1: 1.0, 2: 0.8765}, agreed=False)
-    assert page == probability(name, evidence(0.8765, True, 1), table)
-    unknown = _profile_confidence(name, located(None, page=3), {1: 0.5}, agreed=False)
-    assert unknown == text  # a page with no factor is a text layer's
+def test_a_reads_mode_is_text_only_on_a_text_layer_and_scan_low_under_its_edge() -> None:
+    """`mode_of`: no OCR of its own and a page factor of 1 is text; OCR at LOW_OCR (0.8) is a
+    scan, a hair under it scan-low; the words' own OCR before the page's."""
+    mode = profile_confidence.mode_of
+    assert mode(located(None), 1.0) == "text"
+    assert mode(located(None), 0.9999) == "scan"
+    assert mode(located(None), 0.8) == "scan" and mode(located(None), 0.7999) == "scan-low"
+    assert mode(located(0.8), 0.1) == "scan" and mode(located(0.7999), 1.0) == "scan-low"
+
+
+def test_a_reads_cells_count_hits_up_to_two_and_a_repair_its_own() -> None:
+    """`hits_bucket`: 0, 1, then 2+ from two graded hits; `cell_keys`: most specific first, a
+    repaired read only in repaired cells."""
+    assert [profile_confidence.hits_bucket(hit(n)) for n in (0, 1, 2, 3)] == ["0", "1", "2+", "2+"]
+    keys = profile_confidence.cell_keys("invoice_number", located(None), hit(1), True, 1.0)
+    assert keys == ["id|text|1|agree", "id|text|1", "id|text"]
+    alone = profile_confidence.cell_keys("total_amount", located(0.5), hit(2), False, 1.0)
+    assert alone[0].endswith("|scan-low|2+|alone")
+    fixed = profile_confidence.cell_keys(
+        "invoice_number", located(0.9, repaired=True), hit(0), True, 1.0
+    )
+    assert fixed == ["id|scan|0|agree|repaired", "id|scan|repaired"]
+
+
+def test_a_cell_speaks_from_ten_reads_and_an_unseen_read_is_even() -> None:
+    """`probability`: the first cell with MIN_CELL (10) reads gives (right+1)/(total+2); a cell
+    of 9 is passed over; none: UNSEEN (0.5)."""
+    keys = ["a", "b"]
+    assert profile_confidence.probability(keys, {"cells": {"a": [9, 10], "b": [0, 50]}}) == round(
+        10 / 12, 4
+    )
+    assert profile_confidence.probability(keys, {"cells": {"a": [9, 9], "b": [0, 50]}}) == round(
+        1 / 52, 4
+    )
+    assert profile_confidence.probability(keys, {"cells": {"a": [9, 9]}}) == 0.5
+    assert profile_confidence.probability(keys, {}) == profile_confidence.UNSEEN == 0.5
+    assert profile_confidence.from_counts(0, 0) == 0.5
 
 
 def test_a_value_after_its_own_label_needs_the_labels_cell_and_an_exact_label() -> None:
