@@ -70,7 +70,7 @@ def test_the_profile_fills_a_total_only_where_net_plus_tax_reaches_it_within_a_c
     pages = [from_text(1, PAGE)]
     entry = profile.learn_entry(pages, "total_amount", "1190.00")
     assert entry is not None
-    trusted = {**entry, "confirmed": 2, "graded": {"hits": 1}}
+    trusted: Any = {**entry, "confirmed": 2, "graded": {"hits": 1}}
     entries = {"total_amount": trusted}
 
     def read(net: str, tax: str) -> dict[str, dict[str, Any]]:
@@ -82,11 +82,16 @@ def test_the_profile_fills_a_total_only_where_net_plus_tax_reaches_it_within_a_c
     for net, tax in (("1000.00", "189.98"), ("1000.00", "190.02"), ("999.00", "190.00")):
         assert not _filled_amounts(read(net, tax), pages, entries, list(NAMES), Trust())
     # One graded hit short of trust: the entry supplies nothing, reconciled or not.
-    short = {"total_amount": {**trusted, "graded": {"hits": 0}}}
+    short: Any = {"total_amount": {**trusted, "graded": {"hits": 0}}}
     assert not _filled_amounts(read("1000.00", "190.00"), pages, short, list(NAMES), Trust())
 
 
-ENTRY = {"label": "Belegkennung", "region": [0.4, 0.4, 0.6, 0.5], "page": 1, "shape": r"E\d{13}"}
+ENTRY: Any = {
+    "label": "Belegkennung",
+    "region": [0.4, 0.4, 0.6, 0.5],
+    "page": 1,
+    "shape": r"E\d{13}",
+}
 
 
 def test_two_entries_agree_on_label_shape_and_page_and_absence_only_with_absence() -> None:
@@ -96,11 +101,11 @@ def test_two_entries_agree_on_label_shape_and_page_and_absence_only_with_absence
     assert not trust.agrees(ENTRY, {**ENTRY, "page": 2})
     assert not trust.agrees({**ENTRY, "page": 2}, ENTRY)
     # An entry without a page is on page 1, on either side.
-    paged = {k: v for k, v in ENTRY.items() if k != "page"}
+    paged: Any = {k: v for k, v in ENTRY.items() if k != "page"}
     assert trust.agrees(paged, ENTRY) and trust.agrees(ENTRY, paged)
     assert not trust.agrees(paged, {**ENTRY, "page": 2})
     assert not trust.agrees({**ENTRY, "page": 2}, paged)
-    absent = {"absent": True}
+    absent: Any = {"absent": True}
     assert trust.agrees(absent, {"absent": True, "label": "x"})
     assert not trust.agrees(absent, ENTRY) and not trust.agrees(ENTRY, absent)
     assert not trust.agrees({**ENTRY, "absent": False}, absent)
@@ -121,7 +126,7 @@ def test_a_streak_keeps_its_start_and_a_repeat_adds_one() -> None:
     assert two is not None
     assert (two["fields"]["n"]["confirmed"], two["fields"]["n"]["since"]) == (2, "run-1")
     # An entry written before counts existed: its count starts from 0, its streak from "".
-    old = {"fields": {"n": dict(ENTRY)}, "runs": []}
+    old: Any = {"fields": {"n": dict(ENTRY)}, "runs": []}
     three = trust.updated(old, "run-3", {"n": ENTRY}, {"n": ""})
     assert three is not None
     assert (three["fields"]["n"]["confirmed"], three["fields"]["n"]["since"]) == (1, "")
@@ -147,7 +152,7 @@ def test_one_miss_does_not_suspend_and_a_suspended_entry_stays_so_until_confirme
     assert missed is not None and missed["fields"]["n"]["suspended"] is False
     assert missed["fields"]["n"]["misses"] == 1
     # Suspended by the profile as stored (two misses from before), a miss keeps it so.
-    stored = {"fields": {"n": {**ENTRY, "suspended": True, "misses": 0, "confirmed": 3}}}
+    stored: Any = {"fields": {"n": {**ENTRY, "suspended": True, "misses": 0, "confirmed": 3}}}
     still = trust.updated(stored, "run-3", {"n": None}, {"n": "miss"})
     assert still is not None and still["fields"]["n"]["suspended"] is True
     # Any outcome but "miss" (a hit, none read) confirms it and restores it.
@@ -158,7 +163,7 @@ def test_one_miss_does_not_suspend_and_a_suspended_entry_stays_so_until_confirme
 
 
 def test_the_profile_remembers_the_last_fifty_runs() -> None:
-    p: dict = {}
+    p: Any = {}
     for n in range(trust.KEEP_RUNS + 1):
         p = trust.updated(p, f"run-{n}", {}, {}) or p
     assert len(p["runs"]) == 50 and p["runs"][0] == "run-1"
