@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docflow.document import DocumentSummary
+from docflow.rules.card_numbers import card_spans
 from docflow.rules.matching import BILLS, CREDITS, ORDERS, RECEIPTS
 from docflow.suppliers.duplicate_keys import number_key, vendor_key
 
@@ -98,6 +99,10 @@ def cited(summary: DocumentSummary) -> Cited:
     number, vendor = summary.text("po_number"), summary.text("vendor_name")
     if not order_number(number):
         return Cited(role)  # cites no order: matching leaves it alone
+    if next(card_spans(number), None) is not None:
+        # A card number where the order number goes is never kept as a key (the order store,
+        # the awaiting record): a person sees it, and the number is not repeated.
+        return Cited(role, None, "its order number holds a card number")
     key = key_for(vendor, number)
     if key is None:
         return Cited(role, None, f"it cites order {number[:MAX_KEY]} but no supplier could be read")

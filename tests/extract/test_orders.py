@@ -24,6 +24,7 @@ from docflow.settings import load_settings
 from docflow.storage import DocumentStore, match_key
 from orchestrator.app import handler
 from tests.kit import pdfgen as pdfs
+from tests.kit.orders import matching_on
 from tests.support.aws import Stack, result_json
 from tests.support.review_desk import call, open_desk
 from tests.support.waiting import wait_until
@@ -124,8 +125,13 @@ def _finalize_order(stack: Stack, runner: DurableFunctionTestRunner) -> str:
 
 
 def test_an_invoice_over_its_orders_total_waits_at_match_with_both_totals(
-    stack: Stack, shipped_rules: None
+    stack: Stack, shipped_rules: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    rules = tmp_path / "matching-on.toml"
+    rules.write_text(matching_on(DEFAULT_RULES.read_text(encoding="utf-8")), encoding="utf-8")
+    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(rules))
+    load_settings.cache_clear()
+    use_runtime(None)
     with open_desk(stack) as desk:
         order_id = _finalize_order(stack, desk.runner)
         doc = stack.upload("in/invoice-over.pdf", pdfs.text_pdf(OVER))
@@ -146,15 +152,10 @@ def test_an_invoice_over_its_orders_total_waits_at_match_with_both_totals(
 
 
 def test_with_matching_off_a_mismatch_waits_in_the_fields_review_with_both_totals(
-    stack: Stack, shipped_rules: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stack: Stack, shipped_rules: None
 ) -> None:
-    text = DEFAULT_RULES.read_text(encoding="utf-8")
-    start, end = text.index("\n[matching]\n"), text.index("# Each field a type reads")
-    rules = tmp_path / "no-matching.toml"
-    rules.write_text(text[:start] + text[end:], encoding="utf-8")
-    monkeypatch.setenv("DOCFLOW_RULES_PATH", str(rules))
-    load_settings.cache_clear()
-    use_runtime(None)
+    # Matching is off as shipped: its `[matching]` table is commented out in the rules file.
+    assert "\n[matching]\n" not in DEFAULT_RULES.read_text(encoding="utf-8")
     with open_desk(stack) as desk:
         order_id = _finalize_order(stack, desk.runner)
         found = ReadModel(load_settings().table_name).finalized_orders("po-4411 ")

@@ -218,11 +218,19 @@ PAPER = (
 )
 
 
+def matching_on(text: str) -> str:
+    """The shipped rules text with its `[matching]` table uncommented (shipped off)."""
+    start = text.index("# [matching]\n")
+    end = text.index("\n\n", start)
+    block = "\n".join(line.removeprefix("# ") for line in text[start:end].split("\n"))
+    return text[:start] + block + text[end:]
+
+
 def matching_rules_text(timeout_s: int = 120, three_way: bool = False) -> str:
     """The shipped rules with matching's wait and three-way as given, and purchase orders
     finalized without their procurement and finance stages: a test's (or the benchmark's)
     orders arrive by themselves, as they would once a buyer approved them."""
-    text = DEFAULT_RULES.read_text(encoding="utf-8")
+    text = matching_on(DEFAULT_RULES.read_text(encoding="utf-8"))
     for old, new in (
         ('stages = ["procurement", "finance"]', "stages = []"),
         ("timeout_seconds = 604800 ", f"timeout_seconds = {timeout_s} "),

@@ -11,10 +11,12 @@ import pytest
 from docflow.rules.matching import NO_MATCHING, WEEK_S, parse_match_rules
 from docflow.rules.model import DEFAULT_RULES, load_rules
 from docflow.settings import SettingsError
+from tests.kit.orders import matching_on
 
 
-def test_the_shipped_rules_match_invoices_and_wait_a_week_for_an_order() -> None:
-    rules = load_rules(DEFAULT_RULES)
+def test_the_shipped_rules_leave_matching_off_and_its_table_waits_a_week(tmp_path: Path) -> None:
+    assert not load_rules(DEFAULT_RULES).matching.on  # no invoice waits for an order unasked
+    rules = load_rules(_rules(tmp_path, matching_on(DEFAULT_RULES.read_text(encoding="utf-8"))))
     matching = rules.matching
     assert matching.on and matching.stage == "match" and "match" in rules.stages
     assert matching.timeout_seconds == WEEK_S and not matching.three_way
@@ -56,7 +58,8 @@ def _rules(tmp_path: Path, text: str) -> Path:
 
 
 def test_the_match_stage_must_be_defined(tmp_path: Path) -> None:
-    text = DEFAULT_RULES.read_text(encoding="utf-8").replace('stage = "match"', 'stage = "nowhere"')
+    text = matching_on(DEFAULT_RULES.read_text(encoding="utf-8"))
+    text = text.replace('stage = "match"', 'stage = "nowhere"')
     with pytest.raises(SettingsError, match="stage 'nowhere' is used but not defined"):
         load_rules(_rules(tmp_path, text))
 
@@ -67,8 +70,7 @@ def test_the_wait_counts_in_the_longest_path_an_invoice_can_take(tmp_path: Path)
     week it may wait for its order and the match stage's 2 days: 24 days, past a purchase
     order's 19 (its procurement and finance stages, and every typed document's)."""
     text = DEFAULT_RULES.read_text(encoding="utf-8")
-    start, end = text.index("\n[matching]\n"), text.index("# Each field a type reads")
-    without = load_rules(_rules(tmp_path, text[:start] + text[end:]))
     day = 86400
-    assert without.longest_review_seconds() == 19 * day
-    assert load_rules(DEFAULT_RULES).longest_review_seconds() == 24 * day
+    assert load_rules(DEFAULT_RULES).longest_review_seconds() == 19 * day
+    matched = load_rules(_rules(tmp_path, matching_on(text)))
+    assert matched.longest_review_seconds() == 24 * day
