@@ -14,7 +14,7 @@ from docflow.cli import main
 from docflow.local.config import StackConfig
 from docflow.local.tools.uploads import put_document
 from docflow.settings import load_settings
-from docflow.suppliers.store import SupplierStore
+from docflow.suppliers.layouts import LayoutStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
 from tests.suppliers.rules import trust_after_one
@@ -65,9 +65,10 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         browser.close()
     done = wait_for(first.document_id, {"finalized"}, first.run_id)
     assert done["fields"]["invoice_number"]["value"] == "E2026000000017"
-    supplier = SupplierStore(load_settings().supplier_table).get("blauwal")
-    assert supplier is not None
-    assert supplier.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
+    # What was learned belongs to the layout (linked to the supplier its VAT id matched).
+    (layout,) = LayoutStore(load_settings().supplier_table).all()
+    assert layout.supplier_id == "blauwal"
+    assert layout.profile["fields"]["invoice_number"]["label"] == "Belegkennung"
 
     second = put_document(bucket, "incoming/blauwal-2.pdf", blauwal_invoice("E2026000000018"))
     state = wait_for(second.document_id, {"finalized", "pending-review"}, second.run_id)

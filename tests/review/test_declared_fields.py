@@ -181,7 +181,9 @@ def test_a_table_never_teaches_a_supplier_profile() -> None:
         Decision(True, CLAIMS, decided_at="2026-12-01T10:00:00+00:00", corrections={"items": []}),
     )
     learnable = profile_values(corrected)
-    assert "items" not in learnable and "currency" not in learnable
+    assert "items" not in learnable
+    # A value the registry filled is offered too: the layout learns it only where it is printed.
+    assert learnable["currency"] == "EUR"
     assert learnable["vendor_name"] == "Acme" and learnable["cover"] == "Third party"
 
 
