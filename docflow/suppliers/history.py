@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from botocore.exceptions import ClientError
+
+from docflow.dynamo import transaction_condition_failed
 from docflow.readmodel.table import to_ddb
 
 if TYPE_CHECKING:
@@ -113,3 +116,19 @@ def put_item(table: str, e: Entry) -> TransactWriteItemTypeDef:
             "ConditionExpression": "attribute_not_exists(pk)",
         }
     }
+
+
+def write_noted(ddb: Any, table: str, change: TransactWriteItemTypeDef, e: Entry | None) -> bool:
+    """Write `change` (conditional on the version its writer read) and its entry `e` in one
+    transaction. False when another writer's change landed first: the caller reads it again and
+    applies its change again."""
+    items: list[TransactWriteItemTypeDef] = [change]
+    if e is not None:
+        items.append(put_item(table, e))
+    try:
+        ddb.transact_write_items(TransactItems=items)
+    except ClientError as exc:
+        if transaction_condition_failed(exc, 0):
+            return False
+        raise
+    return True

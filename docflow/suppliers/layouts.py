@@ -27,10 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
-from botocore.exceptions import ClientError
-
 from docflow import aws
-from docflow.dynamo import transaction_condition_failed
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.suppliers import fingerprint as fingerprints
 from docflow.suppliers import history
@@ -139,25 +136,18 @@ class LayoutStore:
             names = {f"#a{i}": k for i, k in enumerate(item)}
             values = {f":a{i}": v for i, v in enumerate(item.values())}
             sets = ", ".join(f"#a{i} = :a{i}" for i in range(len(item)))
-            items: list[TransactWriteItemTypeDef] = [
-                {
-                    "Update": {
-                        "TableName": self.table,
-                        "Key": to_ddb({"pk": layout_pk(layout_id)}),
-                        "UpdateExpression": f"SET {sets}",
-                        "ConditionExpression": "attribute_not_exists(pk) OR #v = :was",
-                        "ExpressionAttributeNames": {**names, "#v": "version"},
-                        "ExpressionAttributeValues": to_ddb({**values, ":was": current.version}),
-                    }
+            update: TransactWriteItemTypeDef = {
+                "Update": {
+                    "TableName": self.table,
+                    "Key": to_ddb({"pk": layout_pk(layout_id)}),
+                    "UpdateExpression": f"SET {sets}",
+                    "ConditionExpression": "attribute_not_exists(pk) OR #v = :was",
+                    "ExpressionAttributeNames": {**names, "#v": "version"},
+                    "ExpressionAttributeValues": to_ddb({**values, ":was": current.version}),
                 }
-            ]
-            if note is not None:
-                items.append(history.put_item(self.table, note(after)))
-            try:
-                self.ddb.transact_write_items(TransactItems=items)
-            except ClientError as exc:
-                if transaction_condition_failed(exc, 0):
-                    continue  # another review's change landed first: read it and apply again
-                raise
-            return after
+            }
+            entry = note(after) if note is not None else None
+            if history.write_noted(self.ddb, self.table, update, entry):
+                return after
+            # another review's change landed first: read it and apply again
         raise RuntimeError(f"layout {layout_id}: kept changing under {ATTEMPTS} writers")

@@ -236,16 +236,10 @@ class SupplierStore:
                     {":p": new, ":next": after.profile_version, ":was": current.profile_version}
                 ),
             }
-            items: list[TransactWriteItemTypeDef] = [{"Update": update}]
-            if note is not None:
-                items.append(history.put_item(self.table, note(after)))
-            try:
-                self.ddb.transact_write_items(TransactItems=items)
-            except ClientError as exc:
-                if transaction_condition_failed(exc, 0):
-                    continue  # another writer's change landed first: read it and apply again
-                raise
-            return after
+            entry = note(after) if note is not None else None
+            if history.write_noted(self.ddb, self.table, {"Update": update}, entry):
+                return after
+            # another writer's change landed first: read it and apply again
         raise RuntimeError(
             f"supplier {supplier_id}: profile kept changing under {PROFILE_ATTEMPTS} writers"
         )
