@@ -18,7 +18,7 @@ from docflow.settings import load_settings
 from docflow.suppliers.store import SupplierStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
-from tests.support.browser import launch
+from tests.support.browser import approve, launch
 from tests.support.live_stack import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack()]
@@ -60,11 +60,7 @@ def test_a_changed_bank_account_waits_for_treasury_with_both_accounts_shown(
         html = page.content()
         assert ATTACKER_IBAN not in html and ATTACKER_IBAN.replace(" ", "") not in html
         page.screenshot(path=str(shot), full_page=True)
-        page.click("button.approve")
-        page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
-        if page.locator("button.confirm-yes").count():
-            page.click("button.confirm-yes")
-            page.wait_for_selector("h1:has-text('Document approved')")
+        approve(page)
         browser.close()
     done = wait_for(doc.document_id, {"finalized"}, doc.run_id)
     assert done["bank"]["verdict"] == "unregistered"

@@ -22,7 +22,7 @@ from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from docflow.storage import DocumentStore
 from tests.kit.mailbox import wait_for_links
-from tests.support.browser import launch
+from tests.support.browser import approve, launch
 from tests.support.live_stack import wait_for
 
 WARRANTY_TYPE = """
@@ -175,11 +175,7 @@ def test_a_type_from_the_rules_file_alone_is_read_reviewed_in_the_browser_and_fi
         page.fill("input[name='table.parts.2.part']", "Labour")
         page.fill("input[name='table.parts.2.quantity']", "1")
         page.fill("input[name='table.parts.2.cost']", "30.00")
-        page.click("button.approve")
-        page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
-        if page.locator("button.confirm-yes").count():
-            page.click("button.confirm-yes")
-            page.wait_for_selector("h1:has-text('Document approved')")
+        approve(page)
         browser.close()
 
     done = wait_for(doc.document_id, {"finalized"}, doc.run_id)

@@ -22,7 +22,7 @@ from docflow.suppliers.layouts import LayoutStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import KRANICH, kranich_invoice
 from tests.suppliers.rules import controls_rules
-from tests.support.browser import launch
+from tests.support.browser import approve, launch
 from tests.support.live_stack import wait_for
 from tests.support.reviewed_runs import audit_drawn
 
@@ -52,11 +52,7 @@ def _on_page(url: str, shot: Path, number: str | None = None) -> str:
         page.screenshot(path=str(shot), full_page=True)
         if number is not None:
             page.fill("#field-invoice_number", number)
-        page.click("button.approve")
-        page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
-        if page.locator("button.confirm-yes").count():
-            page.click("button.confirm-yes")
-            page.wait_for_selector("h1:has-text('Document approved')")
+        approve(page)
         browser.close()
     return shown
 

@@ -18,7 +18,7 @@ from docflow.suppliers.layouts import LayoutStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
 from tests.suppliers.rules import trust_after_one
-from tests.support.browser import launch
+from tests.support.browser import approve, launch
 from tests.support.live_stack import wait_for
 
 # One review trusts the profile and nothing is audited here: what this drives is the page and
@@ -57,11 +57,7 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         assert "from the supplier registry" in page.locator("#fields").inner_text()
         page.screenshot(path=str(tmp_path / "review-supplier.png"), full_page=True)
         page.fill("#field-invoice_number", "E2026000000017")
-        page.click("button.approve")
-        page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
-        if page.locator("button.confirm-yes").count():
-            page.click("button.confirm-yes")
-            page.wait_for_selector("h1:has-text('Document approved')")
+        approve(page)
         browser.close()
     done = wait_for(first.document_id, {"finalized"}, first.run_id)
     assert done["fields"]["invoice_number"]["value"] == "E2026000000017"

@@ -55,3 +55,13 @@ def press_access_key(page: Any, key: str) -> None:
         cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **event})
     finally:
         cdp.detach()
+
+
+def approve(page: Any) -> None:
+    """Click Approve and, where the page asks to confirm (a value changed, a check unresolved),
+    confirm; return once the page says the document was approved."""
+    page.click("button.approve")
+    page.wait_for_selector("button.confirm-yes, h1:has-text('Document approved')")
+    if page.locator("button.confirm-yes").count():
+        page.click("button.confirm-yes")
+        page.wait_for_selector("h1:has-text('Document approved')")
