@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from _reliability.corpus import contract, post
@@ -278,11 +279,11 @@ def attacks(
     ]
 
 
-def send(port: int, attack: Attack) -> int:
-    """The response's status, or 0 when none came back."""
+def send(port: int, attack: Attack) -> tuple[int, bytes]:
+    """The response's status (0 when none came back) and the start of its body."""
     try:
         if attack.raw is not None:
-            return raw_status(port, attack.raw)
+            return raw_status(port, attack.raw), b""
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         try:
             connection.putrequest(attack.method, attack.path, skip_accept_encoding=True)
@@ -296,11 +297,12 @@ def send(port: int, attack: Attack) -> int:
                 # The server may answer (413) without reading it all.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     connection.send(attack.body)
-            return connection.getresponse().status
+            response = connection.getresponse()
+            return response.status, response.read(300)
         finally:
             connection.close()
     except (OSError, http.client.HTTPException):
-        return 0
+        return 0, b""
 
 
 def run(smoke: bool) -> dict[str, Any]:
@@ -330,8 +332,22 @@ def run(smoke: bool) -> dict[str, Any]:
         plan = [rng.choice(makers)() for _ in range(total)]
         began = time.monotonic()
         with ThreadPoolExecutor(8) as pool:
-            statuses = list(pool.map(lambda a: send(stack.config.review_port, a), plan))
+            answers = list(pool.map(lambda a: send(stack.config.review_port, a), plan))
         seconds = time.monotonic() - began
+        statuses = [status for status, _ in answers]
+        # A 5xx is a failure to explain: what was asked, what came back, what the host logged.
+        server_errors = [
+            {
+                "kind": attack.kind,
+                "method": attack.method,
+                "path": attack.path[:120],
+                "status": status,
+                "body": body.decode("utf-8", "replace"),
+            }
+            for attack, (status, body) in zip(plan, answers, strict=True)
+            if status >= 500
+        ]
+        host_errors = _logged_errors(stack.config.state) if server_errors else []
 
         after = {d.run_id: stack.state(d) for d in live_docs}
         decided = sum(
@@ -376,6 +392,8 @@ def run(smoke: bool) -> dict[str, Any]:
         "responses": dict(overall),
         "by_kind": {kind: dict(counts) for kind, counts in sorted(by_kind.items())},
         "server_errors_5xx": overall.get("5xx", 0),
+        "server_errors": server_errors,
+        "host_errors": host_errors,
         "accepted_2xx": overall.get("2xx", 0),
         "no_response": overall.get("none", 0),
         "callbacks_from_hostile_requests": decided + (len(used_decisions) - 1) + old_decided,
@@ -401,6 +419,16 @@ def run(smoke: bool) -> dict[str, Any]:
         and report["finalized_after_real_approval"] == len(live_docs)
     )
     return report
+
+
+def _logged_errors(state: Path, lines: int = 40) -> list[str]:
+    """The last lines of the stack's logs that name an error or a traceback."""
+    found: list[str] = []
+    for log in sorted(state.rglob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if any(word in line for word in ("Traceback", "Error", "ERROR", "error")):
+                found.append(f"{log.name}: {line[:300]}")
+    return found[-lines:]
 
 
 def _klass(status: int) -> str:

@@ -5,8 +5,9 @@ It answers the Lambda Invoke API (`POST /2015-03-31/functions/{name}/invocations
 the orchestrator and the callback API invoke the status recorder here; the intake poller invokes
 the starter here. Before it loads a function it hands the product the local runner's starter
 (`starter.py`), which no Lambda package carries. Each invocation runs on its own thread, like
-concurrent Lambda instances; a handler error comes back as Lambda reports it
-(X-Amz-Function-Error).
+concurrent Lambda instances, but for the functions in ONE_AT_A_TIME; a handler error comes back
+as Lambda reports it (X-Amz-Function-Error) and its traceback goes to the log, as Lambda writes
+it to CloudWatch.
 
     python -m docflow.local.services.host --port 8791
 """
@@ -14,6 +15,7 @@ concurrent Lambda instances; a handler error comes back as Lambda reports it
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -45,6 +47,13 @@ FUNCTIONS = {
     "docflow-einvoice-rules": "einvoice_rules.app:handler",
 }
 TIMEOUTS = {"docflow-orchestrator": 900, "docflow-batcher": 900}
+# A Lambda execution environment runs one invocation at a time, and some handlers rely on it:
+# Powertools' event handler keeps the request being answered in a class attribute
+# (`BaseRouter.current_event`) and clears it when done, so two requests on two threads of one
+# process read each other's event, or None (a 502 under hostile traffic, once in 500). These
+# functions' invocations take turns here, as if each had one environment.
+ONE_AT_A_TIME = frozenset({"docflow-callback-api"})
+_turns = {name: threading.Lock() for name in ONE_AT_A_TIME}
 # More functions for this host, as "module:ATTR" naming a {function name: "module:attr"} dict:
 # the conformance benchmark hosts its requirement handlers beside the project's functions.
 EXTRA_FUNCTIONS_ENV = "DOCFLOW_LOCAL_EXTRA_FUNCTIONS"
@@ -54,9 +63,13 @@ _handlers: dict[str, Callable[..., Any]] = {}
 _lock = threading.Lock()
 
 
+def _base(name: str) -> str:
+    """A qualified name or ARN ("fn:live", "arn:...:function:fn:live") names the same code."""
+    return name.rsplit(":function:", 1)[-1].split(":", 1)[0]
+
+
 def handler_for(name: str) -> Callable[..., Any] | None:
-    # A qualified name or ARN ("fn:live", "arn:...:function:fn:live") names the same code.
-    base = name.rsplit(":function:", 1)[-1].split(":", 1)[0]
+    base = _base(name)
     target = FUNCTIONS.get(base)
     if target is None:
         return None
@@ -137,11 +150,13 @@ class InvokeHandler(BaseHTTPRequestHandler):
             return
         began = time.monotonic()
         try:
-            result = fn(event, context)
+            with _turns.get(_base(name)) or contextlib.nullcontext():
+                result = fn(event, context)
             _measured(name, began, failed=False)
             self._send(200, json.dumps(result).encode(), request)
         except Exception as exc:
             _measured(name, began, failed=True)
+            traceback.print_exc()
             error = {
                 "errorMessage": str(exc),
                 "errorType": type(exc).__name__,
@@ -155,7 +170,8 @@ class InvokeHandler(BaseHTTPRequestHandler):
 def _run(fn: Callable[..., Any], event: Any, context: LambdaContext) -> None:
     began = time.monotonic()
     try:
-        fn(event, context)
+        with _turns.get(_base(context.function_name)) or contextlib.nullcontext():
+            fn(event, context)
         _measured(context.function_name, began, failed=False)
     except Exception:
         _measured(context.function_name, began, failed=True)
