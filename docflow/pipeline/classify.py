@@ -106,7 +106,7 @@ def _layout_type(step: StepContext, doc: DocumentRef) -> str | None:
         return None
     try:
         pages = [layout_of(p) for p in page_inputs(doc, [[1, 1]], 1)]
-        found = layout_type(LayoutStore(table).all(), pages)
+        found = layout_type(LayoutStore(table).outlines(), pages)
     except Exception as exc:  # a person picks the type rather than the document failing
         step.logger.warning("layouts unreadable at classify", extra={"error": type(exc).__name__})
         return None

@@ -160,7 +160,7 @@ def _which(store: LayoutStore, lesson: Lesson, pages: Sequence[Page], run_id: st
     none of whose own lines tells which."""
     if lesson.layout_id:
         return lesson.layout_id
-    found = match_layout(store.all(), pages)
+    found = match_layout(store.outlines(), pages)
     if found.ambiguous:
         return None
     return found.layout.layout_id if found.layout is not None else new_id(run_id)

@@ -43,9 +43,9 @@ from docflow.suppliers.match import (
     LayoutMatch,
     Match,
     evidence_for,
+    find_layout,
     issuer_tax_ids,
     match_by_id,
-    match_layout,
     match_supplier,
     name_agrees,
 )
@@ -171,7 +171,7 @@ def consult(
         by_id = match_by_id(store, tax_ids, ibans)
         sure = by_id is not None and name_agrees(by_id.supplier, said, layouts)
         linked = by_id.supplier.supplier_id if by_id is not None and sure else None
-        found = match_layout(LayoutStore(store.table, store.ddb).all(), layouts, linked)
+        found = find_layout(LayoutStore(store.table, store.ddb), layouts, linked)
     if found.ambiguous:
         out.checks.append(_look_alike())
     match = None

@@ -38,6 +38,16 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 LISTING = "LAYOUT"
+# What matching reads of a layout (`LayoutStore.outlines`).
+OUTLINE = (
+    "layoutId",
+    "supplierId",
+    "docType",
+    "language",
+    "version",
+    "profile.fingerprint",
+    "profile.fields.vendor_name",
+)
 ATTEMPTS = 8
 PREFIX = "L-"
 
@@ -107,6 +117,14 @@ class LayoutStore:
     def all(self) -> list[Layout]:
         """Every layout (a Query on the sparse index, never a Scan)."""
         return [Layout.parse(i) for i in SupplierStore(self.table, self.ddb).listed(LISTING)]
+
+    def outlines(self) -> list[Layout]:
+        """Every layout as matching a page reads it (`match.match_layout`): its fingerprint,
+        issuer, supplier and type, without the profile's fields, which are most of a layout's
+        bytes and were read for every layout on every document. Never read a profile from
+        one: `match.find_layout` reads the one that matched whole."""
+        found = SupplierStore(self.table, self.ddb).listed(LISTING, OUTLINE)
+        return [Layout.parse(i) for i in found]
 
     def get(self, layout_id: str) -> Layout | None:
         got = self.ddb.get_item(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -38,7 +38,7 @@ from docflow.extract.rules_engine.matching import is_customer_label
 from docflow.extract.rules_engine.vendor import LEGAL_FORM, customer_cells
 from docflow.suppliers import fingerprint as fingerprints
 from docflow.suppliers.ids import FoundId, find_tax_ids, label_only
-from docflow.suppliers.layouts import Layout
+from docflow.suppliers.layouts import Layout, LayoutStore
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.ownership import IbanFinding
 from docflow.suppliers.profile import read_constant
@@ -207,6 +207,18 @@ def match_layout(
     if verdict.winner is None:
         return LayoutMatch()
     return LayoutMatch(named[verdict.winner], verdict.score)
+
+
+def find_layout(
+    store: LayoutStore, pages: Sequence[Page], linked_to: str | None = None
+) -> LayoutMatch:
+    """`match_layout` over the stored layouts' outlines, with the one that matched read whole
+    (its profile, read consistently); no match when it was removed meanwhile."""
+    found = match_layout(store.outlines(), pages, linked_to)
+    if found.layout is None:
+        return found
+    whole = store.get(found.layout.layout_id)
+    return replace(found, layout=whole) if whole is not None else LayoutMatch()
 
 
 def layout_type(layouts: Sequence[Layout], pages: Sequence[Page]) -> str | None:

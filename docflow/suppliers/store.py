@@ -95,8 +95,9 @@ class SupplierStore:
         """Every supplier, by name (a Query on the sparse index, never a Scan)."""
         return [_supplier(i) for i in self.listed(LISTING)]
 
-    def listed(self, listing: str) -> list[dict[str, Any]]:
-        """The items of one listing on the sparse index, in `listedAt` order."""
+    def listed(self, listing: str, attributes: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """The items of one listing on the sparse index, in `listedAt` order; only `attributes`
+        of each (document paths, "profile.fingerprint") when it names some."""
         out: list[dict[str, Any]] = []
         args: QueryInputTypeDef = {
             "TableName": self.table,
@@ -104,6 +105,17 @@ class SupplierStore:
             "KeyConditionExpression": "listing = :l",
             "ExpressionAttributeValues": {":l": {"S": listing}},
         }
+        if attributes:
+            names: dict[str, str] = {}
+            paths = []
+            for path in attributes:
+                parts = []
+                for part in path.split("."):
+                    alias = names.setdefault(part, f"#p{len(names)}")
+                    parts.append(alias)
+                paths.append(".".join(parts))
+            args["ProjectionExpression"] = ", ".join(paths)
+            args["ExpressionAttributeNames"] = {alias: name for name, alias in names.items()}
         while True:
             page = self.ddb.query(**args)
             out.extend(from_ddb(i) for i in page.get("Items", []))
