@@ -14,14 +14,18 @@ import secrets
 from collections import Counter
 from collections.abc import Mapping
 from contextlib import redirect_stdout
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow.cli.output import print_json, table
 from docflow.cli.shapes import JobRow, PileCost, PileJob, PileSummary, RunRow
 from docflow.cli.stack import maybe_local
 from docflow.cost import CostEstimate
 from docflow.readmodel.items import DocumentState, EnrichmentNote
+
+if TYPE_CHECKING:
+    from docflow.settings import Settings
 
 # What a user reads for each on-demand reason (docflow.piles.outcomes, flows.enrich).
 WHY = {
@@ -60,7 +64,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
             f"backfill: file names given twice: {', '.join(twice)} (a pile is one folder: "
             "one file per name)"
         )
-    stack(args, start=True)
+    config = stack(args, start=True)
     settings = load_settings()
     pile = new_pile()
     manifest = PileManifest(pile, len(paths))
@@ -74,7 +78,10 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     folder = f"{settings.pile_prefix}{pile}/"
     if not args.json:
         print(f"pile {folder}: {len(paths)} documents", flush=True)
-        return int(run_paths(args, folder, after_table=print_pile))
+        # The terms the stack's functions were started with (its own configuration), which
+        # this shell's environment need not repeat.
+        terms = _pile_terms(settings, config.extra_env)
+        return int(run_paths(args, folder, after_table=lambda rows: print_pile(rows, terms)))
     # `run`'s JSON rows, captured to be this command's "documents".
     captured = io.StringIO()
     with redirect_stdout(captured):
@@ -161,10 +168,18 @@ def cost_sentence(row: PileCost) -> str:
     return f"{head}, enriched {row['mode']} by the local {row['engine']} engine (no model: free)"
 
 
-def print_pile(rows: list[RunRow]) -> None:
-    from docflow.settings import load_settings
+def _pile_terms(settings: Settings, env: Mapping[str, str]) -> Settings:
+    """`settings` with the pile's minimum and wait the stack's functions were started with."""
+    minimum = env.get("DOCFLOW_PILE_MIN_RECORDS")
+    wait = env.get("DOCFLOW_PILE_MAX_WAIT_SECONDS")
+    return replace(
+        settings,
+        pile_min_records=int(minimum) if minimum else settings.pile_min_records,
+        pile_max_wait_seconds=int(wait) if wait else settings.pile_max_wait_seconds,
+    )
 
-    settings = load_settings()
+
+def print_pile(rows: list[RunRow], settings: Settings) -> None:
     summary = pile_summary(rows)
     for job in summary["jobs"]:
         answered = job["succeeded"] if job["succeeded"] is not None else "-"
