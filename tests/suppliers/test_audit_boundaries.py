@@ -328,3 +328,25 @@ def test_an_audits_outcome_names_the_fields_checked_and_those_corrected() -> Non
         "at": "t",
     }
     assert audit_outcome(doc, {}, {})["decidedBy"] == "" and audit_outcome(doc, {}, {})["at"] == ""
+
+
+def test_hkdf_derives_one_to_8160_bytes_and_says_so_outside() -> None:
+    from docflow.suppliers.audit_key import hkdf_sha256
+
+    assert len(hkdf_sha256(b"k" * 32, b"info", length=1)) == 1
+    assert len(hkdf_sha256(b"k" * 32, b"info", length=8160)) == 8160
+    for length in (0, 8161):
+        with pytest.raises(ValueError, match=r"^HKDF can derive 1 to 8160 bytes$"):
+            hkdf_sha256(b"k" * 32, b"info", length=length)
+
+
+def test_the_draw_reads_the_digest_big_end_first() -> None:
+    """The draw is the HMAC's first eight bytes as a big-endian number, mod the buckets: a
+    reimplementation elsewhere (an auditor's check) draws the same."""
+    import hashlib
+    import hmac
+
+    from docflow.suppliers.audit_key import BUCKETS, draw
+
+    digest = hmac.new(b"k" * 32, b"etag\x1f1", hashlib.sha256).digest()
+    assert draw(b"k" * 32, "etag", "1") == int(digest[:8].hex(), 16) % BUCKETS
