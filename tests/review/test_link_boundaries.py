@@ -35,6 +35,7 @@ from docflow.review.access.signing import (
     token_hash,
     verify,
 )
+from docflow.review.stage.inbox import slot_pk
 from docflow.review.stage.requests import ReviewRequest
 from docflow.rules.model import Stage
 from docflow.rules.routed import RoutedStage
@@ -248,3 +249,63 @@ def test_an_item_holding_only_its_key_reads_with_every_default() -> None:
     assert (odd.stage_index, odd.claimed_at, odd.decision) == (2, 7, None)
     assert LinkRecord.from_item({"pk": "LINK#z", "claimedAt": 0}).claimed_at == 0
     assert LinkRecord(pk="p", document_id="d", version="v", run_id="r", run_order="o").name == ""
+
+
+def test_an_issued_link_binds_the_run_in_its_claims_and_its_record(
+    issued: tuple[LinkStore, IssuedLink, ReviewRequest],
+) -> None:
+    """What the gate compares a click against: the token's claims name this version of this
+    document, its run and a nonce of the slot's; the record keeps the document's place, its
+    stage and who may decide it."""
+    links, link, request = issued
+    doc = request.doc
+    claims = verify(link.token, RING)
+    assert (claims.document_id, claims.version, claims.run_id) == (
+        doc.document_id,
+        doc.version,
+        doc.run_id,
+    )
+    slot = links._table.get({"pk": link.slot_pk})
+    assert slot is not None and claims.nonce == slot["nonce"] and len(claims.nonce) == 16
+    assert slot["expiresAt"] == slot["linkExpiresAt"] + KEEP_AFTER_EXPIRY_S
+    assert link.slot_pk == slot_pk(doc.run_id, 0, "a@example.com")
+    record = links.get(link.token)
+    assert record is not None
+    assert (record.bucket, record.key, record.doc_name) == (doc.bucket, doc.key, doc.display_name)
+    assert (record.stage_index, record.stage_name, record.reviewer) == (0, "legal", "a@example.com")
+    assert record.summary == {"docType": "contract"} and record.state == OPEN
+    assert record.wait_pk == record.stage_pk and doc.run_id in record.stage_pk
+    assert links.get(link.token + "x") is None
+
+
+def test_two_stages_or_two_runs_never_share_a_reviewers_slot(stack: Stack) -> None:
+    links = LinkStore(load_settings().links_table)
+    first = stack.upload("in/one.pdf", pdfs.text_pdf("SERVICES AGREEMENT"))
+    second = stack.upload("in/two.pdf", pdfs.text_pdf("OTHER AGREEMENT"))
+    tokens = {
+        links.issue(ReviewRequest(doc, index, STAGE, "cb", {}), "a@example.com", RING, 60).slot_pk
+        for doc in (first, second)
+        for index in (0, 1)
+    }
+    assert len(tokens) == 4
+
+
+def test_a_retired_keys_slot_gets_the_new_key_nonce_and_expiry(
+    issued: tuple[LinkStore, IssuedLink, ReviewRequest],
+) -> None:
+    links, link, request = issued
+    before = links._table.get({"pk": link.slot_pk})
+    assert before is not None
+    rotated = KeyRing.from_json(KeyRing.generate_json("k2"))  # k1 is gone from this ring
+    again = links.issue(request, "a@example.com", rotated, 7200)
+    after = links._table.get({"pk": link.slot_pk})
+    assert after is not None and after["kid"] == "k2" and after["nonce"] != before["nonce"]
+    assert after["linkExpiresAt"] > before["linkExpiresAt"]
+    assert after["expiresAt"] == after["linkExpiresAt"] + KEEP_AFTER_EXPIRY_S
+    assert verify(again.token, rotated).expires_at == after["linkExpiresAt"]
+
+
+def test_a_records_callback_id_round_trips() -> None:
+    record = LinkRecord("LINK#x", "d-1", "v1", "run-1", "0001", callback_id="cb-9")
+    assert record.to_item()["callbackId"] == "cb-9"
+    assert LinkRecord.from_item(record.to_item()).callback_id == "cb-9"
