@@ -309,3 +309,41 @@ def test_a_records_callback_id_round_trips() -> None:
     record = LinkRecord("LINK#x", "d-1", "v1", "run-1", "0001", callback_id="cb-9")
     assert record.to_item()["callbackId"] == "cb-9"
     assert LinkRecord.from_item(record.to_item()).callback_id == "cb-9"
+
+
+def test_a_click_stuck_deciding_past_the_timeout_may_decide_again(
+    issued: tuple[LinkStore, IssuedLink, ReviewRequest], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A click that spent the use and then died (no callback, no refund) holds it only for
+    SPEND_TIMEOUT_S; a second click before then is told the link was already used."""
+    import time as clock
+
+    from docflow.review.access import links as module
+
+    store, link, _ = issued
+    store.spend(link.token)
+    with pytest.raises(AlreadyDecided, match=r"^the link was already used$"):
+        store.spend(link.token)
+    later = clock.time() + module.SPEND_TIMEOUT_S + 5
+    monkeypatch.setattr(module.time, "time", lambda: later)
+    assert store.spend(link.token).state == DECIDING
+
+
+def test_a_slot_another_issuer_replaced_first_is_theirs(
+    issued: tuple[LinkStore, IssuedLink, ReviewRequest],
+) -> None:
+    links, link, _ = issued
+    stored = links._table.get({"pk": link.slot_pk})
+    assert stored is not None
+    fresh = {**stored, "kid": "k9", "nonce": "other"}
+    # The slot's key is not the one this issuer saw ("k0"): its update loses, and it takes
+    # what the winner wrote, so two issuers mint one link.
+    assert links._replace_slot({"kid": "k0"}, fresh) == stored
+
+
+def test_a_later_stages_record_names_its_stage(stack: Stack) -> None:
+    links = LinkStore(load_settings().links_table)
+    doc = stack.upload("in/second.pdf", pdfs.text_pdf("SERVICES AGREEMENT"))
+    link = links.issue(ReviewRequest(doc, 1, STAGE, "cb", {}), "a@example.com", RING, 60)
+    record = links.get(link.token)
+    assert record is not None and record.stage_index == 1
