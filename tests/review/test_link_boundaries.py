@@ -55,6 +55,13 @@ def issued(stack: Stack) -> tuple[LinkStore, IssuedLink, ReviewRequest]:
     return links, links.issue(request, "a@example.com", RING, 3600), request
 
 
+def slot_of(links: LinkStore, link: IssuedLink) -> dict:
+    """The reviewer's slot the link was minted from (its key id, nonce and expiry)."""
+    slot = links._table.get({"pk": link.slot_pk})
+    assert slot is not None
+    return slot
+
+
 def state(links: LinkStore, token: str) -> str:
     record = links.get(token)
     assert record is not None
@@ -265,8 +272,8 @@ def test_an_issued_link_binds_the_run_in_its_claims_and_its_record(
         doc.version,
         doc.run_id,
     )
-    slot = links._table.get({"pk": link.slot_pk})
-    assert slot is not None and claims.nonce == slot["nonce"] and len(claims.nonce) == 16
+    slot = slot_of(links, link)
+    assert claims.nonce == slot["nonce"] and len(claims.nonce) == 16
     assert slot["expiresAt"] == slot["linkExpiresAt"] + KEEP_AFTER_EXPIRY_S
     assert link.slot_pk == slot_pk(doc.run_id, 0, "a@example.com")
     record = links.get(link.token)
@@ -294,12 +301,11 @@ def test_a_retired_keys_slot_gets_the_new_key_nonce_and_expiry(
     issued: tuple[LinkStore, IssuedLink, ReviewRequest],
 ) -> None:
     links, link, request = issued
-    before = links._table.get({"pk": link.slot_pk})
-    assert before is not None
+    before = slot_of(links, link)
     rotated = KeyRing.from_json(KeyRing.generate_json("k2"))  # k1 is gone from this ring
     again = links.issue(request, "a@example.com", rotated, 7200)
-    after = links._table.get({"pk": link.slot_pk})
-    assert after is not None and after["kid"] == "k2" and after["nonce"] != before["nonce"]
+    after = slot_of(links, link)
+    assert after["kid"] == "k2" and after["nonce"] != before["nonce"]
     assert after["linkExpiresAt"] > before["linkExpiresAt"]
     assert after["expiresAt"] == after["linkExpiresAt"] + KEEP_AFTER_EXPIRY_S
     assert verify(again.token, rotated).expires_at == after["linkExpiresAt"]
@@ -333,8 +339,7 @@ def test_a_slot_another_issuer_replaced_first_is_theirs(
     issued: tuple[LinkStore, IssuedLink, ReviewRequest],
 ) -> None:
     links, link, _ = issued
-    stored = links._table.get({"pk": link.slot_pk})
-    assert stored is not None
+    stored = slot_of(links, link)
     fresh = {**stored, "kid": "k9", "nonce": "other"}
     # The slot's key is not the one this issuer saw ("k0"): its update loses, and it takes
     # what the winner wrote, so two issuers mint one link.
