@@ -19,8 +19,9 @@ A review that locates a field elsewhere starts a new streak (its count and recor
 again), unless the field's record is established (ESTABLISHED graded hits): then the
 disagreeing review suspends it instead (`suspendedWhy = "streak"`), the learn step tells the
 operators, and only an operator's `docflow suppliers profile reset` lets it learn again. Two
-misses suspend a field too (`suspendedWhy = "misses"`); a person confirming the field while
-it is so suspended restores it, its streak begun again.
+misses suspend a field too (`suspendedWhy = "misses"`); a person confirming the field where
+it was while it is so suspended restores it, its streak begun again and its graded record
+kept (so an established field stays established through its misses).
 """
 
 from __future__ import annotations
@@ -200,6 +201,12 @@ def updated(
                 {**old, "graded": graded, "suspended": True, "suspendedWhy": BY_STREAK},
             )
             continue
+        elif restored and (entry is None or agrees(old, entry)):
+            # Confirmed where it was: the streak begins again, its graded record stays (a
+            # record wiped by two misses and one confirmation would let the next streak
+            # elsewhere replace an established field unasked).
+            confirmed, since, people = 1, run_id, _people([], reviewer)
+            record = _graded(record, outcome, run_id, at)
         else:
             confirmed, since, people = 1, run_id, _people([], reviewer)
             record = _graded(Graded(), "", run_id, at)

@@ -127,6 +127,14 @@ reviews = st.lists(
 # Established, then two misses suspend it, then a review elsewhere would have restored it
 # there: the restore of an established record does not move it either.
 @example(history=[("here", "hit")] * 5 + [("none", "miss")] * 2 + [("elsewhere", "")], needed=2)
+# Established, two misses, one confirmation where it was (which once wiped the graded record),
+# then a review elsewhere: it suspends, it does not move.
+@example(
+    history=[("here", "hit")] * 5
+    + [("here", "miss")] * 2
+    + [("here", "hit"), ("elsewhere", "hit")],
+    needed=1,
+)
 def test_trust_is_earned_by_hits_and_an_established_place_never_moves(
     history: list[tuple[str, str]], needed: int
 ) -> None:
