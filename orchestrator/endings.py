@@ -21,6 +21,7 @@ from docflow.pipeline.record import record_status
 from docflow.pipeline.results import Reading
 from docflow.pipeline.review_rounds import Reviewed, decision_record
 from docflow.readmodel.transitions import ARCHIVED, FAILED
+from docflow.review.stage.for_review import ForReview
 from docflow.rules.routed import RoutedStage
 
 
@@ -29,7 +30,7 @@ def await_review(
     doc: DocumentRef,
     index: int,
     stage: RoutedStage,
-    seen: dict[str, Any],
+    seen: ForReview,
 ) -> Reviewed:
     """Wait, with no compute billed, for this stage's decision; record what came back.
 

@@ -58,7 +58,7 @@ def process_packet(
     if plan.stage is not None:
         proposal = {"pages": split.pages, "parts": [list(p) for p in plan.parts]}
         proposal |= {"unsure": list(plan.unsure), "planKey": plan.key}
-        shown = RunState(packet, stages, {}, split.plan).for_reviewer() | {"split": proposal}
+        shown = replace(RunState(packet, stages, {}, split.plan).for_reviewer(), split=proposal)
         review = await_review(context, doc, 0, plan.stage, shown)
         if review.status != APPROVED or review.decision is None:
             ended = {"stage": review.stage, "decision": review.status}

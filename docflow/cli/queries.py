@@ -330,7 +330,7 @@ def print_supplier(state: DocumentState) -> None:
     for iban in state.get("ibans") or []:
         whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
         valid = "" if iban.get("valid") else ", fails its check"
-        where = f"IBAN {iban.get('iban')} {iban_place(dict(iban))}"
+        where = f"IBAN {iban.get('iban')} {iban_place(iban)}"
         print(f"{where}: {whose} ({iban.get('why')}{valid})")
     bank = state.get("bank") or {}
     if bank:

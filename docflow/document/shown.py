@@ -16,8 +16,8 @@ class FieldValue(TypedDict, total=False):
     value: str
     confidence: float
     page: int
-    printed: str  # the registry's value was shown; this is what the page printed
-    box: list[float]
+    printed: str | None  # the registry's value was shown; this is what the page printed
+    box: list[float] | None  # None: the engine read no box
     derived: bool
     # A table field's rows (`value` then says how many: "3 rows").
     rows: list[dict[str, str]]
@@ -35,6 +35,7 @@ class FieldValue(TypedDict, total=False):
     masked: str  # the detector whose match the value held, masked to its last four
     # Read on a supplier's learned profile, or certain from the registry.
     source: str
+    repaired: bool  # a profile value whose OCR letters were repaired (O -> 0, S -> 5, ...)
 
 
 class RiskReason(TypedDict, total=False):
@@ -66,6 +67,26 @@ class EnrichmentNote(TypedDict, total=False):
     reason: str
     onDemandReason: str  # a pile's document enriched on demand: why (cli/piles.py WHY)
     waitSeconds: float  # how long a pile's document waits for its job before on-demand
+
+
+class IbanShown(TypedDict, total=False):
+    """An account read on the page, judged (`docflow.suppliers.ownership`): masked, whose it
+    is (`owner`: issuer | other) and why, on which page (0: in an e-invoice's data)."""
+
+    iban: str  # masked: `DE•••• 3000`
+    valid: bool  # its check digits (or a national check) pass
+    owner: str
+    why: str  # docflow.suppliers.shown names each reason
+    page: int
+    kind: str  # uk | us | de | other; absent for an IBAN
+
+
+class TaxIdShown(TypedDict, total=False):
+    """A tax id read on the page: its kind (`vat`, `siren`, ...), value and whether it checks."""
+
+    kind: str
+    value: str
+    valid: bool
 
 
 class AccountShown(TypedDict, total=False):
@@ -146,3 +167,18 @@ class DuplicateHit(TypedDict, total=False):
     vendor: str
     status: str
     by: list[str]  # number | amount | bill | window | declared
+
+
+class RegistryShown(TypedDict, total=False):
+    """What the supplier registry adds to a summary (`docflow.suppliers.hook`), each key only
+    when it has anything: the supplier matched, the learned layout, the accounts judged, the
+    bank-details check, the tax ids, the fields read on the profile; and the profile's shadow
+    read (field -> value), which stays in the run for the learn step and never in a summary."""
+
+    supplier: SupplierShown
+    layout: LayoutShown
+    ibans: list[IbanShown]
+    taxIds: list[TaxIdShown]
+    bank: BankShown
+    profileFields: list[str]
+    shadow: dict[str, str | None]

@@ -39,9 +39,12 @@ from docflow.document.shown import (
     DuplicateHit,
     EInvoiceShown,
     EnrichmentNote,
+    IbanShown,
     LayoutShown,
+    RegistryShown,
     Risk,
     SupplierShown,
+    TaxIdShown,
 )
 
 # Every key the record names, in the order it writes them; any other is kept in `more`.
@@ -114,9 +117,9 @@ class DocumentSummary:
     checks: tuple[Check, ...] = ()
     supplier: SupplierShown | None = None
     layout: LayoutShown | None = None  # the learned layout the page is (no value it read)
-    ibans: tuple[Mapping[str, Any], ...] = ()
+    ibans: tuple[IbanShown, ...] = ()
     bank: BankShown | None = None
-    tax_ids: tuple[Mapping[str, Any], ...] = ()
+    tax_ids: tuple[TaxIdShown, ...] = ()
     profile_fields: tuple[str, ...] = ()
     abstract: Abstract | None = None
     risk: Risk | None = None
@@ -161,7 +164,7 @@ class DocumentSummary:
     # -- what the rooms add ---------------------------------------------------------------
 
     def with_fields(
-        self, fields: Mapping[str, Field], checks: Iterable[Check], registry: Mapping[str, Any]
+        self, fields: Mapping[str, Field], checks: Iterable[Check], registry: RegistryShown
     ) -> DocumentSummary:
         """Extraction's fields and checks, and what the registry said (`registry`: the
         extract step's `shown`, of which the summary keeps the supplier, accounts, bank
@@ -170,10 +173,10 @@ class DocumentSummary:
             self,
             fields=dict(fields),
             checks=tuple(checks),
-            supplier=cast("SupplierShown | None", registry.get("supplier") or None),
-            layout=cast("LayoutShown | None", registry.get("layout") or None),
+            supplier=registry.get("supplier") or None,
+            layout=registry.get("layout") or None,
             ibans=tuple(registry.get("ibans") or ()),
-            bank=cast("BankShown | None", registry.get("bank") or None),
+            bank=registry.get("bank") or None,
             tax_ids=tuple(registry.get("taxIds") or ()),
             profile_fields=tuple(registry.get("profileFields") or ()),
         )

@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
+from docflow.document import Check
 from docflow.einvoice.accounts import normalize_account
 from docflow.einvoice.fields import amount
 from docflow.einvoice.record import EInvoice
@@ -49,7 +49,7 @@ class Printed:
     page: int = 0
     box: list[float] | None = None
 
-    def where(self) -> dict[str, Any] | None:
+    def where(self) -> dict[str, object] | None:
         return {"page": self.page, "box": self.box} if self.page else None
 
 
@@ -70,7 +70,7 @@ class Agreement:
     them); `checks`: one per disagreement."""
 
     agreed: dict[str, Printed]
-    checks: list[dict[str, Any]]
+    checks: list[Check]
 
     @property
     def agrees(self) -> bool:
@@ -110,21 +110,19 @@ def _masked_sides(xml: list[str], page: list[str]) -> tuple[str, str]:
     return left, right
 
 
-def _check(name: str, xml: str, page: str, printed: Printed | None, what: str) -> dict[str, Any]:
-    return {
-        "field": name,
-        "code": MISMATCH,
-        "xml": xml,
-        "page": page,
-        "pageBox": printed.where() if printed else None,
-        "message": f"{what}: the XML says {xml}, the printed page says {page}; a person "
+def _check(name: str, xml: str, page: str, printed: Printed | None, what: str) -> Check:
+    return Check(
+        code=MISMATCH,
+        field=name,
+        message=f"{what}: the XML says {xml}, the printed page says {page}; a person "
         "checks which one the supplier sent",
-    }
+        more={"xml": xml, "page": page, "pageBox": printed.where() if printed else None},
+    )
 
 
 def agree(invoice: EInvoice, page: PageValues) -> Agreement:
     agreed: dict[str, Printed] = {}
-    checks: list[dict[str, Any]] = []
+    checks: list[Check] = []
     number = " ".join((invoice.number or "").split())
     if number and page.number is not None:
         if same_number(number, page.number.value):
@@ -145,9 +143,7 @@ def agree(invoice: EInvoice, page: PageValues) -> Agreement:
     return Agreement(agreed, checks)
 
 
-def _iban_checks(
-    invoice: EInvoice, page: PageValues, agreed: dict[str, Printed]
-) -> list[dict[str, Any]]:
+def _iban_checks(invoice: EInvoice, page: PageValues, agreed: dict[str, Printed]) -> list[Check]:
     xml = [a for a in dict.fromkeys(normalize_account(a) for a in invoice.accounts) if a]
     printed: dict[str, Printed] = {}
     for found in page.ibans:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from docflow.document import Check
+from docflow.document.shown import FieldValue
 from docflow.einvoice.accounts import is_iban_shaped, payee_accounts
 from docflow.einvoice.record import EInvoice
 from docflow.einvoice.report import Report
@@ -88,7 +90,7 @@ def canonical_values(invoice: EInvoice) -> dict[str, str]:
 
 def canonical_fields(
     invoice: EInvoice, names: Collection[str] | None = None
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, FieldValue]:
     """The fields in the extract step's checkpoint shape, certain, sorted by name; only
     `names` (the document type's fields) when given."""
     return {
@@ -130,30 +132,30 @@ def supplier_evidence(invoice: EInvoice) -> SupplierEvidence:
     )
 
 
-def rule_checks(report: Report) -> list[dict[str, str]]:
+def rule_checks(report: Report) -> list[Check]:
     """The validation as the extract step's checks: the XSD failure, each rule set that could
     not run and each fatal finding (a person looks at each); warnings are shown elsewhere,
     never routed."""
-    checks: list[dict[str, str]] = []
+    checks: list[Check] = []
     if report.xsd == "failed":
         checks.append(
-            {
-                "field": "*",
-                "code": "einvoice-rule",
-                "rule": "XSD",
-                "severity": "fatal",
-                "message": _clip(f"the XML fails its schema: {report.xsd_error or 'no detail'}"),
-            }
+            Check(
+                code="einvoice-rule",
+                field="*",
+                rule="XSD",
+                severity="fatal",
+                message=_clip(f"the XML fails its schema: {report.xsd_error or 'no detail'}"),
+            )
         )
     for skipped in report.skipped:
         checks.append(
-            {
-                "field": "*",
-                "code": "einvoice-rule",
-                "rule": "skipped",
-                "severity": "fatal",
-                "message": f"the business rules were not checked: {skipped}",
-            }
+            Check(
+                code="einvoice-rule",
+                field="*",
+                rule="skipped",
+                severity="fatal",
+                message=f"the business rules were not checked: {skipped}",
+            )
         )
     # One check per broken rule, however many lines break it: a 1,000-line invoice with a rule
     # broken on every line is one finding for a person, and its checkpoint stays far under the
@@ -164,13 +166,13 @@ def rule_checks(report: Report) -> list[dict[str, str]]:
     for rule, texts in by_rule.items():
         more = f" (and {len(texts) - 1} more like it)" if len(texts) > 1 else ""
         checks.append(
-            {
-                "field": RULE_FIELDS.get(rule, "*"),
-                "code": "einvoice-rule",
-                "rule": rule,
-                "severity": "fatal",
-                "message": _clip(texts[0]) + more,
-            }
+            Check(
+                code="einvoice-rule",
+                field=RULE_FIELDS.get(rule, "*"),
+                rule=rule,
+                severity="fatal",
+                message=_clip(texts[0]) + more,
+            )
         )
     return checks
 

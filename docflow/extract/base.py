@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from docflow.document.shown import FieldValue
 from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.extract.declarations.model import FieldDecl, TypeDecl
 from docflow.readers.base import Word
@@ -65,10 +66,10 @@ class FoundField:
     # says how many: "3 rows"); None for any other field.
     rows: tuple[dict[str, str], ...] | None = None
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> FieldValue:
         """What checkpoints and the read model carry: the value, its confidence and where it
         was read (page and box, four numbers); never the raw text."""
-        out = {
+        out: FieldValue = {
             "value": self.value,
             "confidence": round(self.confidence, 3),
             "page": self.page,
@@ -81,7 +82,7 @@ class FoundField:
         return out
 
     def detail(self) -> dict[str, Any]:
-        out = self.summary()
+        out: dict[str, Any] = dict(self.summary())
         if self.raw:
             out["raw"] = self.raw[:200]
         if self.evidence:

@@ -12,8 +12,6 @@ nothing runs, and nothing is billed, in between. Operations per stage:
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_durable_execution_sdk_python import (
     CallbackExternalError,
     CallbackSubmitterError,
@@ -36,6 +34,7 @@ from docflow.pipeline.review_rounds import (
 from docflow.pipeline.supersede import SUPERSEDED, SUPERSEDED_ERROR
 from docflow.readmodel.transitions import ARCHIVED, REJECTED, TIMED_OUT
 from docflow.review.access.links import StageOver, SupersededRun
+from docflow.review.stage.for_review import ForReview
 from docflow.review.stage.records import DECIDED
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
@@ -46,7 +45,7 @@ def wait_for_decision(
     doc: DocumentRef,
     index: int,
     stage: RoutedStage,
-    summary: dict[str, Any],
+    shown: ForReview,
 ) -> StageEnd:
     """Run the stage's rounds; how it ended."""
     rounds = review_rounds(stage)
@@ -54,7 +53,7 @@ def wait_for_decision(
     pages = stage.split_pages  # a split stage's page count; None for any other stage
     # Corrections are checked by the type's declaration, from the rules file this function
     # version holds: a replay reads the same file, so it decides the same way.
-    decl = runtime().rules.fields.for_type(str(summary.get("docType", "")))
+    decl = runtime().rules.fields.for_type(shown.summary.doc_type)
     # A heartbeat timeout would end a round early; it keeps today's meaning on a single wait.
     heartbeat = stage.stage.heartbeat_seconds if len(rounds) == 1 else 0
     for plan in rounds:
@@ -65,7 +64,7 @@ def wait_for_decision(
         )
         try:
             raw = context.wait_for_callback(
-                request_review(doc, index, stage, summary, plan),
+                request_review(doc, index, stage, shown, plan),
                 name=round_name(index, plan["round"]),
                 config=config,
             )

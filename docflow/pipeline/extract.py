@@ -205,7 +205,7 @@ def extract_fields(
     declared = reading.declared if reading is not None else None
     consulted = _consult_registry(step, pages, fields, spec.names, evidence, declared, extraction)
     fields = consulted.fields
-    checks = [*reading.checks] if reading is not None else []
+    checks = [c.to_json() for c in reading.checks] if reading is not None else []
     checks += check_fields(
         fields,
         spec,
@@ -282,7 +282,7 @@ def extract_fields(
         stages=tuple(stages),
         key=key,
         usage=meter_usage(extraction.engine, extraction.usage, len(pages)),
-        shown=dict(consulted.shown),
+        shown=consulted.shown.copy(),
     )
 
 

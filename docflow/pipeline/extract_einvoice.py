@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.document import Check
+from docflow.document.shown import FieldValue
 from docflow.einvoice import EInvoice, Report
 from docflow.einvoice.agree import PageValues, Printed, agree
 from docflow.einvoice.detect import OtherXml
@@ -72,42 +74,39 @@ class Stored:
 OTHER_XML = "other-xml"  # the check a PDF carrying more than the XML read raises
 
 
-def attachment_checks(stored: Stored) -> list[dict[str, Any]]:
+def attachment_checks(stored: Stored) -> list[Check]:
     """A hybrid carrying another XML besides the one read (a second invoice XML, any XML
     file), or whose attachments could not all be read: a person sees which one the supplier
     sent, since a program reading the other one would pay what it says."""
     read = stored.attachment or "the invoice XML"
-    checks: list[dict[str, Any]] = []
+    checks: list[Check] = []
     invoices = [o.name for o in stored.other_xml if o.invoice]
     others = [o.name for o in stored.other_xml if not o.invoice]
     if invoices:
         checks.append(
-            {
-                "field": "*",
-                "code": OTHER_XML,
-                "message": f"the PDF carries {len(invoices) + 1} invoice XMLs: {read} was "
+            Check(
+                code=OTHER_XML,
+                message=f"the PDF carries {len(invoices) + 1} invoice XMLs: {read} was "
                 f"read, {_names(invoices)} not; a program reading another one would pay what "
                 "it says, so a person checks which one the supplier sent",
-            }
+            )
         )
     if others:
         checks.append(
-            {
-                "field": "*",
-                "code": OTHER_XML,
-                "message": f"the PDF carries XML besides the invoice read ({read}): "
+            Check(
+                code=OTHER_XML,
+                message=f"the PDF carries XML besides the invoice read ({read}): "
                 f"{_names(others)}; a person checks what it is and that it changes nothing "
                 "of what is paid",
-            }
+            )
         )
     if not stored.attachments_complete:
         checks.append(
-            {
-                "field": "*",
-                "code": OTHER_XML,
-                "message": f"not every attachment of the PDF could be read (only {read} was "
+            Check(
+                code=OTHER_XML,
+                message=f"not every attachment of the PDF could be read (only {read} was "
                 "checked); a person checks what else it carries",
-            }
+            )
         )
     return checks
 
@@ -121,8 +120,8 @@ class DataReading:
     """The fields from the data, the checks it raised, the evidence for the registry and
     what `fields.json` adds (`lines`, `vat`, `einvoice`)."""
 
-    fields: dict[str, dict[str, Any]]
-    checks: list[dict[str, Any]]
+    fields: dict[str, FieldValue]
+    checks: list[Check]
     declared: Declared
     detail: dict[str, Any]
 
@@ -235,7 +234,7 @@ def from_data(
     total and payee IBAN must agree."""
     invoice = stored.invoice
     fields = canonical_fields(invoice, names)
-    checks: list[dict[str, Any]] = [*attachment_checks(stored), *rule_checks(stored.report)]
+    checks = [*attachment_checks(stored), *rule_checks(stored.report)]
     sources = dict.fromkeys(fields, XML)
     agreement: dict[str, Any] = {}
     if page_fields is not None:
@@ -244,11 +243,11 @@ def from_data(
         for name, field in fields.items():
             read = page_fields.get(name) or {}
             if read.get("value") is not None and _same(name, field["value"], read["value"]):
-                field.update(page=read.get("page", 0), box=read.get("box"))
+                field["page"], field["box"] = read.get("page", 0), read.get("box")
                 sources[name] = XML_AND_PAGE
         agreement = {
             "agreed": sorted(agreed.agreed),
-            "mismatches": [c["field"] for c in agreed.checks],
+            "mismatches": [c.field for c in agreed.checks],
             "page": {k: dict(v) for k, v in sorted(page_fields.items())},
         }
     evidence = supplier_evidence(invoice)

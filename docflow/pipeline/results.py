@@ -8,11 +8,12 @@ byte what it was when the step returned the dict, and recorded executions replay
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from docflow.cost import CostEstimate
 from docflow.document import Check, DocumentSummary, Field
 from docflow.document.fields import checks_from_json, checks_json, fields_from_json, fields_json
+from docflow.document.shown import IbanShown, RegistryShown
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 
 
@@ -230,7 +231,7 @@ class Extracted:
     stages: tuple[RoutedStage, ...] = ()
     key: str | None = None
     usage: dict[str, int] | None = None
-    shown: dict[str, Any] = field(default_factory=dict)
+    shown: RegistryShown = field(default_factory=RegistryShown)
 
     _OWN = ("fields", "checks", "stages", "key", "usage")
 
@@ -241,7 +242,7 @@ class Extracted:
         return dict(self.shown.get("shadow") or {})
 
     @property
-    def ibans(self) -> list[dict[str, Any]]:
+    def ibans(self) -> list[IbanShown]:
         """The IBANs the registry judged (whose each is), for `issuer_iban_privacy`."""
         return list(self.shown.get("ibans") or [])
 
@@ -265,7 +266,7 @@ class Extracted:
             stages=stages_from_json(raw.get("stages") or ()),
             key=raw.get("key"),
             usage=raw.get("usage"),
-            shown={k: v for k, v in raw.items() if k not in cls._OWN},
+            shown=cast("RegistryShown", {k: v for k, v in raw.items() if k not in cls._OWN}),
         )
 
 

@@ -3,8 +3,8 @@ reviewer's answer is read as a `Decision` (`review_rounds.decided`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from aws_durable_execution_sdk_python.context import durable_wait_for_callback
 from aws_durable_execution_sdk_python.types import WaitForCallbackContext
@@ -12,8 +12,8 @@ from aws_durable_execution_sdk_python.types import WaitForCallbackContext
 from docflow.ids import DocumentRef
 from docflow.readmodel.schema import make_report
 from docflow.readmodel.transitions import PENDING_REVIEW
+from docflow.review.stage.for_review import ForReview
 from docflow.review.stage.requests import ReviewRequest
-from docflow.review.stage.triage import CHOICES_KEY
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 
@@ -25,7 +25,7 @@ def request_review(
     doc: DocumentRef,
     index: int,
     stage: RoutedStage,
-    summary: dict[str, Any],
+    shown: ForReview,
     round_: dict[str, int] | None = None,
 ) -> None:
     """Runs as a step: one round of the stage (`review_rounds.review_rounds`). Round 0 sends the
@@ -42,13 +42,13 @@ def request_review(
     r = round_ or {}
     if stage.choices:
         # A triage stage: the types the reviewer picks from travel with the link.
-        summary = {**summary, CHOICES_KEY: list(stage.choices)}
+        shown = replace(shown, choices=tuple(stage.choices))
     request = ReviewRequest(
         doc,
         index,
         stage,
         callback_id,
-        summary,
+        shown.to_json(),
         round=int(r.get("round", 0)),
         reminder=int(r.get("reminder", 0)),
         escalate=bool(r.get("escalate", 0)),
@@ -74,7 +74,7 @@ def request_review(
             "reviewLinks": links,
             "reviewDeadline": deadline.isoformat(timespec="seconds"),
             # A duplicate found after the classified report (a corrected number): its link.
-            **({"duplicateOf": summary["duplicateOf"]} if summary.get("duplicateOf") else {}),
+            **({"duplicateOf": list(earlier)} if (earlier := shown.summary.duplicate_of) else {}),
         },
     )
     rt.reporter.report(report)

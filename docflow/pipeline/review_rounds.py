@@ -33,12 +33,14 @@ from aws_durable_execution_sdk_python.retries import (
     create_retry_strategy,
 )
 
+from docflow.document.fields import fields_json
 from docflow.extract.declarations.model import TypeDecl
 from docflow.ids import DocumentRef
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.review.access.links import StageOver, SupersededRun
 from docflow.review.stage.decision import Decision, DecisionError, unclassifiable
 from docflow.review.stage.decision_history import decision_payload
+from docflow.review.stage.for_review import ForReview
 from docflow.review.stage.records import StageStore, stage_pk
 from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.rules.routed import RoutedStage
@@ -111,17 +113,11 @@ def round_name(index: int, round_number: int) -> str:
 
 
 def decision_record(
-    index: int, stage: RoutedStage, ended: StageEnd, shown: dict[str, Any]
+    index: int, stage: RoutedStage, ended: StageEnd, shown: ForReview
 ) -> dict[str, Any]:
-    """What the history keeps of a stage's decision (`shown`: the summary the reviewer saw)."""
-    return decision_payload(
-        index,
-        stage.name,
-        ended.status,
-        ended.reason,
-        ended.decision,
-        shown.get("fields", {}),
-    )
+    """What the history keeps of a stage's decision (`shown`: what the reviewer saw)."""
+    fields = fields_json(shown.summary.fields or {})
+    return decision_payload(index, stage.name, ended.status, ended.reason, ended.decision, fields)
 
 
 def decided(

@@ -18,6 +18,7 @@ from typing import Any
 from docflow.document import DocumentSummary
 from docflow.pipeline.einvoice_read import EInvoiceRead
 from docflow.pipeline.results import Classification, Split
+from docflow.review.stage.for_review import ForReview, RouteStep
 from docflow.rules.routed import RoutedStage, stages_json
 
 
@@ -58,8 +59,8 @@ class RunState:
         """The `classified` report's payload: the summary and the route."""
         return {**self.summary.to_json(), "stages": stages_json(self.stages)}
 
-    def for_reviewer(self) -> dict[str, Any]:
+    def for_reviewer(self) -> ForReview:
         """What a reviewer is shown besides the document: the summary, the route (each stage
         and the rule that put it there) and the earlier stages' decisions."""
-        route = [{"name": s.name, "because": s.why} for s in self.stages]
-        return {**self.summary.to_json(), "route": route, "decisions": list(self.decided)}
+        route = tuple(RouteStep(name=s.name, because=s.why) for s in self.stages)
+        return ForReview(self.summary, route, self.decided)

@@ -12,7 +12,19 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from docflow.cost import CostEstimate
-from docflow.document.shown import Abstract, EnrichmentNote, FieldValue, Risk
+from docflow.document.shown import (
+    Abstract,
+    BankShown,
+    DuplicateHit,
+    EInvoiceShown,
+    EnrichmentNote,
+    FieldValue,
+    IbanShown,
+    LayoutShown,
+    Risk,
+    SupplierShown,
+    TaxIdShown,
+)
 from docflow.readmodel.detail import Moved
 
 
@@ -56,7 +68,7 @@ class Payload(TypedDict, total=False):
     confidence: float | str
     sensitive: dict[str, int]
     activeContent: list[str]
-    einvoice: dict[str, Any]  # docs/einvoice.md: the summary's small object, no lines
+    einvoice: EInvoiceShown  # docs/einvoice.md: the summary's small object, no lines
     lowConfidence: bool
     stages: list[str]
     stageIndex: int
@@ -78,16 +90,16 @@ class Payload(TypedDict, total=False):
     fields: dict[str, FieldValue]
     fieldChecks: list[dict[str, str]]
     corrections: dict[str, str]
-    supplier: dict[str, Any]  # docflow.suppliers.shown: the match and its evidence
-    layout: dict[str, Any]  # docflow.suppliers.hook: the learned layout matched (no values)
+    supplier: SupplierShown  # docflow.suppliers.shown: the match and its evidence
+    layout: LayoutShown  # docflow.suppliers.hook: the learned layout matched (no values)
     supplierProposed: dict[str, Any]
     supplierNotAdded: str
-    ibans: list[dict[str, Any]]
-    bank: dict[str, Any]  # docflow.suppliers.bank: the verdict and the masked accounts
-    taxIds: list[dict[str, str]]
+    ibans: list[IbanShown]
+    bank: BankShown  # docflow.suppliers.bank: the verdict and the masked accounts
+    taxIds: list[TaxIdShown]
     profileFields: list[str]
     duplicateKeys: list[str]
-    duplicateOf: list[dict[str, str]]
+    duplicateOf: list[DuplicateHit]
     replaces: dict[str, str]  # the finalized version a finalized new version replaces
     awaiting: Awaiting  # only while `awaiting-match`
     # An invoice's match against its order (docflow.matching.results.MatchRecord's JSON).

@@ -29,7 +29,7 @@ from docflow.review.access.refusals import (
 from docflow.review.link_view import LinkView
 from docflow.review.stage.decision import Decision
 from docflow.review.stage.masking import masked_value
-from docflow.review.stage.split import parts_from_starts, split_of, split_problem
+from docflow.review.stage.split import parts_from_starts, split_problem
 from docflow.review.stage.triage import UNCLASSIFIABLE, choices_of, type_problem
 from docflow.rules.detectors import find_all
 from docflow.suppliers.shown import supplier_offer
@@ -156,7 +156,7 @@ def checked_decision(
             raise FieldProblem("no-comment", OTHER_NEEDS_COMMENT, "reason")
         return Decision.made(False, reviewer, comment, form.reason)
     summary = link.summary
-    split = split_of(summary)
+    split = link.shown.split
     if split:
         parts = _split_parts(form.starts, int(split["pages"]))
         return Decision.made(True, reviewer, comment, parts=parts)
@@ -168,7 +168,7 @@ def checked_decision(
         if form.doc_type == UNCLASSIFIABLE:
             return Decision.made(False, reviewer, comment, UNCLASSIFIABLE)
         return Decision.made(True, reviewer, comment, doc_type=form.doc_type)
-    if form.add_supplier and not supplier_offer(summary):
+    if form.add_supplier and not supplier_offer(link.shown.summary):
         raise ReviewRefused(400, "no-supplier-offer", "this document offers no supplier to add")
     corrections = _corrections(summary, form, review_on, decl)
     return Decision.made(

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docflow.document.shown import FieldValue, LayoutShown, RegistryShown, SupplierShown, TaxIdShown
 from docflow.extract.base import PageInput
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.extract.rules_engine.layout import Page
@@ -61,9 +62,9 @@ CONFIDENT_NAME = 0.8
 
 @dataclass
 class Consulted:
-    fields: dict[str, dict[str, Any]]
+    fields: dict[str, FieldValue]
     checks: list[dict[str, str]] = field(default_factory=list)
-    shown: dict[str, Any] = field(default_factory=dict)
+    shown: RegistryShown = field(default_factory=RegistryShown)
     bank: BankCheck | None = None
     # For the step's S3 record only (never a checkpoint): how each layout read was judged.
     detail: dict[str, Any] = field(default_factory=dict)
@@ -75,7 +76,7 @@ def _ocr(page: PageInput) -> float:
     return 1.0 if page.engine == "textlayer" else max(0.0, min(1.0, page.confidence / 100 + 0.04))
 
 
-def _shown_match(match: Match, certain: bool) -> dict[str, Any]:
+def _shown_match(match: Match, certain: bool) -> SupplierShown:
     kind, _, value = match.key.partition(":")
     key = f"iban:{masked_iban(value)}" if kind == "iban" else match.key
     return {
@@ -117,7 +118,7 @@ def _confident_name(fields: Mapping[str, Mapping[str, Any]]) -> str | None:
     return str(printed) if printed and confident else None
 
 
-def _layout_shown(found: LayoutMatch, read: Layout | None, from_data: bool) -> dict[str, Any]:
+def _layout_shown(found: LayoutMatch, read: Layout | None, from_data: bool) -> LayoutShown:
     if from_data:
         return {"status": "data"}
     if found.layout is not None and read is None:
@@ -137,7 +138,7 @@ def _layout_shown(found: LayoutMatch, read: Layout | None, from_data: bool) -> d
 def consult(
     store: SupplierStore | None,
     pages: Sequence[PageInput],
-    fields: Mapping[str, dict[str, Any]],
+    fields: Mapping[str, FieldValue],
     names: Sequence[str],
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
     *,
@@ -153,7 +154,7 @@ def consult(
     before the page's, and its fields come from that data: no layout reads the page;
     `hold_unknown`: `[suppliers] unknown_payee = "hold"` (the bank check's `holds`)."""
     trust = trust or Trust()
-    out = Consulted({k: dict(v) for k, v in fields.items()})
+    out = Consulted({k: v.copy() for k, v in fields.items()})
     from_data = declared is not None
     if not pages and not from_data:
         return out
@@ -235,9 +236,9 @@ def _read_layout(
         out.detail["profileDropped"] = read.dropped
 
 
-def _shown_ids(tax_ids: Sequence[FoundId]) -> list[dict[str, Any]]:
+def _shown_ids(tax_ids: Sequence[FoundId]) -> list[TaxIdShown]:
     return [
-        {"kind": t.kind, "value": t.value, "valid": t.valid}
+        TaxIdShown(kind=t.kind, value=t.value, valid=t.valid)
         for t in dict((t.key, t) for t in tax_ids).values()
     ][:10]
 

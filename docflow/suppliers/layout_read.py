@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.document.shown import FieldValue
 from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.rules_engine.layout import Page
@@ -151,7 +152,7 @@ def _filled_amounts(
 
 
 def _doubt_absent(
-    fields: dict[str, dict[str, Any]],
+    fields: dict[str, FieldValue],
     name: str,
     evidence: Mapping[str, Any],
     out: LayoutRead,
@@ -196,7 +197,7 @@ def _disagrees(
 
 
 def apply_layout(
-    fields: dict[str, dict[str, Any]],
+    fields: dict[str, FieldValue],
     pages: Sequence[Page],
     entries: Mapping[str, ProfileEntry],
     names: Sequence[str],

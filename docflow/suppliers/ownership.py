@@ -45,12 +45,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from docflow.accounts import IBAN, Account, PageAccounts, read_page
 from docflow.accounts import OTHER as OTHER_KIND
 from docflow.accounts.labels import LABEL, MANDATE, PAY_TO, READER, Cue
 from docflow.accounts.lines import Segment
+from docflow.document.shown import IbanShown
 from docflow.extract.declarations.parse import fold
 from docflow.extract.rules_engine.layout import Page
 from docflow.extract.rules_engine.vendor import customer_cells
@@ -96,9 +96,9 @@ class IbanFinding:
         """The IBAN the registry keys this account on, where it is a valid one."""
         return self.account.iban
 
-    def shown(self) -> dict[str, Any]:
+    def shown(self) -> IbanShown:
         """What checkpoints, the read model and the review page carry."""
-        out: dict[str, Any] = {
+        out: IbanShown = {
             "iban": self.account.masked,
             "valid": self.valid,
             "owner": self.owner if self.valid else OTHER,

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docflow.document import DocumentSummary, Field
+from docflow.document.shown import IbanShown
 from docflow.readmodel.transitions import APPROVED
 from docflow.rules.controls import HOLD, ControlRules
 from docflow.rules.model import Stage
@@ -33,7 +34,7 @@ from docflow.suppliers.bank import BankCheck
 
 
 def issuer_iban_privacy(
-    held: dict[str, Any] | None, judged: Sequence[dict[str, Any]]
+    held: dict[str, Any] | None, judged: Sequence[IbanShown]
 ) -> list[RoutedStage]:
     """`held`: the classification's held-back privacy stage and its IBAN count; `judged`:
     the IBANs extraction judged (the extract step's `ibans`)."""

@@ -6,7 +6,10 @@ Kept here (not in the review package) so the review room carries one call and on
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+
+from docflow.document import DocumentSummary
+from docflow.document.shown import AccountShown, BankShown, IbanShown, SupplierShown
 
 SOURCES = {
     "profile": "from this layout's learned profile",
@@ -30,36 +33,34 @@ _WHY = {
 IN_DATA = "in the invoice's XML data"  # a declared account with no page: an XML sent alone
 
 
-def routes_on(review_on: tuple[str, ...], summary: dict[str, Any]) -> tuple[str, ...]:
+def routes_on(
+    review_on: tuple[str, ...], summary: DocumentSummary, sent_for_sensitive: bool
+) -> tuple[str, ...]:
     """The detectors that sent this document to review: `iban` only when an IBAN on it was
-    judged someone else's (or none was judged, as for types without fields)."""
-    ibans = [i for i in summary.get("ibans") or [] if i.get("valid")]
-    sent = any(s.get("because") == "sensitive" for s in summary.get("route") or [])
-    if ibans and not sent and all(i.get("owner") == "issuer" for i in ibans):
+    judged someone else's (or none was judged, as for types without fields), or a stage of
+    its route is there for sensitive data."""
+    ibans = [i for i in summary.ibans if i.get("valid")]
+    if ibans and not sent_for_sensitive and all(i.get("owner") == "issuer" for i in ibans):
         return tuple(d for d in review_on if d != "iban")
     return review_on
 
 
-def supplier_offer(summary: dict[str, Any]) -> list[str]:
+def supplier_offer(summary: DocumentSummary) -> list[str]:
     """The checked ids a fields reviewer may register the issuer with ("add this supplier"),
     as the page names them; empty when there is nothing to offer (no fields, a supplier
     matched already, or no checked id of the issuer's on the document)."""
-    if summary.get("fields") is None or (summary.get("supplier") or {}).get("certain"):
+    if not summary.has_fields or (summary.supplier or {}).get("certain"):
         return []
-    ids = [
-        f"{t['kind'].upper()} {t['value']}" for t in summary.get("taxIds") or [] if t.get("valid")
-    ]
+    ids = [f"{t['kind'].upper()} {t['value']}" for t in summary.tax_ids if t.get("valid")]
     ibans = [
-        f"IBAN {i['iban']}"
-        for i in summary.get("ibans") or []
-        if i.get("valid") and i.get("owner") == "issuer"
+        f"IBAN {i['iban']}" for i in summary.ibans if i.get("valid") and i.get("owner") == "issuer"
     ]
     return [*ids, *ibans]
 
 
-def supplier_lines(summary: dict[str, Any]) -> list[str]:
+def supplier_lines(summary: DocumentSummary) -> list[str]:
     lines = []
-    supplier = summary.get("supplier") or {}
+    supplier: SupplierShown = summary.supplier or {}
     if supplier.get("certain"):
         lines.append(
             f"Supplier {supplier.get('name')}: matched by its {supplier.get('by')} "
@@ -87,66 +88,66 @@ def supplier_lines(summary: dict[str, Any]) -> list[str]:
         )
     elif supplier.get("status") == "unknown":
         lines.append("Supplier unknown: no registered supplier issued it.")
-    elif summary.get("fields") is not None and summary.get("taxIds"):
-        found = ", ".join(f"{t['kind']} {t['value']}" for t in summary["taxIds"] if t.get("valid"))
+    elif summary.has_fields and summary.tax_ids:
+        found = ", ".join(f"{t['kind']} {t['value']}" for t in summary.tax_ids if t.get("valid"))
         if found:
             lines.append(f"No registered supplier has these ids: {found}.")
     lines.extend(layout_lines(summary))
-    ibans = summary.get("ibans") or []
-    source = (summary.get("einvoice") or {}).get("source")
+    ibans = summary.ibans
+    source = (summary.einvoice or {}).get("source")
     pages = {str(i.get("iban")): int(i.get("page") or 0) for i in ibans}
-    bank = bank_lines(summary.get("bank"), IN_DATA if source == "xml" else "printed", pages)
+    bank = bank_lines(summary.bank, IN_DATA if source == "xml" else "printed", pages)
     # Each account once: the bank check says the payees; the rest are said with whose they
     # are and why (a customer's, a debit mandate's), whatever the bank lines name.
     for iban in ibans:
-        payee = iban.get("owner") == "issuer" and iban.get("valid") and summary.get("bank")
+        payee = iban.get("owner") == "issuer" and iban.get("valid") and summary.bank
         if not (payee and _named(iban, bank)):
             lines.append(iban_line(iban))
     return [*lines, *bank]
 
 
-def layout_lines(summary: dict[str, Any]) -> list[str]:
+def layout_lines(summary: DocumentSummary) -> list[str]:
     """What the page says of the learned layout: which one it is, and what its profile gave
     (never what it read of the other fields: a person checks those unprompted)."""
-    layout = summary.get("layout") or {}
+    layout = summary.layout or {}
     status = layout.get("status")
-    given = summary.get("profileFields") or []
+    given = summary.profile_fields
     if status == "matched":
         said = f"Layout {layout.get('layoutId')} (issued by {layout.get('issuer')}): "
         if given:
             return [said + f"{', '.join(given)} read on its learned profile; check them too."]
         return [said + "known, its profile not yet trusted: your values teach it."]
-    if status == "none" and summary.get("fields"):
+    if status == "none" and summary.fields:
         return ["A layout docflow has not learned yet: approving teaches it."]
     return []
 
 
-def iban_place(iban: dict[str, Any]) -> str:
+def iban_place(iban: IbanShown) -> str:
     """Where an IBAN was read: `on page 2`, or, with no page (0: an e-invoice's data sent
     alone), in its XML data."""
     return f"on page {iban['page']}" if iban.get("page") else IN_DATA
 
 
-def iban_line(iban: dict[str, Any]) -> str:
+def iban_line(iban: IbanShown) -> str:
     whose = "the issuer's" if iban.get("owner") == "issuer" else "not the issuer's"
     why = _WHY.get(str(iban.get("why")), str(iban.get("why")))
     return f"IBAN {iban.get('iban')} {iban_place(iban)}: {whose} ({why})."
 
 
-def _evidence(supplier: dict[str, Any]) -> str:
+def _evidence(supplier: SupplierShown) -> str:
     """`; evidence: vat, name, fingerprint` (what points to the supplier), or ""."""
     said = [str(e) for e in supplier.get("evidence") or []]
     return f"; evidence: {', '.join(said)}" if said else ""
 
 
-def account(shown: dict[str, Any]) -> str:
+def account(shown: AccountShown) -> str:
     """`DE•••• 3000 (Commerzbank, COBADEFFXXX)`: masked, with its bank where known."""
-    bank = ", ".join(str(shown[k]) for k in ("bank", "bic") if shown.get(k))
+    bank = ", ".join(str(v) for v in (shown.get("bank"), shown.get("bic")) if v)
     return f"{shown.get('iban')}" + (f" ({bank})" if bank else "")
 
 
 def bank_lines(
-    bank: dict[str, Any] | None, where: str = "printed", pages: dict[str, int] | None = None
+    bank: BankShown | None, where: str = "printed", pages: Mapping[str, int] | None = None
 ) -> list[str]:
     """The bank-details check in sentences, each account said once, so a person compares them
     without seeing a whole account number.
@@ -198,5 +199,5 @@ def bank_lines(
     return said
 
 
-def _named(shown: dict[str, Any], lines: list[str]) -> bool:
+def _named(shown: AccountShown | IbanShown, lines: Sequence[str]) -> bool:
     return any(str(shown.get("iban")) in line for line in lines)

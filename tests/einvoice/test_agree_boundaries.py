@@ -36,7 +36,7 @@ def test_a_hybrid_with_any_check_does_not_agree() -> None:
     assert not Agreement({}, [{"field": "iban"}]).agrees
     page = PageValues(Printed("F20260023", 1), Printed("104.90", 1), (Printed(ATTACKER, 1),))
     found = agree(invoice(), page)
-    assert not found.agrees and [c["field"] for c in found.checks] == ["iban"]
+    assert not found.agrees and [c.field for c in found.checks] == ["iban"]
     # The number and the total it did confirm are still said.
     assert sorted(found.agreed) == ["invoice_number", "total_amount"]
 
@@ -46,7 +46,7 @@ def test_a_total_is_compared_as_a_number_and_a_value_that_is_none_never_agrees()
     assert not same_total("104.90", "104.91")
     assert not same_total("104.90", "n/a") and not same_total("x", "104.90")
     page = PageValues(total=Printed("one hundred", 1))
-    (check,) = [c for c in agree(invoice(), page).checks if c["field"] == "total_amount"]
+    (check,) = [c.to_json() for c in agree(invoice(), page).checks if c.field == "total_amount"]
     assert (check["xml"], check["page"]) == ("104.90", "one hundred")
 
 
@@ -57,7 +57,7 @@ def test_a_number_is_compared_trimmed_collapsed_and_case_folded() -> None:
     # The XML's own number is collapsed before it is compared and shown.
     spaced = replace(invoice(), number="  F2026 0023 ")
     page = PageValues(number=Printed("F2026 0024", 1, [0.1, 0.1, 0.2, 0.2]))
-    (check,) = [c for c in agree(spaced, page).checks if c["field"] == "invoice_number"]
+    (check,) = [c.to_json() for c in agree(spaced, page).checks if c.field == "invoice_number"]
     assert check["xml"] == "F2026 0023"
     assert check["pageBox"] == {"page": 1, "box": [0.1, 0.1, 0.2, 0.2]}
 
@@ -102,4 +102,4 @@ def test_sides_that_only_differ_in_order_agree_and_duplicates_count_once() -> No
     assert agree(replace(invoice(), ibans=(IBAN,)), twice).agrees
     # A value with no account in it (blank) is no account on either side.
     blank = PageValues(ibans=(Printed("  ", 1),))
-    assert [c["page"] for c in agree(invoice(), blank).checks] == ["none"]
+    assert [c.more["page"] for c in agree(invoice(), blank).checks] == ["none"]

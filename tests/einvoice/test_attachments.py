@@ -172,7 +172,7 @@ def test_each_finding_about_attachments_is_a_check_that_says_so() -> None:
         "invoice": invoice.to_json(),
         "report": validate(facturx_xml(), None).to_json(),
     }
-    checks = attachment_checks(Stored.parse("k", raw))
+    checks = [c.to_json() for c in attachment_checks(Stored.parse("k", raw))]
     assert [c["code"] for c in checks] == [OTHER_XML] * 3
     assert "carries 2 invoice XMLs: factur-x.xml was read, 'b.xml' not" in checks[0]["message"]
     assert "(factur-x.xml): 'c.xml'" in checks[1]["message"]

@@ -13,6 +13,7 @@ import lxml.html
 import requests
 
 from docflow import aws
+from docflow.document import Check
 from docflow.ids import DocumentRef
 from docflow.review.stage.masking import masked_value
 from docflow.review.web.einvoice_view import mismatches
@@ -235,11 +236,11 @@ def test_two_accounts_masked_alike_are_said_to_differ() -> None:
     page, xml = _iban("DE", "370400440532013000"), _iban("DE", "370400449999013000")
     assert masked_value(page) == masked_value(xml)  # the last four and the country agree
     check = {"field": "iban", "code": "page-mismatch", "xml": xml, "page": page, "pageBox": None}
-    (found,) = mismatches([check])
+    (found,) = mismatches([Check.from_json(check)])
     assert found.alike and (found.page_value, found.xml_value) == ("DE•••• 3000", "DE•••• 3000")
     assert (found.page, found.box) == (None, None)
     same = {**check, "xml": page}
-    assert not mismatches([same])[0].alike
+    assert not mismatches([Check.from_json(same)])[0].alike
 
 
 def test_a_national_payee_account_is_shown_masked_beside_the_iban(stack: Stack) -> None:

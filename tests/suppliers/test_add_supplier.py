@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from docflow.cli import main
-from docflow.document import Field
+from docflow.document import DocumentSummary, Field
 from docflow.local.services.dashboard import proposals_section
 from docflow.settings import load_settings
 from docflow.suppliers import proposals
@@ -49,7 +49,9 @@ def test_a_proposal_registers_nothing_until_another_person_approves_it(
     answer = {**APPROVE, "corrections": {"invoice_number": number}, "addSupplier": True}
     first, waited, ran = run_reviewed(stack, blauwal_invoice(number), "in/first.pdf", [answer])
     # The page offered it: the issuer's checked VAT id and its IBAN, masked.
-    offered = supplier_offer({**waited[0], "fields": waited[0].get("fields") or {}})
+    offered = supplier_offer(
+        DocumentSummary.from_json({**waited[0], "fields": waited[0].get("fields") or {}})
+    )
     assert f"VAT {BLAUWAL_VAT}" in offered and any(o.startswith("IBAN DE") for o in offered)
     assert first["status"] == "finalized" and first["supplier"] == {"status": "unknown"}
     assert ran.get_step("propose supplier") is not None

@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docflow.document import DocumentSummary
 from docflow.suppliers.bank import check_bank_details
 from docflow.suppliers.ownership import ISSUER, OTHER, IbanFinding
 from docflow.suppliers.shown import IN_DATA, supplier_lines
@@ -32,7 +33,7 @@ def summary(
     found: list[tuple[str, str, int]],
     holders: dict[str, str],
     source: str = "",
-) -> dict[str, Any]:
+) -> DocumentSummary:
     """A summary as the extract step leaves it: the IBANs judged (value, owner, page), the
     bank check over them, and an e-invoice's source when there is one."""
     findings = [
@@ -49,7 +50,7 @@ def summary(
     }
     if source:
         out["einvoice"] = {"source": source}
-    return out
+    return DocumentSummary.from_json(out)
 
 
 def masked(iban: str) -> str:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from docflow.ids import DocumentRef, display_name
+from docflow.review.stage.for_review import ForReview
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class LinkRecord:
     stage_name: str = ""
     reviewer: str = ""
     reviewers: tuple[str, ...] = ()  # everyone the stage asks, escalation included
-    summary: dict[str, Any] = field(default_factory=dict)  # what the review page shows
+    summary: dict[str, Any] = field(default_factory=dict)  # as stored: `shown` reads it
     stage_pk: str = ""  # the stage record: votes and the execution's current callback
     wait_pk: str = ""  # the register's wait (the same stage record for links minted now)
     state: str = "open"  # open -> deciding -> used, or superseded
@@ -44,6 +46,11 @@ class LinkRecord:
     def name(self) -> str:
         """What the page calls the document."""
         return self.doc_name or display_name(self.key)
+
+    @cached_property
+    def shown(self) -> ForReview:
+        """What the review page shows besides the document, read from the stored summary."""
+        return ForReview.from_json(self.summary)
 
     @property
     def doc(self) -> DocumentRef:

@@ -50,9 +50,7 @@ OTHER_NEEDS_COMMENT = "Say in the comment why you reject it for another reason"
 
 def reasons_for(link: LinkRecord) -> dict[str, str]:
     """The reasons this link's stage offers for a rejection, first the one it exists for."""
-    route = link.summary.get("route") or []
-    here = route[link.stage_index] if 0 <= link.stage_index < len(route) else {}
-    because = str(here.get("because") or "") if isinstance(here, dict) else ""
+    because = link.shown.because(link.stage_index)
     return {**DUPLICATE_REASON, **REJECT_REASONS} if DUPLICATE in because else REJECT_REASONS
 
 

@@ -126,10 +126,8 @@ class LinkNotifier:
         self, request: ReviewRequest, link: IssuedLink, deadline: int
     ) -> dict[str, object]:
         """What the reviewer's inbox shows of this stage, and what re-mints the link."""
-        summary = request.summary
-        route = summary.get("route") or []
-        step = route[request.stage_index] if len(route) > request.stage_index else {}
-        because = step.get("because", "")
+        shown = request.shown
+        because = shown.because(request.stage_index)
         extra = list(request.stage.stage.escalate_to)
         return {
             "documentId": request.doc.document_id,
@@ -142,7 +140,7 @@ class LinkNotifier:
             # (a packet's part: its packet's folder, not the part's own under `packets/`).
             "docFolder": _folder(request.doc.part.packet_key if request.doc.part else "")
             or _folder(request.doc.key),
-            "docType": str(summary.get("docType", "unknown")),
+            "docType": shown.summary.doc_type or "unknown",
             "why": "escalated" if link.reviewer in extra else str(because or "rules"),
             "deadline": deadline,
             "notify": notify_mode(request.stage, link.reviewer),

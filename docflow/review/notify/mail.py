@@ -38,15 +38,17 @@ def document(request: ReviewRequest) -> str:
 
 
 def review_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
-    summary = request.summary
+    summary = request.shown.summary
     name = request.doc.display_name
-    found = ", ".join(f"{k}: {v}" for k, v in sorted(summary.get("sensitive", {}).items()))
+    found = ", ".join(f"{k}: {v}" for k, v in sorted((summary.sensitive or {}).items()))
+    doc_type = summary.doc_type or "unknown"
+    pages = "?" if summary.pages is None else str(summary.pages)
     subject = f"[docflow] Review needed ({request.stage_name}): {name}"[:200]
     lines = [
         f"A document is waiting for your review at stage '{request.stage_name}'.",
         "",
         f"Document: {document(request)}",
-        f"Type: {summary.get('docType', 'unknown')}, pages: {summary.get('pages', '?')}",
+        f"Type: {doc_type}, pages: {pages}",
         f"Sensitive data found (counts): {found or 'none'}",
         "",
         f"Open the review page to approve or reject: {url}",
@@ -56,8 +58,7 @@ def review_email(request: ReviewRequest, url: str) -> tuple[str, str, str]:
         f"<p>A document is waiting for your review at stage "
         f"<b>{escape(request.stage_name)}</b>.</p>"
         f"<p>Document: {escape(document(request))}<br>"
-        f"Type: {escape(str(summary.get('docType', 'unknown')))}, "
-        f"pages: {escape(str(summary.get('pages', '?')))}<br>"
+        f"Type: {escape(doc_type)}, pages: {escape(pages)}<br>"
         f"Sensitive data found (counts): {escape(found or 'none')}</p>"
         f'<p><a href="{escape(url)}">Open the review page</a> to approve or reject.</p>'
     )

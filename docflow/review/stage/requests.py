@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 from docflow.ids import DocumentRef
+from docflow.review.stage.for_review import ForReview
 from docflow.rules.routed import RoutedStage
 
 
@@ -15,7 +17,7 @@ class ReviewRequest:
     stage_index: int
     stage: RoutedStage
     callback_id: str
-    summary: dict[str, Any]  # docType, pages, sensitive counts: what the review page shows
+    summary: dict[str, Any]  # what the review page shows, as the link stores it: `shown`
     # Which of the stage's waits this is (`docflow.pipeline.review_rounds`): round 0 asks the
     # reviewers; a later round registers its callback and sends that round's reminder and/or
     # escalation. `wait_s` is how long the round waits (0: the whole stage).
@@ -23,6 +25,10 @@ class ReviewRequest:
     reminder: int = 0
     escalate: bool = False
     wait_s: int = 0
+
+    @cached_property
+    def shown(self) -> ForReview:
+        return ForReview.from_json(self.summary)
 
     @property
     def stage_name(self) -> str:

@@ -10,9 +10,12 @@ detectors' masking, as the page text does: an IBAN shows its last four, never wh
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docflow.document import Check, DocumentSummary
+from docflow.document.shown import EInvoiceShown
 from docflow.review.stage.masking import masked_value
 
 XML, HYBRID = "xml", "hybrid"
@@ -140,13 +143,12 @@ class InvoiceView:
         return len(self.lines) + self.more_lines
 
 
-def einvoice_of(summary: dict[str, Any]) -> dict[str, Any]:
+def einvoice_of(summary: DocumentSummary) -> EInvoiceShown:
     """The summary's small `einvoice` object ({} for any other document)."""
-    found = summary.get("einvoice")
-    return found if isinstance(found, dict) else {}
+    return summary.einvoice if isinstance(summary.einvoice, dict) else {}
 
 
-def xml_only(summary: dict[str, Any]) -> bool:
+def xml_only(summary: DocumentSummary) -> bool:
     """An invoice that arrived as XML alone: no page to picture, an XML to download."""
     return einvoice_of(summary).get("source") == XML
 
@@ -156,30 +158,34 @@ def _label(name: str) -> str:
     return LABELS.get(name, words[:1].upper() + words[1:])
 
 
-def _rule_text(check: dict[str, Any]) -> str:
+def _rule_text(text: str, rule: str) -> str:
     """The rule's own text without the `[BR-CO-15]-` the schematron puts before it."""
-    text = str(check.get("message") or check.get("text") or "")
-    rule = str(check.get("rule") or "")
     prefix = f"[{rule}]-"
     return text[len(prefix) :].strip() if rule and text.startswith(prefix) else text
 
 
-def check_text(check: dict[str, Any]) -> str:
+def _check_rule_text(check: Check) -> str:
+    return _rule_text(check.message or str(check.more.get("text") or ""), check.rule)
+
+
+def check_text(check: Check) -> str:
     """A check's words beside its field: a rule's id before the rule's text."""
-    if check.get("code") == RULE and check.get("rule"):
-        return f"{check['rule']}: {_rule_text(check)}"
-    return str(check.get("message", ""))
+    if check.code == RULE and check.rule:
+        return f"{check.rule}: {_check_rule_text(check)}"
+    return check.message
 
 
-def mismatches(checks: list[dict[str, Any]]) -> list[Mismatch]:
+def mismatches(checks: Sequence[Check]) -> list[Mismatch]:
     found = []
     for check in checks:
-        if check.get("code") != MISMATCH:
+        if check.code != MISMATCH:
             continue
-        name = str(check.get("field", ""))
-        page_value, xml_value = shown(check.get("page")), shown(check.get("xml"))
-        box = check.get("pageBox")
-        where: dict[str, Any] = box if isinstance(box, dict) else {}
+        name = check.field
+        # The page's value rides in `more` (a check's own `page` is a page number).
+        printed, xml = check.more.get("page"), check.more.get("xml")
+        page_value, xml_value = shown(printed), shown(xml)
+        box = check.more.get("pageBox")
+        where: Mapping[str, object] = box if isinstance(box, Mapping) else {}
         page = where.get("page")
         found.append(
             Mismatch(
@@ -188,10 +194,10 @@ def mismatches(checks: list[dict[str, Any]]) -> list[Mismatch]:
                 short=SHORT.get(name, _label(name)),
                 page_value=page_value,
                 xml_value=xml_value,
-                message=str(check.get("message") or ""),
-                page=int(page) if isinstance(page, int) else None,
+                message=check.message,
+                page=page if isinstance(page, int) else None,
                 box=where.get("box"),
-                alike=page_value == xml_value and check.get("page") != check.get("xml"),
+                alike=page_value == xml_value and printed != xml,
             )
         )
     return found
@@ -235,14 +241,14 @@ def _lines(invoice: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def _general_and_placed(checks: list[dict[str, Any]]) -> tuple[list[Rule], dict[str, list[Rule]]]:
+def _general_and_placed(checks: Sequence[Check]) -> tuple[list[Rule], dict[str, list[Rule]]]:
     general: list[Rule] = []
     placed: dict[str, list[Rule]] = {}
     for check in checks:
-        if check.get("code") != RULE:
+        if check.code != RULE:
             continue
-        rule = Rule(str(check.get("rule") or ""), _rule_text(check))
-        place = PLACES.get(str(check.get("field", "")))
+        rule = Rule(check.rule, _check_rule_text(check))
+        place = PLACES.get(check.field)
         if place is None:
             general.append(rule)
         else:
@@ -250,11 +256,11 @@ def _general_and_placed(checks: list[dict[str, Any]]) -> tuple[list[Rule], dict[
     return general, placed
 
 
-def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> InvoiceView:
+def invoice_view(summary: DocumentSummary, stored: dict[str, Any] | None) -> InvoiceView:
     """The invoice as the page shows it, from the summary's checks and its einvoice.json
     (`stored`; None when it could not be read: the page says so, the checks still show)."""
     about = einvoice_of(summary)
-    checks = [c for c in summary.get("fieldChecks") or [] if isinstance(c, dict)]
+    checks = summary.checks
     general, placed = _general_and_placed(checks)
     stored = stored or {}
     invoice: dict[str, Any] = stored.get("invoice") or {}
@@ -269,7 +275,7 @@ def invoice_view(summary: dict[str, Any], stored: dict[str, Any] | None) -> Invo
     for skipped in report.get("skipped") or []:
         problems.append(f"Not checked: {skipped}")
     warnings = [
-        Rule(str(f.get("rule")), _rule_text({**f, "message": f.get("text")}))
+        Rule(str(f.get("rule")), _rule_text(str(f.get("text") or ""), str(f.get("rule") or "")))
         for f in report.get("findings") or []
         if f.get("severity") == "warning"
     ]

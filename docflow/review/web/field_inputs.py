@@ -18,8 +18,10 @@ unticked box says "false" without making a correction of a field nobody read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from docflow.document import DocumentSummary, Field
 from docflow.extract.declarations.kinds import (
     ADDRESS,
     AMOUNT,
@@ -62,21 +64,52 @@ def input_of(kind: str) -> str:
     return "textarea" if kind == ADDRESS else "text"
 
 
+@dataclass
+class FieldRow:
+    """One key field's input on the page: what it is (name, label, kind, the input its kind
+    asks for, a hint), what was read (the value as the page shows it, confidence, page, where
+    as CSS over the preview, from where, who corrected it), what is said beside it (its
+    checks, a refusal's message), and what its kind adds (an enum's options, a checkbox's
+    state, a table's columns and rows). `href` is set where the page places its outline."""
+
+    name: str
+    label: str
+    kind: str
+    input: str
+    hint: str
+    value: str
+    confidence: float | None
+    page: int | None
+    low: bool
+    checks: list[str]
+    error: str
+    box: str
+    found: bool
+    source: str
+    corrected_by: str
+    options: list[str] = field(default_factory=list)
+    checked: bool = False
+    unticked: str = ""
+    columns: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    href: str = ""
+
+
 def fields_rows(
-    summary: Mapping[str, Any],
+    summary: DocumentSummary,
     submitted: Mapping[str, str],
     errors: Mapping[str, str],
     decl: TypeDecl | None = None,
     tables: Mapping[str, Sequence[TypedRow]] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[FieldRow]:
     """The key fields as the page shows them: every declared field (read or not), then any
     other field read or named by a check; the low ones marked; what a reviewer submitted kept
     when the form comes back with a problem. Without a declaration (a type the rules file
     declares no fields for): the fields read and checked, as the rules engine knows them."""
-    fields: dict[str, Any] = dict(summary.get("fields") or {})
+    fields = summary.fields or {}
     checks: dict[str, list[str]] = {}
-    for check in summary.get("fieldChecks") or []:
-        checks.setdefault(str(check.get("field", "")), []).append(check_text(check))
+    for check in summary.checks:
+        checks.setdefault(check.field, []).append(check_text(check))
     declared = decl.names if decl is not None else ()
     known = dict.fromkeys((*declared, *(BUILTIN_KINDS if decl is None else ()), *fields))
     names = [n for n in known if n in declared or n in fields or n in checks]
@@ -84,51 +117,52 @@ def fields_rows(
     checks = {n: [m.replace(n, field_label(n)) for m in ms] for n, ms in checks.items()}
     rows = []
     for name in names:
-        found = fields.get(name) or {}
+        found = fields.get(name)
         spec = decl.get(name) if decl is not None else None
         kind = spec.kind if spec is not None else BUILTIN_KINDS.get(name, "text")
         # The extracted value passes the detectors like the page text; a reviewer's own
         # submitted value comes back as typed, but for a detected number (refused, masked).
-        read = found.get("value")
+        read = found.value if found else None
         value = masked_value(submitted[name] if name in submitted else str(read or ""))
-        row: dict[str, Any] = {
-            "name": name,
-            "label": field_label(name),
-            "kind": kind,
-            "input": "table" if spec is not None and spec.is_table else input_of(kind),
-            "hint": (spec.description if spec is not None else "")
-            or str(found.get("description") or ""),
-            "value": value,
-            "confidence": found.get("confidence"),
-            "page": found.get("page"),
-            "low": name in checks,
-            "checks": checks.get(name, []),
-            "error": errors.get(name, ""),
+        row = FieldRow(
+            name=name,
+            label=field_label(name),
+            kind=kind,
+            input="table" if spec is not None and spec.is_table else input_of(kind),
+            hint=(spec.description if spec is not None else "")
+            or str(found.more.get("description") or "" if found else ""),
+            value=value,
+            confidence=found.confidence if found else None,
+            page=found.page if found else None,
+            low=name in checks,
+            checks=checks.get(name, []),
+            error=errors.get(name, ""),
             # Where it was read, as CSS over the page preview ("" when not known).
-            "box": box_style(found.get("box")),
-            "found": bool(read),
-            "source": SOURCES.get(str(found.get("source", "")), ""),
+            box=box_style(found.box if found else None),
+            found=bool(read),
+            source=SOURCES.get(found.source if found else "", ""),
             # An earlier stage's reviewer typed it: said instead of a confidence.
-            "corrected_by": str(found.get("correctedBy") or ""),
-        }
+            corrected_by=(found.corrected_by or "") if found else "",
+        )
         if spec is not None:
-            row.update(_by_kind(spec, found, value, (tables or {}).get(name)))
+            _by_kind(row, spec, found, (tables or {}).get(name))
         rows.append(row)
     return rows
 
 
 def _by_kind(
-    spec: FieldDecl, found: Mapping[str, Any], value: str, typed: Sequence[TypedRow] | None
-) -> dict[str, Any]:
+    row: FieldRow, spec: FieldDecl, found: Field | None, typed: Sequence[TypedRow] | None
+) -> None:
     """What the field's input needs beyond a value: an enum's options, a checkbox's state, a
     table's columns and rows."""
     if spec.kind == ENUM:
-        return {"options": list(spec.values)}
-    if spec.kind == CHECKBOX:
-        return {"checked": value == "true", "unticked": "false" if found.get("value") else ""}
-    if not spec.is_table:
-        return {}
-    return {"columns": [_column(c) for c in spec.columns], "rows": _table_rows(spec, found, typed)}
+        row.options = list(spec.values)
+    elif spec.kind == CHECKBOX:
+        row.checked = row.value == "true"
+        row.unticked = "false" if found and found.value else ""
+    elif spec.is_table:
+        row.columns = [_column(c) for c in spec.columns]
+        row.rows = _table_rows(spec, found, typed)
 
 
 def _column(column: Column) -> dict[str, Any]:
@@ -144,11 +178,11 @@ def _column(column: Column) -> dict[str, Any]:
 
 
 def _table_rows(
-    spec: FieldDecl, found: Mapping[str, Any], typed: Sequence[TypedRow] | None
+    spec: FieldDecl, found: Field | None, typed: Sequence[TypedRow] | None
 ) -> list[dict[str, Any]]:
     """The table's rows on the page: as the reviewer sent them when the form comes back (each
     at its own number, which a message names), else the rows read; then blank rows to add."""
-    read = [dict(r) for r in found.get("rows") or [] if isinstance(r, Mapping)]
+    read = [dict(r) for r in (found.rows if found else None) or () if isinstance(r, Mapping)]
     if typed is not None:
         shown = [(r.index, dict(r.cells), r.remove) for r in sorted(typed, key=lambda r: r.index)]
     else:

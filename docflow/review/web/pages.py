@@ -8,19 +8,22 @@ images from the page's own origin and nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from docflow.active_content import said
+from docflow.document import DocumentSummary
 from docflow.review.access.refusals import ALL_REASONS
+from docflow.review.stage.for_review import RouteStep
 from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
 from docflow.review.stage.stage_record import Presence
-from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE, choices_of
+from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE
 from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
-from docflow.review.web.field_inputs import box_style, fields_rows
+from docflow.review.web.field_inputs import FieldRow, box_style, fields_rows
 from docflow.review.web.page_records import Answered, Routing, Shown
 from docflow.review.web.templating import env, when, when_iso
 from docflow.settings import load_settings
@@ -77,20 +80,20 @@ def findings_lines(pages: list[PageFacts], routing: Routing, xml: bool = False) 
 
 
 def _place_boxes(
-    rows: list[dict[str, Any]], order: list[int], window: list[int], base: str
+    rows: list[FieldRow], order: list[int], window: list[int], base: str
 ) -> dict[int, list[dict[str, str]]]:
     """Give each boxed field its link (to its outline on this screen, or on the screen that
     shows its page) and return the outlines per page shown."""
     per_page: dict[int, list[dict[str, str]]] = {}
     for row in rows:
-        page = row["page"]
-        if not row["box"] or page not in order:
-            row["box"] = ""
+        page = row.page
+        if not row.box or page is None or page not in order:
+            row.box = ""
             continue
-        anchor = f"#box-{row['name']}"
-        row["href"] = anchor if page in window else f"{base}?from={order.index(page)}{anchor}"
+        anchor = f"#box-{row.name}"
+        row.href = anchor if page in window else f"{base}?from={order.index(page)}{anchor}"
         if page in window:
-            outline = {"name": row["name"], "label": row["label"], "style": row["box"]}
+            outline = {"name": row.name, "label": row.label, "style": row.box}
             per_page.setdefault(page, []).append(outline)
     return per_page
 
@@ -148,7 +151,7 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
     return "named by the rules"
 
 
-def _earlier(summary: dict[str, Any], document_id: str) -> list[dict[str, Any]]:
+def _earlier(summary: DocumentSummary, document_id: str) -> list[dict[str, Any]]:
     """The documents this one may duplicate (`duplicateOf`), each linked to its dashboard page
     where the local stack serves one on this port; in AWS, its id is what a person looks up.
     An earlier version of this same document says so: approving replaces it."""
@@ -159,15 +162,15 @@ def _earlier(summary: dict[str, Any], document_id: str) -> list[dict[str, Any]]:
             "href": f"/dashboard/doc/{quote(str(e['documentId']))}" if local else "",
             "sameDocument": e["documentId"] == document_id,
         }
-        for e in summary.get("duplicateOf") or []
+        for e in summary.duplicate_of
         if e.get("documentId")
     ]
 
 
-def _risk_tags(summary: dict[str, Any]) -> dict[int, list[dict[str, str]]]:
+def _risk_tags(summary: DocumentSummary) -> dict[int, list[dict[str, str]]]:
     """The enrich step's risk reasons, as tags on the pages they point to."""
     tags: dict[int, list[dict[str, str]]] = {}
-    for reason in (summary.get("risk") or {}).get("reasons") or []:
+    for reason in (summary.risk or {}).get("reasons") or []:
         text = f"risk: {reason.get('message') or reason.get('code')}"
         tags.setdefault(int(reason.get("page", 1)), []).append({"kind": "alert", "text": text})
     return tags
@@ -196,18 +199,20 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
     invoice, stage, decl = shown_doc.invoice, shown_doc.stage, shown_doc.decl
     match = shown_doc.match
     submitted_fields, field_errors = answered.fields, answered.field_errors
-    summary = link.summary
-    doc_type = str(summary.get("docType", "unknown"))
+    for_review = link.shown
+    summary = for_review.summary
+    doc_type = summary.doc_type or "unknown"
     # The issuer's own IBANs route nowhere (docflow.suppliers.ownership): not said to.
-    routing = Routing(routes_on(routing.review_on, summary), routing.min_confidence)
+    review_on = routes_on(routing.review_on, summary, for_review.sent_for_sensitive)
+    routing = Routing(review_on, routing.min_confidence)
     data_only = invoice is not None and invoice.source == "xml"
     findings = [*findings_lines(pages, routing, data_only), *supplier_lines(summary)]
     stage_index = link.stage_index
-    route_spec = summary.get("route") or [{"name": link.stage_name, "because": ""}]
+    route_spec = for_review.route or (RouteStep(name=link.stage_name, because=""),)
     route = [
         {
-            "name": step.get("name", ""),
-            "why": _why(str(step.get("because", "")), doc_type, findings),
+            "name": step["name"],
+            "why": _why(step["because"], doc_type, findings),
             "current": i == stage_index,
         }
         for i, step in enumerate(route_spec)
@@ -216,7 +221,7 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
     risky = _risk_tags(summary)
     window = order[shown_from : shown_from + PAGE_WINDOW]
     # A triage page asks for the type only: the picked type's fields are read afterwards.
-    choices = choices_of(summary)
+    choices = list(for_review.choices)
     rows = []
     if not choices:
         submitted = submitted_fields or {}
@@ -261,7 +266,7 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
         quorum=quorum,
         deadline=when(shown_doc.deadline) if shown_doc.deadline else "",
         findings=findings,
-        decisions=[_decided(d, field_labels(rows)) for d in summary.get("decisions") or []],
+        decisions=[_decided(d, field_labels(rows)) for d in for_review.decisions],
         earlier=_earlier(summary, link.document_id),
         pages=shown,
         shown_from=shown_from,
@@ -278,7 +283,7 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
         add_supplier=answered.add_supplier,
         field_labels=field_labels(rows),
         # Treasury judges an account it sees by its last four: the page says where it is whole.
-        bank_stage=_because(route_spec, stage_index) == "bank-details",
+        bank_stage=for_review.because(stage_index) == "bank-details",
         field_errors=field_errors or {},
         type_choices=choices,
         none_of_these=(UNCLASSIFIABLE, NONE_OF_THESE),
@@ -289,8 +294,8 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
         download_minutes=DOWNLOAD_MINUTES,
         # Active content in the original (the split's flag): said by its download, and
         # `unknown` said as "could not be fully checked" (docflow/active_content.py).
-        active_content=[str(k) for k in summary.get("activeContent") or []],
-        active_said=said(str(k) for k in summary.get("activeContent") or []),
+        active_content=list(summary.active_content),
+        active_said=said(summary.active_content),
         presence=_presence_line(shown_doc.presence, link.reviewer),
         presence_mine=shown_doc.presence is not None
         and shown_doc.presence["reviewer"] == link.reviewer,
@@ -309,17 +314,11 @@ def review_page(shown_doc: Shown, answered: Answered | None = None) -> str:
     )
 
 
-def field_labels(rows: list[dict[str, Any]]) -> dict[str, str]:
-    return {r["name"]: r["label"] for r in rows}
+def field_labels(rows: list[FieldRow]) -> dict[str, str]:
+    return {r.name: r.label for r in rows}
 
 
-def _because(route: list[dict[str, Any]], index: int) -> str:
-    """Why the stage at `index` is on the route (`because`), or ""."""
-    step = route[index] if 0 <= index < len(route) else {}
-    return str(step.get("because") or "") if isinstance(step, dict) else ""
-
-
-def _decided(decision: dict[str, Any], labels: dict[str, str]) -> dict[str, Any]:
+def _decided(decision: Mapping[str, Any], labels: dict[str, str]) -> dict[str, Any]:
     """An earlier stage's decision as the "Earlier decisions" table shows it: when in the
     pages' format, and what it said: the fields it corrected (masked as on the page), the
     reason it gave, its comment."""

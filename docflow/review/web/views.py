@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docflow import aws
+from docflow.document import DocumentSummary
 from docflow.extract.declarations.model import TypeDecl
 from docflow.reporting import build_reporter
 from docflow.review.access.keys import build_key_source
@@ -22,7 +23,7 @@ from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import ReviewDesk
 from docflow.review.link_view import LinkView
 from docflow.review.stage.callbacks import LambdaCallbackSender
-from docflow.review.stage.split import split_of
+from docflow.review.stage.for_review import ForReview
 from docflow.review.web.einvoice_view import InvoiceView, einvoice_of, invoice_view, xml_only
 from docflow.review.web.evidence import EvidenceStore, masked_cut, review_order
 from docflow.review.web.inbox_views import InboxChoices, InboxViews
@@ -101,7 +102,8 @@ class ReviewViews:
         if inbox and not self.inbox.same_reviewer(inbox, view.claims.reviewer):
             inbox = ""
         doc = view.doc
-        split = split_of(view.link.summary)
+        shown_doc = view.link.shown
+        split = shown_doc.split
         if split:  # a packet's split stage: its pages as thumbnails and the boundaries
             html = split_page(
                 link=view.link,
@@ -118,11 +120,11 @@ class ReviewViews:
                 inbox=inbox,
             )
             return ReviewScreen(view, html, list(range(1, int(split["pages"]) + 1)))
-        invoice = self._invoice(view.link.summary)
-        match = self._match(view.link.summary, view.link.stage_index)
+        invoice = self._invoice(shown_doc.summary)
+        match = self._match(shown_doc, view.link.stage_index)
         pages = self.evidence.pages(doc)
         order, flagged = review_order(pages, self.routing.min_confidence, self.routing.review_on)
-        if xml_only(view.link.summary):
+        if xml_only(shown_doc.summary):
             # No page to picture: the invoice is shown instead (what the detectors found in
             # its reading is still said).
             order, flagged = [], 0
@@ -143,7 +145,7 @@ class ReviewViews:
             flagged=flagged,
             reasons=reasons_for(view.link),
             stage=view.stage,
-            decl=self.types.get(str(view.link.summary.get("docType", ""))),
+            decl=self.types.get(shown_doc.summary.doc_type),
             invoice=invoice,
             presence=view.presence,
             inbox=inbox,
@@ -164,19 +166,17 @@ class ReviewViews:
         html = review_page(shown, answered)
         return ReviewScreen(view, html, order)
 
-    def _invoice(self, summary: dict[str, Any]) -> InvoiceView | None:
+    def _invoice(self, summary: DocumentSummary) -> InvoiceView | None:
         """An e-invoice's data as the page shows it, read from its einvoice.json."""
         about = einvoice_of(summary)
         if not about:
             return None
         return invoice_view(summary, self.evidence.einvoice(str(about.get("key") or "")))
 
-    def _match(self, summary: dict[str, Any], index: int) -> MatchView | None:
+    def _match(self, shown: ForReview, index: int) -> MatchView | None:
         """At the match stage, the invoice's match as the page shows it (its match.json)."""
-        route = summary.get("route") or []
-        step = route[index] if 0 <= index < len(route) else {}
-        match = summary.get("match")
-        if not isinstance(match, dict) or step.get("because") != MATCH_BECAUSE:
+        match = shown.summary.more.get("match")
+        if not isinstance(match, dict) or shown.because(index) != MATCH_BECAUSE:
             return None
         # match.json read as einvoice.json is: a stored JSON object, or None if it is not one.
         return match_view(match, self.evidence.einvoice(str(match.get("key") or "")))
@@ -184,10 +184,10 @@ class ReviewViews:
     def preview(self, token: str, number: str, size: str = "") -> tuple[bytes, bool]:
         """Page `number`'s preview; `size` "thumb": the split page's thumbnail."""
         view = self.desk.access(token)
-        if xml_only(view.link.summary):
+        if xml_only(view.link.shown.summary):
             raise ReviewRefused(404, "no-preview", "an invoice sent as XML has no page to show")
         page = int(number) if number.isdigit() and len(number) < 7 else 0
-        pages = int(view.link.summary.get("pages") or 0)
+        pages = view.link.shown.summary.pages or 0
         if not 1 <= page <= pages:
             raise ReviewRefused(404, "no-such-page", "this document has no such page")
 
@@ -206,7 +206,7 @@ class ReviewViews:
         doc = view.doc
         self.desk.record_download(view)
         name = PurePosixPath(doc.key).name.replace('"', "")
-        xml = xml_only(view.link.summary)
+        xml = xml_only(view.link.shown.summary)
         if xml:  # recognized by its content, whatever the upload was called
             name = f"{PurePosixPath(name).stem or 'invoice'}.xml"
         params: dict[str, Any] = {
