@@ -89,6 +89,25 @@ class TaxIdShown(TypedDict, total=False):
     valid: bool
 
 
+class FoundByModel(TypedDict):
+    """What the enrich model found that a declared field no label named may take
+    (`pipeline/enrich_fill.py`): the parties and key dates, a few of each."""
+
+    parties: list[str]
+    keyDates: list[dict[str, str]]
+
+
+class EnrichShown(TypedDict, total=False):
+    """The enrich pass's small part (`pipeline/enrich_shown.py`): its title and abstract,
+    risk and how it was made, which the summary takes, and what it found, which it does not
+    (only `enrichment` when the enrichment is incomplete)."""
+
+    summary: Abstract
+    risk: Risk
+    enrichment: EnrichmentNote
+    found: FoundByModel
+
+
 class AccountShown(TypedDict, total=False):
     """An account as the bank-details check shows it: masked, with its bank where known."""
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 from docflow.document.fields import (
     Check,
@@ -39,6 +39,7 @@ from docflow.document.shown import (
     DuplicateHit,
     EInvoiceShown,
     EnrichmentNote,
+    EnrichShown,
     IbanShown,
     LayoutShown,
     RegistryShown,
@@ -202,13 +203,13 @@ class DocumentSummary:
     def with_checks(self, more: Iterable[Check]) -> DocumentSummary:
         return replace(self, checks=(*self.checks, *more))
 
-    def with_enrichment(self, shown: Mapping[str, Any]) -> DocumentSummary:
+    def with_enrichment(self, shown: EnrichShown) -> DocumentSummary:
         """The enrich step's small part: its title and abstract, risk, and how it was made."""
         return replace(
             self,
-            abstract=cast("Abstract | None", shown.get("summary")),
-            risk=cast("Risk | None", shown.get("risk")),
-            enrichment=cast("EnrichmentNote | None", shown.get("enrichment")),
+            abstract=shown.get("summary"),
+            risk=shown.get("risk"),
+            enrichment=shown.get("enrichment"),
         )
 
     def with_duplicates(

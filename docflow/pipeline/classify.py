@@ -16,14 +16,14 @@ from aws_durable_execution_sdk_python.config import StepConfig
 from docflow.classify import merge_features
 from docflow.ids import DocumentRef
 from docflow.pipeline.einvoice_read import rules_type
-from docflow.pipeline.results import BatchSummary, Classification
+from docflow.pipeline.results import BatchSummary, Classification, ReadingTotals
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.pipeline.triage import offer_types
 from docflow.readers.blank import BLANK
 from docflow.runtime import runtime
 
 
-def summarize_batches(batches: Sequence[BatchSummary]) -> dict[str, Any]:
+def summarize_batches(batches: Sequence[BatchSummary]) -> ReadingTotals:
     """Pure: page count, engines and mean OCR confidence over all batches."""
     engines: Counter[str] = Counter()
     for batch in batches:
@@ -32,12 +32,12 @@ def summarize_batches(batches: Sequence[BatchSummary]) -> dict[str, Any]:
     ocr_confidence = (
         round(sum(b.ocr_confidence_sum for b in batches) / ocr_pages, 2) if ocr_pages else None
     )
-    return {
-        "pages": sum(b.pages for b in batches),
-        "chars": sum(b.chars for b in batches),
-        "engines": dict(sorted(engines.items())),
-        "ocrConfidence": ocr_confidence,
-    }
+    return ReadingTotals(
+        pages=sum(b.pages for b in batches),
+        chars=sum(b.chars for b in batches),
+        engines=dict(sorted(engines.items())),
+        ocrConfidence=ocr_confidence,
+    )
 
 
 def every_page_blank(batches: Sequence[BatchSummary]) -> str | None:

@@ -9,8 +9,9 @@ the same order, each only when it was set), so recorded executions replay.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from docflow.document.shown import EnrichShown
 from docflow.piles.manifest import PileJson
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 
@@ -82,7 +83,7 @@ class EnrichOutcome:
 
     ok: bool
     usage: dict[str, int] = field(default_factory=dict)
-    shown: dict[str, Any] | None = None
+    shown: EnrichShown | None = None
     stages: tuple[RoutedStage, ...] = ()
     reason: str = ""
     problems: tuple[str, ...] = ()
@@ -100,4 +101,5 @@ class EnrichOutcome:
         if "shown" not in raw:
             problems = tuple(str(p) for p in raw.get("problems") or ())
             return cls(bool(raw["ok"]), usage, reason=str(raw.get("reason", "")), problems=problems)
-        return cls(bool(raw["ok"]), usage, dict(raw["shown"]), stages_from_json(raw["stages"]))
+        shown = cast("EnrichShown", dict(raw["shown"]))
+        return cls(bool(raw["ok"]), usage, shown, stages_from_json(raw["stages"]))

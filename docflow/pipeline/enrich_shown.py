@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from docflow.document.shown import EnrichmentNote, EnrichShown
 from docflow.pipeline.enrich_fill import KEPT
 from docflow.pipeline.enrich_plan import FROM_RULES
 from docflow.rules.routed import RoutedStage, stage_from_dict
@@ -23,7 +24,7 @@ def risk_stage() -> dict[str, Any] | None:
     return rules.stages[name].to_dict() if name else None
 
 
-def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[RoutedStage]:
+def risk_stages(small: EnrichShown, risk: Any = FROM_RULES) -> list[RoutedStage]:
     """The rules file's risk stage when the risk is high or the enrichment is incomplete.
 
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
@@ -43,7 +44,7 @@ def risk_stages(small: dict[str, Any], risk: Any = FROM_RULES) -> list[RoutedSta
     return [RoutedStage(stage_from_dict(spec), because)]
 
 
-def shown(enrichment: dict[str, Any] | None, how: dict[str, Any]) -> dict[str, Any]:
+def shown(enrichment: dict[str, Any] | None, how: EnrichmentNote) -> EnrichShown:
     """The small part: on the read model's state and the review page (already masked)."""
     if enrichment is None:
         return {"enrichment": how}

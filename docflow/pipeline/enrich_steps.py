@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow import observability
+from docflow.document.shown import EnrichmentNote
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
 from docflow.enrich.bedrock import BedrockEnricher
 from docflow.enrich.budget import Admission, TokenBudget
@@ -111,13 +112,16 @@ def enrich_input(
     )
 
 
-def facts_of(found: Classification) -> dict[str, Any]:
-    """What the steps need from the classify result (checkpointed values only)."""
-    return {
-        "docType": found.doc_type,
-        "sensitive": found.sensitive,
-        "pages": found.reading["pages"],
-    }
+class Facts(TypedDict):
+    """What the enrich steps need of the classify result (checkpointed values only)."""
+
+    docType: str
+    sensitive: dict[str, int]
+    pages: int
+
+
+def facts_of(found: Classification) -> Facts:
+    return Facts(docType=found.doc_type, sensitive=found.sensitive, pages=found.reading["pages"])
 
 
 PLAN_STEP = StepConfig(serdes=RecordSerDes(EnrichPlan))
@@ -127,7 +131,7 @@ OUTCOME_STEP = StepConfig(serdes=RecordSerDes(EnrichOutcome))
 
 @durable_step
 def prepare_enrichment(
-    step: StepContext, doc: DocumentRef, facts: dict[str, Any], plan: list[list[int]]
+    step: StepContext, doc: DocumentRef, facts: Facts, plan: list[list[int]]
 ) -> EnrichPlan:
     rt = runtime()
     settings = rt.settings
@@ -188,7 +192,7 @@ def admit_call(step: StepContext, model: str, limit: int, estimate: int) -> Admi
 def call_model(
     step: StepContext,
     doc: DocumentRef,
-    facts: dict[str, Any],
+    facts: Facts,
     plan: list[list[int]],
     prepared: EnrichPlan,
     admission: Admission | None,
@@ -314,7 +318,7 @@ def finish(
     rt = runtime()
     status = "complete" if answer.valid else "incomplete"
     enrichment = mask_strings(answer.enrichment) if answer.valid else None
-    how: dict[str, Any] = {
+    how: EnrichmentNote = {
         "mode": mode,
         "engine": answer.engine,
         "status": status,

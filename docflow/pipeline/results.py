@@ -8,12 +8,12 @@ byte what it was when the step returned the dict, and recorded executions replay
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from docflow.cost import CostEstimate
 from docflow.document import Check, DocumentSummary, Field
 from docflow.document.fields import checks_from_json, checks_json, fields_from_json, fields_json
-from docflow.document.shown import IbanShown, RegistryShown
+from docflow.document.shown import EnrichShown, IbanShown, RegistryShown
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 
 
@@ -92,6 +92,16 @@ class Split:
         )
 
 
+class ReadingTotals(TypedDict):
+    """What the read batches add up to (`classify.summarize_batches`): pages, characters,
+    pages read by each engine, and the mean OCR confidence (None: no page was OCR'd)."""
+
+    pages: int
+    chars: int
+    engines: dict[str, int]
+    ocrConfidence: float | None
+
+
 @dataclass(frozen=True)
 class Classification:
     """The classify step: the document's type and how sure, the sensitive kinds it holds, the
@@ -105,7 +115,7 @@ class Classification:
     low_confidence: bool
     stages: tuple[RoutedStage, ...]
     extract: bool
-    reading: dict[str, Any]
+    reading: ReadingTotals
     privacy_held: dict[str, Any] | None = None
 
     _OWN = ("docType", "confidence", "sensitive", "lowConfidence", "stages", "extract")
@@ -137,7 +147,8 @@ class Classification:
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Classification:
-        reading = {k: v for k, v in raw.items() if k not in (*cls._OWN, "privacyHeld")}
+        read = {k: v for k, v in raw.items() if k not in (*cls._OWN, "privacyHeld")}
+        reading = cast("ReadingTotals", read)
         return cls(
             doc_type=str(raw["docType"]),
             confidence=raw["confidence"],
@@ -308,7 +319,7 @@ class Enrichment:
     summary takes (title and abstract, risk, how it was made; its steps checkpoint it under
     `shown`), the review stages a high risk adds, and the model usage it spent."""
 
-    for_summary: dict[str, Any]
+    for_summary: EnrichShown
     stages: tuple[RoutedStage, ...]
     usage: dict[str, int]
 
