@@ -22,7 +22,7 @@ to finalize is `duplicate_settle`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -52,6 +52,7 @@ from docflow.suppliers.duplicates import (
     OLDER,
     YIELDED,
     Claimant,
+    ClaimItem,
     DuplicateStore,
     claim_pk,
     finalized,
@@ -115,10 +116,11 @@ def _status(document_id: str) -> str:
     return str((state or {}).get("status") or "")
 
 
-def _earlier(held: dict[str, Any], status: str, kind: str) -> DuplicateHit:
+def _earlier(held: ClaimItem, status: str, kind: str) -> DuplicateHit:
     """What the review page, `show` and the dashboard say of the earlier document."""
     kept = ("documentId", "version", "key", "number", "date", "total", "currency", "vendor")
-    hit = {**{k: held[k] for k in kept if held.get(k)}, "status": status, "by": [kind]}
+    row = cast("Mapping[str, object]", held)
+    hit = {**{k: row[k] for k in kept if row.get(k)}, "status": status, "by": [kind]}
     return cast("DuplicateHit", hit)
 
 
@@ -161,7 +163,7 @@ def claim_duplicates(step: StepContext, doc: DocumentRef, summary: DocumentSumma
         return Duplicates(tuple(sorted(held)), (), (unchecked,))
 
 
-def _shown_status(who: Claimant, holder: dict[str, Any]) -> str | None:
+def _shown_status(who: Claimant, holder: ClaimItem) -> str | None:
     """The status to show of a holder that makes this document a duplicate; None when it
     does not (this run, or a run of this document that is not a finalized earlier version,
     or another document's run that ended without finalizing)."""
@@ -176,7 +178,7 @@ def _shown_status(who: Claimant, holder: dict[str, Any]) -> str | None:
     return None if status in _ENDED else status
 
 
-def _finalized_before(holder: dict[str, Any]) -> bool:
+def _finalized_before(holder: ClaimItem) -> bool:
     """A claim of an older version, not marked finalized: did its run finalize all the same,
     before runs marked their claims (`settle`)? Its `finalized` report in the read model's
     history says so (one GetItem: the report's key is a function of the run)."""
@@ -191,14 +193,14 @@ def _finalized_before(holder: dict[str, Any]) -> bool:
 
 def _claim_one(
     store: DuplicateStore, pk: str, who: Claimant, facts: Facts, kind: str, at: str
-) -> tuple[dict[str, Any] | None, str | None]:
+) -> tuple[ClaimItem | None, str | None]:
     """Claim one key: (None, None) when this run holds it now; else the holder's item and
     the status to show of it (None: a newer run of this document holds it, no duplicate)."""
     for _ in range(3):  # a holder that moves between the claim and the take-over: again
         found = store.claim(pk, who, facts, kind, at)
         if found.held:
             return None, None
-        holder = dict(found.holder)
+        holder = found.holder
         if found.outcome == YIELDED:
             return holder, None
         if found.outcome == OLDER and _finalized_before(holder):
@@ -221,7 +223,7 @@ def _claim(step: StepContext, doc: DocumentRef, summary: DocumentSummary, keys: 
     held: list[str] = []
     earlier: dict[str, DuplicateHit] = {}
 
-    def seen(holder: dict[str, Any], status: str, kind: str) -> None:
+    def seen(holder: ClaimItem, status: str, kind: str) -> None:
         entry = earlier.setdefault(str(holder["documentId"]), _earlier(holder, status, kind))
         if kind not in entry["by"]:
             entry["by"].append(kind)

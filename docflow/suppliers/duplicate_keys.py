@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
+from typing import TypedDict
 
 from docflow.document import DocumentSummary
 from docflow.extract.declarations.kinds import AMOUNT, CURRENCY, DATE, ID, NUMBER, PARTY
@@ -160,6 +161,16 @@ def _first_of_kind(decl: TypeDecl | None, names: Iterable[str], kind: str) -> st
     return ""
 
 
+class FactsJson(TypedDict):
+    """The facts a claim keeps for the earlier document's reviewer, normalized."""
+
+    number: str
+    date: str
+    total: str
+    currency: str
+    vendor: str
+
+
 @dataclass(frozen=True)
 class Facts:
     """What a document's keys are made of, as the claim stores and the review page shows: an
@@ -218,7 +229,7 @@ class Facts:
     def _amount(self, supplier: str, day: str, total: str) -> str:
         return f"amount|{supplier}|{day}|{total}|{self.currency}"
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> FactsJson:
         return {
             "number": self.number,
             "date": self.date,

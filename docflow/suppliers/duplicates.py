@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from docflow.dynamo import ConditionFailed, Table
 from docflow.suppliers.duplicate_keys import Facts
@@ -36,6 +36,27 @@ from docflow.suppliers.duplicate_keys import Facts
 def claim_pk(key: str) -> str:
     """The item's key: a digest, so no printed value is a key of the table."""
     return "DUP#" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
+
+
+class ClaimItem(TypedDict, total=False):
+    """A claim as the claims table holds it: the key (`pk`) and how it was made (`kind`),
+    the run that holds it (document, version, run, its order, file), when, the facts the
+    earlier document's reviewer is shown, and `finalizedAt` once that run finalized."""
+
+    pk: str
+    kind: str
+    documentId: str
+    version: str
+    runId: str
+    runOrder: str
+    key: str
+    claimedAt: str
+    number: str  # the facts (`FactsJson`)
+    date: str
+    total: str
+    currency: str
+    vendor: str
+    finalizedAt: str
 
 
 @dataclass(frozen=True)
@@ -49,18 +70,18 @@ class Claimant:
     run_order: str
     key: str
 
-    def is_holder(self, item: Mapping[str, Any]) -> bool:
+    def is_holder(self, item: ClaimItem) -> bool:
         return item.get("runId") == self.run_id
 
-    def same_document(self, item: Mapping[str, Any]) -> bool:
+    def same_document(self, item: ClaimItem) -> bool:
         return item.get("documentId") == self.document_id
 
-    def is_older_than(self, item: Mapping[str, Any]) -> bool:
+    def is_older_than(self, item: ClaimItem) -> bool:
         """A run of this document that sorts after this one holds `item`."""
         return self.same_document(item) and str(item.get("runOrder") or "") > self.run_order
 
 
-def finalized(item: Mapping[str, Any]) -> bool:
+def finalized(item: ClaimItem) -> bool:
     """The claim's run finalized its document."""
     return bool(item.get("finalizedAt"))
 
@@ -78,7 +99,7 @@ class Claim:
     """A claim's outcome and, unless this run holds the key, the holder's item."""
 
     outcome: str
-    holder: Mapping[str, Any]
+    holder: ClaimItem
 
     @property
     def held(self) -> bool:
@@ -94,7 +115,7 @@ ELSEWHERE = "elsewhere"  # another document holds it (a person said this is not 
 
 def _claim_item(
     pk: str, who: Claimant, facts: Facts, kind: str, at: str, final_at: str = ""
-) -> dict[str, Any]:
+) -> ClaimItem:
     """A claim: the key, who holds it (document, version, run, its order, file) and the facts
     the earlier document's reviewer is shown; `finalizedAt` once the run finalized."""
     return {
@@ -127,7 +148,7 @@ class DuplicateStore:
                 values={":run": who.run_id},
             )
         except ConditionFailed as held:
-            holder = held.item
+            holder = cast("ClaimItem", held.item)
         else:
             return Claim(HELD, {})
         if who.is_holder(holder):
@@ -171,7 +192,7 @@ class DuplicateStore:
             try:
                 self.table.put(item, condition=condition, values=values)
             except ConditionFailed as failed:
-                holder = failed.item
+                holder = cast("ClaimItem", failed.item)
             else:
                 return SETTLED
             if not holder:
@@ -199,8 +220,8 @@ class DuplicateStore:
             return False
         return True
 
-    def get(self, pk: str) -> dict[str, Any] | None:
-        return self.table.get({"pk": pk})
+    def get(self, pk: str) -> ClaimItem | None:
+        return cast("ClaimItem | None", self.table.get({"pk": pk}))
 
 
 _SAME = {
