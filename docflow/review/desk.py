@@ -43,7 +43,7 @@ from docflow.review.stage.register import RegisterStore
 from docflow.review.stage.split import clean_parts, split_of, split_problem
 from docflow.review.stage.stage_record import StageRecord
 from docflow.review.stage.triage import choices_of
-from docflow.review.votes import VoteCounter
+from docflow.review.votes import Counted, VoteCounter
 from docflow.settings import load_settings
 from docflow.telemetry import spans
 from docflow.telemetry.context import TraceParent, for_run
@@ -74,7 +74,7 @@ class Decided:
     """A page's decision, counted: the answer the vote gave (the decision's JSON and where the
     stage stands), the decision itself and the link it was made on."""
 
-    answer: dict[str, Any]
+    answer: Counted
     decision: Decision
     link: LinkRecord
 
@@ -239,7 +239,7 @@ class ReviewDesk:
         signature: str,
         window_s: int,
         now: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> Counted:
         """POST from a service: signed with its integration's own secret over
         `<timestamp>.<token hash>.<body>`, within a replay window, never seen before.
         On a triage link an approval names the type, `"docType"`: one of the link's

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import cast
 
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
@@ -26,11 +26,18 @@ from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.liveness import Liveness
 from docflow.review.stage.records import DECIDED, StageClosed, StageStore, decision_of, tally
 from docflow.review.stage.register import RegisterStore
-from docflow.review.stage.stage_record import StageRecord
+from docflow.review.stage.stage_record import DecisionJson, StageRecord, Tally
 from docflow.review.stage.triage import UNCLASSIFIABLE
 
 # How the stage ended, as a refusal, for a genuine link whose stage is over (the desk's).
 Closed = Callable[[LinkRecord, StageRecord | None], ReviewRefused]
+
+
+class Counted(DecisionJson, total=False):
+    """A vote's answer: the decision's JSON, where the stage stands (`stage`) and, once the
+    vote decided it, every vote of the stage (`votes`)."""
+
+    stage: Tally
 
 
 class VoteCounter:
@@ -49,7 +56,7 @@ class VoteCounter:
         self.callbacks, self.liveness, self.reporter = callbacks, liveness, reporter
         self._closed = closed
 
-    def count(self, token: str, claims: TokenClaims, decision: Decision) -> dict[str, Any]:
+    def count(self, token: str, claims: TokenClaims, decision: Decision) -> Counted:
         """Spend the link, count its vote in the stage record, and wake the execution if the
         vote decided the stage. Answers the decision's JSON with where the stage stands."""
         try:
@@ -84,7 +91,7 @@ class VoteCounter:
             self.inbox.close(claims.run_id, claims.stage_index, [claims.reviewer], "voted")
         state = tally(item)
         if not state["decided"]:
-            return {**said, "stage": state}
+            return Counted(**said, stage=state)
         full = decision_of(item, claims.reviewer)
         written, item = self.stages.set_ending(pk, {"how": DECIDED, **full.to_json()})
         ending = item.get("ending") or {}
@@ -93,11 +100,11 @@ class VoteCounter:
         if written:
             self._report(claims, link, full)
             self.liveness.wake(item)
-        return {**said, "stage": state, "votes": full.to_json()["votes"]}
+        return cast("Counted", {**said, "stage": state, "votes": full.to_json()["votes"]})
 
     def _count_alone(
         self, token: str, claims: TokenClaims, link: LinkRecord, decision: Decision
-    ) -> dict[str, Any]:
+    ) -> Counted:
         """A link with no stage record (a hand-made machine link): it decides by itself."""
         said = decision.to_json()
         try:
@@ -112,7 +119,7 @@ class VoteCounter:
         if link.wait_pk:
             self.register.set_ending(link.wait_pk, decision.as_ending())
         self._report(claims, link, decision)
-        return dict(said)
+        return Counted(**said)
 
     def _report(self, claims: TokenClaims, link: LinkRecord, decision: Decision) -> None:
         """The decision in the read model at once; the orchestrator's own report of it has the

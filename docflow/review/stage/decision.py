@@ -18,7 +18,7 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from docflow.extract.checks.corrections import Correction, validate_corrections
 from docflow.extract.declarations.model import TypeDecl
@@ -216,7 +216,7 @@ class Decision:
             "decidedAt": self.decided_at,
         }
 
-    def as_history(self) -> dict[str, Any]:
+    def as_history(self) -> DecisionJson:
         """What the history keeps of the decision besides its status, reason and corrections:
         who, when, the votes and the pick, each when it says something."""
         said = {
@@ -227,7 +227,7 @@ class Decision:
             "votes": [v.copy() for v in self.votes],
             "docType": self.doc_type,
         }
-        return {k: v for k, v in said.items() if v}
+        return cast("DecisionJson", {k: v for k, v in said.items() if v})
 
 
 def machine_pick(
@@ -250,9 +250,10 @@ def machine_pick(
 
 
 def _with_type(
-    decision: Decision, value: dict[str, Any], choices: Sequence[str] | None
+    decision: Decision, value: Mapping[str, object], choices: Sequence[str] | None
 ) -> Decision:
-    """The triage pick, checked again here (the callback API checked it already)."""
+    """The triage pick, checked again here (the callback API checked it already). `value`:
+    the decision's JSON as it came, anything in it."""
     if choices is None:
         if "docType" in value:
             rejected = replace(decision, approved=False)
@@ -266,7 +267,7 @@ def _with_type(
     return replace(decision, doc_type=str(value["docType"]))
 
 
-def _with_parts(decision: Decision, value: dict[str, Any], pages: int | None) -> Decision:
+def _with_parts(decision: Decision, value: Mapping[str, object], pages: int | None) -> Decision:
     """A split stage's parts, checked again here (the page and the callback API did)."""
     if pages is None:
         if "parts" in value:

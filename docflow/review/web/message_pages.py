@@ -3,10 +3,9 @@ link refused (with how the stage ended, when it did)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.triage import UNCLASSIFIABLE
+from docflow.review.votes import Counted
 from docflow.review.web.templating import env, when_iso
 
 
@@ -19,7 +18,7 @@ def message_page(
 
 
 def decided_page(
-    decision: dict[str, Any],
+    decision: Counted,
     reasons: dict[str, str],
     next_item: dict[str, str] | None = None,
     inbox_url: str = "",
@@ -46,10 +45,10 @@ def released_page(name: str, inbox_url: str = "", back: str = "") -> str:
     return page.replace("</main>", nav + "</main>", 1)
 
 
-def _decided(decision: dict[str, Any], reasons: dict[str, str]) -> str:
+def _decided(decision: Counted, reasons: dict[str, str]) -> str:
     verb = "approved" if decision.get("approved") else "rejected"
-    stage = decision.get("stage") or {}
-    if stage and not stage.get("decided"):
+    stage = decision.get("stage")
+    if stage and not stage["decided"]:
         # A quorum stage: this vote counted, the stage is not decided yet.
         noun = "approval" if decision.get("approved") else "rejection"
         lines = [
