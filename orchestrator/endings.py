@@ -77,7 +77,7 @@ def record(
     doc: DocumentRef,
     status: str,
     stage: str,
-    payload: dict[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
     stage_index: int | None = None,
 ) -> None:
     suffix = f" {stage}" if stage_index is not None else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
@@ -26,7 +27,7 @@ def record_status(
     doc: DocumentRef,
     status: str,
     stage: str,
-    payload: dict[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
     stage_index: int | None = None,
 ) -> str:
     report = make_report(doc, status, stage, payload=payload, stage_index=stage_index)
@@ -37,7 +38,7 @@ def record_status(
     return str(answer["result"])
 
 
-def _count(status: str, payload: dict[str, Any]) -> None:
+def _count(status: str, payload: Mapping[str, Any]) -> None:
     if status == RECEIVED:
         observability.count("DocumentsReceived")
     elif status == FINALIZED:

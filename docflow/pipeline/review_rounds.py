@@ -42,6 +42,7 @@ from docflow.review.stage.decision import Decision, DecisionError, unclassifiabl
 from docflow.review.stage.decision_history import decision_payload
 from docflow.review.stage.for_review import ForReview
 from docflow.review.stage.records import StageStore, stage_pk
+from docflow.review.stage.stage_record import DecisionRecord
 from docflow.review.stage.triage import UNCLASSIFIABLE
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
@@ -66,7 +67,7 @@ class Reviewed:
     reason: str
     stage: str
     decision: Decision | None = None
-    record: dict[str, Any] | None = None
+    record: DecisionRecord | None = None
 
 
 _NOTIFY_BACKOFF = create_retry_strategy(
@@ -114,7 +115,7 @@ def round_name(index: int, round_number: int) -> str:
 
 def decision_record(
     index: int, stage: RoutedStage, ended: StageEnd, shown: ForReview
-) -> dict[str, Any]:
+) -> DecisionRecord:
     """What the history keeps of a stage's decision (`shown`: what the reviewer saw)."""
     fields = fields_json(shown.summary.fields or {})
     return decision_payload(index, stage.name, ended.status, ended.reason, ended.decision, fields)

@@ -19,6 +19,7 @@ from docflow.document import DocumentSummary
 from docflow.pipeline.einvoice_read import EInvoiceRead
 from docflow.pipeline.results import Classification, Split
 from docflow.review.stage.for_review import ForReview, RouteStep
+from docflow.review.stage.stage_record import DecisionRecord
 from docflow.rules.routed import RoutedStage, stages_json
 
 
@@ -28,7 +29,7 @@ class RunState:
     stages: tuple[RoutedStage, ...]
     usage: Mapping[str, int]  # model tokens, AnalyzeExpense pages
     plan: list[list[int]]  # the split's page batches
-    decided: tuple[Mapping[str, Any], ...] = ()  # the history's decision records
+    decided: tuple[DecisionRecord, ...] = ()  # the history's decision records
     add_supplier: bool = False  # a fields reviewer asked to register the issuer
     proposer: str = ""  # who asked: the proposal's proposer, whom its approver must not be
     # The learned layout's shadow read (field -> value), checkpointed by the extract step and
@@ -51,7 +52,7 @@ class RunState:
     def with_stages(self, more: Iterable[RoutedStage]) -> RunState:
         return replace(self, stages=(*self.stages, *more))
 
-    def with_decided(self, record: Mapping[str, Any]) -> RunState:
+    def with_decided(self, record: DecisionRecord) -> RunState:
         return replace(self, decided=(*self.decided, record))
 
     @property

@@ -10,7 +10,7 @@ a registered supplier's name, a zero-width space makes `INV-42` another number.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.extract.declarations.kinds import ADDRESS, ID, PARTY, TEXT
 from docflow.extract.declarations.labels import BUILTIN_KINDS
@@ -107,12 +107,21 @@ def _hidden_in_rows(declared: FieldDecl, rows: Any) -> str | None:
     return None
 
 
+class CorrectionSaid(TypedDict, total=False):
+    """A correction as the history keeps it: the new value (a table's: how many rows, and
+    `rows`), and what it replaced (`original`: the value read, or the rows a table had)."""
+
+    value: str
+    rows: list[dict[str, str]]
+    original: Any  # as the field held it: a value, rows, or None
+
+
 def describe_corrections(
-    fields: dict[str, Any], corrections: Mapping[str, Correction] | None
-) -> dict[str, dict[str, Any]]:
+    fields: Mapping[str, Any], corrections: Mapping[str, Correction] | None
+) -> dict[str, CorrectionSaid]:
     """For the history: each corrected field's new value and the value it replaced (a table:
     its rows, and the rows it had)."""
-    said: dict[str, dict[str, Any]] = {}
+    said: dict[str, CorrectionSaid] = {}
     for name, value in sorted((corrections or {}).items()):
         old = fields.get(name) or {}
         if isinstance(value, list):

@@ -23,7 +23,13 @@ from typing import Any, cast
 from docflow.extract.checks.corrections import Correction, validate_corrections
 from docflow.extract.declarations.model import TypeDecl
 from docflow.review.stage.split import clean_parts, split_problem
-from docflow.review.stage.stage_record import DecisionJson, Ending, HistoryVote, StoredVote
+from docflow.review.stage.stage_record import (
+    DecisionJson,
+    DecisionRecord,
+    Ending,
+    HistoryVote,
+    StoredVote,
+)
 from docflow.review.stage.triage import UNCLASSIFIABLE, type_problem
 
 MAX_REVIEWER, MAX_COMMENT, MAX_AT, MAX_REASON = 200, 1000, 40, 40
@@ -216,7 +222,7 @@ class Decision:
             "decidedAt": self.decided_at,
         }
 
-    def as_history(self) -> DecisionJson:
+    def as_history(self) -> DecisionRecord:
         """What the history keeps of the decision besides its status, reason and corrections:
         who, when, the votes and the pick, each when it says something."""
         said = {
@@ -227,7 +233,7 @@ class Decision:
             "votes": [v.copy() for v in self.votes],
             "docType": self.doc_type,
         }
-        return cast("DecisionJson", {k: v for k, v in said.items() if v})
+        return cast("DecisionRecord", {k: v for k, v in said.items() if v})
 
 
 def machine_pick(

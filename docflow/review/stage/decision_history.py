@@ -10,6 +10,7 @@ from typing import Any
 
 from docflow.extract.checks.corrections import describe_corrections
 from docflow.review.stage.decision import Decision
+from docflow.review.stage.stage_record import DecisionRecord
 
 
 def decision_payload(
@@ -19,11 +20,10 @@ def decision_payload(
     reason: str,
     decision: Decision | None,
     fields: Mapping[str, Any],
-) -> dict[str, Any]:
+) -> DecisionRecord:
     """Who decided, when, the votes, the reason, and each corrected field with the value it
     replaced (`fields`: the fields the reviewer saw). No decision: the stage ended without one."""
-    payload: dict[str, Any] = {"stageIndex": stage_index, "stageName": stage_name}
-    payload["decision"] = status
+    payload = DecisionRecord(stageIndex=stage_index, stageName=stage_name, decision=status)
     if decision is not None:
         payload.update(decision.as_history())
         if decision.corrections:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from docflow.document import DocumentSummary
 from docflow.review.stage.split import SPLIT_KEY, split_of
+from docflow.review.stage.stage_record import DecisionRecord
 from docflow.review.stage.triage import CHOICES_KEY, choices_of
 
 ROUTE_KEYS = ("route", "decisions", SPLIT_KEY, CHOICES_KEY)
@@ -35,7 +36,7 @@ class ForReview:
 
     summary: DocumentSummary
     route: tuple[RouteStep, ...] = ()
-    decisions: tuple[Mapping[str, Any], ...] = ()
+    decisions: tuple[DecisionRecord, ...] = ()
     split: Mapping[str, Any] | None = None
     choices: tuple[str, ...] = ()
 
@@ -66,7 +67,11 @@ class ForReview:
                 for s in (route if isinstance(route, list) else [])
                 if isinstance(s, Mapping)
             ),
-            decisions=tuple(d for d in raw.get("decisions") or [] if isinstance(d, Mapping)),
+            decisions=tuple(
+                cast("DecisionRecord", d)
+                for d in raw.get("decisions") or []
+                if isinstance(d, Mapping)
+            ),
             split=split_of(raw) or None,
             choices=tuple(choices_of(raw)),
         )

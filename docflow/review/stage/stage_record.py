@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 
-from docflow.extract.checks.corrections import Correction
+from docflow.extract.checks.corrections import Correction, CorrectionSaid
 
 
 class StoredVote(TypedDict, total=False):
@@ -36,6 +36,25 @@ class HistoryVote(TypedDict, total=False):
     at: str
     comment: str
     rejectReason: str
+
+
+class DecisionRecord(TypedDict, total=False):
+    """What the history keeps of a stage's decision (`decision_history.decision_payload`), in
+    the order it is written: the stage, its status, who decided, when, the votes, a triage
+    pick, each corrected field with what it replaced, the reason. Later stages' reviewers
+    see it among the earlier decisions."""
+
+    stageIndex: int
+    stageName: str
+    decision: str  # the stage's status: approved, rejected, timed-out
+    reviewer: str
+    comment: str
+    decidedAt: str
+    rejectReason: str
+    votes: list[HistoryVote]
+    docType: str
+    corrections: dict[str, CorrectionSaid]
+    reason: str
 
 
 class DecisionJson(TypedDict, total=False):
