@@ -28,7 +28,7 @@ from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
 from docflow.pipeline.retries import Degrading
 from docflow.review.access.keys import KeySource, build_key_source
-from docflow.rules.routed import RoutedStage
+from docflow.rules.routed import RoutedStage, RoutedStageJson
 from docflow.runtime import runtime
 from docflow.settings import Settings
 from docflow.suppliers.audit import AuditLedger
@@ -62,7 +62,7 @@ def audit_candidate(summary: DocumentSummary, stages: Sequence[RoutedStage]) -> 
 
 
 @durable_step
-def sample_for_audit(step: StepContext, doc: DocumentRef, read: Candidate) -> list[dict[str, Any]]:
+def sample_for_audit(step: StepContext, doc: DocumentRef, read: Candidate) -> list[RoutedStageJson]:
     """The audit stage when this document is sampled, else []."""
     rt = runtime()
     controls = rt.rules.controls

@@ -10,6 +10,7 @@ from typing import Any
 from docflow.document.shown import EnrichmentNote, EnrichShown
 from docflow.pipeline.enrich_fill import KEPT
 from docflow.pipeline.enrich_plan import FROM_RULES
+from docflow.rules.model import StageJson
 from docflow.rules.routed import RoutedStage, stage_from_dict
 from docflow.runtime import runtime
 
@@ -17,7 +18,7 @@ REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every r
 MESSAGE_SHOWN = 160
 
 
-def risk_stage() -> dict[str, Any] | None:
+def risk_stage() -> StageJson | None:
     """The rules file's risk stage (None: the rules name none), to checkpoint with the plan."""
     rules = runtime().rules
     name = rules.risk_stage

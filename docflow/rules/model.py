@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.extract.checks.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.rules.controls import NO_CONTROLS, ControlRules, parse_control_rules
@@ -29,6 +29,23 @@ NOTIFY_MODES = ("each", "digest")
 
 # A stage's timers become durable waits (rounds); this bounds the rounds, and so the operations.
 MAX_REMINDERS = 10
+
+
+class StageJson(TypedDict, total=False):
+    """A review stage as checkpoints and review links carry it (`Stage.to_dict`): its name,
+    reviewers and timeouts, then each policy only when it is set."""
+
+    name: str
+    reviewers: list[str]
+    timeoutSeconds: int
+    heartbeatSeconds: int
+    quorum: int
+    remindAfterSeconds: int
+    maxReminders: int
+    escalateAfterSeconds: int
+    escalateTo: list[str]
+    notify: str
+    digest: list[str]
 
 
 @dataclass(frozen=True)
@@ -51,8 +68,8 @@ class Stage:
     notify: str = "each"
     digest: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> StageJson:
+        out: StageJson = {
             "name": self.name,
             "reviewers": list(self.reviewers),
             "timeoutSeconds": self.timeout_seconds,

@@ -13,7 +13,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from docflow.rules.model import Stage
+from docflow.rules.model import Stage, StageJson
+
+
+class RoutedStageJson(StageJson, total=False):
+    """A routed stage's JSON (`RoutedStage.to_json`): the stage's, then why it was routed and
+    what a triage or split stage adds."""
+
+    because: str
+    choices: list[str]
+    routes: dict[str, Any]  # docflow.pipeline.triage.routes_by_type's JSON
+    splitPages: int
 
 
 @dataclass(frozen=True)
@@ -41,8 +51,8 @@ class RoutedStage:
     def offering(self, choices: Iterable[str], routes: Mapping[str, Any]) -> RoutedStage:
         return replace(self, choices=tuple(choices), routes=routes)
 
-    def to_json(self) -> dict[str, Any]:
-        out = self.stage.to_dict()
+    def to_json(self) -> RoutedStageJson:
+        out = RoutedStageJson(**self.stage.to_dict())
         if self.because is not None:
             out["because"] = self.because
         if self.choices is not None:
@@ -83,7 +93,7 @@ def stage_from_dict(raw: Mapping[str, Any]) -> Stage:
     )
 
 
-def stages_json(stages: Iterable[RoutedStage]) -> list[dict[str, Any]]:
+def stages_json(stages: Iterable[RoutedStage]) -> list[RoutedStageJson]:
     return [s.to_json() for s in stages]
 
 
