@@ -9,7 +9,7 @@ import time
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from botocore.exceptions import ClientError
 
@@ -26,6 +26,18 @@ ACCOUNT_ID = "123456789012"
 # The shipped rules file (docflow.rules.model.DEFAULT_RULES, named here without importing the
 # rules' model: the command's start pays for no more than it needs).
 SHIPPED_RULES = Path(__file__).resolve().parents[1] / "rules" / "rules.toml"
+
+
+class StackDescribed(TypedDict):
+    """Where the stack keeps its state and answers: its folder and its servers' URLs."""
+
+    state: str
+    moto: str
+    runner: str
+    host: str
+    review: str
+    converse: str
+    batchInference: str
 
 
 @dataclass
@@ -189,7 +201,7 @@ class StackConfig:
         given one (kept across restarts), else the shipped one."""
         return Path(self.extra_env.get("DOCFLOW_RULES_PATH") or SHIPPED_RULES)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> StackDescribed:
         return {
             "state": str(self.state),
             "moto": self.moto_url,

@@ -32,7 +32,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import parse_qs
 
 from docflow.local.durability import moto_state
@@ -44,6 +44,24 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
 COMPACT_PAST_BYTES = 256 * 1024 * 1024
+
+
+class MotoRecovered(TypedDict, total=False):
+    """What a start brought moto's state back from (none of it when moto is not journaled)."""
+
+    snapshotGeneration: int
+    journalRecordsReplayed: int
+    journalRecordsRefused: int
+    tornRecordDropped: bool
+
+
+class MotoJournalStats(TypedDict):
+    journalBytes: int
+    journalRecords: int
+    journalFsyncs: int
+    compactions: int
+
+
 _PATCHED = "_docflow_journaled"
 
 # Requests that change nothing, by X-Amz-Target or query-protocol Action: they skip the
@@ -150,7 +168,7 @@ def _read_body(environ: WSGIEnvironment) -> bytes:
     return bytes(body)
 
 
-def _request_record(environ: WSGIEnvironment) -> dict[str, Any]:
+def _request_record(environ: WSGIEnvironment) -> WSGIEnvironment:
     kept = {k: environ[k] for k in _ENVIRON_KEYS if k in environ}
     kept.update({k: v for k, v in environ.items() if k.startswith("HTTP_")})
     return kept
@@ -267,14 +285,14 @@ class DurableMoto:
     def _journal_path(self, generation: int) -> Path:
         return self.state / f"moto.journal.{generation}"
 
-    def recover(self) -> dict[str, Any]:
+    def recover(self) -> MotoRecovered:
         """Restore the snapshot, replay its journal, compact; then journal every request."""
         _install_wsgi_hook()
         _pin_moto_clock()
         self.generation = moto_state.restore(self.snapshot) or 0
         records, _, torn = read_records(self._journal_path(self.generation))
         refused = _replay(records)
-        report = {
+        report: MotoRecovered = {
             "snapshotGeneration": self.generation,
             "journalRecordsReplayed": len(records),
             "journalRecordsRefused": refused,
@@ -319,7 +337,7 @@ class DurableMoto:
         if self.journal is not None:
             self.journal.close()
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> MotoJournalStats:
         journal = self.journal
         return {
             "journalBytes": journal.size if journal else 0,

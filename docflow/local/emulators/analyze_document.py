@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from statistics import mean
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from docflow.extract.base import PageInput
 from docflow.extract.declarations.values import normalize
@@ -38,6 +38,18 @@ from docflow.local.emulators.declared import from_queries
 from docflow.local.emulators.expense import ExpenseEmulator
 from docflow.local.emulators.textract import Render, detect_document_text_answer
 from docflow.readers.base import Word
+
+if TYPE_CHECKING:
+    from mypy_boto3_textract.literals import FeatureTypeType
+    from mypy_boto3_textract.type_defs import (
+        AdaptersConfigTypeDef,
+        BlockTypeDef,
+        DocumentMetadataTypeDef,
+        GeometryTypeDef,
+        HumanLoopConfigTypeDef,
+        QueriesConfigTypeDef,
+        QueryOutputTypeDef,
+    )
 
 TARGET = "Textract.AnalyzeDocument"
 FEATURES = ("TABLES", "FORMS", "QUERIES", "SIGNATURES", "LAYOUT")
@@ -56,11 +68,30 @@ class FoundTable:
     lines: list[dict[int, Cell]] = field(default_factory=list)  # column index -> cell
 
 
+class AnalyzeAnswer(TypedDict):
+    """AnalyzeDocument's answer as the emulator sends it (AWS's block type; botocore adds the
+    ResponseMetadata, and no human loop is ever activated)."""
+
+    DocumentMetadata: DocumentMetadataTypeDef
+    Blocks: list[BlockTypeDef]
+    AnalyzeDocumentModelVersion: str
+
+
+class AnalyzeAsked(TypedDict, total=False):
+    """An accepted AnalyzeDocumentRequest without its Document (the image): what the engine
+    asked."""
+
+    FeatureTypes: list[FeatureTypeType]
+    HumanLoopConfig: HumanLoopConfigTypeDef
+    QueriesConfig: QueriesConfigTypeDef
+    AdaptersConfig: AdaptersConfigTypeDef
+
+
 class AnalyzeDocumentEmulator(ExpenseEmulator):
     def __init__(self, port: int = 0, throttle_rate: float = 0.0, seed: int = 0) -> None:
         super().__init__(port=port, throttle_rate=throttle_rate, seed=seed)
         # AnalyzeDocument's accepted requests without the image: what the engine asked.
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[AnalyzeAsked] = []
 
     def operations(self) -> dict[str, Render]:
         return {**super().operations(), TARGET: self.analyze_answer}
@@ -72,7 +103,8 @@ class AnalyzeDocumentEmulator(ExpenseEmulator):
         if problem:
             return problem
         with self._lock:
-            self.requests.append({k: v for k, v in request.items() if k != "Document"})
+            asked = {k: v for k, v in request.items() if k != "Document"}
+            self.requests.append(cast("AnalyzeAsked", asked))
         return partial(self.analyze_answer, request=request)
 
     def analyze_answer(
@@ -81,11 +113,10 @@ class AnalyzeDocumentEmulator(ExpenseEmulator):
         ocr_confidence: float,
         words: Sequence[Word] = (),
         request: Mapping[str, Any] | None = None,
-    ) -> Mapping[str, object]:
+    ) -> AnalyzeAnswer:
         request = request or {}
-        answer = dict(detect_document_text_answer(text, ocr_confidence, words))
-        blocks: list[dict[str, Any]] = list(answer.pop("Blocks"))  # type: ignore[call-overload]
-        answer.pop("DetectDocumentTextModelVersion", None)
+        detected = detect_document_text_answer(text, ocr_confidence, words)
+        blocks: list[BlockTypeDef] = list(detected["Blocks"])
         features = set(request.get("FeatureTypes") or ())
         if "QUERIES" in features:
             queries = (request.get("QueriesConfig") or {}).get("Queries") or []
@@ -94,7 +125,11 @@ class AnalyzeDocumentEmulator(ExpenseEmulator):
             ids = {id(w): f"word-{i}" for i, w in enumerate(words)}
             for n, table in enumerate(find_tables(words)):
                 blocks += table_blocks(n, table, ids)
-        return {**answer, "Blocks": blocks, "AnalyzeDocumentModelVersion": "1.0"}
+        return {
+            "DocumentMetadata": detected["DocumentMetadata"],
+            "Blocks": blocks,
+            "AnalyzeDocumentModelVersion": "1.0",
+        }
 
     def _query_blocks(
         self,
@@ -102,17 +137,18 @@ class AnalyzeDocumentEmulator(ExpenseEmulator):
         ocr_confidence: float,
         words: Sequence[Word],
         queries: Sequence[Mapping[str, Any]],
-    ) -> list[dict[str, Any]]:
+    ) -> list[BlockTypeDef]:
         aliases = [str(q.get("Alias") or q["Text"]) for q in queries]
         decl = from_queries(aliases)
         page = PageInput(1, text, "tesseract", ocr_confidence, words=words)
         found = self._rules.extract([page], decl).fields
-        blocks: list[dict[str, Any]] = []
+        blocks: list[BlockTypeDef] = []
         for n, (query, alias) in enumerate(zip(queries, aliases, strict=True)):
-            block: dict[str, Any] = {
+            asked = {k: query[k] for k in ("Text", "Alias", "Pages") if k in query}
+            block: BlockTypeDef = {
                 "BlockType": "QUERY",
                 "Id": f"query-{n}",
-                "Query": {k: query[k] for k in ("Text", "Alias", "Pages") if k in query},
+                "Query": cast("QueryOutputTypeDef", asked),
             }
             blocks.append(block)
             hit = found.get(alias)
@@ -174,7 +210,7 @@ def _printed(words: Sequence[Word], box: Sequence[float] | None) -> str:
     return " ".join(w.text for w in sorted(inside, key=lambda w: w.box[0]))
 
 
-def _geometry(box: Sequence[float]) -> dict[str, Any]:
+def _geometry(box: Sequence[float]) -> GeometryTypeDef:
     x0, y0, x1, y1 = box
     return {"BoundingBox": {"Width": x1 - x0, "Height": y1 - y0, "Left": x0, "Top": y0}}
 
@@ -230,16 +266,16 @@ def find_tables(words: Sequence[Word]) -> list[FoundTable]:
     return found
 
 
-def table_blocks(n: int, table: FoundTable, word_ids: Mapping[int, str]) -> list[dict[str, Any]]:
+def table_blocks(n: int, table: FoundTable, word_ids: Mapping[int, str]) -> list[BlockTypeDef]:
     """A TABLE block and a CELL block per grid position, as AnalyzeDocument answers them."""
-    cells: list[dict[str, Any]] = []
+    cells: list[BlockTypeDef] = []
     scores: list[float] = []
     tops = [min(c.y0 for c in line.values()) for line in table.lines]
     bottoms = [max(c.y1 for c in line.values()) for line in table.lines]
     for row, line in enumerate(table.lines, 1):
         for column, (x0, x1) in enumerate(table.spans, 1):
             cell = line.get(column - 1)
-            block: dict[str, Any] = {
+            block: BlockTypeDef = {
                 "BlockType": "CELL",
                 "Id": f"table-{n}-cell-{row}-{column}",
                 "RowIndex": row,

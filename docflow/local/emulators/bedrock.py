@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from docflow.classify import RulesClassifier
 from docflow.enrich.base import EnrichInput
@@ -58,6 +58,9 @@ if TYPE_CHECKING:
         TokenUsageTypeDef,
     )
 
+    from docflow.converse import ConverseRequest
+    from docflow.enrich.schema import Enrichment
+
 _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
 NUMERIC = (AMOUNT, NUMBER, PERCENT)
 
@@ -75,6 +78,33 @@ class ConverseAnswer(TypedDict):
     stopReason: StopReasonType
     usage: TokenUsageTypeDef
     metrics: NotRequired[ConverseMetricsTypeDef]
+
+
+class FieldInput(TypedDict, total=False):
+    """One field of a declared extraction tool's input, as the stand-in model writes it: a
+    value or a table's rows, with its page and confidence. A careless model (`bad_answers`)
+    writes a date as `day` and `month` instead."""
+
+    value: str
+    rows: list[dict[str, str]]
+    page: int
+    confidence: float
+    day: int
+    month: int
+
+
+class PageCallInput(TypedDict):
+    """One page's call in the pages tool's input."""
+
+    page: int
+    docType: str
+    start: float
+
+
+class PagesInput(TypedDict):
+    """The pages tool's input, as the stand-in model writes it."""
+
+    pages: list[PageCallInput]
 
 
 class ConverseStats:
@@ -98,7 +128,7 @@ class BedrockEmulator(LoopbackEmulator):
         self.bad_answers = bad_answers
         self.bad_enrichments = bad_enrichments
         self.stats = ConverseStats()
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[ConverseRequest] = []
         self._rules = RulesEngine()
 
     def handle(self, request: Request) -> Reply:
@@ -125,7 +155,7 @@ class BedrockEmulator(LoopbackEmulator):
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             return 400, "ValidationException", {"message": "malformed Converse request"}
         with self._lock:
-            self.requests.append(request)
+            self.requests.append(cast("ConverseRequest", request))
             bad_enrichment = self.bad_enrichments > 0 or self.bad_answers
             if tool is None or tool["name"] == ENRICH_TOOL:
                 self.bad_enrichments = max(0, self.bad_enrichments - 1)
@@ -168,14 +198,14 @@ class BedrockEmulator(LoopbackEmulator):
             "toolUse": {"toolUseId": use_id, "name": str(tool["name"]), "input": dict(tool_input)}
         }
 
-    def _tool_input(self, text: str, decl: TypeDecl) -> dict[str, Any]:
+    def _tool_input(self, text: str, decl: TypeDecl) -> dict[str, FieldInput]:
         pages = _pages(text)
         found = self._rules.extract(pages, decl).fields
-        answer: dict[str, Any] = {}
+        answer: dict[str, FieldInput] = {}
         for name, f in found.items():
             if decl.get(name) is None:
                 continue
-            where = {"page": f.page, "confidence": round(f.confidence, 3)}
+            where: FieldInput = {"page": f.page, "confidence": round(f.confidence, 3)}
             if f.rows is not None:
                 answer[name] = {"rows": [dict(row) for row in f.rows], **where}
             else:
@@ -197,7 +227,7 @@ def _bad_row(table: FieldDecl) -> dict[str, str]:
     return {c.name: "a few" if c.kind in NUMERIC else "Widget" for c in table.columns}
 
 
-def prompt_of(request: dict[str, Any]) -> str:
+def prompt_of(request: ConverseRequest) -> str:
     """The user text of a Converse request (or of a batch record's Converse-shaped input)."""
     return "\n".join(
         block["text"]
@@ -207,7 +237,7 @@ def prompt_of(request: dict[str, Any]) -> str:
     )
 
 
-def stand_in_enrichment(text: str, bad: bool = False) -> dict[str, Any]:
+def stand_in_enrichment(text: str, bad: bool = False) -> Enrichment:
     """The local stand-in model's enrichment of a prompt: docflow's rules classifier names
     the type and counts sensitive data, the rules enricher writes summary and risk. `bad`
     answers something the schema refuses (an over-long abstract, an unknown risk level)."""
@@ -221,14 +251,15 @@ def stand_in_enrichment(text: str, bad: bool = False) -> dict[str, Any]:
         review_on=classifier.rules.review_on,
         page_count=max((p.page for p in pages), default=1),
     )
-    answer = RulesEnricher().enrich(document).enrichment or {}
+    # The rules enricher's answer has the schema's shape (EnrichAnswer types it loosely).
+    answer = cast("Enrichment", RulesEnricher().enrich(document).enrichment or {})
     if bad:
         answer["summary"]["abstract"] = ("An abstract far over the limit. " * 30).strip()
         answer["risk"]["level"] = "severe"
     return answer
 
 
-def stand_in_pages(text: str) -> dict[str, Any]:
+def stand_in_pages(text: str) -> PagesInput:
     """The stand-in model's page calls: docflow's rules page engine over the prompt's pages."""
     pages = [PacketPage(p.page, p.text) for p in _pages(text)]
     calls = RulesPageEngine(_classifier().rules).classify(pages).calls

@@ -31,13 +31,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from docflow import aws
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
 
 if TYPE_CHECKING:
+    from docflow.converse import ConverseRequest
     from docflow.local.emulators.bedrock import ConverseAnswer
 
 ACCOUNT = "123456789012"
@@ -47,7 +48,65 @@ TERMINAL = frozenset({"Completed", "PartiallyCompleted", "Failed", "Stopped", "E
 _JOB = re.compile(r"^/model-invocation-job/([^/]+)(/stop)?$")
 
 # A record's modelInput (a Converse request) -> Converse's answer.
-Model = Callable[[dict[str, Any]], "ConverseAnswer"]
+Model = Callable[["ConverseRequest"], "ConverseAnswer"]
+
+# Bedrock's control-plane shapes (CreateModelInvocationJob, GetModelInvocationJob), as much of
+# them as the emulator reads and answers; the `mypy-boto3-bedrock` stubs are not a dependency.
+
+
+class S3InputDataConfig(TypedDict):
+    s3Uri: str
+
+
+class InputDataConfig(TypedDict):
+    s3InputDataConfig: S3InputDataConfig
+
+
+class S3OutputDataConfig(TypedDict):
+    s3Uri: str
+
+
+class OutputDataConfig(TypedDict):
+    s3OutputDataConfig: S3OutputDataConfig
+
+
+class CreateJobRequest(TypedDict, total=False):
+    """CreateModelInvocationJob's body, as the caller wrote it (checked field by field)."""
+
+    jobName: str
+    roleArn: str
+    modelId: str
+    clientRequestToken: str
+    inputDataConfig: InputDataConfig
+    outputDataConfig: OutputDataConfig
+    timeoutDurationInHours: int
+
+
+class RecordCounts(TypedDict, total=False):
+    """A job's record counts: the total once its input is read, all four once answered."""
+
+    totalRecordCount: int
+    processedRecordCount: int
+    successRecordCount: int
+    errorRecordCount: int
+
+
+class JobDescribed(RecordCounts, total=False):
+    """A job as GetModelInvocationJob and ListModelInvocationJobs answer it."""
+
+    jobArn: str
+    jobName: str
+    modelId: str
+    clientRequestToken: str
+    roleArn: str
+    status: str
+    submitTime: str
+    lastModifiedTime: str
+    inputDataConfig: InputDataConfig
+    outputDataConfig: OutputDataConfig
+    timeoutDurationInHours: int
+    message: str
+    endTime: str
 
 
 @dataclass
@@ -79,15 +138,15 @@ class Job:
     submitted: datetime = field(default_factory=lambda: datetime.now(UTC))
     changed: datetime = field(default_factory=lambda: datetime.now(UTC))
     ended: datetime | None = None
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: RecordCounts = field(default_factory=RecordCounts)
     stop: threading.Event = field(default_factory=threading.Event)
 
     @property
     def job_id(self) -> str:
         return self.arn.rsplit("/", 1)[-1]
 
-    def describe(self) -> dict[str, Any]:
-        answer: dict[str, Any] = {
+    def describe(self) -> JobDescribed:
+        answer: JobDescribed = {
             "jobArn": self.arn,
             "jobName": self.name,
             "modelId": self.model_id,
@@ -110,7 +169,7 @@ class Job:
 
 class InputRecord(TypedDict, total=False):
     recordId: str
-    modelInput: dict[str, Any]  # a Converse request body, as the caller wrote it
+    modelInput: ConverseRequest  # a Converse request body, as the caller wrote it
 
 
 class RecordError(TypedDict):
@@ -122,7 +181,7 @@ class OutputRecord(TypedDict, total=False):
     """One line of a `.jsonl.out`: the record's id and input, and its answer or its error."""
 
     recordId: str | None
-    modelInput: dict[str, Any] | None
+    modelInput: ConverseRequest | None
     modelOutput: ConverseAnswer
     error: RecordError
 
@@ -157,7 +216,7 @@ class BedrockBatchEmulator(LoopbackEmulator):
     def handle(self, request: Request) -> Reply:
         path = urlsplit(request.path).path
         if request.method == "POST" and path == "/model-invocation-job":
-            return self.create(json.loads(request.body or b"{}"))
+            return self.create(cast("CreateJobRequest", json.loads(request.body or b"{}")))
         if request.method == "GET" and path == "/model-invocation-jobs":
             return self.list(parse_qs(urlsplit(request.path).query))
         match = _JOB.match(path)
@@ -171,7 +230,7 @@ class BedrockBatchEmulator(LoopbackEmulator):
                 return self.stop_job(job)
         return _error(404, "UnknownOperationException", f"{request.method} {path} is not emulated")
 
-    def create(self, body: dict[str, Any]) -> Reply:
+    def create(self, body: CreateJobRequest) -> Reply:
         try:
             name, role, model = body["jobName"], body["roleArn"], body["modelId"]
             input_uri = body["inputDataConfig"]["s3InputDataConfig"]["s3Uri"]
@@ -360,7 +419,7 @@ class BedrockBatchEmulator(LoopbackEmulator):
         return False
 
 
-def stand_in_answer(model_input: dict[str, Any]) -> ConverseAnswer:
+def stand_in_answer(model_input: ConverseRequest) -> ConverseAnswer:
     """The Converse emulator's stand-in model on a prompted-JSON record, in the Converse
     answer's shape (`output.message.content[].text`); tokens are characters / 4, as there."""
     from docflow.local.emulators.bedrock import prompt_of, stand_in_enrichment

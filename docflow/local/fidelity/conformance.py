@@ -30,13 +30,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import boto3
 from botocore.config import Config
 
 from conformance import HANDLERS, function_name
 from docflow.local.config import ACCOUNT_ID, StackConfig
+
+if TYPE_CHECKING:
+    from mypy_boto3_lambda.type_defs import GetDurableExecutionResponseTypeDef
 
 PACKAGE = "aws_durable_execution_conformance_tests"
 TERMINAL = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED", "CANCELLED"})
@@ -83,6 +86,15 @@ def requirement_files(suites: Iterable[str]) -> dict[str, tuple[str, Path]]:
     return found
 
 
+class InvokeOutput(TypedDict, total=False):
+    """What a `sam local invoke` printed, as the validator reads it: Lambda's Invoke answer."""
+
+    StatusCode: int
+    Payload: str
+    DurableExecutionArn: str
+    FunctionError: str
+
+
 class RunnerInvoker:
     """The invoker the package's validator calls, over the local runner's start route."""
 
@@ -117,7 +129,7 @@ class RunnerInvoker:
         with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310
             return json.loads(answer.read())["ExecutionArn"]
 
-    def _result(self, function_name: str, output: dict[str, Any]) -> Any:
+    def _result(self, function_name: str, output: InvokeOutput) -> Any:
         # installed apart (`make conformance-deps`): loaded when a conformance run starts
         from aws_durable_execution_conformance_tests.sam import InvocationResult
 
@@ -137,13 +149,14 @@ class RunnerInvoker:
     ) -> Any:
         arn = self._start(function_name, event_file_path)
         deadline = time.monotonic() + SYNC_INVOKE_TIMEOUT_S
-        execution: dict[str, Any] = {}
+        # none read yet (a deadline already past): `.get` finds nothing
+        execution = cast("GetDurableExecutionResponseTypeDef", {})
         while time.monotonic() < deadline:
             execution = self.lambda_client.get_durable_execution(DurableExecutionArn=arn)
             if execution.get("Status") in TERMINAL:
                 break
             time.sleep(0.25)
-        output = {
+        output: InvokeOutput = {
             "StatusCode": 200,
             "Payload": execution.get("Result") or "",
             "DurableExecutionArn": arn,
@@ -168,6 +181,20 @@ class LocalStackResources:
 _ARN_IN_PATTERN = re.compile(r'\$\.(?:durableExecutionArn|executionArn) = "([^"]+)"')
 
 
+class LogEvent(TypedDict, total=False):
+    """A captured log line (and a FilteredLogEvent of CloudWatch Logs' answer)."""
+
+    logStreamName: str
+    timestamp: int
+    message: str
+    ingestionTime: int
+    eventId: str
+
+
+class FilteredLogEvents(TypedDict):
+    events: list[LogEvent]
+
+
 class CapturedLogs:
     """CloudWatch Logs' filter_log_events over the handlers' captured JSON log lines. Supports
     the one filter pattern the validator sends: records of one execution ARN."""
@@ -175,13 +202,13 @@ class CapturedLogs:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def filter_log_events(self, **kwargs: Any) -> dict[str, Any]:
+    def filter_log_events(self, **kwargs: Any) -> FilteredLogEvents:
         start, end = kwargs.get("startTime", 0), kwargs.get("endTime", 1 << 62)
         wanted = set(_ARN_IN_PATTERN.findall(kwargs.get("filterPattern") or ""))
-        events = []
+        events: list[LogEvent] = []
         lines = self.path.read_text().splitlines() if self.path.exists() else []
         for line in lines:
-            event = json.loads(line)
+            event = cast("LogEvent", json.loads(line))
             if not start <= event["timestamp"] <= end:
                 continue
             record = json.loads(event["message"])
@@ -285,7 +312,25 @@ def _expected_seconds(path: Path) -> int:
     return weight + text.count("InvocationCompleted")
 
 
-def summary(results: list[RequirementResult], seconds: float) -> dict[str, Any]:
+class Unmet(TypedDict):
+    id: str
+    reason: str
+
+
+class ConformanceSummary(TypedDict):
+    """bench/conformance.py's JSON: totals, counts by suite, the failures and skips."""
+
+    total: int
+    passed: int
+    failed: int
+    skipped: int
+    suites: dict[str, dict[str, int]]
+    failures: list[Unmet]
+    skips: list[Unmet]
+    seconds: float
+
+
+def summary(results: list[RequirementResult], seconds: float) -> ConformanceSummary:
     """The benchmark's JSON shape (in bench/conformance.py --help and docs/platform-notes.md)."""
     suites: dict[str, dict[str, int]] = {}
     for o in results:

@@ -31,10 +31,29 @@ import os
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+if TYPE_CHECKING:
+    from mypy_boto3_lambda.type_defs import (
+        CallbackStartedDetailsTypeDef,
+        ErrorObjectOutputTypeDef,
+        EventTypeDef,
+        InvocationCompletedDetailsTypeDef,
+        StepSucceededDetailsTypeDef,
+    )
 
 _FAILED_INVOKE = "Lambda invocation failed with status"
 SWITCH_ENV = "DOCFLOW_LOCAL_HISTORY_FIDELITY"
+
+
+class FunctionError(TypedDict, total=False):
+    """The error payload a Lambda function's runtime reports (as the runner's message quotes
+    it)."""
+
+    errorType: str
+    errorMessage: str
+    stackTrace: list[str]
+    requestId: str
 
 
 @dataclass
@@ -43,7 +62,7 @@ class _FailedInvocations:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._errors: dict[tuple[str, int], dict[str, Any]] = {}
+        self._errors: dict[tuple[str, int], ErrorObjectOutputTypeDef] = {}
         self._started: dict[str, datetime] = {}
 
     def started(self, arn: str, when: datetime) -> None:
@@ -54,23 +73,23 @@ class _FailedInvocations:
         with self._lock:
             return self._started.get(arn, default)
 
-    def failed(self, arn: str, ended: datetime, error: dict[str, Any]) -> None:
+    def failed(self, arn: str, ended: datetime, error: ErrorObjectOutputTypeDef) -> None:
         with self._lock:
             self._errors[(arn, _ms(ended))] = error
 
-    def error(self, arn: str, ended: datetime) -> dict[str, Any] | None:
+    def error(self, arn: str, ended: datetime) -> ErrorObjectOutputTypeDef | None:
         with self._lock:
             return self._errors.get((arn, _ms(ended)))
 
 
-def lambda_error(error: Any) -> dict[str, Any]:
+def lambda_error(error: Any) -> ErrorObjectOutputTypeDef:
     """The error payload Lambda reported, out of the runner's wrapped error message."""
     message = getattr(error, "message", None) or str(error)
-    payload: dict[str, Any] = {}
+    payload: FunctionError = {}
     if _FAILED_INVOKE in message:
         raw = message[message.find("{", message.find(_FAILED_INVOKE)) :]
         try:
-            payload = json.loads(raw)
+            payload = cast("FunctionError", json.loads(raw))
         except ValueError:
             payload = {}
     return {
@@ -89,8 +108,8 @@ def _as_utc(value: datetime) -> datetime:
 
 
 def faithful_events(
-    events: list[dict[str, Any]], execution: Any, failures: _FailedInvocations | None = None
-) -> list[dict[str, Any]]:
+    events: list[EventTypeDef], execution: Any, failures: _FailedInvocations | None = None
+) -> list[EventTypeDef]:
     """The runner's history events (dicts, as GetDurableExecutionHistory returns them) with
     what AWS records filled in. Pure: reads `execution`, returns new dicts."""
     completions = {
@@ -104,15 +123,15 @@ def faithful_events(
     arn = getattr(execution, "durable_execution_arn", "")
     attempts: dict[str, int] = {}
     ordered = sorted(events, key=lambda e: e.get("EventId", 0))
-    fixed: dict[Any, dict[str, Any]] = {}
+    fixed: dict[int | None, EventTypeDef] = {}
     for original in ordered:
-        event = dict(original)
+        event = original.copy()
         kind = event.get("EventType")
         if kind == "InvocationCompleted" and "InvocationCompletedDetails" not in event:
             ended = _as_utc(event["EventTimestamp"])
             record = completions.get(_ms(ended))
             if record is not None:
-                details: dict[str, Any] = {
+                details: InvocationCompletedDetailsTypeDef = {
                     "StartTimestamp": record.start_timestamp,
                     "EndTimestamp": record.end_timestamp,
                     "RequestId": record.request_id,
@@ -125,19 +144,24 @@ def faithful_events(
             attempts[event["Id"]] = attempts.get(event["Id"], 0) + 1
         elif kind == "StepSucceeded":
             tries = attempts.get(event["Id"], 1)
-            details = dict(event.get("StepSucceededDetails") or {})
-            if tries > 1 and "RetryDetails" not in details:
-                details["RetryDetails"] = {"CurrentAttempt": tries}
-                event["StepSucceededDetails"] = details
+            # The runner's details may lack RetryDetails: that is what is filled in.
+            succeeded = cast(
+                "StepSucceededDetailsTypeDef", dict(event.get("StepSucceededDetails") or {})
+            )
+            if tries > 1 and "RetryDetails" not in succeeded:
+                succeeded["RetryDetails"] = {"CurrentAttempt": tries}
+                event["StepSucceededDetails"] = succeeded
         elif kind == "CallbackStarted":
             options = callback_options.get(event.get("Id"))
-            details = dict(event.get("CallbackStartedDetails") or {})
+            started = cast(
+                "CallbackStartedDetailsTypeDef", dict(event.get("CallbackStartedDetails") or {})
+            )
             if options is not None:
-                if options.timeout_seconds and "Timeout" not in details:
-                    details["Timeout"] = options.timeout_seconds
-                if options.heartbeat_timeout_seconds and "HeartbeatTimeout" not in details:
-                    details["HeartbeatTimeout"] = options.heartbeat_timeout_seconds
-                event["CallbackStartedDetails"] = details
+                if options.timeout_seconds and "Timeout" not in started:
+                    started["Timeout"] = options.timeout_seconds
+                if options.heartbeat_timeout_seconds and "HeartbeatTimeout" not in started:
+                    started["HeartbeatTimeout"] = options.heartbeat_timeout_seconds
+                event["CallbackStartedDetails"] = started
         fixed[original.get("EventId")] = event
     # In the order asked for (ReverseOrder pages come newest first).
     return [fixed[e.get("EventId")] for e in events]
@@ -163,7 +187,7 @@ def apply(executor: Any) -> None:
     class FaithfulHistory(GetDurableExecutionHistoryResponse):
         execution: Any = None
 
-        def to_dict(self) -> dict[str, Any]:
+        def to_dict(self) -> dict[str, Any]:  # the testing SDK's signature, which this overrides
             data = super().to_dict()
             data["Events"] = faithful_events(data["Events"], self.execution, failures)
             return data

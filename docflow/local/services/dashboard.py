@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 from urllib.parse import parse_qs, quote
 
 from docflow.local.config import StackConfig
@@ -39,7 +39,16 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-Point = dict[str, Any]
+
+
+class Point(TypedDict):
+    """A data point as `docflow.observability.record_local` writes it to metrics.jsonl."""
+
+    t: float  # epoch seconds
+    ns: str  # the metric's namespace
+    name: str
+    value: float
+    dims: dict[str, str]
 
 
 def read_points(path: Path, since: float = 0.0) -> list[Point]:
@@ -49,7 +58,7 @@ def read_points(path: Path, since: float = 0.0) -> list[Point]:
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             try:
-                point = json.loads(line)
+                point = cast("Point", json.loads(line))
             except ValueError:
                 continue  # a line cut short by a crash mid-write
             if point.get("t", 0) >= since:

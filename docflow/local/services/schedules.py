@@ -5,15 +5,21 @@ reviewer and period however often it runs), invoked asynchronously every `schedu
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws
 from docflow.local.services.loop import Loop
 
 
+class ScheduledTask(TypedDict, total=False):
+    """A Schedule event's payload: the status recorder's task (the digest takes none)."""
+
+    task: str
+
+
 class Schedules(Loop):
     # (function, payload): as the template's Schedule events name them.
-    TASKS: tuple[tuple[str, dict[str, Any]], ...] = (
+    TASKS: tuple[tuple[str, ScheduledTask], ...] = (
         ("docflow-status-recorder", {"task": "reconcile"}),
         ("docflow-status-recorder", {"task": "emit-review-metrics"}),
         ("docflow-review-digest", {}),

@@ -37,7 +37,7 @@ from typing import Any
 
 from docflow.local.config import StackConfig
 from docflow.local.durability import execution_store, moto_state
-from docflow.local.durability.durable_state import DurableMoto
+from docflow.local.durability.durable_state import DurableMoto, MotoRecovered
 from docflow.local.durability.execution_store import JournalExecutionStore
 from docflow.local.fidelity import history_fidelity, request_counts, timers
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
@@ -74,7 +74,7 @@ class MotoService:
         )
         self.snapshot = config.state / "moto.pickle"
         self.durable: Any = None
-        self.recovered: dict[str, Any] = {}
+        self.recovered: MotoRecovered = {}
 
     def start(self) -> None:
         if self.config.moto_durability == "journal":

@@ -13,11 +13,35 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 _LINK = re.compile(
     r"https?://[^\s\"'<>]+/review/(v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)"
 )
+
+
+# A message the local SES accepted, as `moto_state.export_mail` writes mail.json ("from" is a
+# keyword, hence the call form).
+MailMessage = TypedDict(
+    "MailMessage",
+    {"id": str, "from": str, "to": list[str], "subject": str, "body": str, "sentAt": str},
+    total=False,
+)
+
+
+class LinkClaims(TypedDict, total=False):
+    """A review link token's claims as signed (`TokenClaims.to_wire`): document, version,
+    run, stage index and name, reviewer, expiry, nonce, purpose."""
+
+    d: str
+    v: str
+    r: str
+    i: int
+    s: str
+    u: str
+    e: int
+    n: str
+    p: str
 
 
 @dataclass(frozen=True)
@@ -31,12 +55,12 @@ class MailedLink:
     reviewer: str
 
 
-def _claims(token: str) -> dict[str, Any]:
+def _claims(token: str) -> LinkClaims:
     body = token.split(".")[2]
-    return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    return cast("LinkClaims", json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
 
 
-def links_in(mail: list[dict[str, Any]]) -> list[MailedLink]:
+def links_in(mail: list[MailMessage]) -> list[MailedLink]:
     """Every review link in the messages, in the order sent, each once."""
     found: dict[str, MailedLink] = {}
     for message in mail:
@@ -58,7 +82,7 @@ def links_in(mail: list[dict[str, Any]]) -> list[MailedLink]:
     return list(found.values())
 
 
-def stack_mail(state: Path) -> list[dict[str, Any]]:
+def stack_mail(state: Path) -> list[MailMessage]:
     """What the local stack's SES accepted, as `docflow mail --json` prints it."""
     path = Path(state) / "mail.json"
-    return json.loads(path.read_text()) if path.exists() else []
+    return cast("list[MailMessage]", json.loads(path.read_text())) if path.exists() else []

@@ -4,10 +4,42 @@ tests and the benchmarks both upload documents and redeliver their events."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws
 from docflow.ids import DocumentRef
+
+
+class S3Bucket(TypedDict):
+    name: str
+
+
+# S3's "Object Created" event as EventBridge delivers it: the object, the detail, and the
+# envelope around it (names that are not identifiers take the call form).
+S3Object = TypedDict("S3Object", {"key": str, "version-id": str, "etag": str})
+
+
+class ObjectCreatedDetail(TypedDict):
+    version: str
+    bucket: S3Bucket
+    object: S3Object
+    reason: str
+
+
+ObjectCreatedEvent = TypedDict(
+    "ObjectCreatedEvent",
+    {
+        "version": str,
+        "id": str,
+        "detail-type": str,
+        "source": str,
+        "account": str,
+        "time": str,
+        "region": str,
+        "resources": list[str],
+        "detail": ObjectCreatedDetail,
+    },
+)
 
 
 def put_document(bucket: str, key: str, data: bytes) -> DocumentRef:
@@ -16,7 +48,7 @@ def put_document(bucket: str, key: str, data: bytes) -> DocumentRef:
     return DocumentRef(bucket, key, put["VersionId"], content_tag=put["ETag"].strip('"'))
 
 
-def object_created_event(doc: DocumentRef, at: float | None = None) -> dict[str, Any]:
+def object_created_event(doc: DocumentRef, at: float | None = None) -> ObjectCreatedEvent:
     """The "Object Created" event for this version, as the EventBridge rule queues it."""
     return {
         "version": "0",
