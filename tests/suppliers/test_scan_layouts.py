@@ -150,6 +150,9 @@ def test_an_issuers_text_and_scan_layouts_are_not_look_alikes_to_tell_apart() ->
         assert verdict.layout is None and verdict.ambiguous, other
     unregistered = [_layout(lay.layout_id, lay.fingerprint, issuer, "") for lay in both]
     assert match_layout(unregistered, [page]).ambiguous
+    # Nor are two layouts of no confirmed issuer, named by the supplier's checked id alone.
+    unnamed = [_layout(lay.layout_id, lay.fingerprint, "", "kranich") for lay in both]
+    assert match_layout(unnamed, [page], linked_to="kranich").ambiguous
 
 
 # Another layout's lines: what a forged page prints besides the ones it copies.
