@@ -19,13 +19,19 @@ apart by the lines each prints and the other does not (name, address, ids), or n
 A scan sits on its sheet a little off where the original printed (a margin, a feed), and OCR
 misreads a letter or splits a line: "near their place" is taken after the page's shift
 (`shift`: the median offset of the anchors, the fingerprint's lines the page prints once, by
-their text alone), and a scanned page's lines are compared at SCAN_LINE_SCORE.
+their text alone), and a scanned page's lines are compared at SCAN_LINE_SCORE. OCR also sets
+one page's lines out differently from the next: it joins a label to a stray mark or to the
+next column's cell across a wide gap, or splits a skewed line into two rows. A scan's lines
+are looked for among its `pieces_of` too (each run of a line's cells, each two rows at one
+height joined): only the page's own words in their order, so a page that does not print a
+line does not find it there either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from statistics import median
 
 from rapidfuzz import fuzz
@@ -45,6 +51,7 @@ NEAR_X, NEAR_Y = 0.12, 0.2  # page-relative: an extra line or a longer address m
 SCORE = 0.8  # share of the fingerprint's lines found for a layout match
 OWN_SCORE = 0.6  # share of a supplier's own lines (those the other candidate lacks) found
 OWN_LINES = 1  # a supplier told apart from a look-alike by at least this many own lines
+MAX_PIECES = 2000  # a scanned page's other settings of its lines (`pieces_of`), at most
 
 # One line: [masked text, x0, y0], page-relative.
 Line = list[str | float]
@@ -70,6 +77,36 @@ def lines_of(layouts: Sequence[Page]) -> list[Line]:
         first = min(cells, key=lambda c: c.x0)
         out.append([text, round(first.x0, 3), round(first.y0, 3)])
     return out[:MAX_LINES]
+
+
+def pieces_of(layouts: Sequence[Page]) -> list[Line]:
+    """Page 1's lines as OCR might have set them out on another scan of the layout, beside
+    the lines it did set (`lines_of`): each run of a line's cells short of the whole line (a
+    label OCR joined to a stray mark or to another column's cell across a wide gap), and each
+    two consecutive lines whose first cells start within a line's height of each other,
+    their cells joined in x order (one skewed line OCR split in two rows). Each masked, at
+    its first cell, with at least MIN_LETTERS letters: the page's own words in their order."""
+    page = next((p for p in layouts if p.number == 1), None)
+    if page is None:
+        return []
+    rows = [cells for cells in page.lines if cells]
+    runs = [
+        cells[i:j]
+        for cells in rows
+        for i in range(len(cells))
+        for j in range(i + 1, len(cells) + 1)
+        if j - i < len(cells)
+    ]
+    for a, b in pairwise(rows):
+        if abs(min(c.y0 for c in a) - min(c.y0 for c in b)) < page.line_height:
+            runs.append(sorted([*a, *b], key=lambda c: c.x0))
+    out: list[Line] = []
+    for cells in runs:
+        text = _masked(" ".join(c.text for c in cells))
+        if sum(c.isalpha() for c in text) >= MIN_LETTERS:
+            first = min(cells, key=lambda c: c.x0)
+            out.append([text, round(first.x0, 3), round(first.y0, 3)])
+    return out[:MAX_PIECES]
 
 
 @dataclass(frozen=True)
@@ -112,9 +149,16 @@ def shift(fingerprint: Sequence[Line], page: Sequence[Line], text: float) -> tup
     return median(dxs), median(dys)
 
 
-def reading(fingerprint: Sequence[Line], page: Sequence[Line], scanned: bool) -> Reading:
+def _among(page: Sequence[Line], scanned: bool, pieces: Sequence[Line]) -> list[Line]:
+    """Where a fingerprint's lines are looked for: the page's lines, and a scan's pieces."""
+    return [*page, *pieces] if scanned else list(page)
+
+
+def reading(
+    fingerprint: Sequence[Line], page: Sequence[Line], scanned: bool, pieces: Sequence[Line] = ()
+) -> Reading:
     text = SCAN_LINE_SCORE if scanned else LINE_SCORE
-    dx, dy = shift(fingerprint, page, max(text, LINE_SCORE))
+    dx, dy = shift(fingerprint, _among(page, scanned, pieces), max(text, LINE_SCORE))
     return Reading(dx, dy, text)
 
 
@@ -130,13 +174,20 @@ def merged(old: Sequence[Line], new: Sequence[Line], scanned: bool = False) -> l
     return kept if len(kept) >= MIN_LINES else [list(line) for line in old]
 
 
-def score(fingerprint: Sequence[Line], page: Sequence[Line], scanned: bool = False) -> float:
+def score(
+    fingerprint: Sequence[Line],
+    page: Sequence[Line],
+    scanned: bool = False,
+    pieces: Sequence[Line] = (),
+) -> float:
     """The share of the fingerprint's lines the page prints near their place (after the
-    page's shift); 0.0 for a fingerprint or a page too short to be a layout."""
+    page's shift; a scan's lines or its `pieces`); 0.0 for a fingerprint or a page too short
+    to be a layout (the page's lines counted, never its pieces)."""
     if len(fingerprint) < MIN_LINES or len(page) < MIN_LINES:
         return 0.0
-    how = reading(fingerprint, page, scanned)
-    return sum(1 for line in fingerprint if _found(line, page, how)) / len(fingerprint)
+    how = reading(fingerprint, page, scanned, pieces)
+    among = _among(page, scanned, pieces)
+    return sum(1 for line in fingerprint if _found(line, among, how)) / len(fingerprint)
 
 
 def _own(mine: Sequence[Line], other: Sequence[Line]) -> list[Line]:
@@ -154,25 +205,34 @@ class Verdict:
 
 
 def match(
-    fingerprints: Sequence[Sequence[Line]], page: Sequence[Line], scanned: bool = False
+    fingerprints: Sequence[Sequence[Line]],
+    page: Sequence[Line],
+    scanned: bool = False,
+    pieces: Sequence[Line] = (),
+    kin: Sequence[str] = (),
 ) -> Verdict:
-    """Which of `fingerprints` the page's lines match (`lines_of`; `scanned`: read by OCR).
-    Each candidate at SCORE or more must, against every other candidate, print at least
-    OWN_LINES of the lines that are its own and not the other's, at OWN_SCORE or more, while
-    the other's own lines are mostly absent; else the page is ambiguous and names none."""
-    scores = [score(fp, page, scanned) for fp in fingerprints]
+    """Which of `fingerprints` the page's lines match (`lines_of`; `scanned`: read by OCR,
+    with its `pieces_of`). The best candidate at SCORE or more must, against every other
+    candidate, print at least OWN_LINES of the lines that are its own and not the other's, at
+    OWN_SCORE or more, while the other's own lines are mostly absent; else the page is
+    ambiguous and names none. `kin`: a key per fingerprint ("" for none) the caller gives
+    one issuer's layouts (its text pages' and its scans'); a candidate of the best's
+    non-empty key is no look-alike to tell apart, and the best is taken over it."""
+    scores = [score(fp, page, scanned, pieces) for fp in fingerprints]
     candidates = [i for i, s in enumerate(scores) if s >= SCORE]
     if not candidates:
         return Verdict(None)
     best = max(candidates, key=lambda i: scores[i])
+    keys = list(kin) if len(kin) == len(fingerprints) else [""] * len(fingerprints)
+    among = _among(page, scanned, pieces)
     for other in candidates:
-        if other == best:
+        if other == best or (keys[best] and keys[other] == keys[best]):
             continue
         mine = _own(fingerprints[best], fingerprints[other])
         theirs = _own(fingerprints[other], fingerprints[best])
-        how = reading(fingerprints[best], page, scanned)
-        found_mine = sum(1 for line in mine if _found(line, page, how))
-        found_theirs = sum(1 for line in theirs if _found(line, page, how))
+        how = reading(fingerprints[best], page, scanned, pieces)
+        found_mine = sum(1 for line in mine if _found(line, among, how))
+        found_theirs = sum(1 for line in theirs if _found(line, among, how))
         told_apart = (
             found_mine >= OWN_LINES
             and found_mine >= OWN_SCORE * len(mine)

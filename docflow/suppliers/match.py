@@ -201,7 +201,18 @@ def match_layout(
     if not named:
         return LayoutMatch()
     prints = [layout.fingerprint for layout in named]
-    verdict = fingerprints.match(prints, lines_of(pages), scanned(pages))
+    ocr = scanned(pages)
+    pieces = fingerprints.pieces_of(pages) if ocr else []
+    # Two layouts of one issuer taught under one registered supplier (its text pages and its
+    # scans) are not look-alikes to tell apart: the better read is theirs either way. A
+    # layout with no issuer people confirmed, or taught under no supplier, has no kin.
+    kin = [
+        f"{layout.supplier_id}\n{key}"
+        if layout.supplier_id and (key := _name_key(layout.issuer))
+        else ""
+        for layout in named
+    ]
+    verdict = fingerprints.match(prints, lines_of(pages), ocr, pieces, kin)
     if verdict.ambiguous:
         return LayoutMatch(None, verdict.score, ambiguous=True)
     if verdict.winner is None:
