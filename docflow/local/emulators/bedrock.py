@@ -65,7 +65,6 @@ _PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
 NUMERIC = (AMOUNT, NUMBER, PERCENT)
 
 
-@dataclass
 class ErrorAnswer(TypedDict):
     message: str
 
@@ -107,7 +106,10 @@ class PagesInput(TypedDict):
     pages: list[PageCallInput]
 
 
+@dataclass
 class ConverseStats:
+    """What the emulator answered, for the tests and the stack's summary."""
+
     calls: int = 0
     answered: int = 0
     throttled: int = 0
