@@ -14,6 +14,14 @@ from docflow.cost import CostEstimate
 from docflow.document import Check, DocumentSummary, Field
 from docflow.document.fields import checks_from_json, checks_json, fields_from_json, fields_json
 from docflow.document.shown import EnrichShown, IbanShown, RegistryShown
+from docflow.pipeline.result_json import (
+    BatchJson,
+    PacketPlanJson,
+    RouteJson,
+    SplitJson,
+    SupersedingJson,
+    WrittenJson,
+)
 from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
 
 
@@ -50,15 +58,15 @@ class Split:
         """The batches as the steps that read them take them."""
         return [[first, last] for first, last in self.batches]
 
-    @property
-    def shown(self) -> dict[str, Any]:
-        """What the document's summary takes from the split: the active content, if any."""
-        return {"activeContent": list(self.active_content)} if self.active_content else {}
-
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SplitJson:
         if not self.ok:
             return {"ok": False, "reason": self.reason, "message": self.message}
-        out = {"ok": True, "pages": self.pages, "bytes": self.bytes, "batches": self.plan}
+        out: SplitJson = {
+            "ok": True,
+            "pages": self.pages,
+            "bytes": self.bytes,
+            "batches": self.plan,
+        }
         if self.packet:
             out["packet"] = True
         if self.refused_pages:
@@ -70,7 +78,7 @@ class Split:
         return out
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Split:
+    def from_json(cls, raw: SplitJson) -> Split:
         if not raw["ok"]:
             return cls.refused(str(raw["reason"]), str(raw["message"]))
         batches = tuple((int(a), int(b)) for a, b in raw["batches"])
@@ -169,11 +177,11 @@ class Superseding:
     latest: bool
     ended: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SupersedingJson:
         return {"latest": self.latest, "ended": self.ended}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Superseding:
+    def from_json(cls, raw: SupersedingJson) -> Superseding:
         return cls(bool(raw["latest"]), int(raw.get("ended", 0)))
 
 
@@ -198,7 +206,7 @@ class BatchSummary:
     ocr_confidence_sum: float
     features: dict[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BatchJson:
         return {
             "pages": self.pages,
             "chars": self.chars,
@@ -209,7 +217,7 @@ class BatchSummary:
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> BatchSummary:
+    def from_json(cls, raw: BatchJson) -> BatchSummary:
         return cls(
             pages=int(raw["pages"]),
             chars=int(raw["chars"]),
@@ -289,11 +297,11 @@ class Route:
     stages: tuple[RoutedStage, ...]
     extract: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RouteJson:
         return {"stages": stages_json(self.stages), "extract": self.extract}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Route:
+    def from_json(cls, raw: RouteJson) -> Route:
         return cls(stages_from_json(raw["stages"]), bool(raw["extract"]))
 
 
@@ -305,11 +313,11 @@ class Written:
     key: str
     cost: CostEstimate | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WrittenJson:
         return {"key": self.key, "cost": self.cost}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Written:
+    def from_json(cls, raw: WrittenJson) -> Written:
         return cls(str(raw["key"]), raw.get("cost"))
 
 
@@ -343,8 +351,8 @@ class PacketPlan:
     def ranges(self) -> list[list[int]]:
         return [[first, last] for first, last, _ in self.parts]
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> PacketPlanJson:
+        out: PacketPlanJson = {
             "engine": self.engine,
             "parts": [list(p) for p in self.parts],
             "unsure": list(self.unsure),
@@ -357,7 +365,7 @@ class PacketPlan:
         return out
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> PacketPlan:
+    def from_json(cls, raw: PacketPlanJson) -> PacketPlan:
         return cls(
             engine=str(raw["engine"]),
             parts=tuple((int(a), int(b), str(t)) for a, b, t in raw["parts"]),

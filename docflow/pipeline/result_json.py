@@ -1,0 +1,72 @@
+"""The JSON of each step result's checkpoint (`results.py`: each record's `to_json` writes it,
+its `from_json` reads it), key by key in the order it is written. The recorded histories under
+tests/pipeline/ hold these shapes byte for byte; a key renamed here is a type error there, and
+a change of shape a new history to record (docs/versions.md)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from docflow.cost import CostEstimate
+from docflow.rules.routed import RoutedStageJson
+
+
+class SplitJson(TypedDict, total=False):
+    """`split`: refused (`ok` false, a reason code and a message), or the page count, size and
+    batches; a packet's flag, the pages PDFium refused, the active content and an
+    e-invoice's kind only when set."""
+
+    ok: bool
+    reason: str
+    message: str
+    pages: int
+    bytes: int
+    batches: list[list[int]]
+    packet: bool
+    refusedPages: list[int]
+    activeContent: list[str]
+    einvoice: str
+
+
+class SupersedingJson(TypedDict):
+    """`supersede`: whether this run is its document's newest, and the older waits it ended."""
+
+    latest: bool
+    ended: int
+
+
+class BatchJson(TypedDict):
+    """`batch-<i>`: one page batch summed up (the map's item)."""
+
+    pages: int
+    chars: int
+    engines: dict[str, int]
+    ocrPages: int
+    ocrConfidenceSum: float
+    features: dict[str, Any]  # the detectors' merged features: each detector's own JSON
+
+
+class RouteJson(TypedDict):
+    """`route after triage`: the picked type's stages and whether it has fields to read."""
+
+    stages: list[RoutedStageJson]
+    extract: bool
+
+
+class WrittenJson(TypedDict):
+    """`finalize` and `archive`: the record's key and the run's cost (None: not metered)."""
+
+    key: str
+    cost: CostEstimate | None
+
+
+class PacketPlanJson(TypedDict, total=False):
+    """A packet's `plan`: its parts (first and last page, the type guessed), the unsure
+    boundaries, the key of the page calls, the engine; the split stage and usage when set."""
+
+    engine: str
+    parts: list[list[int | str]]
+    unsure: list[int]
+    key: str
+    stage: RoutedStageJson
+    usage: dict[str, int]
