@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, TypedDict, cast
+
+from docflow.document.shown import FieldValue
 
 Row = Mapping[str, str]
 Box = tuple[float, float, float, float]
@@ -92,8 +94,8 @@ class Field:
     def with_confidence(self, confidence: float) -> Field:
         return replace(self, confidence=confidence)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> FieldValue:
+        out: FieldValue = {
             "value": self.value,
             "confidence": self.confidence,
             "page": self.page,
@@ -118,7 +120,8 @@ class Field:
             out["correctedBy"] = self.corrected_by
         if self.corrected_at is not None:
             out["correctedAt"] = self.corrected_at
-        return {**out, **self.more}
+        # Keys of another release's (`more`) come back last, as they came.
+        return cast("FieldValue", {**out, **self.more})
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Field:
@@ -146,11 +149,27 @@ def fields_from_json(raw: Mapping[str, Any] | None) -> dict[str, Field]:
     return {str(name): Field.from_json(f) for name, f in (raw or {}).items()}
 
 
-def fields_json(fields: Mapping[str, Field]) -> dict[str, Any]:
+def fields_json(fields: Mapping[str, Field]) -> dict[str, FieldValue]:
     return {name: f.to_json() for name, f in fields.items()}
 
 
 _CHECK_KEYS = ("field", "code", "rule", "severity", "message", "advisory")
+
+
+class CheckJson(TypedDict, total=False):
+    """A check as checkpoints, the read model and review links carry it (`Check.to_json`):
+    its own keys, and those some checks add (a page-versus-data mismatch's `xml`, printed
+    value under `page` and `pageBox`) in the order they were written."""
+
+    field: str
+    code: str
+    rule: str
+    severity: str
+    xml: str
+    pageBox: dict[str, object] | None
+    message: str
+    page: int | str  # the page it points to; a mismatch's: the value the page printed
+    advisory: bool
 
 
 @dataclass(frozen=True)
@@ -179,7 +198,7 @@ class Check:
     def as_advisory(self) -> Check:
         return replace(self, advisory=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckJson:
         out: dict[str, Any] = {"field": self.field, "code": self.code}
         if self.rule:
             out["rule"] = self.rule
@@ -191,7 +210,7 @@ class Check:
             out["page"] = self.page
         if self.advisory:
             out["advisory"] = True
-        return out
+        return cast("CheckJson", out)
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Check:
@@ -219,5 +238,5 @@ def checks_from_json(raw: Any) -> tuple[Check, ...]:
     return tuple(Check.from_json(c) for c in raw or ())
 
 
-def checks_json(checks: tuple[Check, ...] | list[Check]) -> list[dict[str, Any]]:
+def checks_json(checks: tuple[Check, ...] | list[Check]) -> list[CheckJson]:
     return [c.to_json() for c in checks]

@@ -205,7 +205,8 @@ def extract_fields(
     declared = reading.declared if reading is not None else None
     consulted = _consult_registry(step, pages, fields, spec.names, evidence, declared, extraction)
     fields = consulted.fields
-    checks = [c.to_json() for c in reading.checks] if reading is not None else []
+    # Checks as the rooms below build them (dicts of four shapes) until `checks_from_json`.
+    checks: list[dict[str, Any]] = [dict(c.to_json()) for c in reading.checks] if reading else []
     checks += check_fields(
         fields,
         spec,
