@@ -34,6 +34,7 @@ from docflow.settings import Settings
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.audit_key import sample_key, sampled
 from docflow.suppliers.route import AUDIT
+from docflow.suppliers.shapes import AuditOutcome
 
 SAMPLE = Degrading(attempts=3, first_s=2, most_s=30)
 AUDIT_STEP = SAMPLE.config()
@@ -98,7 +99,7 @@ def content_of(doc: DocumentRef) -> str:
 
 def audit_outcome(
     doc: DocumentRef, scored: Mapping[str, str], decision: Mapping[str, Any]
-) -> dict[str, Any]:
+) -> AuditOutcome:
     """What an approved audit found: the profile fields it checked and those it corrected;
     `decision`: `docflow.suppliers.route.audit_decision`'s answer (who, when)."""
     return {

@@ -182,10 +182,9 @@ class AuditLedger:
         """Count one review's graded shadow read (`with_graded`)."""
         self.change(owner, lambda old: with_graded(old, run_id, fields, misses))
 
-    def record(self, supplier_id: str, run_id: str, outcome: Mapping[str, object]) -> None:
-        """`outcome`: an AuditOutcome (docflow.pipeline.learn builds it)."""
-        audited = cast("AuditOutcome", dict(outcome))
-        self.change(supplier_id, lambda old: with_outcome(old, run_id, audited))
+    def record(self, supplier_id: str, run_id: str, outcome: AuditOutcome) -> None:
+        """`outcome`: what the audit found (`docflow.pipeline.audit.audit_outcome`)."""
+        self.change(supplier_id, lambda old: with_outcome(old, run_id, outcome))
 
     def all(self) -> list[Ledger]:
         """Every supplier's ledger (a Query on the sparse index, never a Scan)."""

@@ -101,7 +101,10 @@ class AuditRun(TypedDict):
 
 
 class AuditOutcome(TypedDict, total=False):
+    """What an approved audit found (`pipeline/audit.audit_outcome`), as the ledger keeps it."""
+
     documentId: str
+    runId: str
     fields: list[str]  # audited
     misses: list[str]  # corrected by the auditor
     decidedBy: str
