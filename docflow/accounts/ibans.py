@@ -203,7 +203,12 @@ def find_ibans(lines: Sequence[Line]) -> list[tuple[Account, Place]]:
                 continue
             account, taken = found
             last = taken[-1]
-            out.append((account, Place(line, pos, last.line, last.col + 1)))
+            if last.line == line:
+                out.append((account, Place(line, pos, line, last.col + 1)))
+            else:
+                stop = max(c.col for c in taken if c.line == line) + 1
+                resume = min(c.col for c in taken if c.line == last.line)
+                out.append((account, Place(line, pos, last.line, last.col + 1, stop, resume)))
             if last.line != line:
                 used[last.line] = last.col + 1
                 break

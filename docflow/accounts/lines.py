@@ -25,12 +25,17 @@ Line = Sequence[Segment]
 @dataclass(frozen=True)
 class Place:
     """Where a found thing is: from (line, start) to (end_line, end), offsets in the lines'
-    texts (`line_text`), the end exclusive."""
+    texts (`line_text`), the end exclusive. A thing broken over two lines says where it stops
+    on its first line and resumes on its last (`stop`, `resume`): another column's text
+    beside it is not its; None for one on one line (or where not known: the first line's
+    rest, the last line's start)."""
 
     line: int
     start: int
     end_line: int
     end: int
+    stop: int | None = None
+    resume: int | None = None
 
 
 def line_text(line: Line) -> str:

@@ -124,13 +124,14 @@ def _token(text: str, at: int) -> tuple[str, int, int] | None:
 
 def _on_line(place: Place, line: int) -> tuple[int, int] | None:
     """The part of `line` a place covers (one broken over two lines covers the first from
-    its start to the line's end, the second from its start)."""
+    its start to where it stops, the last from where it resumes: a column beside it is not
+    its)."""
     if place.line == place.end_line == line:
         return place.start, place.end
     if place.line == line:
-        return place.start, 10**9
+        return place.start, 10**9 if place.stop is None else place.stop
     if place.end_line == line:
-        return 0, place.end
+        return 0 if place.resume is None else place.resume, place.end
     return None
 
 
