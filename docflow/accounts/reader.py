@@ -56,7 +56,9 @@ class PageAccounts:
         """The pay-to, mandate or reader's cue nearest the account (labels.nearest)."""
         stops = {f.place.line for f in self.found if f.place.line != found.place.line}
         p = found.place
-        end = p.end if p.end_line == p.line else 10**9
+        # One broken over two lines ends on its line where it stops (a column beside it is
+        # after it, as on one line).
+        end = p.end if p.end_line == p.line else (10**9 if p.stop is None else p.stop)
         return nearest(self.cues, p.line, p.start, end, stops)
 
     def instructions(self) -> list[Cue]:

@@ -7,6 +7,7 @@ boundary it guards (bench/README.md, "Mutation testing")."""
 from __future__ import annotations
 
 from docflow.accounts import IBAN, OTHER, UK, read_page
+from docflow.accounts.labels import PAY_TO
 from docflow.accounts.lines import Segment, text_lines
 
 GB = "GB82WEST12345698765432"
@@ -69,3 +70,20 @@ def test_an_account_after_an_iban_on_its_line_is_read() -> None:
         (IBAN, "GB29NWBK60161331926819", True),
         (UK, "20000012345678", True),
     ]
+
+
+def test_words_in_the_column_beside_a_broken_iban_come_after_it_as_on_one_line() -> None:
+    """`Your account` in the next column of a broken IBAN's first line is after the IBAN, at
+    the penalty a word after an account has: the transfer asked for right before it is its
+    purpose (it was taken for the reader's own account, so no payee at all)."""
+    asked = ("Please pay by bank transfer to GB82 WEST 1234", 0.05, 0.45)
+    beside = ("Your account no. 4711", 0.55, 0.95)
+    for lines in (
+        cells([asked, beside], [("5698 7654 32", 0.05, 0.3)]),
+        cells([(asked[0] + " 5698 7654 32", 0.05, 0.45), beside]),
+    ):
+        page = read_page(lines)
+        (account,) = page.found
+        purpose = page.purpose(account)
+        assert account.account.value == GB
+        assert purpose is not None and purpose.kind == PAY_TO
