@@ -7,7 +7,7 @@ boundary it guards (bench/README.md, "Mutation testing")."""
 from __future__ import annotations
 
 from docflow.accounts import IBAN, OTHER, UK, read_page
-from docflow.accounts.labels import PAY_TO
+from docflow.accounts.labels import MANDATE, PAY_TO
 from docflow.accounts.lines import Segment, text_lines
 
 GB = "GB82WEST12345698765432"
@@ -87,3 +87,133 @@ def test_words_in_the_column_beside_a_broken_iban_come_after_it_as_on_one_line()
         purpose = page.purpose(account)
         assert account.account.value == GB
         assert purpose is not None and purpose.kind == PAY_TO
+
+
+# -- where a label's value is -----------------------------------------------------------
+
+
+def test_an_account_after_its_label_is_labelled_and_one_elsewhere_is_not() -> None:
+    text = (
+        "IBAN: DE89 3704 0044 0532 0130 00\nKaiweg 12\nBerlin\nRefund GB82 WEST 1234 5698 7654 32"
+    )
+    page = read_page(text_lines(text))
+    assert [(f.account.value[:4], f.labelled) for f in page.found] == [
+        ("DE89", True),
+        ("GB82", False),
+    ]
+
+
+def test_an_account_in_the_cell_under_its_label_is_labelled() -> None:
+    """The value's cell starts exactly where the slot under the label does."""
+    page = read_page(cells([("IBAN", 0.1, 0.3)], [("GB82 WEST 1234 5698 7654 32", 0.1, 0.6)]))
+    assert [(f.account.value, f.place.line, f.place.start, f.labelled) for f in page.found] == [
+        (GB, 1, 0, True)
+    ]
+
+
+def test_a_labels_value_is_read_from_the_cell_under_the_label_not_another_column() -> None:
+    """The label starts its own cell, the second of its line; under it, the first cell holds
+    a customer number: the value is the one in the label's column."""
+    lines = cells(
+        [("Kunde", 0.05, 0.3), ("IBAN", 0.5, 0.7)],
+        [("Kd-Nr 4711 0815 22", 0.05, 0.3), ("1234 5678 9012 34", 0.5, 0.8)],
+    )
+    assert places(lines) == [("12345678901234", 1, 19, 1, 36)]
+
+
+def test_a_labels_value_in_the_next_cell_of_its_line_is_read() -> None:
+    """`no.:` after the label reads as no value; the next cell holds it, whether the label is
+    in the last cell but one or has two after it."""
+    lines = cells(
+        [("Zahlung", 0.0, 0.1), ("Bank account no.:", 0.15, 0.4), ("12-3456-78901234", 0.45, 0.7)]
+    )
+    assert places(lines) == [("12345678901234", 0, 26, 0, 42)]
+    first = cells(
+        [("Bank account no.:", 0.0, 0.3), ("12-3456-78901234", 0.4, 0.7), ("(Danke)", 0.8, 0.9)]
+    )
+    assert places(first) == [("12345678901234", 0, 18, 0, 34)]
+
+
+def test_a_labels_value_under_it_on_the_last_line_is_read() -> None:
+    assert places(cells([("IBAN", 0.1, 0.3)], [("1234 5678 9012 34", 0.1, 0.5)])) == [
+        ("12345678901234", 1, 0, 1, 17)
+    ]
+    # A third line in another column: the value is on the line under the label.
+    lines = cells([("IBAN", 0.1, 0.3)], [("1234 5678 9012 34", 0.1, 0.5)], [("Seite 1", 0.6, 0.9)])
+    assert places(lines) == [("12345678901234", 1, 0, 1, 17)]
+
+
+def test_a_cell_under_a_label_is_one_its_extent_overlaps() -> None:
+    """Overlapping extents are under the label however far their left edges are apart; a cell
+    that only touches the label's extent is not under it."""
+    shifted = cells([("IBAN", 0.1, 0.3)], [("1234 5678 9012 34", 0.15, 0.5)])
+    assert found(shifted) == [(OTHER, "12345678901234", False)]
+    touching = cells(
+        [("Konto", 0.05, 0.3), ("IBAN", 0.5, 0.7)],
+        [("4711 0815 22", 0.3, 0.5), ("1234 5678 9012 34", 0.5, 0.9)],
+    )
+    assert found(touching) == [(OTHER, "12345678901234", False)]
+
+
+def test_a_cell_under_a_label_is_one_whose_left_edge_is_within_two_hundredths() -> None:
+    """Where the extents do not overlap (a label cell of no width), the left edges decide:
+    0.01 apart is under it, exactly 0.02 apart is not."""
+    near = cells([("Konto", 0.0, 0.3), ("IBAN", 0.5, 0.5)], [("1234 5678 9012 34", 0.51, 0.8)])
+    assert found(near) == [(OTHER, "12345678901234", False)]
+    far = cells([("IBAN", 0.0, 0.0)], [("1234 5678 9012 34", 0.02, 0.4)])
+    assert found(far) == []
+
+
+# -- how far a label's value runs -------------------------------------------------------
+
+
+def test_a_labels_value_is_read_from_its_first_character_after_the_label() -> None:
+    assert places(text_lines("IBAN 1234 5678 9012")) == [("123456789012", 0, 5, 0, 19)]
+    assert places(text_lines("IBAN: 1234 5678 9012, thanks")) == [("123456789012", 0, 6, 0, 20)]
+
+
+def test_a_labels_value_runs_over_two_separators_and_stops_at_three() -> None:
+    assert found(text_lines("IBAN: 1234. 5678. 9012")) == [(OTHER, "123456789012", False)]
+    assert found(text_lines("IBAN: 123456 - 7890")) == [(OTHER, "123456", False)]
+
+
+def test_a_labels_value_stops_at_anything_but_a_separator() -> None:
+    assert found(text_lines("IBAN: 1234567, Tel 1234")) == [(OTHER, "1234567", False)]
+
+
+def test_a_labels_value_has_six_digits_at_least_and_34_characters_at_most() -> None:
+    assert found(text_lines("IBAN: 123456")) == [(OTHER, "123456", False)]
+    assert found(text_lines("IBAN: 12345")) == []
+    longest = "12345678" + "A" * 26  # 34 characters
+    assert found(text_lines(f"IBAN: {longest}")) == [(OTHER, longest, False)]
+    assert found(text_lines(f"IBAN: {longest}B")) == []
+
+
+# -- a label's value that a recognized account explains ------------------------------
+
+
+def test_a_labels_value_before_a_recognized_account_on_its_line_is_read() -> None:
+    """The recognized account stands after the value, not at it: the value is its own."""
+    text = "IBAN: 1234 5678 9012 34 / GB82 WEST 1234 5698 7654 32"
+    assert found(text_lines(text)) == [(OTHER, "12345678901234", False), (IBAN, GB, True)]
+
+
+def test_a_labels_value_that_runs_into_an_iban_is_unrecognized() -> None:
+    """A stray digit between the label and an IBAN: the label's value is what is printed
+    there, the IBAN within it no explanation of it (the page is held for a person)."""
+    text = "IBAN: 1 GB82 WEST 1234 5698 7654 32"
+    assert found(text_lines(text)) == [(OTHER, "1" + GB, False), (IBAN, GB, True)]
+
+
+# -- what an account is for -------------------------------------------------------------
+
+
+def test_a_word_after_the_account_on_its_line_counts_farther_than_one_before() -> None:
+    page = read_page(text_lines("Bank transfer to GB82 WEST 1234 5698 7654 32 or Lastschrift"))
+    (account,) = page.found
+    purpose = page.purpose(account)
+    assert purpose is not None and purpose.kind == PAY_TO
+    page = read_page(text_lines("GB82 WEST 1234 5698 7654 32 Lastschrift"))
+    (account,) = page.found
+    purpose = page.purpose(account)
+    assert purpose is not None and purpose.kind == MANDATE
