@@ -7,7 +7,7 @@ boundary it guards (bench/README.md, "Mutation testing")."""
 from __future__ import annotations
 
 from docflow.accounts import IBAN, OTHER, UK, read_page
-from docflow.accounts.labels import MANDATE, PAY_TO
+from docflow.accounts.labels import MANDATE, PAY_TO, READER
 from docflow.accounts.lines import Segment, text_lines
 
 GB = "GB82WEST12345698765432"
@@ -87,6 +87,23 @@ def test_words_in_the_column_beside_a_broken_iban_come_after_it_as_on_one_line()
         purpose = page.purpose(account)
         assert account.account.value == GB
         assert purpose is not None and purpose.kind == PAY_TO
+
+
+def test_a_word_beside_a_broken_iban_is_as_far_from_it_as_on_one_line() -> None:
+    """Counted from where the IBAN stops on its line: `Your account` just after it (at the
+    penalty) is nearer than a transfer asked for 45 characters before it, broken or not."""
+    asked = (
+        "Please pay by bank transfer (within 30 days, quoting our invoice no.) to GB82 WEST 1234"
+    )
+    beside = ("Your account no. 4711", 0.65, 0.95)
+    for lines in (
+        cells([(asked, 0.05, 0.6), beside], [("5698 7654 32", 0.05, 0.3)]),
+        cells([(asked + " 5698 7654 32", 0.05, 0.6), beside]),
+    ):
+        page = read_page(lines)
+        (account,) = page.found
+        purpose = page.purpose(account)
+        assert purpose is not None and purpose.kind == READER
 
 
 # -- where a label's value is -----------------------------------------------------------
