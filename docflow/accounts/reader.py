@@ -58,7 +58,7 @@ class PageAccounts:
         p = found.place
         # One broken over two lines ends on its line where it stops (a column beside it is
         # after it, as on one line).
-        end = p.end if p.end_line == p.line else (10**9 if p.stop is None else p.stop)
+        end = p.end if p.end_line == p.line else p.stop
         return nearest(self.cues, p.line, p.start, end, stops)
 
     def instructions(self) -> list[Cue]:
@@ -131,9 +131,9 @@ def _on_line(place: Place, line: int) -> tuple[int, int] | None:
     if place.line == place.end_line == line:
         return place.start, place.end
     if place.line == line:
-        return place.start, 10**9 if place.stop is None else place.stop
+        return place.start, place.stop
     if place.end_line == line:
-        return 0 if place.resume is None else place.resume, place.end
+        return place.resume, place.end
     return None
 
 

@@ -139,3 +139,26 @@ def test_a_country_code_alone_in_its_cell_goes_on_under_it_whatever_the_next_cel
     under = [("82 WEST 1234 5698 7654 32", 0.05, 0.5)]
     for beside in (", X-Ray GmbH", "- -X-Ray GmbH"):
         assert in_cells([("GB", 0.05, 0.1), (beside, 0.2, 0.5)], under) == [(GB, True)], beside
+
+
+# -- the columns beside an IBAN broken over two lines (the bug this round found) ------------
+
+NL = "NL91ABNA0417164300"
+
+
+def test_an_iban_in_the_column_beside_a_broken_ibans_first_line_is_found() -> None:
+    """An IBAN broken over two lines in the left column ends its first line at its column: the
+    IBAN in the right column of that line is found (the rest of the line was skipped)."""
+    assert in_cells(
+        [("IBAN GB82 WEST 1234", 0.05, 0.4), ("NL91 ABNA 0417 1643 00", 0.5, 0.9)],
+        [("5698 7654 32", 0.05, 0.3)],
+    ) == [(GB, True), (NL, True)]
+
+
+def test_an_iban_in_the_column_before_a_broken_ibans_rest_is_found() -> None:
+    """The IBAN's rest in the right column of the next line takes that column only: the IBAN
+    in the left column of that line is found (the line was read from after the rest)."""
+    assert in_cells(
+        [("Blauwal GmbH", 0.05, 0.3), ("IBAN GB82 WEST 1234", 0.5, 0.8)],
+        [("NL91 ABNA 0417 1643 00", 0.05, 0.45), ("5698 7654 32", 0.5, 0.65)],
+    ) == [(GB, True), (NL, True)]
