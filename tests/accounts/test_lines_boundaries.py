@@ -16,3 +16,7 @@ def test_a_columns_offset_counts_each_line_before_it_and_its_break() -> None:
     text = "ab\n\ncdef\ngh"
     assert [offset_of(text, line, 0) for line in range(4)] == [0, 3, 4, 9]
     assert text[offset_of(text, 2, 3)] == "f"
+
+
+def test_a_line_with_no_segment_is_its_first() -> None:
+    assert segment_at([], 3) == 0

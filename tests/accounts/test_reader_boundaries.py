@@ -234,3 +234,68 @@ def test_a_word_after_the_account_on_its_line_counts_farther_than_one_before() -
     (account,) = page.found
     purpose = page.purpose(account)
     assert purpose is not None and purpose.kind == MANDATE
+
+
+# -- which words ask for a transfer ------------------------------------------------------
+
+
+def instructions(lines: list[list[Segment]]) -> list[str]:
+    return [c.kind for c in read_page(lines).instructions()]
+
+
+def test_a_label_whose_own_purpose_is_a_mandate_asks_for_no_transfer() -> None:
+    assert instructions(text_lines("SEPA-Lastschrift von IBAN DE89 3704 0044 0532 0130 00")) == []
+    assert instructions(text_lines("Lastschrift:\nIBAN: DE89 3704 0044 0532 0130 00")) == []
+
+
+def test_a_transfer_asked_for_under_a_mandate_word_is_still_asked_for() -> None:
+    """A mandate word on the line over it does not undo a transfer asked for; one on its own
+    line does (`direct debit or bank transfer`: the reader chooses)."""
+    assert instructions(text_lines("Direct debit is not offered.\nBitte überweisen Sie.")) == [
+        PAY_TO
+    ]
+    assert instructions(text_lines("Payment by direct debit or bank transfer")) == []
+
+
+def test_a_label_word_starting_a_cell_followed_by_words_is_a_header() -> None:
+    assert instructions(cells([("Weltweit", 0.0, 0.2), ("IBAN SWIFT Code", 0.3, 0.6)])) == []
+
+
+# -- which accounts a page holds -----------------------------------------------------------
+
+
+def test_an_iban_that_fails_its_check_is_a_word_only_when_its_first_two_letters_are_lower() -> None:
+    """`D e89 ...`: the first two printed characters (`D `) are not lower case, so the failing
+    IBAN is read (and held), whatever the third is."""
+    page = read_page(text_lines("Konto D e89 3704 0044 0532 0130 01"))
+    assert [(f.account.kind, f.account.valid) for f in page.found] == [(IBAN, False)]
+
+
+def test_a_national_account_printed_inside_an_iban_is_the_ibans_digits() -> None:
+    """A table whose header labels the IBAN's groups (`BLZ`, `Konto`): the account the labels
+    make is the IBAN itself, read once."""
+    lines = cells(
+        [("IBAN", 0.0, 0.1), ("BLZ", 0.2, 0.35), ("Konto", 0.4, 0.6)],
+        [("DE89", 0.0, 0.1), ("3704 0044", 0.2, 0.35), ("0532 0130 00", 0.4, 0.6)],
+    )
+    assert found(lines) == [(IBAN, "DE89370400440532013000", True)]
+
+
+def test_a_national_value_read_from_an_ibans_first_character_is_the_iban() -> None:
+    """`RIB:` over a 23-character IBAN reads the whole IBAN as a RIB that fails; it starts
+    where the IBAN does, so it is the IBAN's characters, not an account of its own."""
+    assert found(text_lines("RIB: GI75 NWBK 0000 0000 7099 453")) == [
+        (IBAN, "GI75NWBK000000007099453", True)
+    ]
+
+
+def test_a_national_account_after_a_half_an_iban_explains_is_read_and_labelled() -> None:
+    text = (
+        "IBAN GB29 NWBK 6016 1331 9268 19\nSort code: 60-16-13\n"
+        "Konto-Nr.: 532013000  BLZ: 370 400 44"
+    )
+    page = read_page(text_lines(text))
+    assert [(f.account.kind, f.account.valid, f.labelled) for f in page.found] == [
+        (IBAN, True, True),
+        ("de", True, True),
+    ]
