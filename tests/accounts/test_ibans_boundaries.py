@@ -93,6 +93,15 @@ def test_an_iban_goes_on_at_the_next_lines_start_when_its_column_below_is_not_it
     ) == [(GB, True)]
 
 
+def test_a_full_reading_without_its_countrys_structure_tries_the_next_lines_start() -> None:
+    """The cell under the IBAN gives it all its characters, but not the country's structure
+    (letters where GB has digits): the next line's start is read before giving up."""
+    assert in_cells(
+        [("Blauwal GmbH", 0.05, 0.3), ("IBAN GB82 WEST 1234", 0.5, 0.8)],
+        [("5698 7654 32", 0.05, 0.3), ("ABCD EFGH IJ", 0.5, 0.7)],
+    ) == [(GB, True)]
+
+
 def test_the_cell_under_an_iban_is_one_its_extent_overlaps() -> None:
     """Overlapping extents go on however far the left edges are apart; a cell that only
     touches the IBAN's extent is not under it (the next line's start then is)."""
@@ -114,8 +123,8 @@ def test_the_cell_under_an_iban_is_one_whose_left_edge_is_within_two_hundredths(
         [("Kaiweg 12", 0.05, 0.3), ("5698 7654 32", 0.51, 0.8)],
     ) == [(GB, True)]
     assert in_cells(
-        [("IBAN GB82 WEST 1234", 0.0, 0.0)],
-        [("1 0000 0000 00", 0.0, 0.01), ("5698 7654 32", 0.02, 0.5)],
+        [("IBAN GB82 WEST 1234", 0.04, 0.04)],
+        [("1 0000 0000 00", 0.0, 0.01), ("5698 7654 32", 0.02, 0.03)],
     ) == [("GB82WEST12341000000000", False)]
 
 
