@@ -171,3 +171,22 @@ def test_an_iban_in_the_column_before_a_broken_ibans_rest_is_found() -> None:
         [("Blauwal GmbH", 0.05, 0.3), ("IBAN GB82 WEST 1234", 0.5, 0.8)],
         [("NL91 ABNA 0417 1643 00", 0.05, 0.45), ("5698 7654 32", 0.5, 0.65)],
     ) == [(GB, True), (NL, True)]
+
+
+def test_the_rest_of_a_broken_iban_is_not_read_again() -> None:
+    """`ST12...` at the next line's start is the GB IBAN's rest, not a São Tomé IBAN of its own
+    (read with what follows it, it has that country's length and structure)."""
+    text = "IBAN: GB82 WE\nST12 3456 9876 5432 1234 5678 9"
+    assert found(text) == [(GB, True)]
+
+
+def test_an_iban_after_a_broken_ibans_rest_on_its_line_is_found() -> None:
+    text = "IBAN: GB82 WEST 1234\n5698 7654 32 and NL91 ABNA 0417 1643 00"
+    assert found(text) == [(GB, True), ("NL91ABNA0417164300", True)]
+
+
+def test_an_ibans_last_character_begins_no_other() -> None:
+    """A Qatari IBAN ends in a lone letter: `G B29 NWBK ...` after it is no GB IBAN."""
+    qatar = "QA58DOHB00001234567890ABCDEFG"
+    text = "QA58 DOHB 0000 1234 5678 90AB CDEF G B29 NWBK 6016 1331 9268 19"
+    assert found(text) == [(qatar, True)]
