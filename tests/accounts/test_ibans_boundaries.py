@@ -190,3 +190,14 @@ def test_an_ibans_last_character_begins_no_other() -> None:
     qatar = "QA58DOHB00001234567890ABCDEFG"
     text = "QA58 DOHB 0000 1234 5678 90AB CDEF G B29 NWBK 6016 1331 9268 19"
     assert found(text) == [(qatar, True)]
+
+
+def test_offsets_of_a_broken_iban_run_to_its_rests_last_character() -> None:
+    text = "IBAN: GB82 WEST 1234\n5698 7654 32 Danke"
+    ((_account, start, end),) = find_in_text(text)
+    assert text[start:end] == "GB82 WEST 1234\n5698 7654 32"
+
+
+def test_a_broken_ibans_last_character_begins_no_other() -> None:
+    text = "QA58 DOHB 0000 1234\n5678 90AB CDEF G B29 NWBK 6016 1331 9268 19"
+    assert found(text) == [("QA58DOHB00001234567890ABCDEFG", True)]

@@ -106,6 +106,23 @@ def test_a_word_beside_a_broken_iban_is_as_far_from_it_as_on_one_line() -> None:
         assert purpose is not None and purpose.kind == READER
 
 
+def test_a_word_just_after_a_broken_iban_ties_as_it_would_on_one_line() -> None:
+    """`Your account` right after where the IBAN stops is 41 characters away (one, and the
+    penalty); a transfer asked for 41 characters before it ties, and the word before wins.
+    One character farther, the word after it does. Broken or not, the same."""
+    beside = ("Your account no. 4711", 0.65, 0.95)
+    for filler, want in ((39, PAY_TO), (40, READER)):
+        asked = "Please pay by bank transfer " + "x" * filler + " GB82 WEST 1234"
+        for lines in (
+            cells([(asked, 0.05, 0.6), beside], [("5698 7654 32", 0.05, 0.3)]),
+            cells([(asked + " 5698 7654 32", 0.05, 0.6), beside]),
+        ):
+            page = read_page(lines)
+            (account,) = page.found
+            purpose = page.purpose(account)
+            assert purpose is not None and purpose.kind == want, filler
+
+
 # -- where a label's value is -----------------------------------------------------------
 
 
