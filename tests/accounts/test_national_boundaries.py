@@ -78,7 +78,7 @@ def test_a_labels_value_under_it_is_in_its_column_on_the_next_line() -> None:
         [("20-00-00", 0.05, 0.3), ("60-16-13", 0.51, 0.8)],
     ) == [(UK, "601613", False)]
     assert in_cells([("Sort code", 0.04, 0.04)], [("60-16-13", 0.02, 0.03)]) == []
-    assert in_cells([("20-00-00", 0.5, 0.7)], [label], [("60-16-13", 0.5, 0.7)]) == [
+    assert in_cells([("Seite 1", 0.0, 0.2)], [label], [("60-16-13", 0.5, 0.7)]) == [
         (UK, "601613", False)
     ]
 
