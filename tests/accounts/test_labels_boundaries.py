@@ -7,7 +7,7 @@ guards (bench/README.md, "Mutation testing")."""
 from __future__ import annotations
 
 from docflow.accounts import read_page
-from docflow.accounts.labels import MANDATE, PAY_TO
+from docflow.accounts.labels import MANDATE, PAY_TO, READER, cues
 from docflow.accounts.lines import text_lines
 
 GB = "GB82 WEST 1234 5698 7654 32"
@@ -52,3 +52,18 @@ def test_a_word_glued_to_an_accounts_end_is_after_it() -> None:
     """`...32Lastschrift`: the mandate word starts where the IBAN ends, so it counts as after
     it (at the penalty), and the transfer asked for before it is nearer."""
     assert purposes(f"Bank transfer to {GB}Lastschrift") == [("GB82", PAY_TO)]
+
+
+def test_a_cue_inside_a_longer_one_of_another_kind_is_the_longers() -> None:
+    """`Kunden-IBAN` is the reader's own account: the label `IBAN` inside it is no label (its
+    value is not read as an account), and the cues after it on the line are still read."""
+    assert [c.kind for c in cues(["kunden-iban: 1234 5678 9012 34, bitte uberweisen sie"])] == [
+        READER,
+        PAY_TO,
+    ]
+    assert read_page(text_lines("Kunden-IBAN: 1234 5678 9012 34")).found == ()
+
+
+def test_a_negated_mandate_word_leaves_the_next_one_on_its_line() -> None:
+    kinds = [c.kind for c in cues(["keine lastschrift. wir buchen per sepa-lastschrift ab"])]
+    assert kinds == [MANDATE]

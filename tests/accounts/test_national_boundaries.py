@@ -88,3 +88,13 @@ def test_a_pair_over_two_lines_covers_its_account_number() -> None:
     once, not an unrecognized account of its own."""
     page = read_page(text_lines("Sort code: 60-16-13\nBank account number: 31926819"))
     assert [(f.account.kind, f.account.value) for f in page.found] == [(UK, "60161331926819")]
+
+
+def test_a_pair_on_one_line_covers_only_itself() -> None:
+    """A label's value after a whole UK account on its line is read."""
+    text = "Sort code: 60-16-13 Account number: 31926819 IBAN: 1234 5678 9012 34"
+    page = read_page(text_lines(text))
+    assert [(f.account.kind, f.account.value) for f in page.found] == [
+        (UK, "60161331926819"),
+        (OTHER, "12345678901234"),
+    ]
