@@ -67,3 +67,13 @@ def test_a_cue_inside_a_longer_one_of_another_kind_is_the_longers() -> None:
 def test_a_negated_mandate_word_leaves_the_next_one_on_its_line() -> None:
     kinds = [c.kind for c in cues(["keine lastschrift. wir buchen per sepa-lastschrift ab"])]
     assert kinds == [MANDATE]
+
+
+def test_a_word_a_line_over_counts_as_ten_thousand_characters_less_its_end() -> None:
+    """`Please pay by bank transfer` (ending at 27) over the IBAN is 10,000 - 27 away; a
+    mandate word after the IBAN on its own line ties with it at 9,960 (the word over it, read
+    first, wins) and is nearer at 9,959."""
+    over = "Please pay by bank transfer\n"
+    for start, want in ((9_960, PAY_TO), (9_959, MANDATE)):
+        line = GB.ljust(start) + "Lastschrift"
+        assert purposes(over + line) == [("GB82", want)], start
