@@ -77,3 +77,8 @@ def test_a_word_a_line_over_counts_as_ten_thousand_characters_less_its_end() -> 
     for start, want in ((9_960, PAY_TO), (9_959, MANDATE)):
         line = GB.ljust(start) + "Lastschrift"
         assert purposes(over + line) == [("GB82", want)], start
+
+
+def test_a_word_around_the_account_is_at_no_distance() -> None:
+    """`Zahlbar ... auf` spans the IBAN: it is its purpose, before the transfer word after."""
+    assert purposes(f"Zahlbar {GB} auf, per Überweisung") == [("GB82", PAY_TO)]

@@ -86,7 +86,7 @@ def test_a_labels_value_under_it_is_in_its_column_on_the_next_line() -> None:
 def test_a_pair_over_two_lines_covers_its_account_number() -> None:
     """The account number's label is an account's label too: its value is the pair's, read
     once, not an unrecognized account of its own."""
-    page = read_page(text_lines("Sort code: 60-16-13\nBank account number: 31926819"))
+    page = read_page(text_lines("Sort code: 60-16-13\nBank account: 31926819"))
     assert [(f.account.kind, f.account.value) for f in page.found] == [(UK, "60161331926819")]
 
 
@@ -98,3 +98,65 @@ def test_a_pair_on_one_line_covers_only_itself() -> None:
         (UK, "60161331926819"),
         (OTHER, "12345678901234"),
     ]
+
+
+def places(text: str | list[list[Segment]]) -> list[tuple[str, str, bool, tuple[int, ...]]]:
+    lines = text_lines(text) if isinstance(text, str) else text
+    return [
+        (a.kind, a.value, a.valid, (p.line, p.start, p.end_line, p.end))
+        for a, p in national_accounts(lines)
+    ]
+
+
+def test_a_checked_new_zealand_account_after_its_label_is_an_account() -> None:
+    assert accounts("Account number: 01-0902-0068389-00") == [
+        (OTHER, "010902006838900", True, None)
+    ]
+    # The account number of a US pair is the pair's, not a New Zealand account too.
+    assert [a[0] for a in accounts("Routing: 021000021 Account: 01-0902-0068389-00")] == ["us"]
+
+
+def test_a_sort_code_with_an_account_number_no_uk_one_is_half_an_account_where_it_stands() -> None:
+    assert places("Sort code: 60-16-13 Account number: 9876543210") == [
+        (UK, "601613", False, (0, 11, 0, 19))
+    ]
+
+
+def test_parts_three_lines_apart_do_not_pair() -> None:
+    assert places("Sort code: 60-16-13\n\n\nAccount number: 31926819") == [
+        (UK, "601613", False, (0, 11, 0, 19))
+    ]
+
+
+def test_a_part_pairs_with_the_partner_fewest_lines_then_fewest_characters_away() -> None:
+    far = " " * 40 + "Account number: 11111111"
+    assert places(f"{far}\nSort code: 60-16-13\nAccount number: 31926819")[0][:2] == (
+        UK,
+        "60161331926819",
+    )
+    one_line = (
+        "Account number: 11111111, Konto bei der Bank in London  "
+        "Sort code: 60-16-13  Account number: 31926819"
+    )
+    assert places(one_line)[0][:2] == (UK, "60161331926819")
+
+
+def test_a_labels_value_in_the_next_cell_after_words_in_its_own() -> None:
+    got = places(
+        [
+            [
+                Segment("Sort code (GBP)", 0.0, 0.3),
+                Segment("60-16-13", 0.4, 0.6),
+                Segment("(London)", 0.7, 0.9),
+            ]
+        ]
+    )
+    assert got == [(UK, "601613", False, (0, 16, 0, 24))]
+
+
+def test_a_value_two_labels_point_at_is_read_once() -> None:
+    lines = [
+        [Segment("Sort code", 0.5, 0.7)],
+        [Segment("Sort code", 0.0, 0.3), Segment("60-16-13", 0.5, 0.7)],
+    ]
+    assert places(lines) == [(UK, "601613", False, (1, 10, 1, 18))]
