@@ -160,3 +160,27 @@ def test_a_value_two_labels_point_at_is_read_once() -> None:
         [Segment("Sort code", 0.0, 0.3), Segment("60-16-13", 0.5, 0.7)],
     ]
     assert places(lines) == [(UK, "601613", False, (1, 10, 1, 18))]
+
+
+def test_a_pair_over_two_lines_covers_its_second_line_from_its_account_number_on() -> None:
+    """A label's value before the account number on its line is an account of its own."""
+    page = read_page(
+        text_lines("Sort code: 60-16-13\nIBAN: 1234 5678 9012 34 / Account number: 31926819")
+    )
+    assert [(f.account.kind, f.account.value) for f in page.found] == [
+        (UK, "60161331926819"),
+        (OTHER, "12345678901234"),
+    ]
+
+
+def test_a_labels_value_in_the_next_cell_when_the_label_is_in_the_last_cell_but_one() -> None:
+    got = places(
+        [
+            [
+                Segment("Zahlung", 0.0, 0.1),
+                Segment("Sort code (GBP)", 0.15, 0.4),
+                Segment("60-16-13", 0.45, 0.6),
+            ]
+        ]
+    )
+    assert got == [(UK, "601613", False, (0, 24, 0, 32))]
