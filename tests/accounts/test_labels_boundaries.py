@@ -82,3 +82,9 @@ def test_a_word_a_line_over_counts_as_ten_thousand_characters_less_its_end() -> 
 def test_a_word_around_the_account_is_at_no_distance() -> None:
     """`Zahlbar ... auf` spans the IBAN: it is its purpose, before the transfer word after."""
     assert purposes(f"Zahlbar {GB} auf, per Überweisung") == [("GB82", PAY_TO)]
+
+
+def test_a_word_around_the_account_is_nearer_than_one_a_character_before_it() -> None:
+    """`autorise ... debiter` ends one character before the IBAN; `zahlbar ... auf` (begun
+    inside it) spans the IBAN: no distance beats that one."""
+    assert purposes(f"Autorise zahlbar debiter {GB} auf") == [("GB82", PAY_TO)]
