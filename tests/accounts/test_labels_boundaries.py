@@ -88,3 +88,7 @@ def test_a_word_around_the_account_is_nearer_than_one_a_character_before_it() ->
     """`autorise ... debiter` ends one character before the IBAN; `zahlbar ... auf` (begun
     inside it) spans the IBAN: no distance beats that one."""
     assert purposes(f"Autorise zahlbar debiter {GB} auf") == [("GB82", PAY_TO)]
+
+
+def test_a_cue_starting_where_a_longer_one_of_another_kind_does_is_the_longers() -> None:
+    assert [c.kind for c in cues(["iban des kunden: de89 3704 0044 0532 0130 00"])] == [READER]
