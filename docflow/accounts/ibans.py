@@ -188,11 +188,16 @@ def _at(page: _Page, line: int, pos: int) -> tuple[Account, list[_Char]] | None:
 def find_ibans(lines: Sequence[Line]) -> list[tuple[Account, Place]]:
     """Every IBAN on these lines, in reading order, each with where it is printed."""
     page = _Page(lines)
-    used: dict[int, int] = {}  # per line: how far an IBAN from the line above took it
+    # Per line: the parts IBANs from the line above took (their rest, in its own column).
+    used: dict[int, list[tuple[int, int]]] = {}
     out: list[tuple[Account, Place]] = []
     for line, text in enumerate(page.folded):
-        pos = used.get(line, 0)
+        pos = 0
         while pos < len(text):
+            taken_by = [end for start, end in used.get(line, ()) if start <= pos < end]
+            if taken_by:
+                pos = taken_by[0]
+                continue
             c = text[pos]
             starts_word = (
                 c.isascii() and c.isalpha() and not (pos and is_account_char(text[pos - 1]))
@@ -203,11 +208,17 @@ def find_ibans(lines: Sequence[Line]) -> list[tuple[Account, Place]]:
                 continue
             account, taken = found
             last = taken[-1]
-            out.append((account, Place(line, pos, last.line, last.col + 1)))
-            if last.line != line:
-                used[last.line] = last.col + 1
-                break
-            pos = last.col + 1
+            if last.line == line:
+                out.append((account, Place(line, pos, line, last.col + 1)))
+                pos = last.col + 1
+                continue
+            # Broken over two lines: its first line goes on after where it stops (another
+            # column), and the next line is read but for its rest.
+            stop = max(c.col for c in taken if c.line == line) + 1
+            resume = min(c.col for c in taken if c.line == last.line)
+            out.append((account, Place(line, pos, last.line, last.col + 1, stop, resume)))
+            used.setdefault(last.line, []).append((resume, last.col + 1))
+            pos = stop
     return out
 
 

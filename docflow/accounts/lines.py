@@ -25,12 +25,17 @@ Line = Sequence[Segment]
 @dataclass(frozen=True)
 class Place:
     """Where a found thing is: from (line, start) to (end_line, end), offsets in the lines'
-    texts (`line_text`), the end exclusive."""
+    texts (`line_text`), the end exclusive. A thing broken over two lines says where it stops
+    on its first line and resumes on its last (`stop`, `resume`; unsaid, the first line's
+    end and the last line's start): another column's text beside it is not its. One on one
+    line has no use for them."""
 
     line: int
     start: int
     end_line: int
     end: int
+    stop: int = 10**9
+    resume: int = 0
 
 
 def line_text(line: Line) -> str:

@@ -175,7 +175,9 @@ def _span(a: Labelled, b: Labelled | None) -> Place:
     if b is None:
         return a.place
     first, last = sorted((a.place, b.place), key=lambda p: (p.line, p.start))
-    return Place(first.line, first.start, last.end_line, last.end)
+    if first.line == last.end_line:
+        return Place(first.line, first.start, last.end_line, last.end)
+    return Place(first.line, first.start, last.end_line, last.end, first.end, last.start)
 
 
 def _valid(check: Callable[[str], bool], value: str) -> bool:

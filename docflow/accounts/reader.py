@@ -56,7 +56,9 @@ class PageAccounts:
         """The pay-to, mandate or reader's cue nearest the account (labels.nearest)."""
         stops = {f.place.line for f in self.found if f.place.line != found.place.line}
         p = found.place
-        end = p.end if p.end_line == p.line else 10**9
+        # One broken over two lines ends on its line where it stops (a column beside it is
+        # after it, as on one line).
+        end = p.end if p.end_line == p.line else p.stop
         return nearest(self.cues, p.line, p.start, end, stops)
 
     def instructions(self) -> list[Cue]:
@@ -124,13 +126,14 @@ def _token(text: str, at: int) -> tuple[str, int, int] | None:
 
 def _on_line(place: Place, line: int) -> tuple[int, int] | None:
     """The part of `line` a place covers (one broken over two lines covers the first from
-    its start to the line's end, the second from its start)."""
+    its start to where it stops, the last from where it resumes: a column beside it is not
+    its)."""
     if place.line == place.end_line == line:
         return place.start, place.end
     if place.line == line:
-        return place.start, 10**9
+        return place.start, place.stop
     if place.end_line == line:
-        return 0, place.end
+        return place.resume, place.end
     return None
 
 
