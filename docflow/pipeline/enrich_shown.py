@@ -10,8 +10,8 @@ from typing import Any
 from docflow.document.shown import EnrichmentNote, EnrichShown
 from docflow.pipeline.enrich_fill import KEPT
 from docflow.pipeline.enrich_plan import FROM_RULES
-from docflow.rules.model import StageJson
 from docflow.rules.routed import RoutedStage, stage_from_dict
+from docflow.rules.stage_json import StageJson
 from docflow.runtime import runtime
 
 REASONS_SHOWN = 10  # the read model's report is at most 8 KiB; S3 keeps every reason

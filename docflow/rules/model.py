@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from docflow.extract.checks.spec import NO_FIELDS, FieldRules, parse_field_rules
 from docflow.rules.controls import NO_CONTROLS, ControlRules, parse_control_rules
@@ -19,6 +19,7 @@ from docflow.rules.detectors import DETECTORS
 from docflow.rules.matching import BILLS, CREDITS, NO_MATCHING, MatchRules, parse_match_rules
 from docflow.rules.packets import NO_PACKETS, PacketRules, parse_packet_rules
 from docflow.rules.people import NO_PEOPLE, People, parse_people
+from docflow.rules.stage_json import StageJson
 from docflow.settings import Settings, SettingsError
 
 DEFAULT_RULES = Path(__file__).with_name("rules.toml")
@@ -29,23 +30,6 @@ NOTIFY_MODES = ("each", "digest")
 
 # A stage's timers become durable waits (rounds); this bounds the rounds, and so the operations.
 MAX_REMINDERS = 10
-
-
-class StageJson(TypedDict, total=False):
-    """A review stage as checkpoints and review links carry it (`Stage.to_dict`): its name,
-    reviewers and timeouts, then each policy only when it is set."""
-
-    name: str
-    reviewers: list[str]
-    timeoutSeconds: int
-    heartbeatSeconds: int
-    quorum: int
-    remindAfterSeconds: int
-    maxReminders: int
-    escalateAfterSeconds: int
-    escalateTo: list[str]
-    notify: str
-    digest: list[str]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from docflow.rules.model import Stage, StageJson
+from docflow.rules.model import Stage
+from docflow.rules.stage_json import StageJson
 
 
 class RoutedStageJson(StageJson, total=False):

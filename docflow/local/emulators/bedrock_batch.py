@@ -31,11 +31,18 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from docflow import aws
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
+from docflow.local.emulators.bedrock_batch_shapes import (
+    CreateJobRequest,
+    InputRecord,
+    JobDescribed,
+    OutputRecord,
+    RecordCounts,
+)
 
 if TYPE_CHECKING:
     from docflow.converse import ConverseRequest
@@ -49,64 +56,6 @@ _JOB = re.compile(r"^/model-invocation-job/([^/]+)(/stop)?$")
 
 # A record's modelInput (a Converse request) -> Converse's answer.
 Model = Callable[["ConverseRequest"], "ConverseAnswer"]
-
-# Bedrock's control-plane shapes (CreateModelInvocationJob, GetModelInvocationJob), as much of
-# them as the emulator reads and answers; the `mypy-boto3-bedrock` stubs are not a dependency.
-
-
-class S3InputDataConfig(TypedDict):
-    s3Uri: str
-
-
-class InputDataConfig(TypedDict):
-    s3InputDataConfig: S3InputDataConfig
-
-
-class S3OutputDataConfig(TypedDict):
-    s3Uri: str
-
-
-class OutputDataConfig(TypedDict):
-    s3OutputDataConfig: S3OutputDataConfig
-
-
-class CreateJobRequest(TypedDict, total=False):
-    """CreateModelInvocationJob's body, as the caller wrote it (checked field by field)."""
-
-    jobName: str
-    roleArn: str
-    modelId: str
-    clientRequestToken: str
-    inputDataConfig: InputDataConfig
-    outputDataConfig: OutputDataConfig
-    timeoutDurationInHours: int
-
-
-class RecordCounts(TypedDict, total=False):
-    """A job's record counts: the total once its input is read, all four once answered."""
-
-    totalRecordCount: int
-    processedRecordCount: int
-    successRecordCount: int
-    errorRecordCount: int
-
-
-class JobDescribed(RecordCounts, total=False):
-    """A job as GetModelInvocationJob and ListModelInvocationJobs answer it."""
-
-    jobArn: str
-    jobName: str
-    modelId: str
-    clientRequestToken: str
-    roleArn: str
-    status: str
-    submitTime: str
-    lastModifiedTime: str
-    inputDataConfig: InputDataConfig
-    outputDataConfig: OutputDataConfig
-    timeoutDurationInHours: int
-    message: str
-    endTime: str
 
 
 @dataclass
@@ -165,25 +114,6 @@ class Job:
         if self.ended:
             answer["endTime"] = self.ended.isoformat()
         return answer
-
-
-class InputRecord(TypedDict, total=False):
-    recordId: str
-    modelInput: ConverseRequest  # a Converse request body, as the caller wrote it
-
-
-class RecordError(TypedDict):
-    errorCode: int
-    errorMessage: str
-
-
-class OutputRecord(TypedDict, total=False):
-    """One line of a `.jsonl.out`: the record's id and input, and its answer or its error."""
-
-    recordId: str | None
-    modelInput: ConverseRequest | None
-    modelOutput: ConverseAnswer
-    error: RecordError
 
 
 # An input file's records. Named outside the class, whose `list` action hides the builtin there.
