@@ -32,6 +32,17 @@ def places(lines: list[list[Segment]]) -> list[tuple[str, int, int, int, int]]:
 # -- a column beside an account broken over two lines (the bug this round found) -------------
 
 
+def broken_and_whole(asked: Cell, beside: Cell) -> tuple[list[list[Segment]], ...]:
+    """The same page twice: the IBAN ending `asked`'s line broken after `GB82 WEST 1234`
+    (its rest on the next line, in the first column), and whole on one line; `beside` in
+    the other column of the first line either way."""
+    text, x0, x1 = asked
+    return (
+        cells([asked, beside], [("5698 7654 32", 0.05, 0.3)]),
+        cells([(text + " 5698 7654 32", x0, x1), beside]),
+    )
+
+
 def test_an_account_in_the_column_beside_a_broken_ibans_first_line_is_read() -> None:
     """An IBAN broken over two lines in the left column covers that column only: a UK account
     or a label's value in the right column of its first line is an account of its own (it
@@ -78,10 +89,7 @@ def test_words_in_the_column_beside_a_broken_iban_come_after_it_as_on_one_line()
     purpose (it was taken for the reader's own account, so no payee at all)."""
     asked = ("Please pay by bank transfer to GB82 WEST 1234", 0.05, 0.45)
     beside = ("Your account no. 4711", 0.55, 0.95)
-    for lines in (
-        cells([asked, beside], [("5698 7654 32", 0.05, 0.3)]),
-        cells([(asked[0] + " 5698 7654 32", 0.05, 0.45), beside]),
-    ):
+    for lines in broken_and_whole(asked, beside):
         page = read_page(lines)
         (account,) = page.found
         purpose = page.purpose(account)
@@ -96,10 +104,7 @@ def test_a_word_beside_a_broken_iban_is_as_far_from_it_as_on_one_line() -> None:
         "Please pay by bank transfer (within 30 days, quoting our invoice no.) to GB82 WEST 1234"
     )
     beside = ("Your account no. 4711", 0.65, 0.95)
-    for lines in (
-        cells([(asked, 0.05, 0.6), beside], [("5698 7654 32", 0.05, 0.3)]),
-        cells([(asked + " 5698 7654 32", 0.05, 0.6), beside]),
-    ):
+    for lines in broken_and_whole((asked, 0.05, 0.6), beside):
         page = read_page(lines)
         (account,) = page.found
         purpose = page.purpose(account)
@@ -113,10 +118,7 @@ def test_a_word_just_after_a_broken_iban_ties_as_it_would_on_one_line() -> None:
     beside = ("Your account no. 4711", 0.65, 0.95)
     for filler, want in ((39, PAY_TO), (40, READER)):
         asked = "Please pay by bank transfer " + "x" * filler + " GB82 WEST 1234"
-        for lines in (
-            cells([(asked, 0.05, 0.6), beside], [("5698 7654 32", 0.05, 0.3)]),
-            cells([(asked + " 5698 7654 32", 0.05, 0.6), beside]),
-        ):
+        for lines in broken_and_whole((asked, 0.05, 0.6), beside):
             page = read_page(lines)
             (account,) = page.found
             purpose = page.purpose(account)
