@@ -9,10 +9,19 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast test-durations screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories mutation
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[dev]"
+# Every environment is made and filled by uv (pinned, in its own environment): it installs from
+# its cache in seconds where pip took a minute, which is most of a fresh machine's setup. `--seed`
+# puts pip in .venv too, for the one package uv will not install (conformance-deps).
+UV_VENV := .uv-venv
+UV := $(UV_VENV)/bin/uv
+HOST_PYTHON = "$$($(PYTHON) -c 'import sys; print(sys.executable)')"
+$(UV):
+	$(PYTHON) -m venv $(UV_VENV)
+	$(UV_VENV)/bin/pip install -q uv==0.13.9
+
+$(STAMP): pyproject.toml | $(UV)
+	test -x $(BIN)/python || $(UV) venv -q --seed --python $(HOST_PYTHON) $(VENV)
+	$(UV) pip install -q --python $(BIN)/python -e ".[dev]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -74,17 +83,15 @@ run: setup system-deps
 	@echo "next: $(BIN)/docflow pending | mail | dashboard | --help (source $(BIN)/activate puts docflow on the PATH)"
 
 # SAM CLI pins an older boto3 than the durable SDK needs, so it gets its own environment.
-$(SAM_VENV)/bin/sam:
-	$(PYTHON) -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/pip install -q --upgrade pip
-	$(SAM_VENV)/bin/pip install -q aws-sam-cli==1.170.0 cfn-lint==1.58.0
+$(SAM_VENV)/bin/sam: | $(UV)
+	$(UV) venv -q --allow-existing --python $(HOST_PYTHON) $(SAM_VENV)
+	$(UV) pip install -q --python $(SAM_VENV)/bin/python aws-sam-cli==1.170.0 cfn-lint==1.58.0
 
 # checkov pins packages that clash with the project's (and with SAM CLI's): its own environment.
 CHECKOV_VENV := .checkov-venv
-$(CHECKOV_VENV)/bin/checkov:
-	$(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/pip install -q --upgrade pip
-	$(CHECKOV_VENV)/bin/pip install -q checkov==3.3.30
+$(CHECKOV_VENV)/bin/checkov: | $(UV)
+	$(UV) venv -q --allow-existing --python $(HOST_PYTHON) $(CHECKOV_VENV)
+	$(UV) pip install -q --python $(CHECKOV_VENV)/bin/python checkov==3.3.30
 
 # checkov fails on any finding not in .checkov.baseline (each accepted one is listed there, with
 # its reason; docs/security.md).
@@ -97,7 +104,7 @@ lint: setup $(SAM_VENV)/bin/sam $(CHECKOV_VENV)/bin/checkov
 	$(CHECKOV_VENV)/bin/checkov -f template.yaml --framework cloudformation \
 	  --baseline .checkov.baseline --quiet --compact --skip-download
 
-build: $(SAM_VENV)/bin/sam
+build: $(SAM_VENV)/bin/sam $(UV)
 	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(SAM) build --region us-east-1
 
 bench-smoke: bench-smoke-stack bench-smoke-rest
@@ -140,17 +147,12 @@ mutation: setup
 # requirements/lambda.txt: requirements/lambda.in's ranges compiled for python3.13 manylinux
 # x86_64, every dependency pinned with its hashes (uv, in its own environment). Pins already in
 # lambda.txt stay; `make lambda-lock LOCK_FLAGS=--upgrade` moves them to the newest in range.
-UV_VENV := .uv-venv
 LOCK_FLAGS ?=
-$(UV_VENV)/bin/uv:
-	$(PYTHON) -m venv $(UV_VENV)
-	$(UV_VENV)/bin/pip install -q uv==0.13.9
-
-lambda-lock: $(UV_VENV)/bin/uv
-	$(UV_VENV)/bin/uv pip compile requirements/lambda.in -o requirements/lambda.txt -q \
+lambda-lock: $(UV)
+	$(UV) pip compile requirements/lambda.in -o requirements/lambda.txt -q \
 	  --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux2014 \
 	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
-	$(UV_VENV)/bin/uv pip compile requirements/einvoice-rules.in -o requirements/einvoice-rules.txt \
+	$(UV) pip compile requirements/einvoice-rules.in -o requirements/einvoice-rules.txt \
 	  -q --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux_2_28 \
 	  --only-binary :all: --custom-compile-command "make lambda-lock" $(LOCK_FLAGS)
 
@@ -161,13 +163,15 @@ histories: setup
 	$(BIN)/python -m tests.support.record_histories $(if $(RELEASE),--release $(RELEASE))
 
 # ---- sam build (BuildMethod: makefile). Each function gets its handler package and the shared
-# library, with python3.13 manylinux wheels installed by pip --platform (works from any Python),
-# each checked against its hash in requirements/lambda.txt.
-LAMBDA_PIP := $(PYTHON) -m pip install -q --platform manylinux2014_x86_64 --implementation cp \
-	--python-version 3.13 --only-binary=:all: --upgrade --require-hashes -r requirements/lambda.txt
+# library, with python3.13 manylinux wheels installed by uv for that platform (works from any
+# Python), each checked against its hash in requirements/lambda.txt.
+LAMBDA_PIP := $(UV) pip install -q --python-platform x86_64-manylinux2014 --python-version 3.13 \
+	--only-binary :all: --require-hashes -r requirements/lambda.txt
 
+# uv leaves its lock file in the target: not part of the package.
 define lambda_build
-	$(LAMBDA_PIP) -t "$(ARTIFACTS_DIR)"
+	$(LAMBDA_PIP) --target "$(ARTIFACTS_DIR)"
+	rm -f "$(ARTIFACTS_DIR)/.lock"
 	tar -C . --exclude='__pycache__' --exclude='docflow/local' -cf - docflow $(1) \
 	  | tar -C "$(ARTIFACTS_DIR)" -xf -
 endef
@@ -193,7 +197,8 @@ build-ReviewDigestFunction:
 # Saxon and the e-invoice library only: its own lock (requirements/einvoice-rules.txt), for
 # manylinux_2_28 (Saxon 13 has no manylinux2014 wheel; python3.13's Amazon Linux 2023 has glibc 2.34).
 build-EInvoiceRulesFunction:
-	$(subst manylinux2014_x86_64,manylinux_2_24_x86_64 --platform manylinux2014_x86_64,$(subst requirements/lambda.txt,requirements/einvoice-rules.txt,$(LAMBDA_PIP))) \
-	  -t "$(ARTIFACTS_DIR)"
+	$(subst x86_64-manylinux2014,x86_64-manylinux_2_28,$(subst requirements/lambda.txt,requirements/einvoice-rules.txt,$(LAMBDA_PIP))) \
+	  --target "$(ARTIFACTS_DIR)"
+	rm -f "$(ARTIFACTS_DIR)/.lock"
 	tar -C . --exclude='__pycache__' -cf - docflow/__init__.py docflow/aws.py docflow/einvoice \
 	  einvoice_rules | tar -C "$(ARTIFACTS_DIR)" -xf -

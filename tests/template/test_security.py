@@ -367,7 +367,7 @@ def test_lambda_requirements_are_pinned_with_hashes_and_installed_requiring_them
     pip = re.search(r"^LAMBDA_PIP := (.*?)(?<!\\)\n", MAKEFILE, re.S | re.M)
     assert pip is not None
     assert "--require-hashes" in pip[1] and "-r requirements/lambda.txt" in pip[1]
-    assert "--python-version 3.13" in pip[1] and "manylinux2014_x86_64" in pip[1]
+    assert "--python-version 3.13" in pip[1] and "x86_64-manylinux2014" in pip[1]
 
 
 # ---------------------------------------------------------------- 12. model ids
