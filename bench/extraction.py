@@ -3,8 +3,9 @@ and a real labelled set.
 
     python bench/extraction.py            generated: 7 languages x text-layer/scanned x 12,
                                           real: every document in tests/data/real_invoices
-    python bench/extraction.py --smoke    generated: 7 x 2 x 1, real: its text-layer documents
-                                          (warm at min_confirmations 2 only)
+    python bench/extraction.py --smoke    generated: 7 x 2 x 1, real: six of its text-layer
+                                          documents (warm at min_confirmations 2 only), types:
+                                          four text-layer documents, variants: one stream
     python bench/extraction.py --per-cell N --workers W --verbose
     python bench/extraction.py --only real --match '_scan|receipt' --verbose
     python bench/extraction.py --only variants [--variants N]   the variants section alone
@@ -127,6 +128,9 @@ from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 from docflow.local.resources import LocalNames
 from tests.kit.sandbox import moto_sandbox
 
+# A smoke run's share of the real set and of the other types: enough to run every section.
+SMOKE_REAL, SMOKE_TYPES = 6, 4
+
 
 def run_one(doc: Document, bucket: str, reads: ReadCache | None = None) -> dict[str, Any]:
     return run_document(doc, bucket, reads)[2]
@@ -207,7 +211,7 @@ def main() -> None:
         sets["generated"] = corpus(1 if args.smoke else args.per_cell)
     if args.only in (None, "real"):
         real = real_documents()
-        sets["real"] = [d for d in real if not d.scanned] if args.smoke else real
+        sets["real"] = [d for d in real if not d.scanned][:SMOKE_REAL] if args.smoke else real
     found = None
     if args.only in (None, "variants"):
         began = time.monotonic()
@@ -216,6 +220,8 @@ def main() -> None:
         sets["variants"] = found.documents
     # The other types are their own section: never in `sets`, so never fitted on.
     typed = type_documents() if args.only in (None, "types") else []
+    if args.smoke:
+        typed = [d for d in typed if not d.scanned][:SMOKE_TYPES]
     if args.match:
         sets = {k: [d for d in v if re.search(args.match, d.ident)] for k, v in sets.items()}
         typed = [d for d in typed if re.search(args.match, d.ident)]
