@@ -9,7 +9,7 @@ DynamoDB and goes out as JSON again, and a state item carries the payload fields
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from docflow.cost import CostEstimate
 from docflow.document.shown import (
@@ -26,6 +26,10 @@ from docflow.document.shown import (
     TaxIdShown,
 )
 from docflow.readmodel.detail import Moved
+
+if TYPE_CHECKING:
+    # For the type only: the recorder's cold start does not load matching (rapidfuzz).
+    from docflow.matching.results import MatchJson
 
 
 class ReviewLink(TypedDict):
@@ -50,6 +54,17 @@ class Awaiting(TypedDict, total=False):
     supplier: str
     deadline: str
     receipts: int
+
+
+class SupplierProposed(TypedDict, total=False):
+    """The supplier proposal a reviewer asked for (docflow.suppliers.enrol): its id, the name
+    proposed, the reviewer's correction of it, its status, a conflict with a registered one."""
+
+    proposalId: str
+    name: str
+    reviewerName: str | None
+    status: str
+    conflict: str | None
 
 
 class Payload(TypedDict, total=False):
@@ -92,7 +107,7 @@ class Payload(TypedDict, total=False):
     corrections: dict[str, str]
     supplier: SupplierShown  # docflow.suppliers.shown: the match and its evidence
     layout: LayoutShown  # docflow.suppliers.hook: the learned layout matched (no values)
-    supplierProposed: dict[str, Any]
+    supplierProposed: SupplierProposed
     supplierNotAdded: str
     ibans: list[IbanShown]
     bank: BankShown  # docflow.suppliers.bank: the verdict and the masked accounts
@@ -103,7 +118,7 @@ class Payload(TypedDict, total=False):
     replaces: dict[str, str]  # the finalized version a finalized new version replaces
     awaiting: Awaiting  # only while `awaiting-match`
     # An invoice's match against its order (docflow.matching.results.MatchRecord's JSON).
-    match: dict[str, Any]
+    match: MatchJson
     summary: Abstract
     risk: Risk
     enrichment: EnrichmentNote
