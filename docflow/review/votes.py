@@ -72,12 +72,12 @@ class VoteCounter:
         try:
             wait = self.stages.get(pk) or {}
             if wait.get("ending") or not self.liveness.alive(wait, link.callback_id):
-                self.links.complete(token, {**said, "delivery": "not-waiting"})
+                self.links.complete(token, said, delivery="not-waiting")
                 raise self._closed(link, wait)
             try:
                 item = self.stages.vote(pk, claims.reviewer, decision.as_vote())
             except StageClosed as exc:
-                self.links.complete(token, {**said, "delivery": "not-waiting"})
+                self.links.complete(token, said, delivery="not-waiting")
                 raise self._closed(link, exc.item) from None
         except ReviewRefused:
             raise
@@ -110,7 +110,7 @@ class VoteCounter:
         try:
             self.callbacks.success(link.callback_id, decision.wire())
         except CallbackGone:
-            self.links.complete(token, {**said, "delivery": "not-waiting"})
+            self.links.complete(token, said, delivery="not-waiting")
             raise self._closed(link, None) from None
         except Exception:
             self.links.refund(token)  # a passing failure: the reviewer may try again
