@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import cast
 
+from docflow.document.fields import fields_json
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
@@ -129,7 +130,9 @@ class VoteCounter:
         if not decision.approved:
             unclassifiable = decision.reject_reason == UNCLASSIFIABLE
             reason = UNCLASSIFIABLE if unclassifiable else "rejected"
-        fields = link.summary.get("fields") or {}
+        # As the orchestrator's copy of this report reads them (review_rounds), so both say
+        # the same.
+        fields = fields_json(link.shown.summary.fields or {})
         payload = decision_payload(
             claims.stage_index, claims.stage_name, status, reason, decision, fields
         )

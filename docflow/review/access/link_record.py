@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Required, TypedDict
+from typing import Required, TypedDict
 
 from docflow.ids import DocumentRef, display_name
 from docflow.review.stage.for_review import ForReview
@@ -42,7 +42,7 @@ class LinkItem(TypedDict, total=False):
     stageName: str
     reviewer: str
     reviewers: list[str]
-    summary: dict[str, Any]  # the run's summary as `ForReview.to_json` wrote it
+    summary: Mapping[str, object]  # the run's summary as `ForReview.to_json` wrote it
     stagePk: str
     waitPk: str
     state: str
@@ -67,7 +67,8 @@ class LinkRecord:
     stage_name: str = ""
     reviewer: str = ""
     reviewers: tuple[str, ...] = ()  # everyone the stage asks, escalation included
-    summary: dict[str, Any] = field(default_factory=dict)  # as stored: `shown` reads it
+    # As stored, read through `shown` (ForReview), which checks what it reads.
+    summary: Mapping[str, object] = field(default_factory=dict)
     stage_pk: str = ""  # the stage record: votes and the execution's current callback
     wait_pk: str = ""  # the register's wait (the same stage record for links minted now)
     state: str = "open"  # open -> deciding -> used, or superseded

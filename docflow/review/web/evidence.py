@@ -14,17 +14,27 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.ids import DocumentRef
+from docflow.packets.engine import PageCallJson
 from docflow.review.stage.masking import Segment, mask
 from docflow.rules.glued_digits import digits_apart
 from docflow.storage import artifact_prefix, page_text_key, page_words_key
 
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
+
+
+class PageFactsJson(TypedDict):
+    """A page as the review's page index caches it (`review/pages.json`)."""
+
+    page: int
+    engine: str
+    confidence: float
+    sensitive: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -37,7 +47,7 @@ class PageFacts:
     def low_confidence(self, threshold: float) -> bool:
         return self.engine != "textlayer" and self.confidence < threshold
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PageFactsJson:
         return {
             "page": self.page,
             "engine": self.engine,
@@ -111,11 +121,11 @@ class EvidenceStore:
         rows = json.loads(words).get("words", []) if words else []
         return digits_apart(raw.decode("utf-8", "replace"), (str(row[0]) for row in rows))
 
-    def plan_calls(self, key: str) -> list[dict[str, Any]]:
+    def plan_calls(self, key: str) -> list[PageCallJson]:
         """A packet's page calls (type, start score, reason codes), as the plan step stored
         them; [] when there are none."""
         raw = self._get(key) if key else None
-        calls = json.loads(raw).get("pages", []) if raw else []
+        calls: list[PageCallJson] = json.loads(raw).get("pages", []) if raw else []
         return [c for c in calls if isinstance(c, dict) and "page" in c]
 
     def einvoice(self, key: str) -> dict[str, Any] | None:

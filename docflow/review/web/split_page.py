@@ -11,8 +11,9 @@ comes back with the reviewer's ticks and the error next to the boxes, and decide
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from docflow.packets.engine import PageCallJson
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.split import split_of
 from docflow.review.stage.stage_record import Presence
@@ -48,7 +49,7 @@ def split_page(
     *,
     link: LinkRecord,
     base: str,
-    calls: Sequence[dict[str, Any]],
+    calls: Sequence[PageCallJson],
     deadline: int | None,
     starts: Sequence[int] | None = None,
     error: str = "",
@@ -97,15 +98,27 @@ def split_page(
     )
 
 
-def _card(page: int, call: dict[str, Any] | None, ticked: bool, unsure: bool) -> dict[str, Any]:
-    call = call or {}
-    said = [REASONS.get(str(r), str(r)) for r in call.get("reasons") or []]
+class Card(TypedDict):
+    """A page's thumbnail: its tick, whether the proposal was unsure, the type and start score
+    the plan gave it, why, and (as the ticks stand) which document it is in."""
+
+    page: int
+    ticked: bool
+    unsure: bool
+    type: str
+    score: int | None
+    why: str
+    document: NotRequired[int]
+
+
+def _card(page: int, call: PageCallJson | None, ticked: bool, unsure: bool) -> Card:
+    said = [REASONS.get(str(r), str(r)) for r in (call.get("reasons") if call else None) or []]
     return {
         "page": page,
         "ticked": ticked,
         "unsure": unsure,
-        "type": str(call.get("docType") or "").replace("-", " "),
-        "score": round(float(call["start"]) * 100) if "start" in call else None,
+        "type": str((call.get("docType") if call else None) or "").replace("-", " "),
+        "score": round(float(call["start"]) * 100) if call and "start" in call else None,
         "why": "; ".join(said[:MAX_REASONS]),
     }
 
