@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from aws_durable_execution_sdk_python.lambda_service import ErrorObject
 from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
@@ -29,7 +29,7 @@ from docflow.local.resources import LocalNames
 from docflow.local.tools.queued import deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
-from docflow.piles.shapes import StateChange
+from docflow.piles.shapes import BatcherResult, StateChange
 from docflow.review.stage.callbacks import CallbackGone
 from docflow.settings import load_settings
 
@@ -105,6 +105,13 @@ class EventPump:
                 print(f"event pump: {exc!r}", flush=True)
 
 
+class BatcherRun(TypedDict):
+    """A batcher's execution: its status as the runner says it, and its result."""
+
+    status: str
+    result: BatcherResult
+
+
 @dataclass
 class Pile:
     names: LocalNames
@@ -123,7 +130,7 @@ class Pile:
                 raise TimeoutError(f"{Pool().count(PENDING)} of {n} documents registered")
             time.sleep(0.2)
 
-    def run_batcher(self, name: str, timeout_s: int = 600) -> dict[str, Any]:
+    def run_batcher(self, name: str, timeout_s: int = 600) -> BatcherRun:
         result = self.batcher.run(input=json.dumps({"name": name}), execution_timeout=timeout_s)
         return {"status": str(result.status), "result": json.loads(result.result or "{}")}
 
