@@ -41,7 +41,7 @@ class PartyJson(TypedDict):
     country: str | None
 
 
-class LineJson(TypedDict):
+class LineJson(TypedDict, total=False):
     line_id: str | None
     description: str | None
     quantity: str | None
@@ -61,8 +61,10 @@ class VatJson(TypedDict):
     tax: str | None
 
 
-class EInvoiceJson(TypedDict):
-    """`EInvoice.to_json`: the record's fields by their own names, in their order."""
+class EInvoiceJson(TypedDict, total=False):
+    """`EInvoice.to_json`: the record's fields by their own names, in their order; every one
+    is written, but a file an older release wrote lacks the later ones (`other_accounts`, a
+    line's `item_id` and `order_line`), so a reader gets each as it may be missing."""
 
     syntax: str
     customization: str | None

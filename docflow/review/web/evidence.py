@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from botocore.exceptions import ClientError
 
@@ -24,6 +24,11 @@ from docflow.packets.engine import PageCallJson
 from docflow.review.stage.masking import Segment, mask
 from docflow.rules.glued_digits import digits_apart
 from docflow.storage import artifact_prefix, page_text_key, page_words_key
+
+if TYPE_CHECKING:
+    # Types only: the callback API's cold start loads neither lxml nor rapidfuzz for them.
+    from docflow.einvoice.stored import EInvoiceFile
+    from docflow.matching.detail import MatchDetail
 
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
 
@@ -128,9 +133,18 @@ class EvidenceStore:
         calls: list[PageCallJson] = json.loads(raw).get("pages", []) if raw else []
         return [c for c in calls if isinstance(c, dict) and "page" in c]
 
-    def einvoice(self, key: str) -> dict[str, Any] | None:
+    def einvoice(self, key: str) -> EInvoiceFile | None:
         """An e-invoice's stored data (`einvoice.json`, docs/einvoice.md); None when it is not
         there or not a JSON object: the page then says it could not be read."""
+        found: EInvoiceFile | None = self._json_object(key)
+        return found
+
+    def match_detail(self, key: str) -> MatchDetail | None:
+        """An invoice's match.json (`docflow.matching.detail`), read as einvoice.json is."""
+        found: MatchDetail | None = self._json_object(key)
+        return found
+
+    def _json_object(self, key: str) -> Any:
         raw = self._get(key) if key else None
         try:
             value = json.loads(raw) if raw else None
