@@ -26,7 +26,7 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from docflow import aws
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.resources import LocalNames
-from docflow.local.tools.queued import deliver_queued
+from docflow.local.tools.queued import BusEvent, deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
 from docflow.piles.shapes import BatcherResult, StateChange
@@ -91,7 +91,7 @@ class EventPump:
         self._stop.set()
         self._thread.join(timeout=5)
 
-    def _deliver(self, event: dict[str, Any]) -> None:
+    def _deliver(self, event: BusEvent) -> None:
         from batcher.job_events import handler
 
         for _ in range(2 if self.duplicate else 1):
