@@ -31,12 +31,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast
+from typing import Any, TypedDict, TypeVar, cast
 
+from docflow.readmodel.items import Moved, Payload
 from docflow.storage import REPORT_DETAIL_KEY
-
-if TYPE_CHECKING:
-    from docflow.readmodel.items import Payload
 
 # What one report's payload keeps in an item; the rest goes to S3.
 INLINE_BYTES = 8 * 1024
@@ -83,11 +81,6 @@ KEPT = frozenset(
 )
 _FIELD_MAPS = ("fields", "corrections")  # {name: field}, a table's rows under "rows"
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.(\d+))?$")
-
-
-class Moved(TypedDict):
-    key: str  # the S3 key of the report's whole payload
-    count: int  # the whole attribute's entries (a list's items, an object's keys, a text's chars)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ DynamoDB and goes out as JSON again, and a state item carries the payload fields
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 from docflow.cost import CostEstimate
 from docflow.document.shown import (
@@ -25,11 +25,15 @@ from docflow.document.shown import (
     SupplierShown,
     TaxIdShown,
 )
-from docflow.readmodel.detail import Moved
 
-if TYPE_CHECKING:
-    # For the type only: the recorder's cold start does not load matching (rapidfuzz).
-    from docflow.matching.results import MatchJson
+
+class Moved(TypedDict):
+    """Where an attribute moved to S3 is (`docflow.readmodel.detail`): the S3 key of the
+    report's whole payload, and how many entries the whole attribute had (a list's items, an
+    object's keys, a text's characters)."""
+
+    key: str
+    count: int
 
 
 class ReviewLink(TypedDict):
@@ -117,8 +121,9 @@ class Payload(TypedDict, total=False):
     duplicateOf: list[DuplicateHit]
     replaces: dict[str, str]  # the finalized version a finalized new version replaces
     awaiting: Awaiting  # only while `awaiting-match`
-    # An invoice's match against its order (docflow.matching.results.MatchRecord's JSON).
-    match: MatchJson
+    # An invoice's match against its order (docflow.matching.results.MatchJson: the read
+    # model carries it as it came, below matching in the house, as EventDetail does).
+    match: dict[str, object]
     summary: Abstract
     risk: Risk
     enrichment: EnrichmentNote

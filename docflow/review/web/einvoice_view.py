@@ -12,16 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from docflow.document import Check, DocumentSummary
 from docflow.document.shown import EInvoiceShown
 from docflow.review.stage.masking import masked_value
-
-if TYPE_CHECKING:
-    # Types only: the review page's cold start loads no e-invoice parser (lxml) for them.
-    from docflow.einvoice.record import EInvoiceJson
-    from docflow.einvoice.stored import EInvoiceFile
 
 XML, HYBRID = "xml", "hybrid"
 RULE, MISMATCH = "einvoice-rule", "page-mismatch"
@@ -223,7 +218,7 @@ def _money(value: Any, currency: str) -> str:
     return f"{shown(value)} {currency}".strip() if value is not None else ""
 
 
-def _lines(invoice: EInvoiceJson) -> list[dict[str, str]]:
+def _lines(invoice: dict[str, Any]) -> list[dict[str, str]]:
     rows = []
     for n, line in enumerate(invoice.get("lines") or [], start=1):
         description = shown(line.get("description"))
@@ -261,27 +256,27 @@ def _general_and_placed(checks: Sequence[Check]) -> tuple[list[Rule], dict[str, 
     return general, placed
 
 
-def invoice_view(summary: DocumentSummary, stored: EInvoiceFile | None) -> InvoiceView:
+def invoice_view(summary: DocumentSummary, stored: dict[str, Any] | None) -> InvoiceView:
     """The invoice as the page shows it, from the summary's checks and its einvoice.json
     (`stored`; None when it could not be read: the page says so, the checks still show)."""
     about = einvoice_of(summary)
     checks = summary.checks
     general, placed = _general_and_placed(checks)
     stored = stored or {}
-    invoice: EInvoiceJson = stored.get("invoice") or {}
-    report = stored.get("report")
+    invoice: dict[str, Any] = stored.get("invoice") or {}
+    report: dict[str, Any] = stored.get("report") or {}
     currency = shown(invoice.get("currency"))
     kind = str(invoice.get("document_type") or "invoice").replace("-", " ")
     number = shown(invoice.get("number"))
     syntax = SYNTAXES.get(str(stored.get("syntax") or about.get("syntax")), "XML")
     problems = []
-    if report and report.get("xsd") == "failed":
+    if report.get("xsd") == "failed":
         problems.append(f"The XML does not match its schema: {report.get('xsdError') or ''}")
-    for skipped in (report.get("skipped") if report else None) or []:
+    for skipped in report.get("skipped") or []:
         problems.append(f"Not checked: {skipped}")
     warnings = [
         Rule(str(f.get("rule")), _rule_text(str(f.get("text") or ""), str(f.get("rule") or "")))
-        for f in (report.get("findings") if report else None) or []
+        for f in report.get("findings") or []
         if f.get("severity") == "warning"
     ]
     lines = _lines(invoice)

@@ -14,21 +14,15 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.ids import DocumentRef
-from docflow.packets.engine import PageCallJson
 from docflow.review.stage.masking import Segment, mask
 from docflow.rules.glued_digits import digits_apart
 from docflow.storage import artifact_prefix, page_text_key, page_words_key
-
-if TYPE_CHECKING:
-    # Types only: the callback API's cold start loads neither lxml nor rapidfuzz for them.
-    from docflow.einvoice.stored import EInvoiceFile
-    from docflow.matching.detail import MatchDetail
 
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
 
@@ -126,25 +120,16 @@ class EvidenceStore:
         rows = json.loads(words).get("words", []) if words else []
         return digits_apart(raw.decode("utf-8", "replace"), (str(row[0]) for row in rows))
 
-    def plan_calls(self, key: str) -> list[PageCallJson]:
+    def plan_calls(self, key: str) -> list[dict[str, Any]]:
         """A packet's page calls (type, start score, reason codes), as the plan step stored
         them; [] when there are none."""
         raw = self._get(key) if key else None
-        calls: list[PageCallJson] = json.loads(raw).get("pages", []) if raw else []
+        calls = json.loads(raw).get("pages", []) if raw else []
         return [c for c in calls if isinstance(c, dict) and "page" in c]
 
-    def einvoice(self, key: str) -> EInvoiceFile | None:
+    def einvoice(self, key: str) -> dict[str, Any] | None:
         """An e-invoice's stored data (`einvoice.json`, docs/einvoice.md); None when it is not
         there or not a JSON object: the page then says it could not be read."""
-        found: EInvoiceFile | None = self._json_object(key)
-        return found
-
-    def match_detail(self, key: str) -> MatchDetail | None:
-        """An invoice's match.json (`docflow.matching.detail`), read as einvoice.json is."""
-        found: MatchDetail | None = self._json_object(key)
-        return found
-
-    def _json_object(self, key: str) -> Any:
         raw = self._get(key) if key else None
         try:
             value = json.loads(raw) if raw else None

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict
 
-from docflow.packets.engine import PageCallJson
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.split import split_of
 from docflow.review.stage.stage_record import Presence
@@ -49,7 +48,7 @@ def split_page(
     *,
     link: LinkRecord,
     base: str,
-    calls: Sequence[PageCallJson],
+    calls: Sequence[dict[str, Any]],
     deadline: int | None,
     starts: Sequence[int] | None = None,
     error: str = "",
@@ -111,14 +110,15 @@ class Card(TypedDict):
     document: NotRequired[int]
 
 
-def _card(page: int, call: PageCallJson | None, ticked: bool, unsure: bool) -> Card:
-    said = [REASONS.get(str(r), str(r)) for r in (call.get("reasons") if call else None) or []]
+def _card(page: int, call: dict[str, Any] | None, ticked: bool, unsure: bool) -> Card:
+    call = call or {}
+    said = [REASONS.get(str(r), str(r)) for r in call.get("reasons") or []]
     return {
         "page": page,
         "ticked": ticked,
         "unsure": unsure,
-        "type": str((call.get("docType") if call else None) or "").replace("-", " "),
-        "score": round(float(call["start"]) * 100) if call and "start" in call else None,
+        "type": str(call.get("docType") or "").replace("-", " "),
+        "score": round(float(call["start"]) * 100) if "start" in call else None,
         "why": "; ".join(said[:MAX_REASONS]),
     }
 

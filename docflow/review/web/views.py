@@ -189,7 +189,8 @@ class ReviewViews:
         match = shown.summary.more.get("match")
         if not isinstance(match, dict) or shown.because(index) != MATCH_BECAUSE:
             return None
-        return match_view(match, self.evidence.match_detail(str(match.get("key") or "")))
+        # match.json read as einvoice.json is: a stored JSON object, or None if it is not one.
+        return match_view(match, self.evidence.einvoice(str(match.get("key") or "")))
 
     def preview(self, token: str, number: str, size: str = "") -> tuple[bytes, bool]:
         """Page `number`'s preview; `size` "thumb": the split page's thumbnail."""
