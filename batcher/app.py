@@ -42,7 +42,7 @@ from docflow.piles.batcher import (
 from docflow.piles.collect import collect_part, finish_job
 from docflow.piles.jobwait import parse_wait_result, poll_step, remember_callback, stop_step
 from docflow.piles.outcomes import TERMINAL
-from docflow.piles.shapes import JobStarted
+from docflow.piles.shapes import BatcherResult, JobDone, JobStarted
 from docflow.settings import load_settings
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,40}$")
@@ -57,7 +57,7 @@ _SUBMIT_RETRY = create_retry_strategy(
 
 
 @durable_execution
-def handler(event: Any, context: DurableContext) -> dict[str, Any]:
+def handler(event: Any, context: DurableContext) -> BatcherResult:
     name = str((event or {}).get("name", "")) if isinstance(event, dict) else ""
     if not _NAME.match(name):
         return {"status": "refused", "reason": "the input needs a name of 1-40 [a-zA-Z0-9_-]"}
@@ -72,7 +72,7 @@ def handler(event: Any, context: DurableContext) -> dict[str, Any]:
         if claim["count"] == 0:
             break
         started.append(context.step(start_job(named, claim["count"]), name=f"start job {index}"))
-    jobs = []
+    jobs: list[JobDone] = []
     for index, job in enumerate(started):
         status = wait_for_job(
             context, index, job, settings.pile_poll_seconds, settings.pile_poll_rounds

@@ -8,6 +8,7 @@ batcher. An event for a job that is not the pile's, or a duplicate, completes no
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from docflow.observability import logger
@@ -15,7 +16,8 @@ from docflow.piles.jobwait import JobStateChange, on_state_change
 from docflow.piles.shapes import StateChange
 
 
-def handler(event: dict[str, Any], context: Any) -> StateChange:
-    done = on_state_change(JobStateChange(event))
+def handler(event: Mapping[str, object], context: Any) -> StateChange:
+    # Checked as it is read: an event for another job, or none, completes nothing.
+    done = on_state_change(JobStateChange(dict(event)))
     logger.info("batch job state change", extra=done)
     return done

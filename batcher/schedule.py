@@ -5,7 +5,7 @@ execution itself."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.observability import logger
 from docflow.piles.pool import PENDING, Pool
@@ -13,7 +13,17 @@ from docflow.piles.start import scheduled_name, start_batcher
 from docflow.settings import load_settings
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+class Tick(TypedDict, total=False):
+    """The schedule's input (template.yaml): its period, so a window's name is fixed."""
+
+    everySeconds: int
+
+
+class Scheduled(TypedDict):
+    batcher: str  # the batcher's execution name, "" when the pool was empty
+
+
+def handler(event: Tick | None, context: Any) -> Scheduled:
     every = int((event or {}).get("everySeconds") or 300)
     if not Pool().any_in(PENDING):
         logger.info("pool empty: no batcher this window")

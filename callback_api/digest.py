@@ -5,7 +5,7 @@ mail per digest reviewer and period, whichever run sends it; this only wires it 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.observability import logger
 from docflow.review.access.keys import build_key_source
@@ -15,7 +15,14 @@ from docflow.rules.model import load_rules
 from docflow.settings import load_settings
 
 
-def handler(event: Any = None, context: Any = None) -> dict[str, Any]:
+class DigestPass(TypedDict):
+    """A pass's count: the digest reviewers it looked at, and the mails it sent."""
+
+    reviewers: int
+    sent: int
+
+
+def handler(event: Any = None, context: Any = None) -> DigestPass:
     s = load_settings()
     rules = load_rules(s.rules_path or None, s.stage_timeout_s)
     job = DigestJob(

@@ -4,12 +4,13 @@ the inbox cookie, HTML or JSON as the client asked. The routes in `app.py` use t
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
+from docflow.review.votes import Counted
 from docflow.review.web.answers import Answer
 from docflow.review.web.templating import SECURITY_HEADERS
 
@@ -18,6 +19,22 @@ from docflow.review.web.templating import SECURITY_HEADERS
 # Strict (a link from a mail or another site does not send it), a working day long.
 INBOX_COOKIE = "docflow_inbox"
 INBOX_COOKIE_S = 8 * 3600
+
+
+class MachineAnswer(TypedDict):
+    """What a machine's callback is answered: the decision it made, counted."""
+
+    decision: Counted
+
+
+class InboxQuery(TypedDict):
+    """The inbox page's query, as `InboxViews.page` takes it."""
+
+    stage: str
+    doc_type: str
+    cursor: str
+    at: int
+    back: str
 
 
 def wants_json(event: LambdaFunctionUrlEvent) -> bool:
@@ -35,7 +52,7 @@ def send(
     return Response(answer.status, html, answer.html, dict(SECURITY_HEADERS), cookies)
 
 
-def send_json(data: dict[str, Any]) -> Response:
+def send_json(data: MachineAnswer) -> Response:
     """A machine's answer: JSON, whatever it asked for."""
     return Response(200, "application/json", json.dumps(data), dict(SECURITY_HEADERS))
 
@@ -83,7 +100,7 @@ def offset(event: LambdaFunctionUrlEvent) -> int:
     return int(raw) if raw.isdigit() and len(raw) < 7 else 0
 
 
-def inbox_query(event: LambdaFunctionUrlEvent) -> dict[str, Any]:
+def inbox_query(event: LambdaFunctionUrlEvent) -> InboxQuery:
     """The inbox page's `?stage=&type=&page=&at=&back=`, each cut to its longest sane size."""
     at = query(event, "at")
     return {

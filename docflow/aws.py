@@ -14,6 +14,7 @@ from typing import Any
 import boto3
 import botocore.loaders
 import botocore.session
+from botocore.client import BaseClient
 from botocore.config import Config
 
 _CONFIG = Config(
@@ -26,7 +27,7 @@ _CONFIG = Config(
 _INVOKE_CONFIG = _CONFIG.merge(
     Config(read_timeout=960, retries={"mode": "standard", "max_attempts": 3})
 )
-_clients: dict[str, Any] = {}
+_clients: dict[str, BaseClient] = {}
 _lock = threading.Lock()
 # botocore's service models (JSON, megabytes of it), read once per process: each new session
 # otherwise reads them again, which cost the tests (a fresh moto per test) a second a test.

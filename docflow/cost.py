@@ -17,7 +17,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
-PRICES: dict[str, Any] = {
+
+class Prices(TypedDict):
+    """Each price in US dollars per its unit, as its name says."""
+
+    durable_usd_per_million_operations: float
+    step_functions_standard_usd_per_million_transitions: float
+    lambda_usd_per_gb_second_x86: float
+    lambda_usd_per_million_requests: float
+    textract_detect_document_text_usd_per_page: float
+    textract_analyze_expense_usd_per_page: float
+    textract_analyze_document_usd_per_page: float
+    textract_analyze_document_tables_added_usd_per_page: float
+    bedrock_usd_per_million_input_tokens: float
+    bedrock_usd_per_million_output_tokens: float
+    bedrock_batch_usd_per_million_input_tokens: float
+    bedrock_batch_usd_per_million_output_tokens: float
+    sources: dict[str, str]
+
+
+PRICES: Prices = {
     "durable_usd_per_million_operations": 8.0,
     "step_functions_standard_usd_per_million_transitions": 25.0,
     "lambda_usd_per_gb_second_x86": 0.0000166667,

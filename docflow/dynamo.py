@@ -20,10 +20,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
+
+# PEP 696's default on Python 3.11 (powertools depends on typing_extensions already).
+from typing_extensions import TypeVar
 
 from docflow import aws
 
@@ -35,17 +38,39 @@ CONDITION_FAILED = "ConditionalCheckFailedException"
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
+# What a table's items are: its store names the TypedDict it writes (`Table[StageRecord]`); a
+# store that names none reads plain values, which it checks before use.
+ItemT = TypeVar("ItemT", bound=Mapping[str, object], default=Mapping[str, object])
+
+
+class _Request(TypedDict, total=False):
+    """What `Table` sends with a put, delete or update (its TableName added last)."""
+
+    TableName: str
+    Item: dict[str, AttributeValueTypeDef]
+    Key: dict[str, AttributeValueTypeDef]
+    UpdateExpression: str
+    ReturnValues: str
+    ConditionExpression: str
+    ReturnValuesOnConditionCheckFailure: str
+    ExpressionAttributeNames: dict[str, str]
+    ExpressionAttributeValues: dict[str, AttributeValueTypeDef]
+
+
+class _Answer(TypedDict, total=False):
+    Attributes: dict[str, AttributeValueTypeDef]
+
 
 class ConditionFailed(Exception):
     """A conditional write whose condition did not hold. `item`: the item as stored at that
-    moment ({} when there was none)."""
+    moment ({} when there was none); `Table.held` reads it as the table's item type."""
 
-    def __init__(self, item: dict[str, Any]) -> None:
+    def __init__(self, item: dict[str, object]) -> None:
         super().__init__("the condition did not hold")
         self.item = item
 
 
-def to_ddb(item: Mapping[str, Any]) -> dict[str, AttributeValueTypeDef]:
+def to_ddb(item: Mapping[str, object]) -> dict[str, AttributeValueTypeDef]:
     # DynamoDB takes no floats; a JSON round trip turns them into Decimals.
     clean = json.loads(json.dumps(item), parse_float=Decimal)
     return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
@@ -79,7 +104,7 @@ def transaction_condition_failed(exc: ClientError, index: int) -> bool:
     )
 
 
-def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
+def put_new(ddb: Any, table: str, item: Mapping[str, object]) -> bool:
     """Put `item` unless an item with its `pk` exists (one conditional write): True if this
     call wrote it, False if it was there already (a repeat, or a concurrent writer won)."""
     try:
@@ -93,8 +118,9 @@ def put_new(ddb: Any, table: str, item: dict[str, Any]) -> bool:
     return True
 
 
-class Table:
-    """One table, keyed by `pk` (the key may name a sort key too)."""
+class Table(Generic[ItemT]):
+    """One table, keyed by `pk` (the key may name a sort key too), holding items of one type.
+    A table that holds several kinds of item is one `Table` per kind."""
 
     def __init__(self, name: str, client: Any = None) -> None:
         self.name, self._client = name, client
@@ -103,37 +129,46 @@ class Table:
     def client(self) -> Any:
         return self._client or aws.client("dynamodb")
 
-    def get(self, key: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _item(self, stored: Mapping[str, AttributeValueTypeDef]) -> ItemT:
+        # The one place a stored item takes its store's type: the table holds what the store
+        # wrote (or updated in place), which DynamoDB does not check.
+        return cast("ItemT", from_ddb(stored))
+
+    def held(self, failed: ConditionFailed) -> ItemT | None:
+        """The item as stored when a condition failed on this table; None if there was none."""
+        return cast("ItemT", failed.item) if failed.item else None
+
+    def get(self, key: Mapping[str, object]) -> ItemT | None:
         """The item, read consistently; None if there is none."""
         item = self.client.get_item(TableName=self.name, Key=to_ddb(key), ConsistentRead=True)
         found = item.get("Item")
-        return from_ddb(found) if found else None
+        return self._item(found) if found else None
 
-    def put_new(self, item: dict[str, Any]) -> bool:
+    def put_new(self, item: ItemT) -> bool:
         return put_new(self.client, self.name, item)
 
     def put(
         self,
-        item: Mapping[str, Any],
+        item: ItemT,
         *,
         condition: str | None = None,
         names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any] | None:
+        values: Mapping[str, object] | None = None,
+    ) -> ItemT | None:
         """Write `item` whole; the item it replaced (None if there was none). With
         `condition`, raises `ConditionFailed` carrying the stored item when the condition
         does not hold."""
-        request = {"Item": to_ddb(item), "ReturnValues": "ALL_OLD"}
+        request: _Request = {"Item": to_ddb(item), "ReturnValues": "ALL_OLD"}
         answer = self._conditional("put_item", request, condition, names, values)
-        return from_ddb(answer["Attributes"]) if answer.get("Attributes") else None
+        return self._item(answer["Attributes"]) if answer.get("Attributes") else None
 
     def delete(
         self,
-        key: Mapping[str, Any],
+        key: Mapping[str, object],
         *,
         condition: str | None = None,
         names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
+        values: Mapping[str, object] | None = None,
     ) -> None:
         """Delete the item (nothing if there is none); with `condition`, raises
         `ConditionFailed` carrying the stored item when the condition does not hold."""
@@ -142,11 +177,11 @@ class Table:
     def _conditional(
         self,
         operation: str,
-        request: dict[str, Any],
+        request: _Request,
         condition: str | None,
         names: Mapping[str, str] | None,
-        values: Mapping[str, Any] | None,
-    ) -> dict[str, Any]:
+        values: Mapping[str, object] | None,
+    ) -> _Answer:
         request = {"TableName": self.name, **request}
         if condition:
             request["ConditionExpression"] = condition
@@ -156,26 +191,27 @@ class Table:
         if values:
             request["ExpressionAttributeValues"] = to_ddb(values)
         try:
-            return dict(getattr(self.client, operation)(**request))
+            answer: _Answer = getattr(self.client, operation)(**request)
         except ClientError as exc:
             if condition and condition_failed(exc):
                 raise ConditionFailed(from_ddb(exc.response.get("Item") or {})) from exc
             raise
+        return answer
 
     def update(
         self,
-        key: Mapping[str, Any],
+        key: Mapping[str, object],
         expression: str,
         *,
         condition: str | None = None,
         names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
+        values: Mapping[str, object] | None = None,
         typed_values: Mapping[str, AttributeValueTypeDef] | None = None,
-    ) -> dict[str, Any]:
+    ) -> ItemT:
         """Apply `expression`; the item after it. With `condition`, raises `ConditionFailed`
         carrying the stored item when the condition does not hold. `typed_values`: values
         already in DynamoDB's types (a string set, which `to_ddb`'s JSON cannot carry)."""
-        request: dict[str, Any] = {
+        request: _Request = {
             "Key": to_ddb(key),
             "UpdateExpression": expression,
             "ReturnValues": "ALL_NEW",
@@ -185,4 +221,4 @@ class Table:
             request["ExpressionAttributeValues"] = {**to_ddb(values or {}), **typed_values}
             values = None
         answer = self._conditional("update_item", request, condition, names, values)
-        return from_ddb(answer.get("Attributes") or {})
+        return self._item(answer.get("Attributes") or {})

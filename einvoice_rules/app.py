@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from docflow.einvoice.rules_function import rules_answer
+from docflow.einvoice.rules_function import RulesAnswer, RulesRequest, rules_answer
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: RulesRequest, context: Any) -> RulesAnswer:
     return rules_answer(event)

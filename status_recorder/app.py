@@ -7,6 +7,7 @@ runs the reconcile pass (documents whose execution ended without recording a ter
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypedDict
 
@@ -84,7 +85,7 @@ def handler(event: Any, context: Any = None) -> Answer:
     return verdict.to_dict()
 
 
-def reconcile_pass(event: dict[str, Any]) -> Refused | dict[str, int]:
+def reconcile_pass(event: Mapping[str, object]) -> Refused | dict[str, int]:
     """Record `failed` for documents whose execution ended without saying so."""
     settings = load_settings()
     quiet = event.get("quietSeconds", settings.reconcile_quiet_s)

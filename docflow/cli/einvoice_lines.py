@@ -9,16 +9,45 @@ only counts and sums: the lines are only ever in S3.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from docflow.cli.output import table
+
+if TYPE_CHECKING:
+    from docflow.einvoice.record import LineJson, VatJson
+    from docflow.einvoice.stored import EInvoiceFile
 
 DESCRIPTION_WIDTH = 40  # a line's description in the terminal; --json has it whole
 RULE_WIDTH = 100  # a rule's text likewise
 
 
-def _read(key: str) -> dict[str, Any] | None:
-    """An S3 JSON object of the artifact bucket; None when it is not there."""
+class FindingShown(TypedDict):
+    rule: str | None
+    severity: str | None
+    text: str | None
+
+
+class EInvoiceShow(TypedDict):
+    """`show --json`'s `einvoice` (docs/cli.md): the lines and VAT breakdown read from
+    `readFrom` (None, and the lines None, when neither file could be read)."""
+
+    source: object
+    currency: str | None
+    findings: list[FindingShown]
+    readFrom: str | None
+    lines: list[LineJson] | None
+    vat: list[VatJson] | None
+
+
+class FinalLines(TypedDict, total=False):
+    """What `show` reads of a finalized e-invoice's final.json: the lines it was paid on."""
+
+    lines: list[LineJson]
+    vat: list[VatJson]
+
+
+def _read(key: str) -> Any:
+    """An S3 JSON object of the artifact bucket; None when it is not there or no object."""
     from botocore.exceptions import ClientError
 
     from docflow import aws
@@ -34,31 +63,32 @@ def _read(key: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def einvoice_data(state: Mapping[str, object]) -> dict[str, Any] | None:
+def einvoice_data(state: Mapping[str, object]) -> EInvoiceShow | None:
     """`show --json`'s `einvoice` object; None for a document that is no e-invoice."""
     about = state.get("einvoice")
     if not isinstance(about, dict):
         return None
-    stored = (_read(str(about["key"])) if about.get("key") else None) or {}
-    invoice: dict[str, Any] = stored.get("invoice") or {}
-    report: dict[str, Any] = stored.get("report") or {}
-    found: dict[str, Any] = {
+    stored: EInvoiceFile | None = _read(str(about["key"])) if about.get("key") else None
+    invoice = (stored.get("invoice") if stored else None) or {}
+    report = stored.get("report") if stored else None
+    found: EInvoiceShow = {
         "source": about.get("source"),
         "currency": invoice.get("currency"),
         "findings": [
-            {k: f.get(k) for k in ("rule", "severity", "text")}
-            for f in report.get("findings") or []
+            {"rule": f.get("rule"), "severity": f.get("severity"), "text": f.get("text")}
+            for f in (report.get("findings") if report else None) or []
         ],
         "readFrom": None,
         "lines": None,
         "vat": None,
     }
     final = state.get("resultKey") if state.get("status") == "finalized" else None
-    record = _read(str(final)) if final else None
+    record: FinalLines | None = _read(str(final)) if final else None
     if record is not None and isinstance(record.get("lines"), list):
-        found.update(readFrom=final, lines=record["lines"], vat=record.get("vat") or [])
+        found["readFrom"], found["lines"] = str(final), record["lines"]
+        found["vat"] = record.get("vat") or []
     elif invoice:
-        found.update(readFrom=about["key"], lines=invoice.get("lines") or [])
+        found["readFrom"], found["lines"] = about["key"], invoice.get("lines") or []
         found["vat"] = invoice.get("vat") or []
     return found
 

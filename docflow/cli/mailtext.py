@@ -7,7 +7,10 @@ HTML parser: paragraphs and line breaks become lines, a link becomes its text an
 from __future__ import annotations
 
 from html.parser import HTMLParser
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docflow.local.tools.mailbox import MailMessage
 
 _BREAKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "table", "ul", "ol"}
 
@@ -50,7 +53,7 @@ def html_to_text(html: str) -> str:
     return "\n".join(out).strip()
 
 
-def mail_lines(message: dict[str, Any]) -> list[str]:
+def mail_lines(message: MailMessage) -> list[str]:
     """A message as `docflow mail` prints it: headers with the date, then the text."""
     body = str(message.get("body") or "")
     text = html_to_text(body) if "<" in body else body.strip()

@@ -44,6 +44,30 @@ class OrderLineJson(TypedDict):
     received: str | None
 
 
+class ReceiptJson(TypedDict):
+    documentId: str
+    number: str
+    deliveredOn: str
+    lines: int  # how many
+
+
+class BillJson(TypedDict):
+    documentId: str
+    number: str
+    role: str
+    amount: str
+    state: str
+    at: str
+    overriddenBy: str | None
+
+
+class WaitingJson(TypedDict):
+    documentId: str
+    kind: str
+    since: str
+    woken: bool
+
+
 class OrderJson(TypedDict):
     supplier: str
     number: str
@@ -57,9 +81,9 @@ class OrderJson(TypedDict):
     left: str | None
     linesVerified: bool
     lines: list[OrderLineJson]
-    receipts: list[dict[str, Any]]
-    bills: list[dict[str, Any]]
-    waiting: list[dict[str, Any]]
+    receipts: list[ReceiptJson]
+    bills: list[BillJson]
+    waiting: list[WaitingJson]
 
 
 def _text(value: Decimal | None) -> str | None:

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.cli.exits import StackDidNotStart, StackNotRunning
 from docflow.cli.mailtext import mail_lines
@@ -158,7 +158,21 @@ def cmd_down(args: argparse.Namespace) -> int:
     return 0
 
 
-def aws_access(config: Any) -> dict[str, Any]:
+class AwsAccess(TypedDict):
+    """What `docflow up --json` and `info --json` say a user's own AWS client needs."""
+
+    endpointUrl: str
+    region: str
+    accessKeyId: str
+    secretAccessKey: str
+    documentBucket: str
+    incomingPrefix: str
+    artifactBucket: str
+    tableName: str
+    env: dict[str, str]
+
+
+def aws_access(config: Any) -> AwsAccess:
     """What a user's own AWS client (the aws CLI, boto3) needs to talk to this stack."""
     env = config.client_env()
     names = config.names
@@ -189,20 +203,21 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     state = Path(args.state)
     config = StackConfig.load(state)
-    info = {
-        **control.status(state),
-        "portBase": config.port_base,
-        "log": str(state / "stackd.log"),
-        "aws": aws_access(config),
-    }
+    now, log, access = control.status(state), str(state / "stackd.log"), aws_access(config)
     if args.json:
-        print_json(info)
-        return 0 if info["running"] else 3
-    print("running" if info["running"] else "stopped (`docflow up` starts it)")
-    for key in ("moto", "runner", "host", "review", "state", "log"):
-        print(f"  {key:7} {info[key]}")
+        print_json({**now, "portBase": config.port_base, "log": log, "aws": access})
+        return 0 if now["running"] else 3
+    print("running" if now["running"] else "stopped (`docflow up` starts it)")
+    for key, where in (
+        ("moto", now["moto"]),
+        ("runner", now["runner"]),
+        ("host", now["host"]),
+        ("review", now["review"]),
+        ("state", now["state"]),
+        ("log", log),
+    ):
+        print(f"  {key:7} {where}")
     print(f"  ports   {config.port_base} to {config.port_base + 10} (DOCFLOW_LOCAL_PORT_BASE)")
-    access = info["aws"]
     print()
     print("Your own AWS client (aws CLI, boto3) reaches the local stack with:")
     for name, value in access["env"].items():
@@ -217,7 +232,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"s3://{access['documentBucket']}/incoming/invoice.pdf"
     )
     print("  docflow show incoming/invoice.pdf")
-    return 0 if info["running"] else 3
+    return 0 if now["running"] else 3
 
 
 def cmd_mail(args: argparse.Namespace) -> int:
@@ -258,12 +273,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 def cmd_events(args: argparse.Namespace) -> int:
     from docflow.local.config import StackConfig
-    from docflow.local.services.operators import EVENTS_FILE, read_events
+    from docflow.local.services.operators import EVENTS_FILE, RecordedEvent, read_events
 
     path = StackConfig.load(Path(args.state)).state / EVENTS_FILE
     shown = 0
 
-    def emit(events: list[dict[str, Any]], stream: bool) -> None:
+    def emit(events: list[RecordedEvent], stream: bool) -> None:
         for event in events:
             if args.type and event.get("detail-type") != args.type:
                 continue
@@ -271,11 +286,12 @@ def cmd_events(args: argparse.Namespace) -> int:
                 print_json_line(event)
             elif not args.json:
                 detail = event.get("detail", {})
+                reason = detail.get("reason")
                 print(
                     f"{event.get('time', '')}  {event.get('detail-type', ''):16}  "
                     f"{detail.get('documentId', '')}  {detail.get('key') or '-'}  "
                     f"{detail.get('status', '')}"
-                    f"{'  ' + detail['reason'] if detail.get('reason') else ''}  "
+                    f"{'  ' + reason if reason else ''}  "
                     f"event {detail.get('eventId', '')}",
                     flush=stream,
                 )

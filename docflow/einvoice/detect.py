@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from facturx import facturx as fx
 from lxml import etree
@@ -41,6 +41,11 @@ INVOICE_ATTACHMENTS = {
 Syntax = Literal["ubl", "cii", "zugferd-1"]
 
 
+class OtherXmlJson(TypedDict):
+    name: str
+    invoice: bool
+
+
 @dataclass(frozen=True)
 class OtherXml:
     """An XML a PDF carries besides the one read: its name as the PDF gives it, and whether
@@ -49,7 +54,7 @@ class OtherXml:
     name: str
     invoice: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OtherXmlJson:
         return {"name": self.name, "invoice": self.invoice}
 
     @classmethod

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any
+from typing import TypedDict
 
 from docflow.document import Check
 from docflow.document.shown import FieldValue
@@ -100,6 +100,16 @@ def canonical_fields(
     }
 
 
+class EvidenceJson(TypedDict):
+    """`SupplierEvidence.to_json`: what an e-invoice's detail says of its issuer and payee."""
+
+    vatId: str | None
+    taxNumber: str | None
+    ibans: list[str]
+    accounts: list[str]
+    bic: str | None
+
+
 @dataclass(frozen=True)
 class SupplierEvidence:
     """What the data says of who issued it and where to pay: the ids as written, the payee
@@ -111,7 +121,7 @@ class SupplierEvidence:
     bic: str | None
     accounts: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EvidenceJson:
         return {
             "vatId": self.vat_id,
             "taxNumber": self.tax_number,

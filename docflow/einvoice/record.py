@@ -6,8 +6,8 @@ reads it back, so the record can travel in `fields.json` and through a checkpoin
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, TypedDict
 
 # UNTDID 1001 document type codes (BT-3) to docflow's document types. A code not listed
 # falls back on the syntax's own root: a UBL CreditNote is a credit note, anything else an
@@ -34,6 +34,63 @@ def document_type(type_code: str | None, credit_note_root: bool = False) -> str:
     return "credit-note" if credit_note_root else "invoice"
 
 
+class PartyJson(TypedDict):
+    name: str | None
+    vat_id: str | None
+    tax_number: str | None
+    country: str | None
+
+
+class LineJson(TypedDict, total=False):
+    line_id: str | None
+    description: str | None
+    quantity: str | None
+    unit: str | None
+    unit_price: str | None
+    net: str | None
+    vat_category: str | None
+    vat_rate: str | None
+    item_id: str | None
+    order_line: str | None
+
+
+class VatJson(TypedDict):
+    category: str | None
+    rate: str | None
+    taxable: str | None
+    tax: str | None
+
+
+class EInvoiceJson(TypedDict, total=False):
+    """`EInvoice.to_json`: the record's fields by their own names, in their order; every one
+    is written, but a file an older release wrote lacks the later ones (`other_accounts`, a
+    line's `item_id` and `order_line`), so a reader gets each as it may be missing."""
+
+    syntax: str
+    customization: str | None
+    number: str | None
+    type_code: str | None
+    document_type: str
+    issue_date: str | None
+    due_date: str | None
+    currency: str | None
+    seller: PartyJson
+    buyer: PartyJson
+    net: str | None
+    tax: str | None
+    total: str | None
+    payable: str | None
+    line_total: str | None
+    po_number: str | None
+    buyer_reference: str | None
+    ibans: list[str]
+    bic: str | None
+    payment_terms: str | None
+    lines: list[LineJson]
+    vat: list[VatJson]
+    other_accounts: list[str]
+
+
 @dataclass(frozen=True)
 class Party:
     """A seller (BG-4) or buyer (BG-7): legal name, VAT id (BT-31/48), tax number (BT-32)."""
@@ -42,6 +99,14 @@ class Party:
     vat_id: str | None = None
     tax_number: str | None = None
     country: str | None = None
+
+    def to_json(self) -> PartyJson:
+        return {
+            "name": self.name,
+            "vat_id": self.vat_id,
+            "tax_number": self.tax_number,
+            "country": self.country,
+        }
 
 
 @dataclass(frozen=True)
@@ -62,6 +127,20 @@ class Line:
     item_id: str | None = None
     order_line: str | None = None
 
+    def to_json(self) -> LineJson:
+        return {
+            "line_id": self.line_id,
+            "description": self.description,
+            "quantity": self.quantity,
+            "unit": self.unit,
+            "unit_price": self.unit_price,
+            "net": self.net,
+            "vat_category": self.vat_category,
+            "vat_rate": self.vat_rate,
+            "item_id": self.item_id,
+            "order_line": self.order_line,
+        }
+
 
 @dataclass(frozen=True)
 class VatBreakdown:
@@ -71,6 +150,14 @@ class VatBreakdown:
     rate: str | None
     taxable: str | None
     tax: str | None
+
+    def to_json(self) -> VatJson:
+        return {
+            "category": self.category,
+            "rate": self.rate,
+            "taxable": self.taxable,
+            "tax": self.tax,
+        }
 
 
 @dataclass(frozen=True)
@@ -107,13 +194,32 @@ class EInvoice:
         (`accounts.normalize_account`): what the bank-details and the hybrid checks compare."""
         return tuple(dict.fromkeys((*self.ibans, *self.other_accounts)))
 
-    def to_json(self) -> dict[str, Any]:
-        value = asdict(self)
-        value["ibans"] = list(self.ibans)
-        value["other_accounts"] = list(self.other_accounts)
-        value["lines"] = [asdict(line) for line in self.lines]
-        value["vat"] = [asdict(row) for row in self.vat]
-        return value
+    def to_json(self) -> EInvoiceJson:
+        return {
+            "syntax": self.syntax,
+            "customization": self.customization,
+            "number": self.number,
+            "type_code": self.type_code,
+            "document_type": self.document_type,
+            "issue_date": self.issue_date,
+            "due_date": self.due_date,
+            "currency": self.currency,
+            "seller": self.seller.to_json(),
+            "buyer": self.buyer.to_json(),
+            "net": self.net,
+            "tax": self.tax,
+            "total": self.total,
+            "payable": self.payable,
+            "line_total": self.line_total,
+            "po_number": self.po_number,
+            "buyer_reference": self.buyer_reference,
+            "ibans": list(self.ibans),
+            "bic": self.bic,
+            "payment_terms": self.payment_terms,
+            "lines": [line.to_json() for line in self.lines],
+            "vat": [row.to_json() for row in self.vat],
+            "other_accounts": list(self.other_accounts),
+        }
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> EInvoice:

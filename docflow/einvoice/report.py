@@ -3,10 +3,25 @@ rule's id, severity and official text, in one JSON shape."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
 
 Severity = Literal["fatal", "warning"]
+
+
+class FindingJson(TypedDict):
+    rule: str
+    severity: Severity
+    text: str
+    location: str | None
+
+
+class ReportJson(TypedDict):
+    xsd: Literal["passed", "failed"]
+    xsdError: str | None
+    rules: list[str]
+    findings: list[FindingJson]
+    skipped: list[str]
 
 
 @dataclass(frozen=True)
@@ -15,6 +30,14 @@ class Finding:
     severity: Severity
     text: str  # the rule's own text, as its schematron states it
     location: str | None = None  # the XPath of the element the rule fired on
+
+    def to_json(self) -> FindingJson:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "text": self.text,
+            "location": self.location,
+        }
 
 
 @dataclass(frozen=True)
@@ -41,12 +64,12 @@ class Report:
     def valid(self) -> bool:
         return self.xsd == "passed" and not self.fatal and not self.skipped
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReportJson:
         return {
             "xsd": self.xsd,
             "xsdError": self.xsd_error,
             "rules": list(self.rules),
-            "findings": [asdict(f) for f in self.findings],
+            "findings": [f.to_json() for f in self.findings],
             "skipped": list(self.skipped),
         }
 

@@ -17,12 +17,11 @@ import os
 import re
 import zlib
 from collections.abc import Mapping
-from dataclasses import asdict
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from docflow import aws
 from docflow.einvoice.errors import RULES_REFUSED, EInvoiceError, RulesRefused
-from docflow.einvoice.report import Finding
+from docflow.einvoice.report import Finding, FindingJson
 from docflow.einvoice.safe_xml import MAX_XML_BYTES, parse
 from docflow.einvoice.saxon import SaxonRules, saxon_installed
 
@@ -71,12 +70,32 @@ def rules_runner(environ: Mapping[str, str] | None = None) -> RulesRunner | None
     return SaxonRules() if saxon_installed() else None
 
 
-def rules_request(stylesheet: str, xml: str) -> dict[str, str]:
+class RulesRequest(TypedDict):
+    """What the rules function is sent: the rule set's stylesheet name and the XML, gzipped
+    and base64 (an invoice's XML is larger than it needs to be on the wire)."""
+
+    stylesheet: str
+    xmlGzip: str
+
+
+class RulesRefusal(TypedDict):
+    reason: str
+    message: str
+
+
+class RulesAnswer(TypedDict, total=False):
+    """The rules function's answer: the failed assertions, or why it could not run them."""
+
+    findings: list[FindingJson]
+    refused: RulesRefusal
+
+
+def rules_request(stylesheet: str, xml: str) -> RulesRequest:
     packed = base64.b64encode(gzip.compress(xml.encode(), compresslevel=6)).decode()
     return {"stylesheet": stylesheet, "xmlGzip": packed}
 
 
-def rules_answer(event: Mapping[str, Any]) -> dict[str, Any]:
+def rules_answer(event: RulesRequest) -> RulesAnswer:
     """The rules function's answer to a request: every failed assertion, as Findings' JSON,
     or `{"refused": {"reason", "message"}}` for an XML the rules cannot be run on (over the
     safe parser's caps, which its caller applies too, or refused by Saxon)."""
@@ -91,7 +110,7 @@ def rules_answer(event: Mapping[str, Any]) -> dict[str, Any]:
         found = SaxonRules().run(stylesheet, xml.decode())
     except (EInvoiceError, RulesRefused) as err:
         return {"refused": {"reason": err.reason, "message": err.message}}
-    return {"findings": [asdict(f) for f in found]}
+    return {"findings": [f.to_json() for f in found]}
 
 
 _ERROR_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,63}")

@@ -5,16 +5,78 @@ Pure: records in, JSON out (the match step writes it to S3, `docflow.storage.mat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
+from docflow.matching.lines import LineJson
 from docflow.matching.records import OrderFile
-from docflow.matching.results import MatchRecord
-from docflow.matching.verdict import Bill, Judgement
+from docflow.matching.results import MatchJson, MatchRecord
+from docflow.matching.verdict import Bill, DifferenceJson, Judgement
+
+
+class InvoiceSide(TypedDict):
+    number: str
+    currency: str
+    total: str | None
+    lines: list[LineJson]
+    linesVerified: bool
+
+
+class OrderSide(TypedDict):
+    """The order with what was billed of it, in all and per order line (by its number)."""
+
+    documentId: str
+    printed: str
+    vendor: str
+    currency: str
+    total: str | None
+    lines: list[LineJson]
+    linesVerified: bool
+    billed: str
+    billedQuantities: dict[str, str]
+
+
+class ReceiptShown(TypedDict):
+    documentId: str
+    number: str
+    deliveredOn: str
+
+
+class PairShown(TypedDict):
+    """An invoice line's index, the order line's it bills (None: none), how, how alike."""
+
+    invoice: int
+    order: int | None
+    how: str
+    score: int
+
+
+class OtherBill(TypedDict):
+    """Another document's share of the order: what it billed (or gave back) and its state."""
+
+    documentId: str
+    number: str
+    amount: str
+    state: str
+    at: str
+    role: str
+
+
+class MatchDetail(TypedDict):
+    """match.json (the module's docstring): `received` is per order line, by its number."""
+
+    match: MatchJson
+    differences: list[DifferenceJson]
+    invoice: InvoiceSide
+    order: OrderSide | None
+    received: dict[str, str]
+    receipts: list[ReceiptShown]
+    pairs: list[PairShown]
+    bills: list[OtherBill]
 
 
 def match_detail(
     record: MatchRecord, bill: Bill, file: OrderFile, judged: Judgement
-) -> dict[str, Any]:
+) -> MatchDetail:
     """match.json: everything the match stage's page sets side by side."""
     order = file.order
     return {

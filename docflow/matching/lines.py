@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from rapidfuzz import fuzz, process, utils
 
@@ -45,6 +45,18 @@ def decimal_of(raw: Any) -> Decimal | None:
 
 def _text(raw: Any) -> str:
     return " ".join(str(raw or "").split())
+
+
+class LineJson(TypedDict):
+    """A line as the order store and match.json keep it: numbers as decimal strings, each
+    only where the document prints it."""
+
+    number: int
+    description: str
+    quantity: NotRequired[str]
+    unitPrice: NotRequired[str]
+    amount: NotRequired[str]
+    itemId: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -74,15 +86,14 @@ class Line:
     def words(self) -> str:
         return _SPACE.sub(" ", self.description.casefold()).strip()
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"number": self.number, "description": self.description}
-        for name, value in (
-            ("quantity", self.quantity),
-            ("unitPrice", self.unit_price),
-            ("amount", self.amount),
-        ):
-            if value is not None:
-                out[name] = str(value)
+    def to_json(self) -> LineJson:
+        out: LineJson = {"number": self.number, "description": self.description}
+        if self.quantity is not None:
+            out["quantity"] = str(self.quantity)
+        if self.unit_price is not None:
+            out["unitPrice"] = str(self.unit_price)
+        if self.amount is not None:
+            out["amount"] = str(self.amount)
         if self.item_id:
             out["itemId"] = self.item_id
         return out

@@ -23,15 +23,76 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.matching.keys import OrderKey
-from docflow.matching.lines import Line, decimal_of
+from docflow.matching.lines import Line, LineJson, decimal_of
 
 ORDER_SK = "ORDER"
 RECEIPT, BILL, WAIT = "RECEIPT#", "BILL#", "WAIT#"
 RESERVED, BILLED, RELEASED = "reserved", "billed", "released"
 ZERO = Decimal("0")
+
+
+class OrderItem(TypedDict):
+    """The order's own attributes as its run writes them (`total` None: left out)."""
+
+    pk: str
+    sk: str
+    orderNumber: str
+    supplier: str
+    number: str
+    printed: str
+    documentId: str
+    version: str
+    runOrder: str
+    vendor: str
+    currency: str
+    total: str | None
+    lines: list[LineJson]
+    linesVerified: bool
+    finalizedAt: str
+
+
+class ReceiptItem(TypedDict):
+    pk: str
+    sk: str
+    documentId: str
+    version: str
+    runOrder: str
+    number: str
+    deliveredOn: str
+    lines: list[LineJson]
+    linesVerified: bool
+
+
+class BillItem(TypedDict):
+    """A bill as put (`overriddenBy` None: left out); quantities by order line number."""
+
+    pk: str
+    sk: str
+    documentId: str
+    version: str
+    runOrder: str
+    role: str
+    number: str
+    amount: str
+    quantities: dict[str, str]
+    state: str
+    at: str
+    overriddenBy: str | None
+
+
+class WaiterItem(TypedDict):
+    pk: str
+    sk: str
+    documentId: str
+    version: str
+    runId: str
+    kind: str
+    round: int
+    callbackId: str
+    since: str
 
 
 def qty_attribute(order_line: int) -> str:
@@ -62,7 +123,7 @@ class OrderRecord:
     billed: Decimal = ZERO
     billed_qty: Mapping[int, Decimal] = field(default_factory=dict)
 
-    def item(self) -> dict[str, Any]:
+    def item(self) -> OrderItem:
         """The order's own attributes (its balance is the store's to update)."""
         return {
             "pk": self.key.pk,
@@ -115,7 +176,7 @@ class ReceiptRecord:
     lines: tuple[Line, ...]
     lines_verified: bool
 
-    def item(self, key: OrderKey) -> dict[str, Any]:
+    def item(self, key: OrderKey) -> ReceiptItem:
         return {
             "pk": key.pk,
             "sk": RECEIPT + self.document_id,
@@ -156,7 +217,7 @@ class BillRecord:
     at: str = ""
     overridden_by: str = ""  # a reviewer who approved it past the balance or a difference
 
-    def item(self, key: OrderKey) -> dict[str, Any]:
+    def item(self, key: OrderKey) -> BillItem:
         return {
             "pk": key.pk,
             "sk": BILL + self.document_id,
@@ -208,7 +269,7 @@ class Waiter:
     def sk(self) -> str:
         return f"{WAIT}{self.document_id}#{self.run_id}#{self.kind}#{self.round}"
 
-    def item(self, key: OrderKey) -> dict[str, Any]:
+    def item(self, key: OrderKey) -> WaiterItem:
         return {
             "pk": key.pk,
             "sk": self.sk,

@@ -20,14 +20,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from docflow.document import DocumentSummary
 from docflow.matching.keys import OrderKey
-from docflow.matching.verdict import Difference
+from docflow.matching.verdict import Difference, DifferenceJson
 
 MATCHED, HELD, SUPERSEDED = "matched", "held", "superseded"
 MAX_SHOWN = 20  # differences kept in the summary; all of them are in match.json
+
+
+class SightingJson(TypedDict):
+    order: bool
+    receipts: int
+    covered: bool
+    deadline: str
+    waitSeconds: int
+
+
+class MatchJson(TypedDict):
+    """`match` in a document's summary (the module's docstring); the last five only when
+    they say something."""
+
+    status: str
+    matched: bool
+    role: str
+    order: dict[str, str] | None
+    basis: str
+    differences: list[DifferenceJson]
+    differenceCount: int
+    threeWay: bool
+    receipts: int
+    amount: str
+    billedBefore: str
+    reserved: bool
+    billed: bool
+    basisWhy: NotRequired[str]
+    tolerance: NotRequired[dict[str, dict[str, str]]]
+    key: NotRequired[str]
+    overriddenBy: NotRequired[str]
+    note: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -42,7 +74,7 @@ class Sighting:
     deadline: str
     wait_s: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SightingJson:
         return {
             "order": self.order,
             "receipts": self.receipts,
@@ -96,7 +128,7 @@ class MatchRecord:
     billed_before: str = "0"
     reserved: bool = False
     billed: bool = False
-    tolerance: Mapping[str, Any] | None = None
+    tolerance: Mapping[str, Mapping[str, str]] | None = None
     key: str = ""
     overridden_by: str = ""
     note: str = ""
@@ -108,8 +140,8 @@ class MatchRecord:
     def overridden(self, reviewer: str, note: str) -> MatchRecord:
         return replace(self, overridden_by=reviewer, note=note[:500])
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> MatchJson:
+        out: MatchJson = {
             "status": self.status,
             "matched": self.matched,
             "role": self.role,
@@ -124,14 +156,17 @@ class MatchRecord:
             "reserved": self.reserved,
             "billed": self.billed,
         }
-        optional = {
-            "basisWhy": self.basis_why,
-            "tolerance": dict(self.tolerance) if self.tolerance else None,
-            "key": self.key,
-            "overriddenBy": self.overridden_by,
-            "note": self.note,
-        }
-        return out | {k: v for k, v in optional.items() if v}
+        if self.basis_why:
+            out["basisWhy"] = self.basis_why
+        if self.tolerance:
+            out["tolerance"] = {k: dict(v) for k, v in self.tolerance.items()}
+        if self.key:
+            out["key"] = self.key
+        if self.overridden_by:
+            out["overriddenBy"] = self.overridden_by
+        if self.note:
+            out["note"] = self.note
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> MatchRecord:

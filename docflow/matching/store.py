@@ -40,7 +40,7 @@ from docflow.matching.records import (
 from docflow.matching.verdict import Bounds
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef
+    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, QueryInputTypeDef
 
 BY_NUMBER = "by-number"
 
@@ -62,8 +62,9 @@ class OrderStore:
 
     def read(self, key: OrderKey) -> OrderFile:
         """The order's partition, read consistently, whole."""
-        items: list[dict[str, Any]] = []
-        request: dict[str, Any] = {
+        # Four kinds of item by their sort key: `OrderFile.parse` reads each by its own.
+        items: list[Mapping[str, object]] = []
+        request: QueryInputTypeDef = {
             "TableName": self.name,
             "KeyConditionExpression": "pk = :pk",
             "ExpressionAttributeValues": to_ddb({":pk": key.pk}),
@@ -96,7 +97,7 @@ class OrderStore:
         version of the same document is there already."""
         item = {k: v for k, v in order.item().items() if k not in ("pk", "sk") and v is not None}
         names = {f"#a{i}": name for i, name in enumerate(item)}
-        values: dict[str, Any] = {f":a{i}": value for i, value in enumerate(item.values())}
+        values = {f":a{i}": value for i, value in enumerate(item.values())}
         sets = [f"#a{i} = :a{i}" for i in range(len(item))]
         sets.append("billed = if_not_exists(billed, :zero)")
         for line in order.lines:  # every line's counter exists, so a condition can read it

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from docflow.matching.keys import BILL, CREDIT
 from docflow.matching.lines import Line, Pair, pair_lines
@@ -55,6 +55,13 @@ class Bill:
     why_unverified: str = ""  # why its lines are not matched, when they are not
 
 
+class DifferenceJson(TypedDict):
+    code: str
+    message: str
+    line: NotRequired[int]
+    orderLine: NotRequired[int]
+
+
 @dataclass(frozen=True)
 class Difference:
     code: str
@@ -62,8 +69,8 @@ class Difference:
     line: int = 0  # the invoice line's number; 0 for the document as a whole
     order_line: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_json(self) -> DifferenceJson:
+        out: DifferenceJson = {"code": self.code, "message": self.message}
         if self.line:
             out["line"] = self.line
         if self.order_line:

@@ -10,7 +10,7 @@ out are returned for the cost. Locally the Converse emulator answers with the ru
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docflow import aws
@@ -27,7 +27,8 @@ SYSTEM = (
     "Page 1 always starts one. A page counter that restarts, a title, a new document number "
     "or a new issuer start one; a counter that goes on, a repeated number or a copy do not."
 )
-SCHEMA: dict[str, Any] = {
+# The tool's input schema (JSON Schema): what `record_pages` is called with.
+SCHEMA: Mapping[str, object] = {
     "type": "object",
     "properties": {
         "pages": {

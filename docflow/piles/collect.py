@@ -23,7 +23,14 @@ from docflow.enrich.request import InvalidAnswer, parse_batch_answer
 from docflow.piles.batcher import PART
 from docflow.piles.outcomes import OK, ON_DEMAND, UNANSWERED, send_result
 from docflow.piles.pool import DONE, SENT, Pool
-from docflow.piles.shapes import BatchLine, PartCollected, PileResult, RecordItem
+from docflow.piles.shapes import (
+    BatchLine,
+    JobCounts,
+    JobFinished,
+    PartCollected,
+    PileResult,
+    RecordItem,
+)
 from docflow.settings import load_settings
 from docflow.storage import input_prefix, output_prefix, part_file, records_key
 
@@ -31,22 +38,23 @@ _SENDERS = 16
 
 
 @durable_step
-def finish_job(step: StepContext, job: str, job_arn: str, status: str) -> dict[str, Any]:
+def finish_job(step: StepContext, job: str, job_arn: str, status: str) -> JobFinished:
     """The job's end: its manifest's counts (when Bedrock wrote one) on the job's item."""
     settings = load_settings()
     job_id = job_arn.rsplit("/", 1)[-1]
     key = f"{output_prefix(job)}{job_id}/manifest.json.out"
     manifest = _read_json(settings.artifact_bucket, key)
-    counts = {
-        k: int(manifest.get(k, 0))
-        for k in (
-            "totalRecordCount",
-            "processedRecordCount",
-            "successRecordCount",
-            "errorRecordCount",
-            "inputTokenCount",
-            "outputTokenCount",
-        )
+
+    def count(name: str) -> int:
+        return int(manifest.get(name, 0))
+
+    counts: JobCounts = {
+        "totalRecordCount": count("totalRecordCount"),
+        "processedRecordCount": count("processedRecordCount"),
+        "successRecordCount": count("successRecordCount"),
+        "errorRecordCount": count("errorRecordCount"),
+        "inputTokenCount": count("inputTokenCount"),
+        "outputTokenCount": count("outputTokenCount"),
     }
     Pool().put_job(job, status=status, **counts)
     return {"job": job, "status": status, **counts}

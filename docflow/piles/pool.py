@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from docflow import aws
 from docflow.dynamo import ConditionFailed, Table
@@ -40,6 +40,9 @@ from docflow.piles.manifest import PileJson, PileManifest, batcher_name
 from docflow.piles.shapes import JobItem, PileItem, RecordItem, Registration, Withdrawal
 from docflow.readmodel.table import from_ddb, put_new, to_ddb
 from docflow.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import KeysAndAttributesTypeDef, QueryInputTypeDef
 
 PENDING, CLAIMED, SENT, DONE = "pending", "claimed", "sent", "done"
 JOB = "job"
@@ -156,7 +159,7 @@ class Pool:
         found: dict[str, str] = {}
         for start in range(0, len(run_ids), 100):
             keys = [to_ddb({"pk": record_pk(r)}) for r in run_ids[start : start + 100]]
-            request: dict[str, Any] = {
+            request: dict[str, KeysAndAttributesTypeDef] = {
                 self.table: {
                     "Keys": keys,
                     "ConsistentRead": True,
@@ -176,7 +179,7 @@ class Pool:
         return cast("Iterator[RecordItem]", self._listed(listing, limit))
 
     def _listed(self, listing: str, limit: int | None) -> Iterator[Any]:
-        args: dict[str, Any] = {
+        args: QueryInputTypeDef = {
             "TableName": self.table,
             "IndexName": INDEX,
             "KeyConditionExpression": "listing = :l",
@@ -207,7 +210,7 @@ class Pool:
         return bool(answer.get("Items"))
 
     def count(self, listing: str) -> int:
-        args: dict[str, Any] = {
+        args: QueryInputTypeDef = {
             "TableName": self.table,
             "IndexName": INDEX,
             "KeyConditionExpression": "listing = :l",

@@ -154,6 +154,43 @@ class PileResult(TypedDict, total=False):
     usage: dict[str, int]
 
 
+class JobCounts(TypedDict):
+    """A job's counts as Bedrock's `manifest.json.out` gives them (0 where it has none)."""
+
+    totalRecordCount: int
+    processedRecordCount: int
+    successRecordCount: int
+    errorRecordCount: int
+    inputTokenCount: int
+    outputTokenCount: int
+
+
+class JobFinished(JobCounts):
+    """`finish_job`'s checkpoint: the job, how it ended, its counts."""
+
+    job: str
+    status: str
+
+
+class JobDone(JobFinished):
+    """A job in the batcher's result: its end, its id, its records and their outcomes."""
+
+    jobId: str
+    records: int
+    outcomes: dict[str, int]
+
+
+class BatcherResult(TypedDict, total=False):
+    """The batcher's result: `refused` with a reason, or `done` with each job it ran and how
+    many records went on-demand after waiting their maximum (`poolTimeouts`)."""
+
+    name: str
+    status: str
+    reason: str
+    jobs: list[JobDone]
+    poolTimeouts: int
+
+
 class JobEnded(TypedDict):
     """What the batcher's wait for a job receives: the job's end status, and who saw it."""
 

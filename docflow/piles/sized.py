@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -20,8 +20,11 @@ from docflow.dynamo import to_ddb, transaction_condition_failed
 from docflow.piles.manifest import PileManifest
 from docflow.piles.shapes import PileItem, RecordItem
 
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
-def _count(table: str, pile_key: str, pile: PileManifest, field: str) -> dict[str, Any]:
+
+def _count(table: str, pile_key: str, pile: PileManifest, field: str) -> TransactWriteItemTypeDef:
     now = datetime.now(UTC).isoformat(timespec="microseconds")
     return {
         "Update": {
@@ -36,7 +39,7 @@ def _count(table: str, pile_key: str, pile: PileManifest, field: str) -> dict[st
     }
 
 
-def _new(table: str, item: Mapping[str, object]) -> dict[str, Any]:
+def _new(table: str, item: Mapping[str, object]) -> TransactWriteItemTypeDef:
     return {
         "Put": {
             "TableName": table,
@@ -46,7 +49,7 @@ def _new(table: str, item: Mapping[str, object]) -> dict[str, Any]:
     }
 
 
-def _transact(ddb: Any, items: list[dict[str, Any]]) -> bool:
+def _transact(ddb: Any, items: list[TransactWriteItemTypeDef]) -> bool:
     """True if written; False if a condition failed (the run was counted before)."""
     try:
         ddb.transact_write_items(TransactItems=items)

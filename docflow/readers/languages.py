@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 # Tesseract's language names (ISO 639-2/T, as the traineddata files are called) to the
 # ISO 639-1 codes the identifier knows. A rules-file language outside this map is never
@@ -53,6 +53,13 @@ SURE = 0.9
 SECOND = 0.15
 
 
+class LanguageChoiceJson(TypedDict):
+    languages: str
+    identified: str | None
+    probability: float
+    reason: str
+
+
 @dataclass(frozen=True)
 class LanguageChoice:
     """What the reader decided for one page, kept beside its words."""
@@ -62,7 +69,7 @@ class LanguageChoice:
     probability: float  # that guess's probability among the allowed languages, 0..1
     reason: str  # "identified", "unsure", "short", "single" (only one language allowed)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LanguageChoiceJson:
         return {
             "languages": self.languages,
             "identified": self.identified,

@@ -6,11 +6,14 @@ corner (Left, Top, Width, Height), which is already the readers' page-relative b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from docflow import aws
 from docflow.pdf import OpenPdf
 from docflow.readers.base import PageText, Word, clamp_box
+
+if TYPE_CHECKING:
+    from mypy_boto3_textract.type_defs import BlockTypeDef
 
 
 class TextractReader:
@@ -31,7 +34,7 @@ class TextractReader:
         return PageText(page, "\n".join(lines), self.name, confidence, words)
 
 
-def _word(block: dict[str, Any]) -> Word | None:
+def _word(block: BlockTypeDef) -> Word | None:
     box = (block.get("Geometry") or {}).get("BoundingBox")
     text = str(block.get("Text", "")).strip()
     if not text or not isinstance(box, dict):

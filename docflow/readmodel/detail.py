@@ -24,14 +24,16 @@ attributes: a later report that carries an attribute whole drops the earlier key
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar, cast
 
+from docflow.readmodel.items import Moved, Payload
 from docflow.storage import REPORT_DETAIL_KEY
 
 # What one report's payload keeps in an item; the rest goes to S3.
@@ -81,17 +83,12 @@ _FIELD_MAPS = ("fields", "corrections")  # {name: field}, a table's rows under "
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.(\d+))?$")
 
 
-class Moved(TypedDict):
-    key: str  # the S3 key of the report's whole payload
-    count: int  # the whole attribute's entries (a list's items, an object's keys, a text's chars)
-
-
 @dataclass(frozen=True)
 class Fitted:
     """A payload as the items keep it, and the whole payload when anything was moved."""
 
-    payload: dict[str, Any]
-    whole: dict[str, Any] | None = None
+    payload: Payload
+    whole: Payload | None = None
     key: str | None = None
 
 
@@ -107,14 +104,15 @@ def digest(run_id: str, event_id: str, payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(f"{run_id}\x1f{event_id}\x1f{body}".encode()).hexdigest()[:16]
 
 
-def fit(payload: Mapping[str, Any], key: str) -> Fitted:
+def fit(payload: Payload, key: str) -> Fitted:
     """The payload under INLINE_BYTES: unchanged when it fits, else its largest attributes
     compacted (then, if need be, left out) with `detail` naming `key` for each."""
     if size(payload) <= INLINE_BYTES:
-        return Fitted(dict(payload))
-    inline = dict(payload)
-    moved: dict[str, Moved] = dict(inline.get(DETAIL) or {})
-    movable = sorted((n for n in payload if n not in KEPT), key=lambda n: (-size(payload[n]), n))
+        return Fitted(payload.copy())
+    whole: Mapping[str, object] = payload  # read by the names the loop picks
+    inline = dict(whole)
+    moved: dict[str, Moved] = dict(payload.get("detail") or {})
+    movable = sorted((n for n in whole if n not in KEPT), key=lambda n: (-size(whole[n]), n))
     # First each attribute compacted; then, if need be, left out, a field map last (its scalar
     # values are what the lists, the dashboard and an invoice's purchase-order match read).
     last = sorted(movable, key=lambda n: n in _FIELD_MAPS)
@@ -125,10 +123,12 @@ def fit(payload: Mapping[str, Any], key: str) -> Fitted:
             if shrink is None:
                 inline.pop(name, None)
             else:
-                inline[name] = shrink(name, payload[name])
-            moved[name] = Moved(key=key, count=count(payload[name]))
+                inline[name] = shrink(name, whole[name])
+            moved[name] = Moved(key=key, count=count(whole[name]))
             inline[DETAIL] = moved
-    return Fitted(inline, dict(payload), key)
+    # Compacted, each attribute keeps its kind (a list, a map, a text), not every entry's
+    # shape: a reader that needs the entries restores them (`restore`).
+    return Fitted(cast("Payload", inline), payload.copy(), key)
 
 
 def count(value: Any) -> int:
@@ -209,12 +209,21 @@ def merged(
 Loader = Callable[[str], Mapping[str, Any] | None]
 
 
-def restore(item: Mapping[str, Any], load: Loader) -> dict[str, Any]:
+class _Detailed(TypedDict, total=False):
+    detail: dict[str, Moved]
+
+
+# What `restore` puts attributes back into: a state, or a history row's payload.
+StoredT = TypeVar("StoredT", bound=_Detailed)
+
+
+def restore(item: StoredT, load: Loader) -> StoredT:
     """The item with each moved attribute put back whole from its key (`load`: the stored
     whole payload, or None when it is gone: the compact form and its `detail` entry stay)."""
-    moved: Mapping[str, Moved] = item.get(DETAIL) or {}
+    detailed: _Detailed = item
+    moved = detailed.get("detail") or {}
     if not moved:
-        return dict(item)
+        return copy.copy(item)
     out = {k: v for k, v in item.items() if k != DETAIL}
     left: dict[str, Moved] = {}
     wholes: dict[str, Mapping[str, Any] | None] = {}
@@ -229,7 +238,8 @@ def restore(item: Mapping[str, Any], load: Loader) -> dict[str, Any]:
             left[name] = where
     if left:
         out[DETAIL] = left
-    return out
+    # The same attributes, each moved one whole again.
+    return cast("StoredT", out)
 
 
 def check_detail(value: Any, document_id: str) -> str | None:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 from botocore.exceptions import ClientError
 
 from docflow import aws
 from docflow.readmodel import detail
 from docflow.readmodel.detail import Loader
-from docflow.readmodel.items import Payload
 from docflow.readmodel.schema import Report
 from docflow.storage import DocumentStore, report_detail_key
 
@@ -42,7 +41,7 @@ class ReportDetails:
             "seq": report.seq,
         }
         self.put(key, ids, report.payload)
-        return replace(report, payload=cast("Payload", detail.fit(report.payload, key).payload))
+        return replace(report, payload=detail.fit(report.payload, key).payload)
 
     def put(self, key: str, ids: Mapping[str, Any], whole: Mapping[str, Any]) -> None:
         """`ids`: which report it is (document, version, run, event, status, seq)."""

@@ -9,7 +9,7 @@ DynamoDB and goes out as JSON again, and a state item carries the payload fields
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from docflow.cost import CostEstimate
 from docflow.document.shown import (
@@ -25,7 +25,15 @@ from docflow.document.shown import (
     SupplierShown,
     TaxIdShown,
 )
-from docflow.readmodel.detail import Moved
+
+
+class Moved(TypedDict):
+    """Where an attribute moved to S3 is (`docflow.readmodel.detail`): the S3 key of the
+    report's whole payload, and how many entries the whole attribute had (a list's items, an
+    object's keys, a text's characters)."""
+
+    key: str
+    count: int
 
 
 class ReviewLink(TypedDict):
@@ -50,6 +58,17 @@ class Awaiting(TypedDict, total=False):
     supplier: str
     deadline: str
     receipts: int
+
+
+class SupplierProposed(TypedDict, total=False):
+    """The supplier proposal a reviewer asked for (docflow.suppliers.enrol): its id, the name
+    proposed, the reviewer's correction of it, its status, a conflict with a registered one."""
+
+    proposalId: str
+    name: str
+    reviewerName: str | None
+    status: str
+    conflict: str | None
 
 
 class Payload(TypedDict, total=False):
@@ -92,7 +111,7 @@ class Payload(TypedDict, total=False):
     corrections: dict[str, str]
     supplier: SupplierShown  # docflow.suppliers.shown: the match and its evidence
     layout: LayoutShown  # docflow.suppliers.hook: the learned layout matched (no values)
-    supplierProposed: dict[str, Any]
+    supplierProposed: SupplierProposed
     supplierNotAdded: str
     ibans: list[IbanShown]
     bank: BankShown  # docflow.suppliers.bank: the verdict and the masked accounts
@@ -102,8 +121,9 @@ class Payload(TypedDict, total=False):
     duplicateOf: list[DuplicateHit]
     replaces: dict[str, str]  # the finalized version a finalized new version replaces
     awaiting: Awaiting  # only while `awaiting-match`
-    # An invoice's match against its order (docflow.matching.results.MatchRecord's JSON).
-    match: dict[str, Any]
+    # An invoice's match against its order (docflow.matching.results.MatchJson: the read
+    # model carries it as it came, below matching in the house, as EventDetail does).
+    match: dict[str, object]
     summary: Abstract
     risk: Risk
     enrichment: EnrichmentNote

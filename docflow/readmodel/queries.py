@@ -11,7 +11,7 @@ from typing import Any, Generic, TypedDict, TypeVar, cast
 
 from docflow import aws
 from docflow.readmodel.detail import Loader, restore
-from docflow.readmodel.items import ChildItem, DocumentState, DocumentView, HistoryItem, Payload
+from docflow.readmodel.items import ChildItem, DocumentState, DocumentView, HistoryItem
 from docflow.readmodel.table import (
     ACTIVE_INDEX,
     ANNOUNCED_ATTRIBUTE,
@@ -206,10 +206,10 @@ class ReadModel:
         moved = [i.get("payload", {}) for i in history] + [state or {}]
         if any("detail" in m for m in moved):
             load = self._loader()
-            state = cast("DocumentState", restore(state, load)) if state else None
+            state = restore(state, load) if state else None
             for item in history:
                 if "detail" in item.get("payload", {}):
-                    item["payload"] = cast("Payload", restore(item["payload"], load))
+                    item["payload"] = restore(item["payload"], load)
         return {"state": state, "history": history}
 
     def children(self, document_id: str) -> list[ChildItem]:

@@ -260,7 +260,7 @@ class StatusRecorder:
         large for EventBridge keeps them compact and says where they are (`detail`)."""
         if not state.get("detail"):
             return event_detail(report, state)
-        whole = cast("DocumentState", detail.restore(state, self.details.loader(seen)))
+        whole = detail.restore(state, self.details.loader(seen))
         said = event_detail(report, whole)
         if len(json.dumps(said, default=str)) <= EVENT_BYTES:
             return said

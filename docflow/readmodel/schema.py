@@ -156,19 +156,8 @@ class Report:
         """Validate a report from the wire; raises ReportError naming the bad field."""
         if not isinstance(raw, dict):
             raise ReportError("report", "must be a JSON object")
-        values: dict[str, Any] = {}
-        for name, attr in (
-            ("documentId", "document_id"),
-            ("version", "version"),
-            ("runId", "run_id"),
-            ("eventId", "event_id"),
-        ):
-            value = raw.get(name)
-            if not isinstance(value, str) or not value.strip():
-                raise ReportError(name, "is required and must be a non-empty string")
-            if len(value) > 1024 or (name != "version" and not _ID_RE.match(value)):
-                raise ReportError(name, "has characters or a length not allowed")
-            values[attr] = value
+        document_id, version = _id(raw, "documentId"), _id(raw, "version")
+        run_id, event = _id(raw, "runId"), _id(raw, "eventId")
         run_order = raw.get("runOrder")
         if not isinstance(run_order, str) or not re.fullmatch(
             r"[0-9A-F]{32}:\d{13}:\d{6}", run_order
@@ -194,8 +183,12 @@ class Report:
         if cause not in CAUSES:
             raise ReportError("cause", f"must be one of {', '.join(CAUSES)}")
         payload = raw.get("payload", {})
-        _check_payload(payload, values["document_id"])  # every field known, of its type
+        _check_payload(payload, document_id)  # every field known, of its type
         return cls(
+            document_id=document_id,
+            version=version,
+            run_id=run_id,
+            event_id=event,
             run_order=run_order,
             status=status,
             stage=stage,
@@ -203,8 +196,18 @@ class Report:
             at=parsed_at.astimezone(UTC).isoformat(timespec="milliseconds"),
             cause=cause,
             payload=cast("Payload", payload),
-            **values,
         )
+
+
+def _id(raw: Mapping[str, object], name: str) -> str:
+    """One of the report's ids: a non-empty string of the characters an id may have (a
+    version, S3's, any but a length)."""
+    value = raw.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ReportError(name, "is required and must be a non-empty string")
+    if len(value) > 1024 or (name != "version" and not _ID_RE.match(value)):
+        raise ReportError(name, "has characters or a length not allowed")
+    return value
 
 
 def _check_payload(payload: Any, document_id: str) -> None:

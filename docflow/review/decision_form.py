@@ -201,7 +201,10 @@ def _corrections(
     table sent back with the rows it had."""
     fields = summary.get("fields") or {}
     shown = {k: masked_value(str((fields.get(k) or {}).get("value") or "")) for k in fields}
-    submitted: dict[str, Any] = {k: v for k, v in form.fields.items() if v and v != shown.get(k)}
+    # A field's new text, or a table's rows.
+    submitted: dict[str, str | list[dict[str, str]]] = {
+        k: v for k, v in form.fields.items() if v and v != shown.get(k)
+    }
     bad: dict[str, str] = {}
     for name, typed in form.tables.items():
         rows = table_rows(typed)

@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import cast
 
+from docflow.document.fields import fields_json
 from docflow.readmodel.schema import RunIds, make_report
 from docflow.readmodel.transitions import APPROVED, REJECTED
 from docflow.reporting import Reporter
@@ -72,12 +73,12 @@ class VoteCounter:
         try:
             wait = self.stages.get(pk) or {}
             if wait.get("ending") or not self.liveness.alive(wait, link.callback_id):
-                self.links.complete(token, {**said, "delivery": "not-waiting"})
+                self.links.complete(token, said, delivery="not-waiting")
                 raise self._closed(link, wait)
             try:
                 item = self.stages.vote(pk, claims.reviewer, decision.as_vote())
             except StageClosed as exc:
-                self.links.complete(token, {**said, "delivery": "not-waiting"})
+                self.links.complete(token, said, delivery="not-waiting")
                 raise self._closed(link, exc.item) from None
         except ReviewRefused:
             raise
@@ -110,7 +111,7 @@ class VoteCounter:
         try:
             self.callbacks.success(link.callback_id, decision.wire())
         except CallbackGone:
-            self.links.complete(token, {**said, "delivery": "not-waiting"})
+            self.links.complete(token, said, delivery="not-waiting")
             raise self._closed(link, None) from None
         except Exception:
             self.links.refund(token)  # a passing failure: the reviewer may try again
@@ -129,7 +130,9 @@ class VoteCounter:
         if not decision.approved:
             unclassifiable = decision.reject_reason == UNCLASSIFIABLE
             reason = UNCLASSIFIABLE if unclassifiable else "rejected"
-        fields = link.summary.get("fields") or {}
+        # As the orchestrator's copy of this report reads them (review_rounds), so both say
+        # the same.
+        fields = fields_json(link.shown.summary.fields or {})
         payload = decision_payload(
             claims.stage_index, claims.stage_name, status, reason, decision, fields
         )

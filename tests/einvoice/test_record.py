@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,19 @@ def test_to_json_and_back_is_the_same_record_and_the_same_bytes(name: str) -> No
     assert json.dumps(again.to_json()) == dumped
     assert isinstance(again.lines, tuple)
     assert isinstance(again.ibans, tuple)
+
+
+@pytest.mark.parametrize(
+    "name", ["cen-ubl-example1.xml", "kosit-xrechnung-01.01a-cii.xml", "cen-ubl-creditnote1.xml"]
+)
+def test_the_json_is_the_dataclass_fields_in_their_order(name: str) -> None:
+    """einvoice.json was `asdict` before the typed shape: the same bytes now."""
+    invoice = read((DATA / name).read_bytes())
+    report = validate((DATA / name).read_bytes())
+    assert json.dumps(invoice.to_json()) == json.dumps(asdict(invoice))
+    assert json.dumps(report.to_json()["findings"]) == json.dumps(
+        [asdict(f) for f in report.findings]
+    )
 
 
 def test_json_keys_keep_their_order_and_money_stays_a_string() -> None:

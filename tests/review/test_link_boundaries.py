@@ -57,7 +57,7 @@ def issued(stack: Stack) -> tuple[LinkStore, IssuedLink, ReviewRequest]:
 
 def slot_of(links: LinkStore, link: IssuedLink) -> dict:
     """The reviewer's slot the link was minted from (its key id, nonce and expiry)."""
-    slot = links._table.get({"pk": link.slot_pk})
+    slot = links._slots.get({"pk": link.slot_pk})
     assert slot is not None
     return slot
 

@@ -68,7 +68,8 @@ def dumps(value: Any) -> bytes:
 
 def save(path: Path, generation: int = 0, fsync: bool = True) -> None:
     with MOTO_LOCK:
-        state: dict[str, Any] = {GENERATION: generation}
+        # The generation, then per service {account: {region: backend}}: pickled whole.
+        state: dict[str, object] = {GENERATION: generation}
         for name in SERVICES:
             # moto types get_backend by one Literal per service; SERVICES is a tuple of str.
             backend = get_backend(name)  # type: ignore[call-overload]  # a str, not a Literal

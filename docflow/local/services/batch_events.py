@@ -6,16 +6,15 @@ in the queue and comes back; a duplicate completes nothing (the function says so
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from docflow import aws
 from docflow.local.services.loop import Loop, QueueLoop
-from docflow.local.tools.queued import deliver_queued
+from docflow.local.tools.queued import BusEvent, deliver_queued
 
 FUNCTION = "docflow-batch-jobs"
 
 
-def invoke_function(event: dict[str, Any]) -> None:
+def invoke_function(event: BusEvent) -> None:
     """Deliver through the function host, as EventBridge invokes its target."""
     answer = aws.invoke_client().invoke(
         FunctionName=FUNCTION, InvocationType="RequestResponse", Payload=json.dumps(event).encode()

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.services.loop import Loop, QueueLoop
 from docflow.observability import record_local
+from docflow.readmodel.event_shapes import EventDetail
 
 EVENTS_FILE = "events.jsonl"
 
@@ -75,10 +76,29 @@ class EventConsumer(QueueLoop):
                 sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
 
 
-def read_events(path: Path) -> list[dict[str, Any]]:
+# An EventBridge event as the local stack's recorder keeps it, one JSON line each ("detail-type"
+# is no name, hence the call form).
+RecordedEvent = TypedDict(
+    "RecordedEvent",
+    {
+        "version": str,
+        "id": str,
+        "detail-type": str,
+        "source": str,
+        "account": str,
+        "time": str,
+        "region": str,
+        "resources": list[str],
+        "detail": EventDetail,
+    },
+    total=False,
+)
+
+
+def read_events(path: Path) -> list[RecordedEvent]:
     if not path.exists():
         return []
-    events = []
+    events: list[RecordedEvent] = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             events.append(json.loads(line))

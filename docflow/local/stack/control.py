@@ -10,15 +10,46 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
-from docflow.local.config import StackConfig, file_digest
+from docflow.local.config import StackConfig, StackDescribed, file_digest
 from docflow.local.private import FOLDER_MODE, append_private, tighten, write_private
 
 if TYPE_CHECKING:
     from docflow.local.stack.recovery import RecoveryReport
 
 DEFAULT_STATE = Path(os.environ.get("DOCFLOW_STATE", ".docflow"))
+
+
+class StackStats(TypedDict, total=False):
+    """What the stack's parts measured (`stackd.write_stats`); the journals' counts only
+    where the stack keeps journals; `awsRequests`: {service: {operation: count}}."""
+
+    intakeInFlightPeak: int
+    intakeMaxConcurrency: int
+    intakeBatches: int
+    intakeEmptyReceives: int
+    hostRestarts: int
+    journalBytes: int
+    journalRecords: int
+    journalFsyncs: int
+    compactions: int
+    runnerRecords: int
+    runnerBytes: int
+    runnerFsyncs: int
+    runnerCompactions: int
+    runnerLiveExecutions: int
+    awsRequests: dict[str, dict[str, int]]
+
+
+class StackStatus(StackDescribed):
+    """`docflow up --json` without its `recovery` (docs/cli.md): running or not, the
+    processes, where the stack answers, and its stats ({} while it is stopped)."""
+
+    running: bool
+    pid: int | None
+    hostPid: int | None
+    stats: StackStats
 
 
 class StackStartError(RuntimeError):
@@ -248,7 +279,7 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def status(state: Path = DEFAULT_STATE) -> dict[str, Any]:
+def status(state: Path = DEFAULT_STATE) -> StackStatus:
     config = StackConfig.load(state)
     pid = running_pid(state)
     host = state / "host.pid"

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from aws_durable_execution_sdk_python.lambda_service import ErrorObject
 from aws_durable_execution_sdk_python_testing.exceptions import AwsApiException
@@ -26,10 +26,10 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from docflow import aws
 from docflow.local.fidelity.callback_fidelity import close_callbacks_of_ended_executions
 from docflow.local.resources import LocalNames
-from docflow.local.tools.queued import deliver_queued
+from docflow.local.tools.queued import BusEvent, deliver_queued
 from docflow.piles import outcomes
 from docflow.piles.pool import PENDING, Pool
-from docflow.piles.shapes import StateChange
+from docflow.piles.shapes import BatcherResult, StateChange
 from docflow.review.stage.callbacks import CallbackGone
 from docflow.settings import load_settings
 
@@ -91,7 +91,7 @@ class EventPump:
         self._stop.set()
         self._thread.join(timeout=5)
 
-    def _deliver(self, event: dict[str, Any]) -> None:
+    def _deliver(self, event: BusEvent) -> None:
         from batcher.job_events import handler
 
         for _ in range(2 if self.duplicate else 1):
@@ -103,6 +103,13 @@ class EventPump:
                 deliver_queued(self.queue, self._deliver)
             except Exception as exc:  # keep delivering; a test sees what was not answered
                 print(f"event pump: {exc!r}", flush=True)
+
+
+class BatcherRun(TypedDict):
+    """A batcher's execution: its status as the runner says it, and its result."""
+
+    status: str
+    result: BatcherResult
 
 
 @dataclass
@@ -123,7 +130,7 @@ class Pile:
                 raise TimeoutError(f"{Pool().count(PENDING)} of {n} documents registered")
             time.sleep(0.2)
 
-    def run_batcher(self, name: str, timeout_s: int = 600) -> dict[str, Any]:
+    def run_batcher(self, name: str, timeout_s: int = 600) -> BatcherRun:
         result = self.batcher.run(input=json.dumps({"name": name}), execution_timeout=timeout_s)
         return {"status": str(result.status), "result": json.loads(result.result or "{}")}
 

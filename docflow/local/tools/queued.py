@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws
 
-Deliver = Callable[[dict[str, Any]], Any]
+# An EventBridge event as a rule hands it to its target (the queue's message body): the
+# envelope, and the detail its source sent ("detail-type" is no name, hence the call form).
+BusEvent = TypedDict(
+    "BusEvent",
+    {
+        "version": str,
+        "id": str,
+        "detail-type": str,
+        "source": str,
+        "account": str,
+        "time": str,
+        "region": str,
+        "resources": list[str],
+        "detail": dict[str, object],
+    },
+    total=False,
+)
+Deliver = Callable[[BusEvent], object]
 
 
 def deliver_queued(queue_name: str, deliver: Deliver, url: str | None = None) -> int:

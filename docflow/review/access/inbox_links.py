@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
-from typing import Any
+from typing import Required, TypedDict
 
 from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.signing import (
@@ -43,6 +43,24 @@ class InboxRefused(Exception):
         self.status, self.code = 403, code
 
 
+class InboxSlot(TypedDict):
+    """`INBOXSLOT#`: what re-mints the reviewer's inbox link (module docstring)."""
+
+    pk: str
+    kid: str
+    nonce: str
+    linkExpiresAt: int
+    expiresAt: int
+
+
+class InboxLinkItem(TypedDict, total=False):
+    """`INBOXLINK#`: the reviewer a live inbox link stands for."""
+
+    pk: Required[str]
+    reviewer: str
+    expiresAt: int
+
+
 def _slot_pk(reviewer: str) -> str:
     return f"INBOXSLOT#{hashlib.sha256(reviewer.encode('utf-8')).hexdigest()}"
 
@@ -64,17 +82,19 @@ def inbox_claims(reviewer: str, expires_at: int, nonce: str) -> TokenClaims:
 class InboxLinks:
     def __init__(self, table: str) -> None:
         self.table = table
-        self._table = Table(table)
+        # One table, two kinds of item.
+        self._slots: Table[InboxSlot] = Table(table)
+        self._links: Table[InboxLinkItem] = Table(table)
 
     def issue(self, reviewer: str, ring: KeyRing, ttl_s: int) -> str:
         """The reviewer's inbox link: the same one while more than half its life is left."""
         now = int(time.time())
         pk = _slot_pk(reviewer)
-        slot = self._table.get({"pk": pk})
+        slot = self._slots.get({"pk": pk})
         # A slot whose key id was retired from the ring cannot mint a link that verifies.
         retired = slot is not None and str(slot.get("kid")) not in ring.keys
         if slot is None or retired or int(slot["linkExpiresAt"]) - now < ttl_s // 2:
-            fresh: dict[str, Any] = {
+            fresh: InboxSlot = {
                 "pk": pk,
                 "kid": ring.current,
                 "nonce": new_nonce(),
@@ -83,17 +103,17 @@ class InboxLinks:
             }
             old = slot["linkExpiresAt"] if slot else 0
             try:  # two issuers at once: one new slot, and both mint from it
-                self._table.put(
+                self._slots.put(
                     fresh,
                     condition="attribute_not_exists(pk) OR linkExpiresAt = :old",
                     values={":old": old},
                 )
                 slot = fresh
             except ConditionFailed as failed:
-                slot = failed.item or fresh
+                slot = self._slots.held(failed) or fresh
         claims = inbox_claims(reviewer, int(slot["linkExpiresAt"]), str(slot["nonce"]))
         token = mint(claims, KeyRing(current=str(slot["kid"]), keys=ring.keys))
-        self._table.put(
+        self._links.put(
             {
                 "pk": f"INBOXLINK#{token_hash(token)}",
                 "reviewer": reviewer,
@@ -108,7 +128,7 @@ class InboxLinks:
         new one. The reviewer's review links and their other inbox links keep working
         (revoking the reviewer is `access.revocation`). Returns the reviewer the link named,
         or None for a link that no longer verifies or is no inbox link."""
-        self._table.delete({"pk": f"INBOXLINK#{token_hash(token)}"})
+        self._links.delete({"pk": f"INBOXLINK#{token_hash(token)}"})
         try:
             claims = verify(token, ring)
         except TokenError:
@@ -116,7 +136,7 @@ class InboxLinks:
         if claims.purpose != INBOX:
             return None
         with contextlib.suppress(ConditionFailed):  # the slot mints a newer link already
-            self._table.delete(
+            self._slots.delete(
                 {"pk": _slot_pk(claims.reviewer)},
                 condition="nonce = :nonce",
                 values={":nonce": claims.nonce},
@@ -131,7 +151,7 @@ class InboxLinks:
             raise InboxRefused(exc.code, "this inbox link cannot be used") from exc
         if claims.purpose != INBOX:
             raise InboxRefused("wrong-door", "this link is not an inbox link")
-        stored = self._table.get({"pk": f"INBOXLINK#{token_hash(token)}"})
+        stored = self._links.get({"pk": f"INBOXLINK#{token_hash(token)}"})
         if stored is None or stored.get("reviewer") != claims.reviewer:
             raise InboxRefused("unknown-link", "this inbox link is not known here")
         return claims.reviewer

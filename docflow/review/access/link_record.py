@@ -12,10 +12,45 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Required, TypedDict
 
 from docflow.ids import DocumentRef, display_name
 from docflow.review.stage.for_review import ForReview
+from docflow.review.stage.stage_record import DecisionJson
+
+
+class LinkDecision(DecisionJson, total=False):
+    """The decision a link made (`LinkStore.complete`); `delivery` "not-waiting" when the
+    stage was over before it could count."""
+
+    delivery: str
+
+
+class LinkItem(TypedDict, total=False):
+    """The stored `LINK#` item, in the order `issue` writes it; a link written before a key
+    existed lacks it (`from_item` gives the default)."""
+
+    pk: Required[str]
+    documentId: str
+    version: str
+    runId: str
+    runOrder: str
+    bucket: str
+    key: str
+    docName: str
+    stageIndex: int
+    stageName: str
+    reviewer: str
+    reviewers: list[str]
+    summary: Mapping[str, object]  # the run's summary as `ForReview.to_json` wrote it
+    stagePk: str
+    waitPk: str
+    state: str
+    expiresAt: int
+    traceParent: str
+    callbackId: str
+    claimedAt: int
+    decision: LinkDecision
 
 
 @dataclass(frozen=True)
@@ -32,7 +67,8 @@ class LinkRecord:
     stage_name: str = ""
     reviewer: str = ""
     reviewers: tuple[str, ...] = ()  # everyone the stage asks, escalation included
-    summary: dict[str, Any] = field(default_factory=dict)  # as stored: `shown` reads it
+    # As stored, read through `shown` (ForReview), which checks what it reads.
+    summary: Mapping[str, object] = field(default_factory=dict)
     stage_pk: str = ""  # the stage record: votes and the execution's current callback
     wait_pk: str = ""  # the register's wait (the same stage record for links minted now)
     state: str = "open"  # open -> deciding -> used, or superseded
@@ -40,7 +76,7 @@ class LinkRecord:
     trace_parent: str = ""  # the notifying step's span, which the click hangs under
     callback_id: str = ""  # a link that decides alone (no stage record): its callback
     claimed_at: int | None = None  # when its single use was spent (attribute `claimedAt`)
-    decision: dict[str, Any] | None = None  # the decision it made, once used
+    decision: LinkDecision | None = None  # the decision it made, once used
 
     @property
     def name(self) -> str:
@@ -58,7 +94,7 @@ class LinkRecord:
         return DocumentRef(bucket=self.bucket, key=self.key, version_id=self.version)
 
     @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> LinkRecord:
+    def from_item(cls, item: LinkItem) -> LinkRecord:
         claimed = item.get("claimedAt")
         decision = item.get("decision")
         return cls(
@@ -82,12 +118,13 @@ class LinkRecord:
             trace_parent=str(item.get("traceParent") or ""),
             callback_id=str(item.get("callbackId") or ""),
             claimed_at=int(claimed) if claimed is not None else None,
-            decision=dict(decision) if isinstance(decision, Mapping) else None,
+            # Stored by `complete`, always a map: anything else is no decision.
+            decision=decision if isinstance(decision, Mapping) else None,
         )
 
-    def to_item(self) -> dict[str, Any]:
+    def to_item(self) -> LinkItem:
         """The item as `issue` writes it; a key that says nothing optional is left out."""
-        item: dict[str, Any] = {
+        item: LinkItem = {
             "pk": self.pk,
             "documentId": self.document_id,
             "version": self.version,

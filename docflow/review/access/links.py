@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from docflow.dynamo import ConditionFailed, Table
-from docflow.review.access.link_record import LinkRecord
+from docflow.review.access.link_record import LinkDecision, LinkItem, LinkRecord
 from docflow.review.access.signing import KeyRing, TokenClaims, mint, new_nonce, token_hash
-from docflow.review.stage.inbox import slot_pk
+from docflow.review.stage.inbox import LinkSlot, slot_pk
 from docflow.review.stage.records import stage_pk
 from docflow.review.stage.requests import ReviewRequest
+from docflow.review.stage.stage_record import DecisionJson
 from docflow.telemetry import spans
 
 OPEN, DECIDING, USED, SUPERSEDED = "open", "deciding", "used", "superseded"
@@ -79,14 +78,16 @@ class IssuedLink:
 class LinkStore:
     def __init__(self, table: str) -> None:
         self.table = table
-        self._table = Table(table)
+        # One table, two kinds of item.
+        self._slots: Table[LinkSlot] = Table(table)
+        self._links: Table[LinkItem] = Table(table)
 
-    def _replace_slot(self, old: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+    def _replace_slot(self, old: LinkSlot, fresh: LinkSlot) -> LinkSlot:
         """A slot whose key id is gone gets `fresh`'s key id, nonce and expiry, and forgets
         the mails sent with its old link, unless another issuer did it first. An update, not a
         put: the slot is also the reviewer's inbox item, whose other attributes stay."""
         try:
-            return self._table.update(
+            return self._slots.update(
                 {"pk": fresh["pk"]},
                 "SET kid = :kid, nonce = :nonce, linkExpiresAt = :until, expiresAt = :keep"
                 " REMOVE sent",
@@ -100,23 +101,23 @@ class LinkStore:
                 },
             )
         except ConditionFailed as failed:
-            return failed.item or fresh
+            return self._slots.held(failed) or fresh
 
     def issue(self, request: ReviewRequest, reviewer: str, ring: KeyRing, ttl_s: int) -> IssuedLink:
         """The reviewer's link for this stage: minted once, re-minted identically after."""
-        slot_key = {"pk": _slot_pk(request, reviewer)}
+        slot_pk = _slot_pk(request, reviewer)
         expires_at = int(time.time()) + ttl_s
-        fresh: dict[str, Any] = {
-            **slot_key,
+        fresh: LinkSlot = {
+            "pk": slot_pk,
             "kid": ring.current,
             "nonce": new_nonce(),
             "linkExpiresAt": expires_at,
             "expiresAt": expires_at + KEEP_AFTER_EXPIRY_S,
         }
-        if self._table.put_new(fresh):
+        if self._slots.put_new(fresh):
             slot = fresh
         else:
-            slot = self._table.get(slot_key) or fresh
+            slot = self._slots.get({"pk": slot_pk}) or fresh
             if str(slot.get("kid")) not in ring.keys:
                 # Its key was retired from the ring: the old link cannot verify any more, so
                 # the reminder carries a fresh one (minted once: two issuers agree on it).
@@ -155,16 +156,16 @@ class LinkStore:
             expires_at=int(slot["linkExpiresAt"]) + KEEP_AFTER_EXPIRY_S,
             trace_parent=notifying.header() if notifying is not None else "",
         )
-        self._table.put_new(link.to_item())  # the same token again: already there
+        self._links.put_new(link.to_item())  # the same token again: already there
         return IssuedLink(
             reviewer=reviewer,
             token=token,
             sent=frozenset(slot.get("sent", ())),
-            slot_pk=slot_key["pk"],
+            slot_pk=slot_pk,
         )
 
     def mark_sent(self, request: ReviewRequest, reviewer: str, tags: set[str]) -> None:
-        self._table.update(
+        self._slots.update(
             {"pk": _slot_pk(request, reviewer)},
             "ADD sent :tags",
             typed_values={":tags": {"SS": sorted(tags)}},
@@ -174,7 +175,7 @@ class LinkStore:
         """A newer version replaced the document: the link stops working, unless a click
         already holds it (that click's callback then races the cancel; one of them wins)."""
         with contextlib.suppress(ConditionFailed):
-            self._table.update(
+            self._links.update(
                 {"pk": pk},
                 "SET #s = :superseded",
                 condition="#s = :open",
@@ -183,14 +184,14 @@ class LinkStore:
             )
 
     def get(self, token: str) -> LinkRecord | None:
-        item = self._table.get({"pk": f"LINK#{token_hash(token)}"})
+        item = self._links.get({"pk": f"LINK#{token_hash(token)}"})
         return LinkRecord.from_item(item) if item else None
 
     def spend(self, token: str) -> LinkRecord:
         """Spend the link's single use on a decision; exactly one concurrent caller wins."""
         now = int(time.time())
         try:
-            item = self._table.update(
+            item = self._links.update(
                 {"pk": f"LINK#{token_hash(token)}"},
                 "SET #s = :deciding, claimedAt = :now",
                 condition=(
@@ -206,23 +207,27 @@ class LinkStore:
                 },
             )
         except ConditionFailed as failed:
-            stored = LinkRecord.from_item(failed.item) if failed.item else None
+            held = self._links.held(failed)
+            stored = LinkRecord.from_item(held) if held else None
             raise AlreadyDecided(stored) from failed
         return LinkRecord.from_item(item)
 
-    def complete(self, token: str, decision: Mapping[str, object]) -> None:
-        self._table.update(
+    def complete(self, token: str, decision: DecisionJson, delivery: str = "") -> None:
+        """Record the decision the link made; `delivery` "not-waiting" when the stage was
+        over before the vote could count."""
+        made: LinkDecision = {**decision, "delivery": delivery} if delivery else {**decision}
+        self._links.update(
             {"pk": f"LINK#{token_hash(token)}"},
             "SET #s = :used, decision = :decision",
             names={"#s": "state"},
-            values={":used": USED, ":decision": decision},
+            values={":used": USED, ":decision": made},
         )
 
     def refund(self, token: str) -> None:
         """Give a spent link its use back when the callback could not be sent for a passing
         reason; nothing to give back if another click has spent it since."""
         with contextlib.suppress(ConditionFailed):
-            self._table.update(
+            self._links.update(
                 {"pk": f"LINK#{token_hash(token)}"},
                 "SET #s = :open REMOVE claimedAt",
                 condition="#s = :deciding",

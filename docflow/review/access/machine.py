@@ -11,11 +11,21 @@ would refuse it, and even on a link that does not spend its use (a refused body)
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Protocol, Required, TypedDict
 
 from docflow.dynamo import ConditionFailed, Table
 from docflow.review.access.refusals import ReviewRefused
 from docflow.review.access.signing import check_body_signature
+
+
+class MachineResult(TypedDict, total=False):
+    """A machine's body: `approved` checked here; the rest as sent, which the desk checks
+    (a comment, a split's parts, a triage pick)."""
+
+    approved: Required[bool]
+    comment: object
+    parts: object
+    docType: object
 
 
 class Secrets(Protocol):
@@ -53,7 +63,7 @@ def authenticate(
     signature: str,
     window_s: int,
     now: float,
-) -> dict[str, Any]:
+) -> MachineResult:
     """The request's result (`{"approved", "comment"?, "docType"?}`), or a `ReviewRefused`."""
     try:
         sent_at = int(timestamp)
@@ -69,7 +79,7 @@ def authenticate(
     if not seen.first_time(signature.strip().lower(), sent_at + window_s + 1):
         raise ReviewRefused(409, "replayed", "this signed request was already received")
     try:
-        result = json.loads(body)
+        result: MachineResult = json.loads(body)
     except ValueError:
         raise ReviewRefused(400, "bad-json", "the body is not JSON") from None
     if not isinstance(result, dict) or not isinstance(result.get("approved"), bool):

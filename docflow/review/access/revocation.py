@@ -13,10 +13,17 @@ cast is simply never counted, so reminders and escalation treat them as not answ
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow import aws
 from docflow.readmodel.table import to_ddb
+
+
+class Revoked(TypedDict):
+    """`docflow reviewers revoke --json`: who, and since when (epoch seconds)."""
+
+    reviewer: str
+    revokedAt: int
 
 
 def revoked_pk(reviewer: str) -> str:
@@ -31,7 +38,7 @@ class Revocations:
     def _ddb(self) -> Any:
         return aws.client("dynamodb")
 
-    def revoke(self, reviewer: str, by: str = "") -> dict[str, Any]:
+    def revoke(self, reviewer: str, by: str = "") -> Revoked:
         """Revoke the reviewer's links (idempotent: the first revocation's time stands)."""
         answer = self._ddb.update_item(
             TableName=self.table,

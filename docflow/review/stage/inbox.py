@@ -32,7 +32,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Required, TypedDict, cast
 
 from botocore.exceptions import ClientError
 
@@ -43,7 +43,7 @@ from docflow.rules.routed import RoutedStage
 from docflow.settings import load_settings
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.type_defs import QueryInputTypeDef
+    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, QueryInputTypeDef
 
 PAGE_SIZE = 20
 EACH, DIGEST = "each", "digest"
@@ -70,6 +70,21 @@ class InboxItem(TypedDict, total=False):
     nonce: str
     linkExpiresAt: int
     expiresAt: int
+
+
+class LinkSlot(TypedDict, total=False):
+    """A reviewer's link slot in the links table (`docflow.review.access.links`): the link's
+    key id, nonce and expiry, the mails sent with it (a string set, read back as a list),
+    and the inbox item it anchors (module docstring)."""
+
+    pk: Required[str]
+    kid: str
+    nonce: str
+    linkExpiresAt: int
+    expiresAt: int
+    sent: list[str]
+    inboxSk: str
+    inboxClosed: str
 
 
 class PageKey(TypedDict):
@@ -155,10 +170,10 @@ class InboxIndex:
         }
         return self._put_while_open(slot, item)
 
-    def _anchor(self, slot: str, stage_pk: str) -> dict[str, Any] | None:
+    def _anchor(self, slot: str, stage_pk: str) -> LinkSlot | None:
         """The open slot, its `inboxSk` set if it had none; None when the slot is closed."""
         try:
-            return Table(self.links_table).update(
+            return Table[LinkSlot](self.links_table).update(
                 {"pk": slot},
                 "SET inboxSk = if_not_exists(inboxSk, :sk)",
                 condition="attribute_exists(pk) AND attribute_not_exists(inboxClosed)",
@@ -193,7 +208,7 @@ class InboxIndex:
         marked closed first, so no later `add` can list it again, then the item goes."""
         for reviewer in dict.fromkeys(reviewers):
             try:
-                closed = Table(self.links_table).update(
+                closed = Table[LinkSlot](self.links_table).update(
                     {"pk": slot_pk(run_id, stage_index, reviewer)},
                     "SET inboxClosed = if_not_exists(inboxClosed, :how)",
                     # Only slots that exist: a reviewer never asked has no slot to close.
@@ -216,7 +231,7 @@ class InboxIndex:
     ) -> InboxPage:
         """One page of the reviewer's pending items, oldest first: a strongly consistent Query
         of the reviewer's partition (never a Scan); DynamoDB applies the filters after it."""
-        values: dict[str, Any] = {":p": {"S": inbox_pk(reviewer)}}
+        values: dict[str, AttributeValueTypeDef] = {":p": {"S": inbox_pk(reviewer)}}
         args: QueryInputTypeDef = {
             "TableName": self.table,
             "KeyConditionExpression": "pk = :p",

@@ -16,10 +16,9 @@ blocks a decision: the desk does not read it; the first valid decision still win
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from docflow.dynamo import ConditionFailed, Table
-from docflow.review.stage.stage_record import Presence, StageRecord, as_stage_record
+from docflow.review.stage.stage_record import Presence, StageRecord
 
 
 def live_presence(item: StageRecord, now: float | None = None) -> Presence | None:
@@ -32,7 +31,7 @@ def live_presence(item: StageRecord, now: float | None = None) -> Presence | Non
 class PresenceStore:
     def __init__(self, table: str, presence_s: int) -> None:
         self.table, self.presence_s = table, presence_s
-        self.items = Table(table)
+        self.items: Table[StageRecord] = Table(table)
 
     def take(self, stage_pk: str, reviewer: str) -> Presence | None:
         """Mark the reviewer as looking, or renew their presence; the presence that stands
@@ -59,7 +58,7 @@ class PresenceStore:
                 {"#until": "until"},
             )
         except ConditionFailed as refused:
-            return live_presence(as_stage_record(refused.item))
+            return live_presence(self.items.held(refused) or {})
 
     def release(self, stage_pk: str, reviewer: str) -> bool:
         """End the reviewer's presence; False if they were not the one looking."""
@@ -80,10 +79,10 @@ class PresenceStore:
         pk: str,
         update: str,
         condition: str,
-        values: dict[str, Any],
+        values: dict[str, object],
         names: dict[str, str],
     ) -> Presence | None:
         item = self.items.update(
             {"pk": pk}, update, condition=condition, names=names, values=values
         )
-        return live_presence(as_stage_record(item))
+        return live_presence(item)

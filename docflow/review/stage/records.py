@@ -35,10 +35,10 @@ from docflow.review.stage.inbox import InboxIndex
 from docflow.review.stage.stage_record import (
     Ending,
     HistoryVote,
+    StageIds,
     StageRecord,
     StoredVote,
     Tally,
-    as_stage_record,
 )
 
 KEEP_S = 30 * 24 * 3600
@@ -114,18 +114,18 @@ def decision_of(item: StageRecord, decider: str) -> Decision:
 class StageStore:
     def __init__(self, table: str) -> None:
         self.table = table
-        self.items = Table(table)
+        self.items: Table[StageRecord] = Table(table)
 
     def create(
         self,
         pk: str,
-        ids: dict[str, Any],
+        ids: StageIds,
         reviewers: list[str],
         quorum: int,
         deadline: int,
     ) -> None:
         """The stage's record, once (a retried first wait finds it there)."""
-        item = {
+        item: StageRecord = {
             "pk": pk,
             **ids,
             "reviewers": reviewers,
@@ -157,7 +157,7 @@ class StageStore:
         Values are set whole (the full link and reviewer lists), so a retry repeats nothing.
         """
         names = {"#r": "round", "#q": "quorum"}
-        values: dict[str, Any] = {
+        values = {
             ":cb": callback_id,
             ":k": round_number,
             ":ends": round_ends_at,
@@ -165,21 +165,19 @@ class StageStore:
         }
         update = "SET callbackId = :cb, #r = :k, roundEndsAt = :ends, links = :links"
         try:
-            return as_stage_record(
-                self.items.update(
-                    {"pk": pk},
-                    update,
-                    condition=(
-                        "attribute_exists(pk) AND attribute_not_exists(ending) "
-                        "AND approvals < #q AND rejections <= rejectLimit "
-                        "AND (attribute_not_exists(#r) OR #r <= :k)"
-                    ),
-                    names=names,
-                    values=values,
-                )
+            return self.items.update(
+                {"pk": pk},
+                update,
+                condition=(
+                    "attribute_exists(pk) AND attribute_not_exists(ending) "
+                    "AND approvals < #q AND rejections <= rejectLimit "
+                    "AND (attribute_not_exists(#r) OR #r <= :k)"
+                ),
+                names=names,
+                values=values,
             )
         except ConditionFailed as exc:
-            raise StageClosed(as_stage_record(exc.item)) from exc
+            raise StageClosed(self.items.held(exc) or {}) from exc
 
     def escalate(self, pk: str, everyone: list[str]) -> None:
         """Widen the stage to the escalation reviewers; idempotent (the list is set whole, and
@@ -195,7 +193,7 @@ class StageStore:
                 values={":all": everyone, ":limit": limit},
             )
         except ConditionFailed as exc:
-            raise StageClosed(as_stage_record(exc.item)) from exc
+            raise StageClosed(self.items.held(exc) or {}) from exc
 
     def vote(self, pk: str, reviewer: str, vote: StoredVote) -> StageRecord:
         """Count one reviewer's vote, once, while the tally is open; the item after it."""
@@ -213,22 +211,20 @@ class StageStore:
                 values={":vote": vote, ":one": 1},
             )
         except ConditionFailed as exc:
-            raise StageClosed(as_stage_record(exc.item)) from exc
-        return as_stage_record(item)
+            raise StageClosed(self.items.held(exc) or {}) from exc
+        return item
 
     def set_ending(self, pk: str, ending: Ending) -> tuple[bool, StageRecord]:
         """Write how the stage ended; the first account stands. Returns (written, item)."""
         try:
-            item = as_stage_record(
-                self.items.update(
-                    {"pk": pk},
-                    "SET ending = :o",
-                    condition="attribute_exists(pk) AND attribute_not_exists(ending)",
-                    values={":o": {**ending, "at": int(time.time())}},
-                )
+            item = self.items.update(
+                {"pk": pk},
+                "SET ending = :o",
+                condition="attribute_exists(pk) AND attribute_not_exists(ending)",
+                values={":o": {**ending, "at": int(time.time())}},
             )
         except ConditionFailed as exc:
-            stored = as_stage_record(exc.item)
+            stored = self.items.held(exc) or {}
             close_ended(self.table, stored)
             return False, stored
         close_ended(self.table, item)
@@ -259,8 +255,7 @@ class StageStore:
         self.items.update({"pk": pk}, "SET woken = :yes", values={":yes": True})
 
     def get(self, pk: str) -> StageRecord | None:
-        item = self.items.get({"pk": pk})
-        return as_stage_record(item) if item is not None else None
+        return self.items.get({"pk": pk})
 
 
 def close_ended(table: str, item: StageRecord) -> None:

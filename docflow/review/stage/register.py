@@ -19,12 +19,21 @@ the wait, or the wait sees the new run.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Required, TypedDict
 
 from docflow.dynamo import ConditionFailed, Table
 from docflow.ids import DocumentRef
 from docflow.review.stage.records import StageStore, end_open_wait
-from docflow.review.stage.stage_record import Ending, StageRecord, as_stage_record
+from docflow.review.stage.stage_record import Ending, StageRecord
+
+
+class RegisterItem(TypedDict, total=False):
+    """`REG#<documentId>` (module docstring); `openWaits` a string set, read back as a list."""
+
+    pk: Required[str]
+    latestRunOrder: str
+    latestRunId: str
+    openWaits: list[str]
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,9 @@ class OpenWait:
 class RegisterStore:
     def __init__(self, table: str) -> None:
         self.table = table
-        self.items = Table(table)
+        # One table, two kinds of item: the register's own, and the stage records it lists.
+        self.items: Table[RegisterItem] = Table(table)
+        self.stages: Table[StageRecord] = Table(table)
 
     def record_latest(self, doc: DocumentRef) -> bool:
         """Record this run as the document's newest; False if a newer one is already recorded."""
@@ -64,15 +75,16 @@ class RegisterStore:
             )
             latest = True
         except ConditionFailed as refused:
-            item, latest = refused.item, False
+            item, latest = self.items.held(refused) or {"pk": f"REG#{doc.document_id}"}, False
         return latest, _waits_before(item, doc)
 
     def is_latest(self, doc: DocumentRef) -> bool:
-        item = self._get(f"REG#{doc.document_id}")
+        item = self.items.get({"pk": f"REG#{doc.document_id}"})
         return item is None or str(item.get("latestRunOrder", "")) <= doc.run_order
 
     def open_waits_before(self, doc: DocumentRef) -> list[OpenWait]:
-        return _waits_before(self._get(f"REG#{doc.document_id}") or {}, doc)
+        item = self.items.get({"pk": f"REG#{doc.document_id}"})
+        return _waits_before(item, doc) if item else []
 
     def add_wait(self, doc: DocumentRef, pk: str) -> bool:
         """List a stage's wait (its stage record, `docflow.review.stage.records`) as open; False
@@ -94,18 +106,14 @@ class RegisterStore:
         end_open_wait(self.items.client, self.table, doc_id, wait.entry)
 
     def get_wait(self, pk: str) -> StageRecord | None:
-        item = self._get(pk)
-        return as_stage_record(item) if item is not None else None
+        return self.stages.get({"pk": pk})
 
     def set_ending(self, pk: str, ending: Ending) -> None:
         """How the stage ended (decided by whom, superseded); the first account stands. The
         stage leaves its reviewers' inboxes either way (a repeat finishes what a crash left)."""
         StageStore(self.table).set_ending(pk, ending)
 
-    def _get(self, pk: str) -> dict[str, Any] | None:
-        return self.items.get({"pk": pk})
 
-
-def _waits_before(item: dict[str, Any], doc: DocumentRef) -> list[OpenWait]:
-    waits = [OpenWait.parse(e) for e in item.get("openWaits", set())]
+def _waits_before(item: RegisterItem, doc: DocumentRef) -> list[OpenWait]:
+    waits = [OpenWait.parse(e) for e in item.get("openWaits", [])]
     return sorted((w for w in waits if w.run_order < doc.run_order), key=lambda w: w.entry)

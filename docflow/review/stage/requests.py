@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Protocol
 
 from docflow.ids import DocumentRef
 from docflow.review.stage.for_review import ForReview
@@ -17,7 +18,8 @@ class ReviewRequest:
     stage_index: int
     stage: RoutedStage
     callback_id: str
-    summary: dict[str, Any]  # what the review page shows, as the link stores it: `shown`
+    # What the review page shows, as the link stores it; read through `shown` (ForReview).
+    summary: Mapping[str, object]
     # Which of the stage's waits this is (`docflow.pipeline.review_rounds`): round 0 asks the
     # reviewers; a later round registers its callback and sends that round's reminder and/or
     # escalation. `wait_s` is how long the round waits (0: the whole stage).

@@ -12,14 +12,24 @@ starts here", a checkbox per page), which `parts_from_starts` turns into parts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
-SPLIT_KEY = "split"  # the link summary's {"pages", "parts", "unsure", "planKey", "types"}
+SPLIT_KEY = "split"  # the link summary's {"pages", "parts", "unsure", "planKey"}
 
 
-def split_of(summary: Mapping[str, Any] | None) -> dict[str, Any]:
+class SplitProposal(TypedDict, total=False):
+    """The split a link proposes (the orchestrator's packet run writes it): the packet's page
+    count, the parts `[first, last, type]`, the unsure boundaries, the page calls' S3 key."""
+
+    pages: int
+    parts: list[list[int | str]]
+    unsure: list[int]
+    planKey: str
+
+
+def split_of(summary: Mapping[str, Any] | None) -> SplitProposal:
     """The split a link proposes (empty for any other stage's link)."""
-    raw = (summary or {}).get(SPLIT_KEY)
+    raw: SplitProposal | None = (summary or {}).get(SPLIT_KEY)
     return raw if isinstance(raw, dict) and isinstance(raw.get("pages"), int) else {}
 
 

@@ -90,6 +90,16 @@ class Presence(TypedDict):
     until: int
 
 
+class StageIds(TypedDict):
+    """Which document, run and stage a stage record is of (`StageStore.create`)."""
+
+    documentId: str
+    runId: str
+    runOrder: str
+    stageIndex: int
+    stageName: str
+
+
 class StageRecord(TypedDict, total=False):
     pk: str
     documentId: str

@@ -10,32 +10,105 @@ choose one: a refusal (`{"error", "message", "decision"?}`), the review page
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from docflow.review.access.link_record import LinkRecord
+from docflow.review.access.link_record import LinkDecision, LinkRecord
+from docflow.review.stage.stage_record import Presence
+from docflow.review.votes import Counted
 from docflow.review.web.inbox_views import InboxScreen
 from docflow.review.web.message_pages import refusal_page
 from docflow.review.web.views import ReviewScreen
+
+
+class RefusalJson(TypedDict):
+    """A refusal; `decision`: the one the link made already, when it was used."""
+
+    error: str
+    message: str
+    decision: NotRequired[LinkDecision]
+
+
+class FormProblemJson(TypedDict):
+    """A form that decides nothing yet: a message per field, or one for the form."""
+
+    error: str
+    fields: NotRequired[dict[str, str]]
+    message: NotRequired[str]
+
+
+class ReviewJson(TypedDict):
+    documentId: str
+    stage: str
+    waiting: bool
+    summary: Mapping[str, object]  # the link's summary as stored (`LinkRecord.summary`)
+    pages: list[int]
+
+
+class InboxItemJson(TypedDict):
+    open: str
+    name: str
+    folder: str
+    docType: str
+    stage: str
+    why: str
+    since: str
+    deadline: str
+    overdue: bool
+    claim: str  # who is looking at it, since when ("" when nobody)
+
+
+class InboxJson(TypedDict):
+    reviewer: str
+    items: list[InboxItemJson]
+    nextPage: str | None
+
+
+class DecidedJson(TypedDict):
+    """A decision counted; `next`: the reviewer's next item, from the inbox."""
+
+    decision: Counted
+    next: NotRequired[str]
+
+
+class PresenceJson(TypedDict):
+    presence: Presence | None
+
+
+class ReleasedJson(TypedDict):
+    released: bool
+
+
+# What a route answers a client that asks for JSON.
+AnswerJson = (
+    RefusalJson
+    | FormProblemJson
+    | ReviewJson
+    | InboxJson
+    | DecidedJson
+    | PresenceJson
+    | ReleasedJson
+)
 
 
 @dataclass(frozen=True)
 class Answer:
     status: int
     html: str
-    data: dict[str, Any]
+    data: AnswerJson
 
 
 def refusal(status: int, code: str, message: str, link: LinkRecord | None = None) -> Answer:
     earlier = link.decision if link else None
-    data: dict[str, Any] = {"error": code, "message": message}
+    data: RefusalJson = {"error": code, "message": message}
     if earlier:
         data["decision"] = earlier
     return Answer(status, refusal_page(status, message, link), data)
 
 
 def review_answer(page: ReviewScreen) -> Answer:
-    data = {
+    data: ReviewJson = {
         "documentId": page.view.claims.document_id,
         "stage": page.view.claims.stage_name,
         "waiting": True,
@@ -46,7 +119,7 @@ def review_answer(page: ReviewScreen) -> Answer:
 
 
 def inbox_answer(screen: InboxScreen) -> Answer:
-    data = {
+    data: InboxJson = {
         "reviewer": screen.reviewer,
         "items": [
             {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from botocore.exceptions import ClientError
 
@@ -27,6 +27,15 @@ from docflow.storage import artifact_prefix, page_text_key, page_words_key
 MAX_TEXT_CHARS = 20_000  # a page's text on the review page; the preview shows the rest
 
 
+class PageFactsJson(TypedDict):
+    """A page as the review's page index caches it (`review/pages.json`)."""
+
+    page: int
+    engine: str
+    confidence: float
+    sensitive: dict[str, int]
+
+
 @dataclass(frozen=True)
 class PageFacts:
     page: int
@@ -37,7 +46,7 @@ class PageFacts:
     def low_confidence(self, threshold: float) -> bool:
         return self.engine != "textlayer" and self.confidence < threshold
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PageFactsJson:
         return {
             "page": self.page,
             "engine": self.engine,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.document import DocumentSummary, Field
 from docflow.extract.declarations.kinds import (
@@ -64,6 +64,31 @@ def input_of(kind: str) -> str:
     return "textarea" if kind == ADDRESS else "text"
 
 
+class ColumnInput(TypedDict):
+    """A table column's input on the page: its name, label, kind, input, an enum's options,
+    whether it must be filled, and its hint."""
+
+    name: str
+    label: str
+    kind: str
+    input: str
+    options: list[str]
+    required: bool
+    hint: str
+
+
+class TableRowInput(TypedDict):
+    """A table row on the page: its place (`index`, 0-based; `number`, as shown), its cells
+    masked, a checkbox cell's unticked value, whether it is marked removed and was read."""
+
+    index: int
+    number: int
+    cells: dict[str, str]
+    unticked: dict[str, str]
+    remove: bool
+    read: bool
+
+
 @dataclass
 class FieldRow:
     """One key field's input on the page: what it is (name, label, kind, the input its kind
@@ -90,8 +115,8 @@ class FieldRow:
     options: list[str] = field(default_factory=list)
     checked: bool = False
     unticked: str = ""
-    columns: list[dict[str, Any]] = field(default_factory=list)
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    columns: list[ColumnInput] = field(default_factory=list)
+    rows: list[TableRowInput] = field(default_factory=list)
     href: str = ""
 
 
@@ -165,7 +190,7 @@ def _by_kind(
         row.rows = _table_rows(spec, found, typed)
 
 
-def _column(column: Column) -> dict[str, Any]:
+def _column(column: Column) -> ColumnInput:
     return {
         "name": column.name,
         "label": field_label(column.name),
@@ -179,7 +204,7 @@ def _column(column: Column) -> dict[str, Any]:
 
 def _table_rows(
     spec: FieldDecl, found: Field | None, typed: Sequence[TypedRow] | None
-) -> list[dict[str, Any]]:
+) -> list[TableRowInput]:
     """The table's rows on the page: as the reviewer sent them when the form comes back (each
     at its own number, which a message names), else the rows read; then blank rows to add."""
     read = [dict(r) for r in (found.rows if found else None) or () if isinstance(r, Mapping)]
@@ -200,7 +225,7 @@ def _table_rows(
 
 def _row(
     spec: FieldDecl, index: int, cells: Mapping[str, str], remove: bool, read: bool
-) -> dict[str, Any]:
+) -> TableRowInput:
     values = {c.name: masked_value(str(cells.get(c.name) or "")) for c in spec.columns}
     return {
         "index": index,

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from docflow.document.fields import fields_json
+from docflow.document.shown import FieldValue
 from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.review.access.refusals import ALL_REASONS
 from docflow.review.decision_form import DecisionForm, FieldProblem
 from docflow.review.desk import Decided
 from docflow.review.stage.masking import masked_value
-from docflow.review.web.answers import Answer
+from docflow.review.web.answers import Answer, DecidedJson, FormProblemJson
 from docflow.review.web.field_inputs import field_label
 from docflow.review.web.message_pages import decided_page, released_page
 from docflow.review.web.views import ReviewViews
@@ -30,7 +32,7 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
         decided = views.desk.decide(token, form, views.routing.review_on, views.types)
     except FieldProblem as problem:
         page = views.review(token, 0, inbox=inbox, form=form, problem=problem)
-        said: dict[str, Any] = {"error": problem.code}
+        said: FormProblemJson = {"error": problem.code}
         if problem.errors:
             said["fields"] = problem.errors
         else:
@@ -45,7 +47,7 @@ def decide(views: ReviewViews, token: str, body: str, inbox: str = "") -> Answer
     else:
         via = ""
     html = decided_page(answer, ALL_REASONS, next_item, "/inbox" if via else "", _shown(decided))
-    data: dict[str, Any] = {"decision": answer}
+    data: DecidedJson = {"decision": answer}
     if next_item:
         data["next"] = next_item["url"]
     return Answer(200, html, data)
@@ -64,19 +66,18 @@ def _shown(decided: Decided) -> list[tuple[str, str]]:
         return [(f"Document {i + 1}", f"pages {a}–{b}") for i, (a, b) in enumerate(decision.parts)]
     if not decision.approved:
         return []
-    summary = decided.link.summary
-    approved = _approved_values(summary, dict(decision.corrections))
+    fields = fields_json(decided.link.shown.summary.fields or {})
+    approved = _approved_values(fields, dict(decision.corrections))
     if decision.add_supplier:  # a proposal: the registry changes only when an operator says so
         approved.append(("Supplier", PROPOSED))
     return approved
 
 
 def _approved_values(
-    summary: dict[str, Any], corrections: Mapping[str, Any]
+    fields: Mapping[str, FieldValue], corrections: Mapping[str, Any]
 ) -> list[tuple[str, str]]:
     """The key fields as approved (a correction in place of what was read), masked as the page
     showed them."""
-    fields = summary.get("fields") or {}
     names = list(
         dict.fromkeys(
             n for n in (*BUILTIN_KINDS, *fields, *corrections) if n in fields or n in corrections
@@ -85,7 +86,9 @@ def _approved_values(
     return [(field_label(n), masked_value(_shown_value(n, fields, corrections))) for n in names]
 
 
-def _shown_value(name: str, fields: Mapping[str, Any], corrections: Mapping[str, Any]) -> str:
+def _shown_value(
+    name: str, fields: Mapping[str, FieldValue], corrections: Mapping[str, Any]
+) -> str:
     """A field's approved value in one line: a table by its count of rows."""
     corrected = corrections.get(name)
     found = fields.get(name) or {}

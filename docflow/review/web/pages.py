@@ -8,18 +8,17 @@ images from the page's own origin and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import quote, urlencode
 
 from docflow.active_content import said
 from docflow.document import DocumentSummary
+from docflow.document.shown import DuplicateHit
 from docflow.review.access.refusals import ALL_REASONS
 from docflow.review.stage.for_review import RouteStep
 from docflow.review.stage.masking import Segment, masked_value
 from docflow.review.stage.records import tally
-from docflow.review.stage.stage_record import Presence
+from docflow.review.stage.stage_record import DecisionRecord, Presence
 from docflow.review.stage.triage import NONE_OF_THESE, UNCLASSIFIABLE
 from docflow.review.web.einvoice_view import InvoiceView
 from docflow.review.web.evidence import PageFacts
@@ -37,6 +36,22 @@ DETECTOR_NAMES = {
     "iban": "an IBAN",
     "email": "an e-mail address",
 }
+
+
+class EarlierShown(DuplicateHit, total=False):
+    """A document this one may duplicate, as the page lists it: its dashboard page where the
+    local stack serves one ("" in AWS), and whether it is an earlier version of this one."""
+
+    href: str
+    sameDocument: bool
+
+
+class DecidedShown(DecisionRecord, total=False):
+    """An earlier stage's decision in the "Earlier decisions" table: when, in the pages'
+    format, and what it said in one line."""
+
+    when: str
+    said: str
 
 
 @dataclass(frozen=True)
@@ -151,7 +166,7 @@ def _why(because: str, doc_type: str, findings: list[str]) -> str:
     return "named by the rules"
 
 
-def _earlier(summary: DocumentSummary, document_id: str) -> list[dict[str, Any]]:
+def _earlier(summary: DocumentSummary, document_id: str) -> list[EarlierShown]:
     """The documents this one may duplicate (`duplicateOf`), each linked to its dashboard page
     where the local stack serves one on this port; in AWS, its id is what a person looks up.
     An earlier version of this same document says so: approving replaces it."""
@@ -318,7 +333,7 @@ def field_labels(rows: list[FieldRow]) -> dict[str, str]:
     return {r.name: r.label for r in rows}
 
 
-def _decided(decision: Mapping[str, Any], labels: dict[str, str]) -> dict[str, Any]:
+def _decided(decision: DecisionRecord, labels: dict[str, str]) -> DecidedShown:
     """An earlier stage's decision as the "Earlier decisions" table shows it: when in the
     pages' format, and what it said: the fields it corrected (masked as on the page), the
     reason it gave, its comment."""

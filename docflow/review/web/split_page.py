@@ -11,7 +11,7 @@ comes back with the reviewer's ticks and the error next to the boxes, and decide
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from docflow.review.access.link_record import LinkRecord
 from docflow.review.stage.split import split_of
@@ -97,7 +97,20 @@ def split_page(
     )
 
 
-def _card(page: int, call: dict[str, Any] | None, ticked: bool, unsure: bool) -> dict[str, Any]:
+class Card(TypedDict):
+    """A page's thumbnail: its tick, whether the proposal was unsure, the type and start score
+    the plan gave it, why, and (as the ticks stand) which document it is in."""
+
+    page: int
+    ticked: bool
+    unsure: bool
+    type: str
+    score: int | None
+    why: str
+    document: NotRequired[int]
+
+
+def _card(page: int, call: dict[str, Any] | None, ticked: bool, unsure: bool) -> Card:
     call = call or {}
     said = [REASONS.get(str(r), str(r)) for r in call.get("reasons") or []]
     return {

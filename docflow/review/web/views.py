@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws
 from docflow.document import DocumentSummary
@@ -35,6 +35,17 @@ from docflow.review.web.split_page import split_page
 from docflow.rules.model import load_rules
 from docflow.settings import Settings
 from docflow.storage import DocumentStore
+
+
+class _GetObject(TypedDict, total=False):
+    """A presigned GetObject's parameters: the original, named, never cached."""
+
+    Bucket: str
+    Key: str
+    VersionId: str
+    ResponseContentDisposition: str
+    ResponseContentType: str
+    ResponseCacheControl: str
 
 
 @dataclass(frozen=True)
@@ -209,7 +220,7 @@ class ReviewViews:
         xml = xml_only(view.link.shown.summary)
         if xml:  # recognized by its content, whatever the upload was called
             name = f"{PurePosixPath(name).stem or 'invoice'}.xml"
-        params: dict[str, Any] = {
+        params: _GetObject = {
             "Bucket": doc.bucket,
             "Key": doc.key,
             "ResponseContentDisposition": f'attachment; filename="{name or "document.pdf"}"',
