@@ -103,3 +103,39 @@ def test_sides_that_only_differ_in_order_agree_and_duplicates_count_once() -> No
     # A value with no account in it (blank) is no account on either side.
     blank = PageValues(ibans=(Printed("  ", 1),))
     assert [c.more["page"] for c in agree(invoice(), blank).checks] == ["none"]
+
+
+def test_each_disagreement_says_what_differs_in_words_a_person_reads() -> None:
+    page = PageValues(
+        Printed("F20260024", 1), Printed("140.90", 1), (Printed(ATTACKER, 1, [0.1, 0.2, 0.3, 0.4]),)
+    )
+    said = {c.field: c.to_json()["message"] for c in agree(invoice(), page).checks}
+    tail = "; a person checks which one the supplier sent"
+    assert said == {
+        "invoice_number": "invoice number: the XML says F20260023, the printed page says "
+        "F20260024" + tail,
+        "total_amount": "total with VAT: the XML says 104.90, the printed page says 140.90" + tail,
+        "iban": "payee account: the XML says FR•••• 4698, the printed page says GB•••• 5432" + tail,
+    }
+
+
+def test_a_number_the_page_confirmed_is_agreed_where_it_was_printed() -> None:
+    printed = Printed(" f20260023 ", 1, [0.6, 0.1, 0.8, 0.12])
+    found = agree(invoice(), PageValues(number=printed))
+    assert found.agreed["invoice_number"] == printed
+
+
+def test_an_xml_without_an_invoice_number_compares_none() -> None:
+    # The XML's number is what the page is held to: with none (or only blanks) there is
+    # nothing to compare, whatever the page prints.
+    for missing in (None, "", "   "):
+        bare = replace(invoice(), number=missing)
+        for printed in ("F20260023", "XXXX", ""):
+            found = agree(bare, PageValues(number=Printed(printed, 1)))
+            assert "invoice_number" not in found.agreed
+            assert [c.field for c in found.checks if c.field == "invoice_number"] == []
+
+
+def test_sides_differing_at_the_fifth_last_character_show_five() -> None:
+    a, b = "DE89370400440532013000", "DE89370400440532023000"
+    assert _masked_sides([a], [b]) == ("DE•••• 13000", "DE•••• 23000")

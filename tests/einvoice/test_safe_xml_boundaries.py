@@ -7,6 +7,8 @@ guards (bench/README.md, "Mutation testing")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from docflow.einvoice.errors import EInvoiceError
@@ -128,3 +130,68 @@ def test_a_document_fed_in_many_chunks_reads_whole_and_is_counted_whole() -> Non
     # A cap met only in the last chunk's events (read after close) still stops it.
     tail = b"<a>" + filler * count + b"<!--last--></a>"
     assert reason(tail, limits=Limits(nodes=count + 1)) == "xml-too-many-nodes"
+
+
+def message(data: bytes, limits: Limits | None = SMALL, cap: int | None = None) -> str:
+    with pytest.raises(EInvoiceError) as refused:
+        parse(data, cap=cap, limits=limits)
+    return str(refused.value)
+
+
+def test_an_external_dtd_or_entity_is_never_loaded(tmp_path: Path) -> None:
+    """XXE: a DTD or an entity naming a file is refused for its DOCTYPE after a whole parse,
+    and the file is never read. Read, the DTD's entity would give seven elements (over the
+    node cap of six) and the malformed file a parse error: either would say so instead."""
+    dtd = tmp_path / "invoice.dtd"
+    dtd.write_text('<!ENTITY e "<b/><b/><b/><b/><b/><b/><b/>">\n', "utf-8")
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<<< not xml", "utf-8")
+    unsafe = "xml-unsafe: a DTD or entity declaration (DOCTYPE)"
+    assert message(f'<!DOCTYPE a SYSTEM "{dtd}"><a>&e;</a>'.encode()) == unsafe
+    assert message(f'<!DOCTYPE a SYSTEM "{dtd.as_uri()}"><a>&e;</a>'.encode()) == unsafe
+    assert message(f'<!DOCTYPE a [<!ENTITY e SYSTEM "{broken}">]><a>&e;</a>'.encode()) == unsafe
+    assert message(f'<!DOCTYPE a [<!ENTITY e SYSTEM "{dtd}">]><a>&e;</a>'.encode()) == unsafe
+
+
+def test_a_dtd_or_entity_the_parser_trips_on_is_still_refused_as_unsafe() -> None:
+    # An undeclared entity under a DOCTYPE, and an entity declared where no DTD is, are parse
+    # errors: refused as unsafe whichever of the two the text holds, never as merely malformed.
+    said = "xml-unsafe: a DTD or entity declaration"
+    assert message(b"<!DOCTYPE a><a>&e;</a>") == said
+    assert message(b'<a><!ENTITY e "x"></a>') == said
+    # XML is case-sensitive: `<!doctype` is no declaration, only malformed.
+    assert reason(b"<!doctype a><a/>") == "xml-malformed"
+
+
+def test_malformed_xml_says_where_the_parser_stopped() -> None:
+    said = message(b"<a>\n<b></a>")
+    assert said.startswith("xml-malformed: ") and "line 2" in said and "None" not in said
+
+
+def test_libxml2s_own_limits_still_hold_where_the_caps_are_off() -> None:
+    # cap=None and limits=None are for what this process produced itself; the parser still
+    # refuses what no tree should hold (huge_tree off): nesting past libxml2's 256.
+    deep = b"<a>" * 300 + b"</a>" * 300
+    assert reason(deep, limits=None) == "xml-malformed"
+    parse(b"<a>" * 200 + b"</a>" * 200, limits=None)
+
+
+def test_the_node_cap_says_what_it_counts_in_words() -> None:
+    over = b"<a><b/><b/><b/><b/><b/><b/></a>"
+    assert message(over) == (
+        "xml-too-many-nodes: over 6 nodes (elements, attributes, comments); an e-invoice has "
+        "far fewer"
+    )
+
+
+def test_depth_falls_by_one_at_each_end_so_a_later_branch_is_measured_whole() -> None:
+    # a, b, c at depth 3; c closes (2) and a second c opens (3) holding d (4): too deep. Were
+    # the depth to fall further at an end, the second branch would pass.
+    assert reason(b"<a><b><c/><c><d/></c></b></a>") == "xml-too-deep"
+    assert reason(b"<a><b><c/></b><b><c><d/></c></b></a>") == "xml-too-deep"
+    parse(b"<a><b><c/><c/></b><b><c/></b></a>", limits=SMALL)
+
+
+def test_a_too_long_processing_instruction_says_its_line() -> None:
+    with pytest.raises(EInvoiceError, match=r"of 9 characters at line 2; an e-invoice's"):
+        parse(b"<a>\n<?abcdefghi x?></a>", limits=SMALL)

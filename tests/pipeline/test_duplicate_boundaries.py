@@ -431,3 +431,149 @@ def test_settle_runs_only_for_a_run_with_keys_and_says_whether_it_may_finalize(
     assert steps.names == ["settle duplicate keys"]
     mine = with_found(invoice(), claim(doc("in/c.pdf"), invoice(number="C-1")))
     assert settle_keys(cast("DurableContext", steps), doc("in/c.pdf"), state(mine)) is True
+
+
+def test_what_the_earlier_document_shows_keeps_every_fact_that_was_read() -> None:
+    held_item = {
+        "documentId": "d-1",
+        "version": "v1",
+        "key": "in/a.pdf",
+        "number": "INV-1",
+        "date": "2026-03-04",
+        "total": "1.00",
+        "currency": "EUR",
+        "vendor": "ACME",
+        "runId": "r-1",
+        "runOrder": "0001",
+        "claimedAt": "2026-03-05",
+    }
+    shown = dup._earlier(held_item, t.PENDING_REVIEW, "amount")
+    assert shown == {
+        "documentId": "d-1",
+        "version": "v1",
+        "key": "in/a.pdf",
+        "number": "INV-1",
+        "date": "2026-03-04",
+        "total": "1.00",
+        "currency": "EUR",
+        "vendor": "ACME",
+        "status": t.PENDING_REVIEW,
+        "by": ["amount"],
+    }
+
+
+def amount_key(date: str) -> str:
+    return claim_pk(f"amount|name:acme supplies|{date}|1100.00|USD")
+
+
+def test_a_new_versions_window_never_meets_its_own_unfinished_older_version(
+    rules: Stack,
+) -> None:
+    """v2 corrects v1's date by two days: v1 (not finalized) still holds the amount key of
+    the old date, which v2's window reads. The document's own older version is no duplicate."""
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    claim(old, invoice(date="2026-03-04"))
+    found = claim(new, invoice(date="2026-03-06"))
+    assert held(amount_key("2026-03-04"))["runId"] == old.run_id  # read by the window
+    assert found.earlier == () and found.stages == ()
+
+
+def test_a_reprocess_never_meets_its_own_finalized_version_in_the_window(rules: Stack) -> None:
+    """A later run of the version that finalized, its date corrected: the finalized run's
+    amount key of the old date is the same version's, no earlier bill."""
+    first = doc(version="v1", sequencer="01")
+    claim(first, invoice(date="2026-03-04"))
+    store = DuplicateStore(load_settings().duplicate_table)
+    facts = Facts(NUMBER, "2026-03-04", "1100.00", "USD", "ACME Supplies Ltd")
+    pk = amount_key("2026-03-04")
+    assert store.settle(pk, dup.claimant(first), facts, "amount", "t") == "settled"
+    again = DocumentRef("bucket", "in/a.pdf", version_id="v1", sequencer="01", generation=1)
+    found = claim(again, invoice(date="2026-03-06"))
+    assert held(pk)["runId"] == first.run_id and held(pk)["finalizedAt"] == "t"
+    assert found.earlier == () and found.stages == ()
+
+
+def test_a_holder_the_read_model_does_not_know_is_met_with_no_status(rules: Stack) -> None:
+    # Another document's claim whose run never reported (no state item): a hit all the same,
+    # its status said as none rather than made up.
+    claim(doc("in/a.pdf"), invoice())
+    found = claim(doc("in/b.pdf"), invoice())
+    ((earlier, *_),) = [found.earlier]
+    assert earlier["status"] == "" and earlier["documentId"] == doc("in/a.pdf").document_id
+
+
+def test_a_claim_and_a_take_over_store_the_kind_the_upload_and_when(rules: Stack) -> None:
+    old, new = doc(version="v1", sequencer="01"), doc(version="v2", sequencer="02")
+    claim(old, invoice())
+    first = held(NUMBER_KEY)
+    assert (first["kind"], first["key"], first["runId"]) == ("number", "in/a.pdf", old.run_id)
+    assert first["claimedAt"] and held(BILL_KEY)["kind"] == "bill"
+    claim(new, invoice())  # takes the older version's keys over
+    taken = held(NUMBER_KEY)
+    assert (taken["kind"], taken["key"], taken["runId"]) == ("number", "in/a.pdf", new.run_id)
+    assert taken["claimedAt"] >= first["claimedAt"]
+
+
+def test_a_correction_that_leaves_no_key_releases_every_old_one(rules: Stack) -> None:
+    who = doc()
+    found = claim(who, invoice())
+    assert NUMBER_KEY in found.keys
+    cleared = with_found(invoice(number="", total="", date=""), found)
+    again = claim(who, cleared)
+    assert again.keys == () and held(NUMBER_KEY) == {} and held(BILL_KEY) == {}
+
+
+def test_each_other_document_met_is_its_own_entry(rules: Stack) -> None:
+    # a holds the number and bill keys, b the amount key: c meets both, each once.
+    a, b, c = doc("in/a.pdf"), doc("in/b.pdf"), doc("in/c.pdf")
+    claim(a, invoice(date=""))
+    claim(b, invoice(number="X-9"))
+    found = claim(c, invoice())
+    by = {e["documentId"]: sorted(e["by"]) for e in found.earlier}
+    assert by == {a.document_id: ["bill", "number"], b.document_id: ["amount"]}
+
+
+def test_a_window_hit_says_the_holders_status(rules: Stack) -> None:
+    claim(doc("in/c.pdf"), invoice(number="X-1", vendor="Nordlicht", date="2026-05-01"))
+    report(doc("in/c.pdf"), t.PENDING_REVIEW)
+    later = claim(doc("in/d.pdf"), invoice(number="X-2", vendor="Nordlicht", date="2026-05-04"))
+    assert [(e["by"], e["status"]) for e in later.earlier] == [(["window"], t.PENDING_REVIEW)]
+
+
+def test_a_declared_types_facts_are_its_keys_values(rules: Stack) -> None:
+    # A receipt (shipped rules: duplicate_key = merchant, date, total) has no invoice fields:
+    # the facts its claim keeps and the review page shows are its key's values.
+    read = {"merchant": "Café Blau", "date": "2026-03-04", "total": "12,50"}
+    receipt = summary_of(
+        {"docType": "receipt", "fields": {k: {"value": v} for k, v in read.items()}}
+    )
+    keys = dup.duplicate_keys(receipt)
+    assert list(keys.claims.values()) == ["declared"]
+    assert (keys.facts.vendor, keys.facts.date, keys.facts.total) == (
+        "Café Blau",
+        "2026-03-04",
+        "12,50",
+    )
+
+
+def test_a_key_that_keeps_changing_hands_is_given_up_after_three_tries(rules: Stack) -> None:
+    """Each try meets an older run of the document holding the key, and each take-over finds
+    it moved on: after three the step refuses, naming the claim, rather than loop."""
+    tries: list[str] = []
+
+    class Store:
+        def claim(self, pk: str, who: Claimant, *_: object) -> Any:
+            from docflow.suppliers.duplicates import OLDER, Claim
+
+            tries.append(pk)
+            return Claim(OLDER, {"documentId": who.document_id, "runId": f"old-{len(tries)}"})
+
+        def take_over(self, *_: object) -> bool:
+            return False
+
+    who = dup.claimant(doc())
+    with pytest.raises(RuntimeError, match=rf"^the claim {NUMBER_KEY} kept changing hands$"):
+        dup._claim_one(
+            cast("DuplicateStore", Store()), NUMBER_KEY, who, Facts("", "", "", "", ""), "n", "t"
+        )
+    assert len(tries) == 3

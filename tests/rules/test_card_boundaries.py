@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from docflow.rules import detectors
+from docflow.rules import card_numbers, detectors
 from docflow.rules.card_numbers import CardSpan, card_spans, issued_card, luhn_ok
 from docflow.rules.detectors import (
     DETECTORS,
@@ -190,3 +190,57 @@ def test_overlapping_findings_keep_the_first_and_longest(
     assert kept(a, c) == ["c"]
     assert kept(a, d) == ["a", "d"]  # touching is no overlap
     assert kept(d, b, a) == ["a", "d"]
+
+
+def test_a_number_of_one_digit_repeated_is_no_card_in_any_length_a_network_issues() -> None:
+    # `4` * 17 passes Luhn (nine 4s and eight doubled 8s: 100) and Visa issues 17 digits: only
+    # the rule against one repeated digit keeps it from being a card, alone and in a window.
+    assert luhn_ok("4" * 17) and 17 in range(16, 20)
+    assert not issued_card("4" * 17)
+    assert list(card_spans("ref " + "4" * 17)) == []
+    assert list(card_spans("ref " + " ".join(["4444"] * 4) + " 4")) == []
+
+
+def test_two_cards_printed_back_to_back_are_two_findings() -> None:
+    # Windows that touch (one ends at the group the next starts at) do not overlap: each card
+    # keeps its own span and its own last four.
+    text = "4111 1111 1111 1111 5555 5555 5555 4444"
+    assert list(card_spans(text)) == [CardSpan(0, 19, "1111"), CardSpan(20, 39, "4444")]
+
+
+@pytest.mark.parametrize("before", ["Invoice 7 of 9, card ", "12 items; 3 x 4.50\tcard ", "1\n"])
+def test_a_short_number_before_a_card_does_not_hide_it(before: str) -> None:
+    # A run too short to hold a card is skipped, and the runs after it are still searched: a
+    # page cannot hide a card behind a quantity printed first.
+    card = "4111 1111 1111 1111"
+    found = list(card_spans(before + card))
+    assert found == [CardSpan(len(before), len(before) + len(card), "1111")]
+
+
+@pytest.mark.parametrize("group", ["4", "4444", "4111111"])
+def test_a_run_of_n_groups_tries_at_most_seven_windows_a_group(
+    monkeypatch: pytest.MonkeyPatch, group: str
+) -> None:
+    """The bound `_issued_windows` promises (a crafted text layer of a million groups is read
+    in time linear in it): from each group only the windows of 13 to 19 digits are tried (at
+    most seven), and a group with fewer than 13 digits from it to the run's end is not looked
+    up at all. Counted, not timed: each prefix looked up and each length asked of it."""
+    lookups, asked = [0], [0]
+    original = card_numbers._issued_lengths
+
+    class Counted(frozenset[int]):
+        def __contains__(self, length: object) -> bool:
+            asked[0] += 1
+            return super().__contains__(length)
+
+    def counted(prefix: str) -> frozenset[int]:
+        lookups[0] += 1
+        return Counted(original(prefix))
+
+    monkeypatch.setattr(card_numbers, "_issued_lengths", counted)
+    groups = 300
+    list(card_spans(" ".join([group] * groups)))
+    size = len(group)
+    with_13 = sum(1 for k in range(groups) if (groups - k) * size >= 13)
+    assert lookups[0] == with_13
+    assert 0 < asked[0] <= 7 * with_13

@@ -19,6 +19,7 @@ from typing import Any, cast
 import pytest
 from aws_durable_execution_sdk_python import StepContext
 
+from docflow import aws
 from docflow.document import DocumentSummary
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import (
@@ -350,3 +351,77 @@ def test_the_draw_reads_the_digest_big_end_first() -> None:
 
     digest = hmac.new(b"k" * 32, b"etag\x1f1", hashlib.sha256).digest()
     assert draw(b"k" * 32, "etag", "1") == int(digest[:8].hex(), 16) % BUCKETS
+
+
+def test_a_run_remembered_without_its_answer_was_not_sampled() -> None:
+    # A run the ledger remembers with no `audit` (written before the answer was kept) answers
+    # as a run that went through: no audit, and nothing counted again.
+    ledger = cast("Ledger", {"runs": [{"run": "r1"}], "unreviewed": 1})
+    assert audit.with_sample(ledger, "r1", ("a",), True) == (None, "")
+    assert audit.with_sample(ledger, "r1", ("a",), False) == (None, "")
+
+
+def test_the_expected_wrong_values_are_rounded_to_a_hundredth() -> None:
+    summary = audit.summarize({"misses": 1, "valuesAudited": 3, "unreviewedValues": 1})
+    expected = summary["expectedWrongValues"]
+    wrong = summary["sampled"]["wrongShare"]
+    assert expected is not None and wrong is not None
+    assert expected["share"] == 0.33
+    assert (expected["low"], expected["high"]) == (round(wrong["low"], 2), round(wrong["high"], 2))
+
+
+def test_a_layout_nobody_named_has_no_issuer_and_no_supplier() -> None:
+    ledgers = [cast("Ledger", {"supplierId": "lay-1", "unreviewed": 1})]
+    (row,) = audit.report(ledgers, {})["layouts"]
+    assert (row["layoutId"], row["issuer"], row["supplierId"]) == ("lay-1", None, None)
+
+
+def test_every_ledger_is_listed_through_the_ledgers_own_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`all` queries the sparse index with the client the ledger was given (another account's
+    or region's table), never a default one."""
+    asked: list[dict[str, Any]] = []
+
+    class Client:
+        def query(self, **args: Any) -> dict[str, Any]:
+            asked.append(args)
+            return {"Items": [{"pk": {"S": "AUDIT#lay-1"}, "supplierId": {"S": "lay-1"}}]}
+
+    def no_default(*_: object, **__: object) -> object:
+        raise AssertionError("a default client was made")
+
+    monkeypatch.setattr(aws, "client", no_default)
+    ledger = audit.AuditLedger("ledgers", Client())
+    assert ledger.all() == [{"pk": "AUDIT#lay-1", "supplierId": "lay-1"}]
+    assert [(a["TableName"], a["ExpressionAttributeValues"]) for a in asked] == [
+        ("ledgers", {":l": {"S": "AUDIT"}})
+    ]
+
+
+def test_a_change_answers_the_ledger_as_it_was_written(stack: Stack) -> None:
+    ledger = audit.AuditLedger(load_settings().supplier_table)
+    after = ledger.change("lay-1", lambda old: audit.with_sample(old, "r1", ("a",), True)[0])
+    assert after == ledger.get("lay-1")
+    assert after["pk"] == "AUDIT#lay-1" and after["sampled"] == 1
+
+
+def test_a_ledger_that_keeps_changing_gives_up_after_its_attempts_saying_whose(
+    stack: Stack,
+) -> None:
+    """Another run's count lands between every read and write: after ATTEMPTS tries the
+    change is refused naming the layout, and each of the other runs' counts stands."""
+    ledger = audit.AuditLedger(load_settings().supplier_table)
+    other = audit.AuditLedger(load_settings().supplier_table)
+    raced: list[str] = []
+
+    def apply(old: Ledger) -> Ledger | None:
+        raced.append(f"other-{len(raced)}")
+        other.sample("lay-1", raced[-1], ("a",), False)
+        return audit.with_sample(old, "mine", ("a",), True)[0]
+
+    with pytest.raises(RuntimeError, match=r"^supplier lay-1: audit ledger kept changing$"):
+        ledger.change("lay-1", apply)
+    assert len(raced) == audit.ATTEMPTS
+    after = ledger.get("lay-1")
+    assert after["unreviewed"] == audit.ATTEMPTS and not after.get("sampled")
