@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from docflow.document import Check
 from docflow.document.shown import FieldValue
 from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.extract.declarations.model import FieldDecl, TypeDecl
@@ -100,9 +101,9 @@ class Extraction:
     language: str | None = None
     # Fields whose value needed an OCR repair (`INV-O005` -> `INV-0005`): name -> as read.
     repairs: dict[str, str] = field(default_factory=dict)
-    # Checks the engine's own cross-checks raised (`checks/field_checks.py` reason objects): a
-    # tax line it could not read, amounts whose currency sign OCR read as a digit.
-    findings: list[dict[str, str]] = field(default_factory=list)
+    # Checks the engine's own cross-checks raised (codes as `checks/field_checks.py` lists
+    # them): a tax line it could not read, amounts whose currency sign OCR read as a digit.
+    findings: list[Check] = field(default_factory=list)
     # Per-field thresholds that belong to this engine's calibrated confidences; the rules
     # file's own `[fields.thresholds]` still win.
     thresholds: dict[str, float] = field(default_factory=dict)

@@ -96,7 +96,7 @@ def _layout_type(step: StepContext, doc: DocumentRef) -> str | None:
     """The type a learned layout's reviews approved, when page 1 is that layout; None when it
     is none, or the registry cannot be read (the document then goes to triage, as before)."""
     from docflow.extract.rules_engine.engine import layout_of
-    from docflow.pipeline.extract import page_inputs
+    from docflow.pipeline.extract_pages import page_inputs
     from docflow.suppliers.layouts import LayoutStore
     from docflow.suppliers.match import layout_type
 

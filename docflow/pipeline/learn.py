@@ -35,7 +35,7 @@ from docflow.extract.rules_engine.engine import layout_of
 from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
-from docflow.pipeline.extract import page_inputs
+from docflow.pipeline.extract_pages import page_inputs
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.suppliers import fingerprint as fingerprints

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.document import Check
 from docflow.document.shown import FieldValue
 from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
@@ -76,7 +77,7 @@ class Trust:
 class LayoutRead:
     shadow: dict[str, str | None] = field(default_factory=dict)
     given: list[str] = field(default_factory=list)
-    checks: list[dict[str, str]] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
     # Per field read: its calibration cells (`profile_confidence.cell_keys`), whether the
     # rules read the same and whether OCR letters were repaired: the extract step's S3 record
     # keeps it (why each profile value got its confidence), and the bench fits on it.
@@ -88,8 +89,8 @@ class LayoutRead:
     settled: set[str] = field(default_factory=set)
 
 
-def _check(name: str, code: str, message: str) -> dict[str, str]:
-    return {"field": name, "code": code, "message": message}
+def _check(name: str, code: str, message: str) -> Check:
+    return Check(code, message, name)
 
 
 def printed_after_own_label(evidence: Mapping[str, Any]) -> bool:
@@ -185,7 +186,7 @@ def _doubt_absent(
 
 def _disagrees(
     name: str, found: profiles.Located, entry: ProfileEntry, generic: Mapping[str, Any]
-) -> dict[str, str]:
+) -> Check:
     where = f" after {entry['label']!r}" if entry.get("label") else ""
     who = "registry" if generic.get("source") == "registry" else "rules"
     return _check(
