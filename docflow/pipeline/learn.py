@@ -45,7 +45,7 @@ from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.enrol import propose_from_page
 from docflow.suppliers.layouts import Layout, LayoutStore, new_id
 from docflow.suppliers.match import match_layout, scanned
-from docflow.suppliers.route import audit_decision, teachers
+from docflow.suppliers.route import AuditApproval, audit_decision, teachers
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
@@ -64,7 +64,7 @@ class Lesson:
     shadow: dict[str, str | None]  # the layout's shadow read at extract
     given: tuple[str, ...] = ()  # the fields the layout gave as values
     reviewers: tuple[str, ...] = ()
-    audit: dict[str, Any] | None = None  # who approved an audit stage, when there was one
+    audit: AuditApproval | None = None  # who approved an audit stage, when there was one
     corrected: tuple[str, ...] = field(default=())  # the fields a person changed
     language: str = ""  # the language the extract step read the page in
 

@@ -8,21 +8,24 @@ byte what it was when the step returned the dict, and recorded executions replay
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
+from docflow.classify import Classified, Features
 from docflow.cost import CostEstimate
 from docflow.document import Check, DocumentSummary, Field
 from docflow.document.fields import checks_from_json, checks_json, fields_from_json, fields_json
 from docflow.document.shown import EnrichShown, IbanShown, RegistryShown
 from docflow.pipeline.result_json import (
     BatchJson,
+    ClassificationJson,
     PacketPlanJson,
+    ReadingTotals,
     RouteJson,
     SplitJson,
     SupersedingJson,
     WrittenJson,
 )
-from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
+from docflow.rules.routed import PrivacyHeld, RoutedStage, stages_from_json, stages_json
 
 
 @dataclass(frozen=True)
@@ -100,16 +103,6 @@ class Split:
         )
 
 
-class ReadingTotals(TypedDict):
-    """What the read batches add up to (`classify.summarize_batches`): pages, characters,
-    pages read by each engine, and the mean OCR confidence (None: no page was OCR'd)."""
-
-    pages: int
-    chars: int
-    engines: dict[str, int]
-    ocrConfidence: float | None
-
-
 @dataclass(frozen=True)
 class Classification:
     """The classify step: the document's type and how sure, the sensitive kinds it holds, the
@@ -124,9 +117,7 @@ class Classification:
     stages: tuple[RoutedStage, ...]
     extract: bool
     reading: ReadingTotals
-    privacy_held: dict[str, Any] | None = None
-
-    _OWN = ("docType", "confidence", "sensitive", "lowConfidence", "stages", "extract")
+    privacy_held: PrivacyHeld | None = None
 
     def document(self) -> DocumentSummary:
         """The document's record as classify starts it: what travels with the document to
@@ -140,23 +131,27 @@ class Classification:
             engines=self.reading["engines"],
         )
 
-    def to_json(self) -> dict[str, Any]:
-        held = {"privacyHeld": self.privacy_held} if self.privacy_held else {}
-        return {
+    def to_json(self) -> ClassificationJson:
+        own: Classified = {
             "docType": self.doc_type,
             "confidence": self.confidence,
             "sensitive": self.sensitive,
             "lowConfidence": self.low_confidence,
             "stages": stages_json(self.stages),
             "extract": self.extract,
-            **held,
-            **self.reading,
         }
+        if self.privacy_held:
+            own["privacyHeld"] = self.privacy_held
+        return {**own, **self.reading}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Classification:
-        read = {k: v for k, v in raw.items() if k not in (*cls._OWN, "privacyHeld")}
-        reading = cast("ReadingTotals", read)
+    def from_json(cls, raw: ClassificationJson) -> Classification:
+        reading = ReadingTotals(
+            pages=raw["pages"],
+            chars=raw["chars"],
+            engines=raw["engines"],
+            ocrConfidence=raw["ocrConfidence"],
+        )
         return cls(
             doc_type=str(raw["docType"]),
             confidence=raw["confidence"],
@@ -204,7 +199,7 @@ class BatchSummary:
     engines: dict[str, int]
     ocr_pages: int
     ocr_confidence_sum: float
-    features: dict[str, Any]
+    features: Features
 
     def to_json(self) -> BatchJson:
         return {

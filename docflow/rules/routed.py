@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.rules.model import Stage
 from docflow.rules.stage_json import StageJson
@@ -25,6 +25,15 @@ class RoutedStageJson(StageJson, total=False):
     choices: list[str]
     routes: dict[str, Any]  # docflow.pipeline.triage.routes_by_type's JSON
     splitPages: int
+
+
+class PrivacyHeld(TypedDict):
+    """The privacy stage classify held back for extraction to judge (only IBANs were found, on
+    a type where the issuer's is expected): the stage as routed, and how many IBANs the
+    detectors counted (`docflow.suppliers.route.issuer_iban_privacy` puts it back)."""
+
+    stage: RoutedStageJson
+    ibans: int
 
 
 @dataclass(frozen=True)
