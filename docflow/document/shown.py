@@ -89,12 +89,19 @@ class TaxIdShown(TypedDict, total=False):
     valid: bool
 
 
+class KeyDate(TypedDict):
+    """A dated event the enrichment names, with the words before it (`docflow.enrich.schema`)."""
+
+    label: str
+    date: str  # YYYY-MM-DD
+
+
 class FoundByModel(TypedDict):
     """What the enrich model found that a declared field no label named may take
     (`pipeline/enrich_fill.py`): the parties and key dates, a few of each."""
 
     parties: list[str]
-    keyDates: list[dict[str, str]]
+    keyDates: list[KeyDate]
 
 
 class EnrichShown(TypedDict, total=False):

@@ -12,12 +12,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, TypedDict
 
+from docflow.document.shown import KeyDate
+
 ABSTRACT_MAX = 600
-
-
-class KeyDate(TypedDict):
-    label: str
-    date: str  # YYYY-MM-DD
 
 
 class Summary(TypedDict):

@@ -61,6 +61,7 @@ from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackCon
 
 from docflow.enrich.budget import Admission
 from docflow.ids import DocumentRef
+from docflow.piles.shapes import PileResult
 from docflow.pipeline.enrich_fill import fields_stage, fill_from_enrichment
 from docflow.pipeline.enrich_plan import EnrichOutcome, EnrichPlan
 from docflow.pipeline.enrich_steps import (
@@ -166,7 +167,9 @@ def from_pile(context: DurableContext, doc: DocumentRef, prepared: EnrichPlan) -
         context.logger.warning("pile path ended, going on-demand", extra={"error": str(exc)[:200]})
         return EnrichOutcome(False, reason="batch-wait-ended")
     try:
-        result = json.loads(raw) if raw else {}
+        # Checked below: an object whose status is ok; the step holds its enrichment to the
+        # schema, whoever wrote it.
+        result: PileResult = json.loads(raw) if raw else {}
     except ValueError:
         result = {"status": "on-demand", "reason": "unreadable-callback-result"}
     if not isinstance(result, dict) or result.get("status") != "ok":
