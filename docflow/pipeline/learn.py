@@ -31,6 +31,7 @@ from typing import Any
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.document import DocumentSummary
+from docflow.document.shown import ProposalAnswer
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
@@ -115,7 +116,7 @@ def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
 @durable_step
 def propose_supplier(
     step: StepContext, doc: DocumentRef, summary: DocumentSummary, plan: list[list[int]], by: str
-) -> dict[str, Any]:
+) -> ProposalAnswer:
     """The summary's additions: `supplierProposed` ({"proposalId", "name", "status",
     "conflict"}) or `supplierNotAdded` (why none was filed). `by`: the reviewer who asked."""
     store = SupplierStore(runtime().settings.supplier_table)
