@@ -5,10 +5,12 @@ a change of shape a new history to record (docs/versions.md)."""
 
 from __future__ import annotations
 
-from typing import TypedDict, final
+from typing import Required, TypedDict, final
 
 from docflow.classify import Classified, Features
 from docflow.cost import CostEstimate
+from docflow.document.fields import CheckJson
+from docflow.document.shown import FieldValue, RegistryShown
 from docflow.rules.routed import RoutedStageJson
 
 
@@ -74,6 +76,38 @@ class BatchRefusedJson(TypedDict):
 
     batch: int
     error: FailureJson
+
+
+class ExtractedJson(RegistryShown, total=False):
+    """`extract`: the fields (masked), the checks, the stages they add, the full answer's key
+    and what the engine spent (neither for a type without fields), then what the supplier
+    registry added (`RegistryShown`'s keys, each only when it has anything)."""
+
+    fields: Required[dict[str, FieldValue]]
+    checks: Required[list[CheckJson]]
+    stages: Required[list[RoutedStageJson]]
+    key: str
+    usage: dict[str, int]
+
+
+def registry_of(raw: ExtractedJson) -> RegistryShown:
+    """The registry's part of an `extract` checkpoint."""
+    shown = RegistryShown()
+    if "supplier" in raw:
+        shown["supplier"] = raw["supplier"]
+    if "layout" in raw:
+        shown["layout"] = raw["layout"]
+    if "ibans" in raw:
+        shown["ibans"] = raw["ibans"]
+    if "taxIds" in raw:
+        shown["taxIds"] = raw["taxIds"]
+    if "bank" in raw:
+        shown["bank"] = raw["bank"]
+    if "profileFields" in raw:
+        shown["profileFields"] = raw["profileFields"]
+    if "shadow" in raw:
+        shown["shadow"] = raw["shadow"]
+    return shown
 
 
 class RouteJson(TypedDict):

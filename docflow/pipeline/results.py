@@ -8,7 +8,6 @@ byte what it was when the step returned the dict, and recorded executions replay
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from docflow.classify import Classified, Features
 from docflow.cost import CostEstimate
@@ -18,12 +17,14 @@ from docflow.document.shown import EnrichShown, IbanShown, RegistryShown
 from docflow.pipeline.result_json import (
     BatchJson,
     ClassificationJson,
+    ExtractedJson,
     PacketPlanJson,
     ReadingTotals,
     RouteJson,
     SplitJson,
     SupersedingJson,
     WrittenJson,
+    registry_of,
 )
 from docflow.rules.routed import PrivacyHeld, RoutedStage, stages_from_json, stages_json
 
@@ -247,8 +248,6 @@ class Extracted:
     usage: dict[str, int] | None = None
     shown: RegistryShown = field(default_factory=RegistryShown)
 
-    _OWN = ("fields", "checks", "stages", "key", "usage")
-
     @property
     def shadow(self) -> dict[str, str | None]:
         """The learned layout's shadow read (field -> value), kept in the run for the learn
@@ -260,8 +259,8 @@ class Extracted:
         """The IBANs the registry judged (whose each is), for `issuer_iban_privacy`."""
         return list(self.shown.get("ibans") or [])
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> ExtractedJson:
+        out: ExtractedJson = {
             "fields": fields_json(self.fields),
             "checks": checks_json(self.checks),
             "stages": stages_json(self.stages),
@@ -273,14 +272,14 @@ class Extracted:
         return {**out, **self.shown}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Extracted:
+    def from_json(cls, raw: ExtractedJson) -> Extracted:
         return cls(
             fields=fields_from_json(raw["fields"]),
             checks=checks_from_json(raw.get("checks")),
             stages=stages_from_json(raw.get("stages") or ()),
             key=raw.get("key"),
             usage=raw.get("usage"),
-            shown=cast("RegistryShown", {k: v for k, v in raw.items() if k not in cls._OWN}),
+            shown=registry_of(raw),
         )
 
 
