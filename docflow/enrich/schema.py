@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, TypedDict
 
 from docflow.document.shown import KeyDate
+from docflow.extract.engines.schema import JsonSchema
 
 ABSTRACT_MAX = 600
 
@@ -44,7 +45,7 @@ class Enrichment(TypedDict):
 
 RISK_LEVELS = ("low", "medium", "high")
 
-SCHEMA: dict[str, Any] = {
+SCHEMA: JsonSchema = {
     "type": "object",
     "additionalProperties": False,
     "required": ["summary", "risk"],
