@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
@@ -68,6 +68,26 @@ class Lesson:
     audit: AuditApproval | None = None  # who approved an audit stage, when there was one
     corrected: tuple[str, ...] = field(default=())  # the fields a person changed
     language: str = ""  # the language the extract step read the page in
+
+
+class AuditFound(TypedDict):
+    """What an audit found: the profile fields it checked, and those it corrected."""
+
+    fields: list[str]
+    misses: list[str]
+
+
+class Learned(TypedDict):
+    """The `learn supplier profile` step's answer: the layout taught (None: look-alikes none
+    of whose lines tells which), the fields it learned, each shadow read's grade, the
+    profile's version after it and the fields it suspended; after an audit, what it found."""
+
+    layoutId: str | None
+    learned: list[str]
+    outcomes: dict[str, str]
+    profileVersion: int | None
+    suspended: NotRequired[list[str]]
+    audit: NotRequired[AuditFound]
 
 
 def profile_values(summary: DocumentSummary) -> dict[str, str]:
@@ -170,7 +190,7 @@ def _which(store: LayoutStore, lesson: Lesson, pages: Sequence[Page], run_id: st
 @durable_step
 def learn_supplier(
     step: StepContext, doc: DocumentRef, lesson: Lesson, plan: list[list[int]]
-) -> dict[str, Any]:
+) -> Learned:
     """The layout taught (the module's docstring): {"layoutId", "learned", "outcomes",
     "profileVersion", "suspended"}, and "audit" after an audit."""
     rt = runtime()
@@ -232,7 +252,7 @@ def learn_supplier(
         )
     logged = {"layoutId": layout_id, "outcomes": scored, "fields": sorted(learned)}
     step.logger.info("layout learned", extra=logged)
-    result: dict[str, Any] = {
+    result: Learned = {
         "layoutId": layout_id,
         "learned": sorted(k for k, v in learned.items() if v),
         "outcomes": scored,

@@ -17,13 +17,22 @@ from docflow.rules.model import Stage
 from docflow.rules.stage_json import StageJson
 
 
+class RoutesJson(TypedDict):
+    """What a triage pick of each type would add (`docflow.pipeline.triage.routes_by_type`):
+    each type's stage names, each of those stages once, and the types with fields."""
+
+    types: dict[str, list[str]]
+    stages: dict[str, StageJson]
+    extract: list[str]
+
+
 class RoutedStageJson(StageJson, total=False):
     """A routed stage's JSON (`RoutedStage.to_json`): the stage's, then why it was routed and
     what a triage or split stage adds."""
 
     because: str
     choices: list[str]
-    routes: dict[str, Any]  # docflow.pipeline.triage.routes_by_type's JSON
+    routes: RoutesJson
     splitPages: int
 
 
@@ -42,8 +51,8 @@ class RoutedStage:
     because: str | None = None  # None only for a stage that never said (old or hand-made)
     choices: tuple[str, ...] | None = None  # a triage stage: the types a reviewer picks from
     # A triage stage: each type's stages and whether it has fields, as the rules said when the
-    # document was classified (`docflow.pipeline.triage.routes_by_type`); a JSON shape.
-    routes: Mapping[str, Any] | None = None
+    # document was classified (`docflow.pipeline.triage.routes_by_type`).
+    routes: RoutesJson | None = None
     split_pages: int | None = None  # a packet's split stage: the page count a split covers
 
     @classmethod
@@ -58,7 +67,7 @@ class RoutedStage:
     def why(self) -> str:
         return self.because or ""
 
-    def offering(self, choices: Iterable[str], routes: Mapping[str, Any]) -> RoutedStage:
+    def offering(self, choices: Iterable[str], routes: RoutesJson) -> RoutedStage:
         return replace(self, choices=tuple(choices), routes=routes)
 
     def to_json(self) -> RoutedStageJson:
@@ -68,7 +77,7 @@ class RoutedStage:
         if self.choices is not None:
             out["choices"] = list(self.choices)
         if self.routes is not None:
-            out["routes"] = dict(self.routes)
+            out["routes"] = self.routes.copy()
         if self.split_pages is not None:
             out["splitPages"] = self.split_pages
         return out

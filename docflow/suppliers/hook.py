@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.document import Check
 from docflow.document.shown import FieldValue, LayoutShown, RegistryShown, SupplierShown, TaxIdShown
@@ -39,7 +39,7 @@ from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers.bank import BankCheck
 from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.ids import FoundId, masked_iban
-from docflow.suppliers.layout_read import Trust, apply_layout
+from docflow.suppliers.layout_read import ProfileRead, Trust, apply_layout
 from docflow.suppliers.layouts import Layout, LayoutStore
 from docflow.suppliers.match import (
     LayoutMatch,
@@ -61,6 +61,14 @@ DEFAULT_CURRENCY = 0.95  # the supplier's currency where the page names none
 CONFIDENT_NAME = 0.8
 
 
+class ConsultedDetail(TypedDict, total=False):
+    """How each layout read was judged, and the unsure readings a trusted record of printing
+    none dropped (`layout_read.LayoutRead`)."""
+
+    profileReads: dict[str, ProfileRead]
+    profileDropped: list[str]
+
+
 @dataclass
 class Consulted:
     fields: dict[str, FieldValue]
@@ -68,7 +76,7 @@ class Consulted:
     shown: RegistryShown = field(default_factory=RegistryShown)
     bank: BankCheck | None = None
     # For the step's S3 record only (never a checkpoint): how each layout read was judged.
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: ConsultedDetail = field(default_factory=ConsultedDetail)
     # Fields a trusted layout says it never prints (an `unreadable` label is no value lost).
     settled: set[str] = field(default_factory=set)
 

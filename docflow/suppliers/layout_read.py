@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.document import Check
 from docflow.document.shown import FieldValue
@@ -73,6 +73,15 @@ class Trust:
         return float(reading.get("confidence", 0.0)) >= self.thresholds.get(name, 0.0)
 
 
+class ProfileRead(TypedDict):
+    """How one profile read was judged: its calibration cells (`profile_confidence.cell_keys`),
+    whether the rules read the same, whether OCR letters were repaired."""
+
+    cells: list[str]
+    agreed: bool
+    repaired: bool
+
+
 @dataclass
 class LayoutRead:
     shadow: dict[str, str | None] = field(default_factory=dict)
@@ -81,7 +90,7 @@ class LayoutRead:
     # Per field read: its calibration cells (`profile_confidence.cell_keys`), whether the
     # rules read the same and whether OCR letters were repaired: the extract step's S3 record
     # keeps it (why each profile value got its confidence), and the bench fits on it.
-    reads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reads: dict[str, ProfileRead] = field(default_factory=dict)
     # Unsure rules readings of fields the layout's trusted record says it never prints.
     dropped: list[str] = field(default_factory=list)
     # The fields the layout's trusted record says it never prints: a label the rules found

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from docflow.document import Check
-from docflow.extract.base import FoundField
+from docflow.extract.base import Evidence, FoundField
 from docflow.extract.declarations.parse import find_amounts, find_dates, fold
 from docflow.extract.rules_engine.layout import Page
 from docflow.extract.rules_engine.matching import fold_keep_length
@@ -177,7 +177,7 @@ def without_sign_digit(fields: dict[str, FoundField], digit: str) -> dict[str, F
     for name, value in zip(names, stripped, strict=True):
         assert value is not None
         old = fields[name]
-        evidence = {**old.evidence, "sign_digit": digit, "reconciled": True}
+        evidence: Evidence = {**old.evidence, "sign_digit": digit, "reconciled": True}
         out[name] = replace(old, value=value, evidence=evidence)
     return out
 

@@ -30,7 +30,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from docflow.document import Check
-from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
+from docflow.extract.base import Evidence, Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import (
@@ -226,7 +226,7 @@ def _read(
     if kind == TEXT and seg.ocr and language not in (None, "en"):
         confidence *= OCR_ACCENTS
     box = seg.cell.sub_box(seg.start + span[0], seg.start + span[1])
-    evidence = {
+    evidence: Evidence = {
         "source": "label" if seg.strong else "weak-label",
         "position": round(base, 3),
         "label": round(seg.quality, 3),
@@ -312,7 +312,7 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         ocr = min(c.ocr for c in parts)
         weakest = min(c.confidence for c in picked_all(picked))
         confidence = max(min(c.confidence for c in parts), min(RECONCILED * ocr, weakest + LIFT))
-        evidence = {
+        evidence: Evidence = {
             **lead.evidence,
             "ocr": round(ocr, 3),
             "reconciled": True,
