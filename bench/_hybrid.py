@@ -36,8 +36,9 @@ from docflow.document import Check
 from docflow.einvoice import detect, read, validate
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
-from docflow.pipeline.extract import extract_fields, page_inputs
+from docflow.pipeline.extract import extract_fields
 from docflow.pipeline.extract_einvoice import payee_ibans
+from docflow.pipeline.extract_pages import page_inputs
 from docflow.pipeline.read_batch import read_page_batch
 from docflow.pipeline.split import split_document
 from docflow.runtime import runtime

@@ -82,7 +82,7 @@ from docflow.readmodel.transitions import (
 from docflow.rules.routed import stages_from_json
 from docflow.suppliers.route import issuer_iban_privacy, learning_due
 from docflow.telemetry.plugin import orchestrator_plugins
-from orchestrator.endings import archive, await_review, fail, record, run_result
+from orchestrator.endings import FoundBefore, RunEnded, archive, await_review, fail, record
 from orchestrator.packet_run import as_packet
 
 # A document none of whose pages has ink: a terminal failure that says so, not a triage.
@@ -97,21 +97,20 @@ def run_document(event: Any, context: DurableContext) -> dict[str, Any]:
         return {"status": FAILED, "reason": exc.reason, "message": exc.message}
     context.set_logger(DocLogger(doc.log_keys()))
     try:
-        return process(context, doc)
+        return process(context, doc).to_json()
     except CallbackSubmitterError as exc:
-        return fail(
-            context, doc, "notify-failed", f"reviewers could not be notified: {exc.message}"
-        )
+        said = f"reviewers could not be notified: {exc.message}"
+        return fail(context, doc, "notify-failed", said).to_json()
     except DurableOperationError as exc:
         # A step that kept failing after its retries: the document fails, the run does not.
-        return fail(context, doc, "internal-error", f"{exc.error_type}: {exc.message}")
+        return fail(context, doc, "internal-error", f"{exc.error_type}: {exc.message}").to_json()
 
 
 # One OpenTelemetry trace per run when DOCFLOW_OTEL turns tracing on (docs/trace.md).
 handler = durable_execution(run_document, plugins=orchestrator_plugins())
 
 
-def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
+def process(context: DurableContext, doc: DocumentRef) -> RunEnded:
     record(
         context,
         doc,
@@ -144,7 +143,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
         return fail(context, doc, batches.error.reason, batches.error.message)
     blank = every_page_blank(batches.results)  # from the checkpointed batch summaries
     if blank:
-        read = {"engines": summarize_batches(batches.results)["engines"]}
+        read: FoundBefore = {"engines": summarize_batches(batches.results)["engines"]}
         return fail(context, doc, BLANK_DOCUMENT, blank, read)
     if split.packet:  # the rules read it as a packet: one document per part
         ended = as_packet(context, doc, split, batches)
@@ -176,7 +175,7 @@ def process(context: DurableContext, doc: DocumentRef) -> dict[str, Any]:
     replaced = replaces_of(doc, run.summary)  # the finalized version a payment system reverses
     finished = {"resultKey": done.key, "cost": done.cost, **final_fields(run.summary), **replaced}
     record(context, doc, FINALIZED, "finalize", finished)
-    return run_result(doc, FINALIZED, run.summary.to_json(), **replaced)
+    return RunEnded(doc, FINALIZED, run.summary, replaces=replaced)
 
 
 def route(
@@ -216,7 +215,7 @@ def route(
 
 def review_all(
     context: DurableContext, doc: DocumentRef, run: RunState, batches: Reading
-) -> tuple[RunState, dict[str, Any] | None]:
+) -> tuple[RunState, RunEnded | None]:
     """Each review stage in turn; the run's state after them, or the archived result when a
     stage was not approved."""
     index = 0
@@ -224,9 +223,8 @@ def review_all(
         stage = run.stages[index]
         review = await_review(context, doc, index, stage, run.for_reviewer())
         if review.status != APPROVED or review.decision is None:
-            ended = {"stage": review.stage, "decision": review.status}
-            ended = archive(context, doc, run.summary, review.reason, batches, run.usage, ended)
-            return run, ended
+            how = {"stage": review.stage, "decision": review.status}
+            return run, archive(context, doc, run.summary, review.reason, batches, run.usage, how)
         decision = review.decision
         run = run.with_decided(review.record or {})
         # A reviewer's corrected fields.

@@ -5,7 +5,8 @@ effect is a step of `docflow.pipeline`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from aws_durable_execution_sdk_python import DurableContext
 
@@ -14,7 +15,7 @@ from docflow.flows.enrich import leave_pile_on_failure
 from docflow.flows.matching import release_order_billing
 from docflow.flows.review import wait_for_decision
 from docflow.ids import DocumentRef
-from docflow.pipeline.duplicates import release_duplicates
+from docflow.pipeline.duplicates import Replaces, release_duplicates
 from docflow.pipeline.finalize import WRITE_STEP, archive_document
 from docflow.pipeline.meter import run_meter
 from docflow.pipeline.record import record_status
@@ -23,6 +24,41 @@ from docflow.pipeline.review_rounds import Reviewed, decision_record
 from docflow.readmodel.transitions import ARCHIVED, FAILED
 from docflow.review.stage.for_review import ForReview
 from docflow.rules.routed import RoutedStage
+
+
+class FoundBefore(TypedDict):
+    """What a run found before it failed, for the read model: a blank document's pages by
+    engine."""
+
+    engines: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    """How the run ended, which the execution returns (`to_json`: small, JSON-native, enough
+    for `docflow run` to print): its status, what it knew of its document (None: it stopped
+    before it knew anything), why it failed or was archived, and the finalized version it
+    replaces, if any."""
+
+    doc: DocumentRef
+    status: str
+    summary: DocumentSummary | None = None
+    reason: str | None = None
+    message: str | None = None
+    replaces: Replaces = field(default_factory=Replaces)
+
+    def to_json(self) -> dict[str, Any]:
+        # The summary is the document's record, open to keys of other releases: any JSON.
+        said = (("reason", self.reason), ("message", self.message))
+        return {
+            "documentId": self.doc.document_id,
+            "version": self.doc.version,
+            "runId": self.doc.run_id,
+            "status": self.status,
+            **(self.summary.to_json() if self.summary is not None else {}),
+            **{k: v for k, v in said if v is not None},
+            **self.replaces,
+        }
 
 
 def await_review(
@@ -53,7 +89,7 @@ def archive(
     batches: Reading | None = None,
     usage: Mapping[str, int] | None = None,
     ended: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> RunEnded:
     """Archive the document (an upsert keyed by version), priced like a finalize, and say why;
     `summary`: None for a run that stopped before it knew anything of its document; `ended`:
     the stage that was not approved and how it ended."""
@@ -68,8 +104,7 @@ def archive(
     done = context.step(archived, "archive", WRITE_STEP)
     payload = {"archiveKey": done.key, "reason": reason, "cost": done.cost}
     record(context, doc, ARCHIVED, "archive", payload)
-    known = summary.to_json() if summary is not None else {}
-    return run_result(doc, ARCHIVED, known, reason=reason)
+    return RunEnded(doc, ARCHIVED, summary, reason=reason)
 
 
 def record(
@@ -91,25 +126,11 @@ def fail(
     doc: DocumentRef,
     reason: str,
     message: str,
-    found_before: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    found_before: FoundBefore | None = None,
+) -> RunEnded:
     """Record the failure; `found_before`: what the run found before it (a blank document's
     pages by engine), for the read model."""
     payload = {**(found_before or {}), "reason": reason, "message": message[:500]}
     leave_pile_on_failure(context, doc)  # a pile of known size need not wait for it
     record(context, doc, FAILED, "failed", payload)
-    return run_result(doc, FAILED, {}, reason=reason, message=message[:500])
-
-
-def run_result(
-    doc: DocumentRef, status: str, summary: dict[str, Any], **extra: Any
-) -> dict[str, Any]:
-    """The execution's result: small, JSON-native, enough for `docflow run` to print."""
-    return {
-        "documentId": doc.document_id,
-        "version": doc.version,
-        "runId": doc.run_id,
-        "status": status,
-        **summary,
-        **extra,
-    }
+    return RunEnded(doc, FAILED, reason=reason, message=message[:500])

@@ -4,7 +4,6 @@ per part; this run ends when the split is settled. Control flow only."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext
 
@@ -20,12 +19,12 @@ from docflow.pipeline.results import PacketPlan, Reading, Split
 from docflow.pipeline.run_state import RunState
 from docflow.readmodel.transitions import APPROVED, CLASSIFIED, FINALIZED
 from docflow.rules.routed import stages_json
-from orchestrator.endings import archive, await_review, fail, record, run_result
+from orchestrator.endings import RunEnded, archive, await_review, fail, record
 
 
 def as_packet(
     context: DurableContext, doc: DocumentRef, split: Split, batches: Reading
-) -> dict[str, Any] | None:
+) -> RunEnded | None:
     """The packet's run from its plan on, or None: a packet of one part goes on as the single
     document it is (one step more, no run more)."""
     plan = context.step(plan_packet(doc, split), name="plan parts", config=PLAN_STEP)
@@ -39,7 +38,7 @@ def as_packet(
 
 def process_packet(
     context: DurableContext, doc: DocumentRef, split: Split, batches: Reading, plan: PacketPlan
-) -> dict[str, Any]:
+) -> RunEnded:
     """A packet of several parts: each part becomes an ordinary document with a run of its own
     (`start_parts`); this run ends when the split is settled, without waiting for them. An
     unsure boundary waits on the split stage first, whose approved parts replace the plan's."""
@@ -74,4 +73,4 @@ def process_packet(
     record(
         context, doc, FINALIZED, "finalize", {"resultKey": done.key, "cost": done.cost, **summary}
     )
-    return run_result(doc, FINALIZED, summary)
+    return RunEnded(doc, FINALIZED, replace(packet, more=counts))

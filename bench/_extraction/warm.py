@@ -56,7 +56,7 @@ from docflow.extract.base import PageInput
 from docflow.extract.declarations.labels import BUILTIN_KINDS as FIELD_KINDS
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.ids import DocumentRef
-from docflow.pipeline.extract import _pages, _words
+from docflow.pipeline.extract_pages import manifest_pages, page_words
 from docflow.runtime import runtime
 from docflow.storage import page_text_key
 from docflow.suppliers import history
@@ -82,9 +82,9 @@ def _issuer_ibans(ref: DocumentRef, plan: list[list[int]]) -> list[str]:
             text=rt.store.get_text(p.get("key") or page_text_key(ref, p["page"])),
             engine=p["engine"],
             confidence=float(p["confidence"]),
-            words=_words(p),
+            words=page_words(p),
         )
-        for p in _pages(ref, plan, rt.classifier.rules.fields.max_pages)  # type: ignore[attr-defined]
+        for p in manifest_pages(ref, plan, rt.classifier.rules.fields.max_pages)  # type: ignore[attr-defined]
     ]
     layouts = [layout_of(p) for p in pages]
     return [i.value for i in judge_ibans(layouts, None) if i.valid and i.owner == ISSUER]

@@ -4,28 +4,38 @@ file is not done here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
-from docflow.classify.engine import RulesClassifier, merge_features
+from docflow.classify.engine import (
+    Classified,
+    Features,
+    RulesClassifier,
+    merge_features,
+)
 
 
 class Classifier(Protocol):
     name: str
 
-    def extract(self, text: str) -> dict[str, dict[str, int]]:
+    def extract(self, text: str) -> Features:
         """Small, countable features of a stretch of text (no text, no matched values)."""
         ...
 
     def classify(
         self,
-        features: Mapping[str, Any],
+        features: Features,
         ocr_confidence: float | None,
         forced: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Classified:
         """`docType`, `confidence`, `sensitive` (counts), `lowConfidence`, `stages`; `forced`:
         the type the document's own data states (an e-invoice's type code), not guessed."""
         ...
 
 
-__all__ = ["Classifier", "RulesClassifier", "merge_features"]
+__all__ = [
+    "Classified",
+    "Classifier",
+    "Features",
+    "RulesClassifier",
+    "merge_features",
+]

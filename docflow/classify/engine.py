@@ -10,12 +10,35 @@ checks) live in `docflow.rules.model`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from docflow.rules.detectors import DETECTORS
 from docflow.rules.model import Rules
+from docflow.rules.routed import PrivacyHeld, RoutedStageJson
 
 UNKNOWN = "unknown"
+
+
+class Features(TypedDict):
+    """What a stretch of text gives the classifier, counts only: hits per document type and
+    per detector (`RulesClassifier.extract`; `merge_features` adds them up)."""
+
+    types: dict[str, int]
+    sensitive: dict[str, int]
+
+
+class Classified(TypedDict):
+    """The classifier's answer (`RulesClassifier.classify`), key by key in the order written:
+    the type and how sure, the detectors' counts, whether the OCR was poor, the stages routed
+    and why, whether the type has fields, and the privacy stage held back, when one is."""
+
+    docType: str
+    confidence: float
+    sensitive: dict[str, int]
+    lowConfidence: bool
+    stages: list[RoutedStageJson]
+    extract: bool
+    privacyHeld: NotRequired[PrivacyHeld]
 
 
 class RulesClassifier:
@@ -24,7 +47,7 @@ class RulesClassifier:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
 
-    def extract(self, text: str) -> dict[str, dict[str, int]]:
+    def extract(self, text: str) -> Features:
         """Counts for one stretch of text; `merge_features` adds them up across batches."""
         types = {t.name: n for t in self.rules.types if (n := t.hits(text))}
         sensitive = {d: n for d in self.rules.detectors if (n := DETECTORS[d](text))}
@@ -32,10 +55,10 @@ class RulesClassifier:
 
     def classify(
         self,
-        features: Mapping[str, Any],
+        features: Features,
         ocr_confidence: float | None,
         forced: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Classified:
         """Decide type, confidence and review stages from merged features (JSON in and out).
         `forced`: a type of the rules file the document's data states (an e-invoice's type
         code): taken for certain, never triaged; its stages and the detectors' as for any."""
@@ -62,7 +85,7 @@ class RulesClassifier:
         if ranked:
             for name in ranked[0].stages:
                 because.setdefault(name, "type")
-        held: dict[str, Any] | None = None
+        held: PrivacyHeld | None = None
         if self.rules.sensitive_stage and any(sensitive.get(d) for d in self.rules.review_on):
             others = [d for d in self.rules.review_on if d != "iban" and sensitive.get(d)]
             if (
@@ -83,10 +106,10 @@ class RulesClassifier:
         )
         if self.rules.quality_stage and low_confidence:
             because.setdefault(self.rules.quality_stage, "quality")
-        stages = [
+        stages: list[RoutedStageJson] = [
             {**self.rules.stages[name].to_dict(), "because": rule} for name, rule in because.items()
         ]
-        return {
+        answer: Classified = {
             "docType": doc_type,
             "confidence": confidence,
             "sensitive": dict(sorted(sensitive.items())),
@@ -95,14 +118,20 @@ class RulesClassifier:
             # Whether the type has fields to extract: decided here so that the orchestrator
             # branches on a checkpointed value, not on the rules file it happens to load.
             "extract": doc_type in self.rules.fields.types,
-            **({"privacyHeld": held} if held else {}),
         }
+        if held:
+            answer["privacyHeld"] = held
+        return answer
 
 
-def merge_features(parts: Iterable[Mapping[str, Mapping[str, int]]]) -> dict[str, dict[str, int]]:
-    merged: dict[str, dict[str, int]] = {"types": {}, "sensitive": {}}
+def merge_features(parts: Iterable[Features]) -> Features:
+    merged: Features = {"types": {}, "sensitive": {}}
     for part in parts:
-        for group in ("types", "sensitive"):
-            for name, count in part.get(group, {}).items():
-                merged[group][name] = merged[group].get(name, 0) + int(count)
+        _add(merged["types"], part.get("types", {}))
+        _add(merged["sensitive"], part.get("sensitive", {}))
     return merged
+
+
+def _add(into: dict[str, int], counts: Mapping[str, int]) -> None:
+    for name, count in counts.items():
+        into[name] = into.get(name, 0) + int(count)

@@ -169,7 +169,7 @@ class CheckJson(TypedDict, total=False):
     pageBox: dict[str, object] | None
     message: str
     page: int | str  # the page it points to; a mismatch's: the value the page printed
-    advisory: bool
+    advisory: bool | str  # "true" in the extract step's full answer (fields.json), as written
 
 
 @dataclass(frozen=True)

@@ -89,12 +89,19 @@ class TaxIdShown(TypedDict, total=False):
     valid: bool
 
 
+class KeyDate(TypedDict):
+    """A dated event the enrichment names, with the words before it (`docflow.enrich.schema`)."""
+
+    label: str
+    date: str  # YYYY-MM-DD
+
+
 class FoundByModel(TypedDict):
     """What the enrich model found that a declared field no label named may take
     (`pipeline/enrich_fill.py`): the parties and key dates, a few of each."""
 
     parties: list[str]
-    keyDates: list[dict[str, str]]
+    keyDates: list[KeyDate]
 
 
 class EnrichShown(TypedDict, total=False):
@@ -163,10 +170,10 @@ class EInvoiceShown(TypedDict, total=False):
     key: str
     source: str  # xml | hybrid
     syntax: str
-    customization: str
-    typeCode: str
+    customization: str | None  # None: the XML names none (so for the two below)
+    typeCode: str | None
     lines: int
-    lineTotal: str
+    lineTotal: str | None
     valid: bool
     fatal: list[str]
     warnings: int
@@ -186,6 +193,25 @@ class DuplicateHit(TypedDict, total=False):
     vendor: str
     status: str
     by: list[str]  # number | amount | bill | window | declared
+
+
+class ProposalShown(TypedDict):
+    """The supplier proposal a reviewer's "add this supplier" filed (`docflow.suppliers.enrol`):
+    its id, the printed name and the one the reviewer approved (None: the same), its status,
+    and why it conflicts with a registered supplier (None: it does not)."""
+
+    proposalId: str
+    name: str
+    reviewerName: str | None
+    status: str
+    conflict: str | None
+
+
+class ProposalAnswer(TypedDict, total=False):
+    """The `propose supplier` step's answer: the proposal filed, or why none was."""
+
+    supplierProposed: ProposalShown
+    supplierNotAdded: str
 
 
 class RegistryShown(TypedDict, total=False):

@@ -42,6 +42,8 @@ from docflow.document.shown import (
     EnrichShown,
     IbanShown,
     LayoutShown,
+    ProposalAnswer,
+    ProposalShown,
     RegistryShown,
     Risk,
     SupplierShown,
@@ -128,7 +130,7 @@ class DocumentSummary:
     triage: Triage | None = None
     duplicate_keys: tuple[str, ...] = ()
     duplicate_of: tuple[DuplicateHit, ...] = ()
-    proposed: Mapping[str, Any] | None = None  # the supplier proposal a reviewer asked for
+    proposed: ProposalShown | None = None  # the supplier proposal a reviewer asked for
     not_proposed: str | None = None  # why none was filed
     more: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -222,10 +224,10 @@ class DocumentSummary:
     def with_triage(self, picked: Triage) -> DocumentSummary:
         return replace(self, doc_type=picked.doc_type, triage=picked)
 
-    def with_proposal(self, answer: Mapping[str, Any]) -> DocumentSummary:
+    def with_proposal(self, answer: ProposalAnswer) -> DocumentSummary:
         """The propose step's answer: the proposal filed, or why none was."""
-        if answer.get("supplierProposed"):
-            return replace(self, proposed=dict(answer["supplierProposed"]), not_proposed=None)
+        if proposed := answer.get("supplierProposed"):
+            return replace(self, proposed=proposed.copy(), not_proposed=None)
         return replace(self, proposed=None, not_proposed=str(answer.get("supplierNotAdded", "")))
 
     # -- JSON -------------------------------------------------------------------------------

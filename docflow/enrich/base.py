@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from docflow.enrich.schema import Enrichment
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class EnrichAnswer:
     """An engine's answer: the enrichment when it matched the schema, else the problems."""
 
     engine: str
-    enrichment: dict[str, Any] | None
+    enrichment: Enrichment | None
     problems: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)  # inputTokens, outputTokens
 

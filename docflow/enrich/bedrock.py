@@ -10,7 +10,7 @@ from docflow import aws
 from docflow.converse import ConverseRequest, tool_input, usage_of
 from docflow.enrich.base import EnrichAnswer, EnrichInput
 from docflow.enrich.request import TOOL, build_request
-from docflow.enrich.schema import validate_enrichment
+from docflow.enrich.schema import Enrichment, validate_enrichment
 from docflow.readers.throttling import ThrottlePolicy
 
 
@@ -33,4 +33,5 @@ class BedrockEnricher:
         if value is None:
             return EnrichAnswer(self.name, None, ["the model called no tool"], usage)
         problems = validate_enrichment(value)
-        return EnrichAnswer(self.name, None if problems else dict(value), problems, usage)
+        valid: Enrichment | None = None if problems else value.copy()  # held to the schema
+        return EnrichAnswer(self.name, valid, problems, usage)

@@ -25,7 +25,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from docflow import aws, observability
 from docflow.dynamo import ConditionFailed, Table
@@ -35,6 +35,22 @@ WINDOW_S = 60
 LOOKAHEAD = 30  # windows; half an hour of reservations ahead
 # Spread the calls admitted into one window over its first seconds rather than all at :00.
 SPREAD_S = 40
+
+
+class AdmissionJson(TypedDict):
+    """The `enrich admit` step's checkpoint (`Admission.to_json`)."""
+
+    admitted: bool
+    window: int
+    waitSeconds: int
+    tokens: int
+    never: bool
+
+
+class WindowKey(TypedDict):
+    """A minute window's item key: `enrich-tokens#<model id>#<window start>`."""
+
+    pk: str
 
 
 @dataclass(frozen=True)
@@ -49,7 +65,7 @@ class Admission:
     tokens: int
     never: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AdmissionJson:
         return {
             "admitted": self.admitted,
             "window": self.window,
@@ -58,11 +74,11 @@ class Admission:
             "never": self.never,
         }
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AdmissionJson:
         return self.to_dict()  # the `enrich admit` step's checkpoint
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Admission:
+    def from_json(cls, raw: AdmissionJson) -> Admission:
         return cls(
             bool(raw["admitted"]),
             int(raw["window"]),
@@ -86,7 +102,7 @@ class TokenBudget:
         self.clock, self.lookahead = clock, lookahead
         self._random = rng or random.Random()  # noqa: S311 - spreading calls, not crypto
 
-    def key(self, window: int) -> dict[str, Any]:
+    def key(self, window: int) -> WindowKey:
         return {"pk": f"enrich-tokens#{self.model_id}#{window}"}
 
     def admit(self, tokens: int) -> Admission:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
 
 from docflow.converse import ConverseRequest, forced_tool_request
 from docflow.enrich.base import PageText
@@ -95,8 +94,9 @@ class InvalidAnswer(ValueError):
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
-def parse_batch_answer(model_output: dict[str, Any]) -> Enrichment:
-    """The enrichment in a batch record's `modelOutput`; raises InvalidAnswer otherwise.
+def parse_batch_answer(model_output: Mapping[str, object]) -> Enrichment:
+    """The enrichment in a batch record's `modelOutput` (any JSON object, checked here);
+    raises InvalidAnswer otherwise.
 
     Accepts the Converse shape (`output.message.content[].text`) and the Anthropic
     InvokeModel shape (`content[].text`), and tolerates a code fence around the JSON.
@@ -112,10 +112,16 @@ def parse_batch_answer(model_output: dict[str, Any]) -> Enrichment:
     problems = validate_enrichment(value)
     if problems:
         raise InvalidAnswer(problems)
-    return cast("Enrichment", dict(value))
+    valid: Enrichment = value.copy()  # the JSON's object, held to the schema above
+    return valid
 
 
-def _content(answer: dict[str, Any]) -> list[Any]:
-    message = (answer.get("output") or {}).get("message") or {}
-    content = message.get("content") if message else answer.get("content")
-    return list(content or [])
+def _content(answer: Mapping[str, object]) -> list[object]:
+    output = answer.get("output")
+    message = output.get("message") if isinstance(output, Mapping) else None
+    # Converse nests the content in the output's message; InvokeModel has it on top.
+    if isinstance(message, Mapping) and message:
+        content = message.get("content")
+    else:
+        content = answer.get("content")
+    return list(content) if isinstance(content, list) else []

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docflow.enrich.base import EnrichAnswer, EnrichInput, PageText
-from docflow.enrich.schema import ABSTRACT_MAX
+from docflow.enrich.schema import ABSTRACT_MAX, Enrichment, KeyDate, RiskReason
 from docflow.extract.declarations.parse import find_dates, fold
 from docflow.extract.rules_engine.engine import COMPANY_SUFFIX
 from docflow.rules.detectors import FINDERS
@@ -95,10 +95,10 @@ class RulesEnricher:
     def enrich(self, document: EnrichInput) -> EnrichAnswer:
         pages = [p for p in document.pages if p.text.strip()]
         reasons = risk_reasons(document, pages)
-        weight = sum(RULES[str(r["code"])].weight for r in reasons)
+        weight = sum(RULES[r["code"]].weight for r in reasons)
         level = "high" if weight >= HIGH else "medium" if weight >= MEDIUM else "low"
         heading = title(pages, document.doc_type)
-        enrichment = {
+        enrichment: Enrichment = {
             "summary": {
                 "title": heading,
                 "abstract": abstract(pages, heading),
@@ -197,15 +197,15 @@ def parties(pages: Sequence[PageText]) -> list[str]:
     return found[:MAX_PARTIES]
 
 
-def key_dates(pages: Sequence[PageText]) -> list[dict[str, str]]:
-    found: list[dict[str, str]] = []
+def key_dates(pages: Sequence[PageText]) -> list[KeyDate]:
+    found: list[KeyDate] = []
     for page in pages:
         for line in page.text.splitlines():
             folded = fold(line)
             for value in find_dates(line):
                 before = (line if len(folded) == len(line) else folded)[: value.start]
                 words = re.findall(r"[^\W\d_][\w'-]*", before)[-_LABEL_WORDS:]
-                entry = {"label": " ".join(words)[:100] or "date", "date": value.iso}
+                entry: KeyDate = {"label": " ".join(words)[:100] or "date", "date": value.iso}
                 if entry not in found:
                     found.append(entry)
                 if len(found) >= MAX_DATES:
@@ -213,7 +213,7 @@ def key_dates(pages: Sequence[PageText]) -> list[dict[str, str]]:
     return found
 
 
-def _reason(code: str, page: int, detail: str = "") -> dict[str, object]:
+def _reason(code: str, page: int, detail: str = "") -> RiskReason:
     message = RULES[code].message + (f" ({detail})" if detail else "")
     return {"code": code, "message": message, "page": max(1, page)}
 
@@ -222,12 +222,12 @@ def _first_page(pages: Sequence[PageText], pattern: re.Pattern[str]) -> int | No
     return next((p.page for p in pages if pattern.search(p.text)), None)
 
 
-def risk_reasons(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[str, object]]:
+def risk_reasons(document: EnrichInput, pages: Sequence[PageText]) -> list[RiskReason]:
     found = _found(document, pages)
-    return [r for r in found if RULES[str(r["code"])].judges(document.doc_type)]
+    return [r for r in found if RULES[r["code"]].judges(document.doc_type)]
 
 
-def _found(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[str, object]]:
+def _found(document: EnrichInput, pages: Sequence[PageText]) -> list[RiskReason]:
     """Every rule's finding, before a rule's types are asked whether it judges this document."""
     reasons = []
     page = _first_page(pages, _UNLIMITED)
@@ -251,7 +251,7 @@ def _found(document: EnrichInput, pages: Sequence[PageText]) -> list[dict[str, o
     return reasons
 
 
-def _sensitive(document: EnrichInput, pages: Sequence[PageText]) -> dict[str, object] | None:
+def _sensitive(document: EnrichInput, pages: Sequence[PageText]) -> RiskReason | None:
     """From the classifier's counts (the whole document); the page is the first one the
     same detectors find something on among the pages read here (page 1 if none of them)."""
     named = document.review_on or tuple(document.sensitive)

@@ -12,12 +12,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, TypedDict
 
+from docflow.document.shown import KeyDate
+from docflow.extract.engines.schema import JsonSchema
+
 ABSTRACT_MAX = 600
-
-
-class KeyDate(TypedDict):
-    label: str
-    date: str  # YYYY-MM-DD
 
 
 class Summary(TypedDict):
@@ -47,7 +45,7 @@ class Enrichment(TypedDict):
 
 RISK_LEVELS = ("low", "medium", "high")
 
-SCHEMA: dict[str, Any] = {
+SCHEMA: JsonSchema = {
     "type": "object",
     "additionalProperties": False,
     "required": ["summary", "risk"],

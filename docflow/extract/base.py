@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
+from docflow.document import Check
 from docflow.document.shown import FieldValue
 from docflow.extract.declarations.labels import BUILTIN_KINDS
 from docflow.extract.declarations.model import FieldDecl, TypeDecl
@@ -50,6 +51,48 @@ class PageInput:
     unread_pictures: Sequence[tuple[float, float, float, float]] = ()
 
 
+# What a value's confidence was computed from (`rules_engine.calibration` reads it), in the
+# step's full answer only. Functional syntax: `from` is a keyword.
+Evidence = TypedDict(
+    "Evidence",
+    {
+        "source": str,  # label, weak-label, declared-label, pattern, table-header, derived, ...
+        "position": float,  # where the value sat from its label
+        "label": float,  # how well the label read
+        "form": float,  # how well the value fit its kind's form (0: a doubt)
+        "ocr": float,  # the OCR factor its confidence carries
+        "repaired": bool,  # OCR letters put back to digits
+        "scanned": bool,
+        "score": float,  # the engine's own confidence, before the calibration
+        "reconciled": bool,  # net + tax = total held
+        "parts": int,
+        "agree": int,  # how many readings gave the value
+        "rivals": bool,  # another reading as sure gave another value
+        "values": int,
+        "amounts": int,
+        "tax_rate": str,  # match | mismatch: the printed rate times the net against the tax
+        "sign_digit": str,  # the digit a currency sign was read as, taken off
+        "point_of_sale": bool,
+        "from": str,  # a derived value: what it was computed from
+        "rows": int,  # a table's: its rows, the rows dropped, its cells, the valid ones,
+        "dropped": int,  # its pages, and the rows past the most kept
+        "cells": int,
+        "valid": int,
+        "pages": list[int],
+        "truncated": int,
+    },
+    total=False,
+)
+
+
+class FieldDetail(FieldValue, total=False):
+    """A field as the step's full answer (`fields.json`) has it: the checkpoint's, with the
+    text it was read from and its evidence."""
+
+    raw: str
+    evidence: Evidence
+
+
 @dataclass(frozen=True)
 class FoundField:
     value: str
@@ -59,7 +102,7 @@ class FoundField:
     raw: str = ""  # the text the value was read from, for the S3 record only
     # What the confidence was computed from (`docflow.extract.rules_engine.calibration`): small
     # named signals, open to more (a supplier registry's or a learned profile's match). S3 only.
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=Evidence)
     # Not printed: computed from other fields (a net amount as total minus tax).
     derived: bool = False
     # A table field's rows, each `{column: value}` in its columns' normal forms (`value` then
@@ -81,12 +124,12 @@ class FoundField:
             out["rows"] = [dict(row) for row in self.rows]
         return out
 
-    def detail(self) -> dict[str, Any]:
-        out: dict[str, Any] = dict(self.summary())
+    def detail(self) -> FieldDetail:
+        out: FieldDetail = {**self.summary()}
         if self.raw:
             out["raw"] = self.raw[:200]
         if self.evidence:
-            out["evidence"] = dict(self.evidence)
+            out["evidence"] = self.evidence.copy()
         return out
 
 
@@ -100,9 +143,9 @@ class Extraction:
     language: str | None = None
     # Fields whose value needed an OCR repair (`INV-O005` -> `INV-0005`): name -> as read.
     repairs: dict[str, str] = field(default_factory=dict)
-    # Checks the engine's own cross-checks raised (`checks/field_checks.py` reason objects): a
-    # tax line it could not read, amounts whose currency sign OCR read as a digit.
-    findings: list[dict[str, str]] = field(default_factory=list)
+    # Checks the engine's own cross-checks raised (codes as `checks/field_checks.py` lists
+    # them): a tax line it could not read, amounts whose currency sign OCR read as a digit.
+    findings: list[Check] = field(default_factory=list)
     # Per-field thresholds that belong to this engine's calibrated confidences; the rules
     # file's own `[fields.thresholds]` still win.
     thresholds: dict[str, float] = field(default_factory=dict)

@@ -54,13 +54,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TypedDict
 
 from aws_durable_execution_sdk_python import CallbackError, DurableContext, DurableOperationError
 from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
 
+from docflow.document.shown import EnrichmentNote
 from docflow.enrich.budget import Admission
 from docflow.ids import DocumentRef
+from docflow.piles.shapes import PileResult
 from docflow.pipeline.enrich_fill import fields_stage, fill_from_enrichment
 from docflow.pipeline.enrich_plan import EnrichOutcome, EnrichPlan
 from docflow.pipeline.enrich_steps import (
@@ -166,7 +168,9 @@ def from_pile(context: DurableContext, doc: DocumentRef, prepared: EnrichPlan) -
         context.logger.warning("pile path ended, going on-demand", extra={"error": str(exc)[:200]})
         return EnrichOutcome(False, reason="batch-wait-ended")
     try:
-        result = json.loads(raw) if raw else {}
+        # Checked below: an object whose status is ok; the step holds its enrichment to the
+        # schema, whoever wrote it.
+        result: PileResult = json.loads(raw) if raw else {}
     except ValueError:
         result = {"status": "on-demand", "reason": "unreadable-callback-result"}
     if not isinstance(result, dict) or result.get("status") != "ok":
@@ -192,7 +196,11 @@ def leave_pile_on_failure(context: DurableContext, doc: DocumentRef) -> None:
         context.logger.warning("pile not told of the failure", extra={"error": str(exc)[:200]})
 
 
-def batch_wait(seconds: int) -> dict[str, Any]:
+class Enriching(TypedDict):
+    enrichment: EnrichmentNote
+
+
+def batch_wait(seconds: int) -> Enriching:
     """The `enriching` report's payload: how long the wait for the batch job may last (the
     reconciler counts the document as quiet by design until then)."""
     return {"enrichment": {"mode": "batch", "status": "waiting", "waitSeconds": seconds}}

@@ -25,6 +25,7 @@ from aws_durable_execution_sdk_python.serdes import JsonSerDes
 from docflow.ids import DocumentRef
 from docflow.pipeline.einvoice_read import EINVOICE_STEP, EInvoiceRead, read_einvoice
 from docflow.pipeline.read_batch import read_page_batch
+from docflow.pipeline.result_json import BatchJson, BatchRefusedJson
 from docflow.pipeline.results import BatchSummary, Failure, Reading, Split
 from docflow.pipeline.serdes import BatchResultJson
 from docflow.runtime import runtime
@@ -57,7 +58,7 @@ def read_pages(
 ) -> Reading:
     """Every batch's summary in page order, or the first failure. `xml`: an XML-only
     e-invoice, whose one page is its invoice as text."""
-    done: BatchResult[dict[str, Any]] = context.map(
+    done: BatchResult[BatchJson | BatchRefusedJson] = context.map(
         plan,
         lambda ctx, batch, index, _: ctx.step(
             read_page_batch(doc, index, batch[0], batch[1], xml),

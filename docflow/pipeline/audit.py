@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
@@ -33,7 +32,7 @@ from docflow.runtime import runtime
 from docflow.settings import Settings
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.audit_key import sample_key, sampled
-from docflow.suppliers.route import AUDIT
+from docflow.suppliers.route import AUDIT, AuditApproval
 from docflow.suppliers.shapes import AuditOutcome
 
 SAMPLE = Degrading(attempts=3, first_s=2, most_s=30)
@@ -98,7 +97,7 @@ def content_of(doc: DocumentRef) -> str:
 
 
 def audit_outcome(
-    doc: DocumentRef, scored: Mapping[str, str], decision: Mapping[str, Any]
+    doc: DocumentRef, scored: Mapping[str, str], decision: AuditApproval
 ) -> AuditOutcome:
     """What an approved audit found: the profile fields it checked and those it corrected;
     `decision`: `docflow.suppliers.route.audit_decision`'s answer (who, when)."""

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
 
-from docflow.classify import merge_features
+from docflow.classify import Classified, merge_features
 from docflow.ids import DocumentRef
 from docflow.pipeline.einvoice_read import rules_type
-from docflow.pipeline.results import BatchSummary, Classification, ReadingTotals
+from docflow.pipeline.result_json import ReadingTotals
+from docflow.pipeline.results import BatchSummary, Classification
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.pipeline.triage import offer_types
 from docflow.readers.blank import BLANK
+from docflow.rules.model import Rules
 from docflow.runtime import runtime
 
 
@@ -87,16 +88,16 @@ def classify_document(
     return found
 
 
-def _triaged(result: dict[str, Any], rules: Any) -> bool:
-    name = getattr(rules, "triage_stage", None)
-    return bool(name) and any(s.get("name") == name for s in result.get("stages") or [])
+def _triaged(result: Classified, rules: Rules) -> bool:
+    name = rules.triage_stage
+    return bool(name) and any(s.get("name") == name for s in result["stages"])
 
 
 def _layout_type(step: StepContext, doc: DocumentRef) -> str | None:
     """The type a learned layout's reviews approved, when page 1 is that layout; None when it
     is none, or the registry cannot be read (the document then goes to triage, as before)."""
     from docflow.extract.rules_engine.engine import layout_of
-    from docflow.pipeline.extract import page_inputs
+    from docflow.pipeline.extract_pages import page_inputs
     from docflow.suppliers.layouts import LayoutStore
     from docflow.suppliers.match import layout_type
 
@@ -116,11 +117,11 @@ def _layout_type(step: StepContext, doc: DocumentRef) -> str | None:
     return known
 
 
-def _typed_by_layout(guessed: dict[str, Any], typed: dict[str, Any]) -> dict[str, Any]:
+def _typed_by_layout(guessed: Classified, typed: Classified) -> Classified:
     """The layout's type and its stages, with what the page's reading said kept: its OCR
     quality (a poor scan is still a poor scan) and its sensitive data."""
-    quality = [s for s in guessed.get("stages") or [] if s.get("because") == "quality"]
-    names = {s.get("name") for s in typed.get("stages") or []}
+    quality = [s for s in guessed["stages"] if s.get("because") == "quality"]
+    names = {s.get("name") for s in typed["stages"]}
     kept = [s for s in quality if s.get("name") not in names]
-    stages = [*(typed.get("stages") or []), *kept]
-    return {**typed, "lowConfidence": guessed.get("lowConfidence"), "stages": stages}
+    stages = [*typed["stages"], *kept]
+    return {**typed, "lowConfidence": guessed["lowConfidence"], "stages": stages}

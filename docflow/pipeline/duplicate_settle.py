@@ -19,7 +19,7 @@ A claims table out of reach is retried; when it stays out of reach the run fails
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
@@ -32,6 +32,11 @@ from docflow.runtime import runtime
 from docflow.suppliers.duplicates import SETTLED, SUPERSEDED, DuplicateStore, claim_pk
 
 
+class SettledJson(TypedDict):
+    settled: int
+    superseded: bool
+
+
 @dataclass(frozen=True)
 class Settled:
     """The settle step: how many keys are now marked finalized for this run, and whether a
@@ -40,11 +45,11 @@ class Settled:
     settled: int = 0
     superseded: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SettledJson:
         return {"settled": self.settled, "superseded": self.superseded}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Settled:
+    def from_json(cls, raw: SettledJson) -> Settled:
         return cls(int(raw.get("settled", 0)), bool(raw.get("superseded", False)))
 
 

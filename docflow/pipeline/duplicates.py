@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TypedDict, cast
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
@@ -38,7 +38,7 @@ from docflow.readmodel.schema import now_iso
 from docflow.readmodel.table import STATE_SK, doc_pk, history_sk
 from docflow.readmodel.transitions import ARCHIVED, FAILED, FINALIZED, seq_for
 from docflow.review.stage.decision import Decision
-from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
+from docflow.rules.routed import RoutedStage, RoutedStageJson, stages_from_json, stages_json
 from docflow.runtime import runtime
 from docflow.storage import result_key
 from docflow.suppliers.duplicate_keys import (
@@ -65,6 +65,14 @@ UNCHECKED = "duplicate-unchecked"  # the check could not run: a person looks ins
 _ENDED = (FAILED, ARCHIVED)
 
 
+class DuplicatesJson(TypedDict):
+    """The claim step's checkpoint (`Duplicates.to_json`)."""
+
+    keys: list[str]
+    earlier: list[DuplicateHit]
+    stages: list[RoutedStageJson]
+
+
 @dataclass(frozen=True)
 class Duplicates:
     """The claim step: the claim items this run holds (`keys`), the other documents holding
@@ -74,18 +82,18 @@ class Duplicates:
     earlier: tuple[DuplicateHit, ...] = ()
     stages: tuple[RoutedStage, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DuplicatesJson:
         return {
             "keys": list(self.keys),
-            "earlier": [dict(e) for e in self.earlier],
+            "earlier": [e.copy() for e in self.earlier],
             "stages": stages_json(self.stages),
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Duplicates:
+    def from_json(cls, raw: DuplicatesJson) -> Duplicates:
         return cls(
             tuple(str(k) for k in raw.get("keys", [])),
-            tuple(cast("DuplicateHit", dict(e)) for e in raw.get("earlier", [])),
+            tuple(e.copy() for e in raw.get("earlier", [])),
             stages_from_json(raw.get("stages", [])),
         )
 
@@ -269,7 +277,19 @@ def claim_due(stage: RoutedStage, decision: Decision) -> bool:
     return bool(stage.choices) or any(n in decision.corrections for n in key_fields())
 
 
-def replaces_of(doc: DocumentRef, summary: DocumentSummary) -> dict[str, Any]:
+class ReplacedVersion(TypedDict):
+    documentId: str
+    version: str
+    resultKey: str
+
+
+class Replaces(TypedDict, total=False):
+    """What a finalized version adds to its record when it replaces an earlier one."""
+
+    replaces: ReplacedVersion
+
+
+def replaces_of(doc: DocumentRef, summary: DocumentSummary) -> Replaces:
     """Pure: `{"replaces": {documentId, version, resultKey}}`, the earlier version of this
     document that finalized and that this one (approved at `duplicate`) replaces: what a
     payment system reverses. `{}` for a document that replaces nothing."""

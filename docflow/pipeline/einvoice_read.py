@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, cast
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import StepConfig
@@ -64,9 +63,9 @@ class EInvoiceRead:
 
     def shown(self) -> EInvoiceShown:
         """The e-invoice's small object on the document's summary (docs/einvoice.md)."""
-        return cast("EInvoiceShown", self.to_json())
+        return self.to_json()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EInvoiceShown:
         return {
             "key": self.key,
             "source": self.source,
@@ -82,7 +81,7 @@ class EInvoiceRead:
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> EInvoiceRead:
+    def from_json(cls, raw: EInvoiceShown) -> EInvoiceRead:
         return cls(
             key=str(raw["key"]),
             source=str(raw["source"]),

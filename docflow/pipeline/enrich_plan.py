@@ -9,22 +9,56 @@ the same order, each only when it was set), so recorded executions replay.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Final, Literal, NotRequired, Required, TypedDict, final
 
 from docflow.document.shown import EnrichShown
 from docflow.piles.manifest import PileJson
-from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
+from docflow.rules.routed import RoutedStage, RoutedStageJson, stages_from_json, stages_json
+from docflow.rules.stage_json import StageJson
 
 # `risk` of a plan that carries no risk stage (made before plans carried one): the steps read
 # the rules file when the enrichment ends.
-FROM_RULES = "from-rules"
+FROM_RULES: Final = "from-rules"
+# The risk stage a plan carries: the rules' (`Stage.to_dict()`), None (the rules name none),
+# or FROM_RULES.
+RiskStage = StageJson | None | Literal["from-rules"]
+
+
+@final
+class EnrichPlanJson(TypedDict, total=False):
+    """The `enrich` step's plan, each key but the first two only when it was set
+    (`EnrichPlan.to_json`)."""
+
+    engine: Required[str]
+    budget: Required[int]
+    riskStage: StageJson | None
+    onDemandReason: str
+    requestKey: str
+    estimate: int
+    model: str
+    batchKey: str
+    pileTimeoutS: int
+    pile: PileJson | None
+
+
+@final
+class EnrichOutcomeJson(TypedDict):
+    """A step's word on the enrichment (`EnrichOutcome.to_json`): the last word's small part
+    and stages, or why it is not the last word and its problems."""
+
+    ok: bool
+    reason: NotRequired[str]
+    problems: NotRequired[list[str]]
+    shown: NotRequired[EnrichShown]
+    stages: NotRequired[list[RoutedStageJson]]
+    usage: dict[str, int]
 
 
 @dataclass(frozen=True)
 class EnrichPlan:
     engine: str = ""
     budget: int = 0  # tokens per minute; 0: no budget to ask (the rules engine, a pile only)
-    risk: Any = FROM_RULES  # the rules' risk stage (`Stage.to_dict()`), None, or FROM_RULES
+    risk: RiskStage = FROM_RULES
     on_demand_reason: str = ""  # why a pile document goes on-demand
     request_key: str = ""  # the model request in S3 (bedrock)
     estimate: int = 0  # its tokens, as the budget is asked for them
@@ -37,11 +71,11 @@ class EnrichPlan:
     # The rules engine's answer (free, deterministic): made in the plan's own step.
     answered: EnrichOutcome | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EnrichPlanJson | EnrichOutcomeJson:
         if self.answered is not None:
             return self.answered.to_json()
-        out: dict[str, Any] = {"engine": self.engine, "budget": self.budget}
-        if self.risk != FROM_RULES:
+        out: EnrichPlanJson = {"engine": self.engine, "budget": self.budget}
+        if not isinstance(self.risk, str):
             out["riskStage"] = self.risk
         if self.on_demand_reason:
             out["onDemandReason"] = self.on_demand_reason
@@ -55,8 +89,8 @@ class EnrichPlan:
         return out
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> EnrichPlan:
-        if "shown" in raw:
+    def from_json(cls, raw: EnrichPlanJson | EnrichOutcomeJson) -> EnrichPlan:
+        if "engine" not in raw:  # the rules engine's answer, given in the plan's own step
             return cls(answered=EnrichOutcome.from_json(raw))
         return cls(
             engine=str(raw["engine"]),
@@ -88,7 +122,7 @@ class EnrichOutcome:
     reason: str = ""
     problems: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EnrichOutcomeJson:
         if self.shown is None:
             problems = list(self.problems)
             return {"ok": self.ok, "reason": self.reason, "problems": problems, "usage": self.usage}
@@ -96,10 +130,9 @@ class EnrichOutcome:
         return {"ok": self.ok, "shown": self.shown, "stages": stages, "usage": self.usage}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> EnrichOutcome:
+    def from_json(cls, raw: EnrichOutcomeJson) -> EnrichOutcome:
         usage = {str(k): int(v) for k, v in (raw.get("usage") or {}).items()}
         if "shown" not in raw:
             problems = tuple(str(p) for p in raw.get("problems") or ())
             return cls(bool(raw["ok"]), usage, reason=str(raw.get("reason", "")), problems=problems)
-        shown = cast("EnrichShown", dict(raw["shown"]))
-        return cls(bool(raw["ok"]), usage, shown, stages_from_json(raw["stages"]))
+        return cls(bool(raw["ok"]), usage, raw["shown"].copy(), stages_from_json(raw["stages"]))

@@ -5,11 +5,10 @@ adds (`risk_stages`). Both run inside the enrich steps, so what they decide is c
 
 from __future__ import annotations
 
-from typing import Any
-
 from docflow.document.shown import EnrichmentNote, EnrichShown
+from docflow.enrich.schema import Enrichment
 from docflow.pipeline.enrich_fill import KEPT
-from docflow.pipeline.enrich_plan import FROM_RULES
+from docflow.pipeline.enrich_plan import FROM_RULES, RiskStage
 from docflow.rules.routed import RoutedStage, stage_from_dict
 from docflow.rules.stage_json import StageJson
 from docflow.runtime import runtime
@@ -25,13 +24,13 @@ def risk_stage() -> StageJson | None:
     return rules.stages[name].to_dict() if name else None
 
 
-def risk_stages(small: EnrichShown, risk: Any = FROM_RULES) -> list[RoutedStage]:
+def risk_stages(small: EnrichShown, risk: RiskStage = FROM_RULES) -> list[RoutedStage]:
     """The rules file's risk stage when the risk is high or the enrichment is incomplete.
 
     Its `because` carries the reasons with their pages (`risk: code (page n); ...`), which
     the review page shows in the route. Decided inside the step, so it is checkpointed.
     """
-    spec = risk_stage() if risk == FROM_RULES else risk
+    spec = risk_stage() if isinstance(risk, str) else risk
     if not spec:
         return []
     how = small["enrichment"]
@@ -45,7 +44,7 @@ def risk_stages(small: EnrichShown, risk: Any = FROM_RULES) -> list[RoutedStage]
     return [RoutedStage(stage_from_dict(spec), because)]
 
 
-def shown(enrichment: dict[str, Any] | None, how: EnrichmentNote) -> EnrichShown:
+def shown(enrichment: Enrichment | None, how: EnrichmentNote) -> EnrichShown:
     """The small part: on the read model's state and the review page (already masked)."""
     if enrichment is None:
         return {"enrichment": how}
@@ -63,6 +62,6 @@ def shown(enrichment: dict[str, Any] | None, how: EnrichmentNote) -> EnrichShown
         # For the declared fields no label named (`enrich_fill.py`); not kept in the summary.
         "found": {
             "parties": list(summary["parties"][:KEPT]),
-            "keyDates": [dict(d) for d in summary["keyDates"][:KEPT]],
+            "keyDates": [d.copy() for d in summary["keyDates"][:KEPT]],
         },
     }

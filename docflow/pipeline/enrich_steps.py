@@ -34,8 +34,8 @@ from docflow.enrich.schema import validate_enrichment
 from docflow.ids import DocumentRef
 from docflow.piles import pool
 from docflow.piles.manifest import PileJson, read_manifest
-from docflow.piles.shapes import Withdrawal
-from docflow.pipeline.enrich_plan import FROM_RULES, EnrichOutcome, EnrichPlan
+from docflow.piles.shapes import PileResult, Withdrawal
+from docflow.pipeline.enrich_plan import FROM_RULES, EnrichOutcome, EnrichPlan, RiskStage
 from docflow.pipeline.enrich_shown import risk_stage, risk_stages, shown
 from docflow.pipeline.results import Classification
 from docflow.pipeline.retries import Degrading
@@ -238,15 +238,16 @@ def call_model(
 
 @durable_step
 def record_batch_answer(
-    step: StepContext, doc: DocumentRef, result: dict[str, Any], risk: Any = FROM_RULES
+    step: StepContext, doc: DocumentRef, result: PileResult, risk: RiskStage = FROM_RULES
 ) -> EnrichOutcome:
-    """The batcher's callback result for this document (status ok), held to the schema."""
+    """The batcher's callback result for this document (status ok), held to the schema: it
+    came through a callback, so its enrichment is checked again, whoever wrote it."""
     enrichment = result.get("enrichment")
     problems = validate_enrichment(enrichment)
     usage = result.get("usage") or {}
     answer = EnrichAnswer(
         "bedrock",
-        None if problems else dict(enrichment or {}),
+        enrichment.copy() if enrichment is not None and not problems else None,
         problems,
         {
             "inputTokens": int(usage.get("inputTokens", 0)),
@@ -280,7 +281,7 @@ def leave_pile(step: StepContext, doc: DocumentRef) -> Withdrawal:
 
 @durable_step
 def give_up(
-    step: StepContext, doc: DocumentRef, engine: str, reason: str, risk: Any = FROM_RULES
+    step: StepContext, doc: DocumentRef, engine: str, reason: str, risk: RiskStage = FROM_RULES
 ) -> EnrichOutcome:
     answer = EnrichAnswer(engine, None, [reason])
     return finish(
@@ -304,7 +305,7 @@ def finish(
     reason: str = "",
     job_id: str = "",
     on_demand_reason: str = "",
-    risk: Any = FROM_RULES,
+    risk: RiskStage = FROM_RULES,
 ) -> EnrichOutcome:
     """Write the enrichment when this is the last word on it; return the small part.
     `on_demand_reason` says why a pile document was enriched on-demand.

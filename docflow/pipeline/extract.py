@@ -13,25 +13,26 @@ its EN 16931 data instead, and a hybrid's page is read only to check it (`extrac
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import observability
-from docflow.document import ABSENT, DocumentSummary, Field
-from docflow.document.fields import checks_from_json, fields_from_json
+from docflow.document import ABSENT, Check, DocumentSummary, Field
+from docflow.document.fields import CheckJson, fields_from_json
+from docflow.document.shown import FieldValue
 from docflow.extract import Extraction, PageInput, build_engine
 from docflow.extract.checks.field_checks import check_fields
-from docflow.extract.checks.orders import OrderVerdict, compare, confirmed
+from docflow.extract.checks.orders import OrderRules, OrderVerdict, compare, confirmed
 from docflow.extract.checks.spec import TypeFields
 from docflow.extract.checks.table_checks import unverified_tables
 from docflow.ids import DocumentRef
-from docflow.pdf import OpenPdf, open_pdf
+from docflow.pdf import open_pdf
 from docflow.pipeline.extract_einvoice import DataReading, Stored, from_data
+from docflow.pipeline.extract_pages import page_inputs
 from docflow.pipeline.field_mask import (
     field_detectors,
     mask_checks,
@@ -43,13 +44,12 @@ from docflow.pipeline.results import Extracted
 from docflow.pipeline.retries import Degrading
 from docflow.pipeline.run_state import RunState
 from docflow.pipeline.serdes import RecordSerDes
-from docflow.readers.base import Word
 from docflow.readmodel.queries import ReadModel
 from docflow.readmodel.schema import now_iso
 from docflow.review.stage.decision import Decision
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
-from docflow.storage import batch_manifest_key, fields_key, page_text_key
+from docflow.storage import fields_key
 from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.hook import Consulted, consult
 from docflow.suppliers.layout_read import Trust
@@ -58,83 +58,20 @@ from docflow.suppliers.route import bank_details_stage, holds_unknown
 from docflow.suppliers.store import SupplierStore
 
 EXTRACT = Degrading(attempts=3, first_s=5, most_s=60)
-Box = tuple[float, float, float, float]
 # Outages get a few tries; the last attempt degrades to "a person reads the fields" instead of
 # failing the document (throttles are already retried inside the engine call).
 EXTRACT_STEP = EXTRACT.config(RecordSerDes(Extracted))
 
 
-def _pages(doc: DocumentRef, plan: list[list[int]], max_pages: int) -> list[dict[str, Any]]:
-    """Engine and confidence of the first pages, from the batch manifests the reads wrote."""
-    store = runtime().store
-    found: list[dict[str, Any]] = []
-    for index, (first, _last) in enumerate(plan):
-        if first > max_pages:
-            break
-        manifest = store.get_json(batch_manifest_key(doc, index))
-        found.extend(p for p in manifest["pages"] if p["page"] <= max_pages)
-    return found
-
-
-def _words(page: dict[str, Any]) -> tuple[Word, ...]:
-    """The page's words from S3 (the manifest names them only when the reader gave any)."""
-    key = page.get("wordsKey")
-    if not key:
-        return ()
-    return tuple(Word.from_row(row) for row in runtime().store.get_json(key)["words"])
-
-
-def _pictures(page: dict[str, Any]) -> tuple[tuple[Word, ...], tuple[Box, ...]]:
-    """What OCR read in the page's pictures, and the pictures at a payment line it read
-    nothing in (`imageWords`, `imageUnread` beside the page's words; readers/pictures)."""
-    key = page.get("wordsKey")
-    if not key:
-        return (), ()
-    stored = runtime().store.get_json(key)
-    words = tuple(Word.from_row(row) for row in stored.get("imageWords", []))
-    unread = tuple(_box(b) for b in stored.get("imageUnread", []))
-    return words, unread
-
-
-def _box(row: list[float]) -> Box:
-    x0, y0, x1, y1 = (float(v) for v in row)
-    return (x0, y0, x1, y1)
-
-
-def page_inputs(
-    doc: DocumentRef, plan: list[list[int]], max_pages: int, pdf: OpenPdf | None = None
-) -> list[PageInput]:
-    """The first pages as a field engine reads them (text, reader, confidence, words) and, when
-    `pdf` is open, each page's picture, rendered only if the engine asks for it. The step and
-    what an approved review teaches (`pipeline/learn.py`) read the same pages."""
-    rt = runtime()
-    out = []
-    for p in _pages(doc, plan, max_pages):
-        pictures, unread = _pictures(p)
-        out.append(
-            PageInput(
-                page=p["page"],
-                text=rt.store.get_text(p.get("key") or page_text_key(doc, p["page"])),
-                engine=p["engine"],
-                confidence=float(p["confidence"]),
-                image=partial(pdf.render_png, p["page"], rt.settings.ocr_dpi) if pdf else None,
-                words=_words(p),
-                picture_words=pictures,
-                unread_pictures=unread,
-            )
-        )
-    return out
-
-
 def _consult_registry(
     step: StepContext,
     pages: list[PageInput],
-    fields: dict[str, Any],
-    names: Any,
-    evidence: dict[str, dict[str, Any]],
+    fields: dict[str, FieldValue],
+    names: Sequence[str],
+    evidence: Mapping[str, Mapping[str, Any]],
     declared: Declared | None = None,
     extraction: Extraction | None = None,
-) -> Any:
+) -> Consulted:
     """The supplier registry: checked ids, whose IBANs, the registry's name, the profile.
     Skipped for a type that names no issuer (`vendor_name`) and prints no bank account: a
     claim or a statement is no supplier's bill, and "supplier unknown" on its page would only
@@ -164,9 +101,7 @@ def _consult_registry(
         if not EXTRACT.last(step):
             raise
         consulted = consult(None, pages, fields, names, evidence, trust=trust, declared=declared)
-        consulted.checks.append(
-            {"field": "*", "code": "registry-failed", "message": f"{type(exc).__name__}"}
-        )
+        consulted.checks.append(Check("registry-failed", f"{type(exc).__name__}"))
         return consulted
 
 
@@ -205,8 +140,7 @@ def extract_fields(
     declared = reading.declared if reading is not None else None
     consulted = _consult_registry(step, pages, fields, spec.names, evidence, declared, extraction)
     fields = consulted.fields
-    # Checks as the rooms below build them (dicts of four shapes) until `checks_from_json`.
-    checks: list[dict[str, Any]] = [dict(c.to_json()) for c in reading.checks] if reading else []
+    checks: list[Check] = list(reading.checks) if reading else []
     checks += check_fields(
         fields,
         spec,
@@ -224,9 +158,7 @@ def extract_fields(
     if order is not None and order.verdict == "mismatch" and not rt.rules.matching.on:
         checks.append(order.check(fields))
     if failure:
-        checks.insert(
-            0, {"field": "*", "code": "engine-failed", "message": f"{engine.name}: {failure}"}
-        )
+        checks.insert(0, Check("engine-failed", f"{engine.name}: {failure}"))
     key = fields_key(doc)
     rt.store.put_json(
         key,
@@ -239,7 +171,7 @@ def extract_fields(
             else reading.fields,
             "consulted": {"fields": fields, **consulted.shown, **consulted.detail},
             "rejected": extraction.rejected,
-            "checks": checks,
+            "checks": [_as_written(c) for c in checks],
             "order": order.__dict__ if order is not None else None,
             "usage": extraction.usage,
             "writtenAt": now_iso(),
@@ -257,7 +189,7 @@ def extract_fields(
     all_stages = rt.rules.stages
     # An advisory table's findings (`advisory = true`: a misread table must not hold a document
     # that was going straight through) are recorded and shown, but route nowhere.
-    holding = [c for c in checks if not c.get("advisory")]
+    holding = [c for c in checks if c.holds]
     stages = [RoutedStage.of(all_stages[rules.stage], "fields")] if holding and rules.stage else []
     # A payee account not registered for the supplier, or one asked for and unreadable,
     # waits for treasury (bank.py): routed on the check's typed decision.
@@ -267,7 +199,7 @@ def extract_fields(
         extra={
             "engine": extraction.engine,
             "found": sorted(fields),
-            "checks": [c["code"] for c in checks],
+            "checks": [c.code for c in checks],
             "rejected": len(extraction.rejected),
         },
     )
@@ -279,12 +211,21 @@ def extract_fields(
     stages.extend(privacy_stage(rt.rules, sensitive))
     return Extracted(
         fields=fields_from_json(fields),
-        checks=checks_from_json(checks),
+        checks=tuple(checks),
         stages=tuple(stages),
         key=key,
         usage=meter_usage(extraction.engine, extraction.usage, len(pages)),
         shown=consulted.shown.copy(),
     )
+
+
+def _as_written(check: Check) -> CheckJson:
+    """A check as the step's full answer has always written it: an advisory one's flag as the
+    string "true" (the table checks' dicts did), which `Check.from_json` reads as well."""
+    out = check.to_json()
+    if check.advisory:
+        out["advisory"] = "true"
+    return out
 
 
 def _bank_details(consulted: Consulted, stages: Any) -> list[RoutedStage]:
@@ -316,7 +257,9 @@ def _read_pages(
             return pages, Extraction(engine=engine.name), failure
 
 
-def _cited_order(fields: dict[str, Any], doc_type: str, rules: Any) -> OrderVerdict | None:
+def _cited_order(
+    fields: Mapping[str, FieldValue], doc_type: str, rules: OrderRules
+) -> OrderVerdict | None:
     """The invoice against the finalized purchase order it cites, if docflow has one (a
     Query on the read model's `orders` index; its answer is checkpointed with the step's)."""
     number = (fields.get("po_number") or {}).get("value")

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.document import Check
 from docflow.document.shown import FieldValue
@@ -115,6 +115,15 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(repr(n) for n in names)
 
 
+class PageAgreement(TypedDict, total=False):
+    """What a hybrid's page said against its data, in `fields.json`'s `einvoice` section: the
+    fields it confirmed, those it contradicts, and what it read."""
+
+    agreed: list[str]
+    mismatches: list[str]
+    page: dict[str, FieldValue]
+
+
 @dataclass(frozen=True)
 class DataReading:
     """The fields from the data, the checks it raised, the evidence for the registry and
@@ -135,7 +144,7 @@ def _same(name: str, xml: str, page: Any) -> bool:
     return " ".join(xml.split()).casefold() == " ".join(str(page).split()).casefold()
 
 
-def _printed(found: Mapping[str, Any] | None) -> Printed | None:
+def _printed(found: FieldValue | None) -> Printed | None:
     if not found or found.get("value") in (None, ""):
         return None
     return Printed(str(found["value"]), int(found.get("page") or 0), found.get("box"))
@@ -207,7 +216,7 @@ def _union(boxes: Sequence[list[float]]) -> list[float] | None:
 
 
 def page_values(
-    page_fields: Mapping[str, Mapping[str, Any]],
+    page_fields: Mapping[str, FieldValue],
     pages: Sequence[PageInput],
     other_accounts: Sequence[str] = (),
 ) -> PageValues:
@@ -226,7 +235,7 @@ def page_values(
 def from_data(
     stored: Stored,
     names: Sequence[str],
-    page_fields: Mapping[str, Mapping[str, Any]] | None = None,
+    page_fields: Mapping[str, FieldValue] | None = None,
     pages: Sequence[PageInput] = (),
 ) -> DataReading:
     """The fields from the data; for a hybrid (`page_fields`: what the engine read on its
@@ -236,7 +245,7 @@ def from_data(
     fields = canonical_fields(invoice, names)
     checks = [*attachment_checks(stored), *rule_checks(stored.report)]
     sources = dict.fromkeys(fields, XML)
-    agreement: dict[str, Any] = {}
+    agreement: PageAgreement = {}
     if page_fields is not None:
         agreed = agree(invoice, page_values(page_fields, pages, invoice.other_accounts))
         checks.extend(agreed.checks)
@@ -248,7 +257,7 @@ def from_data(
         agreement = {
             "agreed": sorted(agreed.agreed),
             "mismatches": [c.field for c in agreed.checks],
-            "page": {k: dict(v) for k, v in sorted(page_fields.items())},
+            "page": {k: v.copy() for k, v in sorted(page_fields.items())},
         }
     evidence = supplier_evidence(invoice)
     detail = {

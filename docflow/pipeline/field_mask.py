@@ -15,8 +15,10 @@ review). An IBAN is left whole on the types where the issuer's IBAN is expected 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
+from docflow.document import Check
+from docflow.document.shown import FieldValue
 from docflow.rules.detectors import find_all
 from docflow.rules.model import Rules
 from docflow.rules.routed import RoutedStage
@@ -46,35 +48,39 @@ def mask_text(text: str, detectors: tuple[str, ...]) -> tuple[str, list[str]]:
 
 
 def mask_fields(
-    fields: Mapping[str, Any], detectors: tuple[str, ...]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    fields: Mapping[str, FieldValue], detectors: tuple[str, ...]
+) -> tuple[dict[str, FieldValue], list[Check]]:
     """The fields with every detected value masked and marked, and one finding per such field
-    (the check's shape: field, code, message; the message names the kind, never the value)."""
-    masked: dict[str, Any] = {}
-    findings: list[dict[str, Any]] = []
+    (a check whose message names the kind, never the value)."""
+    masked: dict[str, FieldValue] = {}
+    findings: list[Check] = []
     for name, field in fields.items():
-        value = field.get("value") if isinstance(field, Mapping) else None
-        shown, fired = mask_text(value, detectors) if isinstance(value, str) else (value, [])
+        value = field.get("value")
+        shown, fired = mask_text(value, detectors) if isinstance(value, str) else ("", [])
         rows, fired_in_rows = _mask_rows(field, detectors)
         fired += fired_in_rows
         if not fired:
             masked[name] = field
             continue
         kind = fired[0]
-        masked[name] = {**field, "value": shown, "masked": kind}
+        masked[name] = {**field, "masked": kind}
+        if isinstance(value, str):
+            masked[name]["value"] = shown
         if rows is not None:
             masked[name]["rows"] = rows
         message = (
             f"{name} holds a {kind.replace('_', ' ')}: shown masked; the whole value is kept "
             "only in the step's full answer"
         )
-        findings.append({"field": name, "code": SENSITIVE_VALUE, "message": message})
+        findings.append(Check(SENSITIVE_VALUE, message, name))
     return masked, findings
 
 
-def _mask_rows(field: Any, detectors: tuple[str, ...]) -> tuple[list[Any] | None, list[str]]:
+def _mask_rows(
+    field: FieldValue, detectors: tuple[str, ...]
+) -> tuple[list[dict[str, str]] | None, list[str]]:
     """A table field's rows with every cell masked (a statement's line can carry a card)."""
-    rows = field.get("rows") if isinstance(field, Mapping) else None
+    rows = field.get("rows")
     if not isinstance(rows, list):
         return None, []
     fired: list[str] = []
@@ -90,19 +96,12 @@ def _mask_rows(field: Any, detectors: tuple[str, ...]) -> tuple[list[Any] | None
     return out, fired
 
 
-def mask_checks(
-    checks: Sequence[dict[str, Any]], detectors: tuple[str, ...]
-) -> list[dict[str, Any]]:
+def mask_checks(checks: Sequence[Check], detectors: tuple[str, ...]) -> list[Check]:
     """Check messages quote values (an OCR repair, an order's figures): masked the same way."""
-    return [
-        {**c, "message": mask_text(c["message"], detectors)[0]}
-        if isinstance(c.get("message"), str)
-        else c
-        for c in checks
-    ]
+    return [replace(c, message=mask_text(c.message, detectors)[0]) for c in checks]
 
 
-def privacy_stage(rules: Rules, findings: Sequence[dict[str, Any]]) -> list[RoutedStage]:
+def privacy_stage(rules: Rules, findings: Sequence[Check]) -> list[RoutedStage]:
     """The privacy stage a masked field routes to (none when the rules name none)."""
     name = rules.sensitive_stage
     if not findings or not name or name not in rules.stages:

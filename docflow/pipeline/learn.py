@@ -26,16 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow.document import DocumentSummary
+from docflow.document.shown import ProposalAnswer
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
 from docflow.pipeline.audit import audit_outcome
-from docflow.pipeline.extract import page_inputs
+from docflow.pipeline.extract_pages import page_inputs
 from docflow.rules.routed import RoutedStage
 from docflow.runtime import runtime
 from docflow.suppliers import fingerprint as fingerprints
@@ -45,7 +46,7 @@ from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.enrol import propose_from_page
 from docflow.suppliers.layouts import Layout, LayoutStore, new_id
 from docflow.suppliers.match import match_layout, scanned
-from docflow.suppliers.route import audit_decision, teachers
+from docflow.suppliers.route import AuditApproval, audit_decision, teachers
 from docflow.suppliers.shapes import ProfileEntry
 from docflow.suppliers.store import SupplierStore
 
@@ -64,9 +65,29 @@ class Lesson:
     shadow: dict[str, str | None]  # the layout's shadow read at extract
     given: tuple[str, ...] = ()  # the fields the layout gave as values
     reviewers: tuple[str, ...] = ()
-    audit: dict[str, Any] | None = None  # who approved an audit stage, when there was one
+    audit: AuditApproval | None = None  # who approved an audit stage, when there was one
     corrected: tuple[str, ...] = field(default=())  # the fields a person changed
     language: str = ""  # the language the extract step read the page in
+
+
+class AuditFound(TypedDict):
+    """What an audit found: the profile fields it checked, and those it corrected."""
+
+    fields: list[str]
+    misses: list[str]
+
+
+class Learned(TypedDict):
+    """The `learn supplier profile` step's answer: the layout taught (None: look-alikes none
+    of whose lines tells which), the fields it learned, each shadow read's grade, the
+    profile's version after it and the fields it suspended; after an audit, what it found."""
+
+    layoutId: str | None
+    learned: list[str]
+    outcomes: dict[str, str]
+    profileVersion: int | None
+    suspended: NotRequired[list[str]]
+    audit: NotRequired[AuditFound]
 
 
 def profile_values(summary: DocumentSummary) -> dict[str, str]:
@@ -115,7 +136,7 @@ def _layouts(doc: DocumentRef, plan: list[list[int]]) -> list[Page]:
 @durable_step
 def propose_supplier(
     step: StepContext, doc: DocumentRef, summary: DocumentSummary, plan: list[list[int]], by: str
-) -> dict[str, Any]:
+) -> ProposalAnswer:
     """The summary's additions: `supplierProposed` ({"proposalId", "name", "status",
     "conflict"}) or `supplierNotAdded` (why none was filed). `by`: the reviewer who asked."""
     store = SupplierStore(runtime().settings.supplier_table)
@@ -169,7 +190,7 @@ def _which(store: LayoutStore, lesson: Lesson, pages: Sequence[Page], run_id: st
 @durable_step
 def learn_supplier(
     step: StepContext, doc: DocumentRef, lesson: Lesson, plan: list[list[int]]
-) -> dict[str, Any]:
+) -> Learned:
     """The layout taught (the module's docstring): {"layoutId", "learned", "outcomes",
     "profileVersion", "suspended"}, and "audit" after an audit."""
     rt = runtime()
@@ -231,7 +252,7 @@ def learn_supplier(
         )
     logged = {"layoutId": layout_id, "outcomes": scored, "fields": sorted(learned)}
     step.logger.info("layout learned", extra=logged)
-    result: dict[str, Any] = {
+    result: Learned = {
         "layoutId": layout_id,
         "learned": sorted(k for k, v in learned.items() if v),
         "outcomes": scored,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 from aws_durable_execution_sdk_python.config import (
@@ -35,6 +35,7 @@ from docflow.intake import Starter, build_starter
 from docflow.packets import PacketPage, propose
 from docflow.packets.factory import build_page_engine
 from docflow.pdf import extract_pages, page_sizes
+from docflow.pipeline.page_json import PageWords
 from docflow.pipeline.results import PacketPlan, Split
 from docflow.pipeline.serdes import RecordSerDes
 from docflow.readers.base import Word
@@ -97,7 +98,7 @@ def _packet_pages(doc: DocumentRef, split: Split) -> list[PacketPage]:
 
     def read(number: int) -> PacketPage:
         text = rt.store.get_text(page_text_key(doc, number))
-        rows = _optional_json(page_words_key(doc, number)) or {}
+        rows = _page_words(page_words_key(doc, number)) or {}
         words = tuple(Word.from_row(r) for r in rows.get("words", []))
         return PacketPage(number, text, words, sizes.get(number, (0.0, 0.0)))
 
@@ -108,18 +109,30 @@ def _packet_pages(doc: DocumentRef, split: Split) -> list[PacketPage]:
     ]
 
 
-def _optional_json(key: str) -> dict[str, Any] | None:
+def _page_words(key: str) -> PageWords | None:
     """A page's words: stored only where its engine gave words."""
     try:
-        value = runtime().store.get_json(key)
+        words: PageWords = runtime().store.get_json(key)
     except ClientError as exc:
         if aws.error_code(exc) in ("NoSuchKey", "404"):
             return None
         raise
-    return value if isinstance(value, dict) else None
+    return words if isinstance(words, dict) else None
 
 
 STARTED, EXISTED = "started", "existed"  # a part's run: started now, or found started
+
+
+class PartDescribed(TypedDict, total=False):
+    """A part in its packet's final record: its pages, document id, run id and key, and how
+    its run went (`run`: started | existed) or why it could not start (`reason`)."""
+
+    pages: list[int]
+    documentId: str
+    runId: str
+    key: str
+    run: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -135,14 +148,18 @@ class PartsStarted:
     def failed(self) -> int:
         return sum(1 for p in self.parts if p[2] not in (STARTED, EXISTED))
 
-    def described(self, packet: DocumentRef) -> list[dict[str, Any]]:
+    def described(self, packet: DocumentRef) -> list[PartDescribed]:
         """Each part with its document id, run and key (for the packet's final record)."""
         out = []
         for first, last, how in self.parts:
             child = part_ref(packet, first, last)
-            said = {"pages": [first, last], "documentId": child.document_id}
+            said: PartDescribed = {"pages": [first, last], "documentId": child.document_id}
             said |= {"runId": child.run_id, "key": child.key}
-            out.append({**said, ("run" if how in (STARTED, EXISTED) else "reason"): how})
+            if how in (STARTED, EXISTED):
+                said["run"] = how
+            else:
+                said["reason"] = how
+            out.append(said)
         return out
 
 

@@ -18,17 +18,18 @@ text (docflow.einvoice.text), engine `einvoice`, exact as a text layer is.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from aws_durable_execution_sdk_python import StepContext, durable_step
 
 from docflow import observability
-from docflow.classify import merge_features
+from docflow.classify import Features, merge_features
 from docflow.einvoice import detect, read
 from docflow.einvoice.text import render
 from docflow.errors import NOT_A_PDF, IntakeError
 from docflow.ids import DocumentRef
 from docflow.pdf import OpenPdf, open_pdf
+from docflow.pipeline.page_json import BatchManifest, PageEntry, PageWords
+from docflow.pipeline.result_json import BatchJson, BatchRefusedJson
 from docflow.readers.base import PageText, Word
 from docflow.readers.blank import BLANK
 from docflow.readers.pictures import PictureReader, PictureReading, allowance
@@ -77,14 +78,14 @@ def einvoice_page(data: bytes) -> PageText:
 @durable_step
 def read_page_batch(
     step: StepContext, doc: DocumentRef, index: int, first: int, last: int, xml: bool = False
-) -> dict[str, Any]:
+) -> BatchJson | BatchRefusedJson:
     rt = runtime()
     data = rt.store.source_bytes(doc, rt.settings.max_bytes)
     if xml:
         return _xml_batch(step, doc, index, einvoice_page(data))
     engines: Counter[str] = Counter()
-    pages: list[dict[str, Any]] = []
-    features: list[dict[str, dict[str, int]]] = []
+    pages: list[PageEntry] = []
+    features: list[Features] = []
     ocr_confidence_sum, ocr_pages = 0.0, 0
     try:
         with open_pdf(data) as pdf:
@@ -103,7 +104,7 @@ def read_page_batch(
                 if result.words or pictures or seen_in.unread:
                     words_key = page_words_key(doc, number)
                     rows = [w.to_row() for w in result.words]
-                    words: dict[str, Any] = {"page": number, "words": rows}
+                    words: PageWords = {"page": number, "words": rows}
                     if pictures:
                         words["imageWords"] = [w.to_row() for w in pictures]
                     if seen_in.unread:
@@ -129,22 +130,13 @@ def read_page_batch(
                 if result.engine not in (TEXT_LAYER, BLANK):
                     ocr_confidence_sum += result.confidence
                     ocr_pages += 1
-                pages.append(
-                    {
-                        "page": number,
-                        "engine": result.engine,
-                        "chars": result.chars,
-                        "confidence": result.confidence,
-                        "key": key,
-                        **({"wordsKey": words_key} if words_key else {}),
-                        "sensitive": found["sensitive"],
-                    }
-                )
+                pages.append(_entry(number, result, key, words_key, found["sensitive"]))
     except IntakeError as exc:
         step.logger.warning("page refused", extra={"reason": exc.reason, "batch": index})
         return {"batch": index, "error": {"reason": exc.reason, "message": exc.message}}
     manifest = batch_manifest_key(doc, index)
-    rt.store.put_json(manifest, {"first": first, "last": last, "pages": pages})
+    written: BatchManifest = {"first": first, "last": last, "pages": pages}
+    rt.store.put_json(manifest, written)
     for engine, n in engines.items():
         observability.count("PagesRead", n, engine=engine)
     step.logger.info(
@@ -160,21 +152,31 @@ def read_page_batch(
     }
 
 
-def _xml_batch(step: StepContext, doc: DocumentRef, index: int, page: PageText) -> dict[str, Any]:
+def _entry(
+    number: int, read: PageText, key: str, words_key: str | None, sensitive: dict[str, int]
+) -> PageEntry:
+    entry: PageEntry = {
+        "page": number,
+        "engine": read.engine,
+        "chars": read.chars,
+        "confidence": read.confidence,
+        "key": key,
+    }
+    if words_key:
+        entry["wordsKey"] = words_key
+    entry["sensitive"] = sensitive
+    return entry
+
+
+def _xml_batch(step: StepContext, doc: DocumentRef, index: int, page: PageText) -> BatchJson:
     """An XML-only e-invoice's batch: its one page stored and summed up as a text layer's."""
     rt = runtime()
     key = page_text_key(doc, 1)
     rt.store.put_text(key, page.text, expiry=PAGE_TEXT_EXPIRY)
     found = rt.classifier.extract(page.text)
-    entry = {
-        "page": 1,
-        "engine": EINVOICE,
-        "chars": page.chars,
-        "confidence": page.confidence,
-        "key": key,
-        "sensitive": found["sensitive"],
-    }
-    rt.store.put_json(batch_manifest_key(doc, index), {"first": 1, "last": 1, "pages": [entry]})
+    entry = _entry(1, page, key, None, found["sensitive"])
+    manifest: BatchManifest = {"first": 1, "last": 1, "pages": [entry]}
+    rt.store.put_json(batch_manifest_key(doc, index), manifest)
     observability.count("PagesRead", 1, engine=EINVOICE)
     step.logger.info("batch read", extra={"batch": index, "pages": 1, "attempt": step.attempt})
     return {

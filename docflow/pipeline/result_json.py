@@ -5,9 +5,12 @@ a change of shape a new history to record (docs/versions.md)."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Required, TypedDict, final
 
+from docflow.classify import Classified, Features
 from docflow.cost import CostEstimate
+from docflow.document.fields import CheckJson
+from docflow.document.shown import FieldValue, RegistryShown
 from docflow.rules.routed import RoutedStageJson
 
 
@@ -28,6 +31,20 @@ class SplitJson(TypedDict, total=False):
     einvoice: str
 
 
+class ReadingTotals(TypedDict):
+    """What the read batches add up to (`classify.summarize_batches`): pages, characters,
+    pages read by each engine, and the mean OCR confidence (None: no page was OCR'd)."""
+
+    pages: int
+    chars: int
+    engines: dict[str, int]
+    ocrConfidence: float | None
+
+
+class ClassificationJson(Classified, ReadingTotals):
+    """`classify`: the classifier's answer, then what the reading added up to."""
+
+
 class SupersedingJson(TypedDict):
     """`supersede`: whether this run is its document's newest, and the older waits it ended."""
 
@@ -35,6 +52,7 @@ class SupersedingJson(TypedDict):
     ended: int
 
 
+@final
 class BatchJson(TypedDict):
     """`batch-<i>`: one page batch summed up (the map's item)."""
 
@@ -43,7 +61,53 @@ class BatchJson(TypedDict):
     engines: dict[str, int]
     ocrPages: int
     ocrConfidenceSum: float
-    features: dict[str, Any]  # the detectors' merged features: each detector's own JSON
+    features: Features  # the classifier's counts over the batch's pages
+
+
+class FailureJson(TypedDict):
+    reason: str
+    message: str
+
+
+@final
+class BatchRefusedJson(TypedDict):
+    """`batch-<i>` of a batch with a page it could not read: an answer, not an exception, so
+    the map does not retry it (`pages_or_error` fails the document with its reason)."""
+
+    batch: int
+    error: FailureJson
+
+
+class ExtractedJson(RegistryShown, total=False):
+    """`extract`: the fields (masked), the checks, the stages they add, the full answer's key
+    and what the engine spent (neither for a type without fields), then what the supplier
+    registry added (`RegistryShown`'s keys, each only when it has anything)."""
+
+    fields: Required[dict[str, FieldValue]]
+    checks: Required[list[CheckJson]]
+    stages: Required[list[RoutedStageJson]]
+    key: str
+    usage: dict[str, int]
+
+
+def registry_of(raw: ExtractedJson) -> RegistryShown:
+    """The registry's part of an `extract` checkpoint."""
+    shown = RegistryShown()
+    if "supplier" in raw:
+        shown["supplier"] = raw["supplier"]
+    if "layout" in raw:
+        shown["layout"] = raw["layout"]
+    if "ibans" in raw:
+        shown["ibans"] = raw["ibans"]
+    if "taxIds" in raw:
+        shown["taxIds"] = raw["taxIds"]
+    if "bank" in raw:
+        shown["bank"] = raw["bank"]
+    if "profileFields" in raw:
+        shown["profileFields"] = raw["profileFields"]
+    if "shadow" in raw:
+        shown["shadow"] = raw["shadow"]
+    return shown
 
 
 class RouteJson(TypedDict):

@@ -8,21 +8,25 @@ byte what it was when the step returned the dict, and recorded executions replay
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, cast
 
+from docflow.classify import Classified, Features
 from docflow.cost import CostEstimate
 from docflow.document import Check, DocumentSummary, Field
 from docflow.document.fields import checks_from_json, checks_json, fields_from_json, fields_json
 from docflow.document.shown import EnrichShown, IbanShown, RegistryShown
 from docflow.pipeline.result_json import (
     BatchJson,
+    ClassificationJson,
+    ExtractedJson,
     PacketPlanJson,
+    ReadingTotals,
     RouteJson,
     SplitJson,
     SupersedingJson,
     WrittenJson,
+    registry_of,
 )
-from docflow.rules.routed import RoutedStage, stages_from_json, stages_json
+from docflow.rules.routed import PrivacyHeld, RoutedStage, stages_from_json, stages_json
 
 
 @dataclass(frozen=True)
@@ -100,16 +104,6 @@ class Split:
         )
 
 
-class ReadingTotals(TypedDict):
-    """What the read batches add up to (`classify.summarize_batches`): pages, characters,
-    pages read by each engine, and the mean OCR confidence (None: no page was OCR'd)."""
-
-    pages: int
-    chars: int
-    engines: dict[str, int]
-    ocrConfidence: float | None
-
-
 @dataclass(frozen=True)
 class Classification:
     """The classify step: the document's type and how sure, the sensitive kinds it holds, the
@@ -124,9 +118,7 @@ class Classification:
     stages: tuple[RoutedStage, ...]
     extract: bool
     reading: ReadingTotals
-    privacy_held: dict[str, Any] | None = None
-
-    _OWN = ("docType", "confidence", "sensitive", "lowConfidence", "stages", "extract")
+    privacy_held: PrivacyHeld | None = None
 
     def document(self) -> DocumentSummary:
         """The document's record as classify starts it: what travels with the document to
@@ -140,23 +132,27 @@ class Classification:
             engines=self.reading["engines"],
         )
 
-    def to_json(self) -> dict[str, Any]:
-        held = {"privacyHeld": self.privacy_held} if self.privacy_held else {}
-        return {
+    def to_json(self) -> ClassificationJson:
+        own: Classified = {
             "docType": self.doc_type,
             "confidence": self.confidence,
             "sensitive": self.sensitive,
             "lowConfidence": self.low_confidence,
             "stages": stages_json(self.stages),
             "extract": self.extract,
-            **held,
-            **self.reading,
         }
+        if self.privacy_held:
+            own["privacyHeld"] = self.privacy_held
+        return {**own, **self.reading}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Classification:
-        read = {k: v for k, v in raw.items() if k not in (*cls._OWN, "privacyHeld")}
-        reading = cast("ReadingTotals", read)
+    def from_json(cls, raw: ClassificationJson) -> Classification:
+        reading = ReadingTotals(
+            pages=raw["pages"],
+            chars=raw["chars"],
+            engines=raw["engines"],
+            ocrConfidence=raw["ocrConfidence"],
+        )
         return cls(
             doc_type=str(raw["docType"]),
             confidence=raw["confidence"],
@@ -204,7 +200,7 @@ class BatchSummary:
     engines: dict[str, int]
     ocr_pages: int
     ocr_confidence_sum: float
-    features: dict[str, Any]
+    features: Features
 
     def to_json(self) -> BatchJson:
         return {
@@ -252,8 +248,6 @@ class Extracted:
     usage: dict[str, int] | None = None
     shown: RegistryShown = field(default_factory=RegistryShown)
 
-    _OWN = ("fields", "checks", "stages", "key", "usage")
-
     @property
     def shadow(self) -> dict[str, str | None]:
         """The learned layout's shadow read (field -> value), kept in the run for the learn
@@ -265,8 +259,8 @@ class Extracted:
         """The IBANs the registry judged (whose each is), for `issuer_iban_privacy`."""
         return list(self.shown.get("ibans") or [])
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> ExtractedJson:
+        out: ExtractedJson = {
             "fields": fields_json(self.fields),
             "checks": checks_json(self.checks),
             "stages": stages_json(self.stages),
@@ -278,14 +272,14 @@ class Extracted:
         return {**out, **self.shown}
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Extracted:
+    def from_json(cls, raw: ExtractedJson) -> Extracted:
         return cls(
             fields=fields_from_json(raw["fields"]),
             checks=checks_from_json(raw.get("checks")),
             stages=stages_from_json(raw.get("stages") or ()),
             key=raw.get("key"),
             usage=raw.get("usage"),
-            shown=cast("RegistryShown", {k: v for k, v in raw.items() if k not in cls._OWN}),
+            shown=registry_of(raw),
         )
 
 

@@ -4,6 +4,7 @@ typed step results (`docflow.pipeline.results`) in the shape their dicts always 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
 from aws_durable_execution_sdk_python.concurrency.models import BatchResult
@@ -11,7 +12,8 @@ from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES, SerDe
 
 
 class Record(Protocol):
-    def to_json(self) -> dict[str, Any]: ...
+    # Each record's own TypedDict; this encoding takes any JSON object.
+    def to_json(self) -> Mapping[str, object]: ...
 
 
 R = TypeVar("R", bound=Record)

@@ -17,7 +17,6 @@ stage for a person to pick its type; this module turns the pick into the rest of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -26,7 +25,7 @@ from aws_durable_execution_sdk_python.config import StepConfig
 
 from docflow.pipeline.results import Classification, Route
 from docflow.pipeline.serdes import RecordSerDes
-from docflow.rules.routed import RoutedStage
+from docflow.rules.routed import RoutedStage, RoutesJson
 from docflow.runtime import runtime
 
 # Stages planned for the classified type; a different pick replaces them.
@@ -45,7 +44,7 @@ def offer_types(found: Classification, rules: Any) -> Classification:
     return replace(found, stages=stages)
 
 
-def routes_by_type(rules: Any) -> dict[str, Any]:
+def routes_by_type(rules: Any) -> RoutesJson:
     """Pure: what a pick of each type would add, as the rules say now: `{"types": {type:
     [stage name]}, "stages": {name: stage}, "extract": [types with fields]}` (each stage once)."""
     names = {t.name: list(t.stages) for t in rules.types}
@@ -58,9 +57,7 @@ def routes_by_type(rules: Any) -> dict[str, Any]:
 
 
 @durable_step
-def route_for_type(
-    step: StepContext, doc_type: str, routes: Mapping[str, Any] | None = None
-) -> Route:
+def route_for_type(step: StepContext, doc_type: str, routes: RoutesJson | None = None) -> Route:
     """The picked type's own review stages and whether it has fields: from the routes the
     classify step checkpointed, or (a run started before it did) from the rules file."""
     if routes is None:

@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.rules.model import Stage
 from docflow.rules.stage_json import StageJson
+
+
+class RoutesJson(TypedDict):
+    """What a triage pick of each type would add (`docflow.pipeline.triage.routes_by_type`):
+    each type's stage names, each of those stages once, and the types with fields."""
+
+    types: dict[str, list[str]]
+    stages: dict[str, StageJson]
+    extract: list[str]
 
 
 class RoutedStageJson(StageJson, total=False):
@@ -23,8 +32,17 @@ class RoutedStageJson(StageJson, total=False):
 
     because: str
     choices: list[str]
-    routes: dict[str, Any]  # docflow.pipeline.triage.routes_by_type's JSON
+    routes: RoutesJson
     splitPages: int
+
+
+class PrivacyHeld(TypedDict):
+    """The privacy stage classify held back for extraction to judge (only IBANs were found, on
+    a type where the issuer's is expected): the stage as routed, and how many IBANs the
+    detectors counted (`docflow.suppliers.route.issuer_iban_privacy` puts it back)."""
+
+    stage: RoutedStageJson
+    ibans: int
 
 
 @dataclass(frozen=True)
@@ -33,8 +51,8 @@ class RoutedStage:
     because: str | None = None  # None only for a stage that never said (old or hand-made)
     choices: tuple[str, ...] | None = None  # a triage stage: the types a reviewer picks from
     # A triage stage: each type's stages and whether it has fields, as the rules said when the
-    # document was classified (`docflow.pipeline.triage.routes_by_type`); a JSON shape.
-    routes: Mapping[str, Any] | None = None
+    # document was classified (`docflow.pipeline.triage.routes_by_type`).
+    routes: RoutesJson | None = None
     split_pages: int | None = None  # a packet's split stage: the page count a split covers
 
     @classmethod
@@ -49,7 +67,7 @@ class RoutedStage:
     def why(self) -> str:
         return self.because or ""
 
-    def offering(self, choices: Iterable[str], routes: Mapping[str, Any]) -> RoutedStage:
+    def offering(self, choices: Iterable[str], routes: RoutesJson) -> RoutedStage:
         return replace(self, choices=tuple(choices), routes=routes)
 
     def to_json(self) -> RoutedStageJson:
@@ -59,7 +77,7 @@ class RoutedStage:
         if self.choices is not None:
             out["choices"] = list(self.choices)
         if self.routes is not None:
-            out["routes"] = dict(self.routes)
+            out["routes"] = self.routes.copy()
         if self.split_pages is not None:
             out["splitPages"] = self.split_pages
         return out

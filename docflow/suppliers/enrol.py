@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from docflow.document import Field
+from docflow.document.shown import ProposalAnswer, ProposalShown
 from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers import history, proposals
 from docflow.suppliers.match import issuer_tax_ids
@@ -28,10 +28,10 @@ from docflow.suppliers.store import SupplierStore
 class Proposed:
     """The step's outcome: the proposal as the summary shows it, or why none was filed."""
 
-    shown: dict[str, Any] | None
+    shown: ProposalShown | None
     refused: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProposalAnswer:
         return (
             {"supplierProposed": self.shown} if self.shown else {"supplierNotAdded": self.refused}
         )

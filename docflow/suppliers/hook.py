@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
+from docflow.document import Check
 from docflow.document.shown import FieldValue, LayoutShown, RegistryShown, SupplierShown, TaxIdShown
 from docflow.extract.base import PageInput
 from docflow.extract.rules_engine.engine import layout_of
@@ -38,7 +39,7 @@ from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers.bank import BankCheck
 from docflow.suppliers.data_evidence import Declared
 from docflow.suppliers.ids import FoundId, masked_iban
-from docflow.suppliers.layout_read import Trust, apply_layout
+from docflow.suppliers.layout_read import ProfileRead, Trust, apply_layout
 from docflow.suppliers.layouts import Layout, LayoutStore
 from docflow.suppliers.match import (
     LayoutMatch,
@@ -60,14 +61,22 @@ DEFAULT_CURRENCY = 0.95  # the supplier's currency where the page names none
 CONFIDENT_NAME = 0.8
 
 
+class ConsultedDetail(TypedDict, total=False):
+    """How each layout read was judged, and the unsure readings a trusted record of printing
+    none dropped (`layout_read.LayoutRead`)."""
+
+    profileReads: dict[str, ProfileRead]
+    profileDropped: list[str]
+
+
 @dataclass
 class Consulted:
     fields: dict[str, FieldValue]
-    checks: list[dict[str, str]] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
     shown: RegistryShown = field(default_factory=RegistryShown)
     bank: BankCheck | None = None
     # For the step's S3 record only (never a checkpoint): how each layout read was judged.
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: ConsultedDetail = field(default_factory=ConsultedDetail)
     # Fields a trusted layout says it never prints (an `unreadable` label is no value lost).
     settled: set[str] = field(default_factory=set)
 
@@ -89,24 +98,24 @@ def _shown_match(match: Match, certain: bool) -> SupplierShown:
     }
 
 
-def _name_disagrees(match: Match, printed: str) -> dict[str, str]:
+def _name_disagrees(match: Match, printed: str) -> Check:
     _kind, _, value = match.key.partition(":")
     shown = masked_iban(value) if match.by == "iban" else value
-    return {
-        "field": "vendor_name",
-        "code": "supplier-name-disagrees",
-        "message": f"the page's issuer is {printed!r}, but {match.by} {shown} is registered "
+    return Check(
+        "supplier-name-disagrees",
+        f"the page's issuer is {printed!r}, but {match.by} {shown} is registered "
         f"to {match.supplier.name!r}: a person says which it is",
-    }
+        "vendor_name",
+    )
 
 
-def _look_alike() -> dict[str, str]:
-    return {
-        "field": "vendor_name",
-        "code": "supplier-ambiguous",
-        "message": "the page's layout matches two or more learned layouts (one invoicing "
+def _look_alike() -> Check:
+    return Check(
+        "supplier-ambiguous",
+        "the page's layout matches two or more learned layouts (one invoicing "
         "software) and none of their own lines tells which: a person says whose it is",
-    }
+        "vendor_name",
+    )
 
 
 def _confident_name(fields: Mapping[str, Mapping[str, Any]]) -> str | None:
@@ -290,10 +299,9 @@ def _no_supplier(out: Consulted, names: Sequence[str]) -> None:
     registered supplier the page confirms."""
     if "vendor_name" in names and not (out.fields.get("vendor_name") or {}).get("value"):
         out.checks.append(
-            {
-                "field": "vendor_name",
-                "code": "no-supplier",
-                "message": "no issuer name was read and no registered supplier is confirmed "
-                "by the page",
-            }
+            Check(
+                "no-supplier",
+                "no issuer name was read and no registered supplier is confirmed by the page",
+                "vendor_name",
+            )
         )

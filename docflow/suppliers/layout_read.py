@@ -35,8 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
+from docflow.document import Check
 from docflow.document.shown import FieldValue
 from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
@@ -72,15 +73,24 @@ class Trust:
         return float(reading.get("confidence", 0.0)) >= self.thresholds.get(name, 0.0)
 
 
+class ProfileRead(TypedDict):
+    """How one profile read was judged: its calibration cells (`profile_confidence.cell_keys`),
+    whether the rules read the same, whether OCR letters were repaired."""
+
+    cells: list[str]
+    agreed: bool
+    repaired: bool
+
+
 @dataclass
 class LayoutRead:
     shadow: dict[str, str | None] = field(default_factory=dict)
     given: list[str] = field(default_factory=list)
-    checks: list[dict[str, str]] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
     # Per field read: its calibration cells (`profile_confidence.cell_keys`), whether the
     # rules read the same and whether OCR letters were repaired: the extract step's S3 record
     # keeps it (why each profile value got its confidence), and the bench fits on it.
-    reads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reads: dict[str, ProfileRead] = field(default_factory=dict)
     # Unsure rules readings of fields the layout's trusted record says it never prints.
     dropped: list[str] = field(default_factory=list)
     # The fields the layout's trusted record says it never prints: a label the rules found
@@ -88,8 +98,8 @@ class LayoutRead:
     settled: set[str] = field(default_factory=set)
 
 
-def _check(name: str, code: str, message: str) -> dict[str, str]:
-    return {"field": name, "code": code, "message": message}
+def _check(name: str, code: str, message: str) -> Check:
+    return Check(code, message, name)
 
 
 def printed_after_own_label(evidence: Mapping[str, Any]) -> bool:
@@ -185,7 +195,7 @@ def _doubt_absent(
 
 def _disagrees(
     name: str, found: profiles.Located, entry: ProfileEntry, generic: Mapping[str, Any]
-) -> dict[str, str]:
+) -> Check:
     where = f" after {entry['label']!r}" if entry.get("label") else ""
     who = "registry" if generic.get("source") == "registry" else "rules"
     return _check(

@@ -31,7 +31,7 @@ import json
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from docflow.extract.declarations.labels import READ_AS
 from docflow.suppliers.profile import PARTY, Located
@@ -72,13 +72,24 @@ def cell_keys(
     return [full, f"{base}|{hits_bucket(entry)}", base]
 
 
+class ProfileTable(TypedDict):
+    """`profile_calibration.json`: per cell, the reads that were right and all of them (what
+    it was fitted on and how are the bench's notes, read by no code)."""
+
+    cells: dict[str, list[int]]
+    fitted_on: NotRequired[object]
+    method: NotRequired[str]
+    min_cell: NotRequired[int]
+
+
 @lru_cache(maxsize=4)
-def load_table(path: str = str(TABLE)) -> dict[str, Any]:
+def load_table(path: str = str(TABLE)) -> ProfileTable:
     """The shipped table; an empty one (every read unseen: 0.5) when there is none."""
     try:
-        return dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        table: ProfileTable = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {"cells": {}}
+    return table
 
 
 def from_counts(right: int, total: int) -> float:
@@ -86,7 +97,7 @@ def from_counts(right: int, total: int) -> float:
     return (right + 1) / (total + 2)
 
 
-def probability(keys: list[str], table: Mapping[str, Any]) -> float:
+def probability(keys: list[str], table: ProfileTable) -> float:
     cells: Mapping[str, list[int]] = table.get("cells") or {}
     for key in keys:
         right, total = cells.get(key, (0, 0))
@@ -101,7 +112,7 @@ def confidence(
     entry: ProfileEntry,
     agreed: bool,
     page_factor: float,
-    table: Mapping[str, Any] | None = None,
+    table: ProfileTable | None = None,
 ) -> float:
     """The read's calibrated confidence (the module's docstring)."""
     keys = cell_keys(name, found, entry, agreed, page_factor)

@@ -22,20 +22,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from docflow.document import DocumentSummary, Field
 from docflow.document.shown import IbanShown
 from docflow.readmodel.transitions import APPROVED
 from docflow.rules.controls import HOLD, ControlRules
 from docflow.rules.model import Stage
-from docflow.rules.routed import RoutedStage
+from docflow.rules.routed import PrivacyHeld, RoutedStage
 from docflow.suppliers.bank import BankCheck
 
 
-def issuer_iban_privacy(
-    held: dict[str, Any] | None, judged: Sequence[IbanShown]
-) -> list[RoutedStage]:
+def issuer_iban_privacy(held: PrivacyHeld | None, judged: Sequence[IbanShown]) -> list[RoutedStage]:
     """`held`: the classification's held-back privacy stage and its IBAN count; `judged`:
     the IBANs extraction judged (the extract step's `ibans`)."""
     if not held:
@@ -129,9 +127,16 @@ def _learning_due_before_layouts(
     return bool(_approved(stages, decided, TEACHING))
 
 
+class AuditApproval(TypedDict):
+    """Who approved an audit stage, and when (`decidedAt`, ISO)."""
+
+    decidedBy: str
+    decidedAt: str
+
+
 def audit_decision(
     stages: Sequence[RoutedStage], decided: Sequence[Mapping[str, Any]]
-) -> dict[str, Any] | None:
+) -> AuditApproval | None:
     """An approved audit stage: {"decidedBy": the reviewer, "decidedAt"}; None when there
     was none."""
     approved = _approved(stages, decided, (AUDIT,))

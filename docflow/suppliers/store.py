@@ -26,7 +26,7 @@ from docflow.extract.declarations.parse import fold
 from docflow.readmodel.table import from_ddb, to_ddb
 from docflow.suppliers import history
 from docflow.suppliers.model import Supplier
-from docflow.suppliers.shapes import Profile
+from docflow.suppliers.shapes import Profile, SupplierJson
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import (
@@ -257,7 +257,15 @@ class SupplierStore:
         )
 
 
-def _item(supplier: Supplier, profile: Profile, version: int) -> dict[str, Any]:
+class SupplierItem(SupplierJson, total=False):
+    """A supplier's item in the registry: its JSON, keyed, on the listing index by name."""
+
+    pk: str
+    listing: str
+    listedAt: str
+
+
+def _item(supplier: Supplier, profile: Profile, version: int) -> SupplierItem:
     body = supplier.to_json()
     return {
         "pk": supplier_pk(supplier.supplier_id),

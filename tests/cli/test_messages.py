@@ -133,7 +133,7 @@ def test_a_number_columns_sum_is_written_as_a_number_and_an_amounts_as_money() -
         "total_pay": {"value": "1000.00"},
         "days": {"rows": [{"hours": "12", "pay": "360.00"}, {"hours": "36", "pay": "1080.00"}]},
     }
-    said = [r["message"] for r in table_checks(fields, decl)]
+    said = [r.message for r in table_checks(fields, decl)]
     assert said == [
         "days: hours adds up to 48 but total_hours reads 47",
         "days: pay adds up to 1,440.00 but total_pay reads 1,000.00",

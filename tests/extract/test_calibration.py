@@ -88,7 +88,7 @@ def test_fitted_thresholds_apply_unless_the_rules_file_sets_its_own() -> None:
         "total_amount": {"value": "1.00", "confidence": 0.85},
     }
     fitted = {"total_amount": 0.9}
-    codes = [(c["field"], c["code"]) for c in check_fields(fields, spec, rules, fitted=fitted)]
+    codes = [(c.field, c.code) for c in check_fields(fields, spec, rules, fitted=fitted)]
     assert ("total_amount", "low-confidence") in codes  # 0.85 < the fitted 0.9
     assert ("currency", "low-confidence") not in codes  # 0.85 >= min_confidence 0.80
     scalars = [f for f in spec.fields if not f.is_table]
@@ -98,7 +98,7 @@ def test_fitted_thresholds_apply_unless_the_rules_file_sets_its_own() -> None:
             "thresholds": {"total_amount": 0.8},
         }
     )
-    codes = [c["code"] for c in check_fields(fields, spec, own, fitted=fitted)]
+    codes = [c.code for c in check_fields(fields, spec, own, fitted=fitted)]
     assert "low-confidence" not in codes  # the rules file's 0.8 wins over the fitted 0.9
 
 

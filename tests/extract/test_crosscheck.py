@@ -47,7 +47,7 @@ def test_several_rates_or_no_net_check_nothing() -> None:
 def test_a_tax_line_with_an_amount_and_no_tax_read_is_a_finding() -> None:
     lines = _lines("Base imponible: 1.000,00\nI.V.A. (21%): 210,00\nTotal: 1.210,00")
     finding = unread_tax_line({"total_amount": _f("1210.00")}, lines)
-    assert finding is not None and finding["code"] == "unread-tax-line"
+    assert finding is not None and finding.code == "unread-tax-line"
     assert unread_tax_line({"tax_amount": _f("210.00")}, lines) is None
     # A rate printed with no amount beside it (`prices include 21% VAT`) is no tax line.
     assert unread_tax_line({}, _lines("All prices include VAT 21%")) is None
@@ -58,7 +58,7 @@ def test_the_engine_sends_an_unread_spanish_tax_line_to_a_person() -> None:
     text += "Total a pagar: 1.210,00 EUR"
     found = RulesEngine().extract([PageInput(1, text, "textlayer", 100.0)], NAMES)
     assert "tax_amount" not in found.fields
-    assert [f["code"] for f in found.findings] == ["unread-tax-line"]
+    assert [f.code for f in found.findings] == ["unread-tax-line"]
 
 
 def test_every_amount_starting_with_4_and_no_sign_is_a_sign_read_as_a_digit() -> None:

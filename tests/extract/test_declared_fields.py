@@ -151,7 +151,7 @@ def test_a_label_whose_value_does_not_read_is_rejected_and_goes_to_a_person() ->
     spec = rules().for_type("claim")
     assert spec is not None
     unreadable = {r["field"] for r in found.rejected}
-    codes = {(r["field"], r["code"]) for r in check_fields(fields, spec, rules(), unreadable)}
+    codes = {(r.field, r.code) for r in check_fields(fields, spec, rules(), unreadable)}
     assert ("date_of_loss", "unreadable") in codes
 
 

@@ -87,7 +87,7 @@ def test_textract_expense_values_that_do_not_parse_are_dropped(
     fields = {n: f.summary() for n, f in result.fields.items()}
     unreadable = {r["field"] for r in result.rejected}
     checks = check_fields(fields, rules.types["invoice"], rules, unreadable)
-    assert ("total_amount", "unreadable") in {(c["field"], c["code"]) for c in checks}
+    assert ("total_amount", "unreadable") in {(c.field, c.code) for c in checks}
 
 
 def test_bedrock_forces_the_schema_tool_and_records_tokens(

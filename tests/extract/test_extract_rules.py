@@ -124,7 +124,7 @@ def test_checks_name_every_reason() -> None:
         "tax_amount": {"value": "20.00", "confidence": 0.95, "page": 1},
         "total_amount": {"value": "120.02", "confidence": 0.95, "page": 1},
     }
-    codes = [(c["field"], c["code"]) for c in check_fields(fields, INVOICE, RULES.fields)]
+    codes = [(c.field, c.code) for c in check_fields(fields, INVOICE, RULES.fields)]
     assert codes == [
         ("currency", "missing"),
         ("invoice_number", "low-confidence"),
@@ -133,7 +133,7 @@ def test_checks_name_every_reason() -> None:
     ]
     fields["total_amount"]["value"] = "120.01"  # within a cent
     fields["currency"] = {"value": "EUR", "confidence": 0.9, "page": 1}
-    codes = [c["code"] for c in check_fields(fields, INVOICE, RULES.fields)]
+    codes = [c.code for c in check_fields(fields, INVOICE, RULES.fields)]
     assert "amounts-disagree" not in codes
 
 

@@ -93,8 +93,7 @@ def test_an_ocr_repair_lowers_the_confidence_and_is_checked() -> None:
     summary = {n: f.summary() for n, f in found.fields.items()}
     spec = RULES.fields.for_type("invoice")
     codes = {
-        (c["field"], c["code"])
-        for c in check_fields(summary, spec, RULES.fields, (), found.repairs)
+        (c.field, c.code) for c in check_fields(summary, spec, RULES.fields, (), found.repairs)
     }
     assert ("invoice_number", "ocr-repair") in codes
     # On a text layer the letter is what was printed: no repair.

@@ -43,7 +43,7 @@ def _routed(pages: list[PageInput]) -> tuple[dict[str, str], list[str]]:
     unreadable = {r["field"] for r in found.rejected}
     checks = check_fields(fields, spec, rules, unreadable, found.repairs, found.thresholds)
     checks.extend(found.findings)
-    return {n: f["value"] for n, f in fields.items()}, [c["code"] for c in checks]
+    return {n: f["value"] for n, f in fields.items()}, [c.code for c in checks]
 
 
 SPANISH = """FERRETERIA GARCIA S.L.
@@ -127,6 +127,6 @@ def test_a_tax_line_ocr_garbled_past_reading_sends_the_invoice_to_a_person() -> 
     }
     fields = {n: {"value": v, "confidence": 0.99, "page": 1} for n, v in read.items()}
     checks = check_fields(fields, spec, rules)
-    assert [(c["field"], c["code"]) for c in checks] == [("tax_amount", "amounts-disagree")]
+    assert [(c.field, c.code) for c in checks] == [("tax_amount", "amounts-disagree")]
     same = {**fields, "total_amount": {"value": "14153.70", "confidence": 0.99, "page": 1}}
     assert not check_fields(same, spec, rules)  # no tax, and none to read

@@ -65,7 +65,7 @@ def test_a_total_beyond_the_tolerance_or_another_supplier_or_currency_is_a_misma
         verdict = compare(invoice, [ORDER], RULES)
         assert verdict is not None and verdict.verdict == "mismatch"
         assert verdict.differences == differences
-    message = compare(cases[("total",)], [ORDER], RULES).check(cases[("total",)])["message"]  # type: ignore[union-attr]
+    message = compare(cases[("total",)], [ORDER], RULES).check(cases[("total",)]).message  # type: ignore[union-attr]
     assert "invoice total 1250.00 USD" in message and "order total 1100.00 USD" in message
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from docflow.document import Check
 from docflow.extract.checks.table_checks import advisory_marked, table_checks, unverified_tables
 from docflow.extract.declarations.model import TypeDecl, parse_declarations
 from docflow.extract.declarations.toml_lines import DeclarationError
@@ -101,16 +102,14 @@ def test_a_sum_off_by_exactly_the_tolerance_passes_and_a_cent_more_does_not() ->
     assert table_checks(invoice("99.95", "60.00", "40.00"), spec) == []
     for net in ("100.06", "99.94"):
         assert table_checks(invoice(net, "60.00", "40.00"), spec) == [
-            {
-                "field": "lines",
-                "code": "table-sum",
-                "message": f"lines: amount adds up to 100.00 but net_amount reads {net}",
-            }
+            Check(
+                "table-sum", f"lines: amount adds up to 100.00 but net_amount reads {net}", "lines"
+            )
         ], net
     # With no tolerance declared, a cent is a difference.
     exact = declared()["invoice"]
     assert table_checks(invoice("100.00", "60.00", "40.00"), exact) == []
-    assert [r["code"] for r in table_checks(invoice("100.01", "60.00", "40.00"), exact)] == [
+    assert [r.code for r in table_checks(invoice("100.01", "60.00", "40.00"), exact)] == [
         "table-sum"
     ]
 
@@ -121,16 +120,16 @@ def test_a_balance_off_by_exactly_the_tolerance_passes_and_a_cent_more_does_not(
     assert table_checks(statement("1000.00", "1250.05", "300.00", "-50.00"), spec) == []
     assert table_checks(statement("1000.00", "1249.95", "300.00", "-50.00"), spec) == []
     assert table_checks(statement("1000.00", "1250.06", "300.00", "-50.00"), spec) == [
-        {
-            "field": "transactions",
-            "code": "table-balance",
-            "message": "opening_balance 1,000.00 plus transactions' amount 250.00 is "
+        Check(
+            "table-balance",
+            "opening_balance 1,000.00 plus transactions' amount 250.00 is "
             "1,250.00 but closing_balance reads 1,250.06",
-        }
+            "transactions",
+        )
     ]
     # The opening balance counts: without it the sum would be 250.00.
     assert [
-        r["code"] for r in table_checks(statement("0.00", "1250.00", "300.00", "-50.00"), spec)
+        r.code for r in table_checks(statement("0.00", "1250.00", "300.00", "-50.00"), spec)
     ] == ["table-balance"]
 
 
@@ -152,7 +151,7 @@ def test_a_cell_or_field_that_is_no_finite_number_is_no_number(odd: str) -> None
     spec = declared()["invoice"]
     assert table_checks(invoice("100.00", "60.00", odd, "40.00"), spec) == []
     (held,) = table_checks(invoice("100.00", "60.00", odd), spec)
-    assert held["message"] == "lines: amount adds up to 60.00 but net_amount reads 100.00"
+    assert held.message == "lines: amount adds up to 60.00 but net_amount reads 100.00"
     assert table_checks(invoice(odd, "60.00", "40.00"), spec) == []
     assert unverified_tables(invoice(odd, "60.00", "40.00"), advisory(), []) == ["lines"]
     balance = statement("100.00", odd, "50.00", "-25.00")
@@ -173,7 +172,7 @@ def test_a_check_whose_field_or_table_was_not_read_is_skipped() -> None:
     assert table_checks({"net_amount": {"value": "5.00"}, "lines": {"value": "x"}}, spec) == []
     # An empty table is read: its sum is zero.
     empty = {"net_amount": {"value": "5.00"}, "lines": {"value": "0 rows", "rows": []}}
-    assert [r["code"] for r in table_checks(empty, spec)] == ["table-sum"]
+    assert [r.code for r in table_checks(empty, spec)] == ["table-sum"]
     assert table_checks({**empty, "net_amount": {"value": "0.00"}}, spec) == []
     # A balance with one of its two fields not read.
     balance = declared()["statement"]
@@ -200,14 +199,10 @@ def test_a_number_column_is_shown_plain_and_an_amount_with_its_cents() -> None:
         "lines": {"value": "rows", "rows": rows("10", "2.25", column="quantity")},
     }
     assert table_checks(fields, spec) == [
-        {
-            "field": "lines",
-            "code": "table-sum",
-            "message": "lines: quantity adds up to 12.25 but count reads 12.5",
-        }
+        Check("table-sum", "lines: quantity adds up to 12.25 but count reads 12.5", "lines")
     ]
     fields["count"] = {"value": "1200"}
-    assert table_checks(fields, spec)[0]["message"] == (
+    assert table_checks(fields, spec)[0].message == (
         "lines: quantity adds up to 12.25 but count reads 1200"
     )
     # Below one: its leading zero is kept.
@@ -215,7 +210,7 @@ def test_a_number_column_is_shown_plain_and_an_amount_with_its_cents() -> None:
         "count": {"value": "1"},
         "lines": {"value": "rows", "rows": rows("0.25", "0.25", column="quantity")},
     }
-    assert table_checks(fields, spec)[0]["message"] == (
+    assert table_checks(fields, spec)[0].message == (
         "lines: quantity adds up to 0.5 but count reads 1"
     )
 
@@ -230,13 +225,10 @@ def advisory() -> TypeDecl:
 
 
 def test_only_reasons_about_an_advisory_table_are_marked_advisory() -> None:
-    reasons = [
-        {"field": "lines", "code": "table-sum"},
-        {"field": "net_amount", "code": "low-confidence"},
-    ]
+    reasons = [Check("table-sum", field="lines"), Check("low-confidence", field="net_amount")]
     assert advisory_marked(reasons, advisory()) == [
-        {"field": "lines", "code": "table-sum", "advisory": "true"},
-        {"field": "net_amount", "code": "low-confidence"},
+        Check("table-sum", field="lines", advisory=True),
+        Check("low-confidence", field="net_amount"),
     ]
     assert advisory_marked(reasons, declared()["invoice"]) == reasons
 
@@ -245,9 +237,9 @@ def test_an_advisory_table_is_unverified_unless_every_check_ran_and_passed() -> 
     spec = advisory()
     checked = invoice("100.00", "60.00", "40.00")
     assert unverified_tables(checked, spec, []) == []
-    assert unverified_tables(checked, spec, [{"field": "lines", "code": "table-sum"}]) == ["lines"]
+    assert unverified_tables(checked, spec, [Check("table-sum", field="lines")]) == ["lines"]
     # A reason about another field leaves the table verified.
-    assert unverified_tables(checked, spec, [{"field": "net_amount", "code": "x"}]) == []
+    assert unverified_tables(checked, spec, [Check("x", field="net_amount")]) == []
     unread = {**checked, "net_amount": {"value": None}}
     assert unverified_tables(unread, spec, []) == ["lines"]
     # A table not read is not marked; a table that is not advisory never is.
@@ -273,7 +265,7 @@ def test_a_table_not_read_does_not_end_the_checks_of_the_tables_after_it() -> No
     text = RULES.format(tolerance="0", sum_tolerance="") + EXTRAS_SUMMED
     spec = parse_declarations(tomllib.loads(text)["fields"]["types"], text)["invoice"]
     fields = {"net_amount": {"value": "5.00"}, "extras": {"value": "rows", "rows": rows("1.00")}}
-    assert [r["field"] for r in table_checks(fields, spec)] == ["extras"]
+    assert [r.field for r in table_checks(fields, spec)] == ["extras"]
 
 
 EXTRAS_SUMMED = """
@@ -312,12 +304,12 @@ def test_a_count_is_shown_as_a_count_in_every_part_of_the_message() -> None:
         "expected": {"value": "7"},
         "moves": {"value": "rows", "rows": rows("4", "1", column="quantity")},
     }
-    assert [r["message"] for r in table_checks(fields, spec)] == [
+    assert [r.message for r in table_checks(fields, spec)] == [
         "opening_count 10 plus moves' quantity 5 is 15 but closing_count reads 12.5",
         "moves: quantity adds up to 5 but expected reads 7",
     ]
     empty = {**fields, "moves": {"value": "0 rows", "rows": []}}
-    assert [r["message"] for r in table_checks(empty, spec)] == [
+    assert [r.message for r in table_checks(empty, spec)] == [
         "opening_count 10 plus moves' quantity 0 is 10 but closing_count reads 12.5",
         "moves: quantity adds up to 0 but expected reads 7",
     ]

@@ -8,6 +8,7 @@ import tomllib
 
 import pytest
 
+from docflow.document import Check
 from docflow.extract.base import PageInput
 from docflow.extract.checks.field_checks import check_fields
 from docflow.extract.checks.spec import parse_field_rules
@@ -152,13 +153,13 @@ def test_a_header_and_three_rows_with_a_wrapped_description_up_to_the_totals() -
 
 
 def test_the_lines_adding_up_to_the_net_amount_give_no_reason() -> None:
-    assert not [r for r in reasons(read(columns_pdf([INVOICE])), "invoice") if "table" in r["code"]]
+    assert not [r for r in reasons(read(columns_pdf([INVOICE])), "invoice") if "table" in r.code]
 
 
 def test_lines_that_do_not_add_up_to_the_net_amount_are_a_table_sum_reason() -> None:
     page = [*TOP, HEADER, *INVOICE[4:8], *totals("1,200.00", "120.00", "1,320.00")]
     found = reasons(read(columns_pdf([page])), "invoice")
-    (sum_reason,) = [r for r in found if r["code"] == "table-sum"]
+    (sum_reason,) = [r.to_json() for r in found if r.code == "table-sum"]
     assert sum_reason == {
         "field": "lines",
         "code": "table-sum",
@@ -248,15 +249,15 @@ def test_a_statements_transactions_take_its_opening_balance_to_its_closing_balan
         "1000.00",
         "2215.50",
     )
-    assert not [r for r in reasons(pages, "statement") if r["code"] == "table-balance"]
+    assert not [r for r in reasons(pages, "statement") if r.code == "table-balance"]
 
 
 def test_a_statement_that_does_not_balance_is_a_table_balance_reason() -> None:
     (balance,) = [
-        r for r in reasons(statement("2,251.50"), "statement") if r["code"] == "table-balance"
+        r for r in reasons(statement("2,251.50"), "statement") if r.code == "table-balance"
     ]
-    assert balance["field"] == "transactions"
-    assert balance["message"] == (
+    assert balance.field == "transactions"
+    assert balance.message == (
         "opening_balance 1,000.00 plus transactions' amount 1,215.50 is 2,215.50 but "
         "closing_balance reads 2,251.50"
     )
@@ -265,7 +266,7 @@ def test_a_statement_that_does_not_balance_is_a_table_balance_reason() -> None:
 def test_a_check_whose_field_was_not_read_is_skipped() -> None:
     page = [*TOP, HEADER, *INVOICE[4:8]]  # no subtotal printed: no net amount to check against
     found = reasons(read(columns_pdf([page])), "invoice")
-    assert not [r for r in found if r["code"] == "table-sum"]
+    assert not [r for r in found if r.code == "table-sum"]
 
 
 ADVISORY = RULES.replace(
@@ -283,12 +284,12 @@ def test_an_advisory_tables_reasons_carry_the_advisory_mark() -> None:
         *totals("1,200.00", "120.00", "1,320.00"),
     ]
     found = reasons(read(columns_pdf([page])), "invoice", ADVISORY)
-    about = [r for r in found if r["field"] == "lines"]
-    assert {r["code"] for r in about} == {"table-sum", "low-confidence"}
-    assert all(r["advisory"] == "true" for r in about)
-    assert all("advisory" not in r for r in found if r["field"] != "lines")
+    about = [r for r in found if r.field == "lines"]
+    assert {r.code for r in about} == {"table-sum", "low-confidence"}
+    assert all(r.advisory for r in about)
+    assert not any(r.advisory for r in found if r.field != "lines")
     plain = reasons(read(columns_pdf([page])), "invoice")
-    assert all("advisory" not in r for r in plain)
+    assert not any(r.advisory for r in plain)
 
 
 def test_advisory_is_a_tables_flag_and_never_with_required() -> None:
@@ -349,7 +350,7 @@ def test_a_balance_printed_as_a_row_is_no_transaction_and_a_header_is_no_label()
     found = extract(pages, "statement").fields
     assert found["transactions"].value == "3 rows"
     assert "statement_date" not in found  # `Date` heads the table: no date of the statement
-    assert not [r for r in reasons(pages, "statement") if r["code"] == "table-balance"]
+    assert not [r for r in reasons(pages, "statement") if r.code == "table-balance"]
 
 
 def test_checks_hold_their_tolerance_and_a_required_table_not_read_is_missing() -> None:
@@ -367,9 +368,9 @@ def test_checks_hold_their_tolerance_and_a_required_table_not_read_is_missing() 
     }
     assert check_fields(fields, spec, rules) == []
     fields["closing_balance"] = {"value": "107.56", "confidence": 0.9}
-    assert [r["code"] for r in check_fields(fields, spec, rules)] == ["table-balance"]
+    assert [r.code for r in check_fields(fields, spec, rules)] == ["table-balance"]
     del fields["transactions"]
-    assert [(r["field"], r["code"]) for r in check_fields(fields, spec, rules)] == [
+    assert [(r.field, r.code) for r in check_fields(fields, spec, rules)] == [
         ("transactions", "missing")
     ]
 
@@ -422,7 +423,7 @@ def test_an_advisory_table_goes_out_unverified_unless_its_sum_was_checked() -> N
     adds_up = {"lines": table, "net_amount": {"value": "100.00", "confidence": 0.95}}
     assert unverified_tables(adds_up, decl, []) == []
     short = {"lines": table, "net_amount": {"value": "120.00", "confidence": 0.95}}
-    sum_reason = {"field": "lines", "code": "table-sum", "message": "", "advisory": "true"}
+    sum_reason = Check("table-sum", field="lines", advisory=True)
     assert unverified_tables(short, decl, [sum_reason]) == ["lines"]
     assert unverified_tables({"lines": table}, decl, []) == ["lines"]  # no net: nothing checked
     assert unverified_tables(short, plain, [sum_reason]) == []  # not advisory: it routes

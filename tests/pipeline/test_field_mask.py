@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from docflow.document import Check
 from docflow.pipeline.field_mask import (
     field_detectors,
     mask_checks,
@@ -37,12 +38,10 @@ def test_a_card_is_masked_and_marked_an_issuers_iban_is_left_to_the_registry() -
     }
     assert masked["invoice_number"] == fields["invoice_number"]  # whole on an invoice
     assert masked["total_amount"] is fields["total_amount"]
-    assert [(f["field"], f["code"]) for f in findings] == [("po_number", "sensitive-value")]
-    assert "4111" not in findings[0]["message"]
-    (check,) = mask_checks(
-        [{"field": "x", "code": "c", "message": "read 4111111111111111"}], on_invoice
-    )
-    assert check["message"] == "read •••• 1111"
+    assert [(f.field, f.code) for f in findings] == [("po_number", "sensitive-value")]
+    assert "4111" not in findings[0].message
+    (check,) = mask_checks([Check("c", "read 4111111111111111", "x")], on_invoice)
+    assert check == Check("c", "read •••• 1111", "x")
     assert privacy_stage(RULES, findings)[0].because == "sensitive"
     assert privacy_stage(RULES, []) == []
 
@@ -59,7 +58,7 @@ def test_a_card_in_a_table_cell_is_masked_and_the_table_marked() -> None:
     assert table["rows"][0] == {"description": "Card payment •••• 1111", "amount": "-12.00"}
     assert table["rows"][1] == rows[1]
     assert rows[0]["description"] == "Card payment 4111111111111111"  # the input untouched
-    assert [(f["field"], f["code"]) for f in findings] == [("transactions", "sensitive-value")]
+    assert [(f.field, f.code) for f in findings] == [("transactions", "sensitive-value")]
 
 
 def test_one_privacy_stage_however_many_parts_ask() -> None:

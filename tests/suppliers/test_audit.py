@@ -72,7 +72,7 @@ def test_an_untrusted_profile_field_gives_no_value_and_no_confidence(stack: Stac
     # It may still doubt: a rules reading it disagrees with goes to a person.
     other = {"invoice_number": {**same, "value": "RE-1", "confidence": 0.95}}
     doubted = consult(_store(), [page], other, ["invoice_number"])
-    assert "profile-disagrees" in [c["code"] for c in doubted.checks]
+    assert "profile-disagrees" in [c.code for c in doubted.checks]
     graded = {"invoice_number": "hit"}
     twice = trust.updated(once, "run-2", {"invoice_number": learned}, graded)
     assert twice is not None

@@ -53,7 +53,7 @@ def _read(text: str) -> tuple[dict[str, object], list[dict[str, str]]]:
 def test_a_letters_date_is_never_finalized_as_the_invoice_date(text: str) -> None:
     fields, checks = _read(text)
     read = fields.get("invoice_date") or {}
-    asked = {c["field"] for c in checks}
+    asked = {c.field for c in checks}
     assert read.get("value") == "2026-02-27" or "invoice_date" in asked, (read, checks)
 
 
@@ -64,7 +64,7 @@ A régler avant le 29/03/2026
 Total TTC 1 190,00 EUR"""
     fields, checks = _read(page)
     if "due_date" not in fields:  # before: left out, and nothing asked a person
-        assert ("due_date", "unread-due-date") in {(c["field"], c["code"]) for c in checks}
+        assert ("due_date", "unread-due-date") in {(c.field, c.code) for c in checks}
     # A page that prints no deadline asks nothing about one.
     _, checks = _read(page.replace("A régler avant le 29/03/2026", "Merci de votre confiance"))
-    assert "unread-due-date" not in {c["code"] for c in checks}
+    assert "unread-due-date" not in {c.code for c in checks}

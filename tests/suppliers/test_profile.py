@@ -75,7 +75,7 @@ def test_a_profile_and_the_rules_disagreeing_goes_to_a_person(stack: Stack) -> N
     out = consult(store, [page], rules_read, ["invoice_number", "vendor_name"])
     assert out.fields["invoice_number"]["value"] == "RE-1"
     assert out.fields["invoice_number"]["confidence"] <= 0.5
-    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert [c.code for c in out.checks] == ["profile-disagrees"]
     assert out.fields["vendor_name"]["value"] == "Blauwal Hafenlogistik GmbH"
     agreed = consult(store, [page], {}, ["invoice_number"])
     assert agreed.fields["invoice_number"]["source"] == "profile" and not agreed.checks
@@ -152,7 +152,7 @@ def test_a_field_a_person_left_empty_is_asked_about_when_the_rules_read_one(
     page = PageInput(page=1, text=PAGE, engine="textlayer", confidence=100.0)
     stray = {"po_number": {"value": "8587333880", "confidence": 0.9, "page": 1, "box": None}}
     out = consult(store, [page], stray, ["po_number"])
-    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert [c.code for c in out.checks] == ["profile-disagrees"]
     assert out.fields["po_number"]["confidence"] <= 0.5
     assert not consult(store, [page], {}, ["po_number"]).checks
 
@@ -171,7 +171,7 @@ def test_an_order_number_printed_after_its_own_label_is_the_pages_word(stack: St
     assert not out.checks and out.fields["po_number"]["confidence"] == 0.95
     under = {"source": "label", "position": 0.88, "label": 1.0}
     out = consult(store, [page], read, ["po_number"], {"po_number": under})
-    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert [c.code for c in out.checks] == ["profile-disagrees"]
 
 
 def test_a_label_is_the_words_after_the_last_value_before_it() -> None:
@@ -257,11 +257,11 @@ def test_a_trusted_record_of_printing_none_drops_an_unsure_reading_only(stack: S
     assert out.detail["profileDropped"] == ["due_date"]
     sure = {"due_date": {**unsure["due_date"], "confidence": 0.95}}
     out = consult(store, [page], sure, ["due_date"], trust=trust)
-    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert [c.code for c in out.checks] == ["profile-disagrees"]
     # Untrusted (one review), it drops nothing: it doubts.
     put_layout(PAGE, BLAUWAL, {"due_date": {"absent": True, "confirmed": 1}})
     out = consult(store, [page], unsure, ["due_date"], trust=trust)
-    assert [c["code"] for c in out.checks] == ["profile-disagrees"]
+    assert [c.code for c in out.checks] == ["profile-disagrees"]
 
 
 def test_an_amount_is_confirmed_by_its_tax_rate_where_no_total_is_printed() -> None:

@@ -7,6 +7,7 @@ low-confidence, amounts that disagree, dates out of order, OCR repairs), with `t
 `orders` the two-way match of an invoice with the order it cites; `corrections` a reviewer's
 corrections validated and put in normal form before they can decide anything.
 
-May import `docflow.extract.declarations` and `docflow.names` only: the checks never read a
-page, so neither the rules engine nor another engine is below them, and the review page and
-the orchestrator run the same rules."""
+May import `docflow.extract.declarations`, `docflow.names` and the ground floor's
+`docflow.document` (each reason is the run's `Check`) only: the checks never read a page, so
+neither the rules engine nor another engine is below them, and the review page and the
+orchestrator run the same rules."""

@@ -1,6 +1,6 @@
 """The checks that send extracted fields to a person. Pure: fields in, reasons out.
 
-A reason is `{"field", "code", "message"}` with code one of:
+A reason is a `Check` (the field, a code, a message) with code one of:
     missing             a required field was not found
     unreadable          the engine saw the field but could not read its value (a smudged
                         total, an AnalyzeExpense value or a model answer that does not parse)
@@ -10,7 +10,7 @@ A reason is `{"field", "code", "message"}` with code one of:
     due-before-invoice  the due date is earlier than the invoice date
     table-sum           a table's column does not add up to its field (`table_checks.py`);
     table-balance       opening plus a table's column is not closing; every reason about
-                        an advisory table carries "advisory": "true"
+                        an advisory table is advisory: shown, routing nowhere
     ocr-repair          an identifier read by OCR needed a letter put back to a digit
     unread-tax-line     the page prints a tax line with a rate and an amount, and no tax
                         amount was read (the engine's findings, `rules_engine/crosscheck.py`)
@@ -36,19 +36,20 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
+from docflow.document import Check
+from docflow.document.shown import FieldValue
 from docflow.extract.checks.spec import FieldRules, TypeFields
 from docflow.extract.checks.table_checks import advisory_marked, table_checks
 
 TOLERANCE = Decimal("0.01")
 
 
-def _reason(field: str, code: str, message: str) -> dict[str, str]:
-    return {"field": field, "code": code, "message": message}
+def _reason(field: str, code: str, message: str) -> Check:
+    return Check(code, message, field)
 
 
-def _amount(fields: Mapping[str, Any], name: str) -> Decimal | None:
+def _amount(fields: Mapping[str, FieldValue], name: str) -> Decimal | None:
     try:
         return Decimal(str(fields[name]["value"])) if name in fields else None
     except (InvalidOperation, KeyError, TypeError):
@@ -56,16 +57,16 @@ def _amount(fields: Mapping[str, Any], name: str) -> Decimal | None:
 
 
 def check_fields(
-    fields: Mapping[str, Mapping[str, Any]],
+    fields: Mapping[str, FieldValue],
     spec: TypeFields,
     rules: FieldRules,
     unreadable: Collection[str] = (),
     repaired: Mapping[str, str] | None = None,
     fitted: Mapping[str, float] | None = None,
-) -> list[dict[str, str]]:
+) -> list[Check]:
     """The reasons to send these fields to a person; `fitted` are the engine's calibrated
     per-field thresholds (the rules file's own thresholds win over them)."""
-    reasons: list[dict[str, str]] = []
+    reasons: list[Check] = []
     for name, was in sorted((repaired or {}).items()):
         if name in fields:
             value = fields[name].get("value")

@@ -24,7 +24,10 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
+
+from docflow.document import Check
+from docflow.document.shown import FieldValue
 
 PO_MATCH = 0.99
 _CONFIRMED = ("total_amount", "net_amount", "tax_amount", "currency")
@@ -62,22 +65,31 @@ def _fold(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text)
 
 
+class CitedOrder(TypedDict):
+    """The order an invoice cites, as the verdict keeps it (and the step's full answer
+    writes it): its document id, its number and the figures compared."""
+
+    documentId: str | None
+    po_number: str | None
+    fields: dict[str, FieldValue]  # the figures compared, as the read model holds them
+
+
 @dataclass(frozen=True)
 class OrderVerdict:
     verdict: str  # match | mismatch
-    order: dict[str, Any]  # the order's document id, number and figures
+    order: CitedOrder
     differences: tuple[str, ...]
 
-    def check(self, fields: Mapping[str, Any]) -> dict[str, str]:
+    def check(self, fields: Mapping[str, FieldValue]) -> Check:
         number = self.order["po_number"]
         mine = _figures(fields)
         theirs = _figures(self.order["fields"])
-        return {
-            "field": "total_amount",
-            "code": "order-mismatch",
-            "message": f"{', '.join(self.differences)} differ from purchase order {number} "
+        return Check(
+            "order-mismatch",
+            f"{', '.join(self.differences)} differ from purchase order {number} "
             f"(finalized as {self.order['documentId']}): invoice {mine}; order {theirs}",
-        }
+            "total_amount",
+        )
 
 
 def _figures(fields: Mapping[str, Any]) -> str:
@@ -96,7 +108,7 @@ def compare(
         return None
     order = max(orders, key=lambda o: str(o.get("updatedAt", "")))
     theirs = order.get("fields") or {}
-    summary = {
+    summary: CitedOrder = {
         "documentId": order.get("documentId"),
         "po_number": _value(theirs, "po_number"),
         "fields": {
@@ -120,12 +132,12 @@ def compare(
     return OrderVerdict("mismatch" if differences else "match", summary, tuple(differences))
 
 
-def confirmed(fields: Mapping[str, Any]) -> dict[str, Any]:
+def confirmed(fields: Mapping[str, FieldValue]) -> dict[str, FieldValue]:
     """The fields after a match: the amounts and currency confident, their evidence noted."""
     out = dict(fields)
     for name in _CONFIRMED:
         if name in out and isinstance(out[name], Mapping):
-            got = dict(out[name])
+            got = out[name].copy()
             got["confidence"] = max(float(got.get("confidence", 0.0)), PO_MATCH)
             out[name] = got
     return out

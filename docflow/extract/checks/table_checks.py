@@ -9,7 +9,7 @@ every reason about an advisory table. Pure: fields in, reasons out.
 A check whose table or field was not read is skipped: `missing` and `low-confidence` already
 send those to a person. A table declared `advisory = true` (an invoice's line items, read
 from layouts no one has seen) must not hold a document that was going straight through:
-every reason about it carries `"advisory": "true"`, and the caller keeps it off the route.
+every reason about it is advisory (`Check.advisory`), and the caller keeps it off the route.
 """
 
 from __future__ import annotations
@@ -18,14 +18,16 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from docflow.document import Check
+from docflow.document.shown import FieldValue
 from docflow.extract.declarations.model import FieldDecl, TableCheck, TypeDecl
 
 AMOUNT = "amount"
 
 
-def table_checks(fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl) -> list[dict[str, str]]:
+def table_checks(fields: Mapping[str, FieldValue], spec: TypeDecl) -> list[Check]:
     """The reasons the type's read tables disagree with its read fields."""
-    reasons: list[dict[str, str]] = []
+    reasons: list[Check] = []
     for table in spec.tables:
         rows = fields.get(table.name, {}).get("rows")
         if rows is None:
@@ -37,19 +39,19 @@ def table_checks(fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl) -> lis
     return reasons
 
 
-def advisory_marked(reasons: Sequence[dict[str, str]], spec: TypeDecl) -> list[dict[str, str]]:
-    """The reasons, those about an advisory table marked `"advisory": "true"`."""
+def advisory_marked(reasons: Sequence[Check], spec: TypeDecl) -> list[Check]:
+    """The reasons, those about an advisory table marked advisory."""
     advisory = {f.name for f in spec.tables if f.advisory}
-    return [{**r, "advisory": "true"} if r.get("field") in advisory else r for r in reasons]
+    return [r.as_advisory() if r.field in advisory else r for r in reasons]
 
 
 def _check(
     decl: FieldDecl,
     check: TableCheck,
     rows: Sequence[Mapping[str, Any]],
-    fields: Mapping[str, Any],
+    fields: Mapping[str, FieldValue],
     spec: TypeDecl,
-) -> dict[str, str] | None:
+) -> Check | None:
     table = decl.name
     column = decl.column(check.column)
     # Each number as its kind writes it: an amount `1,180.00`, a quantity `48`.
@@ -69,7 +71,7 @@ def _check(
             f"{table}: {check.column} adds up to {_shown(total, kinds[check.column])} "
             f"but {check.equals} reads {_shown(printed, kinds[check.equals])}"
         )
-        return {"field": table, "code": "table-sum", "message": message}
+        return Check("table-sum", message, table)
     assert check.opening is not None and check.closing is not None
     opening, closing = wanted[check.opening], wanted[check.closing]
     assert opening is not None and closing is not None
@@ -81,7 +83,7 @@ def _check(
         f"{check.column} {_shown(total, kinds[check.column])} is "
         f"{_shown(opening + total, kind)} but {check.closing} reads {_shown(closing, kind)}"
     )
-    return {"field": table, "code": "table-balance", "message": message}
+    return Check("table-balance", message, table)
 
 
 def _number(value: Any) -> Decimal | None:
@@ -104,12 +106,12 @@ def _shown(number: Decimal, kind: str = AMOUNT) -> str:
 
 
 def unverified_tables(
-    fields: Mapping[str, Mapping[str, Any]], spec: TypeDecl, reasons: Sequence[Mapping[str, str]]
+    fields: Mapping[str, FieldValue], spec: TypeDecl, reasons: Sequence[Check]
 ) -> list[str]:
     """The advisory tables read whose checks did not all run and pass (a sum whose field was
     not read, a sum that does not add up, a low confidence). Nothing holds the document for
     them, so the record says it: their rows go out marked `"unverified": true`."""
-    flagged = {r.get("field") for r in reasons}
+    flagged = {r.field for r in reasons}
     out = []
     for table in spec.tables:
         if not table.advisory or fields.get(table.name, {}).get("rows") is None:

@@ -10,7 +10,7 @@ confidence is taken as given but never above 0.95. Tokens in and out are returne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -20,7 +20,7 @@ from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, decl
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.values import normalize
 from docflow.extract.engines.answer_rows import kept_rows
-from docflow.extract.engines.schema import field_schema
+from docflow.extract.engines.schema import JsonSchema, field_schema
 from docflow.readers.throttling import ThrottlePolicy
 
 TOOL = "record_fields"
@@ -102,10 +102,11 @@ def _table(
 
 
 def _schema_violations(
-    schema: dict[str, Any], value: dict[str, Any], tables: AbstractSet[str] = frozenset()
+    schema: JsonSchema, value: Mapping[str, object], tables: AbstractSet[str] = frozenset()
 ) -> dict[str, str]:
-    """Field name -> what is wrong with it ("*" when the object itself is wrong). Inside a
-    table's rows nothing is reported here: each row is held to its columns on its own."""
+    """Field name -> what is wrong with it ("*" when the object itself is wrong); `value`: the
+    model's answer, any JSON until this holds it to `schema`. Inside a table's rows nothing is
+    reported here: each row is held to its columns on its own."""
     from jsonschema import Draft202012Validator  # only the bedrock engine pays its import
 
     bad: dict[str, str] = {}

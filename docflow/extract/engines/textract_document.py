@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow import aws
 from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
@@ -36,6 +36,14 @@ from docflow.extract.engines.answer_rows import kept_rows
 from docflow.extract.engines.textract_blocks import QueryAnswer, Table, query_answers, tables
 from docflow.extract.rules_engine.evidence import date_order
 from docflow.readers.throttling import ThrottlePolicy
+
+if TYPE_CHECKING:
+    from mypy_boto3_textract.literals import FeatureTypeType
+    from mypy_boto3_textract.type_defs import (
+        AnalyzeDocumentRequestTypeDef,
+        AnalyzeDocumentResponseTypeDef,
+        QueryTypeDef,
+    )
 
 MAX_QUERIES = 15  # per page, synchronous AnalyzeDocument (AWS's set quota)
 MAX_QUERY_CHARS = 200  # QueryInput's length constraint
@@ -59,9 +67,9 @@ def query_text(spec: FieldDecl) -> str:
     return text or f"What is the {spec.name.replace('_', ' ')}?"
 
 
-def query_batches(fields: Sequence[FieldDecl]) -> list[list[dict[str, str]]]:
+def query_batches(fields: Sequence[FieldDecl]) -> list[list[QueryTypeDef]]:
     """The queries for these fields, at most `MAX_QUERIES` a call."""
-    queries = [{"Text": query_text(f), "Alias": f.name} for f in fields]
+    queries: list[QueryTypeDef] = [{"Text": query_text(f), "Alias": f.name} for f in fields]
     return [queries[i : i + MAX_QUERIES] for i in range(0, len(queries), MAX_QUERIES)]
 
 
@@ -72,12 +80,17 @@ class TextractDocumentEngine:
     def __init__(self, policy: ThrottlePolicy, semaphore: Any = None) -> None:
         self.policy, self.semaphore = policy, semaphore
 
-    def _analyze(self, png: bytes, features: list[str], queries: list[dict[str, str]]) -> Any:
-        request: dict[str, Any] = {"Document": {"Bytes": png}, "FeatureTypes": features}
+    def _analyze(
+        self, png: bytes, features: list[FeatureTypeType], queries: list[QueryTypeDef]
+    ) -> AnalyzeDocumentResponseTypeDef:
+        request: AnalyzeDocumentRequestTypeDef = {
+            "Document": {"Bytes": png},
+            "FeatureTypes": features,
+        }
         if queries:
             request["QueriesConfig"] = {"Queries": queries}
 
-        def call() -> Any:
+        def call() -> AnalyzeDocumentResponseTypeDef:
             slot = self.semaphore.slot() if self.semaphore else nullcontext()
             with slot:
                 return aws.client("textract").analyze_document(**request)
@@ -95,7 +108,7 @@ class TextractDocumentEngine:
             if page.image is None:
                 continue
             png = page.image()
-            calls: list[tuple[list[str], list[dict[str, str]]]] = [
+            calls: list[tuple[list[FeatureTypeType], list[QueryTypeDef]]] = [
                 (["QUERIES"], batch) for batch in batches
             ]
             if decl.tables:  # TABLES rides on the page's first call

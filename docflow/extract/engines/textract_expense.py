@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docflow import aws
 from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
@@ -22,6 +22,9 @@ from docflow.extract.declarations.parse import currency_in, find_dates
 from docflow.extract.declarations.values import normalize
 from docflow.extract.rules_engine.evidence import date_order
 from docflow.readers.throttling import ThrottlePolicy
+
+if TYPE_CHECKING:
+    from mypy_boto3_textract.type_defs import AnalyzeExpenseResponseTypeDef, ExpenseFieldTypeDef
 
 # AnalyzeExpense summary types -> canonical names. AMOUNT_DUE stands in for TOTAL when a
 # document prints only what is left to pay.
@@ -47,11 +50,11 @@ class TextractExpenseEngine:
     def __init__(self, policy: ThrottlePolicy, semaphore: Any = None) -> None:
         self.policy, self.semaphore = policy, semaphore
 
-    def _analyze(self, png: bytes) -> dict[str, Any]:
-        def call() -> dict[str, Any]:
+    def _analyze(self, png: bytes) -> AnalyzeExpenseResponseTypeDef:
+        def call() -> AnalyzeExpenseResponseTypeDef:
             slot = self.semaphore.slot() if self.semaphore else nullcontext()
             with slot:
-                answer: dict[str, Any] = aws.client("textract").analyze_expense(
+                answer: AnalyzeExpenseResponseTypeDef = aws.client("textract").analyze_expense(
                     Document={"Bytes": png}
                 )
                 return answer
@@ -62,7 +65,7 @@ class TextractExpenseEngine:
         # AnalyzeExpense answers its own fixed fields: the declared ones it has a type for.
         names = declared(wanted).names
         result = Extraction(engine=self.name)
-        raw: list[tuple[int, dict[str, Any]]] = []
+        raw: list[tuple[int, ExpenseFieldTypeDef]] = []
         for page in pages:
             if page.image is None:
                 continue
@@ -90,7 +93,7 @@ class TextractExpenseEngine:
         return result
 
 
-def _read(name: str, item: dict[str, Any], page: int, order: str | None) -> FoundField | str:
+def _read(name: str, item: ExpenseFieldTypeDef, page: int, order: str | None) -> FoundField | str:
     detection = item.get("ValueDetection") or {}
     text = str(detection.get("Text", "")).strip()
     confidence = float(detection.get("Confidence", 0.0)) / 100.0
@@ -124,7 +127,7 @@ def _box(geometry: Any) -> list[float] | None:
     return [max(0.0, min(1.0, v)) for v in (left, top, right, bottom)]
 
 
-def _currency(raw: Sequence[tuple[int, dict[str, Any]]]) -> FoundField | None:
+def _currency(raw: Sequence[tuple[int, ExpenseFieldTypeDef]]) -> FoundField | None:
     """AnalyzeExpense reports a currency on amount fields; the total's wins."""
     best: FoundField | None = None
     for page, item in raw:

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from docflow.extract.base import FoundField
+from docflow.extract.base import Evidence, FoundField
 
 TABLE = Path(__file__).with_name("calibration.json")
 _EPS = 1e-4
@@ -51,7 +51,7 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def features(evidence: Mapping[str, Any]) -> list[float]:
+def features(evidence: Evidence) -> list[float]:
     """The model's inputs from an evidence record (`score` is the engine's own confidence)."""
     source = str(evidence.get("source", ""))
     ocr = float(evidence.get("ocr", 1.0))
@@ -71,11 +71,29 @@ def features(evidence: Mapping[str, Any]) -> list[float]:
     ]
 
 
+class FieldModel(TypedDict):
+    """One field's fit: the coefficients of `FEATURES`, the intercept, and the threshold the
+    fit says a confidence must reach."""
+
+    coef: list[float]
+    intercept: float
+    threshold: NotRequired[float]
+
+
+class CalibrationTable(TypedDict):
+    """`calibration.json`: the features it was fitted on, each field's model, and (from the
+    bench) what it was fitted on."""
+
+    features: list[str]
+    fields: dict[str, FieldModel]
+    fitted_on: NotRequired[object]  # the bench's note of its sets; read by no code
+
+
 @lru_cache(maxsize=4)
-def load_table(path: str = str(TABLE)) -> dict[str, Any]:
+def load_table(path: str = str(TABLE)) -> CalibrationTable:
     """The fitted table; an empty one (scores kept, no thresholds) when there is none."""
     try:
-        table = json.loads(Path(path).read_text(encoding="utf-8"))
+        table: CalibrationTable = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {"features": list(FEATURES), "fields": {}}
     if tuple(table.get("features", ())) != FEATURES:
@@ -83,7 +101,7 @@ def load_table(path: str = str(TABLE)) -> dict[str, Any]:
     return table
 
 
-def probability(name: str, evidence: Mapping[str, Any], table: Mapping[str, Any]) -> float:
+def probability(name: str, evidence: Evidence, table: CalibrationTable) -> float:
     """The calibrated probability that the value with this evidence is right."""
     model = table.get("fields", {}).get(name)
     score = float(evidence.get("score", 0.0))
@@ -102,18 +120,18 @@ def probability(name: str, evidence: Mapping[str, Any], table: Mapping[str, Any]
 
 
 def calibrate(
-    fields: Mapping[str, FoundField], table: Mapping[str, Any] | None = None
+    fields: Mapping[str, FoundField], table: CalibrationTable | None = None
 ) -> dict[str, FoundField]:
     """Every field with its calibrated confidence; its evidence keeps the engine's score."""
     table = load_table() if table is None else table
     out = {}
     for name, found in fields.items():
-        evidence = {**found.evidence, "score": round(found.confidence, 4)}
+        evidence: Evidence = {**found.evidence, "score": round(found.confidence, 4)}
         out[name] = replace(found, confidence=probability(name, evidence, table), evidence=evidence)
     return out
 
 
-def thresholds(table: Mapping[str, Any] | None = None) -> dict[str, float]:
+def thresholds(table: CalibrationTable | None = None) -> dict[str, float]:
     """The per-field thresholds fitted with the table."""
     table = load_table() if table is None else table
     return {

@@ -31,7 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from docflow.extract.base import FoundField
+from docflow.document import Check
+from docflow.extract.base import Evidence, FoundField
 from docflow.extract.declarations.parse import find_amounts, find_dates, fold
 from docflow.extract.rules_engine.layout import Page
 from docflow.extract.rules_engine.matching import fold_keep_length
@@ -92,21 +93,18 @@ def rate_verdict(fields: Mapping[str, FoundField], lines: Sequence[TaxLine]) -> 
     return "match" if abs(expected - Decimal(tax.value)) <= slack else "mismatch"
 
 
-def unread_tax_line(
-    fields: Mapping[str, FoundField], lines: Sequence[TaxLine]
-) -> dict[str, str] | None:
+def unread_tax_line(fields: Mapping[str, FoundField], lines: Sequence[TaxLine]) -> Check | None:
     """A finding when a tax line with an amount is printed and no tax amount was read."""
     if "tax_amount" in fields:
         return None
     for line in lines:
         # The amount beside a rate that is not the rate itself (`IVA (21%) 210,00`).
         if any(Decimal(a) != 0 for a in line.amounts):
-            return {
-                "field": "tax_amount",
-                "code": "unread-tax-line",
-                "message": f"page {line.page} prints a tax line the rules did not read: "
-                f"{line.text[:80]!r}",
-            }
+            return Check(
+                "unread-tax-line",
+                f"page {line.page} prints a tax line the rules did not read: {line.text[:80]!r}",
+                "tax_amount",
+            )
     return None
 
 
@@ -118,9 +116,7 @@ _DEADLINE = re.compile(
 )
 
 
-def unread_due_date(
-    fields: Mapping[str, FoundField], pages: Sequence[Page]
-) -> dict[str, str] | None:
+def unread_due_date(fields: Mapping[str, FoundField], pages: Sequence[Page]) -> Check | None:
     """A finding when no due date was read and a line asks to pay by a date that is not the
     invoice date read."""
     if "due_date" in fields:
@@ -132,12 +128,12 @@ def unread_due_date(
             if not _DEADLINE.search(fold(text)):
                 continue
             if any(d.iso != issued for d in find_dates(text)):
-                return {
-                    "field": "due_date",
-                    "code": "unread-due-date",
-                    "message": f"page {page.number} asks to pay by a date the rules did not "
+                return Check(
+                    "unread-due-date",
+                    f"page {page.number} asks to pay by a date the rules did not "
                     f"read as the due date: {text[:80]!r}",
-                }
+                    "due_date",
+                )
     return None
 
 
@@ -181,7 +177,7 @@ def without_sign_digit(fields: dict[str, FoundField], digit: str) -> dict[str, F
     for name, value in zip(names, stripped, strict=True):
         assert value is not None
         old = fields[name]
-        evidence = {**old.evidence, "sign_digit": digit, "reconciled": True}
+        evidence: Evidence = {**old.evidence, "sign_digit": digit, "reconciled": True}
         out[name] = replace(old, value=value, evidence=evidence)
     return out
 

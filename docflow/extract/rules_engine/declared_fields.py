@@ -22,7 +22,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from docflow.extract.base import FoundField
+from docflow.extract.base import Evidence, FoundField
 from docflow.extract.declarations.kinds import (
     ADDRESS,
     AMOUNT,
@@ -99,7 +99,7 @@ class _Candidate:
     page: int
     box: list[float] | None
     raw: str
-    evidence: dict[str, object]
+    evidence: Evidence
 
 
 def read_field(
@@ -137,7 +137,7 @@ def read_field(
     best = found[0]
     values = {c.value for c in found}
     confidence = min(best.confidence, UNSURE) if len(values) > 1 else best.confidence
-    evidence = {**best.evidence, "rivals": len(values) > 1, "values": len(values)}
+    evidence: Evidence = {**best.evidence, "rivals": len(values) > 1, "values": len(values)}
     field = FoundField(
         best.value, confidence, best.page, box=best.box, raw=best.raw, evidence=evidence
     )
@@ -195,7 +195,7 @@ def _at_label(
             continue
         words = where.words_confidence(start, end) if ocr else None
         factor = factors.get(lay.number, 1.0) if words is None else min(1.0, words + 0.04)
-        evidence = {
+        evidence: Evidence = {
             "source": "declared-label",
             "position": base,
             "label": round(hit.quality, 3),
@@ -228,7 +228,11 @@ def _by_pattern(
                 if value is None:
                     continue
                 factor = factors.get(lay.number, 1.0)
-                evidence = {"source": "pattern", "position": PATTERN, "ocr": round(factor, 3)}
+                evidence: Evidence = {
+                    "source": "pattern",
+                    "position": PATTERN,
+                    "ocr": round(factor, 3),
+                }
                 box = cell.sub_box(m.start(), m.end())
                 found.append(
                     _Candidate(value, PATTERN * factor, lay.number, box, cell.text, evidence)

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 
-from docflow.extract.base import Extraction, FoundField, PageInput, Wanted, declared
+from docflow.document import Check
+from docflow.extract.base import Evidence, Extraction, FoundField, PageInput, Wanted, declared
 from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import (
@@ -158,7 +159,7 @@ class RulesEngine:
         kept.update(more)
         result = Extraction(self.name, kept, [*rejected, *unread], language=language)
         result.repairs = {n: o for n, o in repaired.items() if n in names}
-        result.findings = [f for f in findings if f["field"] in names]
+        result.findings = [f for f in findings if f.field in names]
         result.thresholds = {n: t for n, t in limits.items() if n in names}
         return result
 
@@ -178,14 +179,14 @@ def _cross_checked(
     layouts: Sequence[Page],
     pages: Sequence[PageInput],
     ocr: dict[int, bool],
-) -> tuple[dict[str, FoundField], list[dict[str, str]]]:
+) -> tuple[dict[str, FoundField], list[Check]]:
     """The fields with the page-wide evidence added (`crosscheck.py`), and the findings that
     send the document to a person."""
     out = {
         name: replace(f, evidence={**f.evidence, "scanned": ocr.get(f.page, False)})
         for name, f in found.items()
     }
-    findings: list[dict[str, str]] = []
+    findings: list[Check] = []
     lines = tax_lines(layouts)
     if (verdict := rate_verdict(out, lines)) is not None:
         tax = out["tax_amount"]
@@ -199,12 +200,12 @@ def _cross_checked(
         page, digit = signed
         out = without_sign_digit(out, digit)
         findings.append(
-            {
-                "field": "total_amount",
-                "code": "ocr-currency-sign",
-                "message": f"every amount on page {page} starts with {digit}: a currency "
-                "sign read as a digit?",
-            }
+            Check(
+                "ocr-currency-sign",
+                f"every amount on page {page} starts with {digit}: a currency sign read as "
+                "a digit?",
+                "total_amount",
+            )
         )
     return out, findings
 
@@ -225,7 +226,7 @@ def _read(
     if kind == TEXT and seg.ocr and language not in (None, "en"):
         confidence *= OCR_ACCENTS
     box = seg.cell.sub_box(seg.start + span[0], seg.start + span[1])
-    evidence = {
+    evidence: Evidence = {
         "source": "label" if seg.strong else "weak-label",
         "position": round(base, 3),
         "label": round(seg.quality, 3),
@@ -311,7 +312,7 @@ def _choose(candidates: Sequence[Candidate]) -> tuple[dict[str, FoundField], dic
         ocr = min(c.ocr for c in parts)
         weakest = min(c.confidence for c in picked_all(picked))
         confidence = max(min(c.confidence for c in parts), min(RECONCILED * ocr, weakest + LIFT))
-        evidence = {
+        evidence: Evidence = {
             **lead.evidence,
             "ocr": round(ocr, 3),
             "reconciled": True,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
+from docflow.extract.base import Evidence
 from docflow.extract.declarations.kinds import AMOUNT, DATE, ID, TEXT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import find_amounts, find_dates
@@ -45,7 +45,7 @@ class Candidate:
     ocr: float = 1.0  # the OCR factor its confidence carries
     # Where the value came from (`source`, `position`, `label` quality, `form`), for the
     # calibration of its confidence (`docflow.extract.rules_engine.calibration`).
-    evidence: dict[str, Any] = field(default_factory=dict, compare=False)
+    evidence: Evidence = field(default_factory=Evidence, compare=False)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from docflow.extract.base import FoundField
+from docflow.extract.base import Evidence, FoundField
 from docflow.extract.declarations.kinds import ADDRESS, PARTY, TEXT
 from docflow.extract.declarations.model import FieldDecl
 from docflow.extract.declarations.values import MAX_ROWS
@@ -75,7 +75,7 @@ def read_table(
     rows, cells, valid, dropped = _cells(decl, raw[:MAX_ROWS], order)
     factor = min(factors.get(p, 1.0) for p in pages)
     confidence = READ * (valid / cells if cells else 1.0) * factor
-    evidence = {
+    evidence: Evidence = {
         "source": "table-header",
         "rows": len(rows),
         "dropped": dropped,
