@@ -25,6 +25,7 @@ from docflow.document import ABSENT, Check, DocumentSummary, Field
 from docflow.document.fields import CheckJson, fields_from_json
 from docflow.document.shown import FieldValue
 from docflow.extract import Extraction, PageInput, build_engine
+from docflow.extract.base import Evidence
 from docflow.extract.checks.field_checks import check_fields
 from docflow.extract.checks.orders import OrderRules, OrderVerdict, compare, confirmed
 from docflow.extract.checks.spec import TypeFields
@@ -68,7 +69,7 @@ def _consult_registry(
     pages: list[PageInput],
     fields: dict[str, FieldValue],
     names: Sequence[str],
-    evidence: Mapping[str, Mapping[str, Any]],
+    evidence: Mapping[str, Evidence],
     declared: Declared | None = None,
     extraction: Extraction | None = None,
 ) -> Consulted:

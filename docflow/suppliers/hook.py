@@ -33,7 +33,7 @@ from typing import Any, TypedDict
 
 from docflow.document import Check
 from docflow.document.shown import FieldValue, LayoutShown, RegistryShown, SupplierShown, TaxIdShown
-from docflow.extract.base import PageInput
+from docflow.extract.base import Evidence, PageInput
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.extract.rules_engine.layout import Page
 from docflow.suppliers.bank import BankCheck
@@ -149,7 +149,7 @@ def consult(
     pages: Sequence[PageInput],
     fields: Mapping[str, FieldValue],
     names: Sequence[str],
-    evidence: Mapping[str, Mapping[str, Any]] | None = None,
+    evidence: Mapping[str, Evidence] | None = None,
     *,
     trust: Trust | None = None,
     declared: Declared | None = None,
@@ -227,7 +227,7 @@ def _read_layout(
     pages: Sequence[PageInput],
     layouts: Sequence[Page],
     names: Sequence[str],
-    evidence: Mapping[str, Mapping[str, Any]],
+    evidence: Mapping[str, Evidence],
     trust: Trust,
 ) -> None:
     """The layout's profile on the page (`layout_read.apply_layout`): its values and checks

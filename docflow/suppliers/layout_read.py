@@ -39,6 +39,7 @@ from typing import Any, TypedDict
 
 from docflow.document import Check
 from docflow.document.shown import FieldValue
+from docflow.extract.base import Evidence
 from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.rules_engine.layout import Page
@@ -102,7 +103,7 @@ def _check(name: str, code: str, message: str) -> Check:
     return Check(code, message, name)
 
 
-def printed_after_own_label(evidence: Mapping[str, Any]) -> bool:
+def printed_after_own_label(evidence: Evidence) -> bool:
     """The value sat after a label of its own field, in the label's cell or the next one, the
     label read exactly (`Your order AB321`): the page prints the field this time. A value
     under a table's column header, after a title or a misread label is no such proof."""
@@ -125,7 +126,7 @@ def reconciled(fields: Mapping[str, Mapping[str, Any]]) -> bool:
 
 
 def checked_amounts(
-    fields: Mapping[str, Mapping[str, Any]], evidence: Mapping[str, Mapping[str, Any]]
+    fields: Mapping[str, Mapping[str, Any]], evidence: Mapping[str, Evidence]
 ) -> set[str]:
     """The amounts a check holds: all three where net + tax = total; the net and the tax
     where the rate printed on the tax line times the net is the tax (a layout that prints no
@@ -164,7 +165,7 @@ def _filled_amounts(
 def _doubt_absent(
     fields: dict[str, FieldValue],
     name: str,
-    evidence: Mapping[str, Any],
+    evidence: Evidence,
     out: LayoutRead,
     entry: ProfileEntry,
     trust: Trust,
@@ -212,7 +213,7 @@ def apply_layout(
     entries: Mapping[str, ProfileEntry],
     names: Sequence[str],
     factors: Mapping[int, float],
-    evidence: Mapping[str, Mapping[str, Any]],
+    evidence: Mapping[str, Evidence],
     trust: Trust,
 ) -> LayoutRead:
     """Read the layout's profile (`entries`) on `pages`, changing `fields` in place (the
