@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TypedDict
 
 from docflow import aws
 from docflow.local.config import StackConfig
 from docflow.local.services.loop import Loop, QueueLoop
+from docflow.local.tools.queued import EventEnvelope
 from docflow.observability import record_local
 from docflow.readmodel.event_shapes import EventDetail
 
@@ -76,23 +76,10 @@ class EventConsumer(QueueLoop):
                 sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
 
 
-# An EventBridge event as the local stack's recorder keeps it, one JSON line each ("detail-type"
-# is no name, hence the call form).
-RecordedEvent = TypedDict(
-    "RecordedEvent",
-    {
-        "version": str,
-        "id": str,
-        "detail-type": str,
-        "source": str,
-        "account": str,
-        "time": str,
-        "region": str,
-        "resources": list[str],
-        "detail": EventDetail,
-    },
-    total=False,
-)
+class RecordedEvent(EventEnvelope):
+    """An EventBridge event as the local stack's recorder keeps it, one JSON line each."""
+
+    detail: EventDetail
 
 
 def read_events(path: Path) -> list[RecordedEvent]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, cast
 
+from docflow.review.access.signing import WireClaims
+
 _LINK = re.compile(
     r"https?://[^\s\"'<>]+/review/(v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)"
 )
@@ -29,21 +31,6 @@ MailMessage = TypedDict(
 )
 
 
-class LinkClaims(TypedDict, total=False):
-    """A review link token's claims as signed (`TokenClaims.to_wire`): document, version,
-    run, stage index and name, reviewer, expiry, nonce, purpose."""
-
-    d: str
-    v: str
-    r: str
-    i: int
-    s: str
-    u: str
-    e: int
-    n: str
-    p: str
-
-
 @dataclass(frozen=True)
 class MailedLink:
     to: str
@@ -55,9 +42,9 @@ class MailedLink:
     reviewer: str
 
 
-def _claims(token: str) -> LinkClaims:
+def _claims(token: str) -> WireClaims:
     body = token.split(".")[2]
-    return cast("LinkClaims", json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
+    return cast("WireClaims", json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
 
 
 def links_in(mail: list[MailMessage]) -> list[MailedLink]:

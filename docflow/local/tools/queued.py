@@ -8,10 +8,10 @@ from typing import TypedDict
 
 from docflow import aws
 
-# An EventBridge event as a rule hands it to its target (the queue's message body): the
-# envelope, and the detail its source sent ("detail-type" is no name, hence the call form).
-BusEvent = TypedDict(
-    "BusEvent",
+# An EventBridge event's envelope, around the detail its source sent ("detail-type" is no name,
+# hence the call form); each kind of event below adds its own `detail`.
+EventEnvelope = TypedDict(
+    "EventEnvelope",
     {
         "version": str,
         "id": str,
@@ -21,10 +21,16 @@ BusEvent = TypedDict(
         "time": str,
         "region": str,
         "resources": list[str],
-        "detail": dict[str, object],
     },
-    total=False,
 )
+
+
+class BusEvent(EventEnvelope):
+    """An EventBridge event as a rule hands it to its target (the queue's message body)."""
+
+    detail: dict[str, object]
+
+
 Deliver = Callable[[BusEvent], object]
 
 

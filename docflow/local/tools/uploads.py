@@ -8,14 +8,15 @@ from typing import TypedDict
 
 from docflow import aws
 from docflow.ids import DocumentRef
+from docflow.local.tools.queued import EventEnvelope
 
 
 class S3Bucket(TypedDict):
     name: str
 
 
-# S3's "Object Created" event as EventBridge delivers it: the object, the detail, and the
-# envelope around it (names that are not identifiers take the call form).
+# S3's "Object Created" event as EventBridge delivers it: the object and the detail, in the bus's
+# envelope (names that are not identifiers take the call form).
 S3Object = TypedDict("S3Object", {"key": str, "version-id": str, "etag": str})
 
 
@@ -26,20 +27,8 @@ class ObjectCreatedDetail(TypedDict):
     reason: str
 
 
-ObjectCreatedEvent = TypedDict(
-    "ObjectCreatedEvent",
-    {
-        "version": str,
-        "id": str,
-        "detail-type": str,
-        "source": str,
-        "account": str,
-        "time": str,
-        "region": str,
-        "resources": list[str],
-        "detail": ObjectCreatedDetail,
-    },
-)
+class ObjectCreatedEvent(EventEnvelope):
+    detail: ObjectCreatedDetail
 
 
 def put_document(bucket: str, key: str, data: bytes) -> DocumentRef:
