@@ -1,5 +1,5 @@
 """The suppliers' tests' fixtures: `use_rules`, the shipped rules with the payment controls
-turned (tests/suppliers/rules.py)."""
+turned (tests/suppliers/rules.py), and `registry`, a registry holding Blauwal alone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from docflow.settings import load_settings
+from docflow.suppliers.csv_import import import_suppliers
+from docflow.suppliers.store import SupplierStore
+from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_NAME, BLAUWAL_VAT
 from tests.suppliers.rules import controls_rules
+from tests.support.aws import Stack
 
 
 @pytest.fixture
@@ -27,3 +31,12 @@ def use_rules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Calla
 
     yield use
     use_runtime(None)
+
+
+@pytest.fixture
+def registry(stack: Stack) -> SupplierStore:
+    """The supplier table holding one registered supplier, Blauwal (its VAT id and IBAN)."""
+    store = SupplierStore(load_settings().supplier_table)
+    iban = BLAUWAL_IBAN.replace(" ", "")
+    import_suppliers(store, f"id,name,vat,iban\nblauwal,{BLAUWAL_NAME},{BLAUWAL_VAT},{iban}\n")
+    return store

@@ -12,6 +12,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
 # Checked numbers (they pass python-stdnum's checks) of the made-up suppliers.
+BLAUWAL_NAME = "Blauwal Hafenlogistik GmbH"
 BLAUWAL_VAT = "DE812345673"
 BLAUWAL_IBAN = "DE89 3704 0044 0532 0130 00"
 CUSTOMER_IBAN = "NL91 ABNA 0417 1643 00"
@@ -54,7 +55,7 @@ def paper(
 def blauwal_invoice(
     number: str = "E2026000000017",
     label: str = "Belegkennung",
-    name: str = "Blauwal Hafenlogistik GmbH",
+    name: str = BLAUWAL_NAME,
     footer_iban: str = BLAUWAL_IBAN,
     extra: list[str] = (),  # type: ignore[assignment]
     moved: bool = False,

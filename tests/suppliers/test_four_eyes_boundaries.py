@@ -13,15 +13,13 @@ import pytest
 from docflow import names
 from docflow.readmodel.table import to_ddb
 from docflow.rules.people import People
-from docflow.settings import load_settings
 from docflow.suppliers import proposals
 from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.four_eyes import approver_problem, person, same_person
 from docflow.suppliers.model import Supplier
 from docflow.suppliers.proposals import Proposal
 from docflow.suppliers.store import SupplierStore
-from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, OTHER_VAT
-from tests.support.aws import Stack
+from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_NAME, BLAUWAL_VAT, OTHER_VAT
 
 ZWSP, ZWNJ, ZWJ, RLO = "\u200b", "\u200c", "\u200d", "\u202e"
 
@@ -216,7 +214,7 @@ def test_words_are_runs_of_letters_marks_digits_and_invisible_characters() -> No
 
 # -- proposals: filed once, approved by another person, never merged into the registry ------
 
-NAME = "Blauwal Hafenlogistik GmbH"
+NAME = BLAUWAL_NAME
 PROPOSER = "ap@example.com"
 
 
@@ -233,14 +231,6 @@ def proposal(name: str = "Someone Else AG", vat: str = OTHER_VAT, **more: str) -
         "2026-12-01",
         **more,
     )
-
-
-@pytest.fixture
-def registry(stack: Stack) -> SupplierStore:
-    store = SupplierStore(load_settings().supplier_table)
-    iban = BLAUWAL_IBAN.replace(" ", "")
-    import_suppliers(store, f"id,name,vat,iban\nblauwal,{NAME},{BLAUWAL_VAT},{iban}\n")
-    return store
 
 
 def test_a_proposals_id_is_its_document_versions_and_an_iban_is_shown_masked() -> None:

@@ -12,15 +12,13 @@ from dataclasses import replace
 import pytest
 
 from docflow.readmodel.table import from_ddb, to_ddb
-from docflow.settings import load_settings
 from docflow.suppliers import proposals
 from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.proposals import Proposal
 from docflow.suppliers.store import SupplierStore
-from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, OTHER_VAT
-from tests.support.aws import Stack
+from tests.suppliers.papers import BLAUWAL_NAME, BLAUWAL_VAT, OTHER_VAT
 
-NAME = "Blauwal Hafenlogistik GmbH"
+NAME = BLAUWAL_NAME
 IBAN = "GB82WEST12345698765432"
 
 
@@ -36,14 +34,6 @@ def proposal(name: str = "Kranich Druck AG", vat: str = OTHER_VAT, **more: str) 
         "2026-12-01",
         **more,
     )
-
-
-@pytest.fixture
-def registry(stack: Stack) -> SupplierStore:
-    store = SupplierStore(load_settings().supplier_table)
-    iban = BLAUWAL_IBAN.replace(" ", "")
-    import_suppliers(store, f"id,name,vat,iban\nblauwal,{NAME},{BLAUWAL_VAT},{iban}\n")
-    return store
 
 
 def test_a_decided_proposal_reads_back_whole_and_a_bare_one_reads_empty() -> None:
