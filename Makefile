@@ -6,6 +6,10 @@ BIN := $(VENV)/bin
 SAM_VENV := .sam-venv
 SAM := SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam
 STAMP := $(VENV)/.installed
+# Python writes each module's bytecode once and every later process reads it. Some machines
+# (CI's among them) export PYTHONDONTWRITEBYTECODE=1, and then every process compiles every
+# module it imports from source: a third of a live-stack test module's CPU (22 CPU-s to 13).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-fast test-durations screenshots lint build bench-smoke bench-smoke-stack bench-smoke-rest bench setup system-deps conformance-deps clean lambda-lock histories mutation
 
