@@ -236,13 +236,27 @@ def _claim(step: StepContext, doc: DocumentRef, summary: DocumentSummary, keys: 
         if kind not in entry["by"]:
             entry["by"].append(kind)
 
-    for readable, kind in keys.claims.items():
+    # In one order every run shares, and no new claim once another document holds one: of two
+    # copies racing, the one that wins their first key holds them all and the other none, so
+    # exactly one passes (claiming on past a hit, each held a key of the other's, and both
+    # waited). The keys after a hit are read, for the review page, or kept if held already.
+    hit = False
+    for readable, kind in sorted(keys.claims.items(), key=lambda claim: claim_pk(claim[0])):
         pk = claim_pk(readable)
+        if hit and pk not in summary.duplicate_keys:
+            found = store.get(pk)  # a key no one holds is claimed if a person lets it pass
+            status = _shown_status(who, found) if found else None
+            if found and status is not None:
+                seen(found, status, kind)
+            continue
         holder, status = _claim_one(store, pk, who, keys.facts, kind, at)
         if holder is None:
             held.append(pk)
         elif status is not None:
+            hit = True
             seen(holder, status, kind)
+    for entry in earlier.values():  # as the keys are listed, not as they were claimed
+        entry["by"].sort(key=list(keys.claims.values()).index)
     # Claimed first, then read: of two bills days apart racing, one sees the other.
     for readable, kind in keys.window.items():
         near = store.get(claim_pk(readable))

@@ -195,6 +195,32 @@ def test_another_documents_key_is_taken_over_only_when_its_run_ended(
         assert earlier["status"] == status
 
 
+@pytest.mark.parametrize("ahead", [0, 1, 2, 3])
+def test_two_copies_interleaved_at_any_key_let_exactly_one_pass(rules: Stack, ahead: int) -> None:
+    """Two copies' claim steps racing: every run claims in one order, so the other copy has
+    claimed a prefix of it (`ahead` keys) when this one runs. Whatever the prefix, one copy
+    holds every key and the other none, and only the other waits (claiming on past a hit,
+    each held a key of the other's, and both waited at `duplicate`)."""
+    first, second = doc("in/first.pdf"), doc("in/second.pdf")
+    keys = dup.duplicate_keys(invoice())
+    store = DuplicateStore(load_settings().duplicate_table)
+    order = sorted(keys.claims.items(), key=lambda claim: claim_pk(claim[0]))
+    assert len(order) == 3
+    for readable, kind in order[:ahead]:  # how far the first copy's step got
+        found = store.claim(claim_pk(readable), dup.claimant(first), keys.facts, kind, "t")
+        assert found.held
+    theirs = claim(second, invoice())
+    mine = claim(first, invoice())
+    passed, waits = (second, first) if ahead == 0 else (first, second)
+    passing, waiting = (theirs, mine) if ahead == 0 else (mine, theirs)
+    assert passing.stages == () and passing.earlier == ()
+    assert sorted(passing.keys) == sorted(claim_pk(r) for r, _ in order)
+    assert waiting.keys == () and [s.because for s in waiting.stages] == [dup.DUPLICATE]
+    assert [e["documentId"] for e in waiting.earlier] == [passed.document_id]
+    assert {held(claim_pk(r))["runId"] for r, _ in order} == {passed.run_id}
+    assert waits.run_id != passed.run_id
+
+
 def test_a_settle_that_finds_a_newer_version_holding_a_key_supersedes_the_run(
     rules: Stack,
 ) -> None:
