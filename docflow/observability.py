@@ -58,6 +58,9 @@ METRICS: dict[str, tuple[tuple[str, ...], str]] = {
     # The bank-details check's verdict per invoice checked (docflow.suppliers.bank): the
     # dashboards' shares of each (what holds, what passes, what could not be read).
     "BankDetailsChecks": (("verdict",), "Count"),
+    # Fields of a learned layout a review suspended (it disagreed with an established record,
+    # docflow.suppliers.trust): they read nothing until an operator resets them, so it alarms.
+    "LayoutFieldsSuspended": ((), "Count"),
 }
 _local_lock = threading.Lock()
 

@@ -35,6 +35,7 @@ from docflow.document.shown import ProposalAnswer
 from docflow.extract.rules_engine.engine import layout_of
 from docflow.extract.rules_engine.layout import Page
 from docflow.ids import DocumentRef
+from docflow.observability import count
 from docflow.pipeline.audit import audit_outcome
 from docflow.pipeline.extract_pages import page_inputs
 from docflow.rules.routed import RoutedStage
@@ -250,6 +251,7 @@ def learn_supplier(
             "layout fields suspended: an operator resets them",
             extra={"layoutId": layout_id, "fields": suspended},
         )
+        count("LayoutFieldsSuspended", len(suspended))  # a retry suspends nothing twice
     logged = {"layoutId": layout_id, "outcomes": scored, "fields": sorted(learned)}
     step.logger.info("layout learned", extra=logged)
     result: Learned = {

@@ -9,10 +9,16 @@ the supplier over a wrong printed name; an IBAN one digit off matches nothing.""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
+
+from docflow.cli import main
 from docflow.settings import load_settings
 from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.csv_import import import_suppliers
@@ -135,7 +141,9 @@ def test_a_shadow_read_the_second_review_found_wrong_is_not_trusted(
 
 
 def test_two_audit_corrections_suspend_the_profile_field(
-    stack: Stack, use_rules: Callable[..., None]
+    stack: Stack,
+    use_rules: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """One review trusts the field here (the rule's own test is above); every document read
     on it is audited. The auditor corrects the value the profile read twice: two misses."""
@@ -160,6 +168,46 @@ def test_two_audit_corrections_suspend_the_profile_field(
     # Suspended: the profile reads nothing, a person reads the number.
     _, waited, _ = run_reviewed(stack, blauwal_invoice("E2026000000021"), "in/after.pdf", [correct])
     assert [w["stageName"] for w in waited] == ["fields"]
+    # An operator resets it (`docflow suppliers profile reset`): it learns anew; once only.
+    layout_id = _only_layout().layout_id
+    reset = ["suppliers", "profile", "reset", layout_id, "invoice_number", "--json"]
+    capsys.readouterr()
+    assert main(reset) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["layoutId"], said["field"], said["reset"]) == (layout_id, "invoice_number", True)
+    assert said["by"] and "invoice_number" not in _only_layout().profile["fields"]
+    assert main(reset) == 4 and json.loads(capsys.readouterr().out)["reset"] is False
+
+
+def test_an_established_field_a_review_disagrees_with_is_suspended_and_the_operators_told(
+    stack: Stack, use_rules: Callable[..., None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Five audits grade the layout's number read right; then a reviewer takes another number
+    printed under another label. An established record is not replaced by one review: the
+    field is suspended, and the learn step counts it for the operators' alarm
+    (`LayoutFieldsSuspended`, template.yaml), once."""
+    metrics = tmp_path / "metrics.jsonl"
+    monkeypatch.setenv("DOCFLOW_METRICS_FILE", str(metrics))
+    use_rules(min_confirmations=1, rate=1.0)
+    import_suppliers(registry(), REGISTRY)
+    correct = {"approved": True, "reviewer": "ap@example.com"}
+    first = {**correct, "corrections": {"invoice_number": "E2026000000010"}}
+    run_reviewed(stack, blauwal_invoice("E2026000000010"), "in/first.pdf", [first])
+    for n in range(11, 16):  # audited, approved as read: graded hits
+        number = f"E20260000000{n}"
+        _, waited, _ = run_reviewed(stack, blauwal_invoice(number), f"in/{n}.pdf", [correct])
+        assert [w["stageName"] for w in waited] == ["audit"]
+    entry = _only_layout().profile["fields"]["invoice_number"]
+    assert entry["graded"]["hits"] >= 5 and not entry["suspended"], entry
+    other = {**correct, "corrections": {"invoice_number": "RN-2026-77"}}
+    page = blauwal_invoice("E2026000000016", extra=["Rechnungsnummer: RN-2026-77"])
+    _, _, ran = run_reviewed(stack, page, "in/other.pdf", [other])
+    learned = EXTENDED_TYPES_SERDES.deserialize(ran.get_step("learn supplier profile").result)
+    assert learned["suspended"] == ["invoice_number"]
+    entry = _only_layout().profile["fields"]["invoice_number"]
+    assert entry["suspended"] and entry["label"] == "Belegkennung", entry
+    points = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [p["value"] for p in points if p["name"] == "LayoutFieldsSuspended"] == [1]
 
 
 def test_a_review_that_corrected_the_vendor_teaches_nothing(
