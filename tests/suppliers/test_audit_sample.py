@@ -13,7 +13,10 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
+from aws_durable_execution_sdk_python.serdes import EXTENDED_TYPES_SERDES
+from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +24,12 @@ from docflow import aws
 from docflow.review.access.signing import KeyRing
 from docflow.settings import load_settings
 from docflow.suppliers import audit_key
+from docflow.suppliers.audit import AuditLedger
 from docflow.suppliers.csv_import import import_suppliers
+from orchestrator.app import handler
+from tests.suppliers.layouts import store as layouts
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
-from tests.support.aws import Stack
+from tests.support.aws import Stack, result_json
 from tests.support.reviewed_runs import registry, run_reviewed
 
 REGISTRY = (
@@ -121,3 +127,50 @@ def test_new_bytes_under_one_name_are_drawn_by_the_secret(
         assert out["status"] == "finalized"
         seen.add(expected)
     assert seen == {True, False}
+
+
+def test_a_version_run_again_gets_the_same_draw_and_is_counted_once(
+    stack: Stack, use_rules: Callable[..., None]
+) -> None:
+    """The same version delivered again (a second execution of one run) is drawn as it was
+    the first time, sampled or passed, and the ledger counts it once: replaying cannot draw
+    a document out of the sample, nor count it twice."""
+    use_rules(min_confirmations=1, rate=0.5)
+    import_suppliers(registry(), REGISTRY)
+    number = "E2026000000017"
+    typed = {"approved": True, "reviewer": "ap@example.com"}
+    taught = [{**typed, "corrections": {"invoice_number": number}}]
+    run_reviewed(stack, blauwal_invoice(number), "in/taught.pdf", taught)
+    (layout,) = layouts().all()
+    key = _stack_key()
+    drawn: dict[bool, int] = {}
+    for n in range(18, 48):
+        if len(drawn) == 2:
+            break
+        data = blauwal_invoice(f"E20260000000{n}")
+        doc = stack.upload(f"in/{n}.pdf", data)
+        sampled = audit_key.sampled(key, doc.version, doc.version, 0.5)
+        if sampled in drawn:
+            continue
+        drawn[sampled] = n
+        out, waited, first = run_reviewed(stack, data, "", [typed] * sampled, doc=doc)
+        assert [w["stageName"] for w in waited] == (["audit"] if sampled else [])
+        assert out["status"] == "finalized"
+        # Again: the read model has this run finalized already, so its own operations say.
+        with DurableFunctionTestRunner(handler=handler, poll_interval=0.1) as runner:
+            arn = runner.run_async(input=stack.event(doc), execution_timeout=180)
+            if sampled:
+                callback = runner.wait_for_callback(arn, name="review-0 create callback id")
+                runner.send_callback_success(callback, json.dumps(typed).encode())
+            again = runner.wait_for_result(arn, timeout=120)
+        assert result_json(again)["status"] == "finalized"
+        assert ("review-0" in [o.name for o in again.operations]) is sampled
+        draws = [_step_result(r, "audit sample") for r in (first, again)]
+        assert draws[0] == draws[1], draws
+    assert set(drawn) == {True, False}
+    ledger = AuditLedger(load_settings().supplier_table).get(layout.layout_id)
+    assert (ledger["sampled"], ledger["unreviewed"]) == (1, 1)
+
+
+def _step_result(ran: Any, name: str) -> Any:
+    return EXTENDED_TYPES_SERDES.deserialize(ran.get_step(name).result)
