@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from docflow.suppliers import trust
 from docflow.suppliers.csv_import import import_suppliers
 from docflow.suppliers.layouts import Layout
 from tests.suppliers.layouts import store as layouts
@@ -117,17 +118,21 @@ def test_name_only_documents_change_nothing_in_an_established_layout(
     """An attacker's two documents print only a registered supplier's name, on another
     layout, and one careless reviewer approves them. Before, they replaced that supplier's
     profile (confirmed nine times) and shrank its fingerprint; now they teach a layout of
-    their own, and the established one is as it was."""
-    use_rules(min_confirmations=2, rate=0.0)
+    their own, and the established one (its number read right by five graded reads or more) is as it
+    was."""
+    # Every document read on a trusted layout audited: each audit grades the layout's read.
+    use_rules(min_confirmations=2, rate=1.0)
     import_suppliers(registry(), REGISTRY)
     correct = {"approved": True, "reviewer": "ap@example.com"}
-    for n in range(3):  # the real supplier's invoices: two reviews, then one read on its layout
+    for n in range(7):  # the real supplier's invoices: two reviews, then five audits
         number = f"KD-2026-04{n + 10}"
         answer = {**correct, "corrections": {"invoice_number": number}}
-        decisions = [answer] if n < 2 else []
-        run_reviewed(stack, kranich_invoice(number), f"in/k{n}.pdf", decisions)
+        decisions = [answer] if n < 2 else [{**correct, "reviewer": "controller@example.com"}]
+        _, waited, _ = run_reviewed(stack, kranich_invoice(number), f"in/k{n}.pdf", decisions)
+        assert [w["stageName"] for w in waited] == (["fields"] if n < 2 else ["audit"])
     (established,) = layouts().all()
-    assert established.profile["fields"]["invoice_number"]["graded"]["hits"] >= 1
+    graded = established.profile["fields"]["invoice_number"]["graded"]
+    assert graded["hits"] >= trust.ESTABLISHED and graded["misses"] == 0, graded
     careless = {**correct, "reviewer": "careless@example.com"}
     for n in range(2):
         fake = _impostor(f"X-{n}")
