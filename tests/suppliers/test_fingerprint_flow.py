@@ -118,8 +118,8 @@ def test_name_only_documents_change_nothing_in_an_established_layout(
     """An attacker's two documents print only a registered supplier's name, on another
     layout, and one careless reviewer approves them. Before, they replaced that supplier's
     profile (confirmed nine times) and shrank its fingerprint; now they teach a layout of
-    their own, and the established one (its number read right by five graded reads or more) is as it
-    was."""
+    their own, and the established one (its number read right by five graded reads or more)
+    is as it was."""
     # Every document read on a trusted layout audited: each audit grades the layout's read.
     use_rules(min_confirmations=2, rate=1.0)
     import_suppliers(registry(), REGISTRY)
