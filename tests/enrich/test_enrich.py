@@ -244,7 +244,8 @@ further notice. Thank you for your patience."""
 def test_a_memo_through_a_batch_record_is_low_risk() -> None:
     """Issue 44 item 12: the batch prompt's schema ("parties", "signature") made the stand-in
     model read every pile document as a contract, and a memo lacked a signature page."""
-    from docflow.local.emulators.bedrock import prompt_of, stand_in_enrichment
+    from docflow.local.emulators.bedrock import prompt_of
+    from docflow.local.emulators.stand_in import stand_in_enrichment
 
     for body in (build_batch_model_input, build_request):
         answer = stand_in_enrichment(prompt_of(body([PageText(1, MEMO)])))

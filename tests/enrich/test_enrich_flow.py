@@ -296,7 +296,7 @@ def run_pile_document(stack: Stack, answer: dict) -> tuple[object, object, dict]
 
 
 def test_a_pile_document_takes_the_batch_answer(stack: Stack, pool: PoolStandIn) -> None:
-    from docflow.local.emulators.bedrock import stand_in_enrichment
+    from docflow.local.emulators.stand_in import stand_in_enrichment
 
     enrichment = stand_in_enrichment(
         f"--- page 1 ---\n{RISKY_CONTRACT}\n--- page 2 ---\n{LIABILITY_PAGE}"

@@ -2,7 +2,8 @@
 
 moto's bedrock-runtime does not implement Converse. This server speaks its REST-JSON protocol
 (`POST /model/{modelId}/converse`), so the production `bedrock` engine, botocore and docflow's
-throttle retries run unchanged against it (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`). It answers the
+throttle retries run unchanged against it (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`). Its answers come
+from a local stand-in model (`stand_in.py`). It answers the
 forced tool call by running docflow's rules engine over the text in the request, reading the
 declaration the tool's input schema describes (`declared.py`: names, kinds and tables from the
 schema, labels from the stack's rules file), and counts tokens as characters / 4. It is not a
@@ -29,25 +30,9 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
-from docflow.classify import RulesClassifier
-from docflow.enrich.base import EnrichInput
-from docflow.enrich.base import PageText as EnrichPage
-from docflow.enrich.request import BATCH_INSTRUCTIONS
-from docflow.enrich.request import TOOL as ENRICH_TOOL
-from docflow.enrich.rules import RulesEnricher
-from docflow.extract.base import PageInput
-from docflow.extract.declarations.kinds import AMOUNT, NUMBER, PERCENT
-from docflow.extract.declarations.model import FieldDecl, TypeDecl
-from docflow.extract.rules_engine.engine import RulesEngine
 from docflow.local.emulators.base import LoopbackEmulator, Reply, Request
-from docflow.local.emulators.declared import from_schema
-from docflow.packets.bedrock_engine import TOOL as PAGES_TOOL
-from docflow.packets.engine import PacketPage
-from docflow.packets.rules_engine import RulesPageEngine
-from docflow.rules.model import load_rules
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime.literals import StopReasonType
@@ -59,10 +44,6 @@ if TYPE_CHECKING:
     )
 
     from docflow.converse import ConverseRequest
-    from docflow.enrich.schema import Enrichment
-
-_PAGE = re.compile(r"^--- page (\d+) ---$", re.MULTILINE)
-NUMERIC = (AMOUNT, NUMBER, PERCENT)
 
 
 class ErrorAnswer(TypedDict):
@@ -77,33 +58,6 @@ class ConverseAnswer(TypedDict):
     stopReason: StopReasonType
     usage: TokenUsageTypeDef
     metrics: NotRequired[ConverseMetricsTypeDef]
-
-
-class FieldInput(TypedDict, total=False):
-    """One field of a declared extraction tool's input, as the stand-in model writes it: a
-    value or a table's rows, with its page and confidence. A careless model (`bad_answers`)
-    writes a date as `day` and `month` instead."""
-
-    value: str
-    rows: list[dict[str, str]]
-    page: int
-    confidence: float
-    day: int
-    month: int
-
-
-class PageCallInput(TypedDict):
-    """One page's call in the pages tool's input."""
-
-    page: int
-    docType: str
-    start: float
-
-
-class PagesInput(TypedDict):
-    """The pages tool's input, as the stand-in model writes it."""
-
-    pages: list[PageCallInput]
 
 
 @dataclass
@@ -131,7 +85,6 @@ class BedrockEmulator(LoopbackEmulator):
         self.bad_enrichments = bad_enrichments
         self.stats = ConverseStats()
         self.requests: list[ConverseRequest] = []
-        self._rules = RulesEngine()
 
     def handle(self, request: Request) -> Reply:
         status, error, answer = self.answer(request.path, request.body)
@@ -148,6 +101,9 @@ class BedrockEmulator(LoopbackEmulator):
                 self.stats.throttled += 1
         if throttle:
             return 429, "ThrottlingException", {"message": "Too many requests"}
+        # The stand-in model loads the rules engine: on the first answer, not as a stack starts.
+        from docflow.local.emulators import stand_in
+
         try:
             request = json.loads(body)
             tools = (request.get("toolConfig") or {}).get("tools") or []
@@ -159,18 +115,20 @@ class BedrockEmulator(LoopbackEmulator):
         with self._lock:
             self.requests.append(cast("ConverseRequest", request))
             bad_enrichment = self.bad_enrichments > 0 or self.bad_answers
-            if tool is None or tool["name"] == ENRICH_TOOL:
+            if tool is None or tool["name"] == stand_in.ENRICH_TOOL:
                 self.bad_enrichments = max(0, self.bad_enrichments - 1)
         if tool is None:
             # Prompted JSON (a batch record's modelInput): the answer is text, not a tool call.
-            answer = json.dumps(stand_in_enrichment(text, bad_enrichment))
+            answer = json.dumps(stand_in.stand_in_enrichment(text, bad_enrichment))
             content: ContentBlockOutputTypeDef = {"text": answer}
-        elif tool["name"] == ENRICH_TOOL:
-            content = self._tool_use(tool, stand_in_enrichment(text, bad_enrichment))
-        elif tool["name"] == PAGES_TOOL:
-            content = self._tool_use(tool, stand_in_pages(text))
+        elif tool["name"] == stand_in.ENRICH_TOOL:
+            content = self._tool_use(tool, stand_in.stand_in_enrichment(text, bad_enrichment))
+        elif tool["name"] == stand_in.PAGES_TOOL:
+            content = self._tool_use(tool, stand_in.stand_in_pages(text))
         else:
-            content = self._tool_use(tool, self._tool_input(text, from_schema(schema)))
+            declared = stand_in.from_schema(schema)
+            fields = stand_in.declared_fields(text, declared, self.bad_answers)
+            content = self._tool_use(tool, fields)
         tokens_in, tokens_out = len(body) // 4, len(json.dumps(content)) // 4
         with self._lock:
             self.stats.answered += 1
@@ -200,34 +158,6 @@ class BedrockEmulator(LoopbackEmulator):
             "toolUse": {"toolUseId": use_id, "name": str(tool["name"]), "input": dict(tool_input)}
         }
 
-    def _tool_input(self, text: str, decl: TypeDecl) -> dict[str, FieldInput]:
-        pages = _pages(text)
-        found = self._rules.extract(pages, decl).fields
-        answer: dict[str, FieldInput] = {}
-        for name, f in found.items():
-            if decl.get(name) is None:
-                continue
-            where: FieldInput = {"page": f.page, "confidence": round(f.confidence, 3)}
-            if f.rows is not None:
-                answer[name] = {"rows": [dict(row) for row in f.rows], **where}
-            else:
-                answer[name] = {"value": f.value, **where}
-        if self.bad_answers:
-            for table in decl.tables:
-                entry = answer.setdefault(table.name, {"rows": [], "page": 1, "confidence": 0.9})
-                entry["rows"].append(_bad_row(table))
-            if "total_amount" in answer:
-                answer["total_amount"]["value"] = "about eleven hundred dollars"
-            if "invoice_date" in answer:
-                answer["invoice_date"] = {"day": 4, "month": 3}
-            answer["discount_code"] = {"value": "SAVE10", "page": 1, "confidence": 0.9}
-        return answer
-
-
-def _bad_row(table: FieldDecl) -> dict[str, str]:
-    """A row as a careless model writes it: prose where the columns want numbers."""
-    return {c.name: "a few" if c.kind in NUMERIC else "Widget" for c in table.columns}
-
 
 def prompt_of(request: ConverseRequest) -> str:
     """The user text of a Converse request (or of a batch record's Converse-shaped input)."""
@@ -237,55 +167,3 @@ def prompt_of(request: ConverseRequest) -> str:
         for block in message["content"]
         if "text" in block
     )
-
-
-def stand_in_enrichment(text: str, bad: bool = False) -> Enrichment:
-    """The local stand-in model's enrichment of a prompt: docflow's rules classifier names
-    the type and counts sensitive data, the rules enricher writes summary and risk. `bad`
-    answers something the schema refuses (an over-long abstract, an unknown risk level)."""
-    pages = [EnrichPage(p.page, p.text) for p in _pages(text)]
-    classifier = _classifier()
-    found = classifier.classify(classifier.extract("\n".join(p.text for p in pages)), None)
-    document = EnrichInput(
-        pages=pages,
-        doc_type=found["docType"],
-        sensitive=found["sensitive"],
-        review_on=classifier.rules.review_on,
-        page_count=max((p.page for p in pages), default=1),
-    )
-    # The rules enricher's answer has the schema's shape (EnrichAnswer types it loosely).
-    answer = cast("Enrichment", RulesEnricher().enrich(document).enrichment or {})
-    if bad:
-        answer["summary"]["abstract"] = ("An abstract far over the limit. " * 30).strip()
-        answer["risk"]["level"] = "severe"
-    return answer
-
-
-def stand_in_pages(text: str) -> PagesInput:
-    """The stand-in model's page calls: docflow's rules page engine over the prompt's pages."""
-    pages = [PacketPage(p.page, p.text) for p in _pages(text)]
-    calls = RulesPageEngine(_classifier().rules).classify(pages).calls
-    return {
-        "pages": [
-            {"page": c.page, "docType": c.doc_type, "start": round(c.start, 4)} for c in calls
-        ]
-    }
-
-
-@lru_cache(maxsize=1)
-def _classifier() -> RulesClassifier:
-    return RulesClassifier(load_rules())
-
-
-def _pages(text: str) -> list[PageInput]:
-    # A batch record's prompt ends with the instructions and the schema, whose words
-    # ("parties", "signature") would make any document read as a contract.
-    text = text.split(f"\n\n{BATCH_INSTRUCTIONS}", 1)[0]
-    marks = list(_PAGE.finditer(text))
-    if not marks:
-        return [PageInput(1, text, "textlayer", 100.0)]
-    pages = []
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        pages.append(PageInput(int(m[1]), text[m.end() : end].strip("\n"), "textlayer", 100.0))
-    return pages

@@ -352,7 +352,8 @@ class BedrockBatchEmulator(LoopbackEmulator):
 def stand_in_answer(model_input: ConverseRequest) -> ConverseAnswer:
     """The Converse emulator's stand-in model on a prompted-JSON record, in the Converse
     answer's shape (`output.message.content[].text`); tokens are characters / 4, as there."""
-    from docflow.local.emulators.bedrock import prompt_of, stand_in_enrichment
+    from docflow.local.emulators.bedrock import prompt_of
+    from docflow.local.emulators.stand_in import stand_in_enrichment
 
     body = json.dumps(stand_in_enrichment(prompt_of(model_input)))
     tokens_in, tokens_out = len(json.dumps(model_input)) // 4, len(body) // 4
