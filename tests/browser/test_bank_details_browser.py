@@ -18,7 +18,7 @@ from docflow.settings import load_settings
 from docflow.suppliers.store import SupplierStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
-from tests.support.browser import approve, launch
+from tests.support.browser import approve, chromium
 from tests.support.live_stack import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack()]
@@ -29,8 +29,6 @@ ATTACKER_IBAN = "GB82 WEST 1234 5698 7654 32"
 def test_a_changed_bank_account_waits_for_treasury_with_both_accounts_shown(
     live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     csv = tmp_path / "suppliers.csv"
     csv.write_text(
         f"id,name,vat,iban,currency\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},"
@@ -44,8 +42,7 @@ def test_a_changed_bank_account_waits_for_treasury_with_both_accounts_shown(
     assert waiting["stageName"] == "bank-details"
     (link,) = wait_for_links(live_stack.state, 1, run_id=doc.run_id, stage_index=0)
     shot = Path(os.environ.get("DOCFLOW_SCREENSHOTS", tmp_path)) / "review-bank-details.png"
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(link.url)
         shown = page.locator("main").inner_text()
@@ -61,7 +58,6 @@ def test_a_changed_bank_account_waits_for_treasury_with_both_accounts_shown(
         assert ATTACKER_IBAN not in html and ATTACKER_IBAN.replace(" ", "") not in html
         page.screenshot(path=str(shot), full_page=True)
         approve(page)
-        browser.close()
     done = wait_for(doc.document_id, {"finalized"}, doc.run_id)
     assert done["bank"]["verdict"] == "unregistered"
     supplier = SupplierStore(load_settings().supplier_table).get("blauwal")

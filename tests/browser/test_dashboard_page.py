@@ -26,7 +26,7 @@ from docflow.settings import load_settings
 from tests.kit.sandbox import moto_sandbox
 from tests.support import screenshots
 from tests.support.aws import TEST_ENV
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 
 pytestmark = pytest.mark.browser  # drives a real Chromium
 
@@ -101,8 +101,6 @@ def overflow(page: Any, html: str) -> list[dict[str, Any]]:
 
 
 def test_every_chart_label_fits_inside_its_chart() -> None:
-    from playwright.sync_api import sync_playwright
-
     long_runs = {"ms": [172_000.0] * 60}
     panels = [
         line_chart("Orchestrator invocation duration (mean)", long_runs, ("10:00", "11:00"), " ms"),
@@ -110,13 +108,9 @@ def test_every_chart_label_fits_inside_its_chart() -> None:
         line_chart("Oldest pending review", {"s": [86_399.0]}, ("10:00", "11:00"), " s"),
         bar_chart("Failed, by reason", {"internal-error": 2, "encrypted-pdf-with-a-long": 1}),
     ]
-    with sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 800})
-            assert overflow(page, "".join(panels)) == []
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 390, "height": 800})
+        assert overflow(page, "".join(panels)) == []
 
 
 def figure(html: str, title: str) -> str:
@@ -146,17 +140,11 @@ def test_no_heading_is_repeated_by_its_caption(dashboard: str) -> None:
 
 @pytest.mark.parametrize(("name", "width"), [("desktop", 1280), ("phone", 390)])
 def test_dashboard_screenshots(dashboard: str, name: str, width: int) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            assert overflow(page, dashboard) == []
-            png = page.screenshot(full_page=True)
-            # Nothing wider than the phone's screen but the tables, which scroll in their box.
-            scroll = page.evaluate("document.documentElement.scrollWidth")
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        assert overflow(page, dashboard) == []
+        png = page.screenshot(full_page=True)
+        # Nothing wider than the phone's screen but the tables, which scroll in their box.
+        scroll = page.evaluate("document.documentElement.scrollWidth")
     assert not_blank(png) and scroll <= width
     (SCREENSHOTS / f"dashboard-{name}.png").write_bytes(png)

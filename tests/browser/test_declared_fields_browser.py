@@ -12,7 +12,7 @@ import pytest
 
 from tests.support import screenshots
 from tests.support.aws import Stack
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.claim_form import CHECK, claim_desk, post_form, upload_claim
 from tests.support.review_server import serve_review_pages
 
@@ -23,8 +23,6 @@ SHOTS = screenshots.folder()
 def test_a_reviewer_fills_a_declared_type_in_a_real_browser(
     stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     shots = SHOTS or tmp_path
     with claim_desk(stack, tmp_path, monkeypatch) as desk:
         doc, arn = upload_claim(desk)
@@ -39,8 +37,7 @@ def test_a_reviewer_fills_a_declared_type_in_a_real_browser(
         assert post_form(first, rows)["statusCode"] == 200  # the first stage reads the table
         (second,) = desk.links(doc, stage=1)
 
-        with serve_review_pages() as origin, sync_playwright() as p:
-            browser = launch(p)
+        with serve_review_pages() as origin, chromium() as browser:
             for size, width, height in (("phone", 390, 844), ("desktop", 1280, 900)):
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.goto(f"{origin}/review/{second}")
@@ -73,7 +70,6 @@ def test_a_reviewer_fills_a_declared_type_in_a_real_browser(
             page.wait_for_selector(".approved-values")
             approved = page.locator(".approved-values").inner_text()
             assert "Items\n2 rows" in approved and "Police report\ntrue" in approved
-            browser.close()
         out = desk.result(arn)
     assert out["status"] == "finalized"
     fields = out["fields"]

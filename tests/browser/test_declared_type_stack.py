@@ -22,7 +22,7 @@ from docflow.rules.model import DEFAULT_RULES
 from docflow.settings import load_settings
 from docflow.storage import DocumentStore
 from tests.kit.mailbox import wait_for_links
-from tests.support.browser import approve, launch
+from tests.support.browser import approve, chromium
 from tests.support.live_stack import wait_for
 
 WARRANTY_TYPE = """
@@ -143,8 +143,6 @@ def warranty_claim_pdf() -> bytes:
 def test_a_type_from_the_rules_file_alone_is_read_reviewed_in_the_browser_and_finalized(
     live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     bucket = live_stack.names("DocumentBucket")
     doc = put_document(bucket, "incoming/warranty-claim.pdf", warranty_claim_pdf())
     waiting = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
@@ -159,8 +157,7 @@ def test_a_type_from_the_rules_file_alone_is_read_reviewed_in_the_browser_and_fi
     assert ("parts", "table-sum") in codes, waiting["fieldChecks"]
 
     (link,) = wait_for_links(live_stack.state, 1, run_id=doc.run_id, stage_index=0)
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(link.url)
         # An input per kind, as declared.
@@ -176,7 +173,6 @@ def test_a_type_from_the_rules_file_alone_is_read_reviewed_in_the_browser_and_fi
         page.fill("input[name='table.parts.2.quantity']", "1")
         page.fill("input[name='table.parts.2.cost']", "30.00")
         approve(page)
-        browser.close()
 
     done = wait_for(doc.document_id, {"finalized"}, doc.run_id)
     final = DocumentStore(load_settings().artifact_bucket).get_json(done["resultKey"])

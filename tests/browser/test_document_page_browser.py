@@ -121,9 +121,7 @@ BROKEN_WORDS = """(() => {
 def test_the_document_page_shows_the_whole_path_stage_names_and_whole_words(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
-    from tests.support.browser import launch, not_blank
+    from tests.support.browser import chromium, not_blank
 
     now = T0 + timedelta(hours=5)
     shown, trace = part_trace(now)
@@ -133,8 +131,7 @@ def test_the_document_page_shows_the_whole_path_stage_names_and_whole_words(
     html = page.page(Model(), DOC)
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         for width, size in ((1280, "desktop"), (390, "phone")):
             tab = browser.new_page(viewport={"width": width, "height": 900})
             tab.set_content(html)
@@ -163,4 +160,3 @@ def test_the_document_page_shows_the_whole_path_stage_names_and_whole_words(
             # Nothing wider than the screen but a table's own scrolling box.
             assert tab.evaluate("document.documentElement.scrollWidth") <= width
             tab.close()
-        browser.close()

@@ -14,7 +14,7 @@ import pytest
 from docflow.settings import load_settings
 from tests.support import screenshots
 from tests.support.aws import Stack
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.einvoice_review import (
     KOSIT_CII,
     PRINTED_IBAN,
@@ -89,12 +89,9 @@ def _hybrid(desk: EInvoiceDesk) -> tuple[str, list[float]]:
 def test_an_e_invoice_reads_as_an_invoice_and_a_mismatch_side_by_side(
     desk: EInvoiceDesk, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     xml_token = _xml_only(desk)
     hybrid_token, (x0, y0, x1, _) = _hybrid(desk)
-    with serve_review_pages() as origin, sync_playwright() as p:
-        browser = launch(p)
+    with serve_review_pages() as origin, chromium() as browser:
         for size, width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"{origin}/review/{xml_token}")
@@ -132,5 +129,4 @@ def test_an_e_invoice_reads_as_an_invoice_and_a_mismatch_side_by_side(
             page.screenshot(path=str(shot), full_page=True)
             assert not_blank(shot.read_bytes())
             page.close()
-        browser.close()
     assert not desk.callbacks.sent  # looking decides nothing

@@ -22,7 +22,7 @@ from docflow.suppliers.layouts import LayoutStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import KRANICH, kranich_invoice
 from tests.suppliers.rules import controls_rules
-from tests.support.browser import approve, launch
+from tests.support.browser import approve, chromium
 from tests.support.live_stack import wait_for
 from tests.support.reviewed_runs import audit_drawn
 
@@ -42,10 +42,7 @@ pytestmark = [
 
 def _on_page(url: str, shot: Path, number: str | None = None) -> str:
     """Open a review link, type the number if asked, approve; the page's text as shown."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
         shown = str(page.locator("main").inner_text())
@@ -53,7 +50,6 @@ def _on_page(url: str, shot: Path, number: str | None = None) -> str:
         if number is not None:
             page.fill("#field-invoice_number", number)
         approve(page)
-        browser.close()
     return shown
 
 

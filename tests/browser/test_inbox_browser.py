@@ -20,7 +20,7 @@ from docflow.rules.model import DEFAULT_RULES
 from tests.kit.mailbox import wait_for_links
 from tests.kit.pdfgen import make_pdf
 from tests.support import screenshots
-from tests.support.browser import launch, press_access_key
+from tests.support.browser import chromium, press_access_key
 from tests.support.live_stack import wait_for
 
 LEGAL, COUNSEL, PRIVACY = "legal@example.com", "counsel@example.com", "privacy@example.com"
@@ -87,8 +87,6 @@ def names_on(page: Any) -> list[str]:
 
 
 def test_the_inbox_in_a_browser(live_stack: StackConfig, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     memo = put_document(live_stack.names("DocumentBucket"), "incoming/memo.pdf", make_pdf([MEMO]))
@@ -99,8 +97,7 @@ def test_the_inbox_in_a_browser(live_stack: StackConfig, tmp_path: Path) -> None
     }
     legal = inbox_url(live_stack, LEGAL)
 
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         for size, width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
             # The reviewer's items, oldest first, and nobody else's (the memo is privacy's).
@@ -192,4 +189,3 @@ def test_the_inbox_in_a_browser(live_stack: StackConfig, tmp_path: Path) -> None
                 assert "This link was revoked" in page.locator("h1").inner_text()
             page.screenshot(path=str(shots / f"inbox-revoked-{size}.png"), full_page=True)
             page.close()
-        browser.close()

@@ -16,7 +16,7 @@ from docflow.runtime import build_runtime, use_runtime
 from tests.kit.orders import PAPER, Item, invoice_pdf, order_pdf
 from tests.support import screenshots
 from tests.support.aws import Stack
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.matching import Runs, use_matching_rules
 from tests.support.review_desk import Desk, open_desk
 from tests.support.review_server import serve_review_pages
@@ -39,8 +39,6 @@ def desk(stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
 
 @pytest.mark.browser
 def test_the_match_page_fits_a_phone_and_an_approval_with_a_note_bills_it(desk: Desk) -> None:
-    from playwright.sync_api import sync_playwright
-
     runs = Runs(desk.stack, desk.runner)
     runs.callbacks = desk.callbacks
     runs.finish("in/po.pdf", order_pdf("PO-4411", ACME, PAPER))
@@ -52,8 +50,7 @@ def test_the_match_page_fits_a_phone_and_an_approval_with_a_note_bills_it(desk: 
     assert runs.wait_status(doc, PENDING_REVIEW) == PENDING_REVIEW
     (token,) = desk.links(doc)
     note = "stapler price raised by agreement; catering ordered by phone"
-    with serve_review_pages() as origin, sync_playwright() as p:
-        browser = launch(p)
+    with serve_review_pages() as origin, chromium() as browser:
         for size, width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"{origin}/review/{token}")
@@ -79,7 +76,6 @@ def test_the_match_page_fits_a_phone_and_an_approval_with_a_note_bills_it(desk: 
         page.fill("#comment", note)
         page.locator("button.approve[value=approve]").first.click()
         page.wait_for_load_state()
-        browser.close()
     done = desk.result(arn)
     assert done["status"] == FINALIZED
     match = done["match"]

@@ -15,7 +15,7 @@ import pytest
 from docflow.local.config import StackConfig
 from docflow.local.services.dashboard import read_points
 from tests.kit.pdfgen import fresh_invoice, make_pdf
-from tests.support.browser import launch
+from tests.support.browser import chromium
 from tests.support.live_stack import LEGAL_ONLY, http, review_url, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.live_stack(fast=True)]
@@ -83,14 +83,11 @@ def test_events_lists_each_transition_once(live_stack: StackConfig, ran: dict[st
 def test_the_dashboard_lists_pending_and_failed_documents(
     live_stack: StackConfig, ran: dict[str, Any], tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     answer = json.loads(docflow(live_stack, "dashboard", "--json").stdout)
     assert answer == {"url": f"{live_stack.review_url}/dashboard", "running": True}
     assert http("POST", answer["url"], {"x": "1"})[0] == 405
     pending, failed = ran["rows"]["legal.pdf"], ran["rows"]["notes.txt"]
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         requested: list[str] = []
         page.on("request", lambda r: requested.append(r.url))
@@ -104,7 +101,6 @@ def test_the_dashboard_lists_pending_and_failed_documents(
         assert page.locator("figure.chart svg").count() >= 10
         assert page.locator("script").count() == 0
         page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
-        browser.close()
     assert requested == [answer["url"]]  # nothing fetched from anywhere else
 
 

@@ -19,7 +19,7 @@ from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.kit.mailbox import wait_for_links
 from tests.support import screenshots
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.live_stack import executions_named, intake_drained, wait_for
 from tests.support.packets import CONTRACT, INVOICE_A, INVOICE_B, INVOICE_C, REPORT, packet
 from tests.support.waiting import wait_until
@@ -131,8 +131,6 @@ def test_a_parts_review_page_is_titled_by_its_packets_file_and_pages(
     live_stack: StackConfig, tmp_path: Path
 ) -> None:
     """Issue 44 item 4: the review page of a part read `Review 00002-00003.pdf`."""
-    from playwright.sync_api import sync_playwright
-
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     doc = put_document(
@@ -145,8 +143,7 @@ def test_a_parts_review_page_is_titled_by_its_packets_file_and_pages(
     assert (contract["status"], contract["parentPages"]) == ("pending-review", [3, 4])
     (link,) = wait_for_links(live_stack.state, 1, run_id=contract["runId"], stage_index=0)
 
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         for name, width, height in (("phone", 390, 844), ("desktop", 1280, 900)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(link.url)
@@ -156,15 +153,12 @@ def test_a_parts_review_page_is_titled_by_its_packets_file_and_pages(
             assert page.evaluate("document.documentElement.scrollWidth") <= width
             page.screenshot(path=str(shots / f"part-review-{name}.png"), full_page=True)
             page.close()
-        browser.close()
 
 
 @pytest.mark.browser
 def test_a_person_moves_an_unsure_boundary_in_a_browser(
     live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     doc = put_document(
@@ -174,8 +168,7 @@ def test_a_person_moves_an_unsure_boundary_in_a_browser(
     assert (state["stageName"], state["docType"]) == ("split", "packet")
     (link,) = wait_for_links(live_stack.state, 1, run_id=doc.run_id, stage_index=0)
 
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         for name, width, height in (("phone", 390, 844), ("desktop", 1280, 900)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(link.url)
@@ -212,7 +205,6 @@ def test_a_person_moves_an_unsure_boundary_in_a_browser(
         page.uncheck("input[name=start][value='3']")
         page.click("button.approve")
         page.wait_for_selector("h1:has-text('Document approved')")
-        browser.close()
 
     wait_for(doc.document_id, {"finalized"}, doc.run_id, timeout=120)
     parts = parts_of(doc.document_id, 2)

@@ -16,7 +16,7 @@ from tests.kit import pdfgen as pdfs
 from tests.kit.mailbox import links_in, moto_sent_mail
 from tests.support import screenshots
 from tests.support.aws import Stack
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.review_desk import call, open_desk, wait_until
 from tests.support.review_server import serve_review_pages
 
@@ -31,8 +31,6 @@ SIZES = (("desktop", 1280, 800), ("phone", 390, 844))
 def test_the_changed_pages_in_a_browser(
     stack: Stack, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     monkeypatch.setenv("DOCFLOW_RULES_PATH", str(DEFAULT_RULES))
     monkeypatch.setenv("DOCFLOW_STAGE_TIMEOUT_S", "60")
     load_settings.cache_clear()
@@ -52,8 +50,7 @@ def test_the_changed_pages_in_a_browser(
         reviewer = tokens[0].to
         inbox = InboxLinks(s.links_table).issue(reviewer, build_key_source(s).ring(), 3600)
 
-        with serve_review_pages() as origin, sync_playwright() as p:
-            browser = launch(p)
+        with serve_review_pages() as origin, chromium() as browser:
             for size, width, height in SIZES:
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.goto(f"{origin}/inbox/{inbox}")
@@ -88,4 +85,3 @@ def test_the_changed_pages_in_a_browser(
                 assert page.locator("h1").inner_text() == "This review is closed"
                 page.screenshot(path=str(SHOTS / f"desk-closed-{size}.png"), full_page=True)
                 page.close()
-            browser.close()

@@ -23,7 +23,7 @@ from docflow.local.config import StackConfig
 from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.support import screenshots
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.live_stack import docflow_cli, http, wait_for
 from tests.support.readme import (
     RunTable,
@@ -111,8 +111,6 @@ def test_make_run_ends_with_the_table_the_readme_shows(first_run: str) -> None:
 def test_the_first_review_as_the_readme_says(
     live_stack: StackConfig, first_run: str, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     steps = walkthrough()
     assert [c[0] for c in steps.commands] == ["pending", "mail", "show"]
     pending = docflow_cli(live_stack, *steps.commands[0])
@@ -127,8 +125,7 @@ def test_the_first_review_as_the_readme_says(
     url = mailed_link(mail.stdout, steps.reviewer, key)
 
     shots = screenshots.folder()
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
         label = page.locator("label", has_text=steps.label).first
@@ -141,7 +138,6 @@ def test_the_first_review_as_the_readme_says(
         shot = shots / "readme-walkthrough-approved.png"
         page.screenshot(path=str(shot), full_page=True)
         assert not_blank(shot.read_bytes())
-        browser.close()
 
     document_id = next(r["document"] for r in run_table().rows if r["key"] == key)
     moved_on(document_id, waiting_at="fields")

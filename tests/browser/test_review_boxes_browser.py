@@ -16,7 +16,7 @@ from docflow.settings import load_settings
 from tests.kit import pdfgen as pdfs
 from tests.support import screenshots
 from tests.support.aws import Stack
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.review_desk import Desk, call, open_desk
 from tests.support.review_server import serve_review_pages
 
@@ -35,8 +35,6 @@ def desk(stack: Stack, shipped_rules: None, monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.mark.browser
 def test_a_click_on_a_field_marks_its_box_in_a_real_browser(desk: Desk, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     doc = desk.stack.upload("in/smudged.pdf", pdfs.text_pdf(pdfs.INVOICE_UNREADABLE_TOTAL))
@@ -51,8 +49,7 @@ def test_a_click_on_a_field_marks_its_box_in_a_real_browser(desk: Desk, tmp_path
     boxes = {n: f["box"] for n, f in summary["summary"]["fields"].items() if f.get("box")}
     assert {"invoice_number", "currency", "vendor_name"} <= set(boxes)
 
-    with serve_review_pages() as origin, sync_playwright() as p:
-        browser = launch(p)
+    with serve_review_pages() as origin, chromium() as browser:
         for size, width, height in (("phone", 390, 844), ("desktop", 1280, 800)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"{origin}/review/{token}")
@@ -99,5 +96,4 @@ def test_a_click_on_a_field_marks_its_box_in_a_real_browser(desk: Desk, tmp_path
         assert error.inner_text() == "Choose the document's type" and error.is_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.locator(".group:has(#doctype)").screenshot(path=str(shots / "review-triage-error.png"))
-        browser.close()
     assert not desk.callbacks.sent  # looking and a refused form decide nothing

@@ -16,7 +16,7 @@ from docflow.settings import load_settings
 from tests.kit.mailbox import wait_for_links
 from tests.kit.pdfgen import make_pdf
 from tests.support import screenshots
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.live_stack import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack]
@@ -33,8 +33,6 @@ SHOTS = screenshots.folder()
 def test_review_in_a_browser_on_a_phone_and_a_desktop(
     live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     shots = SHOTS or tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     doc = put_document(
@@ -45,8 +43,7 @@ def test_review_in_a_browser_on_a_phone_and_a_desktop(
     wait_for(doc.document_id, {"pending-review"}, doc.run_id)
     (link,) = wait_for_links(live_stack.state, 1, run_id=doc.run_id, stage_index=0)
 
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         for name, width, height in (("phone", 390, 844), ("desktop", 1280, 800)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(link.url)
@@ -79,7 +76,6 @@ def test_review_in_a_browser_on_a_phone_and_a_desktop(
         page.fill("textarea#comment", "signed off in the browser")
         page.click("button.approve")
         page.wait_for_selector("h1:has-text('Document approved')")
-        browser.close()
     # The legal stage is decided; the card number sends the document on to privacy.
     state = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
     deadline = time.monotonic() + 60

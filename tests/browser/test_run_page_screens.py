@@ -29,7 +29,7 @@ import pytest
 from tests.kit import pdfgen as pdfs
 from tests.support import screenshots
 from tests.support.aws import Stack
-from tests.support.browser import launch, not_blank
+from tests.support.browser import chromium, not_blank
 from tests.support.einvoice_review import KOSIT_CII, breaking_rules
 from tests.support.review_desk import Desk, call, open_desk
 from tests.support.review_server import serve_review_pages
@@ -80,13 +80,10 @@ def one_line(part: Any) -> bool:
 
 @pytest.mark.browser
 def test_an_xml_invoice_from_a_run_fits_and_says_each_thing_once(desk: Desk) -> None:
-    from playwright.sync_api import sync_playwright
-
     doc = desk.stack.upload("incoming/xrechnung.xml", breaking_rules(KOSIT_CII.read_bytes()))
     desk.start(doc)
     (token,) = desk.links(doc)
-    with serve_review_pages() as origin, sync_playwright() as p:
-        browser = launch(p)
+    with serve_review_pages() as origin, chromium() as browser:
         for size, width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"{origin}/review/{token}")
@@ -110,14 +107,11 @@ def test_an_xml_invoice_from_a_run_fits_and_says_each_thing_once(desk: Desk) -> 
             page.screenshot(path=str(shot), full_page=True)
             assert not_blank(shot.read_bytes())
             page.close()
-        browser.close()
     assert not desk.callbacks.sent  # looking decides nothing
 
 
 @pytest.mark.browser
 def test_the_duplicate_stage_after_a_corrected_total_fits(desk: Desk) -> None:
-    from playwright.sync_api import sync_playwright
-
     first = desk.stack.upload("in/invoice.pdf", pdfs.text_pdf(pdfs.INVOICE_WITH_FIELDS))
     assert desk.result(desk.start(first))["status"] == "finalized"
     smudged = pdfs.INVOICE_UNREADABLE_TOTAL.replace("INV-20931", "INV-20932")
@@ -127,8 +121,7 @@ def test_the_duplicate_stage_after_a_corrected_total_fits(desk: Desk) -> None:
     typed = urlencode({"decision": "approve", "field.total_amount": "1100.00"})
     assert call("POST", f"/review/{fields}", typed, **FORM)["statusCode"] == 200
     (token,) = desk.links(doc, stage=1)
-    with serve_review_pages() as origin, sync_playwright() as p:
-        browser = launch(p)
+    with serve_review_pages() as origin, chromium() as browser:
         for size, width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"{origin}/review/{token}")
@@ -144,4 +137,3 @@ def test_the_duplicate_stage_after_a_corrected_total_fits(desk: Desk) -> None:
             page.screenshot(path=str(shot), full_page=True)
             assert not_blank(shot.read_bytes())
             page.close()
-        browser.close()

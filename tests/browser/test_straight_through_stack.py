@@ -20,7 +20,7 @@ from docflow.readmodel.queries import ReadModel
 from docflow.settings import load_settings
 from tests.kit.pdfgen import scanned_pdf, text_pdf
 from tests.suppliers.papers import BAD_IBAN, BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice, paper
-from tests.support.browser import launch
+from tests.support.browser import chromium
 from tests.support.live_stack import http, review_url, wait_for
 from tests.support.waiting import wait_until
 
@@ -127,10 +127,7 @@ def test_registry_order_and_scan_cases_on_the_stack(
     assert (state["status"], state["stageName"]) == ("pending-review", "fields")
     assert "order-mismatch" in {c["code"] for c in state["fieldChecks"]}
     url = review_url(live_stack, over.run_id, stage=0)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
         # Both figures under the total, where the reviewer corrects it.
@@ -138,7 +135,6 @@ def test_registry_order_and_scan_cases_on_the_stack(
         shown = total.inner_text()
         assert "invoice total 1265.00 USD" in shown and "order total 1100.00 USD" in shown
         page.screenshot(path=str(tmp_path / "order-mismatch.png"), full_page=True)
-        browser.close()
 
 
 def wait_for_next(document_id: str, run_id: str, decided: int) -> None:

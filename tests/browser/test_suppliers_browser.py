@@ -18,7 +18,7 @@ from docflow.suppliers.layouts import LayoutStore
 from tests.kit.mailbox import wait_for_links
 from tests.suppliers.papers import BLAUWAL_IBAN, BLAUWAL_VAT, blauwal_invoice
 from tests.suppliers.rules import trust_after_one
-from tests.support.browser import approve, launch
+from tests.support.browser import approve, chromium
 from tests.support.live_stack import wait_for
 
 # One review trusts the profile and nothing is audited here: what this drives is the page and
@@ -29,8 +29,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.live_stack(rule
 def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
     live_stack: StackConfig, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     csv = tmp_path / "suppliers.csv"
     csv.write_text(
         f"id,name,vat,iban,currency\nblauwal,Blauwal Hafenlogistik GmbH,{BLAUWAL_VAT},"
@@ -44,8 +42,7 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
     waiting = wait_for(first.document_id, {"pending-review"}, first.run_id)
     assert waiting["stageName"] == "fields"
     (link,) = wait_for_links(live_stack.state, 1, run_id=first.run_id, stage_index=0)
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(link.url)
         found = page.locator("main").inner_text()
@@ -58,7 +55,6 @@ def test_the_second_invoice_of_a_learned_supplier_needs_nobody(
         page.screenshot(path=str(tmp_path / "review-supplier.png"), full_page=True)
         page.fill("#field-invoice_number", "E2026000000017")
         approve(page)
-        browser.close()
     done = wait_for(first.document_id, {"finalized"}, first.run_id)
     assert done["fields"]["invoice_number"]["value"] == "E2026000000017"
     # What was learned belongs to the layout (linked to the supplier its VAT id matched).

@@ -193,13 +193,10 @@ def test_traces_and_the_document_page(
 
 
 def browse(stack: StackConfig, legal: str, broken: str, long: str, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    from tests.support.browser import launch, not_blank
+    from tests.support.browser import chromium, not_blank
 
     base = stack.review_url
-    with sync_playwright() as p:
-        browser = launch(p)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         # The failed list links to the document's page.
         page.goto(base + "/dashboard")
@@ -226,4 +223,3 @@ def browse(stack: StackConfig, legal: str, broken: str, long: str, tmp_path: Pat
         said = page.locator("ul.reviews").inner_text()
         assert "legal: legal@example.com" in said and "approved by legal@example.com" in said
         assert COMMENT not in page.content()
-        browser.close()

@@ -3,7 +3,10 @@ sandbox, no GPU, no background downloads), and a check that a screenshot shows i
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import io
+from collections.abc import Iterator
 from typing import Any
 
 from PIL import Image
@@ -33,6 +36,41 @@ def launch(playwright: Any) -> Any:
     """A headless Chromium from the system's package (`playwright install` cannot download)."""
     markers.require("browser", "Chromium")
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+
+
+# This process's Playwright driver and Chromium, started by the first test that asks: a driver
+# and a browser cost about 1.7 CPU-s to start, and the browser tests asked 22 times a run.
+_shared: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """The process's headless Chromium. What a test opens in it (each `new_page` is a context of
+    its own: cookies, storage, viewport) is closed when the block ends, so tests share the
+    browser's process and nothing they could see."""
+    markers.require("browser", "Chromium")
+    browser = _shared.get("browser")
+    if browser is None or not browser.is_connected():
+        from playwright.sync_api import sync_playwright
+
+        if "playwright" not in _shared:
+            _shared["playwright"] = sync_playwright().start()
+            atexit.register(_stop)
+        browser = _shared["browser"] = launch(_shared["playwright"])
+    before = set(browser.contexts)
+    try:
+        yield browser
+    finally:
+        for context in browser.contexts:
+            if context not in before:
+                context.close()
+
+
+def _stop() -> None:
+    with contextlib.suppress(Exception):
+        _shared["browser"].close()
+    with contextlib.suppress(Exception):
+        _shared["playwright"].stop()
 
 
 def press_access_key(page: Any, key: str) -> None:
