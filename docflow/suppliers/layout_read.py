@@ -21,7 +21,8 @@ What the profile gives (`LayoutRead.given`), field by field:
 - an amount only confirms the rules' reading where a check holds it (net + tax = total, or
   the printed tax rate times the net is the tax), and fills one the rules could not read only
   where, with it, the three reconcile: amounts change from one invoice to the next and their
-  form holds them loosely;
+  form holds them loosely; an amount read repaired (OCR's letters put back to digits) counts
+  only where, with it, the three reconcile;
 - an entry that says the layout prints none of a field (`absent`) doubts a rules reading of
   it, unless the value sat after a label of its own field; trusted, it drops an unsure one.
 
@@ -162,6 +163,23 @@ def _filled_amounts(
     return set(missing) if reconciled(combined) else set()
 
 
+def _unheld_amount(
+    name: str,
+    found: profiles.Located,
+    fields: Mapping[str, Mapping[str, Any]],
+    unchecked: bool,
+    filled: set[str],
+) -> bool:
+    """An amount read no check holds, which the profile then leaves alone: one the rules did
+    not read (or read the same) that no check holds, and one OCR misread and the profile
+    repaired, a candidate only, that does not make net + tax = total in the rules' place."""
+    if READ_AS.get(name) != AMOUNT or name in filled:
+        return False
+    if unchecked:
+        return True
+    return found.repaired and not reconciled({**fields, name: {"value": found.value}})
+
+
 def _doubt_absent(
     fields: dict[str, FieldValue],
     name: str,
@@ -251,7 +269,7 @@ def apply_layout(
         unchecked = generic is None or (
             name not in checked and same_value(name, str(generic.get("value")), found.value)
         )
-        if READ_AS.get(name) == AMOUNT and unchecked and name not in filled:
+        if _unheld_amount(name, found, fields, unchecked, filled):
             continue
         agreed = generic is not None and same_value(name, str(generic.get("value")), found.value)
         factor = factors.get(found.page, 1.0)

@@ -16,10 +16,11 @@ places; `amount0`: no decimals), since a supplier prints its amounts one way and
 (`E\\d{13}`, `INV-\\d{4}-\\d{3}`). An entry learned before amounts had a form (`amount`)
 takes any amount.
 
-On a scan, OCR confuses letters and digits (`O`/`0`, `S`/`5`, `B`/`8`, `I`/`1`): an id that
-misses its shape only by such letters where the shape wants digits is repaired, and a date
-whose digits are so misread is read repaired, only where the repaired value then passes the
-check its shape is (the learned pattern; a date that parses), and marked `repaired`.
+On a scan, OCR confuses letters and digits (`O`/`0`, `S`/`5`, `B`/`8`, `I`/`1`): a value that
+misses its shape only by such letters is read repaired (`docflow.suppliers.ocr_repair`) where
+the repaired value then fits it (an id's learned pattern; a date that parses; an amount of the
+learned printed form), and marked `repaired`. A repaired amount is given only where, with it,
+net + tax = total (`docflow.suppliers.layout_read`).
 
 The issuer's name is a constant of the layout (`value`): read where a line outside the
 customer's block prints it, as people confirmed it.
@@ -31,7 +32,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from itertools import combinations
 
 from rapidfuzz import fuzz
 
@@ -40,6 +40,7 @@ from docflow.extract.declarations.labels import READ_AS
 from docflow.extract.declarations.parse import find_amounts, find_dates, fold
 from docflow.extract.rules_engine.layout import Cell, Page, below, right_of
 from docflow.extract.rules_engine.vendor import customer_cells
+from docflow.suppliers.ocr_repair import amount_repaired, date_repaired, repaired_id
 from docflow.suppliers.shapes import ProfileEntry
 
 PARTY = "party"
@@ -50,10 +51,6 @@ DRIFT = 0.2  # how far a label may move on the page (lines added over it) and st
 LABEL_SCORE = 90.0  # rapidfuzz ratio between a printed label and the learned one
 NAME_SCORE = 90.0  # rapidfuzz partial ratio of a constant (a name) within a printed line
 SCAN_NAME_SCORE = 85.0  # the same within a line OCR read (a letter or two misread)
-# What OCR reads for a digit: a repair is tried only where the shape wants a digit.
-CONFUSED = {"O": "0", "o": "0", "D": "0", "Q": "0", "I": "1", "l": "1", "i": "1"}
-CONFUSED |= {"Z": "2", "z": "2", "S": "5", "s": "5", "G": "6", "B": "8", "g": "9"}
-MAX_REPAIRS = 4
 
 
 @dataclass(frozen=True)
@@ -97,26 +94,12 @@ def shape_of(value: str, kind: str, printed: str = "") -> str:
     return "".join(out)
 
 
-def _repaired_id(token: str, shape: str) -> str | None:
-    """`token` with the fewest OCR letters put back to digits that makes it fit `shape`, or
-    None (no such repair, or more than MAX_REPAIRS letters)."""
-    spots = [i for i, c in enumerate(token) if c in CONFUSED]
-    if not spots or len(spots) > MAX_REPAIRS:
-        return None
-    for size in range(1, len(spots) + 1):
-        for chosen in combinations(spots, size):
-            fixed = "".join(CONFUSED[c] if i in chosen else c for i, c in enumerate(token))
-            if re.fullmatch(shape, fixed.upper()):
-                return fixed.upper()
-    return None
-
-
 def _token_value(
     text: str, kind: str, shape: str | None, repair: bool = False
 ) -> tuple[str, int, int] | None:
     """The first value of `kind` (and `shape`, for ids and amounts) in `text`: (normal
-    form, span). `repair`: an id one OCR letter-for-digit repair from its shape counts, and
-    a date whose digits OCR misread as letters (`_token_repair` says which was taken)."""
+    form, span). `repair`: an id, a date or an amount whose digits OCR read as letters is
+    read with them put back (`docflow.suppliers.ocr_repair`)."""
     if kind == ID:
         tokens = list(re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9]", text))
         for m in tokens:
@@ -125,11 +108,13 @@ def _token_value(
                 return token, m.start(), m.end()
         if repair and shape is not None:
             for m in tokens:
-                fixed = _repaired_id(m[0], shape)
+                fixed = repaired_id(m[0], shape)
                 if fixed is not None:
                     return fixed, m.start(), m.end()
         return None
     if kind == AMOUNT:
+        if repair:
+            text = amount_repaired(text)  # the same length: spans stay the printed ones
         for amount in find_amounts(text):
             end = amount.end if amount.end >= 0 else len(text)
             form = f"{AMOUNT}{amount_form(text[amount.start : end])}"
@@ -139,23 +124,9 @@ def _token_value(
     if kind == DATE:
         dates = find_dates(text)
         if not dates and repair:
-            dates = find_dates(_date_repaired(text))
+            dates = find_dates(date_repaired(text))
         return (dates[0].iso, dates[0].start, len(text)) if dates else None
     return None
-
-
-def _date_repaired(text: str) -> str:
-    """Letters OCR read for digits put back inside tokens that are mostly digits and date
-    separators (`O1.O2.2O26`), so a date may parse; other words are left as they are."""
-
-    def fix(m: re.Match[str]) -> str:
-        token = m[0]
-        digits = sum(c.isdigit() for c in token)
-        if digits < 3 or digits < (len(token) - token.count(".") - token.count("/")) / 2:
-            return token
-        return "".join(CONFUSED.get(c, c) for c in token)
-
-    return re.sub(r"[0-9A-Za-z][0-9A-Za-z./-]{5,}[0-9A-Za-z]", fix, text)
 
 
 def _same(kind: str, printed: str, value: str) -> bool:
@@ -338,7 +309,7 @@ def read_constant(layouts: Sequence[Page], value: str) -> Located | None:
 def read(layouts: Sequence[Page], name: str, entry: ProfileEntry) -> Located | None:
     """The field's value where the profile entry says it is, or None. A label printed twice
     (`vom` after the invoice's number and after the order's) is the one nearest its place.
-    On a scan an id or a date may be read repaired (the module's docstring)."""
+    On a scan a value may be read repaired (the module's docstring)."""
     if entry.get("suspended") or entry.get("absent"):
         return None
     if entry.get("value"):

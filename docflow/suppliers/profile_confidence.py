@@ -19,7 +19,9 @@ A read's cell (`cell_keys`, most specific first):
 
 The most specific cell with at least MIN_CELL reads answers; a repaired read (OCR letters put
 back to digits) answers only from its own cell (`... | repaired`), never from unrepaired
-reads', so a repair the table never saw right sends the value to a person. A value that fails
+reads', so a repair the table never saw right sends the value to a person. A repaired amount is
+the exception: it is given only where, with it, net + tax = total, and a read that check holds
+answers, when no repaired cell has its reads, from the amounts' own cells. A value that fails
 a check (net + tax = total, a due date before the invoice date, a total lines do not add up
 to) goes to a person whatever its confidence: the checks run after the profile
 (`docflow.extract.checks`).
@@ -33,6 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
+from docflow.extract.declarations.kinds import AMOUNT
 from docflow.extract.declarations.labels import READ_AS
 from docflow.suppliers.profile import PARTY, Located
 from docflow.suppliers.shapes import ProfileEntry
@@ -67,9 +70,14 @@ def cell_keys(
     """The read's cells, most specific first (the module's docstring)."""
     base = f"{kind_of(name)}|{mode_of(found, page_factor)}"
     full = f"{base}|{hits_bucket(entry)}|{'agree' if agreed else 'alone'}"
+    plain = [full, f"{base}|{hits_bucket(entry)}", base]
+    if found.repaired and kind_of(name) == AMOUNT:
+        # A repaired amount is given only where, with it, net + tax = total (layout_read):
+        # the check vouches for the repair, so it answers as the reads the check held do.
+        return [f"{full}|repaired", f"{base}|repaired", *plain]
     if found.repaired:
         return [f"{full}|repaired", f"{base}|repaired"]
-    return [full, f"{base}|{hits_bucket(entry)}", base]
+    return plain
 
 
 class ProfileTable(TypedDict):
