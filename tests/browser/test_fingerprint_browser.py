@@ -20,7 +20,7 @@ from docflow.local.tools.uploads import put_document
 from docflow.settings import load_settings
 from docflow.suppliers.layouts import LayoutStore
 from tests.kit.mailbox import wait_for_links
-from tests.suppliers.papers import KRANICH, kranich_invoice
+from tests.suppliers.papers import KRANICH, blauwal_invoice, kranich_invoice
 from tests.suppliers.rules import controls_rules
 from tests.support.browser import approve, chromium
 from tests.support.live_stack import wait_for
@@ -118,3 +118,36 @@ def test_a_layout_learned_on_the_page_reads_its_next_invoices_the_audit_drawn_by
     state = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
     assert state["stageName"] == "fields"
     assert "amounts-disagree" in {c["code"] for c in state["fieldChecks"]}
+
+
+def test_a_shadow_read_the_second_reviewer_typed_otherwise_leaves_the_field_to_a_person(
+    live_stack: StackConfig, tmp_path: Path
+) -> None:
+    """Another made-up layout (Blauwal's: its number after `Belegkennung`, which the rules do
+    not know). The first reviewer types the printed number; the second types another number
+    than the page prints, so the layout's shadow read, made before that person looked, is
+    graded a miss: two reviews confirmed the field, no hit did, and its third invoice is read
+    by a person again."""
+    bucket = live_stack.names("DocumentBucket")
+    # (printed, typed): the second reviewer types a number the page does not print.
+    reviews = [("E2026000000017", "E2026000000017"), ("E2026000000018", "E2026000000099")]
+    for index, (printed, number) in enumerate(reviews):
+        doc = put_document(bucket, f"incoming/blauwal-{index}.pdf", blauwal_invoice(printed))
+        waiting = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
+        assert waiting["stageName"] == "fields"
+        (link,) = wait_for_links(live_stack.state, 1, run_id=doc.run_id, stage_index=0)
+        _on_page(link.url, tmp_path / f"blauwal-{index}.png", number)
+        done = wait_for(doc.document_id, {"finalized"}, doc.run_id)
+        assert done["fields"]["invoice_number"]["value"] == number
+    (layout,) = [
+        x for x in LayoutStore(load_settings().supplier_table).all() if x.issuer != KRANICH
+    ]
+    entry = layout.profile["fields"]["invoice_number"]
+    assert (entry["graded"]["hits"], entry["graded"]["misses"]) == (0, 1)
+
+    doc = put_document(bucket, "incoming/blauwal-2.pdf", blauwal_invoice("E2026000000019"))
+    state = wait_for(doc.document_id, {"pending-review"}, doc.run_id)
+    assert state["stageName"] == "fields"
+    read = (state.get("fields") or {}).get("invoice_number") or {}
+    assert read.get("source") != "profile"
+    assert "invoice_number" not in (state.get("profileFields") or [])
