@@ -24,7 +24,8 @@ from docflow.suppliers import profile_confidence
 METHOD = (
     "per cell, reads right and in all; the confidence is the posterior mean under a Beta(1, 1) "
     "prior, from the most specific cell with at least min_cell reads (a repaired read only "
-    "from repaired cells)"
+    "from repaired cells, but for a repaired amount, given only where net + tax = total, the "
+    "amounts' own cells after them)"
 )
 
 
