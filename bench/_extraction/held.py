@@ -14,8 +14,13 @@ In this order, the first that applies:
     check:<code>            a check on the values failed: amounts that do not reconcile, a due
                             date before the invoice date, the layout and the rules disagreeing,
                             a field the layout always printed and this page does not show
-    untrusted:<field>       a field held for its confidence (low, missing, unreadable) that
-                            the layout read but does not trust yet (too few graded hits)
+    absent:<field>          a field held for its confidence (low, missing, unreadable) that
+                            the layout's record says it never prints (reviewers left it
+                            empty): a required one missing still goes to a person
+    unchecked:<field>       such an amount the layout read, which no check holds (net + tax =
+                            total, or the printed rate): an amount is given only so
+    untrusted:<field>       such a field the layout read but does not trust yet (too few
+                            graded hits)
     ocr:<field>             such a field on a scan, the layout not reading it at all
     unread:<field>          such a field on a text page, the layout not reading it at all
     other:<codes>           anything else
@@ -39,6 +44,7 @@ CHECKED = (
     "unread-tax-line",
 )
 UNSURE = ("low-confidence", "missing", "unreadable")
+AMOUNTS = ("net_amount", "tax_amount", "total_amount")
 
 
 def held_by(result: dict[str, Any], outcome: dict[str, Any]) -> str:
@@ -60,8 +66,13 @@ def held_by(result: dict[str, Any], outcome: dict[str, Any]) -> str:
     if failed:
         return f"check:{failed[0]}"
     shadow = result.get("shadow") or {}
+    judged = result.get("profileReads") or {}
     unsure = [str(c.get("field")) for c in checks if c.get("code") in UNSURE]
     for name in unsure:
+        if shadow.get(name) == "":
+            return f"absent:{name}"
+        if shadow.get(name) is not None and name in AMOUNTS and name not in judged:
+            return f"unchecked:{name}"
         if shadow.get(name) is not None:
             return f"untrusted:{name}"
     scanned = any(e.get("scanned") for e in (result.get("evidence") or {}).values())
