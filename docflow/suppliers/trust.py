@@ -186,15 +186,10 @@ def updated(
             record = _graded(record, outcome, run_id, at)
             people = list(old.get("reviewers") or [])
             people = people if miss else _people(people, reviewer)
-        elif (
-            old
-            and established(old)
-            and (restored or not old.get("suspended"))
-            and entry is not None
-            and not agrees(old, entry)
-        ):
-            # An established record is not replaced by a new streak (nor restored somewhere
-            # else after its misses): the disagreement is an operator's to settle.
+        elif old and established(old) and entry is not None and not agrees(old, entry):
+            # An established record is not replaced by a new streak, nor moved somewhere else
+            # while its misses suspend it (by a review that restores it or one more miss): the
+            # disagreement is an operator's to settle.
             graded = _graded(record, outcome, run_id, at)
             fields[name] = cast(
                 "ProfileEntry",
@@ -209,7 +204,7 @@ def updated(
             record = _graded(record, outcome, run_id, at)
         else:
             confirmed, since, people = 1, run_id, _people([], reviewer)
-            record = _graded(Graded(), "", run_id, at)
+            record = Graded()
         where = {k: v for k, v in base.items() if k in WHERE}
         new = {
             **where,  # where the layout prints it, then how far it is trusted

@@ -135,6 +135,14 @@ reviews = st.lists(
     + [("here", "hit"), ("elsewhere", "hit")],
     needed=1,
 )
+# Established elsewhere, suspended by its misses, then a review locating it back here with
+# one more miss: it once began a new streak here, moving an established place.
+@example(
+    history=[("elsewhere", "miss")]
+    + [("elsewhere", "hit")] * 5
+    + [("elsewhere", "miss"), ("here", "miss")],
+    needed=1,
+)
 def test_trust_is_earned_by_hits_and_an_established_place_never_moves(
     history: list[tuple[str, str]], needed: int
 ) -> None:
