@@ -24,6 +24,10 @@ def test_a_place_is_its_label_shape_and_page_and_none_is_none() -> None:
     for other in ({"label": "Rechnungsnr."}, {"shape": r"E\d{12}"}, {"page": 2}):
         assert not trust.agrees(PLACE, {**PLACE, **other}), other
         assert not trust.agrees({**PLACE, **other}, PLACE), other
+    # An entry that says the layout prints none is no place, wherever its label was seen.
+    seen: Any = {**PLACE, "absent": True}
+    assert not trust.agrees(seen, PLACE) and not trust.agrees(PLACE, seen)
+    assert trust.agrees(seen, absent) and trust.agrees(absent, seen)
     # Entries learned before labels had neither: the same shape on the same page agrees.
     bare: Any = {"shape": "date", "page": 1}
     assert trust.agrees(bare, dict(bare))
@@ -91,6 +95,9 @@ def test_a_review_records_its_run_and_time_on_every_field_it_grades() -> None:
     assert after is not None
     graded = after["fields"]["invoice_number"]["graded"]
     assert (graded["hits"], graded["at"], graded["run"]) == (2, AT, "r9")
+    # A review that says no time records none.
+    untimed = trust.updated(profile, "r11", {"invoice_number": PLACE}, {"invoice_number": "hit"})
+    assert untimed is not None and untimed["fields"]["invoice_number"]["graded"]["at"] == ""
     # A streak begun anew starts an empty record, whatever the review's outcome.
     moved = {**PLACE, "label": "Vorgang"}
     after = trust.updated(profile, "r10", {"invoice_number": moved}, {"invoice_number": "hit"})
@@ -155,3 +162,27 @@ def test_only_a_new_suspension_for_a_streak_is_told() -> None:
     assert trust.newly_suspended(before, after) == ["b", "d"]
     assert trust.newly_suspended({"runs": []}, after) == ["a", "b", "d"]  # type: ignore[typeddict-item]
     assert trust.newly_suspended(after, before) == []
+
+
+def test_a_field_restored_where_it_was_records_the_review_s_grade() -> None:
+    suspended = _confirmed(3, misses=2, suspended=True, suspendedWhy=trust.BY_MISSES)
+    after = trust.updated(
+        _profile(invoice_number=suspended),
+        "r6",
+        {"invoice_number": PLACE},
+        {"invoice_number": trust.HIT},
+        "ap@x",
+        AT,
+    )
+    assert after is not None
+    entry = after["fields"]["invoice_number"]
+    assert (entry["confirmed"], entry["suspended"], entry["misses"]) == (1, False, 0)
+    assert entry["graded"] == Graded(hits=4, misses=0, last="hit", at=AT, run="r6")
+
+
+def test_a_field_never_located_is_skipped_and_the_next_still_learned() -> None:
+    after = trust.updated(
+        _profile(), "r1", {"due_date": None, "invoice_number": PLACE}, {}, "ap@x", AT
+    )
+    assert after is not None
+    assert list(after["fields"]) == ["invoice_number"]
