@@ -11,8 +11,9 @@ pages; `match` names the issuer (and says whether the page's name agrees with a 
 payee accounts), keyed as printed ids are; `bank` checks the payee accounts against the
 registered ones (failing closed); `duplicates` claims an invoice's duplicate keys; `audit` keeps
 the audit ledger and its sampling rule; `profile` learns and reads where a supplier prints each
-field; `hook` is the one call the extract step makes; `route` holds the orchestrator's pure
-decisions about suppliers; `shown` the review page's sentences. Modules here may import
+field (`ocr_repair` puts back the digits OCR read as letters in what it reads on a scan); `hook`
+is the one call the extract step makes; `route` holds the orchestrator's pure decisions about
+suppliers; `shown` the review page's sentences. Modules here may import
 `docflow.rules` (the payment controls' settings), `docflow.extract` (layouts, parsers),
 `docflow.readmodel.table` and the ground floor (`docflow.accounts`), never the pipeline or the
 review room.
