@@ -243,6 +243,41 @@ def test_a_reads_cells_count_hits_up_to_two_and_a_repair_its_own() -> None:
         "invoice_number", located(0.9, repaired=True), hit(0), True, 1.0
     )
     assert fixed == ["id|scan|0|agree|repaired", "id|scan|repaired"]
+    # A repaired amount (given only where net + tax = total holds) falls back to the amounts'
+    # own cells after its repaired ones.
+    amount = profile_confidence.cell_keys(
+        "total_amount", located(0.9, repaired=True), hit(0), False, 1.0
+    )
+    assert amount == [
+        "amount|scan|0|alone|repaired",
+        "amount|scan|repaired",
+        "amount|scan|0|alone",
+        "amount|scan|0",
+        "amount|scan",
+    ]
+
+
+def test_a_fields_kind_is_party_for_the_issuer_its_own_kind_or_an_id() -> None:
+    kind = profile_confidence.kind_of
+    assert kind("vendor_name") == "party"
+    assert (kind("total_amount"), kind("due_date"), kind("invoice_number")) == (
+        "amount",
+        "date",
+        "id",
+    )
+    assert kind("a_field_no_declaration_names") == "id"
+
+
+def test_a_reads_confidence_is_its_own_cell_in_the_table_it_is_given() -> None:
+    """`confidence`: the field's kind and whether the rules agreed pick the cell, in the table
+    passed (the shipped one only when none is)."""
+    table: Any = {"cells": {"amount|text|0|agree": [10, 10]}}
+    read = located(None)
+    assert profile_confidence.confidence("total_amount", read, hit(0), True, 1.0, table) == round(
+        11 / 12, 4
+    )
+    assert profile_confidence.confidence("total_amount", read, hit(0), False, 1.0, table) == 0.5
+    assert profile_confidence.confidence("invoice_number", read, hit(0), True, 1.0, table) == 0.5
 
 
 def test_a_cell_speaks_from_ten_reads_and_an_unseen_read_is_even() -> None:
