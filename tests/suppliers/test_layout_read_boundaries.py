@@ -164,9 +164,12 @@ def test_a_trusted_field_this_page_does_not_show_asks_a_person_but_an_amount_doe
     learned = [*LINES, "Faellig am: 18.03.2026", "Gesamtbetrag: 1.190,00 EUR"]
     entries = {
         "due_date": _trusted_on(learned, "due_date", "2026-03-18"),
+        "invoice_number": _trusted("invoice_number", "E2026000000017"),
         "total_amount": _trusted_on(learned, "total_amount", "1190.00"),
     }
-    out = apply_layout({}, [_page(LINES)], entries, list(entries), {}, {}, Trust())
+    given: Any = {}
+    out = apply_layout(given, [_page(LINES)], entries, list(entries), {}, {}, Trust())
+    assert given["invoice_number"]["value"] == "E2026000000017"  # the next field still reads
     assert out.checks == [
         Check(
             "profile-missing",
@@ -218,3 +221,94 @@ def test_the_registry_s_name_stands_and_the_next_field_still_reads() -> None:
     out = apply_layout(fields, pages, entries, sorted(entries), {}, {}, Trust())
     assert fields["vendor_name"] == registry
     assert out.given == ["invoice_number"]
+
+
+AMOUNT_LINES = [
+    *LINES,
+    "Nettobetrag: 1.000,00 EUR",
+    "MwSt. 19%: 190,00 EUR",
+    "Gesamtbetrag: 1.190,00 EUR",
+]
+AMOUNTS = ["net_amount", "tax_amount", "total_amount"]
+
+
+def _amount_entries() -> Any:
+    pages = [_page(AMOUNT_LINES)]
+    out = {}
+    for name, value in zip(AMOUNTS, ("1000.00", "190.00", "1190.00"), strict=True):
+        entry = profile.learn_entry(pages, name, value)
+        assert entry is not None, name
+        out[name] = {**entry, "confirmed": 2, "graded": {"hits": 1}, "reviewers": ["ap@x"]}
+    return out
+
+
+def test_an_amount_agrees_as_a_number_and_its_cells_and_figure_are_an_amount_s(
+    monkeypatch: Any,
+) -> None:
+    """The rules read `1190.0` where the layout reads `1190.00`: the same amount, so the read
+    agrees (its cells say so), and its confidence is the agreeing amount cell's, from the
+    table in force."""
+    from docflow.suppliers import profile_confidence
+    from docflow.suppliers.layout_read import apply_layout
+
+    table: Any = {
+        "cells": {"amount|text|1|agree": [10, 10], "amount|text|1": [0, 40], "id|text": [0, 40]}
+    }
+    monkeypatch.setattr(profile_confidence, "load_table", lambda *a, **k: table)
+    entries = _amount_entries()
+    rules: Any = {
+        "net_amount": {"value": "1000.00", "confidence": 0.1},
+        "tax_amount": {"value": "190.00", "confidence": 0.1},
+        "total_amount": {"value": "1190.0", "confidence": 0.1},
+    }
+    out = apply_layout(rules, [_page(AMOUNT_LINES)], entries, AMOUNTS, {}, {}, Trust())
+    assert out.reads["total_amount"]["agreed"] is True
+    assert out.reads["total_amount"]["cells"][0] == "amount|text|1|agree"
+    assert rules["total_amount"]["confidence"] == round(11 / 12, 3)
+    assert rules["total_amount"]["source"] == "profile"
+
+
+def test_the_same_amount_no_check_holds_is_left_to_the_rules() -> None:
+    """Net and tax do not reach the total: the layout's same reading of it (`1190.0` and
+    `1190.00`) is no confirmation, and the field is left as the rules read it."""
+    from docflow.suppliers.layout_read import apply_layout
+
+    rules: Any = {
+        "net_amount": {"value": "900.00", "confidence": 0.95},
+        "total_amount": {"value": "1190.0", "confidence": 0.4},
+    }
+    entries = {"total_amount": _amount_entries()["total_amount"]}
+    out = apply_layout(rules, [_page(AMOUNT_LINES)], entries, AMOUNTS, {}, {}, Trust())
+    assert rules["total_amount"] == {"value": "1190.0", "confidence": 0.4}
+    assert "total_amount" not in out.reads
+
+
+def test_a_sure_reading_of_another_value_is_said_to_a_person_under_its_field() -> None:
+    from docflow.suppliers.layout_read import apply_layout
+
+    entries = {
+        "invoice_date": _trusted("invoice_date", "2026-03-04"),
+        "invoice_number": _trusted("invoice_number", "E2026000000017"),
+    }
+    fields: Any = {"invoice_date": {"value": "2026-04-03", "confidence": 0.99}}
+    out = apply_layout(fields, [_page(LINES)], entries, list(entries), {}, {}, Trust())
+    assert [(c.code, c.field) for c in out.checks] == [("profile-disagrees", "invoice_date")]
+    assert out.checks[0].message.startswith("invoice_date: ")
+    assert fields["invoice_number"]["value"] == "E2026000000017"  # the next field still reads
+
+
+def test_a_value_on_a_page_with_no_word_boxes_gets_its_box_to_four_places() -> None:
+    """A page laid out from its text alone (no reader boxes): the value's box is its cell's
+    character columns over the widest line, given to four places."""
+    from docflow.extract.rules_engine.layout import from_text
+    from docflow.suppliers.layout_read import apply_layout
+
+    text = "\n".join([*LINES, "Zahlbar sofort", "Danke"])  # seven lines: sevenths
+    entry = profile.learn_entry([from_text(1, text)], "invoice_number", "E2026000000017")
+    assert entry is not None
+    trusted: Any = {**entry, "confirmed": 2, "graded": {"hits": 1}}
+    fields: Any = {}
+    apply_layout(fields, [from_text(1, text)], {"invoice_number": trusted}, ["invoice_number"],
+                 {}, {}, Trust())  # fmt: skip
+    box = fields["invoice_number"]["box"]
+    assert box == [round(v, 4) for v in box] and any(round(v, 3) != v for v in box)
