@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from docflow.suppliers.layout_read import AMOUNTS
+
 PERSON = ("fields", "triage", "audit")
 CHECKED = (
     "amounts-disagree",
@@ -44,7 +46,6 @@ CHECKED = (
     "unread-tax-line",
 )
 UNSURE = ("low-confidence", "missing", "unreadable")
-AMOUNTS = ("net_amount", "tax_amount", "total_amount")
 
 
 def held_by(result: dict[str, Any], outcome: dict[str, Any]) -> str:
